@@ -1,0 +1,227 @@
+/* tidal.h - the libtidal runtime API.
+ *
+ * A rewritten training program (see `tidal rewrite`) calls these functions;
+ * so can a person by hand.  Device pointers returned by tidal_malloc never
+ * change while the memory behind them is evicted to host memory, dropped or
+ * recomputed: the runtime reserves the address range once and maps physical
+ * memory in and out of it.
+ *
+ * Thread model: one training thread calls the API.  The runtime's own copy
+ * threads (sim backend) and CUDA callbacks are internal.  No function here is
+ * thread-safe unless its comment says so.
+ *
+ * Every fallible call returns a tidal_status (TIDAL_OK == 0).  On failure
+ * tidal_last_error() holds a message naming the call, the pointer and the
+ * bytes involved.  The library never calls exit() or abort().
+ *
+ * Full reference: docs/runtime-api.md.
+ */
+#ifndef TIDAL_H
+#define TIDAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TIDAL_VERSION_MAJOR 0
+#define TIDAL_VERSION_MINOR 1
+
+/* Statuses.  Keep tidal_status_string() in runtime/status.c in sync. */
+typedef enum tidal_status {
+  TIDAL_OK = 0,
+  TIDAL_ERR_INVALID,         /* a bad argument (NULL out-pointer, zero bytes, bad mode) */
+  TIDAL_ERR_NOT_INITIALIZED, /* called before tidal_init or after tidal_shutdown */
+  TIDAL_ERR_ALREADY_INITIALIZED,
+  TIDAL_ERR_UNKNOWN_POINTER, /* pointer is inside no live tidal allocation */
+  TIDAL_ERR_DOUBLE_FREE,     /* pointer was allocated by tidal but already freed */
+  TIDAL_ERR_OUT_OF_BOUNDS,   /* an access runs past the end of its allocation */
+  TIDAL_ERR_BUDGET,          /* one op's own working set is larger than the budget */
+  TIDAL_ERR_DEVICE_MEMORY,   /* the device has less free memory than the budget asks */
+  TIDAL_ERR_HOST_MEMORY,     /* host store or host allocation failed, nothing was lost */
+  TIDAL_ERR_BACKEND,         /* the CUDA driver/runtime failed; see tidal_last_error() */
+  TIDAL_ERR_RECOMPUTE,       /* a recompute closure failed or recursed without end */
+  TIDAL_ERR_UNSUPPORTED,     /* e.g. TIDAL_DEVICE=cuda in a build without CUDA */
+  TIDAL_ERR_CONFIG           /* a malformed TIDAL_* environment variable */
+} tidal_status;
+
+/* Which device backend runs.  The policy code is shared by both. */
+typedef enum tidal_device {
+  TIDAL_DEVICE_DEFAULT = 0, /* TIDAL_DEVICE from the environment, else cuda */
+  TIDAL_DEVICE_CUDA,        /* CUDA driver virtual memory management */
+  TIDAL_DEVICE_SIM          /* CPU emulation: memfd chunks, PROT_NONE when evicted */
+} tidal_device;
+
+/* An opaque stream handle: a cudaStream_t on the CUDA backend (NULL is the
+ * legacy default stream), ignored by the sim backend.  Kept as void* so this
+ * header does not need the CUDA runtime header. */
+typedef void *tidal_stream;
+
+typedef struct tidal_config {
+  tidal_device device;
+  /* Device memory budget in bytes for evictable data; 0 means budget_percent
+   * (or, if that is 0 too, all device memory free at tidal_init). */
+  size_t budget_bytes;
+  double budget_percent; /* of the device memory free at start, 0 < p <= 100 */
+  size_t host_budget_bytes; /* cap on the pinned host store; 0 = 50% of host RAM */
+  size_t chunk_bytes;       /* eviction unit; 0 = backend granularity (2 MiB) */
+  const char *trace_path;   /* if set, a JSON-lines event trace is written here */
+  int log_level;            /* 0 quiet, 1 errors, 2 warnings, 3 info, 4 debug */
+  /* Sim backend only. */
+  size_t sim_device_bytes;       /* emulated device capacity; 0 = 16 GiB */
+  double sim_h2d_bytes_per_s;    /* 0 = 55e9 (H100, PCIe Gen5 x16, pinned) */
+  double sim_d2h_bytes_per_s;    /* 0 = 55e9 */
+  double sim_copy_latency_s;     /* 0 = 10e-6 per copy */
+  int sim_synchronous;           /* nonzero: copies run inline, no worker thread */
+} tidal_config;
+
+/* Fills *cfg with defaults (all zeros mean "backend default"). */
+void tidal_config_default(tidal_config *cfg);
+
+/* Reads TIDAL_DEVICE, TIDAL_BUDGET (bytes with K/M/G suffix, or "NN%"),
+ * TIDAL_HOST_BUDGET, TIDAL_CHUNK, TIDAL_TRACE, TIDAL_LOG into *cfg, leaving
+ * fields whose variable is unset untouched.  Returns TIDAL_ERR_CONFIG for a
+ * malformed value. */
+tidal_status tidal_config_from_env(tidal_config *cfg);
+
+/* Starts the runtime.  cfg == NULL: defaults, then the environment.  Blocks.
+ * Returns TIDAL_ERR_ALREADY_INITIALIZED, TIDAL_ERR_CONFIG, TIDAL_ERR_BACKEND,
+ * TIDAL_ERR_DEVICE_MEMORY, TIDAL_ERR_HOST_MEMORY, TIDAL_ERR_UNSUPPORTED. */
+tidal_status tidal_init(const tidal_config *cfg);
+
+/* Frees everything tidal holds.  Blocks until copies finish.  Safe to call
+ * when not initialised (returns TIDAL_ERR_NOT_INITIALIZED, does nothing). */
+tidal_status tidal_shutdown(void);
+
+/* Nonzero if tidal_init succeeded and tidal_shutdown has not run. */
+int tidal_is_initialized(void);
+
+/* Drop-in for cudaMalloc: *p receives a device pointer valid until
+ * tidal_free, whatever is evicted meanwhile.  Contents start undefined and
+ * not resident (the first write maps memory).  Allocations smaller than a
+ * chunk are packed and stay resident. */
+tidal_status tidal_malloc(void **p, size_t bytes);
+
+/* Drop-in for cudaFree.  NULL is a no-op.  Waits for pending copies of the
+ * allocation.  TIDAL_ERR_UNKNOWN_POINTER / TIDAL_ERR_DOUBLE_FREE. */
+tidal_status tidal_free(void *p);
+
+typedef enum tidal_mode {
+  TIDAL_READ = 1,
+  TIDAL_WRITE = 2, /* every declared byte is overwritten before it is read */
+  TIDAL_READWRITE = 3
+} tidal_mode;
+
+/* An access whose length the analysis could not bound: from the pointer to
+ * the end of its allocation. */
+#define TIDAL_EXTENT_UNKNOWN ((size_t)-1)
+
+typedef struct tidal_access {
+  const void *ptr; /* device pointer inside a tidal allocation */
+  size_t bytes;    /* or TIDAL_EXTENT_UNKNOWN */
+  tidal_mode mode;
+} tidal_access;
+
+/* Identity of an op site in the source; the rewriter emits one static
+ * instance per site. */
+typedef struct tidal_site {
+  const char *label; /* "matmul_forward -> cublasSgemm" */
+  const char *file;
+  int line;
+  double est_seconds; /* modelled duration (sim clock and policy), 0 = unknown */
+} tidal_site;
+
+/* Makes every byte of every access resident and current before the op's
+ * work is enqueued on the current stream (tidal_stream_set): restores
+ * evicted chunks (counted as faults when no prefetch was issued), waits for
+ * in-flight prefetches with a stream wait, re-runs recompute closures, and
+ * evicts least-recently-used unpinned chunks to stay under the budget.
+ * The accessed chunks stay pinned until tidal_op_end(site).
+ * Returns TIDAL_ERR_BUDGET (message names the site and bytes) when the op's
+ * own working set exceeds the budget; TIDAL_ERR_UNKNOWN_POINTER,
+ * TIDAL_ERR_OUT_OF_BOUNDS, TIDAL_ERR_INVALID, TIDAL_ERR_BACKEND. */
+tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *acc);
+
+/* Ends the op begun with the same site: unpins its chunks and records the
+ * op's completion (an event on the current stream) so that a later swap-out
+ * waits for it.  Written chunks become dirty (their host copy is stale). */
+tidal_status tidal_op_end(const tidal_site *site);
+
+/* Sets the stream later ops are enqueued on (stream-ordered semantics). */
+void tidal_stream_set(tidal_stream stream);
+
+/* Iteration markers (the training loop body).  Stats are kept per
+ * iteration; recompute registrations expire at tidal_iteration_end. */
+tidal_status tidal_iteration_begin(void);
+tidal_status tidal_iteration_end(void);
+
+/* ---- Plan calls: hints.  The runtime may ignore them; correctness never
+ * depends on them (tidal_op_begin restores whatever is missing). ---- */
+
+/* Starts copying [ptr, ptr+bytes) to the host store after its last writer
+ * and releases the device memory when the copy completes.  Asynchronous.
+ * If the host store is full the data stays resident (or is dropped if a
+ * recompute closure is registered for it).  Nothing is ever lost. */
+tidal_status tidal_swap_out(const void *ptr, size_t bytes);
+
+/* Starts restoring [ptr, ptr+bytes) to the device.  Asynchronous; the next
+ * op touching it waits with a stream wait. */
+tidal_status tidal_prefetch(const void *ptr, size_t bytes);
+
+/* Declares the contents of [ptr, ptr+bytes) dead until next written: whole
+ * chunks inside the range are released without a copy.  A later read before
+ * any write sees unspecified (but mapped) memory.  Partial chunks at the
+ * edges are kept. */
+tidal_status tidal_drop(const void *ptr, size_t bytes);
+
+/* Re-runs the producer of [ptr, ptr+bytes) instead of copying it.  fn is
+ * called with a private copy of ctx (ctx_bytes are copied now) and the
+ * stream to launch on; it must itself call tidal_op_begin/op_end around its
+ * launch so that its inputs are restored first (recursively).  The
+ * registration lasts until the range is next written by another op or the
+ * iteration ends.  The runtime may drop the range instead of swapping it. */
+typedef void (*tidal_recompute_fn)(void *ctx, tidal_stream stream);
+tidal_status tidal_recompute_register(const void *ptr, size_t bytes, tidal_recompute_fn fn,
+                                      const void *ctx, size_t ctx_bytes);
+
+/* Asks that [ptr, ptr+bytes) stay resident until the iteration ends. */
+tidal_status tidal_keep(const void *ptr, size_t bytes);
+
+/* ---- Observation ---- */
+
+typedef struct tidal_counters {
+  uint64_t peak_resident_bytes; /* device bytes mapped, high-water mark */
+  uint64_t swapped_out_bytes;   /* device -> host */
+  uint64_t swapped_in_bytes;    /* host -> device (prefetch and fault-in) */
+  uint64_t prefetched_bytes;    /* of swapped_in_bytes, restored by a prefetch */
+  uint64_t dropped_bytes;       /* released without a copy */
+  uint64_t drops;
+  uint64_t recomputes;          /* closures re-run */
+  uint64_t faults;              /* chunks restored synchronously by op_begin */
+  uint64_t evictions;           /* chunks evicted by budget pressure (LRU) */
+  double stall_seconds;         /* time the compute stream waited for data */
+  double modelled_seconds;      /* sim backend: virtual clock advanced */
+} tidal_counters;
+
+typedef struct tidal_stats {
+  uint64_t budget_bytes;
+  uint64_t resident_bytes; /* now */
+  uint64_t iterations;     /* completed tidal_iteration_end calls */
+  tidal_counters total;
+  tidal_counters last_iteration; /* the last completed iteration */
+} tidal_stats;
+
+tidal_status tidal_stats_get(tidal_stats *out);
+
+/* A static, human-readable name for a status ("TIDAL_ERR_BUDGET: ..."). */
+const char *tidal_status_string(tidal_status status);
+
+/* The message of the last failing call on this thread ("" if none). */
+const char *tidal_last_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TIDAL_H */

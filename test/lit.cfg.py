@@ -1,0 +1,53 @@
+# lit configuration for tidal's pass, rewrite and replay tests.
+#
+# Substitutions:
+#   %tidal      the tidal tool built in this tree
+#   %inputs     test/Inputs (small stub CUDA headers for fast parsing)
+#   %stubflags  clang flags that parse against the stub header instead of
+#               the real toolkit (most pass tests; the samples and
+#               end-to-end tests use the real headers)
+#   %src        the source root (samples live at %src/samples)
+#   %nvcc       nvcc, for "rewritten output compiles" tests
+# Features:
+#   nvcc        the CUDA compiler exists (always in CI)
+#   cuda-gpu    a GPU answered a probe (never in CI; see docs/limitations.md)
+import os
+import shutil
+import subprocess
+
+import lit.formats
+
+config.name = "tidal"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".cu", ".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "runtime", "samples"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.tidal_obj_root, "test")
+
+config.environment["PATH"] = os.pathsep.join(
+    [config.tidal_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", "")])
+# Keep the runtime quiet and on the CPU unless a test says otherwise.
+config.environment["TIDAL_DEVICE"] = "sim"
+
+inputs = os.path.join(config.test_source_root, "Inputs")
+config.substitutions.append(("%tidal", os.path.join(config.tidal_tools_dir, "tidal")))
+config.substitutions.append(("%inputs", inputs))
+config.substitutions.append(("%stubflags", "-nocudainc -nocudalib -I" + inputs))
+config.substitutions.append(("%src", config.tidal_src_root))
+config.substitutions.append(("%nvcc", config.nvcc))
+config.substitutions.append(("%cuda_archs", config.cuda_archs))
+
+if config.nvcc and os.path.exists(config.nvcc):
+    config.available_features.add("nvcc")
+
+def _gpu_present():
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return False
+    try:
+        return subprocess.run([smi, "-L"], capture_output=True, timeout=20).returncode == 0
+    except Exception:
+        return False
+
+if _gpu_present():
+    config.available_features.add("cuda-gpu")
