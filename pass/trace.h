@@ -41,6 +41,11 @@ typedef struct trace_op {
   unsigned flags;   /* enum kernel_flags of the op (RNG, nondeterministic...) */
   int phase;        /* enum trace_phase */
   double flops;     /* estimated floating-point work, 0 if unknown */
+  int scope;        /* ops with the same scope run in the same iteration of the same
+                       innermost loop (or both directly in the training-loop body):
+                       a pointer expression valid at one is valid at the other, so a
+                       plan call for one may be placed at the other */
+  int static_scope; /* the graph loop id of that innermost loop (-1: the loop body) */
   int n_acc;
   trace_access *acc;
 } trace_op;
