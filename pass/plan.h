@@ -1,0 +1,133 @@
+/* plan.h - the static memory plan: which tensors to swap out, prefetch,
+ * drop or recompute, and where.
+ *
+ * Input: one iteration's concrete op trace (trace.h), a budget in bytes, a
+ * mode and a cost model.  Output: a list of actions.
+ *
+ * Decisions are static.  Every action is keyed to a static op (a graph op
+ * id, trace_op.static_op) and placed before or after it; it applies to every
+ * dynamic instance of that static op.  That is exactly what `tidal rewrite`
+ * can emit in source (one call next to one statement) and exactly what
+ * `tidal replay` executes, so a plan proven by replay is the plan that runs.
+ *
+ * The byte range an action names is given by a reference access: the
+ * static access `ref_access` of static op `ref_op`.  The rewriter emits that
+ * access's pointer and byte expressions in training-loop context; replay
+ * resolves it to the instance of `ref_op` in the same scope (trace_op.scope)
+ * as the instance of `at_op` being executed.  The planner guarantees that
+ * such an instance exists for every instance of `at_op` (same static scope),
+ * so the expression is valid where the call is placed.
+ *
+ *   kind           placed                     ref (the range)
+ *   SWAP_OUT       after the last use          that use's access
+ *   PREFETCH       before an earlier op in     the next use's access
+ *                  the next use's scope, or
+ *                  before the next use itself
+ *   DROP           after the last use          that use's access
+ *   RECOMPUTE      after the producer          the producer's write access
+ *                  (tidal_recompute_register; the closure re-runs ref_op with
+ *                  its captured arguments; a SWAP_OUT with `recomputed` set
+ *                  evicts it later and the runtime drops it instead of
+ *                  copying)
+ *   KEEP           after the producer          the producer's access
+ *                  (a candidate the mode may not evict, e.g. an RNG producer
+ *                  under --plan recompute: the reason says why)
+ *
+ * Modelled peak: the planner simulates residency over two iterations of the
+ * trace (the second shows the steady state: parameters and optimizer
+ * moments carried over), at byte granularity over disjoint segments of each
+ * allocation.  Persistent allocations start resident (written before the
+ * loop); a segment becomes resident when an op touches it and stops being
+ * resident when a SWAP_OUT or DROP covering it runs.  Copies are assumed to
+ * release memory when issued (the runtime releases it when the copy
+ * completes, so measured peaks can sit a little above the model).
+ *
+ * Ownership: plan_result owns its actions, strings and notes; plan_free
+ * releases them.  The trace is only read, and must outlive nothing. */
+#ifndef TIDAL_PASS_PLAN_H
+#define TIDAL_PASS_PLAN_H
+
+#include <stdint.h>
+#include "costmodel.h"
+#include "trace.h"
+
+typedef enum plan_mode {
+  PLAN_MODE_AUTO = 0,  /* per candidate, the cheaper of swap and recompute */
+  PLAN_MODE_SWAP,      /* swap (and drop) only */
+  PLAN_MODE_RECOMPUTE, /* recompute (and drop) only */
+  PLAN_MODE_NONE       /* no actions: instrumentation only */
+} plan_mode;
+
+/* "auto" "swap" "recompute" "none" -> mode; returns -1 if unknown. */
+int plan_mode_parse(const char *s, plan_mode *out);
+const char *plan_mode_name(plan_mode m);
+
+typedef enum plan_kind {
+  PLAN_SWAP_OUT = 0,
+  PLAN_PREFETCH,
+  PLAN_DROP,
+  PLAN_RECOMPUTE,
+  PLAN_KEEP
+} plan_kind;
+
+/* "swap_out" "prefetch" "drop" "recompute" "keep" */
+const char *plan_kind_name(plan_kind k);
+
+typedef enum plan_where { PLAN_BEFORE = 0, PLAN_AFTER = 1 } plan_where;
+
+typedef struct plan_action {
+  plan_kind kind;
+  int at_op;          /* static op the call is placed next to */
+  plan_where where;   /* before or after that op */
+  int ref_op;         /* static op whose access names the range */
+  int ref_access;     /* static access index within ref_op (trace_access.static_access) */
+  int recomputed;     /* SWAP_OUT only: a RECOMPUTE is registered for this range,
+                         so the runtime drops it instead of copying */
+  char *tensor;       /* tensor name of the first instance ("acts.ln1[l=0]") */
+  uint64_t bytes;     /* bytes of the range, first instance */
+  int instances;      /* dynamic instances per iteration the action runs at */
+  int idle_ops;       /* idle span of the first evicted instance, in ops (0 if n/a) */
+  char *reason;       /* one line, for the rewriter's comment and reports */
+} plan_action;
+
+typedef struct plan_options {
+  plan_mode mode;
+  uint64_t budget_bytes;   /* 0 = no budget: only free actions (drops) */
+  cost_model cost;
+  int min_idle_ops;        /* shortest idle span worth evicting; 0 = default (4) */
+} plan_options;
+
+/* Fills defaults: auto, no budget, cost_model_default, min_idle_ops 0. */
+void plan_options_default(plan_options *o);
+
+typedef struct plan_result {
+  int n_actions;
+  plan_action *actions;    /* sorted by (at_op, where, kind) */
+  uint64_t peak_before;    /* modelled peak with no actions */
+  uint64_t peak_after;     /* modelled peak with the actions */
+  uint64_t budget_bytes;   /* as asked (0 = none) */
+  int budget_met;          /* peak_after <= budget (1 when no budget) */
+  uint64_t evicted_bytes;  /* per iteration: bytes swapped out, dropped or recomputed */
+  uint64_t swapped_bytes;  /* per iteration, of evicted_bytes: copied to the host */
+  uint64_t dropped_bytes;  /* per iteration, of evicted_bytes: dropped (dead) */
+  uint64_t recomputed_bytes; /* per iteration, of evicted_bytes: recomputed */
+  double modelled_compute_s; /* one iteration's op time under the cost model */
+  int n_notes;
+  char **notes;            /* what could not be planned, and why (one line each) */
+} plan_result;
+
+/* Makes a plan.  Returns 0, or -1 on allocation failure (out untouched).
+ * Deterministic: the same trace and options give the same plan. */
+int plan_make(const tidal_trace *t, const plan_options *o, plan_result *out);
+
+/* Modelled peak resident bytes of `t` over two iterations under `actions`
+ * (n may be 0).  Exposed for tests and for `tidal rewrite`'s header. */
+uint64_t plan_modelled_peak(const tidal_trace *t, const plan_action *actions, int n);
+
+void plan_free(plan_result *r); /* NULL-safe; frees members, not r */
+
+/* Duration of trace op `i` under the cost model (uses op.flops and the sum
+ * of its access bytes). */
+double plan_op_seconds(const tidal_trace *t, int i, const cost_model *m);
+
+#endif
