@@ -28,6 +28,15 @@ typedef struct libcall_env { /* provided by the caller (graph engineer) */
      function itself may also be NULL. */
   sym *(*descriptor_bytes)(void *ud, int arg);
   void *ud;
+  /* Optional (NULL: every descriptor is taken as dense).  0 if the
+     descriptor passed as `arg` has gaps (a strided cudnnSetTensor4dDescriptorEx
+     view into a larger buffer, a cublasLt layout with ld > rows), so its bytes
+     are an extent, not what is touched; libcall_descriptor_info says which. */
+  int (*descriptor_dense)(void *ud, int arg);
+  /* Optional (NULL: never).  1 if the host scalar pointed to by argument
+     `arg` (a GEMM's or cuDNN call's beta) is known to be 0: the output is
+     then written, not read-modify-written. */
+  int (*scalar_is_zero)(void *ud, int arg);
 } libcall_env;
 
 typedef struct libcall_access {
@@ -72,6 +81,10 @@ int libcall_accesses(const char *callee, const libcall_arg *args, int nargs,
  * not computable).  Returns 0, or -1 if callee is not a setter. */
 int libcall_descriptor_setter(const char *callee, const libcall_arg *args, int nargs,
                               sym_arena *a, int *desc_arg, sym **bytes);
+/* The same, plus *dense: 1 if every byte of that extent belongs to the
+ * tensor (packed strides), 0 if it may have gaps.  dense may be NULL. */
+int libcall_descriptor_info(const char *callee, const libcall_arg *args, int nargs,
+                            sym_arena *a, int *desc_arg, sym **bytes, int *dense);
 
 /* For allocations: which arg receives the pointer (cudaMalloc(&p, n) -> 0)
  * and which is the size (1); for frees the pointer arg (size_arg -1).
