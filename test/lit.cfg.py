@@ -32,7 +32,12 @@ config.environment["TIDAL_DEVICE"] = "sim"
 inputs = os.path.join(config.test_source_root, "Inputs")
 config.substitutions.append(("%tidal", os.path.join(config.tidal_tools_dir, "tidal")))
 config.substitutions.append(("%inputs", inputs))
-config.substitutions.append(("%stubflags", "-nocudainc -nocudalib -I" + inputs))
+# %stubflags: no toolkit headers (-nocudainc: clang's CUDA wrapper is not
+# included, so the compat header's guarded declarations stay off), the stubs
+# in Inputs/ found for <cuda_runtime.h>, <cublas_v2.h>, <cudnn.h>, <nccl.h>,
+# <curand_kernel.h>, and cuda.h force-included so a test needs no #include.
+# The real-header path is covered by tests that omit %stubflags.
+config.substitutions.append(("%stubflags", "-nocudainc -nocudalib -I" + inputs + " -include cuda.h"))
 config.substitutions.append(("%src", config.tidal_src_root))
 config.substitutions.append(("%nvcc", config.nvcc))
 config.substitutions.append(("%cuda_archs", config.cuda_archs))
