@@ -229,32 +229,46 @@ static int to_poly(const sym *s, poly *p) {
   }
 }
 
-/* Rebuilds a tree from a polynomial: terms in order, the constant term
- * last ("N*C + 4", not "4 + N*C"), negative terms as subtraction. */
+/* Rebuilds a tree from a polynomial: terms with a positive coefficient in
+ * their order, then the negative ones subtracted, the constant last
+ * ("N*C + 4", "N - C - 1") - or first when every other term is negative
+ * ("2 - N"). */
+static sym *term_tree(sym_arena *a, const term *t, int64_t c) {
+  sym *prod = NULL;
+  if (c != 1) prod = sym_const(a, c);
+  for (int k = 0; k < t->n; k++)
+    prod = prod ? node(a, SYM_MUL, prod, (sym *)t->atoms[k]) : (sym *)t->atoms[k];
+  return prod;
+}
+
 static sym *from_poly(sym_arena *a, const poly *p) {
   sym *acc = NULL;
   int64_t konst = 0;
-  for (int pass = 0; pass < 2; pass++)
-    for (int i = 0; i < p->n; i++) {
-      const term *t = &p->t[i];
-      if ((t->n == 0) != (pass == 1)) continue;
-      if (t->n == 0) {
-        konst = t->coef;
-        continue;
-      }
-      int neg = acc && t->coef < 0;
-      int64_t c = neg ? -t->coef : t->coef;
-      sym *prod = c == 1 ? NULL : node(a, SYM_CONST, NULL, NULL);
-      if (prod) prod->value = c;
-      for (int k = 0; k < t->n; k++)
-        prod = prod ? node(a, SYM_MUL, prod, (sym *)t->atoms[k]) : (sym *)t->atoms[k];
-      acc = acc ? node(a, neg ? SYM_SUB : SYM_ADD, acc, prod) : prod;
+  int any_pos = 0;
+  for (int i = 0; i < p->n; i++) {
+    if (p->t[i].n == 0) konst = p->t[i].coef;
+    else if (p->t[i].coef > 0) any_pos = 1;
+  }
+  if (!any_pos && konst > 0) acc = sym_const(a, konst);
+  for (int i = 0; i < p->n; i++)
+    if (p->t[i].n > 0 && p->t[i].coef > 0) {
+      sym *t = term_tree(a, &p->t[i], p->t[i].coef);
+      acc = acc ? node(a, SYM_ADD, acc, t) : t;
     }
-  if (konst != 0 || !acc) {
-    if (!acc) return sym_const(a, konst);
-    if (konst < 0 && konst != INT64_MIN)
-      return node(a, SYM_SUB, acc, sym_const(a, -konst));
-    return node(a, SYM_ADD, acc, sym_const(a, konst));
+  for (int i = 0; i < p->n; i++)
+    if (p->t[i].n > 0 && p->t[i].coef < 0) {
+      if (!acc || p->t[i].coef == INT64_MIN) {
+        sym *t = term_tree(a, &p->t[i], p->t[i].coef);
+        acc = acc ? node(a, SYM_ADD, acc, t) : t;
+      } else {
+        acc = node(a, SYM_SUB, acc, term_tree(a, &p->t[i], -p->t[i].coef));
+      }
+    }
+  if (!acc) return sym_const(a, konst);
+  if (any_pos || konst <= 0) {
+    if (konst > 0) acc = node(a, SYM_ADD, acc, sym_const(a, konst));
+    else if (konst < 0 && konst != INT64_MIN) acc = node(a, SYM_SUB, acc, sym_const(a, -konst));
+    else if (konst < 0) acc = node(a, SYM_ADD, acc, sym_const(a, konst));
   }
   return acc;
 }
@@ -510,7 +524,9 @@ static void print(sbuf *b, const sym *s, int as_c) {
   }
   int p = prec(s);
   const char *op = s->kind == SYM_ADD ? " + " : s->kind == SYM_SUB ? " - " : s->kind == SYM_MUL ? "*" : "/";
-  int lpar = prec(s->l) < p;
+  /* A negative constant factor needs no parentheses: unary minus binds
+   * tighter than '*' ("-2*N"). */
+  int lpar = prec(s->l) < p && !(s->l->kind == SYM_CONST && s->kind == SYM_MUL);
   /* Right operands of - and / bind tighter: a - (b + c), a / (b*c). */
   int rpar = prec(s->r) < p || (prec(s->r) == p && (s->kind == SYM_SUB || s->kind == SYM_DIV));
   if (lpar) sb_put(b, "(");
