@@ -40,7 +40,7 @@ typedef struct named_value {
 
 static const named_value known_enums[] = {
     {"CUBLAS_OP_N", 0}, {"CUBLAS_OP_T", 1}, {"CUBLAS_OP_C", 2}, {"CUBLAS_OP_HERMITAN", 2},
-    {"CUBLAS_OP_CONJG", 3},
+    {"CUBLAS_OP_CONJG", 3}, {"CUBLAS_SIDE_LEFT", 0}, {"CUBLAS_SIDE_RIGHT", 1},
     {"cudaMemcpyHostToHost", 0}, {"cudaMemcpyHostToDevice", 1}, {"cudaMemcpyDeviceToHost", 2},
     {"cudaMemcpyDeviceToDevice", 3}, {"cudaMemcpyDefault", 4},
     {"CUDA_R_16F", 2}, {"CUDA_C_16F", 6}, {"CUDA_R_16BF", 14}, {"CUDA_C_16BF", 15},

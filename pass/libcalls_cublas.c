@@ -92,6 +92,12 @@ const libcalls_row libcalls_cublas_rows[] = {
     COPY("cublasScopy", 4), COPY("cublasDcopy", 8), COPY("cublasCcopy", 8),
     COPY("cublasZcopy", 16),
     DOT("cublasSdot", 4), DOT("cublasDdot", 8),
+    /* cublasSdgmm(h, mode, m, n, A, lda, x, incx, C, ldc): C = A*diag(x)
+     * (CUBLAS_SIDE_RIGHT, x has n entries) or diag(x)*A (LEFT, m entries) */
+    LC_OP_ROW("cublasSdgmm", CUBLAS, 10, 0, libcalls_flops_mn, LC_FP(2, 3, 1),
+              LC_MAT("A", 4, READ, LC_E(4), -1, 2, 3, 5, -1, -1, -1),
+              LC_VECOP("x", 6, READ, LC_E(4), 1, 2, 3, 7, -1),
+              LC_MAT("C", 8, WRITE, LC_E(4), -1, 2, 3, 9, -1, -1, -1)),
 
     /* cublasLtMatmul(h, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C,
      *   Cdesc, D, Ddesc, algo, workspace, workspaceSize, stream).  Epilogue

@@ -313,6 +313,16 @@ static void test_level12(void) {
   n = run("cublasSgeam");
   EXPECT(n, "A", 6, READ, 1, "4*N*M", 84);
   EXPECT(n, "C", 11, WRITE, 1, NULL, 84);
+
+  /* dgmm: x's length follows the side (the docs' example row) */
+  set_args(10, "h", "CUBLAS_SIDE_RIGHT", "M", "N", NULL, "M", NULL, "1", NULL, "ldc");
+  BIND({"M", 3}, {"N", 7}, {"ldc", 4});
+  n = run("cublasSdgmm");
+  EXPECT(n, "x", 6, READ, 1, "4*N", 28);
+  EXPECT(n, "C", 8, WRITE, 0, NULL, (4 * 6 + 3) * 4);
+  args[1] = (libcall_arg){sym_var(A, "CUBLAS_SIDE_LEFT"), "CUBLAS_SIDE_LEFT"};
+  n = run("cublasSdgmm");
+  EXPECT(n, "x", 6, READ, 1, "4*M", 12);
 }
 
 static void test_cublaslt(void) {
