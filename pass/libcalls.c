@@ -417,10 +417,25 @@ static int memcpy_side_device(int64_t k, int dst) {
   }
 }
 
+/* The fewest arguments a call must show for the row's accesses: trailing
+ * defaulted parameters (cudaMemsetAsync's stream in C++) may be absent
+ * from what the walker passes. */
+static int needed_args(const libcalls_row *r) {
+  int need = 0;
+  for (const libcalls_acc *x = r->acc; x->role; x++) {
+    int m = x->arg > x->aux ? x->arg : x->aux;
+    for (int k = 0; k < LIBCALLS_NP; k++)
+      if (x->p[k] > m) m = x->p[k];
+    if (x->elem <= 0 && -x->elem % LIBCALLS_DT_SCALE > m) m = -x->elem % LIBCALLS_DT_SCALE;
+    if (m + 1 > need) need = m + 1;
+  }
+  return need;
+}
+
 int libcall_accesses(const char *callee, const libcall_arg *args, int nargs,
                      const libcall_env *env, libcall_access *out, int max) {
   const libcalls_row *r = find_row(callee);
-  if (!r || !(r->info.flags & LIBCALL_OP) || nargs < r->info.nargs || !env || !env->arena)
+  if (!r || !(r->info.flags & LIBCALL_OP) || nargs < needed_args(r) || !env || !env->arena)
     return -1;
   libcalls_ctx c = {args, nargs, env, env->arena};
   int n = 0;

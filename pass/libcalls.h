@@ -71,7 +71,8 @@ const libcall_info *libcall_find(const char *callee);
 
 /* Fills out[] (at most max entries) and returns the number of accesses the
  * call makes (which may exceed max: then only max were written), or -1 if
- * callee is not an op.  nargs smaller than the signature -> -1. */
+ * callee is not an op, or nargs is too small for the arguments it reads
+ * (trailing defaulted parameters such as a C++ stream = 0 may be omitted). */
 int libcall_accesses(const char *callee, const libcall_arg *args, int nargs,
                      const libcall_env *env, libcall_access *out, int max);
 

@@ -567,6 +567,11 @@ static void test_memset_and_allocs(void) {
   set_args(4, "d_grad", "0", "bytes", "stream");
   n = run("cudaMemsetAsync");
   EXPECT(n, "dst", 0, WRITE, 1, "bytes", -1);
+  /* C++ default stream argument omitted by the walker: still modelled */
+  nargs = 3;
+  CHECK(run("cudaMemsetAsync") == 1, "defaulted trailing argument");
+  nargs = 2;
+  CHECK(run("cudaMemsetAsync") == -1, "count missing");
 
   int p = -2, s = -2;
   CHECK(libcall_alloc_info("cudaMalloc", &p, &s) == 0 && p == 0 && s == 1, "cudaMalloc");
