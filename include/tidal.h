@@ -95,6 +95,12 @@ tidal_status tidal_init(const tidal_config *cfg);
  * when not initialised (returns TIDAL_ERR_NOT_INITIALIZED, does nothing). */
 tidal_status tidal_shutdown(void);
 
+/* Blocks until every swap-out and prefetch in flight has completed and
+ * swapped-out chunks have released their device memory.  Not needed for
+ * correctness (tidal_op_begin waits for what it needs); useful in tests and
+ * before measuring.  TIDAL_ERR_NOT_INITIALIZED, TIDAL_ERR_BACKEND. */
+tidal_status tidal_synchronize(void);
+
 /* Nonzero if tidal_init succeeded and tidal_shutdown has not run. */
 int tidal_is_initialized(void);
 

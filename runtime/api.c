@@ -1,0 +1,519 @@
+/* api.c - the public entry points of tidal.h.
+ *
+ * Validates arguments, resolves pointers to allocations and chunks, and
+ * drives residency.c.  Every failure returns a status with a message naming
+ * the call, the pointer and the bytes (tidal_last_error); nothing here
+ * aborts.  Decisions:
+ *  - tidal_op_begin pins all the op's chunks before restoring any, so that
+ *    restoring one (or recomputing it, Note [recompute re-entrancy]) cannot
+ *    evict another; the per-op flags live in the pin entries.
+ *  - The op's own working set is checked against the budget up front, so
+ *    an op that can never fit fails before anything is evicted for it.
+ *  - Hints never fail for lack of memory: a hint that cannot be honoured is
+ *    ignored (tidal_op_begin restores whatever is missing). */
+#include <stdlib.h>
+#include <string.h>
+#include "rt.h"
+
+rt_runtime rt_g;
+
+#define REQUIRE_INIT(fn)                                                                           \
+  do {                                                                                             \
+    if (!rt_g.initialized)                                                                         \
+      return rt_error(TIDAL_ERR_NOT_INITIALIZED, "%s: tidal_init has not run", fn);              \
+  } while (0)
+
+static const char *site_label(const tidal_site *s) {
+  return s && s->label ? s->label : "(unnamed op)";
+}
+
+/* ---- lifetime ---- */
+
+tidal_status tidal_init(const tidal_config *user) {
+  if (rt_g.initialized)
+    return rt_error(TIDAL_ERR_ALREADY_INITIALIZED, "tidal_init: already initialised");
+  tidal_config cfg;
+  tidal_status st;
+  if (user) {
+    cfg = *user;
+  } else {
+    tidal_config_default(&cfg);
+    if ((st = tidal_config_from_env(&cfg)) != TIDAL_OK)
+      return st;
+  }
+  if (cfg.device == TIDAL_DEVICE_DEFAULT) {
+    tidal_config env = cfg;
+    env.device = TIDAL_DEVICE_CUDA;
+    if ((st = tidal_config_from_env(&env)) != TIDAL_OK)
+      return st;
+    cfg.device = env.device;
+  }
+  if (cfg.budget_percent < 0 || cfg.budget_percent > 100)
+    return rt_error(TIDAL_ERR_CONFIG, "tidal_init: budget_percent %g is not in (0, 100]",
+                    cfg.budget_percent);
+  memset(&rt_g, 0, sizeof rt_g);
+  rt_g.cfg = cfg;
+  rt_g.be = cfg.device == TIDAL_DEVICE_SIM ? &rt_backend_sim_ops : &rt_backend_cuda_ops;
+
+  size_t device_free = 0;
+  if ((st = rt_g.be->create(&cfg, &rt_g.b, &rt_g.granularity, &device_free)) != TIDAL_OK)
+    goto fail;
+  size_t chunk = cfg.chunk_bytes;
+  if (!chunk)
+    chunk = RT_DEFAULT_CHUNK_BYTES > rt_g.granularity ? RT_DEFAULT_CHUNK_BYTES : rt_g.granularity;
+  if (chunk % rt_g.granularity || (chunk & (chunk - 1))) {
+    st = rt_error(TIDAL_ERR_CONFIG,
+                  "tidal_init: chunk size %zu is not a power of two multiple of the %s backend's "
+                  "%zu-byte granularity",
+                  chunk, rt_g.be->name, rt_g.granularity);
+    goto fail;
+  }
+  size_t budget = cfg.budget_bytes;
+  if (!budget)
+    budget = cfg.budget_percent > 0 ? (size_t)((double)device_free * cfg.budget_percent / 100.0)
+                                    : device_free;
+  if (budget > device_free) {
+    st = rt_error(TIDAL_ERR_DEVICE_MEMORY,
+                  "tidal_init: budget of %zu bytes exceeds the %zu bytes free on the device",
+                  budget, device_free);
+    goto fail;
+  }
+  if (budget / chunk == 0 || budget / chunk > UINT32_MAX) {
+    st = rt_error(TIDAL_ERR_CONFIG, "tidal_init: budget of %zu bytes is not 1..2^32 chunks of %zu",
+                  budget, chunk);
+    goto fail;
+  }
+  rt_g.chunk_bytes = chunk;
+  rt_g.nphys = (uint32_t)(budget / chunk);
+  rt_g.budget_bytes = (size_t)rt_g.nphys * chunk;
+  rt_g.free_phys = malloc(rt_g.nphys * sizeof *rt_g.free_phys);
+  if (!rt_g.free_phys) {
+    st = rt_error(TIDAL_ERR_HOST_MEMORY, "tidal_init: out of host memory");
+    goto fail;
+  }
+  for (uint32_t i = rt_g.nphys; i-- > 0;)
+    rt_g.free_phys[rt_g.nfree_phys++] = i; /* chunk 0 handed out first */
+  if ((st = rt_g.be->pool_create(rt_g.b, chunk, rt_g.nphys)) != TIDAL_OK)
+    goto fail;
+  size_t host_budget = cfg.host_budget_bytes ? cfg.host_budget_bytes : rt_host_ram_bytes() / 2;
+  rt_host_init(chunk, host_budget);
+  if (cfg.trace_path)
+    rt_trace_open(cfg.trace_path);
+  rt_g.initialized = 1;
+  rt_stats_iteration_begin();
+  rt_log(3, "initialised: %s backend, budget %zu bytes in %u chunks of %zu, host store %zu bytes",
+         rt_g.be->name, rt_g.budget_bytes, rt_g.nphys, chunk, host_budget);
+  if (RT_TRACING())
+    rt_trace("init", "\"backend\":\"%s\",\"budget\":%zu,\"chunk\":%zu,\"host_budget\":%zu",
+             rt_g.be->name, rt_g.budget_bytes, chunk, host_budget);
+  rt_clear_error();
+  return TIDAL_OK;
+fail:
+  if (rt_g.b)
+    rt_g.be->destroy(rt_g.b);
+  free(rt_g.free_phys);
+  memset(&rt_g, 0, sizeof rt_g);
+  return st;
+}
+
+int tidal_is_initialized(void) { return rt_g.initialized; }
+
+static tidal_status release_alloc(rt_alloc *a) {
+  tidal_status st = TIDAL_OK;
+  if (a->slab) {
+    rt_small_free(a);
+  } else {
+    for (uint32_t i = 0; i < a->nchunks; i++) {
+      tidal_status s2 = rt_chunk_release(&a->chunks[i]);
+      if (st == TIDAL_OK)
+        st = s2;
+    }
+    rt_g.be->release(rt_g.b, a->base, a->reserved);
+    free(a->chunks);
+  }
+  free(a);
+  return st;
+}
+
+tidal_status tidal_shutdown(void) {
+  REQUIRE_INIT("tidal_shutdown");
+  tidal_status st = rt_reap(1);
+  if (RT_TRACING())
+    rt_trace("shutdown", "\"allocations\":%zu", rt_g.nallocs);
+  for (size_t i = rt_g.nallocs; i-- > 0;) {
+    tidal_status s2 = release_alloc(rt_g.allocs[i]);
+    if (st == TIDAL_OK)
+      st = s2;
+  }
+  rt_g.nallocs = 0;
+  rt_registry_destroy();
+  rt_small_destroy();
+  rt_recompute_destroy();
+  rt_host_destroy();
+  rt_g.be->destroy(rt_g.b);
+  rt_trace_close();
+  free(rt_g.free_phys);
+  free(rt_g.frames);
+  free(rt_g.pinned);
+  memset(&rt_g, 0, sizeof rt_g);
+  return st;
+}
+
+tidal_status tidal_synchronize(void) {
+  REQUIRE_INIT("tidal_synchronize");
+  return rt_reap(1);
+}
+
+/* ---- allocation ---- */
+
+tidal_status tidal_malloc(void **p, size_t bytes) {
+  if (!p)
+    return rt_error(TIDAL_ERR_INVALID, "tidal_malloc: p is NULL");
+  *p = NULL;
+  REQUIRE_INIT("tidal_malloc");
+  if (bytes == 0)
+    return rt_error(TIDAL_ERR_INVALID, "tidal_malloc: zero bytes");
+  size_t cb = rt_g.chunk_bytes;
+  if (bytes > SIZE_MAX - cb)
+    return rt_error(TIDAL_ERR_INVALID, "tidal_malloc: %zu bytes is too large", bytes);
+  rt_alloc *a = calloc(1, sizeof *a);
+  if (!a)
+    return rt_error(TIDAL_ERR_HOST_MEMORY, "tidal_malloc(%zu): out of host memory", bytes);
+  a->bytes = bytes;
+  tidal_status st;
+  if (bytes < cb) {
+    if ((st = rt_small_alloc(a)) != TIDAL_OK)
+      goto fail;
+  } else {
+    a->reserved = (bytes + cb - 1) / cb * cb;
+    if (a->reserved / cb > UINT32_MAX) {
+      st = rt_error(TIDAL_ERR_INVALID, "tidal_malloc: %zu bytes is too many chunks", bytes);
+      goto fail;
+    }
+    a->nchunks = (uint32_t)(a->reserved / cb);
+    a->chunks = calloc(a->nchunks, sizeof *a->chunks);
+    if (!a->chunks) {
+      st = rt_error(TIDAL_ERR_HOST_MEMORY, "tidal_malloc(%zu): out of host memory", bytes);
+      goto fail;
+    }
+    if ((st = rt_g.be->reserve(rt_g.b, a->reserved, &a->base)) != TIDAL_OK) {
+      free(a->chunks);
+      goto fail;
+    }
+    for (uint32_t i = 0; i < a->nchunks; i++) {
+      rt_chunk *c = &a->chunks[i];
+      c->alloc = a;
+      c->index = i;
+      c->host_slot = -1;
+      c->state = RT_UNMAPPED;
+    }
+  }
+  if ((st = rt_registry_insert(a)) != TIDAL_OK) {
+    release_alloc(a);
+    return st;
+  }
+  *p = (void *)a->base;
+  if (RT_TRACING())
+    rt_trace("malloc", "\"ptr\":\"%#lx\",\"bytes\":%zu", (unsigned long)a->base, bytes);
+  return TIDAL_OK;
+fail:
+  free(a);
+  return st;
+}
+
+/* The allocation containing [p, p+bytes), with the length resolved. */
+static tidal_status resolve(const char *fn, const tidal_site *site, const void *p, size_t bytes,
+                            rt_alloc **out, size_t *off, size_t *len) {
+  uintptr_t u = (uintptr_t)p;
+  rt_alloc *a = rt_registry_find(u);
+  if (!a) {
+    if (rt_registry_was_freed(u))
+      return rt_error(TIDAL_ERR_UNKNOWN_POINTER, "%s%s%s: %p was freed", fn, site ? " " : "",
+                      site ? site_label(site) : "", p);
+    return rt_error(TIDAL_ERR_UNKNOWN_POINTER, "%s%s%s: %p (%zu bytes) is inside no tidal allocation",
+                    fn, site ? " " : "", site ? site_label(site) : "", p,
+                    bytes == TIDAL_EXTENT_UNKNOWN ? 0 : bytes);
+  }
+  size_t o = u - a->base;
+  size_t l = bytes == TIDAL_EXTENT_UNKNOWN ? a->bytes - o : bytes;
+  if (l > a->bytes - o)
+    return rt_error(TIDAL_ERR_OUT_OF_BOUNDS,
+                    "%s%s%s: %zu bytes at %p run %zu bytes past the end of the %zu-byte allocation "
+                    "at %#lx",
+                    fn, site ? " " : "", site ? site_label(site) : "", l, p, l - (a->bytes - o),
+                    a->bytes, (unsigned long)a->base);
+  *out = a;
+  *off = o;
+  *len = l;
+  return TIDAL_OK;
+}
+
+tidal_status tidal_free(void *p) {
+  if (!p)
+    return TIDAL_OK;
+  REQUIRE_INIT("tidal_free");
+  uintptr_t u = (uintptr_t)p;
+  rt_alloc *a = rt_registry_find(u);
+  if (!a || a->base != u) {
+    if (!a && rt_registry_was_freed(u))
+      return rt_error(TIDAL_ERR_DOUBLE_FREE, "tidal_free(%p): already freed", p);
+    if (a)
+      return rt_error(TIDAL_ERR_UNKNOWN_POINTER,
+                      "tidal_free(%p): points %zu bytes into the allocation at %#lx, not at its start",
+                      p, (size_t)(u - a->base), (unsigned long)a->base);
+    return rt_error(TIDAL_ERR_UNKNOWN_POINTER, "tidal_free(%p): not a tidal allocation", p);
+  }
+  for (uint32_t i = 0; i < a->nchunks; i++)
+    if (a->chunks[i].pins)
+      return rt_error(TIDAL_ERR_INVALID, "tidal_free(%p): an open op (tidal_op_begin) uses it", p);
+  if (RT_TRACING())
+    rt_trace("free", "\"ptr\":\"%p\"", p);
+  rt_registry_remove(a);
+  return release_alloc(a);
+}
+
+/* ---- ops ---- */
+
+static tidal_status grow_frames(void) {
+  if (rt_g.depth < rt_g.cap_frames)
+    return TIDAL_OK;
+  int cap = rt_g.cap_frames ? rt_g.cap_frames * 2 : 8;
+  rt_frame *f = realloc(rt_g.frames, (size_t)cap * sizeof *f);
+  if (!f)
+    return rt_error(TIDAL_ERR_HOST_MEMORY, "tidal_op_begin: out of host memory");
+  rt_g.frames = f;
+  rt_g.cap_frames = cap;
+  return TIDAL_OK;
+}
+
+static tidal_status pin_chunk(rt_chunk *c, uint64_t stamp, uint32_t flags) {
+  if (c->op_stamp == stamp) { /* declared twice by this op */
+    rt_g.pinned[c->pin_slot].flags |= flags;
+    return TIDAL_OK;
+  }
+  if (rt_g.npinned == rt_g.cap_pinned) {
+    size_t cap = rt_g.cap_pinned ? rt_g.cap_pinned * 2 : 64;
+    rt_pin_entry *n = realloc(rt_g.pinned, cap * sizeof *n);
+    if (!n)
+      return rt_error(TIDAL_ERR_HOST_MEMORY, "tidal_op_begin: out of host memory");
+    rt_g.pinned = n;
+    rt_g.cap_pinned = cap;
+  }
+  c->op_stamp = stamp;
+  c->pin_slot = (uint32_t)rt_g.npinned;
+  rt_g.pinned[rt_g.npinned].c = c;
+  rt_g.pinned[rt_g.npinned].flags = flags;
+  rt_g.npinned++;
+  rt_pin(c);
+  return TIDAL_OK;
+}
+
+void rt_frame_unwind(void) {
+  rt_frame *f = &rt_g.frames[rt_g.depth - 1];
+  for (size_t i = f->pin_start; i < rt_g.npinned; i++)
+    rt_unpin(rt_g.pinned[i].c);
+  rt_g.npinned = f->pin_start;
+  rt_g.depth--;
+}
+
+static tidal_status op_fail(tidal_status st) {
+  if (rt_g.rc_depth && rt_g.rc_error == TIDAL_OK)
+    rt_g.rc_error = st; /* surfaces as the outer op's TIDAL_ERR_RECOMPUTE */
+  return st;
+}
+
+tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *acc) {
+  REQUIRE_INIT("tidal_op_begin");
+  if (n < 0 || (n > 0 && !acc))
+    return op_fail(rt_error(TIDAL_ERR_INVALID, "tidal_op_begin %s: %d accesses at %p",
+                            site_label(site), n, (const void *)acc));
+  if (rt_g.out.n || rt_g.in.n)
+    rt_reap(0);
+  tidal_status st = grow_frames();
+  if (st != TIDAL_OK)
+    return op_fail(st);
+  rt_frame *f = &rt_g.frames[rt_g.depth++];
+  f->site = site;
+  f->stream = rt_g.stream;
+  f->pin_start = rt_g.npinned;
+  uint64_t stamp = ++rt_g.op_stamp;
+  size_t cb = rt_g.chunk_bytes;
+
+  /* 1. Resolve and pin every declared chunk. */
+  for (int i = 0; i < n; i++) {
+    const tidal_access *x = &acc[i];
+    if (x->mode < TIDAL_READ || x->mode > TIDAL_READWRITE) {
+      st = rt_error(TIDAL_ERR_INVALID, "tidal_op_begin %s: access %d has bad mode %d",
+                    site_label(site), i, (int)x->mode);
+      goto fail;
+    }
+    rt_alloc *a;
+    size_t off, len;
+    if ((st = resolve("tidal_op_begin", site, x->ptr, x->bytes, &a, &off, &len)) != TIDAL_OK)
+      goto fail;
+    if (len == 0 || !a->nchunks)
+      continue; /* packed small allocations are always resident */
+    size_t c0 = off / cb, c1 = (off + len - 1) / cb;
+    for (size_t ci = c0; ci <= c1; ci++) {
+      rt_chunk *c = &a->chunks[ci];
+      size_t cs = ci * cb, ce = cs + rt_chunk_len(c);
+      uint32_t flags = 0;
+      /* A write that covers only part of a chunk must keep the rest. */
+      if ((x->mode & TIDAL_READ) || off > cs || off + len < ce)
+        flags |= RT_PIN_NEED_DATA;
+      if (x->mode & TIDAL_WRITE)
+        flags |= RT_PIN_WRITTEN;
+      if ((st = pin_chunk(c, stamp, flags)) != TIDAL_OK)
+        goto fail;
+    }
+  }
+  f->pin_end = rt_g.npinned;
+  size_t ws = (f->pin_end - f->pin_start) * cb;
+  size_t avail = ((size_t)rt_g.nphys - rt_g.slab_phys) * cb;
+  if (ws > avail) {
+    st = rt_error(TIDAL_ERR_BUDGET,
+                  "tidal_op_begin %s (%s:%d): the op's working set of %zu bytes exceeds the "
+                  "%zu-byte budget (%zu bytes of it usable after small allocations)",
+                  site_label(site), site && site->file ? site->file : "?", site ? site->line : 0, ws,
+                  rt_g.budget_bytes, avail);
+    goto fail;
+  }
+
+  /* 2. Restore (may recurse into recompute closures, which push frames). */
+  for (size_t i = f->pin_start; i < f->pin_end; i++) {
+    rt_pin_entry e = rt_g.pinned[i];
+    if ((st = rt_chunk_restore(e.c, (e.flags & RT_PIN_NEED_DATA) != 0)) != TIDAL_OK) {
+      f = &rt_g.frames[rt_g.depth - 1];
+      goto fail;
+    }
+    f = &rt_g.frames[rt_g.depth - 1]; /* nested ops may have moved the stack */
+  }
+
+  /* 3. Written chunks: the host copy goes stale, other closures expire. */
+  for (size_t i = f->pin_start; i < f->pin_end; i++) {
+    rt_pin_entry e = rt_g.pinned[i];
+    if (!(e.flags & RT_PIN_WRITTEN))
+      continue;
+    rt_chunk *c = e.c;
+    if (c->rc && !c->rc->running)
+      rt_recompute_detach(c);
+    if (c->host_slot >= 0) {
+      rt_host_slot_free(c->host_slot);
+      c->host_slot = -1;
+    }
+    c->state = RT_DIRTY;
+    c->writer = rt_g.stream;
+  }
+  if (RT_TRACING())
+    rt_trace("op_begin", "\"site\":\"%s\",\"chunks\":%zu,\"depth\":%d", site_label(site),
+             f->pin_end - f->pin_start, rt_g.depth);
+  return TIDAL_OK;
+fail:
+  rt_frame_unwind();
+  return op_fail(st);
+}
+
+tidal_status tidal_op_end(const tidal_site *site) {
+  REQUIRE_INIT("tidal_op_end");
+  if (rt_g.depth == 0)
+    return op_fail(rt_error(TIDAL_ERR_INVALID, "tidal_op_end %s: no op is open", site_label(site)));
+  rt_frame *f = &rt_g.frames[rt_g.depth - 1];
+  if (f->site != site)
+    return op_fail(rt_error(TIDAL_ERR_INVALID,
+                            "tidal_op_end %s: the open op is %s (ops must nest)", site_label(site),
+                            site_label(f->site)));
+  tidal_stream s = f->stream;
+  rt_frame_unwind();
+  rt_g.be->op_end(rt_g.b, s, site ? site->est_seconds : 0.0);
+  if (RT_TRACING())
+    rt_trace("op_end", "\"site\":\"%s\"", site_label(site));
+  return TIDAL_OK;
+}
+
+void tidal_stream_set(tidal_stream stream) { rt_g.stream = stream; }
+
+tidal_status tidal_iteration_begin(void) {
+  REQUIRE_INIT("tidal_iteration_begin");
+  rt_g.in_iteration = 1;
+  if (RT_TRACING())
+    rt_trace("iteration_begin", "\"iteration\":%llu", (unsigned long long)rt_g.iterations_done);
+  return TIDAL_OK;
+}
+
+tidal_status tidal_iteration_end(void) {
+  REQUIRE_INIT("tidal_iteration_end");
+  rt_recompute_iteration_end();
+  rt_g.iteration++; /* tidal_keep requests expire */
+  rt_g.in_iteration = 0;
+  rt_stats_iteration_end();
+  if (RT_TRACING())
+    rt_trace("iteration_end", "\"iteration\":%llu", (unsigned long long)rt_g.iterations_done);
+  return TIDAL_OK;
+}
+
+/* ---- plan calls ---- */
+
+typedef tidal_status (*chunk_fn)(rt_chunk *c);
+
+/* Applies fn to the chunks of [p, p+bytes): every chunk it touches, or
+ * (whole_only) only those it covers completely. */
+static tidal_status for_chunks(const char *name, const void *p, size_t bytes, int whole_only,
+                               chunk_fn fn) {
+  REQUIRE_INIT(name);
+  rt_alloc *a;
+  size_t off, len;
+  tidal_status st = resolve(name, NULL, p, bytes, &a, &off, &len);
+  if (st != TIDAL_OK)
+    return st;
+  if (rt_g.out.n || rt_g.in.n)
+    rt_reap(0);
+  if (len == 0 || !a->nchunks)
+    return TIDAL_OK;
+  size_t cb = rt_g.chunk_bytes;
+  size_t c0 = off / cb, c1 = (off + len - 1) / cb;
+  for (size_t ci = c0; ci <= c1; ci++) {
+    rt_chunk *c = &a->chunks[ci];
+    size_t cs = ci * cb, ce = cs + rt_chunk_len(c);
+    if (whole_only && (off > cs || off + len < ce))
+      continue;
+    if ((st = fn(c)) != TIDAL_OK)
+      return st;
+  }
+  return TIDAL_OK;
+}
+
+static tidal_status swap_async(rt_chunk *c) { return rt_chunk_swap_out(c, 0); }
+
+tidal_status tidal_swap_out(const void *ptr, size_t bytes) {
+  return for_chunks("tidal_swap_out", ptr, bytes, 0, swap_async);
+}
+
+tidal_status tidal_prefetch(const void *ptr, size_t bytes) {
+  return for_chunks("tidal_prefetch", ptr, bytes, 0, rt_chunk_prefetch);
+}
+
+tidal_status tidal_drop(const void *ptr, size_t bytes) {
+  return for_chunks("tidal_drop", ptr, bytes, 1, rt_chunk_drop);
+}
+
+static tidal_status keep_chunk(rt_chunk *c) {
+  c->keep_iter = rt_g.iteration + 1;
+  return TIDAL_OK;
+}
+
+tidal_status tidal_keep(const void *ptr, size_t bytes) {
+  return for_chunks("tidal_keep", ptr, bytes, 0, keep_chunk);
+}
+
+tidal_status tidal_recompute_register(const void *ptr, size_t bytes, tidal_recompute_fn fn,
+                                      const void *ctx, size_t ctx_bytes) {
+  REQUIRE_INIT("tidal_recompute_register");
+  if (!fn || (ctx_bytes && !ctx))
+    return rt_error(TIDAL_ERR_INVALID, "tidal_recompute_register(%p): fn or ctx is NULL", ptr);
+  rt_alloc *a;
+  size_t off, len;
+  tidal_status st = resolve("tidal_recompute_register", NULL, ptr, bytes, &a, &off, &len);
+  if (st != TIDAL_OK)
+    return st;
+  return rt_recompute_register(a->base + off, a->base + off + len, fn, ctx, ctx_bytes);
+}

@@ -1,0 +1,81 @@
+/* backend.h - the device interface the policy code runs on.
+ *
+ * Two implementations: backend_sim.c (the device emulated in host memory,
+ * with a virtual clock) and backend_cuda.c (CUDA driver virtual memory
+ * management).  The policy (residency.c, api.c, ...) talks only to this
+ * table, so it never knows which one runs.
+ *
+ * Vocabulary:
+ *  - a reservation is a device address range that never moves; chunks of it
+ *    are mapped to and unmapped from physical chunks;
+ *  - physical chunks are numbered 0..n-1 in one pool created once, sized by
+ *    the budget, never grown or released per eviction;
+ *  - an event marks the completion of a copy (or the moment a physical chunk
+ *    may be reused); it is a plain value the core stores in a chunk.
+ * All functions are called from the training thread only. */
+#ifndef TIDAL_RT_BACKEND_H
+#define TIDAL_RT_BACKEND_H
+
+#include <stdint.h>
+#include "tidal.h"
+
+typedef struct rt_event {
+  uint64_t seq;  /* sim: copy sequence number, 0 = complete already */
+  double vt;     /* sim: virtual time the event completes at */
+  void *handle;  /* cuda: a CUevent from the backend's pool, NULL = none */
+} rt_event;
+
+typedef struct rt_backend rt_backend; /* each backend's private state */
+
+typedef struct rt_backend_ops {
+  const char *name; /* "sim" or "cuda" */
+  /* Opens the device.  *granularity: mapping unit (chunk sizes are its
+   * multiples); *device_free: bytes the budget may use (percent budgets are
+   * taken of this). */
+  tidal_status (*create)(const tidal_config *cfg, rt_backend **out, size_t *granularity,
+                         size_t *device_free);
+  /* Creates the pool of n physical chunks of chunk_bytes each, once. */
+  tidal_status (*pool_create)(rt_backend *b, size_t chunk_bytes, uint32_t n);
+  /* Waits for every copy and releases everything, pool included. */
+  void (*destroy)(rt_backend *b);
+
+  tidal_status (*reserve)(rt_backend *b, size_t bytes, uintptr_t *addr);
+  void (*release)(rt_backend *b, uintptr_t addr, size_t bytes);
+  /* Maps physical chunk phys at addr (one chunk).  *ready: when the physical
+   * memory may be written (its previous user's copy has finished). */
+  tidal_status (*map)(rt_backend *b, uintptr_t addr, uint32_t phys, rt_event *ready);
+  /* Unmaps one chunk at addr; afterwards any access to it faults. */
+  tidal_status (*unmap)(rt_backend *b, uintptr_t addr, uint32_t phys);
+
+  /* Pinned host memory for the host store (large pieces, allocated rarely). */
+  tidal_status (*host_alloc)(rt_backend *b, size_t bytes, void **p);
+  void (*host_free)(rt_backend *b, void *p, size_t bytes);
+
+  /* Asynchronous copies on the dedicated engines.  d2h runs after all work
+   * enqueued so far on `after` (the chunk's last writer's stream). */
+  tidal_status (*copy_d2h)(rt_backend *b, void *dst, uintptr_t src, size_t bytes, uint32_t phys,
+                           tidal_stream after, rt_event *done);
+  tidal_status (*copy_h2d)(rt_backend *b, uintptr_t dst, const void *src, size_t bytes,
+                           uint32_t phys, rt_event *done);
+
+  /* Nonzero if the event completed (never blocks). */
+  int (*event_done)(rt_backend *b, const rt_event *ev);
+  /* Blocks the host until the event completes; *waited_s += host wait. */
+  tidal_status (*event_sync)(rt_backend *b, const rt_event *ev, double *waited_s);
+  /* Later work on stream s waits for ev (no host block on CUDA; the sim
+   * blocks the host, because its "kernels" run on the host); *stall_s +=
+   * the modelled time the compute timeline waited. */
+  tidal_status (*stream_wait)(rt_backend *b, tidal_stream s, const rt_event *ev, double *stall_s);
+  /* The core no longer needs ev (CUDA returns the CUevent to its pool). */
+  void (*event_release)(rt_backend *b, rt_event *ev);
+
+  /* An op's work of est_seconds was enqueued on s (the sim clock advances). */
+  void (*op_end)(rt_backend *b, tidal_stream s, double est_seconds);
+  /* Modelled seconds elapsed on the compute timeline (0 if not modelled). */
+  double (*modelled_now)(rt_backend *b);
+} rt_backend_ops;
+
+extern const rt_backend_ops rt_backend_sim_ops;
+extern const rt_backend_ops rt_backend_cuda_ops;
+
+#endif

@@ -1,0 +1,386 @@
+/* backend_cuda.c - the device backend on CUDA driver virtual memory management.
+ *
+ * Each allocation reserves its own address range (cuMemAddressReserve,
+ * rounded up to the allocation granularity); physical chunks come from a
+ * pool of cuMemCreate handles created once at tidal_init (pool size = the
+ * budget) and are mapped with cuMemMap + cuMemSetAccess, unmapped with
+ * cuMemUnmap.  The host store is cuMemHostAlloc'd (pinned) memory.  Copies
+ * run on two dedicated non-blocking streams (device-to-host, host-to-device)
+ * and are ordered with compute by events: a swap-out waits for an event
+ * recorded on the last writer's stream; an op waits for its prefetch with
+ * cuStreamWaitEvent (no host synchronisation on that path).  CUevents come
+ * from a free list and are recycled (cuStreamWaitEvent captures an event's
+ * state when called, so re-recording it later is safe).
+ *
+ * Note [driver loading]: the driver is opened with dlopen("libcuda.so.1")
+ * at tidal_init instead of linking libcuda: a program linked with libtidal
+ * must start (and run the sim backend) on machines without an NVIDIA driver,
+ * such as CI; linking the toolkit's stub libcuda.so would make the loader
+ * refuse to start it there.  Built with TIDAL_CUDA_DIRECT_LINK the same code
+ * calls the driver directly (the tidal_cuda_link_check target does that
+ * against lib64/stubs/libcuda.so, so the symbols are checked at link time).
+ *
+ * Note [unmap ordering]: the driver does not order cuMemUnmap after kernels
+ * still using the range, so before unmapping, the backend waits for the
+ * compute stream last seen (op_end) to reach the current point.  Swap-outs
+ * have completed before the core unmaps them, so that wait only costs for
+ * clean chunks evicted right after their last use. */
+#define _GNU_SOURCE
+#include <cuda.h>
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "rt.h"
+
+#define CU_FUNCS(X)                                                                                \
+  X(cuInit) X(cuGetErrorString) X(cuDeviceGetCount) X(cuDeviceGet) X(cuCtxGetCurrent)            \
+  X(cuCtxGetDevice) X(cuCtxSetCurrent) X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease)  \
+  X(cuMemGetInfo) X(cuMemGetAllocationGranularity) X(cuMemAddressReserve) X(cuMemAddressFree)    \
+  X(cuMemCreate) X(cuMemRelease) X(cuMemMap) X(cuMemUnmap) X(cuMemSetAccess) X(cuMemHostAlloc)   \
+  X(cuMemFreeHost) X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamWaitEvent)                      \
+  X(cuStreamSynchronize) X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventQuery)     \
+  X(cuEventSynchronize) X(cuMemcpyDtoHAsync) X(cuMemcpyHtoDAsync)
+
+#define RT_STR(x) #x
+#define RT_XSTR(x) RT_STR(x) /* expands cuda.h's versioned names (cuMemGetInfo_v2) */
+
+#ifdef TIDAL_CUDA_DIRECT_LINK
+#define CU(f) f
+static int load_driver(char *why, size_t n) { return 1; }
+#else
+static struct {
+#define FIELD(f) __typeof__(&f) f;
+  CU_FUNCS(FIELD)
+#undef FIELD
+} cu;
+#define CU(f) cu.f
+static void *libcuda;
+
+static int load_driver(char *why, size_t n) {
+  if (libcuda)
+    return 1;
+  void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    snprintf(why, n, "cannot load the NVIDIA driver (libcuda.so.1): %s", dlerror());
+    return 0;
+  }
+#define LOAD(f)                                                                                    \
+  *(void **)&cu.f = dlsym(h, RT_XSTR(f));                                                          \
+  if (!cu.f) {                                                                                     \
+    snprintf(why, n, "the NVIDIA driver lacks %s (driver too old?)", RT_XSTR(f));                  \
+    dlclose(h);                                                                                    \
+    return 0;                                                                                      \
+  }
+  CU_FUNCS(LOAD)
+#undef LOAD
+  libcuda = h;
+  return 1;
+}
+#endif
+
+struct rt_backend {
+  CUdevice dev;
+  CUcontext ctx;
+  int retained_primary;     /* we retained the primary context: release it */
+  CUmemAllocationProp prop;
+  CUmemAccessDesc access;
+  size_t granularity;
+  size_t chunk_bytes;
+  uint32_t nphys;
+  CUmemGenericAllocationHandle *phys; /* the pool */
+  CUstream d2h, h2d;
+  CUstream last_compute;    /* stream of the last op (Note [unmap ordering]) */
+  CUevent *free_events;     /* recycled CUevents */
+  size_t nfree_events, cap_free_events;
+  CUevent unmap_event;
+};
+
+static tidal_status cu_fail(CUresult r, const char *what) {
+  const char *s = NULL;
+  if (CU(cuGetErrorString)(r, &s) != CUDA_SUCCESS || !s)
+    s = "unknown error";
+  return rt_error(TIDAL_ERR_BACKEND, "cuda backend: %s: %s (CUresult %d)", what, s, (int)r);
+}
+
+#define CHECK(call, what)                                                                          \
+  do {                                                                                             \
+    CUresult r_ = (call);                                                                          \
+    if (r_ != CUDA_SUCCESS)                                                                        \
+      return cu_fail(r_, what);                                                                    \
+  } while (0)
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static void cuda_destroy(rt_backend *b);
+
+static tidal_status cuda_create(const tidal_config *cfg, rt_backend **out, size_t *granularity,
+                                size_t *device_free) {
+  char why[256];
+  if (!load_driver(why, sizeof why))
+    return rt_error(TIDAL_ERR_BACKEND, "tidal_init: cuda backend: %s", why);
+  CHECK(CU(cuInit)(0), "cuInit");
+  int count = 0;
+  CHECK(CU(cuDeviceGetCount)(&count), "cuDeviceGetCount");
+  if (count == 0)
+    return rt_error(TIDAL_ERR_BACKEND, "tidal_init: cuda backend: no CUDA device");
+  rt_backend *b = calloc(1, sizeof *b);
+  if (!b)
+    return rt_error(TIDAL_ERR_HOST_MEMORY, "tidal_init: out of host memory");
+  tidal_status st;
+  CUresult r;
+  /* Use the program's current context if it has one (cudart's primary
+   * context once it made any runtime call), else device 0's primary. */
+  if ((r = CU(cuCtxGetCurrent)(&b->ctx)) != CUDA_SUCCESS) {
+    st = cu_fail(r, "cuCtxGetCurrent");
+    goto fail;
+  }
+  if (b->ctx) {
+    if ((r = CU(cuCtxGetDevice)(&b->dev)) != CUDA_SUCCESS) {
+      st = cu_fail(r, "cuCtxGetDevice");
+      goto fail;
+    }
+  } else {
+    if ((r = CU(cuDeviceGet)(&b->dev, 0)) != CUDA_SUCCESS ||
+        (r = CU(cuDevicePrimaryCtxRetain)(&b->ctx, b->dev)) != CUDA_SUCCESS) {
+      st = cu_fail(r, "retaining device 0's primary context");
+      goto fail;
+    }
+    b->retained_primary = 1;
+    if ((r = CU(cuCtxSetCurrent)(b->ctx)) != CUDA_SUCCESS) {
+      st = cu_fail(r, "cuCtxSetCurrent");
+      goto fail;
+    }
+  }
+  b->prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  b->prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  b->prop.location.id = (int)b->dev;
+  b->access.location = b->prop.location;
+  b->access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  if ((r = CU(cuMemGetAllocationGranularity)(&b->granularity, &b->prop,
+                                             CU_MEM_ALLOC_GRANULARITY_MINIMUM)) != CUDA_SUCCESS) {
+    st = cu_fail(r, "cuMemGetAllocationGranularity (virtual memory management unsupported?)");
+    goto fail;
+  }
+  size_t free_b = 0, total_b = 0;
+  if ((r = CU(cuMemGetInfo)(&free_b, &total_b)) != CUDA_SUCCESS) {
+    st = cu_fail(r, "cuMemGetInfo");
+    goto fail;
+  }
+  if ((r = CU(cuStreamCreate)(&b->d2h, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS ||
+      (r = CU(cuStreamCreate)(&b->h2d, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS ||
+      (r = CU(cuEventCreate)(&b->unmap_event, CU_EVENT_DISABLE_TIMING)) != CUDA_SUCCESS) {
+    st = cu_fail(r, "creating the copy streams");
+    goto fail;
+  }
+  *out = b;
+  *granularity = b->granularity;
+  *device_free = free_b;
+  return TIDAL_OK;
+fail:
+  cuda_destroy(b);
+  return st;
+}
+
+static tidal_status cuda_pool_create(rt_backend *b, size_t chunk_bytes, uint32_t n) {
+  b->chunk_bytes = chunk_bytes;
+  b->phys = calloc(n, sizeof *b->phys);
+  if (!b->phys)
+    return rt_error(TIDAL_ERR_HOST_MEMORY, "tidal_init: out of host memory");
+  for (uint32_t i = 0; i < n; i++) {
+    CUresult r = CU(cuMemCreate)(&b->phys[i], chunk_bytes, &b->prop, 0);
+    if (r != CUDA_SUCCESS) {
+      cu_fail(r, "cuMemCreate");
+      return rt_error(TIDAL_ERR_DEVICE_MEMORY,
+                      "tidal_init: cuda backend: created %u of %u physical chunks of %zu bytes: %s",
+                      i, n, chunk_bytes, tidal_last_error());
+    }
+    b->nphys = i + 1;
+  }
+  return TIDAL_OK;
+}
+
+static void cuda_destroy(rt_backend *b) {
+  if (!b)
+    return;
+  /* Teardown tolerates a driver already shutting down: results ignored. */
+  if (b->d2h)
+    CU(cuStreamSynchronize)(b->d2h);
+  if (b->h2d)
+    CU(cuStreamSynchronize)(b->h2d);
+  for (uint32_t i = 0; i < b->nphys; i++)
+    CU(cuMemRelease)(b->phys[i]);
+  for (size_t i = 0; i < b->nfree_events; i++)
+    CU(cuEventDestroy)(b->free_events[i]);
+  if (b->unmap_event)
+    CU(cuEventDestroy)(b->unmap_event);
+  if (b->d2h)
+    CU(cuStreamDestroy)(b->d2h);
+  if (b->h2d)
+    CU(cuStreamDestroy)(b->h2d);
+  if (b->retained_primary)
+    CU(cuDevicePrimaryCtxRelease)(b->dev);
+  free(b->free_events);
+  free(b->phys);
+  free(b);
+}
+
+static tidal_status cuda_reserve(rt_backend *b, size_t bytes, uintptr_t *addr) {
+  CUdeviceptr p = 0;
+  CUresult r = CU(cuMemAddressReserve)(&p, bytes, b->granularity, 0, 0);
+  if (r != CUDA_SUCCESS)
+    return cu_fail(r, "cuMemAddressReserve");
+  *addr = (uintptr_t)p;
+  return TIDAL_OK;
+}
+
+static void cuda_release(rt_backend *b, uintptr_t addr, size_t bytes) {
+  CU(cuMemAddressFree)((CUdeviceptr)addr, bytes);
+}
+
+static tidal_status cuda_map(rt_backend *b, uintptr_t addr, uint32_t phys, rt_event *ready) {
+  memset(ready, 0, sizeof *ready); /* cuMemMap is synchronous: usable at once */
+  CHECK(CU(cuMemMap)((CUdeviceptr)addr, b->chunk_bytes, 0, b->phys[phys], 0), "cuMemMap");
+  CUresult r = CU(cuMemSetAccess)((CUdeviceptr)addr, b->chunk_bytes, &b->access, 1);
+  if (r != CUDA_SUCCESS) {
+    CU(cuMemUnmap)((CUdeviceptr)addr, b->chunk_bytes);
+    return cu_fail(r, "cuMemSetAccess");
+  }
+  return TIDAL_OK;
+}
+
+static tidal_status cuda_unmap(rt_backend *b, uintptr_t addr, uint32_t phys) {
+  /* Note [unmap ordering] */
+  CHECK(CU(cuEventRecord)(b->unmap_event, b->last_compute), "cuEventRecord (unmap)");
+  CHECK(CU(cuEventSynchronize)(b->unmap_event), "cuEventSynchronize (unmap)");
+  CHECK(CU(cuMemUnmap)((CUdeviceptr)addr, b->chunk_bytes), "cuMemUnmap");
+  return TIDAL_OK;
+}
+
+static tidal_status cuda_host_alloc(rt_backend *b, size_t bytes, void **p) {
+  CHECK(CU(cuMemHostAlloc)(p, bytes, CU_MEMHOSTALLOC_PORTABLE), "cuMemHostAlloc");
+  return TIDAL_OK;
+}
+
+static void cuda_host_free(rt_backend *b, void *p, size_t bytes) { CU(cuMemFreeHost)(p); }
+
+static tidal_status event_get(rt_backend *b, CUevent *ev) {
+  if (b->nfree_events) {
+    *ev = b->free_events[--b->nfree_events];
+    return TIDAL_OK;
+  }
+  CHECK(CU(cuEventCreate)(ev, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+  return TIDAL_OK;
+}
+
+static void cuda_event_release(rt_backend *b, rt_event *ev) {
+  if (!ev->handle)
+    return;
+  if (b->nfree_events == b->cap_free_events) {
+    size_t cap = b->cap_free_events ? b->cap_free_events * 2 : 64;
+    CUevent *n = realloc(b->free_events, cap * sizeof *n);
+    if (!n) {
+      CU(cuEventDestroy)((CUevent)ev->handle);
+      ev->handle = NULL;
+      return;
+    }
+    b->free_events = n;
+    b->cap_free_events = cap;
+  }
+  b->free_events[b->nfree_events++] = (CUevent)ev->handle;
+  ev->handle = NULL;
+}
+
+static tidal_status cuda_copy_d2h(rt_backend *b, void *dst, uintptr_t src, size_t bytes,
+                                  uint32_t phys, tidal_stream after, rt_event *done) {
+  CUevent ev;
+  tidal_status st = event_get(b, &ev);
+  if (st != TIDAL_OK)
+    return st;
+  memset(done, 0, sizeof *done);
+  done->handle = ev;
+  /* After the last writer: everything enqueued so far on its stream. */
+  CUresult r = CU(cuEventRecord)(ev, (CUstream)after);
+  if (r == CUDA_SUCCESS)
+    r = CU(cuStreamWaitEvent)(b->d2h, ev, 0);
+  if (r == CUDA_SUCCESS)
+    r = CU(cuMemcpyDtoHAsync)(dst, (CUdeviceptr)src, bytes, b->d2h);
+  if (r == CUDA_SUCCESS)
+    r = CU(cuEventRecord)(ev, b->d2h);
+  if (r != CUDA_SUCCESS) {
+    cuda_event_release(b, done);
+    return cu_fail(r, "swap-out copy");
+  }
+  return TIDAL_OK;
+}
+
+static tidal_status cuda_copy_h2d(rt_backend *b, uintptr_t dst, const void *src, size_t bytes,
+                                  uint32_t phys, rt_event *done) {
+  CUevent ev;
+  tidal_status st = event_get(b, &ev);
+  if (st != TIDAL_OK)
+    return st;
+  memset(done, 0, sizeof *done);
+  done->handle = ev;
+  CUresult r = CU(cuMemcpyHtoDAsync)((CUdeviceptr)dst, src, bytes, b->h2d);
+  if (r == CUDA_SUCCESS)
+    r = CU(cuEventRecord)(ev, b->h2d);
+  if (r != CUDA_SUCCESS) {
+    cuda_event_release(b, done);
+    return cu_fail(r, "restore copy");
+  }
+  return TIDAL_OK;
+}
+
+static int cuda_event_done(rt_backend *b, const rt_event *ev) {
+  return !ev->handle || CU(cuEventQuery)((CUevent)ev->handle) == CUDA_SUCCESS;
+}
+
+static tidal_status cuda_event_sync(rt_backend *b, const rt_event *ev, double *waited_s) {
+  if (!ev->handle)
+    return TIDAL_OK;
+  double t0 = now_s();
+  CHECK(CU(cuEventSynchronize)((CUevent)ev->handle), "cuEventSynchronize");
+  if (waited_s)
+    *waited_s += now_s() - t0;
+  return TIDAL_OK;
+}
+
+static tidal_status cuda_stream_wait(rt_backend *b, tidal_stream s, const rt_event *ev,
+                                     double *stall_s) {
+  if (!ev->handle)
+    return TIDAL_OK;
+  CHECK(CU(cuStreamWaitEvent)((CUstream)s, (CUevent)ev->handle, 0), "cuStreamWaitEvent");
+  return TIDAL_OK;
+}
+
+static void cuda_op_end(rt_backend *b, tidal_stream s, double est_seconds) {
+  b->last_compute = (CUstream)s;
+}
+
+static double cuda_modelled_now(rt_backend *b) { return 0.0; }
+
+const rt_backend_ops rt_backend_cuda_ops = {
+    .name = "cuda",
+    .create = cuda_create,
+    .pool_create = cuda_pool_create,
+    .destroy = cuda_destroy,
+    .reserve = cuda_reserve,
+    .release = cuda_release,
+    .map = cuda_map,
+    .unmap = cuda_unmap,
+    .host_alloc = cuda_host_alloc,
+    .host_free = cuda_host_free,
+    .copy_d2h = cuda_copy_d2h,
+    .copy_h2d = cuda_copy_h2d,
+    .event_done = cuda_event_done,
+    .event_sync = cuda_event_sync,
+    .stream_wait = cuda_stream_wait,
+    .event_release = cuda_event_release,
+    .op_end = cuda_op_end,
+    .modelled_now = cuda_modelled_now,
+};

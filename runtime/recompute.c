@@ -1,0 +1,163 @@
+/* recompute.c - recompute closures: registration, expiry and re-running.
+ *
+ * A registration owns a private copy of the caller's ctx; each run gets a
+ * fresh copy of that copy, so a closure that scribbles on its ctx cannot
+ * change later runs.  Only chunks wholly inside the registered range are
+ * attached (the closure rewrites exactly that range; a chunk shared with a
+ * neighbour would lose the neighbour's bytes).
+ *
+ * Note [recompute re-entrancy]: a closure calls tidal_op_begin itself, from
+ * inside the tidal_op_begin that needed its output.  The outer op's chunks
+ * are pinned before any restore starts, and pins are counts, so the nested
+ * op can neither evict them nor unpin them; its own inputs are restored
+ * recursively the same way, up to RT_RECOMPUTE_DEPTH_MAX deep.  A closure
+ * that needs its own output (a cycle) is TIDAL_ERR_RECOMPUTE.
+ *
+ * Note [recompute expiry]: registrations expire when another op overwrites
+ * the chunk or the iteration ends.  At iteration end a chunk whose data
+ * exists only as "recomputable" keeps its closure (dropping it would lose
+ * the data); the closure then runs on whatever its inputs hold by then. */
+#include <stdlib.h>
+#include <string.h>
+#include "rt.h"
+
+static void unlink_rc(rt_recompute *rc) {
+  for (rt_recompute **p = &rt_g.rcs; *p; p = &(*p)->next)
+    if (*p == rc) {
+      *p = rc->next;
+      break;
+    }
+  free(rc->ctx);
+  free(rc);
+}
+
+void rt_recompute_detach(rt_chunk *c) {
+  rt_recompute *rc = c->rc;
+  if (!rc)
+    return;
+  c->rc = NULL;
+  if (--rc->refs == 0 && !rc->running)
+    unlink_rc(rc);
+}
+
+tidal_status rt_recompute_register(uintptr_t lo, uintptr_t hi, tidal_recompute_fn fn,
+                                   const void *ctx, size_t ctx_bytes) {
+  rt_alloc *a = rt_registry_find(lo);
+  if (!a || !a->nchunks)
+    return TIDAL_OK; /* packed small allocations are always resident: nothing to do */
+  rt_recompute *rc = calloc(1, sizeof *rc);
+  if (!rc)
+    return rt_error(TIDAL_ERR_HOST_MEMORY, "tidal_recompute_register: out of host memory");
+  if (ctx_bytes) {
+    rc->ctx = malloc(ctx_bytes);
+    if (!rc->ctx) {
+      free(rc);
+      return rt_error(TIDAL_ERR_HOST_MEMORY,
+                      "tidal_recompute_register: out of host memory for a %zu-byte ctx",
+                      ctx_bytes);
+    }
+    memcpy(rc->ctx, ctx, ctx_bytes);
+  }
+  rc->fn = fn;
+  rc->ctx_bytes = ctx_bytes;
+  rc->lo = lo;
+  rc->hi = hi;
+  rc->next = rt_g.rcs;
+  rt_g.rcs = rc;
+  for (uint32_t i = 0; i < a->nchunks; i++) {
+    rt_chunk *c = &a->chunks[i];
+    uintptr_t start = rt_chunk_addr(c), end = start + rt_chunk_len(c);
+    if (start < lo || end > hi)
+      continue;
+    if (c->state == RT_RECOMPUTABLE)
+      continue; /* only its current closure can bring it back */
+    rt_recompute_detach(c);
+    c->rc = rc;
+    rc->refs++;
+  }
+  if (rc->refs == 0) {
+    rt_log(4, "tidal_recompute_register [%#lx, %#lx): covers no whole chunk; ignored",
+           (unsigned long)lo, (unsigned long)hi);
+    unlink_rc(rc);
+  }
+  return TIDAL_OK;
+}
+
+tidal_status rt_recompute_run(rt_chunk *c) {
+  rt_recompute *rc = c->rc;
+  if (!rc)
+    return rt_error(TIDAL_ERR_RECOMPUTE, "chunk %#lx is recomputable but has no closure",
+                    (unsigned long)rt_chunk_addr(c));
+  if (rc->running)
+    return rt_error(TIDAL_ERR_RECOMPUTE,
+                    "recompute of [%#lx, %#lx) needs its own output (a cycle)",
+                    (unsigned long)rc->lo, (unsigned long)rc->hi);
+  if (rt_g.rc_depth >= RT_RECOMPUTE_DEPTH_MAX)
+    return rt_error(TIDAL_ERR_RECOMPUTE, "recompute of [%#lx, %#lx): closures nested deeper than %d",
+                    (unsigned long)rc->lo, (unsigned long)rc->hi, RT_RECOMPUTE_DEPTH_MAX);
+  unsigned char small[256];
+  void *ctx = NULL;
+  if (rc->ctx_bytes) {
+    ctx = rc->ctx_bytes <= sizeof small ? small : malloc(rc->ctx_bytes);
+    if (!ctx)
+      return rt_error(TIDAL_ERR_HOST_MEMORY, "recompute: out of host memory for its ctx");
+    memcpy(ctx, rc->ctx, rc->ctx_bytes);
+  }
+  if (RT_TRACING())
+    rt_trace("recompute", "\"lo\":\"%#lx\",\"bytes\":%lu", (unsigned long)rc->lo,
+             (unsigned long)(rc->hi - rc->lo));
+  tidal_status outer_error = rt_g.rc_error;
+  rt_g.rc_error = TIDAL_OK;
+  rc->running = 1;
+  rt_g.rc_depth++;
+  int depth = rt_g.depth;
+  rc->fn(ctx, rt_g.stream);
+  rt_g.rc_depth--;
+  rc->running = 0;
+  tidal_status st = rt_g.rc_error;
+  if (rt_g.depth != depth && st == TIDAL_OK)
+    st = TIDAL_ERR_INVALID; /* the closure left an op open (or closed ours) */
+  while (rt_g.depth > depth) /* unpin what it left open */
+    rt_frame_unwind();
+  rt_g.rc_error = outer_error;
+  if (ctx && ctx != (void *)small)
+    free(ctx);
+  RT_COUNT(recomputes, 1);
+  uintptr_t lo = rc->lo, hi = rc->hi;
+  if (rc->refs == 0)
+    unlink_rc(rc);
+  if (st != TIDAL_OK)
+    return rt_error(TIDAL_ERR_RECOMPUTE, "recompute closure for [%#lx, %#lx) failed: %s",
+                    (unsigned long)lo, (unsigned long)hi, tidal_status_string(st));
+  return TIDAL_OK;
+}
+
+void rt_recompute_iteration_end(void) {
+  rt_recompute *next;
+  for (rt_recompute *rc = rt_g.rcs; rc; rc = next) {
+    next = rc->next;
+    rc->expired = 1;
+    rt_alloc *a = rt_registry_find(rc->lo);
+    if (!a || !a->nchunks)
+      continue;
+    for (uint32_t i = 0; i < a->nchunks && rc->refs; i++) {
+      rt_chunk *c = &a->chunks[i];
+      if (c->rc == rc && c->state != RT_RECOMPUTABLE) {
+        if (rc->refs == 1) { /* the last detach frees rc: stop touching it */
+          rt_recompute_detach(c);
+          break;
+        }
+        rt_recompute_detach(c);
+      }
+    }
+  }
+}
+
+void rt_recompute_destroy(void) {
+  while (rt_g.rcs) {
+    rt_recompute *rc = rt_g.rcs;
+    rt_g.rcs = rc->next;
+    free(rc->ctx);
+    free(rc);
+  }
+}

@@ -1,0 +1,283 @@
+/* rt.h - libtidal's internal state and the functions its files share.
+ *
+ * One process-wide runtime (rt_g) owned by the training thread; no locks in
+ * the core (see docs/runtime-design.md, "Thread model").  Cross-file names
+ * carry the rt_ prefix and hidden visibility; public names are in tidal.h.
+ * Sections below follow the file that defines them. */
+#ifndef TIDAL_RT_H
+#define TIDAL_RT_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stddef.h>
+#include "backend.h"
+#include "tidal.h"
+
+#if defined(__GNUC__)
+#define RT_HIDDEN __attribute__((visibility("hidden")))
+#define RT_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define RT_HIDDEN
+#define RT_PRINTF(a, b)
+#endif
+
+/* Defaults, with units in the names. */
+#define RT_DEFAULT_CHUNK_BYTES ((size_t)2 << 20)
+#define RT_SIM_DEFAULT_DEVICE_BYTES ((size_t)16 << 30)
+#define RT_SIM_DEFAULT_BYTES_PER_S 55e9
+#define RT_SIM_DEFAULT_LATENCY_S 10e-6
+#define RT_HOST_PIECES_MAX 8                /* the host store grows in at most this many pieces */
+#define RT_HOST_PIECE_MIN_BYTES ((size_t)64 << 20)
+#define RT_RECOMPUTE_DEPTH_MAX 64           /* nested recompute closures before giving up */
+#define RT_FREED_REMEMBERED 4096            /* freed bases kept to report double frees */
+#define RT_KEEP_SCAN_MAX 64                 /* LRU entries skipped for tidal_keep before giving in */
+
+/* ---- chunks (residency.c) ----
+ * Note [chunk states]: a chunk's bytes are in exactly one of these places.
+ *   UNMAPPED      never written; no memory anywhere
+ *   RESIDENT      mapped, and the host store holds an identical copy (clean)
+ *   DIRTY         mapped, the only copy is on the device
+ *   SWAPPING_OUT  mapped, a device-to-host copy is in flight
+ *   ON_HOST       not mapped; the host store holds the data
+ *   PREFETCHING   mapped, a host-to-device copy is in flight (host copy kept)
+ *   DROPPED       not mapped; contents declared dead (tidal_drop)
+ *   RECOMPUTABLE  not mapped; its recompute closure regenerates it
+ * Mapped states own a physical chunk; RESIDENT/SWAPPING_OUT/ON_HOST/
+ * PREFETCHING own a host slot. */
+typedef enum rt_chunk_state {
+  RT_UNMAPPED = 0,
+  RT_RESIDENT,
+  RT_DIRTY,
+  RT_SWAPPING_OUT,
+  RT_ON_HOST,
+  RT_PREFETCHING,
+  RT_DROPPED,
+  RT_RECOMPUTABLE
+} rt_chunk_state;
+
+enum rt_list_id { RT_LIST_NONE = 0, RT_LIST_LRU, RT_LIST_OUT, RT_LIST_IN };
+
+struct rt_alloc;
+struct rt_recompute;
+
+typedef struct rt_chunk {
+  struct rt_chunk *prev, *next; /* links on the list named by `list` */
+  struct rt_alloc *alloc;       /* owner */
+  struct rt_recompute *rc;      /* closure that regenerates it, or NULL */
+  rt_event ev;                  /* the copy in flight (SWAPPING_OUT, PREFETCHING) */
+  rt_event ready;               /* next op waits for it when ready_pending */
+  tidal_stream writer;          /* stream of the last op that wrote it */
+  int64_t host_slot;            /* host store slot, -1 if none */
+  uint64_t op_stamp;            /* last op_begin that declared it (dedup) */
+  uint64_t keep_iter;           /* tidal_keep: kept while equal to rt_g.iteration + 1 */
+  uint32_t phys;                /* physical chunk while mapped */
+  uint32_t index;               /* position in its allocation */
+  uint32_t pins;                /* open ops that declared it */
+  uint8_t state;                /* rt_chunk_state */
+  uint8_t list;                 /* enum rt_list_id */
+  uint8_t ready_pending;        /* ready must be waited for by the next op */
+  uint32_t pin_slot;            /* scratch for op_begin: its entry in rt_g.pinned */
+} rt_chunk;
+
+typedef struct rt_list {
+  rt_chunk *head, *tail; /* head = least recently used / oldest copy */
+  size_t n;
+} rt_list;
+
+typedef struct rt_alloc {
+  uintptr_t base;        /* the pointer tidal_malloc returned */
+  size_t bytes;          /* as requested */
+  size_t reserved;       /* address range reserved (chunked: rounded up to chunks) */
+  uint32_t nchunks;      /* 0 for packed small allocations */
+  rt_chunk *chunks;
+  struct rt_slab *slab;  /* packed small allocation: its slab, else NULL */
+  uint32_t slot;         /* slot within the slab */
+} rt_alloc;
+
+/* ---- packed small allocations (suballoc.c) ---- */
+typedef struct rt_slab {
+  struct rt_slab *next;
+  uintptr_t base;      /* one chunk, mapped for the slab's whole life */
+  uint32_t phys;
+  size_t slot_bytes;   /* power of two, >= RT_SMALL_MIN_BYTES */
+  uint32_t nslots, used;
+  uint8_t *in_use;     /* one byte per slot */
+} rt_slab;
+#define RT_SMALL_MIN_BYTES 256 /* cudaMalloc's alignment guarantee */
+
+/* ---- host store (hoststore.c) ---- */
+typedef struct rt_hoststore {
+  size_t slot_bytes;        /* = chunk bytes: every host copy is one chunk */
+  size_t piece_bytes;
+  uint32_t slots_per_piece;
+  uint32_t npieces, max_pieces;
+  void *pieces[RT_HOST_PIECES_MAX];
+  int64_t *free_slots;      /* stack of free slot numbers */
+  size_t nfree, cap_free;
+  size_t used;              /* slots handed out */
+} rt_hoststore;
+
+/* ---- recompute closures (recompute.c) ---- */
+typedef struct rt_recompute {
+  struct rt_recompute *next;
+  tidal_recompute_fn fn;
+  void *ctx;             /* private copy of the caller's ctx */
+  size_t ctx_bytes;
+  uintptr_t lo, hi;      /* the registered range */
+  uint32_t refs;         /* chunks pointing at it */
+  int running;           /* its closure is on the stack */
+  int expired;           /* iteration ended: only RECOMPUTABLE chunks keep it */
+} rt_recompute;
+
+/* ---- the op stack ---- */
+enum { RT_PIN_NEED_DATA = 1u, RT_PIN_WRITTEN = 2u };
+typedef struct rt_pin_entry {
+  rt_chunk *c;
+  uint32_t flags;        /* RT_PIN_*: kept here, not in the chunk, because a nested
+                            op (recompute) may declare the same chunk */
+} rt_pin_entry;
+
+typedef struct rt_frame {
+  const tidal_site *site;
+  size_t pin_start, pin_end; /* its chunks: pinned[pin_start .. pin_end) */
+  tidal_stream stream;
+} rt_frame;
+
+typedef struct rt_runtime {
+  int initialized;
+  tidal_config cfg;              /* resolved */
+  const rt_backend_ops *be;
+  rt_backend *b;
+  size_t granularity;
+  size_t chunk_bytes;
+  size_t budget_bytes;           /* nphys * chunk_bytes */
+  uint32_t nphys;
+  uint32_t *free_phys;           /* stack of unused physical chunks */
+  uint32_t nfree_phys;
+
+  /* registry.c: live allocations sorted by base, and recently freed bases */
+  rt_alloc **allocs;
+  size_t nallocs, cap_allocs;
+  rt_alloc *last_hit;
+  uintptr_t *freed;              /* ring of freed bases */
+  size_t nfreed, freed_head;
+
+  rt_list lru;                   /* resident, unpinned, evictable */
+  rt_list out;                   /* swap-outs in flight, oldest first */
+  rt_list in;                    /* prefetches in flight */
+
+  rt_frame *frames;
+  int depth, cap_frames;
+  rt_pin_entry *pinned;
+  size_t npinned, cap_pinned;
+  uint64_t op_stamp;
+  tidal_stream stream;
+
+  rt_hoststore hs;
+  rt_slab *slabs;
+  rt_recompute *rcs;
+  int rc_depth;                  /* recompute closures on the stack */
+  tidal_status rc_error;         /* first failure inside a closure */
+
+  uint64_t iteration;            /* epoch: tidal_iteration_end calls so far */
+  int in_iteration;
+  uint32_t slab_phys;            /* physical chunks held by packed small allocations */
+
+  uint64_t iterations_done;
+  tidal_counters total, cur;     /* cur: the iteration in progress */
+  double iter_t0;                /* modelled clock at iteration begin */
+
+  FILE *trace;
+} rt_runtime;
+
+RT_HIDDEN extern rt_runtime rt_g;
+
+/* ---- api.c ---- */
+RT_HIDDEN void rt_frame_unwind(void); /* pops the top op frame, unpinning its chunks */
+
+/* ---- status.c ---- */
+RT_HIDDEN tidal_status rt_error(tidal_status st, const char *fmt, ...) RT_PRINTF(2, 3);
+RT_HIDDEN void rt_log(int level, const char *fmt, ...) RT_PRINTF(2, 3);
+RT_HIDDEN void rt_clear_error(void);
+
+/* ---- config.c ---- */
+/* Parses "123", "64K", "2M", "1.5G" into bytes; a trailing '%' sets
+ * *percent instead (if percent is NULL, '%' is malformed). */
+RT_HIDDEN int rt_parse_size(const char *s, size_t *bytes, double *percent);
+RT_HIDDEN size_t rt_host_ram_bytes(void);
+
+/* ---- registry.c ---- */
+RT_HIDDEN tidal_status rt_registry_insert(rt_alloc *a);
+RT_HIDDEN void rt_registry_remove(rt_alloc *a);
+/* The live allocation containing p, or NULL. O(log n). */
+RT_HIDDEN rt_alloc *rt_registry_find(uintptr_t p);
+RT_HIDDEN int rt_registry_was_freed(uintptr_t p);
+RT_HIDDEN void rt_registry_destroy(void);
+
+/* ---- residency.c ---- */
+RT_HIDDEN void rt_list_push(rt_list *l, int id, rt_chunk *c);
+RT_HIDDEN void rt_list_remove(rt_list *l, rt_chunk *c);
+RT_HIDDEN rt_list *rt_list_of(rt_chunk *c);
+RT_HIDDEN uintptr_t rt_chunk_addr(const rt_chunk *c);
+RT_HIDDEN size_t rt_chunk_len(const rt_chunk *c); /* bytes of the allocation in it */
+RT_HIDDEN int rt_chunk_mapped(const rt_chunk *c);
+RT_HIDDEN void rt_pin(rt_chunk *c);
+RT_HIDDEN void rt_unpin(rt_chunk *c);
+/* Finishes completed copies: swapped-out chunks release their device memory. */
+RT_HIDDEN tidal_status rt_reap(int wait_all);
+/* A free physical chunk, evicting LRU chunks if needed. */
+RT_HIDDEN tidal_status rt_phys_acquire(uint32_t *phys, const char *why);
+RT_HIDDEN void rt_phys_release(uint32_t phys);
+/* Makes c mapped and current (need_data) or mapped with undefined
+ * contents (write-only access).  c must be pinned by the caller. */
+RT_HIDDEN tidal_status rt_chunk_restore(rt_chunk *c, int need_data);
+/* Hints on one chunk. */
+RT_HIDDEN tidal_status rt_chunk_swap_out(rt_chunk *c, int sync);
+RT_HIDDEN tidal_status rt_chunk_prefetch(rt_chunk *c);
+RT_HIDDEN tidal_status rt_chunk_drop(rt_chunk *c);
+/* Waits for any copy in flight on c and settles its state. */
+RT_HIDDEN tidal_status rt_chunk_settle(rt_chunk *c);
+/* Releases everything c holds (tidal_free). */
+RT_HIDDEN tidal_status rt_chunk_release(rt_chunk *c);
+
+/* ---- hoststore.c ---- */
+RT_HIDDEN void rt_host_init(size_t slot_bytes, size_t budget_bytes);
+RT_HIDDEN int64_t rt_host_slot_alloc(void); /* -1 when the store is full */
+RT_HIDDEN void rt_host_slot_free(int64_t slot);
+RT_HIDDEN void *rt_host_slot_addr(int64_t slot);
+RT_HIDDEN size_t rt_host_capacity_slots(void);
+RT_HIDDEN void rt_host_destroy(void);
+
+/* ---- suballoc.c ---- */
+RT_HIDDEN tidal_status rt_small_alloc(rt_alloc *a);
+RT_HIDDEN void rt_small_free(rt_alloc *a);
+RT_HIDDEN void rt_small_destroy(void);
+
+/* ---- recompute.c ---- */
+RT_HIDDEN tidal_status rt_recompute_register(uintptr_t lo, uintptr_t hi, tidal_recompute_fn fn,
+                                             const void *ctx, size_t ctx_bytes);
+RT_HIDDEN void rt_recompute_detach(rt_chunk *c); /* c no longer regenerated by its closure */
+RT_HIDDEN tidal_status rt_recompute_run(rt_chunk *c);
+RT_HIDDEN void rt_recompute_iteration_end(void);
+RT_HIDDEN void rt_recompute_destroy(void);
+
+/* ---- stats.c ---- */
+RT_HIDDEN void rt_stats_note_resident(void);
+RT_HIDDEN void rt_stats_add(size_t offset, uint64_t v); /* offsetof(tidal_counters, f) */
+RT_HIDDEN void rt_stats_add_time(size_t offset, double s);
+RT_HIDDEN void rt_stats_iteration_begin(void);
+RT_HIDDEN void rt_stats_iteration_end(void);
+#define RT_COUNT(field, v) rt_stats_add(offsetof(tidal_counters, field), (uint64_t)(v))
+#define RT_COUNT_TIME(field, s) rt_stats_add_time(offsetof(tidal_counters, field), (s))
+static inline size_t rt_resident_bytes(void) {
+  return (size_t)(rt_g.nphys - rt_g.nfree_phys) * rt_g.chunk_bytes;
+}
+
+/* ---- trace.c ---- */
+RT_HIDDEN void rt_trace_open(const char *path);
+RT_HIDDEN void rt_trace_close(void);
+/* One JSON-lines record: {"ev":ev, <fields>}; fields is a JSON fragment. */
+RT_HIDDEN void rt_trace(const char *ev, const char *fmt, ...) RT_PRINTF(2, 3);
+#define RT_TRACING() (rt_g.trace != NULL)
+
+#endif
