@@ -34,10 +34,10 @@
  *                  under --plan recompute: the reason says why)
  *
  * Modelled peak: the planner simulates residency over two iterations of the
- * trace (the second shows the steady state: parameters and optimizer
- * moments carried over), at byte granularity over disjoint segments of each
- * allocation.  Persistent allocations start resident (written before the
- * loop); a segment becomes resident when an op touches it and stops being
+ * trace and reports the peak of the second, the steady state (in the first,
+ * live-in data such as optimizer moments is resident until first used), at byte granularity over disjoint segments of each
+ * allocation.  Segments the loop reads before writing (plan_live_in) start
+ * resident, the rest when first touched; a segment becomes resident when an op touches it and stops being
  * resident when a SWAP_OUT or DROP covering it runs.  Copies are assumed to
  * release memory when issued (the runtime releases it when the copy
  * completes, so measured peaks can sit a little above the model).
@@ -125,6 +125,28 @@ int plan_make(const tidal_trace *t, const plan_options *o, plan_result *out);
 uint64_t plan_modelled_peak(const tidal_trace *t, const plan_action *actions, int n);
 
 void plan_free(plan_result *r); /* NULL-safe; frees members, not r */
+
+/* The dynamic instance of static op `ref_op` that an action placed at trace
+ * op `i` refers to: the first at or after i in i's scope, else the last one
+ * before it in that scope; -1 if that scope has none.  The model and replay
+ * both resolve actions with this, as the rewritten source would. */
+int plan_resolve_ref(const tidal_trace *t, int i, int ref_op);
+
+/* Index into op->acc of the access with the given static access, or -1. */
+int plan_find_static_access(const trace_op *op, int static_access);
+
+/* A byte range of one allocation. */
+typedef struct plan_range {
+  int alloc;
+  uint64_t offset;
+  uint64_t bytes;
+} plan_range;
+
+/* The ranges the loop reads before writing them (parameters, optimizer
+ * state, ...): they must hold data before the first iteration, and they are
+ * the only memory the model counts as resident at loop entry.  *out is
+ * malloc'd (caller frees).  Returns 0, or -1 on allocation failure. */
+int plan_live_in(const tidal_trace *t, plan_range **out, int *n);
 
 /* Duration of trace op `i` under the cost model (uses op.flops and the sum
  * of its access bytes). */
