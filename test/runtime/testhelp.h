@@ -1,0 +1,140 @@
+/* testhelp.h - a tiny assert helper for the runtime tests.
+ *
+ * Every test is built twice: against the sim backend (label runtime) and,
+ * with TH_GPU defined, against the CUDA backend (label gpu), which exits 77
+ * (ctest SKIP_RETURN_CODE) when no device answers.  Device memory is only
+ * touched through th_put/th_get so the same test body runs on both; tests
+ * that rely on the sim's page protection are compiled only without TH_GPU.
+ * Randomised tests print their seed; pass it back as argv[1] or
+ * TIDAL_TEST_SEED to replay a failure. */
+#ifndef TIDAL_TESTHELP_H
+#define TIDAL_TESTHELP_H
+
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "tidal.h"
+#ifdef TH_GPU
+#include <cuda_runtime.h>
+#define TH_DEVICE TIDAL_DEVICE_CUDA
+#else
+#define TH_DEVICE TIDAL_DEVICE_SIM
+#endif
+
+static unsigned long long th_seed;
+static uint64_t th_state = 88172645463325252ull;
+
+#define TH_FAIL(...)                                                                               \
+  do {                                                                                             \
+    fprintf(stderr, "%s:%d: FAIL (seed %llu): ", __FILE__, __LINE__, th_seed);                    \
+    fprintf(stderr, __VA_ARGS__);                                                                  \
+    fprintf(stderr, "\n  last error: %s\n", tidal_last_error());                                  \
+    exit(1);                                                                                       \
+  } while (0)
+
+#define CHECK(cond)                                                                                \
+  do {                                                                                             \
+    if (!(cond))                                                                                   \
+      TH_FAIL("CHECK(%s)", #cond);                                                                 \
+  } while (0)
+
+#define CHECK_STATUS(call, want)                                                                   \
+  do {                                                                                             \
+    tidal_status got_ = (call);                                                                    \
+    if (got_ != (want))                                                                            \
+      TH_FAIL("%s returned %s, expected %s", #call, tidal_status_string(got_),                     \
+              tidal_status_string(want));                                                          \
+  } while (0)
+
+#define CHECK_OK(call) CHECK_STATUS(call, TIDAL_OK)
+
+/* The last error message mentions `needle`. */
+#define CHECK_MESSAGE(needle)                                                                      \
+  do {                                                                                             \
+    if (!strstr(tidal_last_error(), (needle)))                                                     \
+      TH_FAIL("last error \"%s\" does not mention \"%s\"", tidal_last_error(), (needle));          \
+  } while (0)
+
+static inline void th_seed_init(int argc, char **argv) {
+  const char *s = argc > 1 ? argv[1] : getenv("TIDAL_TEST_SEED");
+  th_seed = s ? strtoull(s, NULL, 0) : (unsigned long long)time(NULL);
+  th_state = th_seed * 0x9E3779B97F4A7C15ull + 1;
+  printf("seed=%llu (replay: %s %llu)\n", th_seed, argv[0], th_seed);
+  fflush(stdout);
+}
+
+static inline uint64_t th_rand(void) { /* xorshift64* */
+  th_state ^= th_state >> 12;
+  th_state ^= th_state << 25;
+  th_state ^= th_state >> 27;
+  return th_state * 2685821657736338717ull;
+}
+
+static inline size_t th_below(size_t n) { return n ? (size_t)(th_rand() % n) : 0; }
+
+static inline void th_config(tidal_config *cfg, size_t chunk, size_t budget) {
+  tidal_config_default(cfg);
+  cfg->device = TH_DEVICE;
+  cfg->chunk_bytes = chunk;
+  cfg->budget_bytes = budget;
+  cfg->log_level = getenv("TIDAL_LOG") ? atoi(getenv("TIDAL_LOG")) : 0;
+#ifdef TH_GPU
+  cfg->chunk_bytes = chunk < ((size_t)2 << 20) ? ((size_t)2 << 20) : chunk;
+  cfg->budget_bytes = budget / chunk * cfg->chunk_bytes;
+#endif
+}
+
+/* The chunk size a test actually got (GPU granularity is 2 MiB). */
+static inline void th_init(const tidal_config *cfg) {
+  tidal_status st = tidal_init(cfg);
+#ifdef TH_GPU
+  if (st == TIDAL_ERR_BACKEND) {
+    printf("SKIP: no CUDA device: %s\n", tidal_last_error());
+    exit(77);
+  }
+#endif
+  if (st != TIDAL_OK)
+    TH_FAIL("tidal_init: %s", tidal_status_string(st));
+}
+
+static inline void th_put(void *dev, const void *host, size_t n) {
+#ifdef TH_GPU
+  if (cudaMemcpy(dev, host, n, cudaMemcpyHostToDevice) != cudaSuccess)
+    TH_FAIL("cudaMemcpy H2D");
+#else
+  memcpy(dev, host, n);
+#endif
+}
+
+static inline void th_get(void *host, const void *dev, size_t n) {
+#ifdef TH_GPU
+  if (cudaMemcpy(host, dev, n, cudaMemcpyDeviceToHost) != cudaSuccess)
+    TH_FAIL("cudaMemcpy D2H");
+#else
+  memcpy(host, dev, n);
+#endif
+}
+
+static inline void th_fill_pattern(unsigned char *p, size_t n, uint64_t salt) {
+  for (size_t i = 0; i < n; i++)
+    p[i] = (unsigned char)((i * 131 + salt * 7919 + (i >> 8)) & 0xff);
+}
+
+static inline uint64_t th_hash(const unsigned char *p, size_t n) { /* FNV-1a */
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < n; i++)
+    h = (h ^ p[i]) * 1099511628211ull;
+  return h;
+}
+
+static inline tidal_stats th_stats(void) {
+  tidal_stats s;
+  CHECK_OK(tidal_stats_get(&s));
+  return s;
+}
+
+#endif
