@@ -336,6 +336,60 @@ static sym *minmax(sym_arena *a, sym_kind k, sym *l, sym *r) {
 sym *sym_min(sym_arena *a, sym *l, sym *r) { return minmax(a, SYM_MIN, l, r); }
 sym *sym_max(sym_arena *a, sym *l, sym *r) { return minmax(a, SYM_MAX, l, r); }
 
+sym *sym_div_exact(sym_arena *a, const sym *l, const sym *r) {
+  if (sym_is_unknown(l) || sym_is_unknown(r)) return NULL;
+  poly *p = malloc(sizeof *p), *q = malloc(sizeof *q);
+  sym *res = NULL;
+  if (!p || !q || to_poly(l, p) < 0 || to_poly(r, q) < 0 || q->n != 1 || q->t[0].coef == 0)
+    goto out;
+  const term *d = &q->t[0];
+  for (int i = 0; i < p->n; i++) {
+    term *t = &p->t[i];
+    if (t->coef % d->coef != 0) goto out;
+    /* Remove each of d's atoms from t once. */
+    for (int k = 0; k < d->n; k++) {
+      int found = -1;
+      for (int j = 0; j < t->n && found < 0; j++)
+        if (sym_cmp(t->atoms[j], d->atoms[k]) == 0) found = j;
+      if (found < 0) goto out;
+      memmove(&t->atoms[found], &t->atoms[found + 1], sizeof(t->atoms[0]) * (size_t)(t->n - found - 1));
+      t->n--;
+    }
+    t->coef /= d->coef;
+  }
+  {
+    /* Removing atoms can make two terms alike: re-add to combine them. */
+    poly *c = malloc(sizeof *c);
+    if (!c) goto out;
+    c->n = 0;
+    for (int i = 0; i < p->n; i++)
+      if (poly_add_term(c, &p->t[i]) < 0) {
+        free(c);
+        goto out;
+      }
+    res = from_poly(a, c);
+    free(c);
+  }
+out:
+  free(p);
+  free(q);
+  return res;
+}
+
+int sym_nonneg(const sym *s) {
+  if (!s) return 0;
+  switch (s->kind) {
+  case SYM_CONST: return s->value >= 0;
+  case SYM_VAR: return 1;
+  case SYM_ADD:
+  case SYM_MUL:
+  case SYM_DIV:
+  case SYM_MIN:
+  case SYM_MAX: return sym_nonneg(s->l) && sym_nonneg(s->r);
+  default: return 0;
+  }
+}
+
 /* ---- comparison ----------------------------------------------------------------- */
 
 static int term_cmp(const term *x, const term *y) {

@@ -42,6 +42,14 @@ sym *sym_mul(sym_arena *a, sym *l, sym *r);
 sym *sym_div(sym_arena *a, sym *l, sym *r);
 sym *sym_min(sym_arena *a, sym *l, sym *r);
 sym *sym_max(sym_arena *a, sym *l, sym *r);
+/* l / r when the division is exact as polynomials (every term of l holds
+ * r's product of names and a multiple of its coefficient: (B*T*C)/T ->
+ * B*C); NULL otherwise.  r must be a single term (a monomial). */
+sym *sym_div_exact(sym_arena *a, const sym *l, const sym *r);
+/* 1 if s is provably >= 0 assuming every name is >= 0 (sizes, counts and
+ * thread indices are): built from non-negative constants and names with
+ * +, *, /, min, max; a subtraction makes it unprovable. */
+int sym_nonneg(const sym *s);
 
 sym_kind sym_get_kind(const sym *s);
 int sym_is_unknown(const sym *s);

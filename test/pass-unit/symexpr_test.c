@@ -75,6 +75,14 @@ static void test_canonical(sym_arena *a) {
   CHECK_STR(sym_max(a, N, sym_add(a, N, one)), "N + 1");
   CHECK(sym_equal(sym_min(a, N, C), sym_min(a, C, N)));
   CHECK_STR(sym_sub(a, N, sym_add(a, C, B)), "N - C - B");
+  /* Exact division by a monomial, used for bounds of idx / T. */
+  sym *BTC = sym_mul(a, sym_mul(a, B, T), C);
+  CHECK_STR(sym_div_exact(a, BTC, T), "B*C");
+  CHECK_STR(sym_div_exact(a, sym_add(a, sym_mul(a, sym_const(a, 4), BTC), sym_mul(a, T, N)), T),
+            "4*B*C + N");
+  CHECK(sym_div_exact(a, sym_add(a, BTC, one), T) == NULL);
+  CHECK(sym_div_exact(a, BTC, sym_add(a, T, one)) == NULL);
+  CHECK(sym_nonneg(BTC) && sym_nonneg(sym_const(a, 0)) && !sym_nonneg(sym_sub(a, N, one)));
   /* Unknown absorbs everything and equals nothing. */
   sym *u = sym_unknown(a);
   CHECK(sym_is_unknown(sym_add(a, N, u)));

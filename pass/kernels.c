@@ -1,0 +1,1554 @@
+/* kernels.c - what each __global__ kernel does to its pointer parameters.
+ *
+ * One abstract interpretation of the kernel body, in program order, with
+ * __device__ helpers analysed inline at each call (their parameters bound
+ * to the caller's argument values, so extents stay exact through helpers).
+ * Note [values]: every integer expression is read as an affine form
+ *   k + sum(coef_i * v_i)
+ * where k and coef_i are symbolic over the kernel's parameters and each v_i
+ * is a "base variable": a thread/block index, a loop variable, a local
+ * bounded by a guard, or an opaque value.  Base variables carry an
+ * exclusive upper bound (from `if (i < N)`, `if (i >= N) return;`, loop
+ * conditions, `x % M`, `x / M`) and whether they are known >= 0.
+ * Note [extents]: an access through pointer parameter p at byte offset
+ * off (affine) of len bytes touches [min(off), max(off) + len); the extent
+ * is max(off)+len over the parameter's element size, kept only if min(off)
+ * is provably >= 0 and every variable is bounded - otherwise `unknown`
+ * with the reason.  Names (kernel parameters) are assumed >= 0: they are
+ * sizes and counts.
+ * Note [conservative]: anything not understood degrades to "readwrite,
+ * unknown extent" (a pointer that escapes, a call with no body) or to an
+ * unbounded variable - never to a smaller extent or a weaker mode.
+ * Memory: the environment and the base-variable table live for one
+ * kernel; symbolic expressions live in the TU's arena. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "kernels.h"
+
+#define LIN_MAX_TERMS 8      /* affine terms kept before a value turns opaque */
+#define HELPER_MAX_DEPTH 8   /* __device__ helper inlining depth */
+
+const char *access_mode_name(access_mode m) {
+  switch (m) {
+  case ACCESS_READ: return "read";
+  case ACCESS_WRITE: return "write";
+  case ACCESS_READWRITE: return "readwrite";
+  default: return "none";
+  }
+}
+
+/* ---- affine values (Note [values]) ------------------------------------------ */
+
+typedef struct base_var {
+  sym *bound;  /* exclusive upper bound, NULL if unbounded */
+  int nonneg;  /* known >= 0 */
+} base_var;
+
+typedef struct lin {
+  int ok;                    /* 0: not affine (treated as an opaque value) */
+  int n;
+  int var[LIN_MAX_TERMS];    /* base variable ids */
+  sym *coef[LIN_MAX_TERMS];
+  sym *k;                    /* constant part */
+} lin;
+
+/* A pointer value: which kernel parameter it points into, and where. */
+typedef struct ptrval {
+  int param;      /* kernel parameter index, -1 if not derived from one */
+  lin off;        /* byte offset from the parameter's pointer; !off.ok: unknown */
+  int elem_bytes; /* size of what it points to, 0 if unknown */
+} ptrval;
+
+enum binding_kind { BIND_INT, BIND_PTR };
+
+typedef struct binding {
+  CXCursor decl;
+  int kind;
+  lin val;    /* BIND_INT */
+  ptrval ptr; /* BIND_PTR */
+} binding;
+
+typedef struct param_state {
+  unsigned mode;   /* access_mode bits */
+  sym *extent;     /* max over accesses, NULL before the first */
+  char *why;       /* first reason the extent became unknown */
+} param_state;
+
+typedef struct kctx {
+  pass_tu *t;
+  sym_arena *a;
+  base_var *vars;
+  int n_vars, cap_vars;
+  binding *env;
+  int n_env, cap_env;
+  int n_params;
+  param_state *ps;
+  const int *param_elem_bytes;
+  unsigned flags;
+  CXCursor helpers[HELPER_MAX_DEPTH]; /* helper call stack, for recursion */
+  int depth;
+} kctx;
+
+static int new_var(kctx *c, sym *bound, int nonneg) {
+  if (c->n_vars == c->cap_vars) {
+    int cap = c->cap_vars ? c->cap_vars * 2 : 32;
+    base_var *nv = realloc(c->vars, sizeof *nv * (size_t)cap);
+    if (!nv) return -1;
+    c->vars = nv;
+    c->cap_vars = cap;
+  }
+  c->vars[c->n_vars].bound = bound;
+  c->vars[c->n_vars].nonneg = nonneg;
+  return c->n_vars++;
+}
+
+static lin lin_const(kctx *c, sym *k) {
+  lin l;
+  memset(&l, 0, sizeof l);
+  l.ok = !sym_is_unknown(k);
+  l.k = k;
+  return l;
+}
+
+static lin lin_var(kctx *c, int v) {
+  lin l = lin_const(c, sym_const(c->a, 0));
+  if (v < 0) {
+    l.ok = 0;
+    return l;
+  }
+  l.n = 1;
+  l.var[0] = v;
+  l.coef[0] = sym_const(c->a, 1);
+  return l;
+}
+
+/* A fresh unbounded variable: the value of something not understood. */
+static lin lin_opaque(kctx *c, int nonneg) { return lin_var(c, new_var(c, NULL, nonneg)); }
+
+static lin lin_bad(kctx *c) {
+  lin l = lin_const(c, sym_const(c->a, 0));
+  l.ok = 0;
+  return l;
+}
+
+static lin lin_add_scaled(kctx *c, lin x, lin y, sym *s) {
+  if (!x.ok || !y.ok) return lin_bad(c);
+  x.k = sym_add(c->a, x.k, sym_mul(c->a, s, y.k));
+  for (int i = 0; i < y.n; i++) {
+    sym *cf = sym_mul(c->a, s, y.coef[i]);
+    int j;
+    for (j = 0; j < x.n && x.var[j] != y.var[i]; j++) {}
+    if (j < x.n) {
+      x.coef[j] = sym_add(c->a, x.coef[j], cf);
+    } else {
+      if (x.n == LIN_MAX_TERMS) return lin_bad(c);
+      x.var[x.n] = y.var[i];
+      x.coef[x.n++] = cf;
+    }
+  }
+  if (sym_is_unknown(x.k)) return lin_bad(c);
+  return x;
+}
+
+static lin lin_scale(kctx *c, lin x, sym *s) {
+  if (!x.ok || sym_is_unknown(s)) return lin_bad(c);
+  x.k = sym_mul(c->a, x.k, s);
+  for (int i = 0; i < x.n; i++) x.coef[i] = sym_mul(c->a, x.coef[i], s);
+  return x;
+}
+
+static int coef_sign(kctx *c, sym *s) {
+  if (sym_nonneg(s)) return 1;
+  if (sym_nonneg(sym_sub(c->a, sym_const(c->a, 0), s))) return -1;
+  return 0;
+}
+
+/* Maximum (inclusive) and minimum of an affine value; NULL when a variable
+ * is unbounded where it matters, or a coefficient's sign is unknown. */
+static sym *lin_max(kctx *c, lin x) {
+  if (!x.ok) return NULL;
+  sym *m = x.k;
+  for (int i = 0; i < x.n; i++) {
+    base_var *v = &c->vars[x.var[i]];
+    int sg = coef_sign(c, x.coef[i]);
+    if (sg == 0 || !v->nonneg) return NULL;
+    if (sg > 0) {
+      if (!v->bound) return NULL;
+      m = sym_add(c->a, m, sym_mul(c->a, sym_sub(c->a, v->bound, sym_const(c->a, 1)), x.coef[i]));
+    } /* negative coefficient: the maximum is at v = 0 */
+  }
+  return sym_is_unknown(m) ? NULL : m;
+}
+
+static sym *lin_min(kctx *c, lin x) {
+  if (!x.ok) return NULL;
+  sym *m = x.k;
+  for (int i = 0; i < x.n; i++) {
+    base_var *v = &c->vars[x.var[i]];
+    int sg = coef_sign(c, x.coef[i]);
+    if (sg == 0 || !v->nonneg) return NULL;
+    if (sg < 0) {
+      if (!v->bound) return NULL;
+      m = sym_add(c->a, m, sym_mul(c->a, sym_sub(c->a, v->bound, sym_const(c->a, 1)), x.coef[i]));
+    }
+  }
+  return sym_is_unknown(m) ? NULL : m;
+}
+
+static int lin_nonneg(kctx *c, lin x) {
+  sym *m = lin_min(c, x);
+  return m && sym_nonneg(m);
+}
+
+/* ---- environment -------------------------------------------------------------- */
+
+static binding *lookup(kctx *c, CXCursor decl) {
+  for (int i = c->n_env - 1; i >= 0; i--)
+    if (clang_equalCursors(c->env[i].decl, decl)) return &c->env[i];
+  return NULL;
+}
+
+static void bind(kctx *c, binding b) {
+  if (c->n_env == c->cap_env) {
+    int cap = c->cap_env ? c->cap_env * 2 : 64;
+    binding *nb = realloc(c->env, sizeof *nb * (size_t)cap);
+    if (!nb) return;
+    c->env = nb;
+    c->cap_env = cap;
+  }
+  c->env[c->n_env++] = b;
+}
+
+static void bind_int(kctx *c, CXCursor decl, lin v) {
+  binding b;
+  memset(&b, 0, sizeof b);
+  b.decl = decl;
+  b.kind = BIND_INT;
+  b.val = v.ok ? v : lin_opaque(c, 0);
+  bind(c, b);
+}
+
+static void bind_ptr(kctx *c, CXCursor decl, ptrval p) {
+  binding b;
+  memset(&b, 0, sizeof b);
+  b.decl = decl;
+  b.kind = BIND_PTR;
+  b.ptr = p;
+  bind(c, b);
+}
+
+/* ---- cursor helpers -------------------------------------------------------------- */
+
+typedef struct kids {
+  CXCursor v[16];
+  int n;
+} kids;
+
+static enum CXChildVisitResult kids_visitor(CXCursor cur, CXCursor parent, CXClientData d) {
+  kids *k = d;
+  if (k->n < 16) k->v[k->n++] = cur;
+  return CXChildVisit_Continue;
+}
+
+static kids children(CXCursor cur) {
+  kids k;
+  k.n = 0;
+  clang_visitChildren(cur, kids_visitor, &k);
+  return k;
+}
+
+static int is_expr_kind(enum CXCursorKind k) { return clang_isExpression(k); }
+
+/* Skips implicit casts, parentheses and value-preserving casts. */
+static CXCursor strip(CXCursor e) {
+  for (;;) {
+    enum CXCursorKind k = clang_getCursorKind(e);
+    if (k != CXCursor_UnexposedExpr && k != CXCursor_ParenExpr) return e;
+    kids ch = children(e);
+    if (ch.n != 1 || !is_expr_kind(clang_getCursorKind(ch.v[0]))) return e;
+    e = ch.v[0];
+  }
+}
+
+/* The last expression child (skips the TypeRef of casts). */
+static CXCursor last_expr_child(CXCursor e) {
+  kids ch = children(e);
+  for (int i = ch.n - 1; i >= 0; i--)
+    if (is_expr_kind(clang_getCursorKind(ch.v[i]))) return ch.v[i];
+  return clang_getNullCursor();
+}
+
+static int is_pointer_type(CXType t) {
+  t = clang_getCanonicalType(t);
+  return t.kind == CXType_Pointer;
+}
+
+static int is_integer_type(CXType t) {
+  t = clang_getCanonicalType(t);
+  return (t.kind >= CXType_Bool && t.kind <= CXType_Int128) || t.kind == CXType_Enum;
+}
+
+static int pointee_bytes(CXType t) {
+  CXType p = clang_getPointeeType(clang_getCanonicalType(t));
+  long long s = clang_Type_getSizeOf(p);
+  return s > 0 && s < (1 << 30) ? (int)s : 0;
+}
+
+static int pointee_is_const(CXType t) {
+  return clang_isConstQualifiedType(clang_getPointeeType(t));
+}
+
+static int pointee_is_float(CXType t) {
+  CXType p = clang_getCanonicalType(clang_getPointeeType(clang_getCanonicalType(t)));
+  if (p.kind == CXType_Float || p.kind == CXType_Double || p.kind == CXType_Half ||
+      p.kind == CXType_Float16 || p.kind == CXType_BFloat16)
+    return 1;
+  /* __half / __nv_bfloat16 are structs */
+  char *s = string_and_dispose(clang_getTypeSpelling(p));
+  int r = strstr(s, "half") || strstr(s, "bfloat") || strstr(s, "float") || strstr(s, "double");
+  free(s);
+  return r;
+}
+
+static char *callee_name(CXCursor call) {
+  CXCursor ref = clang_getCursorReferenced(call);
+  if (!clang_Cursor_isNull(ref)) return string_and_dispose(clang_getCursorSpelling(ref));
+  return string_and_dispose(clang_getCursorSpelling(call));
+}
+
+
+/* ---- recording accesses (Note [extents]) ---------------------------------------------- */
+
+/* y <= x for every value of the names (x may be a max of several). */
+static int dominates(kctx *c, const sym *x, sym *y) {
+  if (sym_nonneg(sym_sub(c->a, (sym *)x, y))) return 1;
+  if (sym_get_kind(x) == SYM_MAX) return dominates(c, sym_lhs(x), y) || dominates(c, sym_rhs(x), y);
+  return 0;
+}
+
+static sym *extent_max(kctx *c, sym *x, sym *y) {
+  if (dominates(c, x, y)) return x;
+  if (dominates(c, y, x)) return y;
+  return sym_max(c->a, x, y);
+}
+
+static void set_unknown(kctx *c, int p, const char *why) {
+  param_state *ps = &c->ps[p];
+  ps->extent = sym_unknown(c->a);
+  if (!ps->why) ps->why = strdup(why);
+}
+
+static void record(kctx *c, ptrval p, unsigned mode, int len_bytes, const char *why_unknown) {
+  if (p.param < 0 || p.param >= c->n_params) return;
+  param_state *ps = &c->ps[p.param];
+  ps->mode |= mode;
+  if (ps->extent && sym_is_unknown(ps->extent)) return;
+  int eb = c->param_elem_bytes[p.param];
+  if (why_unknown) return set_unknown(c, p.param, why_unknown);
+  if (eb <= 0) return set_unknown(c, p.param, "element size unknown (void or incomplete type)");
+  if (len_bytes <= 0) return set_unknown(c, p.param, "access size unknown");
+  if (!p.off.ok)
+    return set_unknown(c, p.param,
+                       "index is not affine in thread indices, loop variables and parameters");
+  sym *mx = lin_max(c, p.off);
+  if (!mx) return set_unknown(c, p.param, "index not bounded by a guard or loop condition");
+  if (!lin_nonneg(c, p.off)) return set_unknown(c, p.param, "index may be negative");
+  sym *end = sym_add(c->a, mx, sym_const(c->a, len_bytes));
+  sym *elems = sym_div_exact(c->a, end, sym_const(c->a, eb));
+  if (!elems)
+    elems = sym_div(c->a, sym_add(c->a, end, sym_const(c->a, eb - 1)), sym_const(c->a, eb));
+  if (sym_is_unknown(elems)) return set_unknown(c, p.param, "extent overflow");
+  ps->extent = ps->extent ? extent_max(c, ps->extent, elems) : elems;
+}
+
+/* A pointer we cannot follow (stored, passed to code without a body). */
+static void escape(kctx *c, ptrval p, unsigned mode, const char *why) {
+  if (p.param < 0) return;
+  record(c, p, mode, 0, why);
+}
+
+/* ---- evaluation ------------------------------------------------------------------------- */
+
+static lin eval_int(kctx *c, CXCursor e);
+static ptrval eval_ptr(kctx *c, CXCursor e);
+static void visit_expr(kctx *c, CXCursor e);
+static void visit_stmt(kctx *c, CXCursor s);
+static void visit_call(kctx *c, CXCursor call);
+
+static ptrval ptr_none(kctx *c) {
+  ptrval p;
+  p.param = -1;
+  p.off = lin_bad(c);
+  p.elem_bytes = 0;
+  return p;
+}
+
+static int try_constant(CXCursor e, long long *out) {
+  CXEvalResult r = clang_Cursor_Evaluate(e);
+  if (!r) return 0;
+  int ok = clang_EvalResult_getKind(r) == CXEval_Int;
+  if (ok) *out = clang_EvalResult_getAsLongLong(r);
+  clang_EvalResult_dispose(r);
+  return ok;
+}
+
+static lin eval_int(kctx *c, CXCursor e) {
+  e = strip(e);
+  enum CXCursorKind k = clang_getCursorKind(e);
+  long long cv;
+  switch (k) {
+  case CXCursor_IntegerLiteral:
+  case CXCursor_CharacterLiteral:
+  case CXCursor_UnaryExpr: /* sizeof, alignof */
+    if (try_constant(e, &cv)) return lin_const(c, sym_const(c->a, cv));
+    return lin_opaque(c, 0);
+  case CXCursor_DeclRefExpr: {
+    CXCursor d = clang_getCursorReferenced(e);
+    binding *b = lookup(c, d);
+    if (b && b->kind == BIND_INT) return b->val;
+    if (clang_getCursorKind(d) == CXCursor_EnumConstantDecl)
+      return lin_const(c, sym_const(c->a, clang_getEnumConstantDeclValue(d)));
+    if (try_constant(e, &cv)) return lin_const(c, sym_const(c->a, cv));
+    return lin_opaque(c, 0);
+  }
+  case CXCursor_MemberRefExpr: {
+    /* threadIdx.x and friends: non-negative, unbounded (the launch decides). */
+    kids ch = children(e);
+    if (ch.n == 1) {
+      CXCursor base = strip(ch.v[0]);
+      char *bn = string_and_dispose(clang_getCursorSpelling(base));
+      int builtin = !strcmp(bn, "threadIdx") || !strcmp(bn, "blockIdx") ||
+                    !strcmp(bn, "blockDim") || !strcmp(bn, "gridDim");
+      free(bn);
+      if (builtin) return lin_opaque(c, 1);
+    }
+    visit_expr(c, e);
+    return lin_opaque(c, 0);
+  }
+  case CXCursor_CStyleCastExpr:
+  case CXCursor_CXXStaticCastExpr:
+  case CXCursor_CXXFunctionalCastExpr: {
+    CXCursor in = last_expr_child(e);
+    if (!clang_Cursor_isNull(in) && is_integer_type(clang_getCursorType(in))) return eval_int(c, in);
+    visit_expr(c, e);
+    return lin_opaque(c, 0);
+  }
+  case CXCursor_BinaryOperator: {
+    kids ch = children(e);
+    if (ch.n != 2) break;
+    enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(e);
+    if (op == CXBinaryOperator_Add || op == CXBinaryOperator_Sub || op == CXBinaryOperator_Mul ||
+        op == CXBinaryOperator_Div || op == CXBinaryOperator_Rem || op == CXBinaryOperator_Shl) {
+      lin x = eval_int(c, ch.v[0]), y = eval_int(c, ch.v[1]);
+      switch (op) {
+      case CXBinaryOperator_Add: {
+        lin r = lin_add_scaled(c, x, y, sym_const(c->a, 1));
+        return r.ok ? r : lin_opaque(c, lin_nonneg(c, x) && lin_nonneg(c, y));
+      }
+      case CXBinaryOperator_Sub: {
+        lin r = lin_add_scaled(c, x, y, sym_const(c->a, -1));
+        return r.ok ? r : lin_opaque(c, 0);
+      }
+      case CXBinaryOperator_Mul:
+      case CXBinaryOperator_Shl: {
+        int nn = lin_nonneg(c, x) && lin_nonneg(c, y);
+        if (op == CXBinaryOperator_Shl) {
+          int64_t sh;
+          if (!y.ok || y.n || !sym_get_const(y.k, &sh) || sh < 0 || sh > 40) return lin_opaque(c, 0);
+          return lin_scale(c, x, sym_const(c->a, (int64_t)1 << sh));
+        }
+        if (x.ok && x.n == 0) return lin_scale(c, y, x.k);
+        if (y.ok && y.n == 0) return lin_scale(c, x, y.k);
+        return lin_opaque(c, nn); /* product of two variables: not affine */
+      }
+      default: { /* / and %: a new variable bounded through the divisor */
+        int nn = lin_nonneg(c, x) && lin_nonneg(c, y);
+        if (!y.ok || y.n != 0 || !sym_nonneg(y.k)) return lin_opaque(c, nn);
+        if (x.ok && x.n == 0) {
+          return lin_const(c, op == CXBinaryOperator_Div ? sym_div(c->a, x.k, y.k)
+                                                         : sym_sub(c->a, x.k, sym_mul(c->a, y.k, sym_div(c->a, x.k, y.k))));
+        }
+        if (!nn) return lin_opaque(c, 0);
+        if (op == CXBinaryOperator_Rem) return lin_var(c, new_var(c, y.k, 1));
+        sym *mx = lin_max(c, x);
+        sym *bound = NULL;
+        if (mx) {
+          sym *cnt = sym_add(c->a, mx, sym_const(c->a, 1));
+          bound = sym_div_exact(c->a, cnt, y.k);
+          if (!bound) bound = sym_div(c->a, sym_add(c->a, cnt, sym_sub(c->a, y.k, sym_const(c->a, 1))), y.k);
+          if (sym_is_unknown(bound)) bound = NULL;
+        }
+        return lin_var(c, new_var(c, bound, 1));
+      }
+      }
+    }
+    /* comparisons, logic, bit operations: read the operands, value opaque */
+    visit_expr(c, e);
+    return lin_opaque(c, 0);
+  }
+  default:
+    break;
+  }
+  /* Anything else (calls, loads p[i], conditionals): visit for accesses. */
+  visit_expr(c, e);
+  if (try_constant(e, &cv)) return lin_const(c, sym_const(c->a, cv));
+  return lin_opaque(c, 0);
+}
+
+/* Pointer values; also visits index subexpressions for their reads. */
+static ptrval eval_ptr(kctx *c, CXCursor e) {
+  e = strip(e);
+  enum CXCursorKind k = clang_getCursorKind(e);
+  CXType ty = clang_getCursorType(e);
+  switch (k) {
+  case CXCursor_DeclRefExpr: {
+    binding *b = lookup(c, clang_getCursorReferenced(e));
+    if (b && b->kind == BIND_PTR) {
+      ptrval p = b->ptr;
+      int eb = pointee_bytes(ty);
+      if (eb) p.elem_bytes = eb;
+      return p;
+    }
+    return ptr_none(c);
+  }
+  case CXCursor_CStyleCastExpr:
+  case CXCursor_CXXReinterpretCastExpr:
+  case CXCursor_CXXStaticCastExpr:
+  case CXCursor_CXXConstCastExpr:
+  case CXCursor_CXXFunctionalCastExpr: {
+    CXCursor in = last_expr_child(e);
+    if (clang_Cursor_isNull(in)) return ptr_none(c);
+    ptrval p = is_pointer_type(clang_getCursorType(in)) ? eval_ptr(c, in) : ptr_none(c);
+    if (!is_pointer_type(clang_getCursorType(in))) visit_expr(c, in);
+    p.elem_bytes = pointee_bytes(ty);
+    return p;
+  }
+  case CXCursor_BinaryOperator: {
+    kids ch = children(e);
+    enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(e);
+    if (ch.n == 2 && (op == CXBinaryOperator_Add || op == CXBinaryOperator_Sub)) {
+      int lp = is_pointer_type(clang_getCursorType(ch.v[0]));
+      CXCursor pe = lp ? ch.v[0] : ch.v[1], ie = lp ? ch.v[1] : ch.v[0];
+      ptrval p = eval_ptr(c, pe);
+      lin idx = eval_int(c, ie);
+      if (p.param < 0) return p;
+      int eb = pointee_bytes(clang_getCursorType(pe));
+      if (!eb) {
+        p.off = lin_bad(c);
+        return p;
+      }
+      p.off = lin_add_scaled(c, p.off, idx, sym_const(c->a, op == CXBinaryOperator_Sub ? -eb : eb));
+      p.elem_bytes = pointee_bytes(ty);
+      return p;
+    }
+    if (ch.n == 2 && op == CXBinaryOperator_Comma) {
+      visit_expr(c, ch.v[0]);
+      return eval_ptr(c, ch.v[1]);
+    }
+    if (ch.n == 2 && op == CXBinaryOperator_Assign) {
+      visit_expr(c, e);
+      return eval_ptr(c, ch.v[0]);
+    }
+    visit_expr(c, e);
+    return ptr_none(c);
+  }
+  case CXCursor_UnaryOperator: {
+    kids ch = children(e);
+    if (ch.n == 1 && clang_getCursorUnaryOperatorKind(e) == CXUnaryOperator_AddrOf) {
+      /* &p[i], &*p: the address, no access */
+      CXCursor in = strip(ch.v[0]);
+      enum CXCursorKind ik = clang_getCursorKind(in);
+      if (ik == CXCursor_ArraySubscriptExpr) {
+        kids sub = children(in);
+        if (sub.n == 2) {
+          int bp = is_pointer_type(clang_getCursorType(sub.v[0]));
+          CXCursor be = bp ? sub.v[0] : sub.v[1], ie = bp ? sub.v[1] : sub.v[0];
+          ptrval p = eval_ptr(c, be);
+          lin idx = eval_int(c, ie);
+          int eb = pointee_bytes(clang_getCursorType(be));
+          if (p.param >= 0) p.off = eb ? lin_add_scaled(c, p.off, idx, sym_const(c->a, eb)) : lin_bad(c);
+          p.elem_bytes = pointee_bytes(ty);
+          return p;
+        }
+      }
+      if (ik == CXCursor_UnaryOperator && clang_getCursorUnaryOperatorKind(in) == CXUnaryOperator_Deref) {
+        kids d = children(in);
+        if (d.n == 1) return eval_ptr(c, d.v[0]);
+      }
+      if (ik == CXCursor_MemberRefExpr) {
+        /* &p->field, &p[i].field: inside the element; offset of the field unknown */
+        kids m = children(in);
+        if (m.n == 1) {
+          CXCursor b = strip(m.v[0]);
+          ptrval p = ptr_none(c);
+          if (is_pointer_type(clang_getCursorType(b))) p = eval_ptr(c, b);
+          else if (clang_getCursorKind(b) == CXCursor_ArraySubscriptExpr) {
+            kids sub = children(b);
+            if (sub.n == 2) {
+              p = eval_ptr(c, sub.v[0]);
+              lin idx = eval_int(c, sub.v[1]);
+              int eb = pointee_bytes(clang_getCursorType(sub.v[0]));
+              if (p.param >= 0) p.off = eb ? lin_add_scaled(c, p.off, idx, sym_const(c->a, eb)) : lin_bad(c);
+            }
+          }
+          if (p.param >= 0) p.off = lin_bad(c);
+          return p;
+        }
+      }
+    }
+    visit_expr(c, e);
+    return ptr_none(c);
+  }
+  case CXCursor_ConditionalOperator: {
+    kids ch = children(e);
+    if (ch.n == 3) {
+      visit_expr(c, ch.v[0]);
+      ptrval x = eval_ptr(c, ch.v[1]), y = eval_ptr(c, ch.v[2]);
+      if (x.param >= 0 && x.param == y.param) {
+        x.off = lin_bad(c);
+        return x;
+      }
+      /* Two different buffers: follow neither precisely. */
+      escape(c, x, ACCESS_READWRITE, "pointer chosen by a conditional");
+      escape(c, y, ACCESS_READWRITE, "pointer chosen by a conditional");
+      return ptr_none(c);
+    }
+    break;
+  }
+  default:
+    break;
+  }
+  visit_expr(c, e);
+  return ptr_none(c);
+}
+
+/* An lvalue that names memory: p[i], *p, p->f, p[i].f.  Returns the
+ * pointer and access size; param -1 for locals and shared memory. */
+static ptrval eval_lvalue(kctx *c, CXCursor e, int *len) {
+  e = strip(e);
+  enum CXCursorKind k = clang_getCursorKind(e);
+  long long sz = clang_Type_getSizeOf(clang_getCursorType(e));
+  *len = sz > 0 && sz < (1 << 30) ? (int)sz : 0;
+  if (k == CXCursor_ArraySubscriptExpr) {
+    kids ch = children(e);
+    if (ch.n != 2) return ptr_none(c);
+    int bp = is_pointer_type(clang_getCursorType(ch.v[0]));
+    CXCursor be = bp ? ch.v[0] : ch.v[1], ie = bp ? ch.v[1] : ch.v[0];
+    if (!is_pointer_type(clang_getCursorType(be))) {
+      /* a local or shared array: not a parameter; still read the index */
+      visit_expr(c, ie);
+      int dummy;
+      eval_lvalue(c, be, &dummy);
+      return ptr_none(c);
+    }
+    ptrval p = eval_ptr(c, be);
+    lin idx = eval_int(c, ie);
+    int eb = pointee_bytes(clang_getCursorType(be));
+    if (p.param >= 0) p.off = eb ? lin_add_scaled(c, p.off, idx, sym_const(c->a, eb)) : lin_bad(c);
+    return p;
+  }
+  if (k == CXCursor_UnaryOperator && clang_getCursorUnaryOperatorKind(e) == CXUnaryOperator_Deref) {
+    kids ch = children(e);
+    return ch.n == 1 ? eval_ptr(c, ch.v[0]) : ptr_none(c);
+  }
+  if (k == CXCursor_MemberRefExpr) {
+    kids ch = children(e);
+    if (ch.n != 1) return ptr_none(c);
+    CXCursor b = strip(ch.v[0]);
+    if (is_pointer_type(clang_getCursorType(b))) {
+      /* p->f: the whole element (the field offset is not tracked) */
+      ptrval p = eval_ptr(c, b);
+      *len = pointee_bytes(clang_getCursorType(b));
+      return p;
+    }
+    int inner;
+    ptrval p = eval_lvalue(c, b, &inner); /* p[i].x: the whole p[i] */
+    *len = inner;
+    return p;
+  }
+  if (k == CXCursor_ParenExpr) {
+    kids ch = children(e);
+    if (ch.n == 1) return eval_lvalue(c, ch.v[0], len);
+  }
+  return ptr_none(c);
+}
+
+/* Is e a local variable (DeclRefExpr to a bound or unbound local)? */
+static CXCursor local_decl(CXCursor e) {
+  e = strip(e);
+  if (clang_getCursorKind(e) != CXCursor_DeclRefExpr) return clang_getNullCursor();
+  CXCursor d = clang_getCursorReferenced(e);
+  enum CXCursorKind dk = clang_getCursorKind(d);
+  if (dk == CXCursor_VarDecl || dk == CXCursor_ParmDecl) return d;
+  return clang_getNullCursor();
+}
+
+/* Writes (mode WRITE or READWRITE) to an lvalue expression. */
+static void store(kctx *c, CXCursor lhs, unsigned mode, CXCursor rhs, int op_assign) {
+  CXCursor d = local_decl(lhs);
+  if (!clang_Cursor_isNull(d)) {
+    CXType t = clang_getCursorType(d);
+    if (is_pointer_type(t)) {
+      if (op_assign == CXBinaryOperator_Assign && !clang_Cursor_isNull(rhs)) {
+        bind_ptr(c, d, eval_ptr(c, rhs));
+      } else if ((op_assign == CXBinaryOperator_AddAssign || op_assign == CXBinaryOperator_SubAssign) &&
+                 !clang_Cursor_isNull(rhs)) {
+        binding *b = lookup(c, d);
+        lin idx = eval_int(c, rhs);
+        ptrval p = b && b->kind == BIND_PTR ? b->ptr : ptr_none(c);
+        int eb = pointee_bytes(t);
+        if (p.param >= 0)
+          p.off = eb ? lin_add_scaled(c, p.off, idx, sym_const(c->a, op_assign == CXBinaryOperator_SubAssign ? -eb : eb))
+                     : lin_bad(c);
+        bind_ptr(c, d, p);
+      } else {
+        binding *b = lookup(c, d);
+        ptrval p = b && b->kind == BIND_PTR ? b->ptr : ptr_none(c);
+        p.off = lin_bad(c);
+        bind_ptr(c, d, p);
+        if (!clang_Cursor_isNull(rhs)) visit_expr(c, rhs);
+      }
+    } else if (is_integer_type(t)) {
+      lin v;
+      if (op_assign == CXBinaryOperator_Assign && !clang_Cursor_isNull(rhs)) {
+        v = eval_int(c, rhs);
+      } else if ((op_assign == CXBinaryOperator_AddAssign || op_assign == CXBinaryOperator_SubAssign) &&
+                 !clang_Cursor_isNull(rhs)) {
+        binding *b = lookup(c, d);
+        lin old = b && b->kind == BIND_INT ? b->val : lin_opaque(c, 0);
+        v = lin_add_scaled(c, old, eval_int(c, rhs),
+                           sym_const(c->a, op_assign == CXBinaryOperator_SubAssign ? -1 : 1));
+      } else {
+        if (!clang_Cursor_isNull(rhs)) visit_expr(c, rhs);
+        v = lin_opaque(c, 0);
+      }
+      bind_int(c, d, v);
+    } else if (!clang_Cursor_isNull(rhs)) {
+      visit_expr(c, rhs);
+    }
+    return;
+  }
+  int len;
+  ptrval p = eval_lvalue(c, lhs, &len);
+  record(c, p, mode, len, NULL);
+  if (!clang_Cursor_isNull(rhs)) visit_expr(c, rhs);
+}
+
+/* Visits an expression whose value is used (reads). */
+static void visit_expr(kctx *c, CXCursor e) {
+  if (clang_Cursor_isNull(e)) return;
+  e = strip(e);
+  enum CXCursorKind k = clang_getCursorKind(e);
+  switch (k) {
+  case CXCursor_ArraySubscriptExpr:
+  case CXCursor_MemberRefExpr:
+  case CXCursor_UnaryOperator: {
+    if (k == CXCursor_UnaryOperator) {
+      enum CXUnaryOperatorKind op = clang_getCursorUnaryOperatorKind(e);
+      kids ch = children(e);
+      if (ch.n != 1) return;
+      if (op == CXUnaryOperator_PostInc || op == CXUnaryOperator_PreInc ||
+          op == CXUnaryOperator_PostDec || op == CXUnaryOperator_PreDec) {
+        CXCursor d = local_decl(ch.v[0]);
+        if (!clang_Cursor_isNull(d) && is_integer_type(clang_getCursorType(d))) {
+          binding *b = lookup(c, d);
+          lin old = b && b->kind == BIND_INT ? b->val : lin_opaque(c, 0);
+          int inc = op == CXUnaryOperator_PostInc || op == CXUnaryOperator_PreInc;
+          bind_int(c, d, lin_add_scaled(c, old, lin_const(c, sym_const(c->a, 1)), sym_const(c->a, inc ? 1 : -1)));
+          return;
+        }
+        if (!clang_Cursor_isNull(d) && is_pointer_type(clang_getCursorType(d))) {
+          binding *b = lookup(c, d);
+          ptrval p = b && b->kind == BIND_PTR ? b->ptr : ptr_none(c);
+          int eb = pointee_bytes(clang_getCursorType(d));
+          int inc = op == CXUnaryOperator_PostInc || op == CXUnaryOperator_PreInc;
+          if (p.param >= 0) p.off = eb ? lin_add_scaled(c, p.off, lin_const(c, sym_const(c->a, inc ? eb : -eb)), sym_const(c->a, 1)) : lin_bad(c);
+          bind_ptr(c, d, p);
+          return;
+        }
+        store(c, ch.v[0], ACCESS_READWRITE, clang_getNullCursor(), -1);
+        return;
+      }
+      if (op == CXUnaryOperator_AddrOf) {
+        /* An address taken and used as a value: the pointer escapes. */
+        ptrval p = eval_ptr(c, e);
+        escape(c, p, ACCESS_READWRITE, "address escapes (stored or used where tidal cannot follow)");
+        return;
+      }
+      if (op != CXUnaryOperator_Deref) {
+        visit_expr(c, ch.v[0]);
+        return;
+      }
+    }
+    if (k == CXCursor_MemberRefExpr) {
+      kids ch = children(e);
+      if (ch.n == 1) {
+        CXCursor b = strip(ch.v[0]);
+        if (!is_pointer_type(clang_getCursorType(b)) &&
+            clang_getCursorKind(b) != CXCursor_ArraySubscriptExpr &&
+            clang_getCursorKind(b) != CXCursor_UnaryOperator) {
+          visit_expr(c, b); /* s.x of a local struct, threadIdx.x */
+          return;
+        }
+      }
+    }
+    int len;
+    ptrval p = eval_lvalue(c, e, &len);
+    record(c, p, ACCESS_READ, len, NULL);
+    return;
+  }
+  case CXCursor_BinaryOperator:
+  case CXCursor_CompoundAssignOperator: {
+    kids ch = children(e);
+    if (ch.n != 2) return;
+    enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(e);
+    if (op == CXBinaryOperator_Assign) {
+      store(c, ch.v[0], ACCESS_WRITE, ch.v[1], op);
+      return;
+    }
+    if (op >= CXBinaryOperator_MulAssign && op <= CXBinaryOperator_OrAssign) {
+      store(c, ch.v[0], ACCESS_READWRITE, ch.v[1], op);
+      return;
+    }
+    if ((op >= CXBinaryOperator_LT && op <= CXBinaryOperator_NE) || op == CXBinaryOperator_Cmp) {
+      /* Comparing pointers reads no memory and lets nothing escape. */
+      for (int i = 0; i < 2; i++)
+        if (is_pointer_type(clang_getCursorType(ch.v[i]))) eval_ptr(c, ch.v[i]);
+        else visit_expr(c, ch.v[i]);
+      return;
+    }
+    if (is_pointer_type(clang_getCursorType(e))) {
+      ptrval p = eval_ptr(c, e); /* p + i as a value: escapes unless consumed */
+      escape(c, p, ACCESS_READWRITE, "pointer escapes (stored or used where tidal cannot follow)");
+      return;
+    }
+    visit_expr(c, ch.v[0]);
+    visit_expr(c, ch.v[1]);
+    return;
+  }
+  case CXCursor_CallExpr:
+    visit_call(c, e);
+    return;
+  case CXCursor_DeclRefExpr: {
+    /* A pointer parameter used as a bare value (stored in a struct, a
+     * shared variable, returned...): we lose track of it. */
+    if (is_pointer_type(clang_getCursorType(e))) {
+      ptrval p = eval_ptr(c, e);
+      escape(c, p, ACCESS_READWRITE, "pointer escapes (stored or used where tidal cannot follow)");
+    }
+    return;
+  }
+  case CXCursor_CStyleCastExpr:
+  case CXCursor_CXXReinterpretCastExpr:
+  case CXCursor_CXXStaticCastExpr:
+  case CXCursor_CXXConstCastExpr:
+  case CXCursor_CXXFunctionalCastExpr:
+    if (is_pointer_type(clang_getCursorType(e))) {
+      ptrval p = eval_ptr(c, e);
+      escape(c, p, ACCESS_READWRITE, "pointer escapes (stored or used where tidal cannot follow)");
+      return;
+    }
+    break;
+  default:
+    break;
+  }
+  if (k == CXCursor_LambdaExpr) return; /* lambdas are analysed where called (not supported: none) */
+  kids ch = children(e);
+  for (int i = 0; i < ch.n; i++)
+    if (is_expr_kind(clang_getCursorKind(ch.v[i]))) visit_expr(c, ch.v[i]);
+    else visit_stmt(c, ch.v[i]);
+}
+
+/* ---- calls ------------------------------------------------------------------------------------ */
+
+static int starts_with(const char *s, const char *p) { return !strncmp(s, p, strlen(p)); }
+
+static int is_load_intrinsic(const char *n) {
+  return !strcmp(n, "__ldg") || !strcmp(n, "__ldcs") || !strcmp(n, "__ldcg") ||
+         !strcmp(n, "__ldca") || !strcmp(n, "__ldlu") || !strcmp(n, "__ldcv");
+}
+static int is_store_intrinsic(const char *n) {
+  return !strcmp(n, "__stcs") || !strcmp(n, "__stcg") || !strcmp(n, "__stwb") ||
+         !strcmp(n, "__stwt");
+}
+
+static void analyze_helper(kctx *c, CXCursor def, CXCursor call, int nargs);
+
+static void visit_call(kctx *c, CXCursor call) {
+  char *name = callee_name(call);
+  int nargs = clang_Cursor_getNumArguments(call);
+  CXCursor ref = clang_getCursorReferenced(call);
+
+  if (starts_with(name, "operator")) {
+    /* Overloaded operators of user types (float4 assignment). */
+    kids ch = children(call);
+    CXCursor args[16];
+    int na = 0;
+    for (int i = 0; i < ch.n; i++) {
+      CXCursor s = strip(ch.v[i]);
+      CXType ft = clang_getCursorType(s);
+      /* skip the callee reference itself */
+      if (clang_getCursorKind(s) == CXCursor_DeclRefExpr &&
+          clang_getCursorKind(clang_getCursorReferenced(s)) == CXCursor_CXXMethod)
+        continue;
+      if (clang_getCursorKind(s) == CXCursor_DeclRefExpr && ft.kind == CXType_FunctionProto) continue;
+      args[na++] = ch.v[i];
+    }
+    if (!strcmp(name, "operator=") && na >= 1) {
+      store(c, args[0], ACCESS_WRITE, na >= 2 ? args[1] : clang_getNullCursor(), -1);
+    } else if (strlen(name) > 9 && name[strlen(name) - 1] == '=' && strcmp(name, "operator==") &&
+               strcmp(name, "operator!=") && strcmp(name, "operator<=") && strcmp(name, "operator>=") &&
+               na >= 1) {
+      store(c, args[0], ACCESS_READWRITE, na >= 2 ? args[1] : clang_getNullCursor(), -1);
+    } else {
+      for (int i = 0; i < na; i++) visit_expr(c, args[i]);
+    }
+    free(name);
+    return;
+  }
+
+  if (starts_with(name, "atomic")) {
+    c->flags |= KERNEL_ATOMICS;
+    for (int i = 0; i < nargs; i++) {
+      CXCursor a = clang_Cursor_getArgument(call, (unsigned)i);
+      if (i == 0 && is_pointer_type(clang_getCursorType(a))) {
+        if (pointee_is_float(clang_getCursorType(a)) && strcmp(name, "atomicExch") &&
+            strcmp(name, "atomicCAS"))
+          c->flags |= KERNEL_NONDETERMINISTIC;
+        ptrval p = eval_ptr(c, a);
+        record(c, p, ACCESS_READWRITE, pointee_bytes(clang_getCursorType(a)), NULL);
+      } else {
+        visit_expr(c, a);
+      }
+    }
+    free(name);
+    return;
+  }
+  if (is_load_intrinsic(name) || is_store_intrinsic(name)) {
+    unsigned mode = is_load_intrinsic(name) ? ACCESS_READ : ACCESS_WRITE;
+    for (int i = 0; i < nargs; i++) {
+      CXCursor a = clang_Cursor_getArgument(call, (unsigned)i);
+      if (i == 0 && is_pointer_type(clang_getCursorType(a))) {
+        ptrval p = eval_ptr(c, a);
+        record(c, p, mode, pointee_bytes(clang_getCursorType(a)), NULL);
+      } else {
+        visit_expr(c, a);
+      }
+    }
+    free(name);
+    return;
+  }
+  if (starts_with(name, "curand")) c->flags |= KERNEL_RNG;
+
+  /* A __device__ helper with a body: analysed inline with its arguments. */
+  CXCursor def = clang_Cursor_isNull(ref) ? ref : clang_getCursorDefinition(ref);
+  if (!clang_Cursor_isNull(def) && !clang_Location_isInSystemHeader(clang_getCursorLocation(def)) &&
+      (clang_getCursorKind(def) == CXCursor_FunctionDecl || clang_getCursorKind(def) == CXCursor_CXXMethod)) {
+    analyze_helper(c, def, call, nargs);
+    free(name);
+    return;
+  }
+
+  /* No body here (a library function, an intrinsic we do not model):
+   * pointers into parameters are assumed written unless the callee takes
+   * them as pointer-to-const. */
+  char why[160];
+  snprintf(why, sizeof why, "passed to '%s', which tidal cannot see into", name);
+  CXType fty = clang_Cursor_isNull(ref) ? clang_getCursorType(call) : clang_getCursorType(ref);
+  int nfp = clang_getNumArgTypes(fty);
+  for (int i = 0; i < nargs; i++) {
+    CXCursor a = clang_Cursor_getArgument(call, (unsigned)i);
+    if (is_pointer_type(clang_getCursorType(a))) {
+      ptrval p = eval_ptr(c, a);
+      int ro = i < nfp ? pointee_is_const(clang_getArgType(fty, (unsigned)i))
+                       : pointee_is_const(clang_getCursorType(a));
+      escape(c, p, ro ? ACCESS_READ : ACCESS_READWRITE, why);
+    } else {
+      visit_expr(c, a);
+    }
+  }
+  free(name);
+}
+
+/* Binds the helper's parameters to the argument values and walks its body
+ * in this same context: accesses land on the kernel's parameters. */
+static void analyze_helper(kctx *c, CXCursor def, CXCursor call, int nargs) {
+  for (int i = 0; i < c->depth; i++)
+    if (clang_equalCursors(c->helpers[i], def) || c->depth >= HELPER_MAX_DEPTH) {
+      /* recursion or too deep: every pointer argument escapes */
+      for (int j = 0; j < nargs; j++) {
+        CXCursor a = clang_Cursor_getArgument(call, (unsigned)j);
+        if (is_pointer_type(clang_getCursorType(a)))
+          escape(c, eval_ptr(c, a), ACCESS_READWRITE, "passed to a recursive or deeply nested helper");
+        else
+          visit_expr(c, a);
+      }
+      return;
+    }
+  int np = clang_Cursor_getNumArguments(def);
+  binding *vals = calloc((size_t)(np > 0 ? np : 1), sizeof *vals);
+  if (!vals) return;
+  /* Evaluate every argument in the caller's environment first. */
+  for (int i = 0; i < np; i++) {
+    CXCursor parm = clang_Cursor_getArgument(def, (unsigned)i);
+    vals[i].decl = parm;
+    CXType pt = clang_getCursorType(parm);
+    if (i >= nargs) {
+      vals[i].kind = BIND_INT;
+      vals[i].val = lin_opaque(c, 0); /* default argument */
+      continue;
+    }
+    CXCursor a = clang_Cursor_getArgument(call, (unsigned)i);
+    if (is_pointer_type(pt)) {
+      vals[i].kind = BIND_PTR;
+      vals[i].ptr = eval_ptr(c, a);
+    } else if (clang_getCanonicalType(pt).kind == CXType_LValueReference) {
+      /* T& parameter: a reference to p[i] is a pointer to it */
+      int len;
+      vals[i].kind = BIND_PTR;
+      vals[i].ptr = eval_lvalue(c, a, &len);
+      if (vals[i].ptr.param >= 0) {
+        escape(c, vals[i].ptr, ACCESS_READWRITE, "bound to a reference parameter of a helper");
+      }
+      vals[i].ptr = ptr_none(c);
+    } else if (is_integer_type(pt)) {
+      vals[i].kind = BIND_INT;
+      vals[i].val = eval_int(c, a);
+    } else {
+      visit_expr(c, a);
+      vals[i].kind = BIND_INT;
+      vals[i].val = lin_opaque(c, 0);
+    }
+  }
+  int saved = c->n_env;
+  for (int i = 0; i < np; i++) bind(c, vals[i]);
+  free(vals);
+  c->helpers[c->depth++] = def;
+  kids ch = children(def);
+  for (int i = 0; i < ch.n; i++)
+    if (clang_getCursorKind(ch.v[i]) == CXCursor_CompoundStmt) visit_stmt(c, ch.v[i]);
+  c->depth--;
+  c->n_env = saved;
+}
+
+/* ---- statements, guards and loops ---------------------------------------------------------- */
+
+/* Applies "e holds" (negate: "e does not hold") as bounds on locals:
+ * v < E, v <= E, E > v, E >= v, and conjunctions (disjunctions when
+ * negated, by De Morgan). */
+static void apply_guard(kctx *c, CXCursor e, int negate) {
+  e = strip(e);
+  enum CXCursorKind k = clang_getCursorKind(e);
+  if (k == CXCursor_UnaryOperator && clang_getCursorUnaryOperatorKind(e) == CXUnaryOperator_LNot) {
+    kids ch = children(e);
+    if (ch.n == 1) apply_guard(c, ch.v[0], !negate);
+    return;
+  }
+  if (k != CXCursor_BinaryOperator) return;
+  kids ch = children(e);
+  if (ch.n != 2) return;
+  enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(e);
+  if ((op == CXBinaryOperator_LAnd && !negate) || (op == CXBinaryOperator_LOr && negate)) {
+    apply_guard(c, ch.v[0], negate);
+    apply_guard(c, ch.v[1], negate);
+    return;
+  }
+  if (negate) {
+    /* !(v >= E) is v < E; !(v > E) is v <= E */
+    switch (op) {
+    case CXBinaryOperator_GE: op = CXBinaryOperator_LT; break;
+    case CXBinaryOperator_GT: op = CXBinaryOperator_LE; break;
+    case CXBinaryOperator_LE: op = CXBinaryOperator_GT; break;
+    case CXBinaryOperator_LT: op = CXBinaryOperator_GE; break;
+    default: return;
+    }
+  }
+  CXCursor var, lim;
+  int strict;
+  if (op == CXBinaryOperator_LT || op == CXBinaryOperator_LE) {
+    var = ch.v[0];
+    lim = ch.v[1];
+    strict = op == CXBinaryOperator_LT;
+  } else if (op == CXBinaryOperator_GT || op == CXBinaryOperator_GE) {
+    var = ch.v[1];
+    lim = ch.v[0];
+    strict = op == CXBinaryOperator_GT;
+  } else {
+    return;
+  }
+  CXCursor d = local_decl(var);
+  if (clang_Cursor_isNull(d) || !is_integer_type(clang_getCursorType(d))) return;
+  binding *b = lookup(c, d);
+  int nonneg = b && b->kind == BIND_INT && lin_nonneg(c, b->val);
+  lin l = eval_int(c, lim);
+  sym *mx = lin_max(c, l);
+  if (!mx) return;
+  sym *bound = strict ? mx : sym_add(c->a, mx, sym_const(c->a, 1));
+  /* Keep a tighter existing bound if the variable had one of its own. */
+  if (b && b->kind == BIND_INT && b->val.ok) {
+    sym *old = lin_max(c, b->val);
+    if (old) bound = sym_min(c->a, bound, sym_add(c->a, old, sym_const(c->a, 1)));
+  }
+  bind_int(c, d, lin_var(c, new_var(c, bound, nonneg)));
+}
+
+/* Collects every local assigned inside s (for loops: those are not the
+ * values they had on entry). */
+typedef struct assigned {
+  CXCursor v[64];
+  int n;
+  int overflow;
+} assigned;
+
+static enum CXChildVisitResult assigned_visitor(CXCursor cur, CXCursor parent, CXClientData d) {
+  assigned *as = d;
+  enum CXCursorKind k = clang_getCursorKind(cur);
+  CXCursor target = clang_getNullCursor();
+  if (k == CXCursor_BinaryOperator || k == CXCursor_CompoundAssignOperator) {
+    enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(cur);
+    if (op >= CXBinaryOperator_Assign && op <= CXBinaryOperator_OrAssign) {
+      kids ch = children(cur);
+      if (ch.n == 2) target = local_decl(ch.v[0]);
+    }
+  } else if (k == CXCursor_UnaryOperator) {
+    enum CXUnaryOperatorKind op = clang_getCursorUnaryOperatorKind(cur);
+    if (op >= CXUnaryOperator_PostInc && op <= CXUnaryOperator_PreDec) {
+      kids ch = children(cur);
+      if (ch.n == 1) target = local_decl(ch.v[0]);
+    }
+  }
+  if (!clang_Cursor_isNull(target)) {
+    int seen = 0;
+    for (int i = 0; i < as->n && !seen; i++) seen = clang_equalCursors(as->v[i], target);
+    if (!seen) {
+      if (as->n < 64) as->v[as->n++] = target;
+      else as->overflow = 1;
+    }
+  }
+  return CXChildVisit_Recurse;
+}
+
+/* Before a loop body: every local it assigns becomes opaque (keeping
+ * non-negativity only for pure increments is not attempted). */
+static void havoc_assigned(kctx *c, CXCursor s, CXCursor except) {
+  assigned as;
+  as.n = 0;
+  as.overflow = 0;
+  clang_visitChildren(s, assigned_visitor, &as);
+  for (int i = 0; i < as.n; i++) {
+    if (!clang_Cursor_isNull(except) && clang_equalCursors(as.v[i], except)) continue;
+    binding *b = lookup(c, as.v[i]);
+    if (!b) continue;
+    if (b->kind == BIND_PTR) {
+      ptrval p = b->ptr;
+      p.off = lin_bad(c);
+      bind_ptr(c, as.v[i], p);
+    } else {
+      bind_int(c, as.v[i], lin_opaque(c, 0));
+    }
+  }
+}
+
+static int is_return_only(CXCursor s) {
+  enum CXCursorKind k = clang_getCursorKind(s);
+  if (k == CXCursor_ReturnStmt || k == CXCursor_ContinueStmt) return 1;
+  if (k == CXCursor_CompoundStmt) {
+    kids ch = children(s);
+    return ch.n >= 1 && (clang_getCursorKind(ch.v[ch.n - 1]) == CXCursor_ReturnStmt);
+  }
+  return 0;
+}
+
+struct collect_list {
+  CXCursor *v;
+  int n, cap;
+};
+
+/* All children, however many (kids() keeps 16). */
+static enum CXChildVisitResult collect_visitor(CXCursor cur, CXCursor parent, CXClientData d) {
+  struct collect_list *l = d;
+  if (l->n == l->cap) {
+    int cap = l->cap ? l->cap * 2 : 32;
+    CXCursor *nv = realloc(l->v, sizeof *nv * (size_t)cap);
+    if (!nv) return CXChildVisit_Break;
+    l->v = nv;
+    l->cap = cap;
+  }
+  l->v[l->n++] = cur;
+  return CXChildVisit_Continue;
+}
+
+/* Statements after `if (cond) return;` (or continue, in a loop body) run
+ * only when cond is false. */
+static void visit_compound(kctx *c, CXCursor s) {
+  int saved = c->n_env;
+  struct collect_list col = {NULL, 0, 0};
+  clang_visitChildren(s, collect_visitor, &col);
+  for (int i = 0; i < col.n; i++) {
+    CXCursor st = col.v[i];
+    visit_stmt(c, st);
+    if (clang_getCursorKind(st) == CXCursor_IfStmt) {
+      kids ik = children(st);
+      /* children: cond, then (no else) */
+      if (ik.n == 2 && is_expr_kind(clang_getCursorKind(ik.v[0])) && is_return_only(ik.v[1]))
+        apply_guard(c, ik.v[0], 1);
+    }
+  }
+  free(col.v);
+  c->n_env = saved;
+  /* Locals declared outside and assigned inside now hold unknown values. */
+  havoc_assigned(c, s, clang_getNullCursor());
+}
+
+static void visit_decl(kctx *c, CXCursor d) {
+  if (clang_getCursorKind(d) != CXCursor_VarDecl) return;
+  CXType t = clang_getCursorType(d);
+  CXCursor init = last_expr_child(d);
+  if (is_pointer_type(t)) {
+    bind_ptr(c, d, clang_Cursor_isNull(init) ? ptr_none(c) : eval_ptr(c, init));
+  } else if (is_integer_type(t)) {
+    bind_int(c, d, clang_Cursor_isNull(init) ? lin_opaque(c, 0) : eval_int(c, init));
+  } else if (!clang_Cursor_isNull(init)) {
+    visit_expr(c, init);
+  }
+}
+
+static void visit_for(kctx *c, CXCursor s) {
+  kids ch = children(s);
+  if (ch.n == 0) return;
+  int saved = c->n_env;
+  CXCursor body = ch.v[ch.n - 1];
+  CXCursor init = clang_getNullCursor(), cond = clang_getNullCursor(), inc = clang_getNullCursor();
+  /* libclang omits empty for-clauses: tell them apart by shape. */
+  for (int i = 0; i < ch.n - 1; i++) {
+    CXCursor x = strip(ch.v[i]);
+    enum CXCursorKind k = clang_getCursorKind(x);
+    int is_cmp = 0;
+    if (k == CXCursor_BinaryOperator) {
+      enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(x);
+      is_cmp = (op >= CXBinaryOperator_LT && op <= CXBinaryOperator_NE) ||
+               op == CXBinaryOperator_LAnd || op == CXBinaryOperator_LOr;
+    }
+    if (is_cmp && clang_Cursor_isNull(cond)) cond = ch.v[i];
+    else if (clang_Cursor_isNull(cond) && clang_Cursor_isNull(init)) init = ch.v[i];
+    else inc = ch.v[i];
+  }
+  if (!clang_Cursor_isNull(init)) visit_stmt(c, init);
+  /* The loop variable: bounded by the condition when its start is >= 0
+   * and it only grows (++, += of a non-negative amount). */
+  CXCursor lv = clang_getNullCursor();
+  int grows = 0;
+  if (!clang_Cursor_isNull(inc)) {
+    CXCursor x = strip(inc);
+    enum CXCursorKind k = clang_getCursorKind(x);
+    kids ich = children(x);
+    if (k == CXCursor_UnaryOperator && ich.n == 1) {
+      enum CXUnaryOperatorKind op = clang_getCursorUnaryOperatorKind(x);
+      lv = local_decl(ich.v[0]);
+      grows = op == CXUnaryOperator_PostInc || op == CXUnaryOperator_PreInc;
+    } else if (k == CXCursor_CompoundAssignOperator && ich.n == 2 &&
+               clang_getCursorBinaryOperatorKind(x) == CXBinaryOperator_AddAssign) {
+      lv = local_decl(ich.v[0]);
+      lin step = eval_int(c, ich.v[1]);
+      grows = lin_nonneg(c, step);
+    }
+  }
+  binding *lb = clang_Cursor_isNull(lv) ? NULL : lookup(c, lv);
+  int start_nonneg = lb && lb->kind == BIND_INT && lin_nonneg(c, lb->val);
+  havoc_assigned(c, body, clang_getNullCursor());
+  if (!clang_Cursor_isNull(lv)) {
+    /* the body must not assign the loop variable itself */
+    assigned as;
+    as.n = 0;
+    as.overflow = 0;
+    clang_visitChildren(body, assigned_visitor, &as);
+    for (int i = 0; i < as.n; i++)
+      if (clang_equalCursors(as.v[i], lv)) grows = 0;
+    bind_int(c, lv, lin_opaque(c, grows && start_nonneg));
+  }
+  if (!clang_Cursor_isNull(cond)) {
+    visit_expr(c, cond);
+    apply_guard(c, cond, 0);
+  }
+  visit_stmt(c, body);
+  if (!clang_Cursor_isNull(inc)) visit_expr(c, inc);
+  c->n_env = saved;
+  /* After the loop, what it assigned is unknown. */
+  havoc_assigned(c, s, clang_getNullCursor());
+}
+
+static void visit_stmt(kctx *c, CXCursor s) {
+  if (clang_Cursor_isNull(s)) return;
+  enum CXCursorKind k = clang_getCursorKind(s);
+  if (is_expr_kind(k)) {
+    visit_expr(c, s);
+    return;
+  }
+  switch (k) {
+  case CXCursor_CompoundStmt:
+    visit_compound(c, s);
+    return;
+  case CXCursor_DeclStmt: {
+    struct collect_list col = {NULL, 0, 0};
+    clang_visitChildren(s, collect_visitor, &col);
+    for (int i = 0; i < col.n; i++) visit_decl(c, col.v[i]);
+    free(col.v);
+    return;
+  }
+  case CXCursor_IfStmt: {
+    kids ch = children(s);
+    int ci = -1;
+    for (int i = 0; i < ch.n; i++)
+      if (is_expr_kind(clang_getCursorKind(ch.v[i]))) {
+        ci = i;
+        break;
+      }
+    if (ci < 0) {
+      for (int i = 0; i < ch.n; i++) visit_stmt(c, ch.v[i]);
+      return;
+    }
+    for (int i = 0; i < ci; i++) visit_stmt(c, ch.v[i]); /* init / condition variable */
+    visit_expr(c, ch.v[ci]);
+    int saved = c->n_env;
+    if (ci + 1 < ch.n) {
+      apply_guard(c, ch.v[ci], 0);
+      visit_stmt(c, ch.v[ci + 1]);
+      c->n_env = saved;
+    }
+    if (ci + 2 < ch.n) {
+      apply_guard(c, ch.v[ci], 1);
+      visit_stmt(c, ch.v[ci + 2]);
+      c->n_env = saved;
+    }
+    havoc_assigned(c, s, clang_getNullCursor());
+    return;
+  }
+  case CXCursor_ForStmt:
+    visit_for(c, s);
+    return;
+  case CXCursor_WhileStmt:
+  case CXCursor_DoStmt: {
+    int saved = c->n_env;
+    havoc_assigned(c, s, clang_getNullCursor());
+    kids ch = children(s);
+    for (int i = 0; i < ch.n; i++) visit_stmt(c, ch.v[i]);
+    c->n_env = saved;
+    havoc_assigned(c, s, clang_getNullCursor());
+    return;
+  }
+  default: {
+    struct collect_list col = {NULL, 0, 0};
+    clang_visitChildren(s, collect_visitor, &col);
+    for (int i = 0; i < col.n; i++) visit_stmt(c, col.v[i]);
+    free(col.v);
+    return;
+  }
+  }
+}
+
+/* ---- kernels --------------------------------------------------------------------------------- */
+
+static enum CXChildVisitResult attr_visitor(CXCursor cur, CXCursor parent, CXClientData d) {
+  unsigned *bits = d;
+  if (clang_getCursorKind(cur) == CXCursor_CUDAGlobalAttr) *bits |= 1;
+  return CXChildVisit_Continue;
+}
+
+static int is_global(CXCursor f) {
+  unsigned bits = 0;
+  clang_visitChildren(f, attr_visitor, &bits);
+  return bits & 1;
+}
+
+static char *elem_type_name(CXType t) {
+  CXType p = clang_getPointeeType(t);
+  p = clang_getUnqualifiedType(p);
+  return string_and_dispose(clang_getTypeSpelling(p));
+}
+
+static int analyze_kernel(pass_tu *t, CXCursor f, kernel_info *ki) {
+  memset(ki, 0, sizeof *ki);
+  ki->name = string_and_dispose(clang_getCursorSpelling(f));
+  ki->usr = string_and_dispose(clang_getCursorUSR(f));
+  CXFile file;
+  unsigned line;
+  clang_getSpellingLocation(clang_getCursorLocation(f), &file, &line, NULL, NULL);
+  ki->file = file ? string_and_dispose(clang_getFileName(file)) : strdup("");
+  ki->line = line;
+  ki->has_body = clang_isCursorDefinition(f);
+  int np = clang_Cursor_getNumArguments(f);
+  if (np < 0) np = 0;
+  ki->n_params = np;
+  ki->params = calloc((size_t)(np ? np : 1), sizeof *ki->params);
+  int *eb = calloc((size_t)(np ? np : 1), sizeof *eb);
+  kctx c;
+  memset(&c, 0, sizeof c);
+  c.t = t;
+  c.a = t->arena;
+  c.n_params = np;
+  c.ps = calloc((size_t)(np ? np : 1), sizeof *c.ps);
+  c.param_elem_bytes = eb;
+  if (!ki->name || !ki->usr || !ki->file || !ki->params || !eb || !c.ps) {
+    free(eb);
+    free(c.ps);
+    return -1;
+  }
+  for (int i = 0; i < np; i++) {
+    CXCursor p = clang_Cursor_getArgument(f, (unsigned)i);
+    CXType pt = clang_getCursorType(p);
+    kernel_param *kp = &ki->params[i];
+    kp->name = string_and_dispose(clang_getCursorSpelling(p));
+    kp->is_pointer = is_pointer_type(pt);
+    if (kp->is_pointer) {
+      kp->elem_type = elem_type_name(pt);
+      kp->elem_bytes = eb[i] = pointee_bytes(pt);
+      if (kp->elem_type && strstr(kp->elem_type, "curandState")) c.flags |= KERNEL_RNG;
+      ptrval pv;
+      pv.param = i;
+      pv.off = lin_const(&c, sym_const(c.a, 0));
+      pv.elem_bytes = eb[i];
+      bind_ptr(&c, p, pv);
+    } else {
+      /* Scalars are names in the extents; Note [extents] assumes them >= 0. */
+      bind_int(&c, p, is_integer_type(pt) ? lin_const(&c, sym_var(c.a, kp->name ? kp->name : "?"))
+                                          : lin_opaque(&c, 0));
+    }
+  }
+  if (ki->has_body) {
+    kids ch = children(f);
+    for (int i = 0; i < ch.n; i++)
+      if (clang_getCursorKind(ch.v[i]) == CXCursor_CompoundStmt) visit_stmt(&c, ch.v[i]);
+  }
+  for (int i = 0; i < np; i++) {
+    kernel_param *kp = &ki->params[i];
+    if (!kp->is_pointer) {
+      kp->mode = ACCESS_NONE;
+      kp->extent = NULL;
+      continue;
+    }
+    kp->mode = (access_mode)(c.ps[i].mode & 3u);
+    if (!ki->has_body) {
+      kp->mode = ACCESS_READWRITE;
+      kp->extent = sym_unknown(c.a);
+      kp->why = strdup("kernel has no body in this file");
+    } else if (kp->mode == ACCESS_NONE) {
+      kp->extent = sym_const(c.a, 0);
+    } else {
+      kp->extent = c.ps[i].extent ? c.ps[i].extent : sym_unknown(c.a);
+      if (sym_is_unknown(kp->extent))
+        kp->why = c.ps[i].why ? c.ps[i].why : strdup("unknown");
+      else
+        free(c.ps[i].why);
+      c.ps[i].why = NULL;
+    }
+    free(c.ps[i].why);
+    if (kp->mode == ACCESS_READWRITE) c.flags |= KERNEL_INPLACE;
+  }
+  ki->flags = c.flags;
+  free(c.ps);
+  free(c.vars);
+  free(c.env);
+  free(eb);
+  return 0;
+}
+
+typedef struct kcollect {
+  pass_tu *t;
+  kernel_table *kt;
+  int err;
+} kcollect;
+
+static enum CXChildVisitResult kernel_visitor(CXCursor cur, CXCursor parent, CXClientData d) {
+  kcollect *kc = d;
+  enum CXCursorKind k = clang_getCursorKind(cur);
+  if (clang_Location_isInSystemHeader(clang_getCursorLocation(cur))) return CXChildVisit_Continue;
+  if (k == CXCursor_Namespace || k == CXCursor_LinkageSpec || k == CXCursor_UnexposedDecl)
+    return CXChildVisit_Recurse;
+  if ((k != CXCursor_FunctionDecl && k != CXCursor_FunctionTemplate) || !is_global(cur))
+    return CXChildVisit_Continue;
+  /* One entry per kernel: the definition if there is one, else the first declaration. */
+  char *usr = string_and_dispose(clang_getCursorUSR(cur));
+  int def = clang_isCursorDefinition(cur);
+  for (int i = 0; i < kc->kt->n; i++)
+    if (!strcmp(kc->kt->items[i].usr, usr)) {
+      if (def && !kc->kt->items[i].has_body) {
+        kernel_table one = {&kc->kt->items[i], 1};
+        kernel_info fresh;
+        if (analyze_kernel(kc->t, cur, &fresh) == 0) {
+          kernels_free(&one);
+          kc->kt->items[i] = fresh;
+        }
+      }
+      free(usr);
+      return CXChildVisit_Continue;
+    }
+  free(usr);
+  kernel_info *ni = realloc(kc->kt->items, sizeof *ni * (size_t)(kc->kt->n + 1));
+  if (!ni) {
+    kc->err = 1;
+    return CXChildVisit_Break;
+  }
+  kc->kt->items = ni;
+  if (analyze_kernel(kc->t, cur, &kc->kt->items[kc->kt->n]) != 0) {
+    kc->err = 1;
+    return CXChildVisit_Break;
+  }
+  kc->kt->n++;
+  return CXChildVisit_Continue;
+}
+
+int kernels_analyze(pass_tu *t, kernel_table *out) {
+  out->items = NULL;
+  out->n = 0;
+  kcollect kc = {t, out, 0};
+  clang_visitChildren(clang_getTranslationUnitCursor(t->tu), kernel_visitor, &kc);
+  if (kc.err) {
+    diag_error(t->main_path, 0, 0, "out of memory analysing kernels");
+    return TIDAL_EXIT_INTERNAL;
+  }
+  return TIDAL_EXIT_OK;
+}
+
+const kernel_info *kernels_find(const kernel_table *kt, CXCursor callee) {
+  CXCursor ref = clang_getCursorReferenced(callee);
+  if (clang_Cursor_isNull(ref)) ref = callee;
+  /* A template specialisation's USR differs from the template's. */
+  CXCursor tmpl = clang_getSpecializedCursorTemplate(ref);
+  char *usr = string_and_dispose(clang_getCursorUSR(ref));
+  char *tusr = clang_Cursor_isNull(tmpl) ? NULL : string_and_dispose(clang_getCursorUSR(tmpl));
+  const kernel_info *r = NULL;
+  for (int i = 0; i < kt->n && !r; i++)
+    if (!strcmp(kt->items[i].usr, usr) || (tusr && !strcmp(kt->items[i].usr, tusr)))
+      r = &kt->items[i];
+  free(usr);
+  free(tusr);
+  return r;
+}
+
+const kernel_info *kernels_find_name(const kernel_table *kt, const char *name) {
+  for (int i = 0; i < kt->n; i++)
+    if (!strcmp(kt->items[i].name, name)) return &kt->items[i];
+  return NULL;
+}
+
+void kernels_free(kernel_table *kt) {
+  if (!kt) return;
+  for (int i = 0; i < kt->n; i++) {
+    kernel_info *k = &kt->items[i];
+    for (int j = 0; j < k->n_params; j++) {
+      free(k->params[j].name);
+      free(k->params[j].elem_type);
+      free(k->params[j].why);
+    }
+    free(k->params);
+    free(k->name);
+    free(k->usr);
+    free(k->file);
+  }
+  free(kt->items);
+  kt->items = NULL;
+  kt->n = 0;
+}
