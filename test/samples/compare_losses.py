@@ -11,12 +11,17 @@ by SAMPLE_LOSS_FILE and print a "config: ..." line with their sizes.
       PROG and REF (the CPU reference) print the same config and their
       losses agree: step 0 (before any update) within --rtol0, later steps
       within --rtol (updates amplify float round-off differences).
+  compare_losses.py --run REF --source train.cu --steps 1
+      every NAME=VALUE of REF's config line is the value of train.cu's
+      compile-time constant NAME (`static const int NAME = V;` or
+      `#define NAME V`): the reference runs at the CUDA program's size.
 
 Exit 77 (a ctest skip) when PROG exits 77, i.e. there is no CUDA device.
 """
 import argparse
 import math
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -50,11 +55,27 @@ def run(prog, steps, tmpdir, tag):
     return (config[0] if config else None), losses
 
 
+def check_source(config, source):
+    if config is None:
+        sys.exit("error: the program printed no config line")
+    with open(source) as f:
+        text = f.read()
+    for name, value in re.findall(r"(\w+)=(\d+)", config):
+        m = re.search(r"(?:static\s+const\s+int\s+%s\s*=|#define\s+%s\s)\s*(\d+)" % (name, name),
+                      text)
+        if m is None:
+            sys.exit(f"error: {source} defines no constant {name}")
+        if int(m.group(1)) != int(value):
+            sys.exit(f"error: {source} has {name}={m.group(1)}, the reference {name}={value}")
+    print(f"{config} matches {source}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--run", required=True, help="the program to run")
     ap.add_argument("--against", help="the reference to compare with")
+    ap.add_argument("--source", help="train.cu whose constants the config must match")
     ap.add_argument("--steps", type=int, default=10)
     ap.add_argument("--falling", action="store_true")
     ap.add_argument("--min-drop", type=float, default=0.05)
@@ -66,6 +87,8 @@ def main():
 
     with tempfile.TemporaryDirectory() as tmpdir:
         config, losses = run(args.run, args.steps, tmpdir, "run")
+        if args.source:
+            check_source(config, args.source)
         if args.falling:
             first = sum(losses[:3]) / 3
             last = sum(losses[-3:]) / 3
