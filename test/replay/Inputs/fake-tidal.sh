@@ -1,0 +1,11 @@
+#!/bin/sh
+# A stand-in for `tidal rewrite` in tidal-nvcc tests: logs its arguments to
+# $FAKE_TIDAL_LOG and copies the input to the -o output unchanged.
+echo "fake-tidal $*" >> "$FAKE_TIDAL_LOG"
+[ "$1" = rewrite ] || exit 2
+in="$2"; out=""
+shift 2
+while [ $# -gt 0 ]; do
+  case "$1" in -o) out="$2"; shift 2 ;; *) shift ;; esac
+done
+cp "$in" "$out"
