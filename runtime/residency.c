@@ -180,6 +180,20 @@ static int64_t host_slot_get(const rt_chunk *except) {
       c->state = RT_DIRTY;
       return slot;
     }
+  /* Pinned clean chunks can give up their copies too; a full scan, but only
+   * when the store is exhausted. */
+  for (size_t i = 0; i < rt_g.nallocs; i++) {
+    rt_alloc *a = rt_g.allocs[i];
+    for (uint32_t k = 0; k < a->nchunks; k++) {
+      rt_chunk *c = &a->chunks[k];
+      if (c->state == RT_RESIDENT && c != except && c->host_slot >= 0) {
+        slot = c->host_slot;
+        c->host_slot = -1;
+        c->state = RT_DIRTY;
+        return slot;
+      }
+    }
+  }
   return -1;
 }
 
@@ -279,6 +293,11 @@ tidal_status rt_phys_acquire(uint32_t *phys, const char *why) {
         if (st != TIDAL_OK)
           return st;
       }
+    if (!victim && rt_g.in.n) { /* prefetched chunks become evictable once landed */
+      if ((st = rt_chunk_settle(rt_g.in.head)) != TIDAL_OK)
+        return st;
+      continue;
+    }
     if (!victim) {
       int all_pinned = rt_g.lru.n == 0;
       return rt_error(TIDAL_ERR_BUDGET,
