@@ -24,7 +24,7 @@ struct gpt_ref {
   gpt_real *grads;
   gpt_real *m; /* AdamW moments */
   gpt_real *v;
-  gpt_real *tensors[GPT_REF_NUM_TENSORS]; /* into params */
+  gpt_real *tensors[GPT_REF_NUM_TENSORS];  /* into params */
   gpt_real *dtensors[GPT_REF_NUM_TENSORS]; /* into grads */
   /* activations, all layers */
   gpt_real *encoded, *ln1, *ln1_mean, *ln1_rstd, *qkv, *preatt, *att, *atty, *attproj, *residual2,
@@ -38,13 +38,27 @@ struct gpt_ref {
 };
 
 enum {
-  WTE, WPE, LN1W, LN1B, QKVW, QKVB, ATTPROJW, ATTPROJB,
-  LN2W, LN2B, FCW, FCB, FCPROJW, FCPROJB, LNFW, LNFB
+  WTE,
+  WPE,
+  LN1W,
+  LN1B,
+  QKVW,
+  QKVB,
+  ATTPROJW,
+  ATTPROJB,
+  LN2W,
+  LN2B,
+  FCW,
+  FCB,
+  FCPROJW,
+  FCPROJB,
+  LNFW,
+  LNFB
 };
 
 static const char *const tensor_names[GPT_REF_NUM_TENSORS] = {
-    "wte", "wpe", "ln1w", "ln1b", "qkvw", "qkvb", "attprojw", "attprojb",
-    "ln2w", "ln2b", "fcw", "fcb", "fcprojw", "fcprojb", "lnfw", "lnfb"};
+    "wte",  "wpe",  "ln1w", "ln1b", "qkvw",    "qkvb",    "attprojw", "attprojb",
+    "ln2w", "ln2b", "fcw",  "fcb",  "fcprojw", "fcprojb", "lnfw",     "lnfb"};
 
 void gpt_ref_default_config(gpt_ref_config *cfg) {
   /* train.cu's compile-time constants */
@@ -95,8 +109,8 @@ gpt_ref *gpt_ref_create(const gpt_ref_config *cfg, uint64_t seed) {
   const size_t B = (size_t)cfg->B, T = (size_t)cfg->T, C = (size_t)cfg->C, L = (size_t)cfg->L,
                NH = (size_t)cfg->NH, V = (size_t)cfg->V;
   const size_t sizes[GPT_REF_NUM_TENSORS] = {
-      V * C, T * C, L * C, L * C, L * 3 * C * C, L * 3 * C, L * C * C, L * C,
-      L * C, L * C, L * 4 * C * C, L * 4 * C, L * C * 4 * C, L * C, C, C};
+      V * C, T * C, L * C,         L * C,     L * 3 * C * C, L * 3 * C, L * C * C, L * C,
+      L * C, L * C, L * 4 * C * C, L * 4 * C, L * C * 4 * C, L * C,     C,         C};
   int failed = 0;
   m->num_params = 0;
   for (int i = 0; i < GPT_REF_NUM_TENSORS; i++) {
@@ -164,9 +178,12 @@ gpt_ref *gpt_ref_create(const gpt_ref_config *cfg, uint64_t seed) {
     m->dtensors[i] = m->grads + off;
     for (size_t j = 0; j < sizes[i]; j++) {
       float w;
-      if (is_ln_weight) w = 1.0f;
-      else if (is_bias) w = 0.0f;
-      else w = (2.0f * lcg_uniform(&rng) - 1.0f) * range;
+      if (is_ln_weight)
+        w = 1.0f;
+      else if (is_bias)
+        w = 0.0f;
+      else
+        w = (2.0f * lcg_uniform(&rng) - 1.0f) * range;
       m->params[off + j] = (gpt_real)w;
     }
     off += sizes[i];
@@ -176,14 +193,16 @@ gpt_ref *gpt_ref_create(const gpt_ref_config *cfg, uint64_t seed) {
 
 void gpt_ref_destroy(gpt_ref *m) {
   if (m == NULL) return;
-  gpt_real *bufs[] = {m->params, m->grads, m->m, m->v, m->encoded, m->ln1, m->ln1_mean,
-                      m->ln1_rstd, m->qkv, m->preatt, m->att, m->atty, m->attproj, m->residual2,
-                      m->ln2, m->ln2_mean, m->ln2_rstd, m->fch, m->fch_gelu, m->fcproj,
-                      m->residual3, m->lnf, m->lnf_mean, m->lnf_rstd, m->logits, m->probs,
-                      m->dencoded, m->dln1, m->dqkv, m->dpreatt, m->datt, m->datty, m->dattproj,
-                      m->dresidual2, m->dln2, m->dfch, m->dfch_gelu, m->dfcproj, m->dresidual3,
-                      m->dlnf, m->dlogits};
-  for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++) free(bufs[i]);
+  gpt_real *bufs[] = {
+      m->params,    m->grads,     m->m,          m->v,          m->encoded,  m->ln1,
+      m->ln1_mean,  m->ln1_rstd,  m->qkv,        m->preatt,     m->att,      m->atty,
+      m->attproj,   m->residual2, m->ln2,        m->ln2_mean,   m->ln2_rstd, m->fch,
+      m->fch_gelu,  m->fcproj,    m->residual3,  m->lnf,        m->lnf_mean, m->lnf_rstd,
+      m->logits,    m->probs,     m->dencoded,   m->dln1,       m->dqkv,     m->dpreatt,
+      m->datt,      m->datty,     m->dattproj,   m->dresidual2, m->dln2,     m->dfch,
+      m->dfch_gelu, m->dfcproj,   m->dresidual3, m->dlnf,       m->dlogits};
+  for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
+    free(bufs[i]);
   free(m->inputs);
   free(m->targets);
   free(m);
@@ -209,13 +228,16 @@ static void layernorm_forward(gpt_real *out, gpt_real *mean, gpt_real *rstd, con
   for (int i = 0; i < N; i++) {
     const gpt_real *x = inp + (size_t)i * C;
     gpt_real mu = 0;
-    for (int c = 0; c < C; c++) mu += x[c];
+    for (int c = 0; c < C; c++)
+      mu += x[c];
     mu /= C;
     gpt_real var = 0;
-    for (int c = 0; c < C; c++) var += (x[c] - mu) * (x[c] - mu);
+    for (int c = 0; c < C; c++)
+      var += (x[c] - mu) * (x[c] - mu);
     var /= C;
     gpt_real s = (gpt_real)(1.0 / sqrt((double)var + 1e-5));
-    for (int c = 0; c < C; c++) out[(size_t)i * C + c] = s * (x[c] - mu) * w[c] + b[c];
+    for (int c = 0; c < C; c++)
+      out[(size_t)i * C + c] = s * (x[c] - mu) * w[c] + b[c];
     mean[i] = mu;
     rstd[i] = s;
   }
@@ -247,12 +269,13 @@ static void layernorm_backward(gpt_real *dinp, gpt_real *dw, gpt_real *db, const
 }
 
 /* out (N, OC) = inp (N, C) . w^T + b */
-static void matmul_forward(gpt_real *out, const gpt_real *inp, const gpt_real *w,
-                           const gpt_real *b, int N, int C, int OC) {
+static void matmul_forward(gpt_real *out, const gpt_real *inp, const gpt_real *w, const gpt_real *b,
+                           int N, int C, int OC) {
   for (int i = 0; i < N; i++) {
     for (int o = 0; o < OC; o++) {
       gpt_real sum = b ? b[o] : 0;
-      for (int c = 0; c < C; c++) sum += inp[(size_t)i * C + c] * w[(size_t)o * C + c];
+      for (int c = 0; c < C; c++)
+        sum += inp[(size_t)i * C + c] * w[(size_t)o * C + c];
       out[(size_t)i * OC + o] = sum;
     }
   }
@@ -288,7 +311,8 @@ static void attention_forward(gpt_real *out, gpt_real *preatt, gpt_real *att, co
         for (int t2 = 0; t2 <= t; t2++) {
           const gpt_real *k = qkv + ((size_t)b * T + t2) * 3 * C + C + h * HS;
           gpt_real dot = 0;
-          for (int d = 0; d < HS; d++) dot += q[d] * k[d];
+          for (int d = 0; d < HS; d++)
+            dot += q[d] * k[d];
           pre[t2] = dot * scale;
           if (pre[t2] > maxval) maxval = pre[t2];
         }
@@ -297,12 +321,15 @@ static void attention_forward(gpt_real *out, gpt_real *preatt, gpt_real *att, co
           a[t2] = (gpt_real)exp((double)(pre[t2] - maxval));
           sum += a[t2];
         }
-        for (int t2 = 0; t2 < T; t2++) a[t2] = t2 <= t ? a[t2] / sum : 0;
+        for (int t2 = 0; t2 < T; t2++)
+          a[t2] = t2 <= t ? a[t2] / sum : 0;
         gpt_real *y = out + ((size_t)b * T + t) * C + h * HS;
-        for (int d = 0; d < HS; d++) y[d] = 0;
+        for (int d = 0; d < HS; d++)
+          y[d] = 0;
         for (int t2 = 0; t2 <= t; t2++) {
           const gpt_real *v = qkv + ((size_t)b * T + t2) * 3 * C + 2 * C + h * HS;
-          for (int d = 0; d < HS; d++) y[d] += a[t2] * v[d];
+          for (int d = 0; d < HS; d++)
+            y[d] += a[t2] * v[d];
         }
       }
 }
@@ -333,8 +360,10 @@ static void attention_backward(gpt_real *dqkv, gpt_real *dpreatt, gpt_real *datt
         }
         /* att = softmax(preatt) over t2 <= t */
         gpt_real dot = 0;
-        for (int t2 = 0; t2 <= t; t2++) dot += a[t2] * da[t2];
-        for (int t2 = 0; t2 <= t; t2++) dp[t2] = a[t2] * (da[t2] - dot);
+        for (int t2 = 0; t2 <= t; t2++)
+          dot += a[t2] * da[t2];
+        for (int t2 = 0; t2 <= t; t2++)
+          dp[t2] = a[t2] * (da[t2] - dot);
         /* preatt = scale * q . k */
         for (int t2 = 0; t2 <= t; t2++) {
           const gpt_real *k = qkv + ((size_t)b * T + t2) * 3 * C + C + h * HS;
@@ -362,8 +391,8 @@ static void gelu_backward(gpt_real *dinp, const gpt_real *inp, const gpt_real *d
     double arg = GELU_SCALING_FACTOR * (x + 0.044715 * x * x * x);
     double th = tanh(arg);
     double sech2 = 1.0 / (cosh(arg) * cosh(arg));
-    double local = 0.5 * (1.0 + th) +
-                   x * 0.5 * sech2 * GELU_SCALING_FACTOR * (1.0 + 3.0 * 0.044715 * x * x);
+    double local =
+        0.5 * (1.0 + th) + x * 0.5 * sech2 * GELU_SCALING_FACTOR * (1.0 + 3.0 * 0.044715 * x * x);
     dinp[i] += (gpt_real)local * dout[i];
   }
 }
@@ -389,22 +418,23 @@ double gpt_ref_forward(gpt_ref *m, const int *inputs, const int *targets) {
     gpt_real *ln2 = m->ln2 + l * BTC, *fch = m->fch + l * 4 * BTC;
     gpt_real *fch_gelu = m->fch_gelu + l * 4 * BTC, *fcproj = m->fcproj + l * BTC;
     gpt_real *res3 = m->residual3 + l * BTC;
-    layernorm_forward(ln1, m->ln1_mean + l * BT, m->ln1_rstd + l * BT, residual,
-                      p[LN1W] + l * C, p[LN1B] + l * C, (int)BT, C);
+    layernorm_forward(ln1, m->ln1_mean + l * BT, m->ln1_rstd + l * BT, residual, p[LN1W] + l * C,
+                      p[LN1B] + l * C, (int)BT, C);
     matmul_forward(qkv, ln1, p[QKVW] + (size_t)l * 3 * C * C, p[QKVB] + l * 3 * C, (int)BT, C,
                    3 * C);
     attention_forward(atty, m->preatt + l * ATT, m->att + l * ATT, qkv, B, T, C, NH);
-    matmul_forward(attproj, atty, p[ATTPROJW] + (size_t)l * C * C, p[ATTPROJB] + l * C, (int)BT,
-                   C, C);
-    for (size_t i = 0; i < BTC; i++) res2[i] = residual[i] + attproj[i];
+    matmul_forward(attproj, atty, p[ATTPROJW] + (size_t)l * C * C, p[ATTPROJB] + l * C, (int)BT, C,
+                   C);
+    for (size_t i = 0; i < BTC; i++)
+      res2[i] = residual[i] + attproj[i];
     layernorm_forward(ln2, m->ln2_mean + l * BT, m->ln2_rstd + l * BT, res2, p[LN2W] + l * C,
                       p[LN2B] + l * C, (int)BT, C);
-    matmul_forward(fch, ln2, p[FCW] + (size_t)l * 4 * C * C, p[FCB] + l * 4 * C, (int)BT, C,
-                   4 * C);
+    matmul_forward(fch, ln2, p[FCW] + (size_t)l * 4 * C * C, p[FCB] + l * 4 * C, (int)BT, C, 4 * C);
     gelu_forward(fch_gelu, fch, 4 * BTC);
     matmul_forward(fcproj, fch_gelu, p[FCPROJW] + (size_t)l * C * 4 * C, p[FCPROJB] + l * C,
                    (int)BT, 4 * C, C);
-    for (size_t i = 0; i < BTC; i++) res3[i] = res2[i] + fcproj[i];
+    for (size_t i = 0; i < BTC; i++)
+      res3[i] = res2[i] + fcproj[i];
     residual = res3;
   }
   layernorm_forward(m->lnf, m->lnf_mean, m->lnf_rstd, residual, p[LNFW], p[LNFB], (int)BT, C);
@@ -422,7 +452,8 @@ double gpt_ref_forward(gpt_ref *m, const int *inputs, const int *targets) {
       pr[v] = (gpt_real)exp((double)(x[v] - maxval));
       sum += pr[v];
     }
-    for (int v = 0; v < V; v++) pr[v] /= sum;
+    for (int v = 0; v < V; v++)
+      pr[v] /= sum;
     loss += log((double)sum) - (double)(x[targets[i]] - maxval);
   }
   return loss / (double)BT;
@@ -435,10 +466,10 @@ void gpt_ref_backward(gpt_ref *m) {
   gpt_real **g = m->dtensors;
 
   memset(m->grads, 0, m->num_params * sizeof(gpt_real));
-  gpt_real *zero[] = {m->dencoded, m->dln1, m->dqkv, m->dpreatt, m->datt, m->datty, m->dattproj,
-                      m->dresidual2, m->dln2, m->dfch, m->dfch_gelu, m->dfcproj, m->dresidual3,
-                      m->dlnf};
-  size_t zero_n[] = {BTC, L * BTC, L * 3 * BTC, L * ATT, L * ATT, L * BTC, L * BTC,
+  gpt_real *zero[] = {m->dencoded,  m->dln1,     m->dqkv,       m->dpreatt, m->datt,
+                      m->datty,     m->dattproj, m->dresidual2, m->dln2,    m->dfch,
+                      m->dfch_gelu, m->dfcproj,  m->dresidual3, m->dlnf};
+  size_t zero_n[] = {BTC,     L * BTC, L * 3 * BTC, L * ATT,     L * ATT, L * BTC, L * BTC,
                      L * BTC, L * BTC, L * 4 * BTC, L * 4 * BTC, L * BTC, L * BTC, BTC};
   for (size_t i = 0; i < sizeof(zero) / sizeof(zero[0]); i++)
     memset(zero[i], 0, zero_n[i] * sizeof(gpt_real));
@@ -446,8 +477,7 @@ void gpt_ref_backward(gpt_ref *m) {
   /* mean loss over BT rows: dlogits = (probs - onehot) / BT */
   for (size_t i = 0; i < BT; i++)
     for (int v = 0; v < V; v++)
-      m->dlogits[i * V + v] =
-          (m->probs[i * V + v] - (v == m->targets[i] ? 1 : 0)) / (gpt_real)BT;
+      m->dlogits[i * V + v] = (m->probs[i * V + v] - (v == m->targets[i] ? 1 : 0)) / (gpt_real)BT;
 
   matmul_backward(m->dlnf, g[WTE], NULL, m->dlogits, m->lnf, p[WTE], (int)BT, C, V);
   const gpt_real *last = m->residual3 + (L - 1) * BTC;
@@ -467,8 +497,7 @@ void gpt_ref_backward(gpt_ref *m) {
     matmul_backward(m->dfch_gelu + l * 4 * BTC, g[FCPROJW] + (size_t)l * C * 4 * C,
                     g[FCPROJB] + l * C, m->dfcproj + l * BTC, m->fch_gelu + l * 4 * BTC,
                     p[FCPROJW] + (size_t)l * C * 4 * C, (int)BT, 4 * C, C);
-    gelu_backward(m->dfch + l * 4 * BTC, m->fch + l * 4 * BTC, m->dfch_gelu + l * 4 * BTC,
-                  4 * BTC);
+    gelu_backward(m->dfch + l * 4 * BTC, m->fch + l * 4 * BTC, m->dfch_gelu + l * 4 * BTC, 4 * BTC);
     matmul_backward(m->dln2 + l * BTC, g[FCW] + (size_t)l * 4 * C * C, g[FCB] + l * 4 * C,
                     m->dfch + l * 4 * BTC, m->ln2 + l * BTC, p[FCW] + (size_t)l * 4 * C * C,
                     (int)BT, C, 4 * C);
@@ -513,7 +542,8 @@ void gpt_ref_update(gpt_ref *m, float lr, float beta1, float beta2, float eps, f
     m->v[i] = vi;
     gpt_real mhat = mi / beta1_correction;
     gpt_real vhat = vi / beta2_correction;
-    m->params[i] -= lr * (mhat / ((gpt_real)sqrt((double)vhat) + eps) + weight_decay * m->params[i]);
+    m->params[i] -=
+        lr * (mhat / ((gpt_real)sqrt((double)vhat) + eps) + weight_decay * m->params[i]);
   }
 }
 

@@ -34,12 +34,12 @@
 
 /* Model and batch sizes.  Keep in sync with gpt_ref_default_config() in
  * ref.c: the GPU loss comparison checks the printed config line. */
-static const int B = 4;    /* batch size */
-static const int T = 64;   /* sequence length (also the position table) */
-static const int C = 128;  /* channels */
-static const int L = 4;    /* layers */
-static const int NH = 4;   /* attention heads */
-static const int V = 512;  /* vocabulary */
+static const int B = 4;   /* batch size */
+static const int T = 64;  /* sequence length (also the position table) */
+static const int C = 128; /* channels */
+static const int L = 4;   /* layers */
+static const int NH = 4;  /* attention heads */
+static const int V = 512; /* vocabulary */
 static const int DEFAULT_STEPS = 10;
 
 /* AdamW hyperparameters. */
@@ -104,8 +104,8 @@ __global__ void encoder_forward_kernel(float *out, const int *inp, const float *
 /* Float atomics: tokens repeat within a batch, so several threads add into
  * the same dwte row.  Real trainers do this; the sum order (and so the last
  * bits) varies run to run, and a tool must not treat it as recomputable. */
-__global__ void encoder_backward_kernel(float *dwte, float *dwpe, const float *dout,
-                                        const int *inp, int B, int T, int C) {
+__global__ void encoder_backward_kernel(float *dwte, float *dwpe, const float *dout, const int *inp,
+                                        int B, int T, int C) {
   int idx = blockIdx.x * blockDim.x + threadIdx.x;
   if (idx < B * T * C) {
     int bt = idx / C;
@@ -122,7 +122,8 @@ __global__ void layernorm_forward_kernel(float *out, float *mean, float *rstd, c
   if (idx >= N) return;
   const float *x = inp + idx * C;
   float m = 0.0f;
-  for (int c = 0; c < C; c++) m += x[c];
+  for (int c = 0; c < C; c++)
+    m += x[c];
   m /= C;
   float var = 0.0f;
   for (int c = 0; c < C; c++) {
@@ -132,7 +133,8 @@ __global__ void layernorm_forward_kernel(float *out, float *mean, float *rstd, c
   var /= C;
   float s = 1.0f / sqrtf(var + 1e-5f);
   float *o = out + idx * C;
-  for (int c = 0; c < C; c++) o[c] = s * (x[c] - m) * weight[c] + bias[c];
+  for (int c = 0; c < C; c++)
+    o[c] = s * (x[c] - m) * weight[c] + bias[c];
   mean[idx] = m;
   rstd[idx] = s;
 }
@@ -192,13 +194,14 @@ __global__ void matmul_backward_bias_kernel(float *dbias, const float *dout, int
   int o = blockIdx.x * blockDim.x + threadIdx.x;
   if (o >= OC) return;
   float sum = 0.0f;
-  for (int i = 0; i < N; i++) sum += dout[i * OC + o];
+  for (int i = 0; i < N; i++)
+    sum += dout[i * OC + o];
   dbias[o] += sum;
 }
 
 /* (B, T, 3, NH, HS) -> q, k, v each (B, NH, T, HS). */
-__global__ void permute_kernel(float *q, float *k, float *v, const float *inp, int B, int T,
-                               int NH, int HS) {
+__global__ void permute_kernel(float *q, float *k, float *v, const float *inp, int B, int T, int NH,
+                               int HS) {
   int idx = blockIdx.x * blockDim.x + threadIdx.x;
   if (idx < B * NH * T * HS) {
     int b = idx / (NH * T * HS);
@@ -268,7 +271,8 @@ __global__ void softmax_forward_kernel(float *att, const float *preatt, int N, i
   const float *x = preatt + row * T;
   float *y = att + row * T;
   float maxval = -INFINITY;
-  for (int t2 = 0; t2 <= t; t2++) maxval = fmaxf(maxval, x[t2]);
+  for (int t2 = 0; t2 <= t; t2++)
+    maxval = fmaxf(maxval, x[t2]);
   float sum = 0.0f;
   for (int t2 = 0; t2 <= t; t2++) {
     float e = expf(x[t2] - maxval);
@@ -276,7 +280,8 @@ __global__ void softmax_forward_kernel(float *att, const float *preatt, int N, i
     sum += e;
   }
   float inv = 1.0f / sum;
-  for (int t2 = 0; t2 < T; t2++) y[t2] = t2 <= t ? y[t2] * inv : 0.0f;
+  for (int t2 = 0; t2 < T; t2++)
+    y[t2] = t2 <= t ? y[t2] * inv : 0.0f;
 }
 
 __global__ void softmax_backward_kernel(float *dpreatt, const float *datt, const float *att, int N,
@@ -288,8 +293,10 @@ __global__ void softmax_backward_kernel(float *dpreatt, const float *datt, const
   const float *da = datt + row * T;
   float *dp = dpreatt + row * T;
   float dot = 0.0f;
-  for (int t2 = 0; t2 <= t; t2++) dot += a[t2] * da[t2];
-  for (int t2 = 0; t2 < T; t2++) dp[t2] = t2 <= t ? a[t2] * (da[t2] - dot) : 0.0f;
+  for (int t2 = 0; t2 <= t; t2++)
+    dot += a[t2] * da[t2];
+  for (int t2 = 0; t2 < T; t2++)
+    dp[t2] = t2 <= t ? a[t2] * (da[t2] - dot) : 0.0f;
 }
 
 __global__ void residual_forward_kernel(float *out, const float *inp1, const float *inp2, int N) {
@@ -333,9 +340,11 @@ __global__ void fused_classifier_kernel(float *logits, float *losses, const int 
   float *x = logits + row * V;
   int target = targets[row];
   float maxval = -INFINITY;
-  for (int i = 0; i < V; i++) maxval = fmaxf(maxval, x[i]);
+  for (int i = 0; i < V; i++)
+    maxval = fmaxf(maxval, x[i]);
   float sum = 0.0f;
-  for (int i = 0; i < V; i++) sum += expf(x[i] - maxval);
+  for (int i = 0; i < V; i++)
+    sum += expf(x[i] - maxval);
   losses[row] = logf(sum) - (x[target] - maxval);
   for (int i = 0; i < V; i++) {
     float p = expf(x[i] - maxval) / sum;
@@ -343,8 +352,8 @@ __global__ void fused_classifier_kernel(float *logits, float *losses, const int 
   }
 }
 
-__global__ void adamw_kernel(float *params, const float *grads, float *m, float *v, int N,
-                             float lr, float beta1, float beta2, float beta1_correction,
+__global__ void adamw_kernel(float *params, const float *grads, float *m, float *v, int N, float lr,
+                             float beta1, float beta2, float beta1_correction,
                              float beta2_correction, float eps, float weight_decay) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= N) return;
@@ -371,8 +380,8 @@ static void encoder_forward(float *out, const int *inp, const float *wte, const 
 
 static void encoder_backward(float *dwte, float *dwpe, const float *dout, const int *inp, int B,
                              int T, int C) {
-  encoder_backward_kernel<<<ceil_div(B * T * C, BLOCK_SIZE), BLOCK_SIZE>>>(dwte, dwpe, dout, inp,
-                                                                           B, T, C);
+  encoder_backward_kernel<<<ceil_div(B * T * C, BLOCK_SIZE), BLOCK_SIZE>>>(dwte, dwpe, dout, inp, B,
+                                                                           T, C);
   cudaCheck(cudaGetLastError());
 }
 
@@ -433,14 +442,13 @@ static void matmul_backward(float *dinp, float *dweight, float *dbias, const flo
  * preatt = q.k^T / sqrt(HS); att = causal softmax(preatt); out (B, T, C).
  * Note [buffer reuse]: once permuted, inp is dead, so it holds the
  * attention output (B, NH, T, HS) before it is unpermuted into out. */
-static void attention_forward(float *out, float *qkvr, float *preatt, float *att, float *inp,
-                              int B, int T, int C, int NH) {
+static void attention_forward(float *out, float *qkvr, float *preatt, float *att, float *inp, int B,
+                              int T, int C, int NH) {
   int HS = C / NH;
   float *q = qkvr + 0 * B * T * C;
   float *k = qkvr + 1 * B * T * C;
   float *v = qkvr + 2 * B * T * C;
-  permute_kernel<<<ceil_div(B * NH * T * HS, BLOCK_SIZE), BLOCK_SIZE>>>(q, k, v, inp, B, T, NH,
-                                                                        HS);
+  permute_kernel<<<ceil_div(B * NH * T * HS, BLOCK_SIZE), BLOCK_SIZE>>>(q, k, v, inp, B, T, NH, HS);
   cudaCheck(cudaGetLastError());
 
   const float scale = 1.0f / sqrtf((float)HS);
@@ -697,9 +705,9 @@ typedef struct {
   GradActTensors grads_acts;
   float *grads_acts_memory;
   size_t num_grad_acts;
-  int *inputs;        /* (B, T) device */
-  int *targets;       /* (B, T) device */
-  float *cpu_losses;  /* (B, T) host copy of acts.losses */
+  int *inputs;       /* (B, T) device */
+  int *targets;      /* (B, T) device */
+  float *cpu_losses; /* (B, T) host copy of acts.losses */
   float mean_loss;
 } GPT;
 
@@ -707,7 +715,8 @@ static void gpt_build(GPT *model) {
   size_t sizes[NUM_PARAMETER_TENSORS];
   fill_in_parameter_sizes(sizes);
   size_t n = 0;
-  for (int i = 0; i < NUM_PARAMETER_TENSORS; i++) n += sizes[i];
+  for (int i = 0; i < NUM_PARAMETER_TENSORS; i++)
+    n += sizes[i];
   model->num_parameters = n;
 
   /* Deterministic init on the host, in tensor order: layernorm weights 1,
@@ -725,9 +734,12 @@ static void gpt_build(GPT *model) {
     int is_bias = i == 3 || i == 5 || i == 7 || i == 9 || i == 11 || i == 13 || i == 15;
     for (size_t j = 0; j < sizes[i]; j++) {
       float w;
-      if (is_ln_weight) w = 1.0f;
-      else if (is_bias) w = 0.0f;
-      else w = (2.0f * lcg_uniform(&rng) - 1.0f) * range;
+      if (is_ln_weight)
+        w = 1.0f;
+      else if (is_bias)
+        w = 0.0f;
+      else
+        w = (2.0f * lcg_uniform(&rng) - 1.0f) * range;
       host[off + j] = w;
     }
     off += sizes[i];
@@ -846,10 +858,11 @@ static void gpt_forward(GPT *model, const int *inputs, const int *targets) {
   matmul_forward(acts.logits, acts.lnf, params.wte, NULL, B, T, C, V);
   fused_classifier(acts.logits, acts.losses, model->targets, B, T, V);
 
-  cudaCheck(cudaMemcpy(model->cpu_losses, acts.losses, B * T * sizeof(float),
-                       cudaMemcpyDeviceToHost));
+  cudaCheck(
+      cudaMemcpy(model->cpu_losses, acts.losses, B * T * sizeof(float), cudaMemcpyDeviceToHost));
   float sum = 0.0f;
-  for (int i = 0; i < B * T; i++) sum += model->cpu_losses[i];
+  for (int i = 0; i < B * T; i++)
+    sum += model->cpu_losses[i];
   model->mean_loss = sum / (B * T);
 }
 
@@ -917,8 +930,8 @@ static void gpt_backward(GPT *model) {
     float *scratch = l_qkv;
 
     /* residual3 = residual2 + fcproj: both receive dresidual. */
-    matmul_backward(grads_acts.dfch_gelu, dl_fcprojw, dl_fcprojb, dresidual, l_fch_gelu,
-                    l_fcprojw, B, T, 4 * C, C);
+    matmul_backward(grads_acts.dfch_gelu, dl_fcprojw, dl_fcprojb, dresidual, l_fch_gelu, l_fcprojw,
+                    B, T, 4 * C, C);
     gelu_backward(grads_acts.dfch, l_fch, grads_acts.dfch_gelu, B * T * 4 * C);
     matmul_backward(grads_acts.dln, dl_fcw, dl_fcb, grads_acts.dfch, l_ln2, l_fcw, B, T, C, 4 * C);
     layernorm_backward(dresidual, dl_ln2w, dl_ln2b, grads_acts.dln, l_residual2, l_ln2w, l_ln2_mean,
@@ -941,10 +954,9 @@ static void gpt_update(GPT *model, float lr, float beta1, float beta2, float eps
   float beta1_correction = 1.0f - powf(beta1, (float)t);
   float beta2_correction = 1.0f - powf(beta2, (float)t);
   int n = (int)model->num_parameters;
-  adamw_kernel<<<ceil_div(n, BLOCK_SIZE), BLOCK_SIZE>>>(model->params_memory, model->grads_memory,
-                                                        model->m_memory, model->v_memory, n, lr,
-                                                        beta1, beta2, beta1_correction,
-                                                        beta2_correction, eps, weight_decay);
+  adamw_kernel<<<ceil_div(n, BLOCK_SIZE), BLOCK_SIZE>>>(
+      model->params_memory, model->grads_memory, model->m_memory, model->v_memory, n, lr, beta1,
+      beta2, beta1_correction, beta2_correction, eps, weight_decay);
   cudaCheck(cudaGetLastError());
 }
 

@@ -16,15 +16,14 @@
 struct mlp_ref {
   mlp_ref_config cfg;
   size_t sizes[MLP_REF_NUM_TENSORS];
-  mlp_real *p[MLP_REF_NUM_TENSORS];  /* parameters */
-  mlp_real *g[MLP_REF_NUM_TENSORS];  /* gradients */
+  mlp_real *p[MLP_REF_NUM_TENSORS];                 /* parameters */
+  mlp_real *g[MLP_REF_NUM_TENSORS];                 /* gradients */
   mlp_real *x, *h1, *a1, *h2, *a2, *logits, *probs; /* the last forward pass */
   mlp_real *dlogits, *da2, *dh2, *da1, *dh1;
   int *labels;
 };
 
-static const char *const tensor_names[MLP_REF_NUM_TENSORS] = {"w1", "b1", "w2",
-                                                              "b2", "w3", "b3"};
+static const char *const tensor_names[MLP_REF_NUM_TENSORS] = {"w1", "b1", "w2", "b2", "w3", "b3"};
 
 void mlp_ref_default_config(mlp_ref_config *cfg) {
   /* train.cu's #defines */
@@ -43,11 +42,12 @@ static float lcg_symmetric(uint64_t *state) {
 }
 
 void mlp_ref_make_centres(const mlp_ref_config *cfg, uint64_t *rng, float *centres) {
-  for (int i = 0; i < cfg->classes * cfg->in_dim; i++) centres[i] = lcg_symmetric(rng);
+  for (int i = 0; i < cfg->classes * cfg->in_dim; i++)
+    centres[i] = lcg_symmetric(rng);
 }
 
-void mlp_ref_make_batch(const mlp_ref_config *cfg, uint64_t *rng, const float *centres,
-                        float *x, int *labels) {
+void mlp_ref_make_batch(const mlp_ref_config *cfg, uint64_t *rng, const float *centres, float *x,
+                        int *labels) {
   for (int n = 0; n < cfg->batch; n++) {
     int k = (int)(lcg_next(rng) % (uint32_t)cfg->classes);
     labels[n] = k;
@@ -71,10 +71,10 @@ mlp_ref *mlp_ref_create(const mlp_ref_config *cfg, uint64_t seed) {
     m->g[i] = calloc(sizes[i], sizeof(mlp_real));
     failed |= m->p[i] == NULL || m->g[i] == NULL;
   }
-  mlp_real **acts[] = {&m->x, &m->h1, &m->a1, &m->h2, &m->a2, &m->logits, &m->probs,
-                       &m->dlogits, &m->da2, &m->dh2, &m->da1, &m->dh1};
-  const size_t act_sizes[] = {N * D, N * H, N * H, N * H, N * H, N * K, N * K,
-                              N * K, N * H, N * H, N * H, N * H};
+  mlp_real **acts[] = {&m->x,     &m->h1,      &m->a1,  &m->h2,  &m->a2,  &m->logits,
+                       &m->probs, &m->dlogits, &m->da2, &m->dh2, &m->da1, &m->dh1};
+  const size_t act_sizes[] = {N * D, N * H, N * H, N * H, N * H, N * K,
+                              N * K, N * K, N * H, N * H, N * H, N * H};
   for (size_t i = 0; i < sizeof(acts) / sizeof(acts[0]); i++) {
     *acts[i] = calloc(act_sizes[i], sizeof(mlp_real));
     failed |= *acts[i] == NULL;
@@ -101,9 +101,10 @@ void mlp_ref_destroy(mlp_ref *m) {
     free(m->p[i]);
     free(m->g[i]);
   }
-  mlp_real *acts[] = {m->x, m->h1, m->a1, m->h2, m->a2, m->logits, m->probs,
-                      m->dlogits, m->da2, m->dh2, m->da1, m->dh1};
-  for (size_t i = 0; i < sizeof(acts) / sizeof(acts[0]); i++) free(acts[i]);
+  mlp_real *acts[] = {m->x,     m->h1,      m->a1,  m->h2,  m->a2,  m->logits,
+                      m->probs, m->dlogits, m->da2, m->dh2, m->da1, m->dh1};
+  for (size_t i = 0; i < sizeof(acts) / sizeof(acts[0]); i++)
+    free(acts[i]);
   free(m->labels);
   free(m);
 }
@@ -122,12 +123,13 @@ mlp_real *mlp_ref_tensor_grad(mlp_ref *m, int i) {
 }
 
 /* out (N, OUT) = inp (N, IN) . w^T + b, w (OUT, IN) */
-static void linear_forward(mlp_real *out, const mlp_real *inp, const mlp_real *w,
-                           const mlp_real *b, int N, int IN, int OUT) {
+static void linear_forward(mlp_real *out, const mlp_real *inp, const mlp_real *w, const mlp_real *b,
+                           int N, int IN, int OUT) {
   for (int n = 0; n < N; n++)
     for (int o = 0; o < OUT; o++) {
       mlp_real sum = 0;
-      for (int i = 0; i < IN; i++) sum += inp[(size_t)n * IN + i] * w[(size_t)o * IN + i];
+      for (int i = 0; i < IN; i++)
+        sum += inp[(size_t)n * IN + i] * w[(size_t)o * IN + i];
       out[(size_t)n * OUT + o] = sum + b[o];
     }
 }
@@ -150,16 +152,19 @@ static void linear_backward(mlp_real *dinp, mlp_real *dw, mlp_real *db, const ml
 }
 
 static void relu(mlp_real *out, const mlp_real *inp, size_t n) {
-  for (size_t i = 0; i < n; i++) out[i] = inp[i] > 0 ? inp[i] : 0;
+  for (size_t i = 0; i < n; i++)
+    out[i] = inp[i] > 0 ? inp[i] : 0;
 }
 
 static void relu_backward(mlp_real *dinp, const mlp_real *dout, const mlp_real *inp, size_t n) {
-  for (size_t i = 0; i < n; i++) dinp[i] = inp[i] > 0 ? dout[i] : 0;
+  for (size_t i = 0; i < n; i++)
+    dinp[i] = inp[i] > 0 ? dout[i] : 0;
 }
 
 double mlp_ref_forward(mlp_ref *m, const float *x, const int *labels) {
   const int N = m->cfg.batch, D = m->cfg.in_dim, H = m->cfg.hidden, K = m->cfg.classes;
-  for (size_t i = 0; i < (size_t)N * D; i++) m->x[i] = x[i];
+  for (size_t i = 0; i < (size_t)N * D; i++)
+    m->x[i] = x[i];
   memcpy(m->labels, labels, (size_t)N * sizeof(int));
   linear_forward(m->h1, m->x, m->p[0], m->p[1], N, D, H);
   relu(m->a1, m->h1, (size_t)N * H);
@@ -178,7 +183,8 @@ double mlp_ref_forward(mlp_ref *m, const float *x, const int *labels) {
       pr[k] = (mlp_real)exp((double)(z[k] - maxval));
       sum += pr[k];
     }
-    for (int k = 0; k < K; k++) pr[k] /= sum;
+    for (int k = 0; k < K; k++)
+      pr[k] /= sum;
     loss += log((double)sum) - (double)(z[labels[n]] - maxval);
   }
   return loss / N;
@@ -199,7 +205,8 @@ void mlp_ref_backward(mlp_ref *m) {
 
 void mlp_ref_update(mlp_ref *m, float lr) {
   for (int t = 0; t < MLP_REF_NUM_TENSORS; t++)
-    for (size_t i = 0; i < m->sizes[t]; i++) m->p[t][i] -= lr * m->g[t][i];
+    for (size_t i = 0; i < m->sizes[t]; i++)
+      m->p[t][i] -= lr * m->g[t][i];
 }
 
 #ifndef MLP_REF_NO_MAIN

@@ -44,8 +44,8 @@ void mlp_ref_destroy(mlp_ref *m); /* NULL is a no-op */
 /* The data: class centres (classes * in_dim) drawn once from rng, then per
  * step a batch of points x (batch * in_dim) and labels (batch). */
 void mlp_ref_make_centres(const mlp_ref_config *cfg, uint64_t *rng, float *centres);
-void mlp_ref_make_batch(const mlp_ref_config *cfg, uint64_t *rng, const float *centres,
-                        float *x, int *labels);
+void mlp_ref_make_batch(const mlp_ref_config *cfg, uint64_t *rng, const float *centres, float *x,
+                        int *labels);
 
 /* Forward pass: returns the mean cross-entropy and keeps the activations. */
 double mlp_ref_forward(mlp_ref *m, const float *x, const int *labels);

@@ -25,10 +25,10 @@
 
 /* Sizes.  Keep in sync with mlp_ref_default_config() in ref.c: the GPU loss
  * comparison checks the printed config line. */
-#define BATCH 256   /* examples per step */
-#define IN_DIM 64   /* input features */
-#define HIDDEN 512  /* units in each hidden layer */
-#define CLASSES 10  /* output classes */
+#define BATCH 256  /* examples per step */
+#define IN_DIM 64  /* input features */
+#define HIDDEN 512 /* units in each hidden layer */
+#define CLASSES 10 /* output classes */
 #define DEFAULT_STEPS 10
 
 static const float LEARNING_RATE = 0.2f;
@@ -80,7 +80,8 @@ __global__ void bias_backward_kernel(float *dbias, const float *dout, int N, int
   int o = blockIdx.x * blockDim.x + threadIdx.x;
   if (o >= OUT) return;
   float sum = 0.0f;
-  for (int n = 0; n < N; n++) sum += dout[n * OUT + o];
+  for (int n = 0; n < N; n++)
+    sum += dout[n * OUT + o];
   dbias[o] = sum;
 }
 
@@ -102,13 +103,15 @@ __global__ void softmax_xent_forward_kernel(float *probs, float *losses, const f
   const float *x = logits + n * K;
   float *p = probs + n * K;
   float maxval = -INFINITY;
-  for (int k = 0; k < K; k++) maxval = fmaxf(maxval, x[k]);
+  for (int k = 0; k < K; k++)
+    maxval = fmaxf(maxval, x[k]);
   float sum = 0.0f;
   for (int k = 0; k < K; k++) {
     p[k] = expf(x[k] - maxval);
     sum += p[k];
   }
-  for (int k = 0; k < K; k++) p[k] /= sum;
+  for (int k = 0; k < K; k++)
+    p[k] /= sum;
   losses[n] = logf(sum) - (x[labels[n]] - maxval);
 }
 
@@ -135,8 +138,8 @@ __global__ void sgd_kernel(float *param, const float *grad, float lr, int n) {
 static void linear_forward(float *out, const float *inp, const float *weight, const float *bias,
                            int N, int IN, int OUT) {
   const float one = 1.0f, zero = 0.0f;
-  CUBLAS_CHECK(cublasSgemm(cublas, CUBLAS_OP_T, CUBLAS_OP_N, OUT, N, IN, &one, weight, IN, inp,
-                           IN, &zero, out, OUT));
+  CUBLAS_CHECK(cublasSgemm(cublas, CUBLAS_OP_T, CUBLAS_OP_N, OUT, N, IN, &one, weight, IN, inp, IN,
+                           &zero, out, OUT));
   bias_add_kernel<<<ceil_div(N * OUT, BLOCK_SIZE), BLOCK_SIZE>>>(out, bias, N, OUT);
   CUDA_CHECK(cudaGetLastError());
 }
@@ -177,8 +180,8 @@ static void softmax_xent_forward(float *probs, float *losses, const float *logit
 
 static void softmax_xent_backward(float *dlogits, const float *probs, const int *labels, int N,
                                   int K) {
-  softmax_xent_backward_kernel<<<ceil_div(N * K, BLOCK_SIZE), BLOCK_SIZE>>>(dlogits, probs,
-                                                                            labels, N, K);
+  softmax_xent_backward_kernel<<<ceil_div(N * K, BLOCK_SIZE), BLOCK_SIZE>>>(dlogits, probs, labels,
+                                                                            N, K);
   CUDA_CHECK(cudaGetLastError());
 }
 
@@ -191,7 +194,8 @@ static void sgd_update(float *param, const float *grad, float lr, int n) {
  * generator as ref.c) ---- */
 
 static void make_centres(uint64_t *rng, float *centres) {
-  for (int i = 0; i < CLASSES * IN_DIM; i++) centres[i] = lcg_symmetric(rng);
+  for (int i = 0; i < CLASSES * IN_DIM; i++)
+    centres[i] = lcg_symmetric(rng);
 }
 
 static void make_batch(uint64_t *rng, const float *centres, float *x, int *labels) {
@@ -207,7 +211,8 @@ static void make_batch(uint64_t *rng, const float *centres, float *x, int *label
  * the order W1, W2, W3 (as ref.c). */
 static void init_linear(uint64_t *rng, float *host, float *weight, float *bias, int IN, int OUT) {
   float scale = 1.0f / sqrtf((float)IN);
-  for (int i = 0; i < OUT * IN; i++) host[i] = scale * lcg_symmetric(rng);
+  for (int i = 0; i < OUT * IN; i++)
+    host[i] = scale * lcg_symmetric(rng);
   CUDA_CHECK(cudaMemcpy(weight, host, (size_t)OUT * IN * sizeof(float), cudaMemcpyHostToDevice));
   CUDA_CHECK(cudaMemset(bias, 0, (size_t)OUT * sizeof(float)));
 }
@@ -319,7 +324,8 @@ int main(int argc, char **argv) {
 
     CUDA_CHECK(cudaMemcpy(host_losses, losses, sizeof(host_losses), cudaMemcpyDeviceToHost));
     float loss = 0.0f;
-    for (int n = 0; n < BATCH; n++) loss += host_losses[n];
+    for (int n = 0; n < BATCH; n++)
+      loss += host_losses[n];
     loss /= BATCH;
     printf("step %d: loss %.6f\n", step, loss);
     if (loss_file != NULL) fprintf(loss_file, "%d %.9g\n", step, loss);
@@ -329,9 +335,10 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s:%d: cannot write %s\n", __FILE__, __LINE__, loss_path);
     return 1;
   }
-  float *all[] = {w1, b1, w2, b2, w3, b3, dw1, db1, dw2, db2, dw3, db3, x, h1, a1, h2, a2,
-                  logits, probs, losses, dlogits, da2, dh2, da1, dh1};
-  for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) CUDA_CHECK(cudaFree(all[i]));
+  float *all[] = {w1, b1, w2, b2, w3,     b3,    dw1,    db1,     dw2, db2, dw3, db3, x,
+                  h1, a1, h2, a2, logits, probs, losses, dlogits, da2, dh2, da1, dh1};
+  for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+    CUDA_CHECK(cudaFree(all[i]));
   CUDA_CHECK(cudaFree(labels));
   CUBLAS_CHECK(cublasDestroy(cublas));
   return 0;

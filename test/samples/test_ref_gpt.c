@@ -41,7 +41,8 @@ static void check_gradients(uint64_t seed) {
     gpt_real *w = gpt_ref_tensor(m, i);
     const gpt_real *g = gpt_ref_tensor_grad(m, i);
     double grad_norm = 0;
-    for (size_t j = 0; j < n; j++) grad_norm += (double)g[j] * g[j];
+    for (size_t j = 0; j < n; j++)
+      grad_norm += (double)g[j] * g[j];
     CHECK(grad_norm > 0, "tensor %s has an all-zero gradient", gpt_ref_tensor_name(i));
     double max_err = 0;
     for (int s = 0; s < SAMPLES_PER_TENSOR; s++) {
@@ -59,8 +60,7 @@ static void check_gradients(uint64_t seed) {
             gpt_ref_tensor_name(i), j, analytic, numeric, err);
       if (err > max_err) max_err = err;
     }
-    printf("gradcheck %-9s %6zu entries, max rel error %.3g\n", gpt_ref_tensor_name(i), n,
-           max_err);
+    printf("gradcheck %-9s %6zu entries, max rel error %.3g\n", gpt_ref_tensor_name(i), n, max_err);
     if (max_err > worst) worst = max_err;
   }
   printf("gradcheck: max rel error over all tensors %.3g (tolerance %.1g)\n", worst, GRAD_TOL);
@@ -85,8 +85,8 @@ static void check_loss_falls(uint64_t seed) {
     printf("train step %2d: loss %.6f\n", step, losses[step]);
   }
   /* At init every logit is near 0, so the first loss is about ln V. */
-  CHECK(fabs(losses[0] - log(cfg.V)) < 0.1, "first loss %g, expected about ln %d = %g",
-        losses[0], cfg.V, log(cfg.V));
+  CHECK(fabs(losses[0] - log(cfg.V)) < 0.1, "first loss %g, expected about ln %d = %g", losses[0],
+        cfg.V, log(cfg.V));
   double first = (losses[0] + losses[1] + losses[2]) / 3;
   double last = (losses[TRAIN_STEPS - 3] + losses[TRAIN_STEPS - 2] + losses[TRAIN_STEPS - 1]) / 3;
   CHECK(last < first - 0.25, "loss did not fall: first steps %g, last steps %g", first, last);

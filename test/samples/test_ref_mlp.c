@@ -39,7 +39,8 @@ static void check_gradients(uint64_t seed) {
     mlp_real *w = mlp_ref_tensor(m, i);
     const mlp_real *g = mlp_ref_tensor_grad(m, i);
     double grad_norm = 0;
-    for (size_t j = 0; j < n; j++) grad_norm += (double)g[j] * g[j];
+    for (size_t j = 0; j < n; j++)
+      grad_norm += (double)g[j] * g[j];
     CHECK(grad_norm > 0, "tensor %s has an all-zero gradient", mlp_ref_tensor_name(i));
     double max_err = 0;
     for (int s = 0; s < SAMPLES_PER_TENSOR; s++) {
@@ -59,8 +60,7 @@ static void check_gradients(uint64_t seed) {
             mlp_ref_tensor_name(i), j, analytic, numeric, err);
       if (err > max_err) max_err = err;
     }
-    printf("gradcheck %-3s %5zu entries, max rel error %.3g\n", mlp_ref_tensor_name(i), n,
-           max_err);
+    printf("gradcheck %-3s %5zu entries, max rel error %.3g\n", mlp_ref_tensor_name(i), n, max_err);
     if (max_err > worst) worst = max_err;
   }
   printf("gradcheck: max rel error over all tensors %.3g (tolerance %.1g)\n", worst, GRAD_TOL);
