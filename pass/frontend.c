@@ -17,7 +17,8 @@
  *    anywhere else they are printed clang-style and the parse fails.
  *  - compile_commands.json (-p) entries are usually nvcc commands: only
  *    the flags that change what the source means (-I -D -U -isystem
- *    -iquote -include -std) are kept, with relative paths made absolute
+ *    -iquote -include -std, and clang's -nocudainc -nocudalib --cuda-path)
+ *    are kept, with relative paths made absolute
  *    against the entry's directory; code-generation flags are dropped.
  * See Note [compat folder] in docs/pass-frontend.md for the compat flags. */
 #include <errno.h>
@@ -334,7 +335,13 @@ static int filter_compdb_args(const strvec *args, const char *dir, strvec *out) 
       else if (a[n] == '=') val = a + n + 1; /* nvcc spells "-isystem=DIR" */
       else if (a[n] != '\0' && !strcmp(path_flags[k], "-I")) val = a + n;
       else continue;
+      /* -include names a file searched for on the include path: made
+       * absolute only when it exists relative to the entry's directory. */
       char *abs = join_path(dir, val);
+      if (abs && !strcmp(path_flags[k], "-include") && !file_exists(abs)) {
+        free(abs);
+        abs = strdup(val);
+      }
       if (!abs || sv_push(out, path_flags[k]) < 0 || sv_push(out, abs) < 0) {
         free(abs);
         return -1;
@@ -349,7 +356,9 @@ static int filter_compdb_args(const strvec *args, const char *dir, strvec *out) 
       } else if (sv_push(out, a) < 0) {
         return -1;
       }
-    } else if (!strncmp(a, "-std=", 5)) {
+    } else if (!strncmp(a, "-std=", 5) || !strcmp(a, "-nocudainc") || !strcmp(a, "-nocudalib") ||
+               !strncmp(a, "--cuda-path=", 12)) {
+      /* clang's own CUDA flags, when the database was written for clang */
       if (sv_push(out, a) < 0) return -1;
     } else if ((!strcmp(a, "-o") || !strcmp(a, "-MF") || !strcmp(a, "-MT") || !strcmp(a, "-MQ") ||
                 !strcmp(a, "-x") || !strcmp(a, "-ccbin") || !strcmp(a, "-arch")) &&
