@@ -1,0 +1,124 @@
+/* test_invalid.c - invalid use is a status and a message, never a crash:
+ * calls before init, unknown and interior pointers, double free, accesses
+ * outside every allocation or past the end, bad arguments, unbalanced ops,
+ * bad configurations. */
+#include "testhelp.h"
+
+int main(int argc, char **argv) {
+  th_seed_init(argc, argv);
+  static const tidal_site site = {"bad_op", "train.cu", 7, 0};
+  void *p = (void *)0x1000;
+  int on_stack[4];
+  tidal_access acc = {on_stack, 4, TIDAL_READ};
+  tidal_stats st;
+
+  /* Before init. */
+  CHECK(!tidal_is_initialized());
+  CHECK_STATUS(tidal_malloc(&p, 64), TIDAL_ERR_NOT_INITIALIZED);
+  CHECK(p == NULL);
+  CHECK_MESSAGE("tidal_malloc");
+  CHECK_STATUS(tidal_free(on_stack), TIDAL_ERR_NOT_INITIALIZED);
+  CHECK_STATUS(tidal_op_begin(&site, 1, &acc), TIDAL_ERR_NOT_INITIALIZED);
+  CHECK_STATUS(tidal_op_end(&site), TIDAL_ERR_NOT_INITIALIZED);
+  CHECK_STATUS(tidal_swap_out(on_stack, 4), TIDAL_ERR_NOT_INITIALIZED);
+  CHECK_STATUS(tidal_prefetch(on_stack, 4), TIDAL_ERR_NOT_INITIALIZED);
+  CHECK_STATUS(tidal_drop(on_stack, 4), TIDAL_ERR_NOT_INITIALIZED);
+  CHECK_STATUS(tidal_keep(on_stack, 4), TIDAL_ERR_NOT_INITIALIZED);
+  CHECK_STATUS(tidal_iteration_begin(), TIDAL_ERR_NOT_INITIALIZED);
+  CHECK_STATUS(tidal_stats_get(&st), TIDAL_ERR_NOT_INITIALIZED);
+  CHECK_STATUS(tidal_synchronize(), TIDAL_ERR_NOT_INITIALIZED);
+  CHECK_STATUS(tidal_shutdown(), TIDAL_ERR_NOT_INITIALIZED);
+  CHECK_OK(tidal_free(NULL)); /* NULL is always a no-op */
+
+  /* Bad configurations. */
+  tidal_config cfg;
+  th_config(&cfg, 4096, 4096 * 8);
+  tidal_config bad = cfg;
+  bad.chunk_bytes = 3 * 4096;
+  CHECK_STATUS(tidal_init(&bad), TIDAL_ERR_CONFIG);
+  CHECK_MESSAGE("power of two");
+#ifndef TH_GPU
+  bad = cfg;
+  bad.budget_bytes = (size_t)1 << 40;
+  bad.sim_device_bytes = (size_t)1 << 30;
+  CHECK_STATUS(tidal_init(&bad), TIDAL_ERR_DEVICE_MEMORY);
+  bad = cfg;
+  bad.budget_bytes = 100; /* less than one chunk */
+  CHECK_STATUS(tidal_init(&bad), TIDAL_ERR_CONFIG);
+#endif
+  CHECK(!tidal_is_initialized());
+
+  th_init(&cfg);
+  const size_t CH = cfg.chunk_bytes;
+  CHECK_STATUS(tidal_init(&cfg), TIDAL_ERR_ALREADY_INITIALIZED);
+  unsigned char *a, *small;
+  CHECK_OK(tidal_malloc((void **)&a, 2 * CH));
+  CHECK_OK(tidal_malloc((void **)&small, 300));
+
+  CHECK_STATUS(tidal_malloc(NULL, 8), TIDAL_ERR_INVALID);
+  CHECK_STATUS(tidal_malloc(&p, 0), TIDAL_ERR_INVALID);
+  CHECK_STATUS(tidal_malloc(&p, SIZE_MAX), TIDAL_ERR_INVALID);
+
+  /* Frees. */
+  CHECK_STATUS(tidal_free(on_stack), TIDAL_ERR_UNKNOWN_POINTER);
+  CHECK_STATUS(tidal_free(a + 16), TIDAL_ERR_UNKNOWN_POINTER);
+  CHECK_MESSAGE("not at its start");
+  CHECK_STATUS(tidal_free(small + 1), TIDAL_ERR_UNKNOWN_POINTER);
+  unsigned char *b;
+  CHECK_OK(tidal_malloc((void **)&b, CH));
+  CHECK_OK(tidal_free(b));
+  CHECK_STATUS(tidal_free(b), TIDAL_ERR_DOUBLE_FREE);
+  CHECK_MESSAGE("already freed");
+
+  /* Accesses. */
+  CHECK_STATUS(tidal_op_begin(&site, 1, &acc), TIDAL_ERR_UNKNOWN_POINTER);
+  CHECK_MESSAGE("bad_op");
+  CHECK_MESSAGE("inside no tidal allocation");
+  tidal_access freed = {b, 8, TIDAL_READ};
+  CHECK_STATUS(tidal_op_begin(&site, 1, &freed), TIDAL_ERR_UNKNOWN_POINTER);
+  CHECK_MESSAGE("was freed");
+  tidal_access past = {a + CH, CH + 1, TIDAL_READ};
+  CHECK_STATUS(tidal_op_begin(&site, 1, &past), TIDAL_ERR_OUT_OF_BOUNDS);
+  CHECK_MESSAGE("1 bytes past the end");
+  tidal_access past_small = {small + 200, 101, TIDAL_WRITE};
+  CHECK_STATUS(tidal_op_begin(&site, 1, &past_small), TIDAL_ERR_OUT_OF_BOUNDS);
+  tidal_access mode = {a, 8, (tidal_mode)9};
+  CHECK_STATUS(tidal_op_begin(&site, 1, &mode), TIDAL_ERR_INVALID);
+  CHECK_STATUS(tidal_op_begin(&site, 2, NULL), TIDAL_ERR_INVALID);
+  CHECK_STATUS(tidal_op_begin(&site, -1, &acc), TIDAL_ERR_INVALID);
+  /* A failing second access leaves nothing pinned from the first. */
+  tidal_access mixed[2] = {{a, 2 * CH, TIDAL_READ}, {on_stack, 4, TIDAL_READ}};
+  CHECK_STATUS(tidal_op_begin(&site, 2, mixed), TIDAL_ERR_UNKNOWN_POINTER);
+
+  /* Unbalanced ops. */
+  CHECK_STATUS(tidal_op_end(&site), TIDAL_ERR_INVALID);
+  static const tidal_site other = {"other_op", "train.cu", 9, 0};
+  tidal_access ok = {a, 8, TIDAL_READ};
+  CHECK_OK(tidal_op_begin(&site, 1, &ok));
+  CHECK_STATUS(tidal_op_end(&other), TIDAL_ERR_INVALID);
+  CHECK_MESSAGE("other_op");
+  CHECK_STATUS(tidal_free(a), TIDAL_ERR_INVALID); /* in use by the open op */
+  CHECK_OK(tidal_op_end(&site));
+  CHECK_OK(tidal_op_begin(&site, 0, NULL)); /* an op with no accesses is fine */
+  CHECK_OK(tidal_op_end(&site));
+
+  /* Hints on bad pointers. */
+  CHECK_STATUS(tidal_swap_out(on_stack, 4), TIDAL_ERR_UNKNOWN_POINTER);
+  CHECK_STATUS(tidal_prefetch(a, 3 * CH), TIDAL_ERR_OUT_OF_BOUNDS);
+  CHECK_STATUS(tidal_drop(b, 4), TIDAL_ERR_UNKNOWN_POINTER);
+  CHECK_STATUS(tidal_keep(on_stack, 4), TIDAL_ERR_UNKNOWN_POINTER);
+  CHECK_STATUS(tidal_recompute_register(a, CH, NULL, NULL, 0), TIDAL_ERR_INVALID);
+  CHECK_STATUS(tidal_stats_get(NULL), TIDAL_ERR_INVALID);
+  CHECK(strstr(tidal_status_string(TIDAL_ERR_BUDGET), "TIDAL_ERR_BUDGET"));
+  CHECK(strstr(tidal_status_string((tidal_status)999), "unknown"));
+
+  /* Still fully usable. */
+  CHECK_OK(tidal_op_begin(&site, 1, &ok));
+  CHECK_OK(tidal_op_end(&site));
+  CHECK_OK(tidal_free(a));
+  CHECK_OK(tidal_free(small));
+  CHECK_OK(tidal_shutdown());
+  CHECK(!tidal_is_initialized());
+  printf("ok\n");
+  return 0;
+}
