@@ -33,6 +33,10 @@ int main(int argc, char **argv) {
   /* Bad configurations. */
   tidal_config cfg;
   th_config(&cfg, 4096, 4096 * 8);
+#ifdef TH_GPU
+  th_init(&cfg); /* skips (77) without a device */
+  CHECK_OK(tidal_shutdown());
+#endif
   tidal_config bad = cfg;
   bad.chunk_bytes = 3 * 4096;
   CHECK_STATUS(tidal_init(&bad), TIDAL_ERR_CONFIG);
