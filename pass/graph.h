@@ -135,13 +135,13 @@ typedef struct graph_alloc {
 } graph_alloc;
 
 /* A cudaFree / cudaFreeAsync call seen anywhere in the analysed code. */
-typedef struct graph_free {
+typedef struct graph_freecall {
   int alloc;           /* allocation freed, -1 if unresolved */
   char *file;
   unsigned line, col;
   graph_range stmt;
   graph_range call;
-} graph_free;
+} graph_freecall;
 
 /* A named region of an allocation: one carved slice of an arena (or the
  * whole allocation).  Tensors point into regions. */
@@ -221,7 +221,7 @@ typedef struct graph {
   int n_allocs;
   graph_alloc *allocs;
   int n_frees;
-  graph_free *frees;
+  graph_freecall *frees;
   int n_regions;
   graph_region *regions;
   int n_tensors;
@@ -256,7 +256,7 @@ int graph_eval(const graph *g, const sym *s, int64_t *out);
 void bind_set(graph_bindings *b, const char *name, int64_t value, bind_source src);
 int bind_lookup(const graph_bindings *b, const char *name, int64_t *out);
 void bind_free(graph_bindings *b);
-/* A sym_value_fn over a graph_bindings (ud). */
+/* A sym_value_fn over a graph_bindings (ud): nonzero when bound. */
 int bind_value_fn(void *ud, const char *name, int64_t *out);
 /* The first name in s that b leaves unbound (malloc'd), or NULL. */
 char *bind_first_unbound(const graph_bindings *b, const sym *s);

@@ -1,0 +1,169 @@
+/* graph_impl.h - internals shared by the files that build the graph
+ * (callchain.c, opsites.c, regions.c, loop.c, liveness.c, bind.c, graph.c).
+ * Not an interface: `tidal rewrite` and the emitters use graph.h only.
+ *
+ * The builder is a small abstract interpreter of host code (callchain.c):
+ * it walks main() in program order, entering every user function it calls
+ * with the caller's argument values bound to the parameters, and keeps a
+ * store from lvalue paths ("f0:model.acts.ln1") to abstract values.  Before
+ * the training loop it runs the setup code (allocations, arena carving,
+ * constant-trip loops unrolled); inside the loop body it records op sites
+ * (opsites.c) and keeps loops structural. */
+#ifndef TIDAL_PASS_GRAPH_IMPL_H
+#define TIDAL_PASS_GRAPH_IMPL_H
+
+#include <clang-c/Index.h>
+#include "diag.h"
+#include "graph.h"
+
+/* Tunables. */
+#define GB_MAX_CALL_DEPTH 48          /* deeper user-call chains are not followed */
+#define GB_MAX_SETUP_UNROLL 4096      /* setup loops with more iterations are walked once */
+#define GB_MAX_STEPS 2000000          /* statements interpreted before giving up (runaway guard) */
+
+typedef enum gval_kind {
+  GV_NONE = 0, /* unknown / not tracked */
+  GV_INT,      /* an integer: s */
+  GV_DEVPTR,   /* a device pointer: alloc, region, base + delta bytes */
+  GV_ADDR,     /* the address of a host lvalue: path */
+  GV_DESC,     /* a library descriptor (cuDNN tensor, cublasLt layout): s = bytes */
+  GV_ALIAS     /* a struct variable copied from another: path names the original */
+} gval_kind;
+
+typedef struct gval {
+  gval_kind k;
+  sym *s;            /* GV_INT value; GV_DESC bytes */
+  int alloc;         /* GV_DEVPTR: allocation, -1 if of unknown origin */
+  int region;        /* GV_DEVPTR: carved region it was derived from, -1 if none */
+  sym *base;         /* GV_DEVPTR: offset of the region (or 0) in the allocation */
+  sym *delta;        /* GV_DEVPTR: bytes added since (offset = base + delta) */
+  const char *path;  /* GV_ADDR: store key of the pointee */
+  const char *text;  /* loop-context C text (gb_str memory), NULL if none */
+  int text_ok;       /* text is valid in the training loop body */
+  int dense;         /* GV_DESC: descriptor without gaps */
+  int ind;           /* an induction variable's value: never bound as a constant */
+  int prec;          /* precedence of text: 0 atom, 1 multiplicative, 2 additive, 3 other */
+} gval;
+
+typedef struct gb_frame gb_frame;
+struct gb_frame {
+  int id;
+  CXCursor fn;        /* the FunctionDecl */
+  gb_frame *caller;
+  int depth;          /* 0 for the outermost walked function */
+  int is_loop_frame;  /* the frame running the training loop's function */
+  int call_index;     /* index in gb.path of the call that entered this frame (-1 at top) */
+  gval ret;           /* value of the last return statement */
+  int keep_names;     /* variables read here stay names (main, the loop's function) */
+};
+
+typedef struct gb_entry {
+  char *key;
+  gval v;
+  unsigned seq;      /* when last written (carving order when offsets are symbolic) */
+} gb_entry;
+
+/* A loop currently being walked structurally (graph mode). */
+typedef struct gb_loopctx {
+  int id;
+  gb_frame *frame;
+} gb_loopctx;
+
+typedef enum gb_mode { GB_SETUP = 0, GB_GRAPH = 1, GB_AFTER = 2 } gb_mode;
+
+typedef struct gb {
+  graph *g;
+  pass_tu *t;
+  sym_arena *a;
+  gb_mode mode;
+  int steps;
+  int next_frame;
+  gb_frame *loop_frame;   /* frame running the training loop (graph mode) */
+  CXCursor train_loop;    /* the chosen loop statement */
+  int reached_loop;
+  /* Store. */
+  gb_entry *tab;
+  size_t tab_cap, tab_n;
+  unsigned store_seq;
+  /* Strings owned by the builder (freed at the end). */
+  char **strs;
+  size_t n_strs, cap_strs;
+  /* The call path from the training loop body to the current point. */
+  graph_call path[GB_MAX_CALL_DEPTH];
+  int n_path;
+  CXCursor path_cursor[GB_MAX_CALL_DEPTH]; /* the call expressions */
+  /* Graph loops being walked, innermost last. */
+  gb_loopctx loops[64];
+  int n_loops;
+  /* Functions currently on the interpreter's stack (recursion guard). */
+  CXCursor stack[GB_MAX_CALL_DEPTH];
+  int n_stack;
+  CXCursor cur_stmt;      /* statement being walked in the innermost function */
+  int have_stmt;
+  /* Loop variable names of graph loops (to normalise tensor keys). */
+  char **loop_vars;
+  int n_loop_vars;
+} gb;
+
+/* callchain.c: the interpreter. */
+char *gb_str(gb *b, const char *s);                 /* builder-owned copy */
+char *gb_fmt(gb *b, const char *fmt, ...) TIDAL_PRINTF(2, 3);
+gval *gb_lookup(gb *b, const char *key);
+void gb_store(gb *b, const char *key, gval v);
+gval gb_eval(gb *b, gb_frame *f, CXCursor e);      /* rvalue, loop context */
+sym *gb_eval_local(gb *b, CXCursor e);              /* integer, local context */
+const char *gb_lvalue(gb *b, gb_frame *f, CXCursor e, const char **text, int *text_ok);
+int gb_run_function(gb *b, CXCursor fn, gb_frame *caller, CXCursor call, const gval *args,
+                    int nargs, gval *ret);
+void gb_walk_stmt(gb *b, gb_frame *f, CXCursor s);
+gval gb_int(gb *b, sym *s, const char *text, int ok);
+CXCursor gb_strip(CXCursor e);                      /* through parens and implicit casts */
+int gb_children(CXCursor c, CXCursor *out, int max);
+char *gb_text(gb *b, CXCursor c);                   /* source text, builder-owned */
+graph_range gb_range(gb *b, CXCursor c, int stmt);  /* stmt: extend over a trailing ';' */
+void gb_location(gb *b, CXCursor c, char **file, unsigned *line, unsigned *col);
+CXCursor gb_callee_decl(CXCursor call);             /* referenced function, or null cursor */
+char *gb_callee_name(CXCursor call);                /* malloc'd, NULL if none */
+void gb_note(gb *b, CXCursor at, const char *fmt, ...) TIDAL_PRINTF(3, 4);
+
+/* opsites.c */
+/* If call is an op site, records it (graph mode) and returns 1; 0 otherwise. */
+int opsite_handle(gb *b, gb_frame *f, CXCursor call);
+/* 1 if call is a kernel launch or a modelled library op (no side effects). */
+int opsite_is_op(const kernel_table *kt, CXCursor call);
+
+/* regions.c */
+/* Handles cudaMalloc/cudaFree-like calls; 1 if handled. */
+int regions_handle_call(gb *b, gb_frame *f, CXCursor call, const char *callee);
+/* A device pointer stored into key during setup: register a region. */
+void regions_note_store(gb *b, const char *key, const char *name, gval *v);
+/* Computes region sizes once setup is done. */
+void regions_finish_setup(gb *b);
+/* The tensor a device pointer value denotes (created on first use), -1 if unresolved. */
+int regions_tensor_for(gb *b, const gval *v, sym *bytes, const char *ptr_text);
+
+/* loop.c */
+/* Chooses the training loop; returns 0 and *loop, or prints an error and
+ * returns TIDAL_EXIT_BAD_INPUT. */
+int loop_choose(gb *b, const graph_options *opt, CXCursor *loop);
+/* Records a graph loop for a for/while statement met in graph mode: var
+ * (NULL if not recognised), lo, hi (exclusive in the step's direction) and
+ * step in loop context.  Returns its id. */
+int loop_record(gb *b, gb_frame *f, CXCursor stmt, CXCursor body, const char *var, sym *lo,
+                sym *hi, int step);
+
+/* unroll.c: graph_unroll with diagnostics optional (quiet: none printed). */
+int unroll_graph(const graph *g, tidal_trace *out, int quiet);
+
+/* liveness.c */
+void liveness_phases(graph *g);
+void liveness_candidates(graph *g);
+
+/* graph.c helpers */
+int graph_add_op(graph *g);             /* zeroed op, returns index */
+int graph_add_tensor(graph *g);
+int graph_add_alloc(graph *g);
+int graph_add_region(graph *g);
+int graph_add_loop(graph *g);
+
+#endif

@@ -1,0 +1,399 @@
+/* opsites.c - op sites: kernel launches (`k<<<g, b, s, st>>>(...)` and
+ * cudaLaunchKernel) and every call the library model (libcalls.h) marks as
+ * an op, recorded as graph ops with their accesses while the interpreter
+ * (callchain.c) walks the training loop body.
+ *
+ * Decisions:
+ *  - A launch's accesses come from the kernel analysis (kernels.h): each
+ *    pointer parameter's extent, over the kernel's parameter names, has
+ *    the launch's argument values substituted (loop context: values that
+ *    went through the call chain; local context: the arguments as written)
+ *    and is scaled by the element size.
+ *  - A kernel parameter that is only written with a known extent is taken
+ *    as an exact (dense) write: the analysis bounds the index by the guard,
+ *    and trainers' elementwise kernels cover it.  See docs/graph-format.md.
+ *  - Library calls hand their argument values to libcall_accesses; the
+ *    descriptors they take are resolved from the setter calls the
+ *    interpreter saw (a GV_DESC value in the descriptor variable).
+ *  - FLOPs: library calls from the model; kernels a rough one per element
+ *    touched (documented as such; the planner only needs an order). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph_impl.h"
+#include "libcalls.h"
+
+#define OPSITE_MAX_ACC 32 /* accesses kept per op */
+
+static int is_config_call(CXCursor c) {
+  c = gb_strip(c);
+  if (clang_getCursorKind(c) != CXCursor_CallExpr) return 0;
+  char *n = gb_callee_name(c);
+  int r = n && (strstr(n, "PushCallConfiguration") || strcmp(n, "cudaConfigureCall") == 0);
+  free(n);
+  return r;
+}
+
+/* The launch configuration call of k<<<...>>>(...), or a null cursor. */
+static CXCursor launch_config(CXCursor call) {
+  CXCursor ch[3];
+  int n = gb_children(call, ch, 3);
+  for (int i = 0; i < n && i < 3; i++)
+    if (is_config_call(ch[i])) return gb_strip(ch[i]);
+  return clang_getNullCursor();
+}
+
+static int is_global_fn(CXCursor decl) {
+  if (clang_Cursor_isNull(decl)) return 0;
+  CXCursor ch[8];
+  int n = gb_children(decl, ch, 8);
+  for (int i = 0; i < n && i < 8; i++)
+    if (clang_getCursorKind(ch[i]) == CXCursor_CUDAGlobalAttr) return 1;
+  return 0;
+}
+
+/* The kernel a cudaLaunchKernel's first argument names. */
+static CXCursor launch_kernel_fn(CXCursor call) {
+  if (clang_Cursor_getNumArguments(call) < 1) return clang_getNullCursor();
+  CXCursor a = gb_strip(clang_Cursor_getArgument(call, 0));
+  if (clang_getCursorKind(a) == CXCursor_UnaryOperator) {
+    CXCursor ch[1];
+    if (gb_children(a, ch, 1) == 1) a = gb_strip(ch[0]);
+  }
+  if (clang_getCursorKind(a) != CXCursor_DeclRefExpr) return clang_getNullCursor();
+  return clang_getCursorReferenced(a);
+}
+
+int opsite_is_op(const kernel_table *kt, CXCursor call) {
+  CXCursor decl = gb_callee_decl(call);
+  if (is_global_fn(decl)) return 1;
+  char *name = gb_callee_name(call);
+  if (!name) return 0;
+  int r = 0;
+  if (strcmp(name, "cudaLaunchKernel") == 0) {
+    r = 1;
+  } else {
+    const libcall_info *li = libcall_find(name);
+    r = li && (li->flags & LIBCALL_OP);
+  }
+  free(name);
+  return r;
+}
+
+static char *type_text(CXCursor e) {
+  return string_and_dispose(clang_getTypeSpelling(clang_getCursorType(e)));
+}
+
+/* ---- library call environment ---- */
+
+typedef struct libenv_ud {
+  gb *b;
+  gb_frame *f;
+  CXCursor call;
+} libenv_ud;
+
+static sym *env_descriptor_bytes(void *ud, int arg) {
+  libenv_ud *u = ud;
+  gval v = gb_eval(u->b, u->f, clang_Cursor_getArgument(u->call, (unsigned)arg));
+  if (v.k == GV_ADDR) {
+    gval *p = gb_lookup(u->b, v.path);
+    if (p) v = *p;
+  }
+  return v.k == GV_DESC ? v.s : NULL;
+}
+
+static int env_descriptor_dense(void *ud, int arg) {
+  libenv_ud *u = ud;
+  gval v = gb_eval(u->b, u->f, clang_Cursor_getArgument(u->call, (unsigned)arg));
+  return v.k == GV_DESC ? v.dense : 0;
+}
+
+/* 1 if argument `arg` is &x for a const float/double x initialised to 0. */
+static int env_scalar_is_zero(void *ud, int arg) {
+  libenv_ud *u = ud;
+  CXCursor a = gb_strip(clang_Cursor_getArgument(u->call, (unsigned)arg));
+  if (clang_getCursorKind(a) != CXCursor_UnaryOperator ||
+      clang_getCursorUnaryOperatorKind(a) != CXUnaryOperator_AddrOf)
+    return 0;
+  CXCursor ch[1];
+  if (gb_children(a, ch, 1) != 1) return 0;
+  CXCursor r = gb_strip(ch[0]);
+  if (clang_getCursorKind(r) != CXCursor_DeclRefExpr) return 0;
+  CXCursor d = clang_getCursorReferenced(r);
+  if (!clang_isConstQualifiedType(clang_getCursorType(d))) return 0;
+  CXEvalResult ev = clang_Cursor_Evaluate(d);
+  if (!ev) return 0;
+  int zero = 0;
+  if (clang_EvalResult_getKind(ev) == CXEval_Float) zero = clang_EvalResult_getAsDouble(ev) == 0.0;
+  else if (clang_EvalResult_getKind(ev) == CXEval_Int) zero = clang_EvalResult_getAsLongLong(ev) == 0;
+  clang_EvalResult_dispose(ev);
+  return zero;
+}
+
+/* ---- recording ---- */
+
+static char *join_label(gb *b, const char *callee) {
+  size_t len = strlen(callee) + 1;
+  for (int i = 0; i < b->n_path; i++) len += strlen(b->path[i].function) + 4;
+  char *s = malloc(len);
+  if (!s) return NULL;
+  s[0] = '\0';
+  for (int i = 0; i < b->n_path; i++) {
+    strcat(s, b->path[i].function);
+    strcat(s, " -> ");
+  }
+  strcat(s, callee);
+  return s;
+}
+
+static graph_op *new_op(gb *b, gb_frame *f, CXCursor call, const char *callee, graph_op_kind kind) {
+  graph *g = b->g;
+  int id = graph_add_op(g);
+  if (id < 0) return NULL;
+  graph_op *op = &g->ops[id];
+  op->id = id;
+  op->kind = kind;
+  op->callee = strdup(callee);
+  op->label = join_label(b, callee);
+  gb_location(b, call, &op->file, &op->line, &op->col);
+  op->stmt = b->have_stmt ? gb_range(b, b->cur_stmt, 1) : gb_range(b, call, 0);
+  op->n_calls = b->n_path;
+  if (b->n_path) {
+    op->calls = calloc((size_t)b->n_path, sizeof *op->calls);
+    for (int i = 0; op->calls && i < b->n_path; i++) {
+      op->calls[i] = b->path[i];
+      op->calls[i].function = strdup(b->path[i].function);
+      op->calls[i].file = strdup(b->path[i].file);
+    }
+  }
+  op->loop = b->n_loops ? b->loops[b->n_loops - 1].id : -1;
+  op->top_loop = -1;
+  for (int i = b->n_loops - 1; i >= 0; i--)
+    if (b->loops[i].frame == b->loop_frame) {
+      op->top_loop = b->loops[i].id;
+      break;
+    }
+  op->flops = sym_unknown(b->a);
+  op->phase = TRACE_OTHER;
+  int n = clang_Cursor_getNumArguments(call);
+  if (n > 0) {
+    op->n_args = n;
+    op->arg_text = calloc((size_t)n, sizeof *op->arg_text);
+    op->arg_type = calloc((size_t)n, sizeof *op->arg_type);
+    for (int i = 0; i < n && op->arg_text && op->arg_type; i++) {
+      CXCursor a = clang_Cursor_getArgument(call, (unsigned)i);
+      op->arg_text[i] = frontend_cursor_text(b->t, a);
+      op->arg_type[i] = type_text(a);
+    }
+  }
+  (void)f;
+  return op;
+}
+
+static void add_access(gb *b, graph_op *op, CXCursor arg_c, gval v, int arg, access_mode mode,
+                       sym *bytes, sym *bytes_local, int exact, const char *param) {
+  graph_access *n = realloc(op->acc, (size_t)(op->n_acc + 1) * sizeof *n);
+  if (!n) return;
+  op->acc = n;
+  graph_access *a = &op->acc[op->n_acc++];
+  memset(a, 0, sizeof *a);
+  a->mode = mode;
+  a->bytes = bytes ? bytes : sym_unknown(b->a);
+  a->bytes_local = bytes_local ? bytes_local : sym_unknown(b->a);
+  a->exact = exact && !sym_is_unknown(a->bytes);
+  a->arg = arg;
+  a->param = param ? strdup(param) : NULL;
+  a->ptr_local = frontend_cursor_text(b->t, arg_c);
+  a->ptr_text = v.text ? strdup(v.text) : NULL;
+  a->loop_text_valid = v.text && v.text_ok;
+  if (v.k == GV_DEVPTR && v.alloc >= 0) {
+    a->offset = sym_add(b->a, v.base ? v.base : sym_const(b->a, 0),
+                        v.delta ? v.delta : sym_const(b->a, 0));
+    a->tensor = regions_tensor_for(b, &v, a->bytes, v.text);
+  } else {
+    a->offset = sym_unknown(b->a);
+    a->tensor = -1;
+    char *t = frontend_cursor_text(b->t, arg_c);
+    gb_note(b, arg_c, "pointer '%s' passed to %s is not traced to a cudaMalloc; its accesses are "
+            "left unmanaged", t ? t : "?", op->callee);
+    free(t);
+  }
+}
+
+typedef struct subst_ud {
+  const kernel_info *k;
+  sym **vals;
+} subst_ud;
+
+static sym *param_lookup(void *ud, const char *name) {
+  subst_ud *u = ud;
+  for (int i = 0; i < u->k->n_params; i++)
+    if (u->k->params[i].name && strcmp(u->k->params[i].name, name) == 0) return u->vals[i];
+  return NULL;
+}
+
+static void launch_accesses(gb *b, gb_frame *f, graph_op *op, const kernel_info *ki, CXCursor call,
+                            int first_arg, const gval *argv_vals, int nargv) {
+  int n = ki->n_params;
+  sym **loopv = calloc((size_t)n + 1, sizeof *loopv);
+  sym **localv = calloc((size_t)n + 1, sizeof *localv);
+  gval *vals = calloc((size_t)n + 1, sizeof *vals);
+  if (!loopv || !localv || !vals) goto out;
+  for (int i = 0; i < n; i++) {
+    if (argv_vals) {
+      vals[i] = i < nargv ? argv_vals[i] : gb_int(b, NULL, NULL, 0);
+      localv[i] = vals[i].k == GV_INT ? vals[i].s : sym_unknown(b->a);
+    } else {
+      int na = clang_Cursor_getNumArguments(call);
+      if (first_arg + i >= na) {
+        vals[i] = gb_int(b, NULL, NULL, 0);
+        localv[i] = sym_unknown(b->a);
+      } else {
+        CXCursor a = clang_Cursor_getArgument(call, (unsigned)(first_arg + i));
+        vals[i] = gb_eval(b, f, a);
+        localv[i] = gb_eval_local(b, a);
+      }
+    }
+    loopv[i] = vals[i].k == GV_INT ? vals[i].s : sym_unknown(b->a);
+  }
+  sym *flops = sym_const(b->a, 0);
+  for (int i = 0; i < n; i++) {
+    const kernel_param *p = &ki->params[i];
+    if (!p->is_pointer || p->mode == ACCESS_NONE) continue;
+    subst_ud ul = {ki, loopv}, uc = {ki, localv};
+    sym *ext = p->extent ? p->extent : sym_unknown(b->a);
+    sym *eb = sym_const(b->a, p->elem_bytes > 0 ? p->elem_bytes : 0);
+    sym *bytes = p->elem_bytes > 0 ? sym_mul(b->a, sym_subst(b->a, ext, param_lookup, &ul), eb)
+                                   : sym_unknown(b->a);
+    sym *bytes_l = p->elem_bytes > 0 ? sym_mul(b->a, sym_subst(b->a, ext, param_lookup, &uc), eb)
+                                     : sym_unknown(b->a);
+    CXCursor ac = argv_vals ? clang_Cursor_getArgument(call, 0)
+                            : clang_Cursor_getArgument(call, (unsigned)(first_arg + i));
+    add_access(b, op, ac, vals[i], argv_vals ? -1 : first_arg + i, p->mode, bytes, bytes_l,
+               p->mode == ACCESS_WRITE, p->name);
+    flops = sym_add(b->a, flops, p->elem_bytes > 0 ? sym_div(b->a, bytes, eb) : sym_unknown(b->a));
+  }
+  op->flops = flops;
+  op->flags = ki->flags;
+out:
+  free(loopv);
+  free(localv);
+  free(vals);
+}
+
+/* Text of a launch configuration argument, NULL for an omitted default. */
+static char *config_text(gb *b, CXCursor cfg, int i) {
+  if (clang_Cursor_isNull(cfg) || i >= clang_Cursor_getNumArguments(cfg)) return NULL;
+  CXCursor a = clang_Cursor_getArgument(cfg, (unsigned)i);
+  graph_range r = gb_range(b, a, 0);
+  CXSourceRange ext = clang_getCursorExtent(a);
+  if (clang_Range_isNull(ext)) return NULL;
+  unsigned o1, o2;
+  clang_getExpansionLocation(clang_getRangeStart(ext), NULL, NULL, NULL, &o1);
+  clang_getExpansionLocation(clang_getRangeEnd(ext), NULL, NULL, NULL, &o2);
+  if (o1 == o2 && !r.editable) return NULL; /* CXXDefaultArgExpr: nothing written */
+  char *t = frontend_cursor_text(b->t, a);
+  if (t && !*t) {
+    free(t);
+    return NULL;
+  }
+  return t;
+}
+
+int opsite_handle(gb *b, gb_frame *f, CXCursor call) {
+  CXCursor decl = gb_callee_decl(call);
+  char *name = gb_callee_name(call);
+  if (!name) return 0;
+  int handled = 0;
+  if (is_global_fn(decl)) {
+    handled = 1;
+    if (b->mode != GB_GRAPH) goto out;
+    const kernel_info *ki = kernels_find(&b->g->kernels, decl);
+    graph_op *op = new_op(b, f, call, name, GRAPH_OP_LAUNCH);
+    if (!op) goto out;
+    CXCursor cfg = launch_config(call);
+    op->grid = config_text(b, cfg, 0);
+    op->block = config_text(b, cfg, 1);
+    op->shmem = config_text(b, cfg, 2);
+    op->stream = config_text(b, cfg, 3);
+    if (ki) launch_accesses(b, f, op, ki, call, 0, NULL, 0);
+    else gb_note(b, call, "kernel '%s' has no definition in this file; its accesses are unknown", name);
+    goto out;
+  }
+  if (strcmp(name, "cudaLaunchKernel") == 0) {
+    handled = 1;
+    if (b->mode != GB_GRAPH) goto out;
+    CXCursor kd = launch_kernel_fn(call);
+    char *kname = clang_Cursor_isNull(kd) ? NULL : string_and_dispose(clang_getCursorSpelling(kd));
+    graph_op *op = new_op(b, f, call, kname ? kname : name, GRAPH_OP_LAUNCH);
+    const kernel_info *ki = clang_Cursor_isNull(kd) ? NULL : kernels_find(&b->g->kernels, kd);
+    if (op && clang_Cursor_getNumArguments(call) >= 6) {
+      op->grid = frontend_cursor_text(b->t, clang_Cursor_getArgument(call, 1));
+      op->block = frontend_cursor_text(b->t, clang_Cursor_getArgument(call, 2));
+      op->shmem = frontend_cursor_text(b->t, clang_Cursor_getArgument(call, 4));
+      op->stream = frontend_cursor_text(b->t, clang_Cursor_getArgument(call, 5));
+    }
+    /* args is `void *args[] = {&a, &b, ...}`: follow each address */
+    gval av = clang_Cursor_getNumArguments(call) >= 4
+                  ? gb_eval(b, f, clang_Cursor_getArgument(call, 3))
+                  : gb_int(b, NULL, NULL, 0);
+    if (op && ki && av.k == GV_ADDR) {
+      const char *lb = strrchr(av.path, '[');
+      int n = ki->n_params;
+      gval *vals = calloc((size_t)n + 1, sizeof *vals);
+      for (int i = 0; vals && i < n; i++) {
+        gval *slot = lb ? gb_lookup(b, gb_fmt(b, "%.*s[%d]", (int)(lb - av.path), av.path, i)) : NULL;
+        gval *target = slot && slot->k == GV_ADDR ? gb_lookup(b, slot->path) : NULL;
+        vals[i] = target ? *target : gb_int(b, NULL, NULL, 0);
+      }
+      if (vals) launch_accesses(b, f, op, ki, call, 0, vals, n);
+      free(vals);
+    } else if (op) {
+      gb_note(b, call, "cudaLaunchKernel arguments could not be traced; accesses unknown");
+    }
+    free(kname);
+    goto out;
+  }
+  const libcall_info *li = libcall_find(name);
+  if (!li || !(li->flags & LIBCALL_OP)) goto out;
+  handled = 1;
+  if (b->mode != GB_GRAPH) goto out;
+  graph_op_kind kind = GRAPH_OP_LIBRARY;
+  if (li->family == LIBCALL_NCCL) kind = GRAPH_OP_COLLECTIVE;
+  else if (li->family == LIBCALL_CUDART)
+    kind = strstr(name, "Memset") ? GRAPH_OP_MEMSET : GRAPH_OP_MEMCPY;
+  graph_op *op = new_op(b, f, call, name, kind);
+  if (!op) goto out;
+  int n = clang_Cursor_getNumArguments(call);
+  if (n > 64) n = 64;
+  libcall_arg args[64], largs[64];
+  gval vals[64];
+  for (int i = 0; i < n; i++) {
+    CXCursor a = clang_Cursor_getArgument(call, (unsigned)i);
+    vals[i] = gb_eval(b, f, a);
+    args[i].value = vals[i].k == GV_INT ? vals[i].s : sym_unknown(b->a);
+    args[i].text = op->arg_text ? op->arg_text[i] : NULL;
+    largs[i].value = gb_eval_local(b, a);
+    largs[i].text = args[i].text;
+  }
+  libenv_ud ud = {b, f, call};
+  libcall_env env = {b->a, env_descriptor_bytes, &ud, env_descriptor_dense, env_scalar_is_zero};
+  libcall_access acc[OPSITE_MAX_ACC], lacc[OPSITE_MAX_ACC];
+  int na = libcall_accesses(name, args, n, &env, acc, OPSITE_MAX_ACC);
+  int nl = libcall_accesses(name, largs, n, &env, lacc, OPSITE_MAX_ACC);
+  if (na > OPSITE_MAX_ACC) na = OPSITE_MAX_ACC;
+  for (int i = 0; i < na; i++) {
+    int ai = acc[i].arg;
+    if (ai < 0 || ai >= n) continue;
+    sym *bl = (i < nl && lacc[i].arg == ai) ? lacc[i].bytes : NULL;
+    add_access(b, op, clang_Cursor_getArgument(call, (unsigned)ai), vals[ai], ai, acc[i].mode,
+               acc[i].bytes, bl, acc[i].exact, acc[i].role);
+  }
+  if (na < 0) gb_note(b, call, "call to '%s' has too few arguments for its model", name);
+  sym *fl = libcall_flops(name, args, n, b->a);
+  op->flops = fl ? fl : sym_const(b->a, 0);
+  if (li->flags & LIBCALL_NONDETERMINISTIC) op->flags |= KERNEL_NONDETERMINISTIC;
+out:
+  free(name);
+  return handled;
+}
