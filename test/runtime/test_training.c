@@ -165,10 +165,9 @@ int main(int argc, char **argv) {
 #endif
   ACT = 6 * CH + 100; /* a tail, so the last chunk is partial */
   W = CH;             /* weights: one chunk each (not packed) */
-  uint64_t want = unmanaged_run(2);
-
   tidal_stats natural;
   uint64_t got = managed_run(2, 1024 * CH, 0, &natural); /* everything fits */
+  uint64_t want = unmanaged_run(2);
   CHECK(got == want);
   CHECK(natural.total.swapped_out_bytes == 0 && natural.total.faults == 0);
   size_t peak = natural.total.peak_resident_bytes;
