@@ -397,10 +397,8 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
     rt_chunk *c = e.c;
     if (c->rc && !c->rc->running)
       rt_recompute_detach(c);
-    if (c->host_slot >= 0) {
-      rt_host_slot_free(c->host_slot);
-      c->host_slot = -1;
-    }
+    if (c->host_slot >= 0)
+      rt_chunk_free_host(c);
     c->state = RT_DIRTY;
     c->writer = rt_g.stream;
   }

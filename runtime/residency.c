@@ -167,6 +167,31 @@ tidal_status rt_reap(int wait_all) {
 
 /* ---- host slots ---- */
 
+/* Note [host slot reuse]: a prefetch consumed by a stream wait (CUDA) may
+ * still be reading its host slot; the event is kept in host_ev and waited
+ * for before the slot changes hands. */
+static void retire_host_ev(rt_chunk *c) {
+  if (!c->host_ev_pending)
+    return;
+  rt_g.be->event_sync(rt_g.b, &c->host_ev, NULL);
+  rt_g.be->event_release(rt_g.b, &c->host_ev);
+  c->host_ev_pending = 0;
+}
+
+void rt_chunk_free_host(rt_chunk *c) {
+  retire_host_ev(c);
+  rt_host_slot_free(c->host_slot);
+  c->host_slot = -1;
+}
+
+static int64_t take_host(rt_chunk *c) {
+  retire_host_ev(c);
+  int64_t slot = c->host_slot;
+  c->host_slot = -1;
+  c->state = RT_DIRTY;
+  return slot;
+}
+
 /* A host slot, reclaiming the host copy of a clean resident chunk (which
  * becomes DIRTY: its only copy is then on the device) if the store is full. */
 static int64_t host_slot_get(const rt_chunk *except) {
@@ -174,24 +199,16 @@ static int64_t host_slot_get(const rt_chunk *except) {
   if (slot >= 0)
     return slot;
   for (rt_chunk *c = rt_g.lru.tail; c; c = c->prev)
-    if (c->state == RT_RESIDENT && c != except && c->host_slot >= 0) {
-      slot = c->host_slot;
-      c->host_slot = -1;
-      c->state = RT_DIRTY;
-      return slot;
-    }
+    if (c->state == RT_RESIDENT && c != except && c->host_slot >= 0)
+      return take_host(c);
   /* Pinned clean chunks can give up their copies too; a full scan, but only
    * when the store is exhausted. */
   for (size_t i = 0; i < rt_g.nallocs; i++) {
     rt_alloc *a = rt_g.allocs[i];
     for (uint32_t k = 0; k < a->nchunks; k++) {
       rt_chunk *c = &a->chunks[k];
-      if (c->state == RT_RESIDENT && c != except && c->host_slot >= 0) {
-        slot = c->host_slot;
-        c->host_slot = -1;
-        c->state = RT_DIRTY;
-        return slot;
-      }
+      if (c->state == RT_RESIDENT && c != except && c->host_slot >= 0)
+        return take_host(c);
     }
   }
   return -1;
@@ -220,8 +237,7 @@ static void start_swap_out(rt_chunk *c, int64_t slot) {
 static tidal_status drop_for_recompute(rt_chunk *c) {
   size_t len = rt_chunk_len(c);
   tidal_status st = unmap_chunk(c);
-  rt_host_slot_free(c->host_slot);
-  c->host_slot = -1;
+  rt_chunk_free_host(c);
   c->state = RT_RECOMPUTABLE;
   RT_COUNT(dropped_bytes, len);
   RT_COUNT(drops, 1);
@@ -348,20 +364,30 @@ tidal_status rt_chunk_restore(rt_chunk *c, int need_data) {
     c->ready_pending = 1;
     c->state = RT_RESIDENT;
     return wait_ready(c);
-  case RT_PREFETCHING:
+  case RT_PREFETCHING: {
+    /* The op waits for the copy on its stream; the event stays alive for
+     * the host slot (Note [host slot reuse]). */
     rt_list_remove(&rt_g.in, c);
-    c->ready = c->ev;
-    c->ready_pending = 1;
     c->state = RT_RESIDENT;
-    return wait_ready(c);
+    if ((st = wait_ready(c)) != TIDAL_OK)
+      return st;
+    double stall = 0;
+    st = rt_g.be->stream_wait(rt_g.b, rt_g.stream, &c->ev, &stall);
+    if (stall > 0)
+      RT_COUNT_TIME(stall_seconds, stall);
+    retire_host_ev(c);
+    c->host_ev = c->ev;
+    c->host_ev_pending = 1;
+    memset(&c->ev, 0, sizeof c->ev);
+    return st;
+  }
   case RT_ON_HOST:
     if ((st = map_fresh(c, "fault-in")) != TIDAL_OK)
       return st;
     if ((st = wait_ready(c)) != TIDAL_OK)
       return st;
     if (!need_data) { /* write-only: the old contents are not needed */
-      rt_host_slot_free(c->host_slot);
-      c->host_slot = -1;
+      rt_chunk_free_host(c);
       c->state = RT_DIRTY;
       return TIDAL_OK;
     }
@@ -485,8 +511,7 @@ tidal_status rt_chunk_drop(rt_chunk *c) {
     if (st == TIDAL_OK)
       st = s2;
   }
-  rt_host_slot_free(c->host_slot);
-  c->host_slot = -1;
+  rt_chunk_free_host(c);
   if (c->rc)
     rt_recompute_detach(c);
   c->state = RT_DROPPED;
@@ -505,8 +530,7 @@ tidal_status rt_chunk_release(rt_chunk *c) {
       st = s2;
   }
   unlist(c);
-  rt_host_slot_free(c->host_slot);
-  c->host_slot = -1;
+  rt_chunk_free_host(c);
   if (c->rc)
     rt_recompute_detach(c);
   c->state = RT_UNMAPPED;

@@ -66,6 +66,7 @@ typedef struct rt_chunk {
   struct rt_recompute *rc;      /* closure that regenerates it, or NULL */
   rt_event ev;                  /* the copy in flight (SWAPPING_OUT, PREFETCHING) */
   rt_event ready;               /* next op waits for it when ready_pending */
+  rt_event host_ev;             /* a restore that may still read the host slot */
   tidal_stream writer;          /* stream of the last op that wrote it */
   int64_t host_slot;            /* host store slot, -1 if none */
   uint64_t op_stamp;            /* last op_begin that declared it (dedup) */
@@ -76,6 +77,7 @@ typedef struct rt_chunk {
   uint8_t state;                /* rt_chunk_state */
   uint8_t list;                 /* enum rt_list_id */
   uint8_t ready_pending;        /* ready must be waited for by the next op */
+  uint8_t host_ev_pending;      /* host_ev must complete before the slot is reused */
   uint32_t pin_slot;            /* scratch for op_begin: its entry in rt_g.pinned */
 } rt_chunk;
 
@@ -237,6 +239,8 @@ RT_HIDDEN tidal_status rt_chunk_prefetch(rt_chunk *c);
 RT_HIDDEN tidal_status rt_chunk_drop(rt_chunk *c);
 /* Waits for any copy in flight on c and settles its state. */
 RT_HIDDEN tidal_status rt_chunk_settle(rt_chunk *c);
+/* Gives c's host copy back to the store (after any copy still reading it). */
+RT_HIDDEN void rt_chunk_free_host(rt_chunk *c);
 /* Releases everything c holds (tidal_free). */
 RT_HIDDEN tidal_status rt_chunk_release(rt_chunk *c);
 
