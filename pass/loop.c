@@ -8,9 +8,10 @@
  *     to the first for/while/do statement starting after it.
  *  3. Heuristic: the loop whose body reaches the most op sites (kernel
  *     launches and modelled library calls, counted through user functions,
- *     each function's count memoised, recursion counted once).  Ties go to
- *     the more deeply nested loop: an epoch loop around the step loop
- *     reaches the same ops, but one iteration is one step.  Whether the
+ *     each function's count memoised, recursion counted once).  Ties: see
+ *     tie_better (an epoch loop around the step loop reaches the same ops,
+ *     but one iteration is one step; a layer loop called from the step loop
+ *     is inside one iteration).  Whether the
  *     chosen loop shows a forward-then-backward pattern is added to the
  *     reason once the graph is built (graph.c).
  * Loops considered are those written in the main file. */
@@ -29,7 +30,8 @@ typedef struct fn_count {
 
 typedef struct loop_cand {
   CXCursor c;
-  unsigned offset;
+  unsigned offset, end;
+  int in_main;      /* written in main() */
   unsigned line;
   int depth;
   int ops;
@@ -43,6 +45,7 @@ typedef struct scan {
   int n_loops, cap_loops;
   int depth;
   int count; /* ops counted in the current subtree */
+  int in_main; /* scanning main() */
 } scan;
 
 static int count_function(scan *s, CXCursor def);
@@ -86,6 +89,9 @@ static enum CXChildVisitResult count_visitor(CXCursor c, CXCursor parent, CXClie
       clang_getExpansionLocation(clang_getCursorLocation(c), NULL, &lc->line, NULL, &lc->offset);
       lc->depth = s->depth;
       lc->ops = inner;
+      clang_getExpansionLocation(clang_getRangeEnd(clang_getCursorExtent(c)), NULL, NULL, NULL,
+                                 &lc->end);
+      lc->in_main = s->in_main;
     }
     return CXChildVisit_Continue;
   }
@@ -139,7 +145,11 @@ static enum CXChildVisitResult tu_visitor(CXCursor c, CXCursor parent, CXClientD
       frontend_in_main_file(s->b->t, c)) {
     s->count = 0;
     s->depth = 0;
+    char *nm = string_and_dispose(clang_getCursorSpelling(c));
+    s->in_main = strcmp(nm, "main") == 0;
+    free(nm);
     clang_visitChildren(c, count_visitor, s);
+    s->in_main = 0;
   }
   return CXChildVisit_Continue;
 }
@@ -206,6 +216,17 @@ static void main_location(gb *b, unsigned *line, unsigned *col) {
   }
 }
 
+/* Between two loops reaching as many op sites: the inner of two nested
+ * loops (an epoch loop around the step loop), else the one in main() (it
+ * calls the function holding the other: a layer loop), else the later one
+ * (C defines callees before their callers). */
+static int tie_better(const loop_cand *x, const loop_cand *y) {
+  if (x->offset >= y->offset && x->end <= y->end) return 1;
+  if (y->offset >= x->offset && y->end <= x->end) return 0;
+  if (x->in_main != y->in_main) return x->in_main;
+  return x->offset > y->offset;
+}
+
 int loop_choose(gb *b, const graph_options *opt, CXCursor *loop) {
   graph *g = b->g;
   scan s;
@@ -249,7 +270,7 @@ int loop_choose(gb *b, const graph_options *opt, CXCursor *loop) {
     for (int i = 0; i < s.n_loops; i++) {
       if (s.loops[i].ops <= 0) continue;
       if (chosen < 0 || s.loops[i].ops > s.loops[chosen].ops ||
-          (s.loops[i].ops == s.loops[chosen].ops && s.loops[i].depth > s.loops[chosen].depth))
+          (s.loops[i].ops == s.loops[chosen].ops && tie_better(&s.loops[i], &s.loops[chosen])))
         chosen = i;
     }
     if (chosen < 0) {

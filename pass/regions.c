@@ -118,6 +118,7 @@ static int key_live(gb *b, const char *key) {
 
 typedef struct cand {
   const char *key;
+  int is_alloc_name; /* the variable the allocation was stored to: names the arena, not a tensor */
   int alloc;
   sym *off;
   int64_t off_v; /* -1 if not concrete */
@@ -129,7 +130,9 @@ static int cand_cmp(const void *x, const void *y) {
   if (a->alloc != c->alloc) return a->alloc - c->alloc;
   if (a->off_v >= 0 && c->off_v >= 0 && a->off_v != c->off_v) return a->off_v < c->off_v ? -1 : 1;
   if (a->off_v >= 0 && c->off_v >= 0) {
-    /* same offset: a struct field names a tensor better than the arena's base variable */
+    /* same offset: the first carved tensor is better named by its own
+     * variable than by the arena's, and a struct field better than a local */
+    if (a->is_alloc_name != c->is_alloc_name) return a->is_alloc_name - c->is_alloc_name;
     int af = strchr(display_name(a->key), '.') != NULL, cf = strchr(display_name(c->key), '.') != NULL;
     if (af != cf) return cf - af;
   }
@@ -153,6 +156,7 @@ void regions_finish_setup(gb *b) {
     int64_t v;
     c->off_v = graph_eval(g, c->off, &v) == 0 ? v : -1;
     c->order = (int)e->seq;
+    c->is_alloc_name = strcmp(display_name(e->key), g->allocs[e->v.alloc].name) == 0;
   }
   qsort(cs, (size_t)nc, sizeof *cs, cand_cmp);
   /* one region per distinct (allocation, offset) */
@@ -191,19 +195,33 @@ void regions_finish_setup(gb *b) {
     sym *end = next ? next->offset : g->allocs[rg->alloc].bytes;
     rg->bytes = sym_sub(b->a, end, rg->offset);
   }
-  /* drop empty regions (carving cursors at the end of an arena) by marking
-   * them; values pointing there resolve to the allocation only */
+  /* drop empty regions (carving cursors left at the end of an arena):
+   * values pointing there resolve to the allocation only */
+  int *remap = calloc((size_t)g->n_regions + 1, sizeof *remap);
+  int kept = 0;
+  for (int r = 0; remap && r < g->n_regions; r++) {
+    int64_t sz;
+    if (graph_eval(g, g->regions[r].bytes, &sz) == 0 && sz <= 0) {
+      free(g->regions[r].name);
+      remap[r] = -1;
+      continue;
+    }
+    g->regions[kept] = g->regions[r];
+    remap[r] = kept++;
+  }
+  if (remap) g->n_regions = kept;
   for (int i = 0; i < nc; i++) {
     int r = region_of[i];
+    if (r < 0 || !remap) continue;
+    r = remap[r];
     if (r < 0) continue;
-    int64_t sz;
-    if (graph_eval(g, g->regions[r].bytes, &sz) == 0 && sz <= 0) continue;
     gval *v = gb_lookup(b, cs[i].key);
     if (!v) continue;
     v->region = r;
     v->base = g->regions[r].offset;
     v->delta = sym_const(b->a, 0);
   }
+  free(remap);
   free(region_of);
   free(cs);
 }
