@@ -191,6 +191,7 @@ static const char *base_name(const char *p) {
   return s ? s + 1 : p;
 }
 
+/* given is the FILE part of --loop (options.h keeps "FILE:LINE" whole). */
 static int same_file(const char *given, const char *main_path) {
   if (strcmp(given, main_path) == 0) return 1;
   return strcmp(base_name(given), base_name(main_path)) == 0;
@@ -238,9 +239,15 @@ int loop_choose(gb *b, const graph_options *opt, CXCursor *loop) {
   unsigned pline = 0;
   long poff;
   if (opt && opt->loop_file) {
-    if (!same_file(opt->loop_file, b->t->main_path)) {
-      diag_error(NULL, 0, 0, "--loop %s:%u: not the input file '%s'", opt->loop_file,
-                 opt->loop_line, b->t->main_path);
+    char lf[4096];
+    const char *colon = strrchr(opt->loop_file, ':');
+    size_t lfn = colon && strtoul(colon + 1, NULL, 10) == opt->loop_line
+                     ? (size_t)(colon - opt->loop_file)
+                     : strlen(opt->loop_file);
+    snprintf(lf, sizeof lf, "%.*s", (int)lfn, opt->loop_file);
+    if (!same_file(lf, b->t->main_path)) {
+      diag_error(NULL, 0, 0, "--loop %s:%u: not the input file '%s'", lf, opt->loop_line,
+                 b->t->main_path);
       rc = TIDAL_EXIT_BAD_INPUT;
       goto out;
     }
@@ -249,12 +256,12 @@ int loop_choose(gb *b, const graph_options *opt, CXCursor *loop) {
         chosen = i;
     if (chosen < 0) {
       diag_error(b->t->main_path, opt->loop_line, 1,
-                 "no for, while or do loop starts on this line (--loop %s:%u)", opt->loop_file,
+                 "no for, while or do loop starts on this line (--loop %s:%u)", lf,
                  opt->loop_line);
       rc = TIDAL_EXIT_BAD_INPUT;
       goto out;
     }
-    snprintf(reason, sizeof reason, "--loop %s:%u", base_name(opt->loop_file), opt->loop_line);
+    snprintf(reason, sizeof reason, "--loop %.200s:%u", base_name(lf), opt->loop_line);
   } else if ((poff = find_pragma(b->t, &pline)) >= 0) {
     for (int i = 0; i < s.n_loops; i++)
       if (s.loops[i].offset > (unsigned)poff &&
