@@ -243,6 +243,9 @@ static void instrument_main_and_loop(rw *r) {
 
 /* ---- the plan ---- */
 
+/* 1 if C text from the graph is usable (see rewrite_sites.c text_ok). */
+static int text_ok(const char *s) { return s && *s && !strstr(s, "()"); }
+
 static rw_site *site_of_op(rw *r, int op) {
   for (int i = 0; i < r->scan.n_sites; i++)
     if (r->scan.sites[i].graph_op >= 0 && !r->scan.sites[i].skip) {
@@ -327,7 +330,7 @@ static void emit_action(rw *r, const plan_action *a, int idx) {
     ptr = strdup(ga->ptr_local ? ga->ptr_local : "0");
     bytes = sym_is_unknown(ga->bytes_local) ? NULL : sym_to_c(ga->bytes_local);
     sbytes = sym_is_unknown(ga->bytes_local) ? NULL : sym_to_string(ga->bytes_local);
-    if (!bytes) {
+    if (!text_ok(bytes) || !text_ok(ptr)) {
       plan_skip(r, a, "the producer's write extent is unknown");
       goto out;
     }
@@ -415,7 +418,7 @@ static void emit_action(rw *r, const plan_action *a, int idx) {
     end = site->stmt_end;
     place_ok = 1;
   }
-  if (!place_ok || !ptr || !bytes) {
+  if (!place_ok || !text_ok(ptr) || !text_ok(bytes)) {
     plan_skip(r, a,
               !ga->loop_text_valid
                   ? "its pointer or size uses a called function's locals (not valid in the "

@@ -30,6 +30,7 @@
 #include "rewrite.h"
 
 #define MAX_LIB_ACCESSES 16 /* more than any modelled routine has */
+#define MAX_PATHS 256        /* graph ops (call paths) read per statement */
 
 typedef struct scan_ctx {
   pass_tu *t;
@@ -213,21 +214,38 @@ static void add_acc(rw_site *site, const char *ptr, char *bytes, int mode, const
   v[site->n_acc++] = (rw_acc){xstrdup(ptr), bytes, mode, bytes ? NULL : xstrdup(why)};
 }
 
-/* Accesses of one op call from the graph op at this statement. */
-static void graph_accesses(scan_ctx *x, rw_site *site, const graph_op *op) {
-  const kernel_info *ki = op->kind == GRAPH_OP_LAUNCH ? kernels_find_name(&x->g->kernels, op->callee)
-                                                      : NULL;
-  for (int i = 0; i < op->n_acc; i++) {
-    const graph_access *a = &op->acc[i];
-    if (a->mode == ACCESS_NONE || !a->ptr_local) continue;
-    char *bytes = sym_is_unknown(a->bytes_local) ? NULL : sym_to_c(a->bytes_local);
-    const char *why = "the analysis found no bound for this access";
-    if (ki)
-      for (int p = 0; p < ki->n_params; p++)
-        if (a->param && !strcmp(ki->params[p].name, a->param) && ki->params[p].why)
-          why = ki->params[p].why;
-    if (!ki && !bytes) why = "the library-call model gives no bound for this argument";
-    add_acc(site, a->ptr_local, bytes, tidal_mode_of(a->mode), why, &x->oom);
+/* 1 if C text taken from the graph is usable: non-empty, and no name in it
+ * came out empty (the graph cannot always read text inside a macro
+ * argument; then the access is computed here instead). */
+static int text_ok(const char *s) { return s && *s && !strstr(s, "()"); }
+
+/* Accesses of one op call from the graph ops at this statement (every call
+ * path: the local text is the same on each, but a path may have left an
+ * argument unresolved).  covered[arg] is set for each argument taken. */
+static void graph_accesses(scan_ctx *x, rw_site *site, const int *ops, int n_ops, char *covered,
+                           int nargs) {
+  for (int k = 0; k < n_ops; k++) {
+    const graph_op *op = &x->g->ops[ops[k]];
+    const kernel_info *ki =
+        op->kind == GRAPH_OP_LAUNCH ? kernels_find_name(&x->g->kernels, op->callee) : NULL;
+    for (int i = 0; i < op->n_acc; i++) {
+      const graph_access *a = &op->acc[i];
+      if (a->mode == ACCESS_NONE || !text_ok(a->ptr_local)) continue;
+      if (a->arg < 0 || a->arg >= nargs || covered[a->arg]) continue;
+      char *bytes = sym_is_unknown(a->bytes_local) ? NULL : sym_to_c(a->bytes_local);
+      if (bytes && !text_ok(bytes)) {
+        free(bytes);
+        continue;
+      }
+      covered[a->arg] = 1;
+      const char *why = "the analysis found no bound for this access";
+      if (ki)
+        for (int p = 0; p < ki->n_params; p++)
+          if (a->param && !strcmp(ki->params[p].name, a->param) && ki->params[p].why)
+            why = ki->params[p].why;
+      if (!ki && !bytes) why = "the library-call model gives no bound for this argument";
+      add_acc(site, a->ptr_local, bytes, tidal_mode_of(a->mode), why, &x->oom);
+    }
   }
 }
 
@@ -235,7 +253,7 @@ static void graph_accesses(scan_ctx *x, rw_site *site, const graph_op *op) {
  * the training loop): kernel parameter extents with the launch's argument
  * texts substituted, or the library-call model over the argument texts. */
 static void local_accesses(scan_ctx *x, rw_site *site, CXCursor call, const char *callee,
-                           const kernel_info *ki) {
+                           const kernel_info *ki, const char *covered) {
   int nargs = clang_Cursor_getNumArguments(call);
   if (nargs < 0) nargs = 0;
   char **args = calloc((size_t)nargs + 1, sizeof *args);
@@ -261,7 +279,7 @@ static void local_accesses(scan_ctx *x, rw_site *site, CXCursor call, const char
     subst_ud u = {x->t->arena, ki, args, nargs};
     for (int p = 0; p < ki->n_params && p < nargs; p++) {
       const kernel_param *kp = &ki->params[p];
-      if (!kp->is_pointer || kp->mode == ACCESS_NONE || !args[p]) continue;
+      if (!kp->is_pointer || kp->mode == ACCESS_NONE || !text_ok(args[p]) || covered[p]) continue;
       char *bytes = NULL;
       const char *why = kp->why ? kp->why : "the kernel's index range is not bounded";
       if (!sym_is_unknown(kp->extent) && kp->elem_bytes > 0) {
@@ -278,7 +296,8 @@ static void local_accesses(scan_ctx *x, rw_site *site, CXCursor call, const char
     libcall_env env = {x->t->arena, NULL, NULL, NULL, NULL};
     int n = libcall_accesses(callee, largs, nargs, &env, acc, MAX_LIB_ACCESSES);
     for (int i = 0; i < n && i < MAX_LIB_ACCESSES; i++) {
-      if (acc[i].arg < 0 || acc[i].arg >= nargs || !args[acc[i].arg]) continue;
+      if (acc[i].arg < 0 || acc[i].arg >= nargs || !text_ok(args[acc[i].arg]) || covered[acc[i].arg])
+        continue;
       char *bytes = sym_is_unknown(acc[i].bytes) ? NULL : sym_to_c(acc[i].bytes);
       add_acc(site, args[acc[i].arg], bytes, tidal_mode_of(acc[i].mode),
               "the library-call model gives no bound for this argument (a descriptor's "
@@ -295,18 +314,18 @@ out:
 
 /* ---- op sites and allocation calls ---- */
 
-/* The graph op whose statement overlaps [b, e) and calls callee; count of
- * such ops (call paths) in *n. */
-static int graph_op_at(const graph *g, unsigned b, unsigned e, const char *callee, int *n) {
-  int first = -1;
-  *n = 0;
+/* The graph ops whose statement overlaps [b, e) and call callee (one per
+ * call path reaching the statement); returns how many, up to max. */
+static int graph_ops_at(const graph *g, unsigned b, unsigned e, const char *callee, int *out,
+                        int max) {
+  int n = 0;
   for (int i = 0; i < g->n_ops; i++) {
     const graph_op *op = &g->ops[i];
     if (op->stmt.end <= b || op->stmt.begin >= e || strcmp(op->callee, callee)) continue;
-    if (first < 0) first = i;
-    ++*n;
+    if (n < max) out[n] = i;
+    n++;
   }
-  return first;
+  return n;
 }
 
 typedef struct expr_walk {
@@ -408,16 +427,21 @@ static enum CXChildVisitResult expr_visitor(CXCursor c, CXCursor parent, CXClien
     if (first) w->site = new_site(w, c, callee, kind);
     rw_site *site = w->site;
     if (site && !site->skip) {
-      int n = 0;
-      int gop = graph_op_at(x->g, site->stmt_begin, site->stmt_end, callee, &n);
+      int ops[MAX_PATHS];
+      int n = graph_ops_at(x->g, site->stmt_begin, site->stmt_end, callee, ops, MAX_PATHS);
       if (first) {
-        site->graph_op = gop;
+        site->graph_op = n > 0 ? ops[0] : -1;
         site->n_graph_ops = n;
       }
-      if (gop >= 0)
-        graph_accesses(x, site, &x->g->ops[gop]);
-      else
-        local_accesses(x, site, c, callee, ki);
+      int nargs = clang_Cursor_getNumArguments(c);
+      char *covered = calloc((size_t)(nargs > 0 ? nargs : 0) + 1, 1);
+      if (!covered) {
+        x->oom = 1;
+      } else {
+        graph_accesses(x, site, ops, n < MAX_PATHS ? n : MAX_PATHS, covered, nargs);
+        local_accesses(x, site, c, callee, ki, covered);
+      }
+      free(covered);
     }
   }
   free(callee);
