@@ -1421,7 +1421,7 @@ static void walk_train_loop(gb *b, gb_frame *f, CXCursor s) {
   CXCursor ch[4];
   int n = gb_children(s, ch, 4);
   if (n >= 1) {
-    g->loop_body = gb_range(b, ch[n - 1], 0);
+    g->loop_body = gb_range(b, ch[n - 1], 1);
     if (clang_getCursorKind(s) == CXCursor_ForStmt) {
       for_parts p;
       for_split(b, s, &p);

@@ -32,6 +32,7 @@ typedef struct loop_cand {
   CXCursor c;
   unsigned offset, end;
   int in_main;      /* written in main() */
+  int layer_like;   /* its induction variable offsets device pointers (`base + l*S`) */
   unsigned line;
   int depth;
   int ops;
@@ -49,6 +50,47 @@ typedef struct scan {
 } scan;
 
 static int count_function(scan *s, CXCursor def);
+
+/* Does the body use the loop's induction variable to offset a pointer?
+ * That is a loop over layers (or heads), not over training steps. */
+typedef struct layer_scan {
+  CXCursor var;
+  int found;
+  int in_ptr_arith;
+} layer_scan;
+
+static enum CXChildVisitResult layer_visitor(CXCursor c, CXCursor parent, CXClientData d) {
+  layer_scan *ls = d;
+  enum CXCursorKind k = clang_getCursorKind(c);
+  if (ls->in_ptr_arith && k == CXCursor_DeclRefExpr &&
+      clang_equalCursors(clang_getCursorReferenced(c), ls->var)) {
+    ls->found = 1;
+    return CXChildVisit_Break;
+  }
+  if (k == CXCursor_BinaryOperator && !ls->in_ptr_arith) {
+    enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(c);
+    CXType t = clang_getCanonicalType(clang_getCursorType(c));
+    if ((op == CXBinaryOperator_Add || op == CXBinaryOperator_Sub) && t.kind == CXType_Pointer) {
+      ls->in_ptr_arith = 1;
+      clang_visitChildren(c, layer_visitor, ls);
+      ls->in_ptr_arith = 0;
+      return ls->found ? CXChildVisit_Break : CXChildVisit_Continue;
+    }
+  }
+  return CXChildVisit_Recurse;
+}
+
+static int loop_is_layer_like(CXCursor loop) {
+  if (clang_getCursorKind(loop) != CXCursor_ForStmt) return 0;
+  CXCursor ch[4];
+  int n = gb_children(loop, ch, 4);
+  if (n < 2 || clang_getCursorKind(ch[0]) != CXCursor_DeclStmt) return 0;
+  CXCursor vd[1];
+  if (gb_children(ch[0], vd, 1) != 1) return 0;
+  layer_scan ls = {vd[0], 0, 0};
+  clang_visitChildren(ch[n - 1], layer_visitor, &ls);
+  return ls.found;
+}
 
 static enum CXChildVisitResult count_visitor(CXCursor c, CXCursor parent, CXClientData d) {
   scan *s = d;
@@ -92,6 +134,7 @@ static enum CXChildVisitResult count_visitor(CXCursor c, CXCursor parent, CXClie
       clang_getExpansionLocation(clang_getRangeEnd(clang_getCursorExtent(c)), NULL, NULL, NULL,
                                  &lc->end);
       lc->in_main = s->in_main;
+      lc->layer_like = loop_is_layer_like(c);
     }
     return CXChildVisit_Continue;
   }
@@ -218,12 +261,14 @@ static void main_location(gb *b, unsigned *line, unsigned *col) {
 }
 
 /* Between two loops reaching as many op sites: the inner of two nested
- * loops (an epoch loop around the step loop), else the one in main() (it
+ * loops (an epoch loop around the step loop) unless the inner one offsets
+ * pointers by its induction variable (a layer loop), else the one in main() (it
  * calls the function holding the other: a layer loop), else the later one
  * (C defines callees before their callers). */
 static int tie_better(const loop_cand *x, const loop_cand *y) {
-  if (x->offset >= y->offset && x->end <= y->end) return 1;
-  if (y->offset >= x->offset && y->end <= x->end) return 0;
+  /* nested: the inner one, unless it indexes pointers by its variable */
+  if (x->offset >= y->offset && x->end <= y->end) return !x->layer_like;
+  if (y->offset >= x->offset && y->end <= x->end) return y->layer_like;
   if (x->in_main != y->in_main) return x->in_main;
   return x->offset > y->offset;
 }
@@ -326,7 +371,7 @@ int loop_record(gb *b, gb_frame *f, CXCursor stmt, CXCursor body, const char *va
   }
   gb_location(b, stmt, &l->file, &l->line, &l->col);
   l->stmt = gb_range(b, stmt, 0);
-  l->body = gb_range(b, body, 0);
+  l->body = gb_range(b, body, 1);
   (void)f;
   return id;
 }
