@@ -49,6 +49,8 @@ typedef struct rw {
   rw_buf plan_lines; /* one line per action for the header */
   int emitted, skipped;
   int closures;
+  unsigned *braced; /* statements given extra braces for plan calls */
+  int n_braced;
   int oom;
 } rw;
 
@@ -426,7 +428,20 @@ static void emit_action(rw *r, const plan_action *a, int idx) {
                   : "its extent is unknown or the statement is not editable");
     goto out;
   }
-  need_braces = !(at->n_calls == 0 && site) && is_unbraced_body(r, begin);
+  /* An unbraced loop or if body: the calls must stay inside it (once per
+   * statement, however many actions it gets). */
+  need_braces = is_unbraced_body(r, begin);
+  for (int i = 0; i < r->n_braced && need_braces; i++)
+    if (r->braced[i] == begin) need_braces = 0;
+  if (need_braces) {
+    unsigned *nb = realloc(r->braced, (size_t)(r->n_braced + 1) * sizeof *nb);
+    if (!nb) {
+      r->oom = 1;
+      goto out;
+    }
+    r->braced = nb;
+    r->braced[r->n_braced++] = begin;
+  }
   {
     rw_buf blk = {0}, ind = {0};
     rw_line_indent(&r->lines, begin, &ind);
@@ -620,8 +635,15 @@ int rw_rewrite(pass_tu *t, graph *g, const rw_request *req, char **out, size_t *
     if (!r.scan.sites[i].skip) instrument_site(&r, i, &r.scan.sites[i]);
   for (int i = 0; i < r.scan.n_mems; i++) replace_mem(&r, &r.scan.mems[i]);
   instrument_main_and_loop(&r);
-  if (planned)
-    for (int i = 0; i < plan.n_actions; i++) emit_action(&r, &plan.actions[i], i);
+  /* Registrations first, so that a recomputable range is registered
+   * before the swap_out after the same statement (the runtime then drops
+   * it instead of copying). */
+  if (planned) {
+    for (int i = 0; i < plan.n_actions; i++)
+      if (plan.actions[i].kind == PLAN_RECOMPUTE) emit_action(&r, &plan.actions[i], i);
+    for (int i = 0; i < plan.n_actions; i++)
+      if (plan.actions[i].kind != PLAN_RECOMPUTE) emit_action(&r, &plan.actions[i], i);
+  }
 
   header(&r, &plan, planned, why_unplanned, budget_desc.p, &hdr);
   if (hdr.oom) goto out;
@@ -643,6 +665,7 @@ out:
   rw_buf_free(&budget_desc);
   rw_buf_free(&r.notes);
   rw_buf_free(&r.plan_lines);
+  free(r.braced);
   free(why_unplanned);
   plan_free(&plan);
   if (have_trace) trace_free(&trace);

@@ -70,5 +70,6 @@ void rw_line_indent(const rw_lines *l, unsigned off, rw_buf *b) {
 
 void rw_line_restore(const rw_lines *l, unsigned off, rw_buf *b) {
   rw_buf_printf(b, "\n#line %u \"%s\"\n", rw_line_of(l, off), l->path_c);
-  rw_indent(l, off, b);
+  /* No padding when only the line break follows: no trailing blanks. */
+  if (off < l->n && l->src[off] != '\n' && l->src[off] != '\r') rw_indent(l, off, b);
 }
