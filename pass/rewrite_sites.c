@@ -537,8 +537,26 @@ static void walk_control(scan_ctx *x, CXCursor s, enum CXCursorKind kind) {
   free(k.v);
 }
 
+/* 1 if the statement is written by a macro expansion (its first token is a
+ * macro name, e.g. `CHECK(op);` expanding to `do { ... } while (0)`). */
+static int from_macro(CXCursor s) {
+  CXSourceLocation loc = clang_getRangeStart(clang_getCursorExtent(s));
+  unsigned eo, so;
+  CXFile ef, sf;
+  clang_getExpansionLocation(loc, &ef, NULL, NULL, &eo);
+  clang_getSpellingLocation(loc, &sf, NULL, NULL, &so);
+  return !(ef && sf && clang_File_isEqual(ef, sf) && eo == so);
+}
+
 static void walk_stmt(scan_ctx *x, CXCursor s, int braces) {
   enum CXCursorKind kind = clang_getCursorKind(s);
+  /* A statement a macro writes is one opaque statement here: wrap it whole
+   * (its inner statements have no place in the file to edit). */
+  if (kind != CXCursor_DeclStmt && !clang_isExpression(kind) && kind != CXCursor_NullStmt &&
+      from_macro(s)) {
+    scan_expr(x, s, s, 1, braces, 0);
+    return;
+  }
   switch (kind) {
   case CXCursor_CompoundStmt:
     walk_children_as_stmts(x, s);
