@@ -634,9 +634,17 @@ static gval arith(gb *b, enum CXBinaryOperatorKind op, gval l, gval r) {
     o = ">>"; prec = 3; break;
   }
   default: {
-    /* comparisons and logic: folded when both sides are constants */
+    /* comparisons and logic: folded when both sides are constants; a
+     * traced device pointer is non-null */
     int64_t x, y, v = 0;
     int ok = int_value_const(b, &l, &x) && int_value_const(b, &r, &y);
+    if (!ok && (op == CXBinaryOperator_EQ || op == CXBinaryOperator_NE)) {
+      const gval *p = l.k == GV_DEVPTR ? &l : r.k == GV_DEVPTR ? &r : NULL;
+      const gval *z = p == &l ? &r : &l;
+      int64_t zv;
+      if (p && p->alloc >= 0 && int_value_const(b, z, &zv) && zv == 0)
+        return gb_int(b, sym_const(b->a, op == CXBinaryOperator_NE), NULL, 0);
+    }
     if (ok) {
       switch (op) {
       case CXBinaryOperator_LT: v = x < y; break;
@@ -790,7 +798,8 @@ static gval eval_literal(gb *b, CXCursor e) {
   int64_t c;
   if (!eval_const(e, &c)) return gb_int(b, sym_unknown(b->a), NULL, 0);
   char *text = gb_text(b, e);
-  if (is_identifier_text(text)) {
+  /* __LINE__ and friends are not sizes */
+  if (is_identifier_text(text) && strncmp(text, "__", 2) != 0) {
     bind_set(&b->g->binds, text, c, BIND_MACRO);
     return gb_int(b, sym_var(b->a, text), text, 1);
   }
@@ -798,13 +807,16 @@ static gval eval_literal(gb *b, CXCursor e) {
 }
 
 gval gb_eval(gb *b, gb_frame *f, CXCursor e) {
-  if (++b->steps > GB_MAX_STEPS) return none_val();
+  b->steps++; /* bounds setup-loop unrolling, see walk_for */
   enum CXCursorKind k = clang_getCursorKind(e);
   switch (k) {
   case CXCursor_IntegerLiteral:
   case CXCursor_CharacterLiteral:
   case CXCursor_CXXBoolLiteralExpr:
     return eval_literal(b, e);
+  case CXCursor_GNUNullExpr:
+  case CXCursor_CXXNullPtrLiteralExpr:
+    return gb_int(b, sym_const(b->a, 0), gb_text(b, e), 1);
   case CXCursor_UnaryExpr: { /* sizeof, alignof */
     int64_t c;
     if (eval_const(e, &c)) return gb_int(b, sym_const(b->a, c), gb_text(b, e), 0 == 0);
@@ -891,7 +903,34 @@ gval gb_eval(gb *b, gb_frame *f, CXCursor e) {
     if (x.k == GV_DEVPTR && y.k == GV_DEVPTR && x.alloc == y.alloc && x.region == y.region &&
         x.delta && y.delta && sym_equal(x.delta, y.delta))
       return x;
-    /* a pointer chosen at run time (`l == 0 ? a : b + ...`): not one tensor */
+    /* `v == k ? A : B` over one allocation (the first layer reads the
+     * embedding, later ones the previous residual): offset A + sel*(B - A)
+     * with sel = min(|v - k|, 1), exact for every integer v. */
+    CXCursor cc = gb_strip(ch[0]);
+    if (x.k == GV_DEVPTR && y.k == GV_DEVPTR && x.alloc >= 0 && x.alloc == y.alloc &&
+        clang_getCursorKind(cc) == CXCursor_BinaryOperator &&
+        clang_getCursorBinaryOperatorKind(cc) == CXBinaryOperator_EQ && x.delta && y.delta &&
+        !sym_is_unknown(x.delta) && !sym_is_unknown(y.delta)) {
+      CXCursor cs[2];
+      if (gb_children(cc, cs, 2) == 2) {
+        gval cv0 = gb_eval(b, f, cs[0]), cv1 = gb_eval(b, f, cs[1]);
+        if (cv0.k == GV_INT && cv1.k == GV_INT && !sym_is_unknown(cv0.s) && !sym_is_unknown(cv1.s)) {
+          sym *d = sym_sub(b->a, cv0.s, cv1.s);
+          sym *sel = sym_min(b->a, sym_max(b->a, d, sym_sub(b->a, sym_const(b->a, 0), d)),
+                             sym_const(b->a, 1));
+          sym *xo = sym_add(b->a, x.base, x.delta), *yo = sym_add(b->a, y.base, y.delta);
+          gval r = x;
+          r.region = -1;
+          r.base = sym_const(b->a, 0);
+          r.delta = sym_add(b->a, xo, sym_mul(b->a, sel, sym_sub(b->a, yo, xo)));
+          r.text = gb_text(b, e);
+          r.text_ok = x.text_ok && y.text_ok && c.text_ok;
+          r.prec = 3;
+          return r;
+        }
+      }
+    }
+    /* a pointer chosen at run time otherwise: not one tensor */
     gval u = none_val();
     u.k = GV_DEVPTR;
     u.alloc = -1;
@@ -1071,6 +1110,14 @@ static gval eval_call(gb *b, gb_frame *f, CXCursor e) {
     for (int i = 0; i < na; i++) args[i] = gb_eval(b, f, clang_Cursor_getArgument(e, (unsigned)i));
     if (is_user_function(b, def) && !clang_Cursor_isNull(def)) {
       gb_run_function(b, def, f, e, args, na, &ret);
+    } else {
+      /* An opaque call may write through the addresses it is given
+       * (cudaGetDeviceCount(&n)): forget integers stored there. */
+      for (int i = 0; i < na; i++) {
+        if (args[i].k != GV_ADDR) continue;
+        gval *st = gb_lookup(b, args[i].path);
+        if (st && st->k == GV_INT && !st->ind) gb_store(b, args[i].path, none_val());
+      }
     }
     goto out;
   }
@@ -1388,13 +1435,19 @@ static void walk_for(gb *b, gb_frame *f, CXCursor s) {
   if (key && int_value_const(b, &lo, &l0) && int_value_const(b, &hi, &h0)) {
     int64_t trips = step > 0 ? (h0 - l0 + step - 1) / step : (l0 - h0 + (-step) - 1) / (-step);
     if (trips <= 0) return;
-    if (trips <= GB_MAX_SETUP_UNROLL) {
+    /* Unroll only while the nest stays small and the work budget lasts:
+     * carving and size loops are short; data-initialisation loops are not
+     * worth running (walked once instead, their variable unknown). */
+    if (trips * b->unroll_product <= GB_MAX_SETUP_UNROLL && b->steps < GB_MAX_STEPS) {
+      int64_t saved_product = b->unroll_product;
+      b->unroll_product *= trips;
       for (int64_t i = 0, v = l0; i < trips && b->steps < GB_MAX_STEPS; i++, v += step) {
         gval iv = gb_int(b, sym_const(b->a, v), gb_fmt(b, "%lld", (long long)v), 1);
         iv.ind = 1;
         gb_store(b, key, iv);
         gb_walk_stmt(b, f, p.body);
       }
+      b->unroll_product = saved_product;
       return;
     }
   }
@@ -1447,7 +1500,7 @@ static void walk_train_loop(gb *b, gb_frame *f, CXCursor s) {
 }
 
 void gb_walk_stmt(gb *b, gb_frame *f, CXCursor s) {
-  if (++b->steps > GB_MAX_STEPS) return;
+  b->steps++;
   /* Statement cursors reached along different paths differ in their
    * parent data: compare kind and extent instead of clang_equalCursors. */
   if (!clang_Cursor_isNull(b->train_loop) && b->mode == GB_SETUP &&
@@ -1524,7 +1577,9 @@ void gb_walk_stmt(gb *b, gb_frame *f, CXCursor s) {
     if (ci >= n) return;
     gval c = gb_eval(b, f, ch[ci]);
     int64_t cv;
-    int known = b->mode != GB_GRAPH && int_value_const(b, &c, &cv);
+    /* a condition fixed for this call path (a NULL argument, a constant)
+     * prunes the branch; anything depending on the iteration walks both */
+    int known = int_value_const(b, &c, &cv);
     if (ci + 1 < n && (!known || cv)) gb_walk_stmt(b, f, ch[ci + 1]);
     if (ci + 2 < n && (!known || !cv)) gb_walk_stmt(b, f, ch[ci + 2]);
     return;

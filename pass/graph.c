@@ -43,19 +43,31 @@ int graph_eval(const graph *g, const sym *s, int64_t *out) {
   return sym_eval(s, bind_value_fn, (void *)&g->binds, out);
 }
 
-static CXCursor find_main(pass_tu *t) {
-  CXCursor tu = clang_getTranslationUnitCursor(t->tu);
-  CXCursor ch[8192];
-  int n = gb_children(tu, ch, 8192);
-  for (int i = 0; i < n && i < 8192; i++) {
-    if (clang_getCursorKind(ch[i]) != CXCursor_FunctionDecl || !clang_isCursorDefinition(ch[i]))
-      continue;
-    char *nm = string_and_dispose(clang_getCursorSpelling(ch[i]));
-    int is_main = strcmp(nm, "main") == 0;
-    free(nm);
-    if (is_main && frontend_in_main_file(t, ch[i])) return ch[i];
-  }
-  return clang_getNullCursor();
+typedef struct main_find {
+  pass_tu *t;
+  CXCursor found;
+} main_find;
+
+static enum CXChildVisitResult main_visitor(CXCursor c, CXCursor parent, CXClientData d) {
+  main_find *m = d;
+  enum CXCursorKind k = clang_getCursorKind(c);
+  if (k == CXCursor_LinkageSpec || k == CXCursor_Namespace) return CXChildVisit_Recurse;
+  if (k != CXCursor_FunctionDecl || !clang_isCursorDefinition(c) || !frontend_in_main_file(m->t, c))
+    return CXChildVisit_Continue;
+  char *nm = string_and_dispose(clang_getCursorSpelling(c));
+  int is_main = strcmp(nm, "main") == 0;
+  free(nm);
+  if (!is_main) return CXChildVisit_Continue;
+  m->found = c;
+  return CXChildVisit_Break;
+}
+
+/* main()'s definition in the main file (a visitor: the toolkit headers put
+ * thousands of declarations before it). */
+CXCursor graph_find_main(pass_tu *t) {
+  main_find m = {t, clang_getNullCursor()};
+  clang_visitChildren(clang_getTranslationUnitCursor(t->tu), main_visitor, &m);
+  return m.found;
 }
 
 typedef struct ret_scan {
@@ -107,11 +119,12 @@ int graph_build(pass_tu *t, const graph_options *opt, graph *g) {
   b.t = t;
   b.a = t->arena;
   b.train_loop = clang_getNullCursor();
+  b.unroll_product = 1;
   rc = loop_choose(&b, opt, &b.train_loop);
   if (rc != 0) goto out;
   CXCursor fn = function_of(b.train_loop);
   if (!clang_Cursor_isNull(fn)) g->loop_function = string_and_dispose(clang_getCursorSpelling(fn));
-  CXCursor mainfn = find_main(t);
+  CXCursor mainfn = graph_find_main(t);
   if (!clang_Cursor_isNull(mainfn)) {
     CXCursor ch[64];
     int n = gb_children(mainfn, ch, 64);
@@ -138,9 +151,6 @@ int graph_build(pass_tu *t, const graph_options *opt, graph *g) {
     rc = TIDAL_EXIT_INTERNAL;
     goto out;
   }
-  if (b.steps > GB_MAX_STEPS)
-    gb_note(&b, b.train_loop, "analysis stopped after %d steps; the graph may be incomplete",
-            GB_MAX_STEPS);
   liveness_phases(g);
   liveness_candidates(g);
   if (strncmp(g->loop_reason, "heuristic", 9) == 0 && forward_then_backward(g)) {

@@ -76,7 +76,8 @@ typedef struct gb {
   pass_tu *t;
   sym_arena *a;
   gb_mode mode;
-  int steps;
+  int64_t steps;           /* expressions and statements interpreted so far */
+  int64_t unroll_product;  /* iterations of the setup loops being unrolled, multiplied */
   int next_frame;
   gb_frame *loop_frame;   /* frame running the training loop (graph mode) */
   CXCursor train_loop;    /* the chosen loop statement */
@@ -160,6 +161,7 @@ void liveness_phases(graph *g);
 void liveness_candidates(graph *g);
 
 /* graph.c helpers */
+CXCursor graph_find_main(pass_tu *t); /* null cursor if none */
 int graph_add_op(graph *g);             /* zeroed op, returns index */
 int graph_add_tensor(graph *g);
 int graph_add_alloc(graph *g);

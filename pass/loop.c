@@ -244,20 +244,9 @@ static int same_file(const char *given, const char *main_path) {
 static void main_location(gb *b, unsigned *line, unsigned *col) {
   *line = 1;
   *col = 1;
-  CXCursor tu = clang_getTranslationUnitCursor(b->t->tu);
-  CXCursor ch[4096];
-  int n = gb_children(tu, ch, 4096);
-  for (int i = 0; i < n && i < 4096; i++) {
-    if (clang_getCursorKind(ch[i]) != CXCursor_FunctionDecl) continue;
-    if (!frontend_in_main_file(b->t, ch[i])) continue;
-    char *nm = string_and_dispose(clang_getCursorSpelling(ch[i]));
-    int is_main = strcmp(nm, "main") == 0;
-    free(nm);
-    if (is_main && clang_isCursorDefinition(ch[i])) {
-      clang_getExpansionLocation(clang_getCursorLocation(ch[i]), NULL, line, col, NULL);
-      return;
-    }
-  }
+  CXCursor m = graph_find_main(b->t);
+  if (!clang_Cursor_isNull(m))
+    clang_getExpansionLocation(clang_getCursorLocation(m), NULL, line, col, NULL);
 }
 
 /* Between two loops reaching as many op sites: the inner of two nested
