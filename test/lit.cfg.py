@@ -8,6 +8,8 @@
 #               end-to-end tests use the real headers)
 #   %src        the source root (samples live at %src/samples)
 #   %nvcc       nvcc, for "rewritten output compiles" tests
+#   %tidal_lib  the built runtime library (CMake target `tidal`), for link
+#               tests of rewritten programs
 # Features:
 #   nvcc        the CUDA compiler exists (always in CI)
 #   cuda-gpu    a GPU answered a probe (never in CI; see docs/limitations.md)
@@ -31,6 +33,11 @@ config.environment["TIDAL_DEVICE"] = "sim"
 
 inputs = os.path.join(config.test_source_root, "Inputs")
 config.substitutions.append(("%tidal", os.path.join(config.tidal_tools_dir, "tidal")))
+# %tidal_lib goes first: lit substitutes in order and "%tidal" is its prefix.
+_rt_dir = os.path.join(config.tidal_obj_root, "runtime")
+_rt_lib = next((os.path.join(_rt_dir, n) for n in ("libtidal.so", "libtidal.a")
+                if os.path.exists(os.path.join(_rt_dir, n))), os.path.join(_rt_dir, "libtidal.a"))
+config.substitutions.insert(0, ("%tidal_lib", _rt_lib))
 config.substitutions.append(("%inputs", inputs))
 # %stubflags: no toolkit headers (-nocudainc: clang's CUDA wrapper is not
 # included, so the compat header's guarded declarations stay off), the stubs
