@@ -22,7 +22,7 @@ import lit.formats
 config.name = "tidal"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".cu", ".test"]
-config.excludes = ["Inputs", "CMakeLists.txt", "runtime", "samples"]
+config.excludes = ["Inputs", "CMakeLists.txt", "runtime", "samples", "install", "pass-unit"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.tidal_obj_root, "test")
 
