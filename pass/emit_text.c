@@ -49,7 +49,26 @@ int graph_emit_text(const graph *g, FILE *fp) {
     fprintf(fp, "%s\n", found ? "   (* found in the source)" : "");
   }
   fprintf(fp, "ops: %d static", g->n_ops);
-  if (g->unrolled_ops >= 0) fprintf(fp, ", %lld per iteration unrolled", (long long)g->unrolled_ops);
+  if (g->unrolled_ops >= 0) {
+    fprintf(fp, ", %lld per iteration unrolled", (long long)g->unrolled_ops);
+  } else {
+    /* say which name keeps the sizes symbolic */
+    char *name = NULL;
+    for (int i = 0; !name && i < g->n_allocs; i++) name = bind_first_unbound(&g->binds, g->allocs[i].bytes);
+    for (int i = 0; !name && i < g->n_ops; i++)
+      for (int j = 0; !name && j < g->ops[i].n_acc; j++) {
+        const graph_access *a = &g->ops[i].acc[j];
+        char *n = bind_first_unbound(&g->binds, a->bytes);
+        int is_loop_var = 0;
+        for (int l = 0; n && l < g->n_loops; l++)
+          if (g->loops[l].var && strcmp(g->loops[l].var, n) == 0) is_loop_var = 1;
+        if (is_loop_var) free(n);
+        else name = n;
+      }
+    if (name) fprintf(fp, " (not unrolled: '%s' is unbound; use --bind %s=VALUE)", name, name);
+    else fprintf(fp, " (not unrolled)");
+    free(name);
+  }
   fprintf(fp, "; tensors: %d; allocations: %d; loops: %d\n\n", g->n_tensors, g->n_allocs, g->n_loops);
 
   fprintf(fp, "ops (program order):\n");
