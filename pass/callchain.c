@@ -1552,6 +1552,13 @@ void gb_walk_stmt(gb *b, gb_frame *f, CXCursor s) {
     int n = gb_children(s, ch, 3);
     if (n < 1) return;
     CXCursor body = k == CXCursor_DoStmt ? ch[0] : ch[n - 1];
+    /* `do { ... } while (0)` (check macros) runs once: not a loop */
+    int64_t cv = 1;
+    CXCursor cond = k == CXCursor_DoStmt ? ch[n - 1] : ch[0];
+    if (n >= 2 && clang_isExpression(clang_getCursorKind(cond)) && eval_const(cond, &cv) && cv == 0) {
+      if (k == CXCursor_DoStmt) gb_walk_stmt(b, f, body);
+      return;
+    }
     if (b->mode == GB_GRAPH) {
       int id = loop_record(b, f, s, body, NULL, NULL, NULL, 0);
       b->loops[b->n_loops].id = id;

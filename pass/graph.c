@@ -100,6 +100,37 @@ static CXCursor function_of(CXCursor c) {
   return clang_getNullCursor();
 }
 
+/* Drops loops that contain no op (host-side loops such as batch
+ * generation): they only add noise to the graph and its readers. */
+static void prune_loops(graph *g) {
+  if (!g->n_loops) return;
+  int *keep = calloc((size_t)g->n_loops, sizeof *keep);
+  if (!keep) return;
+  for (int i = 0; i < g->n_ops; i++)
+    for (int l = g->ops[i].loop; l >= 0; l = g->loops[l].parent) keep[l] = 1;
+  int n = 0;
+  for (int l = 0; l < g->n_loops; l++) {
+    if (!keep[l]) {
+      free(g->loops[l].var);
+      free(g->loops[l].file);
+      keep[l] = -1;
+      continue;
+    }
+    keep[l] = n;
+    g->loops[n] = g->loops[l];
+    g->loops[n].id = n;
+    n++;
+  }
+  for (int l = 0; l < n; l++)
+    if (g->loops[l].parent >= 0) g->loops[l].parent = keep[g->loops[l].parent];
+  for (int i = 0; i < g->n_ops; i++) {
+    if (g->ops[i].loop >= 0) g->ops[i].loop = keep[g->ops[i].loop];
+    if (g->ops[i].top_loop >= 0) g->ops[i].top_loop = keep[g->ops[i].top_loop];
+  }
+  g->n_loops = n;
+  free(keep);
+}
+
 /* Does some tensor get written and then, after other ops, read again in a
  * later op (activations saved for backward)? */
 static int forward_then_backward(const graph *g) { return g->n_candidates > 0; }
@@ -151,6 +182,7 @@ int graph_build(pass_tu *t, const graph_options *opt, graph *g) {
     rc = TIDAL_EXIT_INTERNAL;
     goto out;
   }
+  prune_loops(g);
   liveness_phases(g);
   liveness_candidates(g);
   if (strncmp(g->loop_reason, "heuristic", 9) == 0 && forward_then_backward(g)) {
