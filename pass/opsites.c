@@ -191,7 +191,8 @@ static graph_op *new_op(gb *b, gb_frame *f, CXCursor call, const char *callee, g
 }
 
 static void add_access(gb *b, graph_op *op, CXCursor arg_c, gval v, int arg, access_mode mode,
-                       sym *bytes, sym *bytes_local, int exact, const char *param) {
+                       sym *bytes, sym *bytes_local, int exact, const char *param,
+                       const char *local_text) {
   graph_access *n = realloc(op->acc, (size_t)(op->n_acc + 1) * sizeof *n);
   if (!n) return;
   op->acc = n;
@@ -203,7 +204,7 @@ static void add_access(gb *b, graph_op *op, CXCursor arg_c, gval v, int arg, acc
   a->exact = exact && !sym_is_unknown(a->bytes);
   a->arg = arg;
   a->param = param ? strdup(param) : NULL;
-  a->ptr_local = frontend_cursor_text(b->t, arg_c);
+  a->ptr_local = local_text ? strdup(local_text) : frontend_cursor_text(b->t, arg_c);
   a->ptr_text = v.text ? strdup(v.text) : NULL;
   a->loop_text_valid = v.text && v.text_ok;
   if (v.k == GV_DEVPTR && v.alloc >= 0) {
@@ -267,10 +268,17 @@ static void launch_accesses(gb *b, gb_frame *f, graph_op *op, const kernel_info 
                                    : sym_unknown(b->a);
     sym *bytes_l = p->elem_bytes > 0 ? sym_mul(b->a, sym_subst(b->a, ext, param_lookup, &uc), eb)
                                      : sym_unknown(b->a);
-    CXCursor ac = argv_vals ? clang_Cursor_getArgument(call, 0)
+    CXCursor ac = argv_vals ? clang_Cursor_getArgument(call, 3)
                             : clang_Cursor_getArgument(call, (unsigned)(first_arg + i));
+    /* cudaLaunchKernel: the pointer is *(T **)args[i] at the op site */
+    const char *lt = NULL;
+    if (argv_vals) {
+      char *at = frontend_cursor_text(b->t, ac);
+      lt = gb_fmt(b, "*(%s **)(%s)[%d]", p->elem_type ? p->elem_type : "void", at ? at : "args", i);
+      free(at);
+    }
     add_access(b, op, ac, vals[i], argv_vals ? -1 : first_arg + i, p->mode, bytes, bytes_l,
-               p->mode == ACCESS_WRITE, p->name);
+               p->mode == ACCESS_WRITE, p->name, lt);
     flops = sym_add(b->a, flops, p->elem_bytes > 0 ? sym_div(b->a, bytes, eb) : sym_unknown(b->a));
   }
   op->flops = flops;
@@ -345,6 +353,12 @@ int opsite_handle(gb *b, gb_frame *f, CXCursor call) {
         gval *slot = lb ? gb_lookup(b, gb_fmt(b, "%.*s[%d]", (int)(lb - av.path), av.path, i)) : NULL;
         gval *target = slot && slot->k == GV_ADDR ? gb_lookup(b, slot->path) : NULL;
         vals[i] = target ? *target : gb_int(b, NULL, NULL, 0);
+        if (target && slot->text && slot->text[0] == '&') {
+          /* &y in the array: y, in scope wherever the array is */
+          vals[i].text = slot->text + 1;
+          vals[i].text_ok = slot->text_ok;
+          vals[i].prec = 0;
+        }
       }
       if (vals) launch_accesses(b, f, op, ki, call, 0, vals, n);
       free(vals);
@@ -387,7 +401,7 @@ int opsite_handle(gb *b, gb_frame *f, CXCursor call) {
     if (ai < 0 || ai >= n) continue;
     sym *bl = (i < nl && lacc[i].arg == ai) ? lacc[i].bytes : NULL;
     add_access(b, op, clang_Cursor_getArgument(call, (unsigned)ai), vals[ai], ai, acc[i].mode,
-               acc[i].bytes, bl, acc[i].exact, acc[i].role);
+               acc[i].bytes, bl, acc[i].exact, acc[i].role, NULL);
   }
   if (na < 0) gb_note(b, call, "call to '%s' has too few arguments for its model", name);
   sym *fl = libcall_flops(name, args, n, b->a);
