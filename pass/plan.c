@@ -552,6 +552,20 @@ static int recompute_safe(const planner *p, int pi, int sa, const char **why) {
       *why = "an input of the producer is overwritten before the re-use";
       return 0;
     }
+    /* nor dropped: a drop declares bytes dead that the re-run would read */
+    for (int k = 0; k < p->n_groups; k++) {
+      const group *gr = &p->groups[k];
+      if (!gr->drop_ok) continue;
+      for (int n = 0; n < gr->n; n++) {
+        const inst *in = &gr->in[n];
+        if (in->i < pi || in->i >= end) continue;
+        if (ranges_overlap(S0(&p->m, in->i, in->acc), S1(&p->m, in->i, in->acc),
+                           S0(&p->m, pi, q), S1(&p->m, pi, q))) {
+          *why = "an input of the producer is dropped before the re-use";
+          return 0;
+        }
+      }
+    }
   }
   return 1;
 }
@@ -682,8 +696,12 @@ static int build_groups(planner *p) {
       gr->drop_ok = 0;
       gr->recompute_ok = 0;
       gr->considered = -1; /* not a candidate */
-      continue;
     }
+  }
+  /* (drops are settled first: recompute_safe checks against them) */
+  for (int k = 0; k < p->n_groups; k++) {
+    group *gr = &p->groups[k];
+    if (gr->considered == -1) continue;
     if (gr->recompute_ok && gr->prod_static_op >= 0) {
       for (int pi = 0; pi < N; pi++) {
         if (t->ops[pi].static_op != gr->prod_static_op) continue;
