@@ -149,7 +149,9 @@ static void access_of(const engine *e, int op, int a, tidal_access *out) {
   int al = e->t->tensors[ac->tensor].alloc;
   out->ptr = (const unsigned char *)e->base[al] + ac->offset;
   out->bytes = (size_t)ac->bytes;
-  out->mode = (tidal_mode)ac->mode;
+  /* as the rewriter declares it: a write not proven to cover every byte
+   * keeps the old bytes (TIDAL_WRITE would let the runtime map it fresh) */
+  out->mode = (tidal_mode)(ac->mode == ACCESS_WRITE && !ac->exact ? ACCESS_READWRITE : ac->mode);
 }
 
 /* Runs trace op `op` of iteration `it`: op_begin, read, hash, write,
