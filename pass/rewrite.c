@@ -72,9 +72,17 @@ static void put_commented(rw_buf *b, const char *s) {
   }
 }
 
-static const char *mode_name(int m) {
-  return m == 1 ? "TIDAL_READ" : m == 2 ? "TIDAL_WRITE" : "TIDAL_READWRITE";
+/* TIDAL_WRITE promises the runtime that every byte is overwritten (it maps
+ * an evicted chunk fresh, without its old data): only a write proven exact
+ * may say so; any other write keeps the old bytes by declaring readwrite. */
+static const char *mode_name(const rw_acc *a) {
+  if (a->mode == 1) return "TIDAL_READ";
+  return a->mode == 2 && a->exact ? "TIDAL_WRITE" : "TIDAL_READWRITE";
 }
+
+#define INEXACT_WRITE_NOTE "write not proven to cover every byte: declared readwrite"
+
+static int inexact_write(const rw_acc *a) { return a->mode == 2 && !a->exact; }
 
 static void insert(rw *r, unsigned off, int prio, rw_buf *b) {
   if (b->oom) r->oom = 1;
@@ -129,7 +137,7 @@ static void instrument_site(rw *r, int idx, rw_site *s) {
     for (int i = 0; i < s->n_acc; i++) {
       const rw_acc *a = &s->acc[i];
       rw_buf_printf(&open, "%s    {(const void *)(%s), %s, %s},", in, a->ptr,
-                    a->bytes ? a->bytes : "TIDAL_EXTENT_UNKNOWN", mode_name(a->mode));
+                    a->bytes ? a->bytes : "TIDAL_EXTENT_UNKNOWN", mode_name(a));
       if (!a->bytes) {
         rw_buf_puts(&open, " /* extent unknown: ");
         put_commented(&open, a->why);
@@ -140,6 +148,7 @@ static void instrument_site(rw *r, int idx, rw_site *s) {
         put_commented(&r->notes, a->why);
         rw_buf_puts(&r->notes, "\n");
       }
+      if (inexact_write(a)) rw_buf_puts(&open, " /* " INEXACT_WRITE_NOTE " */");
       rw_buf_puts(&open, "\n");
     }
     rw_buf_printf(&open, "%s  };\n", in);

@@ -103,6 +103,8 @@ typedef struct rw_acc {
   char *bytes;  /* byte extent as C, NULL when unknown */
   int mode;     /* tidal_mode value: 1 read, 2 write, 3 readwrite */
   char *why;    /* why the extent is unknown (NULL when known) */
+  int exact;    /* 1: a write is proven to overwrite every byte of `bytes`; a write
+                   that is not is declared TIDAL_READWRITE (rw_mode_name) */
 } rw_acc;
 
 typedef struct rw_site {

@@ -202,8 +202,8 @@ static sym *param_lookup(void *ud, const char *name) {
   return NULL;
 }
 
-static void add_acc(rw_site *site, const char *ptr, char *bytes, int mode, const char *why,
-                    int *oom) {
+static void add_acc(rw_site *site, const char *ptr, char *bytes, int mode, int exact,
+                    const char *why, int *oom) {
   rw_acc *v = realloc(site->acc, (size_t)(site->n_acc + 1) * sizeof *v);
   if (!v) {
     free(bytes);
@@ -211,13 +211,25 @@ static void add_acc(rw_site *site, const char *ptr, char *bytes, int mode, const
     return;
   }
   site->acc = v;
-  v[site->n_acc++] = (rw_acc){xstrdup(ptr), bytes, mode, bytes ? NULL : xstrdup(why)};
+  v[site->n_acc++] = (rw_acc){xstrdup(ptr), bytes, mode, bytes ? NULL : xstrdup(why), exact && bytes};
 }
 
 /* 1 if C text taken from the graph is usable: non-empty, and no name in it
  * came out empty (the graph cannot always read text inside a macro
  * argument; then the access is computed here instead). */
 static int text_ok(const char *s) { return s && *s && !strstr(s, "()"); }
+
+/* 1 if argument `arg` is an exact access on every call path reaching the
+ * statement: the declared mode is shared by all paths, so a write counts as
+ * covering every byte only if each path proved it (opsites.c). */
+static int exact_on_every_path(const scan_ctx *x, const int *ops, int n_ops, int arg) {
+  for (int k = 0; k < n_ops; k++) {
+    const graph_op *op = &x->g->ops[ops[k]];
+    for (int i = 0; i < op->n_acc; i++)
+      if (op->acc[i].arg == arg && op->acc[i].mode != ACCESS_NONE && !op->acc[i].exact) return 0;
+  }
+  return 1;
+}
 
 /* Accesses of one op call from the graph ops at this statement (every call
  * path: the local text is the same on each, but a path may have left an
@@ -244,7 +256,8 @@ static void graph_accesses(scan_ctx *x, rw_site *site, const int *ops, int n_ops
           if (a->param && !strcmp(ki->params[p].name, a->param) && ki->params[p].why)
             why = ki->params[p].why;
       if (!ki && !bytes) why = "the library-call model gives no bound for this argument";
-      add_acc(site, a->ptr_local, bytes, tidal_mode_of(a->mode), why, &x->oom);
+      add_acc(site, a->ptr_local, bytes, tidal_mode_of(a->mode),
+              exact_on_every_path(x, ops, n_ops, a->arg), why, &x->oom);
     }
   }
 }
@@ -289,7 +302,9 @@ static void local_accesses(scan_ctx *x, rw_site *site, CXCursor call, const char
       } else if (kp->elem_bytes <= 0) {
         why = "the pointee size is unknown (void pointer)";
       }
-      add_acc(site, args[p], bytes, tidal_mode_of(kp->mode), why, &x->oom);
+      /* as the graph's op sites (opsites.c) decide it */
+      int exact = kp->mode == ACCESS_WRITE;
+      add_acc(site, args[p], bytes, tidal_mode_of(kp->mode), exact, why, &x->oom);
     }
   } else {
     libcall_access acc[MAX_LIB_ACCESSES];
@@ -299,7 +314,7 @@ static void local_accesses(scan_ctx *x, rw_site *site, CXCursor call, const char
       if (acc[i].arg < 0 || acc[i].arg >= nargs || !text_ok(args[acc[i].arg]) || covered[acc[i].arg])
         continue;
       char *bytes = sym_is_unknown(acc[i].bytes) ? NULL : sym_to_c(acc[i].bytes);
-      add_acc(site, args[acc[i].arg], bytes, tidal_mode_of(acc[i].mode),
+      add_acc(site, args[acc[i].arg], bytes, tidal_mode_of(acc[i].mode), acc[i].exact,
               "the library-call model gives no bound for this argument (a descriptor's "
               "sizes are only tracked inside the training loop)",
               &x->oom);
