@@ -42,8 +42,10 @@ function(tidal_rewrite_sources target)
   endforeach()
   set(incs "$<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>")
   set(defs "$<TARGET_PROPERTY:${target},COMPILE_DEFINITIONS>")
-  set(parse_flags "$<$<BOOL:${incs}>:-I$<JOIN:${incs},;-I>>"
-                  "$<$<BOOL:${defs}>:-D$<JOIN:${defs},;-D>>")
+  # $<SEMICOLON>: a literal ";" would split the genex; COMMAND_EXPAND_LISTS
+  # turns the joined list into one argument per flag.
+  set(parse_flags "$<$<BOOL:${incs}>:-I$<JOIN:${incs},$<SEMICOLON>-I>>"
+                  "$<$<BOOL:${defs}>:-D$<JOIN:${defs},$<SEMICOLON>-D>>")
 
   get_target_property(srcs ${target} SOURCES)
   get_target_property(srcdir ${target} SOURCE_DIR)

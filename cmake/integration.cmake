@@ -12,6 +12,12 @@ endif()
 include(CMakePackageConfigHelpers)
 set(TIDAL_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/tidal)
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/tools/tidal-nvcc DESTINATION ${CMAKE_INSTALL_BINDIR})
+# Public headers under include/tidal/ (tidal/rewrite.h: what rewritten
+# sources include); runtime/ installs tidal.h itself.
+if(EXISTS ${PROJECT_SOURCE_DIR}/include/tidal)
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/tidal/
+          DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tidal FILES_MATCHING PATTERN "*.h")
+endif()
 if(TARGET tidal)
   install(EXPORT tidalTargets NAMESPACE tidal:: DESTINATION ${TIDAL_CMAKE_DIR})
 endif()
