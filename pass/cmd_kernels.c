@@ -1,7 +1,8 @@
 /* cmd_kernels.c - `tidal kernels FILE.cu [--format text|json] [-o OUT]`:
  * prints what kernels.c concluded for every __global__ function: each
  * parameter's access mode and extent (elements of its pointee type), the
- * reason when the extent is unknown, and the kernel's flags.  Used by the
+ * reason when the extent is unknown, whether a write is proven dense (and
+ * the launch condition it needs), and the kernel's flags.  Used by the
  * kernel-analysis lit tests and by users checking what tidal understood.
  * Output goes through output.c (atomic, nothing written on failure). */
 #include <stdio.h>
@@ -27,6 +28,20 @@ static void json_string(FILE *f, const char *s) {
   fputc('"', f);
 }
 
+/* "dense=yes threads_needed=N" for a written parameter: Note [dense] in
+ * kernels.c; what a launch must provide for every element to be written. */
+static void print_dense_text(FILE *f, const kernel_param *p) {
+  if (!(p->mode & ACCESS_WRITE)) return;
+  fprintf(f, " dense=%s", p->dense ? "yes" : "no");
+  const char *what = p->threads_needed ? "threads_needed" : "blocks_needed";
+  const sym *n = p->threads_needed ? p->threads_needed : p->blocks_needed;
+  if (p->dense && n) {
+    char *t = sym_to_string(n);
+    fprintf(f, " %s=%s", what, t ? t : "?");
+    free(t);
+  }
+}
+
 static void print_text(FILE *f, const kernel_table *kt) {
   for (int i = 0; i < kt->n; i++) {
     const kernel_info *k = &kt->items[i];
@@ -43,6 +58,7 @@ static void print_text(FILE *f, const kernel_table *kt) {
               access_mode_name(p->mode), ext ? ext : "unknown", p->elem_type ? p->elem_type : "?",
               p->elem_bytes);
       if (p->why) fprintf(f, " why=\"%s\"", p->why);
+      print_dense_text(f, p);
       fputc('\n', f);
       free(ext);
     }
@@ -88,6 +104,21 @@ static void print_json(FILE *f, const kernel_table *kt) {
         if (p->why) {
           fprintf(f, ", \"why\": ");
           json_string(f, p->why);
+        }
+        if (p->mode & ACCESS_WRITE) {
+          fprintf(f, ", \"dense\": %s", p->dense ? "true" : "false");
+          char *tn = p->threads_needed ? sym_to_string(p->threads_needed) : NULL;
+          char *bn = p->blocks_needed ? sym_to_string(p->blocks_needed) : NULL;
+          if (tn) {
+            fprintf(f, ", \"threads_needed\": ");
+            json_string(f, tn);
+          }
+          if (bn) {
+            fprintf(f, ", \"blocks_needed\": ");
+            json_string(f, bn);
+          }
+          free(tn);
+          free(bn);
         }
       }
       fputc('}', f);

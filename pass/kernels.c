@@ -19,6 +19,28 @@
  * Note [conservative]: anything not understood degrades to "readwrite,
  * unknown extent" (a pointer that escapes, a call with no body) or to an
  * unbounded variable - never to a smaller extent or a weaker mode.
+ * Note [dense]: a written parameter is dense - every element of
+ * [0, extent) is overwritten - only when one store proves it: the store
+ * (a plain `p[idx] = v` or `*q = v` of whole elements, in the kernel body,
+ * not a helper) runs under no condition but bound guards (`if (v < E)`,
+ * `if (v >= E) return;`, recognised loops) with no earlier early exit,
+ * and its byte offset is a mixed-radix number over exactly the guarded
+ * "covering" variables: sum(coef_i * v_i) with the smallest coefficient
+ * the store's size and each next one the previous times its variable's
+ * bound.  Covering variables (base_var.cover) are:
+ *   - blockIdx.x*blockDim.x + threadIdx.x guarded by E: every value of
+ *     [0, E) if the launch has grid.x*block.x >= E (threads_needed E);
+ *   - blockIdx.x guarded by E: [0, E) if grid.x >= E (blocks_needed E);
+ *   - a loop variable of `for (v = 0; v < E; v++)`, of a grid-stride loop
+ *     `for (v = <global thread index>; v < E; v += blockDim.x*gridDim.x)`
+ *     or of a block loop `for (v = threadIdx.x; v < E; v += blockDim.x)`:
+ *     every value of [0, E) for any launch.
+ * E must be over parameters only.  A store inside any other conditional
+ * (data-dependent if, switch, ?:, &&, while, other loops), after a
+ * return/break/continue that is not a bound guard, or through atomics,
+ * member fields or indices read from memory proves nothing.  Anything not
+ * understood leaves the parameter not dense: the runtime then keeps its old
+ * bytes (docs/pass-frontend.md).
  * Memory: the environment and the base-variable table live for one
  * kernel; symbolic expressions live in the TU's arena. */
 #include <stdio.h>
@@ -30,6 +52,8 @@
 
 #define LIN_MAX_TERMS 8      /* affine terms kept before a value turns opaque */
 #define HELPER_MAX_DEPTH 8   /* __device__ helper inlining depth */
+#define PATH_MAX_VARS 16     /* covering guards in effect at one store (Note [dense]) */
+#define COVER_MAX_CANDS 4    /* covering stores kept per parameter */
 
 const char *access_mode_name(access_mode m) {
   switch (m) {
@@ -42,9 +66,24 @@ const char *access_mode_name(access_mode m) {
 
 /* ---- affine values (Note [values]) ------------------------------------------ */
 
+/* What a base variable is for Note [dense]. */
+enum cover_kind {
+  COV_NONE = 0,
+  COV_GTID_RAW,   /* blockIdx.x*blockDim.x + threadIdx.x, not yet guarded */
+  COV_BID_RAW,    /* blockIdx.x, not yet guarded */
+  COV_TID_RAW,    /* threadIdx.x (only starts a block loop) */
+  COV_BDIM_RAW,   /* blockDim.x (only a block loop's step) */
+  COV_STRIDE_RAW, /* blockDim.x*gridDim.x (only a grid-stride loop's step) */
+  COV_LOOP,       /* the variable of a recognised loop, before its condition */
+  COV_ALL,        /* takes every value of [0, bound) for any launch */
+  COV_THREADS,    /* every value of [0, bound) if grid.x*block.x >= bound */
+  COV_BLOCKS      /* every value of [0, bound) if grid.x >= bound */
+};
+
 typedef struct base_var {
   sym *bound;  /* exclusive upper bound, NULL if unbounded */
   int nonneg;  /* known >= 0 */
+  int cover;   /* enum cover_kind */
 } base_var;
 
 typedef struct lin {
@@ -71,10 +110,19 @@ typedef struct binding {
   ptrval ptr; /* BIND_PTR */
 } binding;
 
+/* A store that writes every byte of [0, bytes) (Note [dense]). */
+typedef struct cover_cand {
+  sym *bytes;
+  sym *threads; /* launch condition grid.x*block.x >= threads, NULL if none */
+  sym *blocks;  /* launch condition grid.x >= blocks, NULL if none */
+} cover_cand;
+
 typedef struct param_state {
   unsigned mode;   /* access_mode bits */
   sym *extent;     /* max over accesses, NULL before the first */
   char *why;       /* first reason the extent became unknown */
+  cover_cand cand[COVER_MAX_CANDS];
+  int n_cand;
 } param_state;
 
 typedef struct kctx {
@@ -90,6 +138,15 @@ typedef struct kctx {
   unsigned flags;
   CXCursor helpers[HELPER_MAX_DEPTH]; /* helper call stack, for recursion */
   int depth;
+  /* Note [dense] control state */
+  int cond;        /* enclosing conditionals that are not bound guards */
+  int loops;       /* enclosing loops (a guarded return inside one skips iterations) */
+  int ctl_unsafe;  /* an early exit that is not a bound guard was seen */
+  int exit_ok;     /* visiting the exit of `if (guard) return/continue;` */
+  int path[PATH_MAX_VARS]; /* covering variables of the guards in effect */
+  int n_path;      /* PATH_MAX_VARS + 1: overflowed, nothing is covering */
+  int gv[PATH_MAX_VARS];   /* covering variables the last apply_guard made */
+  int n_gv;
 } kctx;
 
 static int new_var(kctx *c, sym *bound, int nonneg) {
@@ -102,6 +159,7 @@ static int new_var(kctx *c, sym *bound, int nonneg) {
   }
   c->vars[c->n_vars].bound = bound;
   c->vars[c->n_vars].nonneg = nonneg;
+  c->vars[c->n_vars].cover = COV_NONE;
   return c->n_vars++;
 }
 
@@ -201,6 +259,26 @@ static sym *lin_min(kctx *c, lin x) {
 static int lin_nonneg(kctx *c, lin x) {
   sym *m = lin_min(c, x);
   return m && sym_nonneg(m);
+}
+
+/* The base variable x is exactly (coefficient 1, no constant), or -1. */
+static int lin_single_var(const lin *x) {
+  int64_t k, cf;
+  if (!x->ok || x->n != 1 || !sym_get_const(x->k, &k) || k != 0) return -1;
+  if (!sym_get_const(x->coef[0], &cf) || cf != 1) return -1;
+  return x->var[0];
+}
+
+static int var_cover(kctx *c, const lin *x) {
+  int v = lin_single_var(x);
+  return v < 0 ? COV_NONE : c->vars[v].cover;
+}
+
+/* A fresh non-negative variable with a cover kind (Note [dense]). */
+static lin lin_cover(kctx *c, int cover) {
+  int v = new_var(c, NULL, 1);
+  if (v >= 0) c->vars[v].cover = cover;
+  return lin_var(c, v);
 }
 
 /* ---- environment -------------------------------------------------------------- */
@@ -313,6 +391,68 @@ static int pointee_is_float(CXType t) {
   return r;
 }
 
+/* Launch builtins along x, for Note [dense]. */
+enum builtin_x { BI_NONE = 0, BI_TID, BI_BID, BI_BDIM, BI_GDIM };
+
+/* The member a MemberRefExpr names.  clang's CUDA builtins (threadIdx.x)
+ * are property references whose cursor spelling is empty: then the last
+ * token of the expression. */
+static char *member_name(CXCursor e) {
+  char *s = string_and_dispose(clang_getCursorSpelling(e));
+  if (s && *s) return s;
+  free(s);
+  s = NULL;
+  CXTranslationUnit tu = clang_Cursor_getTranslationUnit(e);
+  CXToken *toks = NULL;
+  unsigned n = 0;
+  clang_tokenize(tu, clang_getCursorExtent(e), &toks, &n);
+  if (n > 0) s = string_and_dispose(clang_getTokenSpelling(tu, toks[n - 1]));
+  if (toks) clang_disposeTokens(tu, toks, n);
+  return s;
+}
+
+/* Which of threadIdx.x, blockIdx.x, blockDim.x, gridDim.x e is (through
+ * parentheses and integer casts), BI_NONE otherwise. */
+static int builtin_x(CXCursor e) {
+  for (int i = 0; i < 4; i++) {
+    e = strip(e);
+    enum CXCursorKind k = clang_getCursorKind(e);
+    if (k != CXCursor_CStyleCastExpr && k != CXCursor_CXXStaticCastExpr &&
+        k != CXCursor_CXXFunctionalCastExpr)
+      break;
+    CXCursor in = last_expr_child(e);
+    if (clang_Cursor_isNull(in) || !is_integer_type(clang_getCursorType(in))) return BI_NONE;
+    e = in;
+  }
+  if (clang_getCursorKind(e) != CXCursor_MemberRefExpr) return BI_NONE;
+  kids ch = children(e);
+  if (ch.n != 1) return BI_NONE;
+  char *member = member_name(e);
+  char *bn = string_and_dispose(clang_getCursorSpelling(strip(ch.v[0])));
+  int r = BI_NONE;
+  if (member && bn && !strcmp(member, "x")) {
+    if (!strcmp(bn, "threadIdx")) r = BI_TID;
+    else if (!strcmp(bn, "blockIdx")) r = BI_BID;
+    else if (!strcmp(bn, "blockDim")) r = BI_BDIM;
+    else if (!strcmp(bn, "gridDim")) r = BI_GDIM;
+  }
+  free(member);
+  free(bn);
+  return r;
+}
+
+/* 1 if e is `x * y` with {x, y} the builtins {a, b} in either order. */
+static int is_builtin_product(CXCursor e, int a, int b) {
+  e = strip(e);
+  if (clang_getCursorKind(e) != CXCursor_BinaryOperator ||
+      clang_getCursorBinaryOperatorKind(e) != CXBinaryOperator_Mul)
+    return 0;
+  kids ch = children(e);
+  if (ch.n != 2) return 0;
+  int x = builtin_x(ch.v[0]), y = builtin_x(ch.v[1]);
+  return (x == a && y == b) || (x == b && y == a);
+}
+
 static char *callee_name(CXCursor call) {
   CXCursor ref = clang_getCursorReferenced(call);
   if (!clang_Cursor_isNull(ref)) return string_and_dispose(clang_getCursorSpelling(ref));
@@ -362,6 +502,45 @@ static void record(kctx *c, ptrval p, unsigned mode, int len_bytes, const char *
     elems = sym_div(c->a, sym_add(c->a, end, sym_const(c->a, eb - 1)), sym_const(c->a, eb));
   if (sym_is_unknown(elems)) return set_unknown(c, p.param, "extent overflow");
   ps->extent = ps->extent ? extent_max(c, ps->extent, elems) : elems;
+}
+
+/* A whole-element store of len bytes at p: remembered as a covering store
+ * if it proves every byte of a prefix written (Note [dense]). */
+static void note_cover(kctx *c, ptrval p, int len) {
+  if (p.param < 0 || p.param >= c->n_params || len <= 0 || !p.off.ok) return;
+  if (c->cond || c->ctl_unsafe || c->depth || c->n_path > PATH_MAX_VARS) return;
+  int64_t k;
+  if (!sym_get_const(p.off.k, &k) || k != 0) return;
+  /* the offset's variables are exactly the guarded covering ones: each
+   * guard restricts a variable the index runs over */
+  if (p.off.n != c->n_path) return;
+  for (int i = 0; i < p.off.n; i++) {
+    int in_path = 0;
+    for (int j = 0; j < c->n_path; j++) in_path |= c->path[j] == p.off.var[i];
+    const base_var *v = &c->vars[p.off.var[i]];
+    if (!in_path || !v->bound || !v->nonneg ||
+        (v->cover != COV_ALL && v->cover != COV_THREADS && v->cover != COV_BLOCKS))
+      return;
+  }
+  /* mixed radix: coefficients len, len*b1, len*b1*b2, ... */
+  cover_cand cc = {sym_const(c->a, len), NULL, NULL};
+  int used[LIN_MAX_TERMS] = {0};
+  for (int n = 0; n < p.off.n; n++) {
+    int j;
+    for (j = 0; j < p.off.n && (used[j] || !sym_equal(p.off.coef[j], cc.bytes)); j++) {}
+    if (j == p.off.n) return;
+    used[j] = 1;
+    const base_var *v = &c->vars[p.off.var[j]];
+    if (v->cover != COV_ALL) {
+      if (cc.threads || cc.blocks) return; /* one launch condition at most */
+      if (v->cover == COV_THREADS) cc.threads = v->bound;
+      else cc.blocks = v->bound;
+    }
+    cc.bytes = sym_mul(c->a, cc.bytes, v->bound);
+  }
+  if (sym_is_unknown(cc.bytes)) return;
+  param_state *ps = &c->ps[p.param];
+  if (ps->n_cand < COVER_MAX_CANDS) ps->cand[ps->n_cand++] = cc;
 }
 
 /* A pointer we cannot follow (stored, passed to code without a body). */
@@ -416,6 +595,10 @@ static lin eval_int(kctx *c, CXCursor e) {
   }
   case CXCursor_MemberRefExpr: {
     /* threadIdx.x and friends: non-negative, unbounded (the launch decides). */
+    int bx = builtin_x(e);
+    if (bx == BI_TID) return lin_cover(c, COV_TID_RAW);
+    if (bx == BI_BID) return lin_cover(c, COV_BID_RAW);
+    if (bx == BI_BDIM) return lin_cover(c, COV_BDIM_RAW);
     kids ch = children(e);
     if (ch.n == 1) {
       CXCursor base = strip(ch.v[0]);
@@ -440,6 +623,13 @@ static lin eval_int(kctx *c, CXCursor e) {
     kids ch = children(e);
     if (ch.n != 2) break;
     enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(e);
+    /* the global thread index and the grid-stride step (Note [dense]) */
+    if (op == CXBinaryOperator_Add &&
+        ((is_builtin_product(ch.v[0], BI_BID, BI_BDIM) && builtin_x(ch.v[1]) == BI_TID) ||
+         (is_builtin_product(ch.v[1], BI_BID, BI_BDIM) && builtin_x(ch.v[0]) == BI_TID)))
+      return lin_cover(c, COV_GTID_RAW);
+    if (op == CXBinaryOperator_Mul && is_builtin_product(e, BI_BDIM, BI_GDIM))
+      return lin_cover(c, COV_STRIDE_RAW);
     if (op == CXBinaryOperator_Add || op == CXBinaryOperator_Sub || op == CXBinaryOperator_Mul ||
         op == CXBinaryOperator_Div || op == CXBinaryOperator_Rem || op == CXBinaryOperator_Shl) {
       lin x = eval_int(c, ch.v[0]), y = eval_int(c, ch.v[1]);
@@ -734,6 +924,13 @@ static void store(kctx *c, CXCursor lhs, unsigned mode, CXCursor rhs, int op_ass
   int len;
   ptrval p = eval_lvalue(c, lhs, &len);
   record(c, p, mode, len, NULL);
+  /* p[i] and *q store whole elements; p[i].f and p->f only part of one */
+  CXCursor sl = strip(lhs);
+  enum CXCursorKind lk = clang_getCursorKind(sl);
+  if (mode == ACCESS_WRITE &&
+      (lk == CXCursor_ArraySubscriptExpr ||
+       (lk == CXCursor_UnaryOperator && clang_getCursorUnaryOperatorKind(sl) == CXUnaryOperator_Deref)))
+    note_cover(c, p, len);
   if (!clang_Cursor_isNull(rhs)) visit_expr(c, rhs);
 }
 
@@ -826,7 +1023,11 @@ static void visit_expr(kctx *c, CXCursor e) {
       return;
     }
     visit_expr(c, ch.v[0]);
+    /* the right of && and || runs only sometimes (Note [dense]) */
+    int sc = op == CXBinaryOperator_LAnd || op == CXBinaryOperator_LOr;
+    c->cond += sc;
     visit_expr(c, ch.v[1]);
+    c->cond -= sc;
     return;
   }
   case CXCursor_CallExpr:
@@ -857,9 +1058,14 @@ static void visit_expr(kctx *c, CXCursor e) {
   }
   if (k == CXCursor_LambdaExpr) return; /* lambdas are analysed where called (not supported: none) */
   kids ch = children(e);
-  for (int i = 0; i < ch.n; i++)
+  for (int i = 0; i < ch.n; i++) {
+    /* the arms of ?: run only sometimes (Note [dense]) */
+    int arm = k == CXCursor_ConditionalOperator && i > 0;
+    c->cond += arm;
     if (is_expr_kind(clang_getCursorKind(ch.v[i]))) visit_expr(c, ch.v[i]);
     else visit_stmt(c, ch.v[i]);
+    c->cond -= arm;
+  }
 }
 
 /* ---- calls ------------------------------------------------------------------------------------ */
@@ -934,6 +1140,7 @@ static void visit_call(kctx *c, CXCursor call) {
       if (i == 0 && is_pointer_type(clang_getCursorType(a))) {
         ptrval p = eval_ptr(c, a);
         record(c, p, mode, pointee_bytes(clang_getCursorType(a)), NULL);
+        if (mode == ACCESS_WRITE) note_cover(c, p, pointee_bytes(clang_getCursorType(a)));
       } else {
         visit_expr(c, a);
       }
@@ -1092,7 +1299,85 @@ static void apply_guard(kctx *c, CXCursor e, int negate) {
     sym *old = lin_max(c, b->val);
     if (old) bound = sym_min(c->a, bound, sym_add(c->a, old, sym_const(c->a, 1)));
   }
-  bind_int(c, d, lin_var(c, new_var(c, bound, nonneg)));
+  /* A covering variable bounded by parameters alone stays covering, now
+   * over [0, bound) (Note [dense]). */
+  int cover = COV_NONE;
+  if (b && b->kind == BIND_INT && l.ok && l.n == 0) {
+    switch (var_cover(c, &b->val)) {
+    case COV_GTID_RAW:
+    case COV_THREADS: cover = COV_THREADS; break;
+    case COV_BID_RAW:
+    case COV_BLOCKS: cover = COV_BLOCKS; break;
+    case COV_LOOP:
+    case COV_ALL: cover = COV_ALL; break;
+    default: break;
+    }
+  }
+  int nv = new_var(c, bound, nonneg);
+  if (nv >= 0 && cover != COV_NONE) {
+    c->vars[nv].cover = cover;
+    if (c->n_gv < PATH_MAX_VARS) c->gv[c->n_gv++] = nv;
+  }
+  bind_int(c, d, lin_var(c, nv));
+}
+
+/* 1 if "e holds" (negate: "does not hold") is a pure bound guard: a
+ * conjunction of v < E (<=, >, >= likewise) where v is a covering variable
+ * and E is over parameters only - a condition that restricts the index
+ * range and nothing else (Note [dense]).  Mirrors apply_guard. */
+static int guard_pure(kctx *c, CXCursor e, int negate) {
+  e = strip(e);
+  enum CXCursorKind k = clang_getCursorKind(e);
+  if (k == CXCursor_UnaryOperator && clang_getCursorUnaryOperatorKind(e) == CXUnaryOperator_LNot) {
+    kids ch = children(e);
+    return ch.n == 1 && guard_pure(c, ch.v[0], !negate);
+  }
+  if (k != CXCursor_BinaryOperator) return 0;
+  kids ch = children(e);
+  if (ch.n != 2) return 0;
+  enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(e);
+  if ((op == CXBinaryOperator_LAnd && !negate) || (op == CXBinaryOperator_LOr && negate))
+    return guard_pure(c, ch.v[0], negate) && guard_pure(c, ch.v[1], negate);
+  if (negate) {
+    switch (op) {
+    case CXBinaryOperator_GE: op = CXBinaryOperator_LT; break;
+    case CXBinaryOperator_GT: op = CXBinaryOperator_LE; break;
+    case CXBinaryOperator_LE: op = CXBinaryOperator_GT; break;
+    case CXBinaryOperator_LT: op = CXBinaryOperator_GE; break;
+    default: return 0;
+    }
+  }
+  CXCursor var, lim;
+  if (op == CXBinaryOperator_LT || op == CXBinaryOperator_LE) {
+    var = ch.v[0];
+    lim = ch.v[1];
+  } else if (op == CXBinaryOperator_GT || op == CXBinaryOperator_GE) {
+    var = ch.v[1];
+    lim = ch.v[0];
+  } else {
+    return 0;
+  }
+  CXCursor d = local_decl(var);
+  if (clang_Cursor_isNull(d) || !is_integer_type(clang_getCursorType(d))) return 0;
+  binding *b = lookup(c, d);
+  if (!b || b->kind != BIND_INT) return 0;
+  int cv = var_cover(c, &b->val);
+  if (cv != COV_GTID_RAW && cv != COV_THREADS && cv != COV_BID_RAW && cv != COV_BLOCKS &&
+      cv != COV_LOOP && cv != COV_ALL)
+    return 0;
+  lin l = eval_int(c, lim);
+  return l.ok && l.n == 0;
+}
+
+/* Appends the covering variables the last apply_guard made to the path. */
+static void path_push_guard(kctx *c) {
+  for (int i = 0; i < c->n_gv; i++) {
+    if (c->n_path >= PATH_MAX_VARS) {
+      c->n_path = PATH_MAX_VARS + 1;
+      return;
+    }
+    c->path[c->n_path++] = c->gv[i];
+  }
 }
 
 /* Collects every local assigned inside s (for loops: those are not the
@@ -1184,21 +1469,33 @@ static enum CXChildVisitResult collect_visitor(CXCursor cur, CXCursor parent, CX
 /* Statements after `if (cond) return;` (or continue, in a loop body) run
  * only when cond is false. */
 static void visit_compound(kctx *c, CXCursor s) {
-  int saved = c->n_env;
+  int saved = c->n_env, saved_path = c->n_path;
   struct collect_list col = {NULL, 0, 0};
   clang_visitChildren(s, collect_visitor, &col);
   for (int i = 0; i < col.n; i++) {
     CXCursor st = col.v[i];
-    visit_stmt(c, st);
+    int early = 0;
+    kids ik = {.n = 0};
     if (clang_getCursorKind(st) == CXCursor_IfStmt) {
-      kids ik = children(st);
+      ik = children(st);
       /* children: cond, then (no else) */
-      if (ik.n == 2 && is_expr_kind(clang_getCursorKind(ik.v[0])) && is_return_only(ik.v[1]))
-        apply_guard(c, ik.v[0], 1);
+      early = ik.n == 2 && is_expr_kind(clang_getCursorKind(ik.v[0])) && is_return_only(ik.v[1]);
+    }
+    /* `if (v >= N) return;` is a bound guard, not an early exit (Note [dense]) */
+    int pure = early && guard_pure(c, ik.v[0], 1);
+    int saved_exit = c->exit_ok;
+    c->exit_ok = pure;
+    visit_stmt(c, st);
+    c->exit_ok = saved_exit;
+    if (early) {
+      c->n_gv = 0;
+      apply_guard(c, ik.v[0], 1);
+      if (pure) path_push_guard(c);
     }
   }
   free(col.v);
   c->n_env = saved;
+  c->n_path = saved_path;
   /* Locals declared outside and assigned inside now hold unknown values. */
   havoc_assigned(c, s, clang_getNullCursor());
 }
@@ -1241,6 +1538,7 @@ static void visit_for(kctx *c, CXCursor s) {
    * and it only grows (++, += of a non-negative amount). */
   CXCursor lv = clang_getNullCursor();
   int grows = 0;
+  int step_kind = 0; /* 1: +1, 2: += blockDim.x*gridDim.x, 3: += blockDim.x */
   if (!clang_Cursor_isNull(inc)) {
     CXCursor x = strip(inc);
     enum CXCursorKind k = clang_getCursorKind(x);
@@ -1254,10 +1552,25 @@ static void visit_for(kctx *c, CXCursor s) {
       lv = local_decl(ich.v[0]);
       lin step = eval_int(c, ich.v[1]);
       grows = lin_nonneg(c, step);
+      int64_t one;
+      if (step.ok && step.n == 0 && sym_get_const(step.k, &one) && one == 1) step_kind = 1;
+      else if (var_cover(c, &step) == COV_STRIDE_RAW) step_kind = 2;
+      else if (var_cover(c, &step) == COV_BDIM_RAW) step_kind = 3;
     }
+    if (k == CXCursor_UnaryOperator && grows) step_kind = 1;
   }
   binding *lb = clang_Cursor_isNull(lv) ? NULL : lookup(c, lv);
   int start_nonneg = lb && lb->kind == BIND_INT && lin_nonneg(c, lb->val);
+  /* Loops whose variable takes every value of [0, bound) (Note [dense]):
+   * from 0 by 1, a grid-stride loop, a block loop. */
+  int covering = 0;
+  if (lb && lb->kind == BIND_INT) {
+    int64_t z;
+    int sc = var_cover(c, &lb->val);
+    covering = (step_kind == 1 && lb->val.ok && lb->val.n == 0 && sym_get_const(lb->val.k, &z) &&
+                z == 0) ||
+               (step_kind == 2 && sc == COV_GTID_RAW) || (step_kind == 3 && sc == COV_TID_RAW);
+  }
   havoc_assigned(c, body, clang_getNullCursor());
   if (!clang_Cursor_isNull(lv)) {
     /* the body must not assign the loop variable itself */
@@ -1267,13 +1580,28 @@ static void visit_for(kctx *c, CXCursor s) {
     clang_visitChildren(body, assigned_visitor, &as);
     for (int i = 0; i < as.n; i++)
       if (clang_equalCursors(as.v[i], lv)) grows = 0;
-    bind_int(c, lv, lin_opaque(c, grows && start_nonneg));
+    lin v = lin_opaque(c, grows && start_nonneg);
+    if (covering && grows && start_nonneg && v.ok && v.n == 1) c->vars[v.var[0]].cover = COV_LOOP;
+    bind_int(c, lv, v);
   }
+  int saved_path = c->n_path;
+  int pure = 0;
   if (!clang_Cursor_isNull(cond)) {
     visit_expr(c, cond);
+    pure = guard_pure(c, cond, 0);
+    c->n_gv = 0;
     apply_guard(c, cond, 0);
+    if (pure) path_push_guard(c);
   }
+  /* the body runs for every value of a covering loop's variable; any other
+   * loop's body is a conditional (Note [dense]) */
+  int conditional = !pure;
+  c->cond += conditional;
+  c->loops++;
   visit_stmt(c, body);
+  c->loops--;
+  c->cond -= conditional;
+  c->n_path = saved_path;
   if (!clang_Cursor_isNull(inc)) visit_expr(c, inc);
   c->n_env = saved;
   /* After the loop, what it assigned is unknown. */
@@ -1312,15 +1640,25 @@ static void visit_stmt(kctx *c, CXCursor s) {
     }
     for (int i = 0; i < ci; i++) visit_stmt(c, ch.v[i]); /* init / condition variable */
     visit_expr(c, ch.v[ci]);
-    int saved = c->n_env;
+    int saved = c->n_env, saved_path = c->n_path;
+    /* Note [dense]: a bound guard's then-branch runs for every index in
+     * range; any other branch only sometimes */
+    int pure = ci == 0 && guard_pure(c, ch.v[ci], 0);
     if (ci + 1 < ch.n) {
+      c->n_gv = 0;
       apply_guard(c, ch.v[ci], 0);
+      if (pure) path_push_guard(c);
+      c->cond += !pure;
       visit_stmt(c, ch.v[ci + 1]);
+      c->cond -= !pure;
       c->n_env = saved;
+      c->n_path = saved_path;
     }
     if (ci + 2 < ch.n) {
       apply_guard(c, ch.v[ci], 1);
+      c->cond++;
       visit_stmt(c, ch.v[ci + 2]);
+      c->cond--;
       c->n_env = saved;
     }
     havoc_assigned(c, s, clang_getNullCursor());
@@ -1334,9 +1672,41 @@ static void visit_stmt(kctx *c, CXCursor s) {
     int saved = c->n_env;
     havoc_assigned(c, s, clang_getNullCursor());
     kids ch = children(s);
+    c->cond++; /* Note [dense]: how often the body runs is not known */
+    c->loops++;
     for (int i = 0; i < ch.n; i++) visit_stmt(c, ch.v[i]);
+    c->loops--;
+    c->cond--;
     c->n_env = saved;
     havoc_assigned(c, s, clang_getNullCursor());
+    return;
+  }
+  case CXCursor_ReturnStmt:
+  case CXCursor_BreakStmt:
+  case CXCursor_ContinueStmt:
+  case CXCursor_GotoStmt:
+  case CXCursor_IndirectGotoStmt: {
+    /* Note [dense]: an exit skips later stores unless it is a bound guard's
+     * (a guarded return inside a loop would skip the remaining iterations);
+     * a helper's return ends only the helper, whose stores never cover */
+    int guard_exit = c->exit_ok && (k == CXCursor_ContinueStmt ||
+                                    (k == CXCursor_ReturnStmt && c->loops == 0));
+    if (c->depth == 0 && !guard_exit) c->ctl_unsafe = 1;
+    struct collect_list col = {NULL, 0, 0};
+    clang_visitChildren(s, collect_visitor, &col);
+    for (int i = 0; i < col.n; i++) visit_stmt(c, col.v[i]);
+    free(col.v);
+    return;
+  }
+  case CXCursor_SwitchStmt:
+  case CXCursor_CaseStmt:
+  case CXCursor_DefaultStmt: {
+    struct collect_list col = {NULL, 0, 0};
+    clang_visitChildren(s, collect_visitor, &col);
+    c->cond++; /* Note [dense]: which case runs depends on data */
+    for (int i = 0; i < col.n; i++) visit_stmt(c, col.v[i]);
+    c->cond--;
+    free(col.v);
     return;
   }
   default: {
@@ -1446,6 +1816,24 @@ static int analyze_kernel(pass_tu *t, CXCursor f, kernel_info *ki) {
     }
     free(c.ps[i].why);
     if (kp->mode == ACCESS_READWRITE) c.flags |= KERNEL_INPLACE;
+    /* dense: a covering store reaches the whole extent; prefer one that
+     * needs nothing of the launch (Note [dense]) */
+    if (ki->has_body && kp->mode == ACCESS_WRITE && kp->elem_bytes > 0 &&
+        !sym_is_unknown(kp->extent)) {
+      sym *need = sym_mul(c.a, kp->extent, sym_const(c.a, kp->elem_bytes));
+      const cover_cand *best = NULL;
+      for (int j = 0; j < c.ps[i].n_cand; j++) {
+        const cover_cand *cc = &c.ps[i].cand[j];
+        sym *slack = sym_sub(c.a, cc->bytes, need);
+        if (sym_is_unknown(slack) || !sym_nonneg(slack)) continue;
+        if (!best || (!cc->threads && !cc->blocks)) best = cc;
+      }
+      if (best) {
+        kp->dense = 1;
+        kp->threads_needed = best->threads;
+        kp->blocks_needed = best->blocks;
+      }
+    }
   }
   ki->flags = c.flags;
   free(c.ps);
@@ -1551,4 +1939,104 @@ void kernels_free(kernel_table *kt) {
   free(kt->items);
   kt->items = NULL;
   kt->n = 0;
+}
+
+/* ---- launches (Note [dense]) ------------------------------------------------------------- */
+
+/* The integer x component of a dim3-typed launch argument. */
+static CXCursor dim_x(CXCursor e) {
+  for (int depth = 0; depth < 8 && !clang_Cursor_isNull(e); depth++) {
+    e = strip(e);
+    if (is_integer_type(clang_getCursorType(e))) return e;
+    enum CXCursorKind k = clang_getCursorKind(e);
+    if (k == CXCursor_CallExpr && clang_Cursor_getNumArguments(e) >= 1) {
+      /* dim3(x, ...) or the implicit conversion from an integer */
+      e = clang_Cursor_getArgument(e, 0);
+      continue;
+    }
+    if (k == CXCursor_CXXFunctionalCastExpr || k == CXCursor_UnexposedExpr) {
+      e = last_expr_child(e);
+      continue;
+    }
+    break;
+  }
+  return clang_getNullCursor();
+}
+
+static int is_config_call(CXCursor e) {
+  e = strip(e);
+  if (clang_getCursorKind(e) != CXCursor_CallExpr) return 0;
+  char *n = callee_name(e);
+  int r = n && (strstr(n, "PushCallConfiguration") || !strcmp(n, "cudaConfigureCall"));
+  free(n);
+  return r;
+}
+
+void kernels_launch_dims(CXCursor call, CXCursor *grid_x, CXCursor *block_x) {
+  *grid_x = *block_x = clang_getNullCursor();
+  CXCursor cfg = clang_getNullCursor();
+  char *n = callee_name(call);
+  int launch_kernel = n && !strcmp(n, "cudaLaunchKernel");
+  free(n);
+  if (launch_kernel) {
+    cfg = call;
+  } else {
+    kids ch = children(call);
+    for (int i = 0; i < ch.n && i < 3 && clang_Cursor_isNull(cfg); i++)
+      if (is_config_call(ch.v[i])) cfg = strip(ch.v[i]);
+  }
+  if (clang_Cursor_isNull(cfg)) return;
+  int first = launch_kernel ? 1 : 0;
+  if (clang_Cursor_getNumArguments(cfg) < first + 2) return;
+  *grid_x = dim_x(clang_Cursor_getArgument(cfg, (unsigned)first));
+  *block_x = dim_x(clang_Cursor_getArgument(cfg, (unsigned)first + 1));
+}
+
+typedef struct args_ud {
+  const kernel_info *k;
+  sym *const *args;
+  sym_arena *a;
+} args_ud;
+
+static sym *arg_lookup(void *ud, const char *name) {
+  args_ud *u = ud;
+  for (int i = 0; i < u->k->n_params; i++)
+    if (u->k->params[i].name && !strcmp(u->k->params[i].name, name))
+      return u->args[i] ? u->args[i] : sym_unknown(u->a);
+  return sym_unknown(u->a); /* Note [dense] bounds are over parameters only */
+}
+
+int kernels_launch_covers(sym_arena *a, const kernel_info *k, const kernel_param *p,
+                          sym *const *args, sym *grid_x, sym *block_x, sym_value_fn value,
+                          void *ud) {
+  if (!p->dense) return 0;
+  if (!p->threads_needed && !p->blocks_needed) return 1;
+  if (!grid_x || sym_is_unknown(grid_x)) return 0;
+  args_ud au = {k, args, a};
+  sym *need = sym_subst(a, p->threads_needed ? p->threads_needed : p->blocks_needed, arg_lookup, &au);
+  sym *have = grid_x;
+  if (p->threads_needed) {
+    if (!block_x || sym_is_unknown(block_x)) return 0;
+    have = sym_mul(a, grid_x, block_x);
+  }
+  if (sym_is_unknown(need) || sym_is_unknown(have)) return 0;
+  /* have - need folds to a non-negative polynomial (grid N, block 1) */
+  sym *slack = sym_sub(a, have, need);
+  if (!sym_is_unknown(slack) && sym_nonneg(slack)) return 1;
+  /* ceil-division: grid.x = X / b with block.x = b >= 1 and X >= need + b - 1 */
+  if (p->threads_needed && sym_get_kind(grid_x) == SYM_DIV) {
+    sym *b = (sym *)sym_rhs(grid_x);
+    int64_t bv;
+    int b_pos = sym_get_const(b, &bv) ? bv >= 1 : sym_get_kind(b) == SYM_VAR;
+    if (b_pos && sym_equal(b, block_x)) {
+      sym *x = (sym *)sym_lhs(grid_x);
+      sym *d = sym_sub(a, x, sym_add(a, need, sym_sub(a, b, sym_const(a, 1))));
+      if (!sym_is_unknown(d) && sym_nonneg(d)) return 1;
+    }
+  }
+  /* numerically, when every name is bound */
+  int64_t h, n;
+  if (value && sym_eval(have, value, ud, &h) == 0 && sym_eval(need, value, ud, &n) == 0)
+    return h >= n;
+  return 0;
 }

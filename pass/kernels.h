@@ -33,6 +33,12 @@ typedef struct kernel_param {
   int elem_bytes;     /* sizeof the declared pointee type, 0 if unknown (void*) */
   char *elem_type;    /* "float", "float4", ... */
   char *why;          /* short reason when the extent is unknown, else NULL */
+  /* Note [dense] in kernels.c: 1 only if the analysis proves that a launch
+   * meeting the conditions below writes every element of [0, extent). */
+  int dense;
+  sym *threads_needed; /* dense needs grid.x*block.x >= this (over parameter names); NULL: no
+                          thread-count condition */
+  sym *blocks_needed;  /* dense needs grid.x >= this; NULL: no block-count condition */
 } kernel_param;
 
 typedef struct kernel_info {
@@ -58,5 +64,23 @@ int kernels_analyze(pass_tu *t, kernel_table *out);
 const kernel_info *kernels_find(const kernel_table *kt, CXCursor callee);
 const kernel_info *kernels_find_name(const kernel_table *kt, const char *name);
 void kernels_free(kernel_table *kt);
+
+/* The x components of a launch's grid and block as written: for
+ * k<<<g, b>>>(...) the expressions converted to dim3 (the integer inside
+ * dim3(x, ...) or the integer itself), for cudaLaunchKernel(f, g, b, ...)
+ * its second and third arguments.  A null cursor where the x component is
+ * not an integer expression the caller can evaluate (a dim3 variable). */
+void kernels_launch_dims(CXCursor call, CXCursor *grid_x, CXCursor *block_x);
+
+/* 1 if a launch of k with grid.x = grid_x and block.x = block_x (syms in
+ * one naming context; args[i] is the value of k's parameter i in that
+ * context, NULL when unknown) provably meets p's dense conditions, so that
+ * the launch writes every element of p's extent.  Proven symbolically for
+ * the ceil-division forms (grid (N + b - 1) / b with block b) and simple
+ * identities, else numerically when value() binds every name.  0 when p is
+ * not dense. */
+int kernels_launch_covers(sym_arena *a, const kernel_info *k, const kernel_param *p,
+                          sym *const *args, sym *grid_x, sym *block_x, sym_value_fn value,
+                          void *ud);
 
 #endif

@@ -9,9 +9,16 @@
  *    the launch's argument values substituted (loop context: values that
  *    went through the call chain; local context: the arguments as written)
  *    and is scaled by the element size.
- *  - A kernel parameter that is only written with a known extent is taken
- *    as an exact (dense) write: the analysis bounds the index by the guard,
- *    and trainers' elementwise kernels cover it.  See docs/graph-format.md.
+ *  - A kernel write is exact - every byte of its extent overwritten, which
+ *    lets the runtime map an evicted chunk fresh and the planner drop what
+ *    it overwrites - only when proven: the parameter is dense (kernels.c
+ *    Note [dense]) and this launch provides the threads or blocks the proof
+ *    needs (kernels_launch_covers: grid.x*block.x >= threads_needed or
+ *    grid.x >= blocks_needed after substituting the launch's arguments),
+ *    shown symbolically for ceil-division grids or numerically from the
+ *    graph's bindings, in the loop context or the local one.  Anything
+ *    else is an inexact write, declared readwrite.  See
+ *    docs/graph-format.md.
  *  - Library calls hand their argument values to libcall_accesses; the
  *    descriptors they take are resolved from the setter calls the
  *    interpreter saw (a GV_DESC value in the descriptor variable).
@@ -233,6 +240,19 @@ static sym *param_lookup(void *ud, const char *name) {
   return NULL;
 }
 
+/* An integer launch dimension in the loop context (through the call chain). */
+static sym *dim_loop(gb *b, gb_frame *f, CXCursor e) {
+  if (clang_Cursor_isNull(e)) return sym_unknown(b->a);
+  gval v = gb_eval(b, f, e);
+  return v.k == GV_INT && v.s ? v.s : sym_unknown(b->a);
+}
+
+static sym *dim_local(gb *b, CXCursor e) {
+  if (clang_Cursor_isNull(e)) return sym_unknown(b->a);
+  sym *s = gb_eval_local(b, e);
+  return s ? s : sym_unknown(b->a);
+}
+
 static void launch_accesses(gb *b, gb_frame *f, graph_op *op, const kernel_info *ki, CXCursor call,
                             int first_arg, const gval *argv_vals, int nargv) {
   int n = ki->n_params;
@@ -258,9 +278,19 @@ static void launch_accesses(gb *b, gb_frame *f, graph_op *op, const kernel_info 
     loopv[i] = vals[i].k == GV_INT ? vals[i].s : sym_unknown(b->a);
   }
   sym *flops = sym_const(b->a, 0);
+  CXCursor gx, bx;
+  kernels_launch_dims(call, &gx, &bx);
+  sym *grid_l = dim_loop(b, f, gx), *block_l = dim_loop(b, f, bx);
+  sym *grid_c = dim_local(b, gx), *block_c = dim_local(b, bx);
   for (int i = 0; i < n; i++) {
     const kernel_param *p = &ki->params[i];
     if (!p->is_pointer || p->mode == ACCESS_NONE) continue;
+    /* bindings name loop-context values: the local context is proven
+     * symbolically only (a wrapper's `n` is not the loop's) */
+    int exact = p->mode == ACCESS_WRITE &&
+                (kernels_launch_covers(b->a, ki, p, loopv, grid_l, block_l, bind_value_fn,
+                                       &b->g->binds) ||
+                 kernels_launch_covers(b->a, ki, p, localv, grid_c, block_c, NULL, NULL));
     subst_ud ul = {ki, loopv}, uc = {ki, localv};
     sym *ext = p->extent ? p->extent : sym_unknown(b->a);
     sym *eb = sym_const(b->a, p->elem_bytes > 0 ? p->elem_bytes : 0);
@@ -277,8 +307,8 @@ static void launch_accesses(gb *b, gb_frame *f, graph_op *op, const kernel_info 
       lt = gb_fmt(b, "*(%s **)(%s)[%d]", p->elem_type ? p->elem_type : "void", at ? at : "args", i);
       free(at);
     }
-    add_access(b, op, ac, vals[i], argv_vals ? -1 : first_arg + i, p->mode, bytes, bytes_l,
-               p->mode == ACCESS_WRITE, p->name, lt);
+    add_access(b, op, ac, vals[i], argv_vals ? -1 : first_arg + i, p->mode, bytes, bytes_l, exact,
+               p->name, lt);
     flops = sym_add(b->a, flops, p->elem_bytes > 0 ? sym_div(b->a, bytes, eb) : sym_unknown(b->a));
   }
   op->flops = flops;

@@ -262,6 +262,24 @@ static void graph_accesses(scan_ctx *x, rw_site *site, const int *ops, int n_ops
   }
 }
 
+/* An integer expression at an op site: its constant value, else its text
+ * parsed as a symbolic expression; unknown when neither works. */
+static sym *local_int(scan_ctx *x, CXCursor e) {
+  sym_arena *a = x->t->arena;
+  if (clang_Cursor_isNull(e) || clang_getCursorType(e).kind == CXType_Pointer) return sym_unknown(a);
+  sym *r = NULL;
+  CXEvalResult ev = clang_Cursor_Evaluate(e);
+  if (ev && clang_EvalResult_getKind(ev) == CXEval_Int)
+    r = sym_const(a, clang_EvalResult_getAsLongLong(ev));
+  if (ev) clang_EvalResult_dispose(ev);
+  if (!r) {
+    char *t = arg_text(x->t, e);
+    r = t ? sym_parse(a, t) : NULL;
+    free(t);
+  }
+  return r ? r : sym_unknown(a);
+}
+
 /* Accesses computed here, for op sites the graph does not hold (outside
  * the training loop): kernel parameter extents with the launch's argument
  * texts substituted, or the library-call model over the argument texts. */
@@ -290,6 +308,14 @@ static void local_accesses(scan_ctx *x, rw_site *site, CXCursor call, const char
   }
   if (ki) {
     subst_ud u = {x->t->arena, ki, args, nargs};
+    /* the launch's arguments and dimensions as integers, for the dense
+     * proof (kernels_launch_covers): constants, else the text parsed */
+    sym **iv = calloc((size_t)ki->n_params + 1, sizeof *iv);
+    CXCursor gx, bx;
+    kernels_launch_dims(call, &gx, &bx);
+    sym *grid = local_int(x, gx), *block = local_int(x, bx);
+    for (int p = 0; iv && p < ki->n_params && p < nargs; p++)
+      iv[p] = local_int(x, clang_Cursor_getArgument(call, (unsigned)p));
     for (int p = 0; p < ki->n_params && p < nargs; p++) {
       const kernel_param *kp = &ki->params[p];
       if (!kp->is_pointer || kp->mode == ACCESS_NONE || !text_ok(args[p]) || covered[p]) continue;
@@ -302,10 +328,12 @@ static void local_accesses(scan_ctx *x, rw_site *site, CXCursor call, const char
       } else if (kp->elem_bytes <= 0) {
         why = "the pointee size is unknown (void pointer)";
       }
-      /* as the graph's op sites (opsites.c) decide it */
-      int exact = kp->mode == ACCESS_WRITE;
+      /* as the graph's op sites (opsites.c) decide it, symbolically only */
+      int exact = kp->mode == ACCESS_WRITE && iv &&
+                  kernels_launch_covers(x->t->arena, ki, kp, iv, grid, block, NULL, NULL);
       add_acc(site, args[p], bytes, tidal_mode_of(kp->mode), exact, why, &x->oom);
     }
+    free(iv);
   } else {
     libcall_access acc[MAX_LIB_ACCESSES];
     libcall_env env = {x->t->arena, NULL, NULL, NULL, NULL};

@@ -37,7 +37,7 @@ int main(void) {
   fill_kernel<<<N / 256, 256>>>(input, N);
   for (int step = 0; step < STEPS; step++) {
     hidden_kernel<<<N / 256, 256>>>(hidden, input, N);
-    fill_kernel<<<M / 256, 256>>>(work, 2 * M);
+    fill_kernel<<<2 * M / 256, 256>>>(work, 2 * M);
     for (int k = 0; k < WORK; k++)
       work_kernel<<<M / 256, 256>>>(work + (k % 2) * M, work + (1 - k % 2) * M, M);
     use_kernel<<<N / 256, 256>>>(out, hidden, input, N);

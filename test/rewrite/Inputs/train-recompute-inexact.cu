@@ -1,0 +1,56 @@
+// train-recompute.cu with a second output: hidden_kernel also writes `aux`,
+// but only where x[i] > 0 - a write not proven to cover every byte.  The
+// closure that re-runs it for `hidden` must declare aux readwrite, or the
+// runtime could map an evicted aux chunk fresh and lose the other bytes.
+#include <cuda_runtime.h>
+
+#define N 1048576
+#define WORK 8
+#define M 1048576
+#define STEPS 3
+
+__global__ void fill_kernel(float *x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] = 0.5f;
+}
+
+__global__ void hidden_kernel(float *h, float *aux, const float *x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    h[i] = x[i] * x[i];
+    if (x[i] > 0.0f) aux[i] = x[i];
+  }
+}
+
+__global__ void work_kernel(float *y, const float *x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = x[i] + 1.0f;
+}
+
+__global__ void use_kernel(float *out, const float *h, const float *w, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = h[i] * w[i];
+}
+
+int main(void) {
+  float *input, *hidden, *aux, *work, *out;
+  cudaMalloc(&input, N * sizeof(float));
+  cudaMalloc(&hidden, N * sizeof(float));
+  cudaMalloc(&aux, N * sizeof(float));
+  cudaMalloc(&work, 2 * M * sizeof(float));
+  cudaMalloc(&out, N * sizeof(float));
+  fill_kernel<<<N / 256, 256>>>(input, N);
+  for (int step = 0; step < STEPS; step++) {
+    hidden_kernel<<<N / 256, 256>>>(hidden, aux, input, N);
+    fill_kernel<<<2 * M / 256, 256>>>(work, 2 * M);
+    for (int k = 0; k < WORK; k++)
+      work_kernel<<<M / 256, 256>>>(work + (k % 2) * M, work + (1 - k % 2) * M, M);
+    use_kernel<<<N / 256, 256>>>(out, hidden, input, N);
+  }
+  cudaFree(input);
+  cudaFree(hidden);
+  cudaFree(aux);
+  cudaFree(work);
+  cudaFree(out);
+  return 0;
+}
