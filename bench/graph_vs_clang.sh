@@ -6,6 +6,7 @@
 # analysis has to walk them all), then times, median of RUNS runs each:
 #   clang-19 -fsyntax-only  with the flags tidal passes to libclang
 #   tidal graph             (parse + kernel analysis + graph + JSON output)
+#   tidal rewrite           (the same, plus plan and rewritten source)
 # and prints both medians and their ratio.  The issue's bound is 1.3x.
 #
 # Usage: bench/graph_vs_clang.sh [BUILD_DIR] [RUNS]   (defaults: build, 5)
@@ -61,7 +62,7 @@ median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+
 time_it() { # prints seconds of one run of "$@"
   local t0 t1
   t0=$(date +%s.%N); "$@" > /dev/null 2>&1 || { echo "failed: $*" >&2; exit 1; }
-  t1=$(date +%s.%N); echo "$t1 - $t0" | bc -l
+  t1=$(date +%s.%N); awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f\n", b - a }'
 }
 "$tidal" graph "$prog" --format json -o "$work/g.json"  # warm the page cache, check it works
 clang_times=$(for _ in $(seq "$runs"); do time_it clang-19 -fsyntax-only "${flags[@]}" "$prog"; done | median)
@@ -69,10 +70,16 @@ clang_times=$(for _ in $(seq "$runs"); do time_it clang-19 -fsyntax-only "${flag
 # translation unit.  The host-only figure is the stricter floor.
 host_times=$(for _ in $(seq "$runs"); do time_it clang-19 -fsyntax-only --cuda-host-only "${flags[@]}" "$prog"; done | median)
 tidal_times=$(for _ in $(seq "$runs"); do time_it "$tidal" graph "$prog" --format json -o "$work/g.json"; done | median)
+# The issue's bound for `tidal rewrite` (parse, graph, plan, rewrite) is 1.5x.
+rewrite_times=$(for _ in $(seq "$runs"); do time_it "$tidal" rewrite "$prog" -o "$work/r.cu"; done | median)
 ops=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(len(d['ops']), d['unrolled_ops'])" "$work/g.json")
 printf 'program: %s lines (samples/gpt + %d generated kernels/wrappers); graph ops (static, unrolled): %s\n' "$lines" "$n_extra" "$ops"
 printf 'clang-19 -fsyntax-only median of %d: %.3f s\n' "$runs" "$clang_times"
 printf 'clang-19 -fsyntax-only --cuda-host-only median of %d: %.3f s\n' "$runs" "$host_times"
 printf 'tidal graph           median of %d: %.3f s\n' "$runs" "$tidal_times"
-printf 'ratio: %.2f (vs host-only: %.2f)\n' "$(echo "$tidal_times / $clang_times" | bc -l)" \
-  "$(echo "$tidal_times / $host_times" | bc -l)"
+printf 'tidal rewrite         median of %d: %.3f s\n' "$runs" "$rewrite_times"
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+printf 'ratio graph: %s (vs host-only: %s)\n' "$(ratio "$tidal_times" "$clang_times")" \
+  "$(ratio "$tidal_times" "$host_times")"
+printf 'ratio rewrite: %s (vs host-only: %s)\n' "$(ratio "$rewrite_times" "$clang_times")" \
+  "$(ratio "$rewrite_times" "$host_times")"
