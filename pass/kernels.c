@@ -101,13 +101,17 @@ typedef struct ptrval {
   int elem_bytes; /* size of what it points to, 0 if unknown */
 } ptrval;
 
-enum binding_kind { BIND_INT, BIND_PTR };
+/* BIND_REF: a reference (`float &r = out[i]`, a helper's `T &x`
+ * parameter) - ptr is the address of the referenced element and ref_len
+ * its size, so reads and writes through the name land on the parameter. */
+enum binding_kind { BIND_INT, BIND_PTR, BIND_REF };
 
 typedef struct binding {
   CXCursor decl;
   int kind;
-  lin val;    /* BIND_INT */
-  ptrval ptr; /* BIND_PTR */
+  lin val;     /* BIND_INT */
+  ptrval ptr;  /* BIND_PTR, BIND_REF */
+  int ref_len; /* BIND_REF: bytes of the referenced object, 0 if unknown */
 } binding;
 
 /* A store that writes every byte of [0, bytes) (Note [dense]). */
@@ -138,6 +142,11 @@ typedef struct kctx {
   unsigned flags;
   CXCursor helpers[HELPER_MAX_DEPTH]; /* helper call stack, for recursion */
   int depth;
+  /* The value the innermost helper returns, joined over its return
+   * statements (Note [helper returns]). */
+  int n_ret;       /* return statements with a value seen so far */
+  ptrval ret_ptr;  /* pointer-returning helper */
+  lin ret_int;     /* integer-returning helper */
   /* Note [dense] control state */
   int cond;        /* enclosing conditionals that are not bound guards */
   int loops;       /* enclosing loops (a guarded return inside one skips iterations) */
@@ -318,6 +327,16 @@ static void bind_ptr(kctx *c, CXCursor decl, ptrval p) {
   bind(c, b);
 }
 
+static void bind_ref(kctx *c, CXCursor decl, ptrval p, int len) {
+  binding b;
+  memset(&b, 0, sizeof b);
+  b.decl = decl;
+  b.kind = BIND_REF;
+  b.ptr = p;
+  b.ref_len = len;
+  bind(c, b);
+}
+
 /* ---- cursor helpers -------------------------------------------------------------- */
 
 typedef struct kids {
@@ -339,6 +358,33 @@ static kids children(CXCursor cur) {
 }
 
 static int is_expr_kind(enum CXCursorKind k) { return clang_isExpression(k); }
+
+/* Parameters of a function or function template.  libclang's
+ * clang_Cursor_getNumArguments answers -1 for a FunctionTemplate (a
+ * templated kernel `template <class T> __global__ void k(T *out, ...)`):
+ * its ParmDecl children are the parameters then. */
+typedef struct params_list {
+  CXCursor v[64];
+  int n;
+} params_list;
+
+static enum CXChildVisitResult parm_visitor(CXCursor cur, CXCursor parent, CXClientData d) {
+  params_list *l = d;
+  if (clang_getCursorKind(cur) == CXCursor_ParmDecl && l->n < 64) l->v[l->n++] = cur;
+  return CXChildVisit_Continue;
+}
+
+static params_list fn_params(CXCursor f) {
+  params_list l;
+  l.n = 0;
+  int n = clang_Cursor_getNumArguments(f);
+  if (n >= 0) {
+    for (int i = 0; i < n && i < 64; i++) l.v[l.n++] = clang_Cursor_getArgument(f, (unsigned)i);
+    return l;
+  }
+  clang_visitChildren(f, parm_visitor, &l);
+  return l;
+}
 
 /* Skips implicit casts, parentheses and value-preserving casts. */
 static CXCursor strip(CXCursor e) {
@@ -488,7 +534,7 @@ static void record(kctx *c, ptrval p, unsigned mode, int len_bytes, const char *
   if (ps->extent && sym_is_unknown(ps->extent)) return;
   int eb = c->param_elem_bytes[p.param];
   if (why_unknown) return set_unknown(c, p.param, why_unknown);
-  if (eb <= 0) return set_unknown(c, p.param, "element size unknown (void or incomplete type)");
+  if (eb <= 0) return set_unknown(c, p.param, "element size unknown (void, incomplete or template-dependent type)");
   if (len_bytes <= 0) return set_unknown(c, p.param, "access size unknown");
   if (!p.off.ok)
     return set_unknown(c, p.param,
@@ -556,6 +602,10 @@ static ptrval eval_ptr(kctx *c, CXCursor e);
 static void visit_expr(kctx *c, CXCursor e);
 static void visit_stmt(kctx *c, CXCursor s);
 static void visit_call(kctx *c, CXCursor call);
+static void visit_call_value(kctx *c, CXCursor call, ptrval *rp, lin *ri);
+static ptrval ref_target(kctx *c, CXCursor init, int *len);
+static ptrval eval_lvalue(kctx *c, CXCursor e, int *len);
+static CXCursor local_decl(CXCursor e);
 
 static ptrval ptr_none(kctx *c) {
   ptrval p;
@@ -588,6 +638,10 @@ static lin eval_int(kctx *c, CXCursor e) {
     CXCursor d = clang_getCursorReferenced(e);
     binding *b = lookup(c, d);
     if (b && b->kind == BIND_INT) return b->val;
+    if (b && b->kind == BIND_REF) { /* `int &k = idx[i]; ... k`: a load */
+      record(c, b->ptr, ACCESS_READ, b->ref_len, NULL);
+      return lin_opaque(c, 0);
+    }
     if (clang_getCursorKind(d) == CXCursor_EnumConstantDecl)
       return lin_const(c, sym_const(c->a, clang_getEnumConstantDeclValue(d)));
     if (try_constant(e, &cv)) return lin_const(c, sym_const(c->a, cv));
@@ -679,10 +733,19 @@ static lin eval_int(kctx *c, CXCursor e) {
     visit_expr(c, e);
     return lin_opaque(c, 0);
   }
+  case CXCursor_CallExpr: {
+    ptrval rp;
+    lin ri;
+    visit_call_value(c, e, &rp, &ri);
+    escape(c, rp, ACCESS_READWRITE, "pointer returned by a helper escapes");
+    if (ri.ok) return ri;
+    if (try_constant(e, &cv)) return lin_const(c, sym_const(c->a, cv));
+    return lin_opaque(c, 0);
+  }
   default:
     break;
   }
-  /* Anything else (calls, loads p[i], conditionals): visit for accesses. */
+  /* Anything else (loads p[i], conditionals): visit for accesses. */
   visit_expr(c, e);
   if (try_constant(e, &cv)) return lin_const(c, sym_const(c->a, cv));
   return lin_opaque(c, 0);
@@ -788,9 +851,38 @@ static ptrval eval_ptr(kctx *c, CXCursor e) {
           return p;
         }
       }
+      /* &r of a reference, &x of a local (`atomicAdd(&count, 1)` on a
+       * __shared__ counter), &(...): the address of what the lvalue names.
+       * Never visit_expr(e) here: its AddrOf case comes back to eval_ptr. */
+      int len;
+      ptrval p = eval_lvalue(c, in, &len);
+      if (p.param >= 0 && clang_getCursorKind(in) != CXCursor_DeclRefExpr) p.off = lin_bad(c);
+      p.elem_bytes = pointee_bytes(ty);
+      return p;
+    }
+    if (ch.n == 1) {
+      /* p++, ++p, p--, --p of a pointer local: the value before (post) or
+       * after (pre) the step; visit_expr moves the binding */
+      enum CXUnaryOperatorKind op = clang_getCursorUnaryOperatorKind(e);
+      CXCursor d = local_decl(ch.v[0]);
+      if ((op == CXUnaryOperator_PostInc || op == CXUnaryOperator_PreInc ||
+           op == CXUnaryOperator_PostDec || op == CXUnaryOperator_PreDec) &&
+          !clang_Cursor_isNull(d) && is_pointer_type(clang_getCursorType(d))) {
+        ptrval before = eval_ptr(c, ch.v[0]);
+        visit_expr(c, e);
+        if (op == CXUnaryOperator_PostInc || op == CXUnaryOperator_PostDec) return before;
+        return eval_ptr(c, ch.v[0]);
+      }
     }
     visit_expr(c, e);
     return ptr_none(c);
+  }
+  case CXCursor_CallExpr: {
+    ptrval rp;
+    lin ri;
+    visit_call_value(c, e, &rp, &ri);
+    if (rp.param >= 0) rp.elem_bytes = pointee_bytes(ty);
+    return rp;
   }
   case CXCursor_ConditionalOperator: {
     kids ch = children(e);
@@ -863,7 +955,22 @@ static ptrval eval_lvalue(kctx *c, CXCursor e, int *len) {
     kids ch = children(e);
     if (ch.n == 1) return eval_lvalue(c, ch.v[0], len);
   }
+  if (k == CXCursor_DeclRefExpr) {
+    binding *b = lookup(c, clang_getCursorReferenced(e));
+    if (b && b->kind == BIND_REF) {
+      if (b->ref_len > 0) *len = b->ref_len;
+      return b->ptr;
+    }
+  }
   return ptr_none(c);
+}
+
+/* The binding of the reference e names, or NULL. */
+static binding *ref_binding(kctx *c, CXCursor e) {
+  e = strip(e);
+  if (clang_getCursorKind(e) != CXCursor_DeclRefExpr) return NULL;
+  binding *b = lookup(c, clang_getCursorReferenced(e));
+  return b && b->kind == BIND_REF ? b : NULL;
 }
 
 /* Is e a local variable (DeclRefExpr to a bound or unbound local)? */
@@ -878,7 +985,7 @@ static CXCursor local_decl(CXCursor e) {
 
 /* Writes (mode WRITE or READWRITE) to an lvalue expression. */
 static void store(kctx *c, CXCursor lhs, unsigned mode, CXCursor rhs, int op_assign) {
-  CXCursor d = local_decl(lhs);
+  CXCursor d = ref_binding(c, lhs) ? clang_getNullCursor() : local_decl(lhs);
   if (!clang_Cursor_isNull(d)) {
     CXType t = clang_getCursorType(d);
     if (is_pointer_type(t)) {
@@ -1034,6 +1141,11 @@ static void visit_expr(kctx *c, CXCursor e) {
     visit_call(c, e);
     return;
   case CXCursor_DeclRefExpr: {
+    binding *rb = ref_binding(c, e);
+    if (rb) { /* a read through a reference */
+      record(c, rb->ptr, ACCESS_READ, rb->ref_len, NULL);
+      return;
+    }
     /* A pointer parameter used as a bare value (stored in a struct, a
      * shared variable, returned...): we lose track of it. */
     if (is_pointer_type(clang_getCursorType(e))) {
@@ -1081,9 +1193,23 @@ static int is_store_intrinsic(const char *n) {
          !strcmp(n, "__stwt");
 }
 
-static void analyze_helper(kctx *c, CXCursor def, CXCursor call, int nargs);
+static void analyze_helper(kctx *c, CXCursor def, CXCursor call, int nargs, ptrval *rp, lin *ri);
 
+/* A call whose value is not followed (discarded, or used where tidal does
+ * not look): a pointer a helper returns escapes. */
 static void visit_call(kctx *c, CXCursor call) {
+  ptrval rp;
+  lin ri;
+  visit_call_value(c, call, &rp, &ri);
+  escape(c, rp, ACCESS_READWRITE, "pointer returned by a helper escapes");
+}
+
+/* Visits a call for its accesses; *rp / *ri receive the value a __device__
+ * helper with a body returns (Note [helper returns]), else no pointer and
+ * an opaque integer. */
+static void visit_call_value(kctx *c, CXCursor call, ptrval *rp, lin *ri) {
+  *rp = ptr_none(c);
+  *ri = lin_opaque(c, 0);
   char *name = callee_name(call);
   int nargs = clang_Cursor_getNumArguments(call);
   CXCursor ref = clang_getCursorReferenced(call);
@@ -1154,7 +1280,7 @@ static void visit_call(kctx *c, CXCursor call) {
   CXCursor def = clang_Cursor_isNull(ref) ? ref : clang_getCursorDefinition(ref);
   if (!clang_Cursor_isNull(def) && !clang_Location_isInSystemHeader(clang_getCursorLocation(def)) &&
       (clang_getCursorKind(def) == CXCursor_FunctionDecl || clang_getCursorKind(def) == CXCursor_CXXMethod)) {
-    analyze_helper(c, def, call, nargs);
+    analyze_helper(c, def, call, nargs, rp, ri);
     free(name);
     return;
   }
@@ -1182,7 +1308,7 @@ static void visit_call(kctx *c, CXCursor call) {
 
 /* Binds the helper's parameters to the argument values and walks its body
  * in this same context: accesses land on the kernel's parameters. */
-static void analyze_helper(kctx *c, CXCursor def, CXCursor call, int nargs) {
+static void analyze_helper(kctx *c, CXCursor def, CXCursor call, int nargs, ptrval *rp, lin *ri) {
   for (int i = 0; i < c->depth; i++)
     if (clang_equalCursors(c->helpers[i], def) || c->depth >= HELPER_MAX_DEPTH) {
       /* recursion or too deep: every pointer argument escapes */
@@ -1195,12 +1321,13 @@ static void analyze_helper(kctx *c, CXCursor def, CXCursor call, int nargs) {
       }
       return;
     }
-  int np = clang_Cursor_getNumArguments(def);
+  params_list pl = fn_params(def);
+  int np = pl.n;
   binding *vals = calloc((size_t)(np > 0 ? np : 1), sizeof *vals);
   if (!vals) return;
   /* Evaluate every argument in the caller's environment first. */
   for (int i = 0; i < np; i++) {
-    CXCursor parm = clang_Cursor_getArgument(def, (unsigned)i);
+    CXCursor parm = pl.v[i];
     vals[i].decl = parm;
     CXType pt = clang_getCursorType(parm);
     if (i >= nargs) {
@@ -1212,15 +1339,21 @@ static void analyze_helper(kctx *c, CXCursor def, CXCursor call, int nargs) {
     if (is_pointer_type(pt)) {
       vals[i].kind = BIND_PTR;
       vals[i].ptr = eval_ptr(c, a);
-    } else if (clang_getCanonicalType(pt).kind == CXType_LValueReference) {
-      /* T& parameter: a reference to p[i] is a pointer to it */
-      int len;
-      vals[i].kind = BIND_PTR;
-      vals[i].ptr = eval_lvalue(c, a, &len);
-      if (vals[i].ptr.param >= 0) {
-        escape(c, vals[i].ptr, ACCESS_READWRITE, "bound to a reference parameter of a helper");
+    } else if (clang_getCanonicalType(pt).kind == CXType_LValueReference ||
+               clang_getCanonicalType(pt).kind == CXType_RValueReference) {
+      CXType rt = clang_getPointeeType(clang_getCanonicalType(pt));
+      if (is_pointer_type(rt)) {
+        /* T *& parameter: the helper may move the caller's pointer */
+        ptrval p = eval_ptr(c, a);
+        escape(c, p, ACCESS_READWRITE, "bound to a reference parameter of a helper");
+        vals[i].kind = BIND_PTR;
+        vals[i].ptr = p;
+        if (p.param >= 0) vals[i].ptr.off = lin_bad(c);
+      } else {
+        /* T &x = p[i]: reads and writes of x are of p[i] */
+        vals[i].kind = BIND_REF;
+        vals[i].ptr = ref_target(c, a, &vals[i].ref_len);
       }
-      vals[i].ptr = ptr_none(c);
     } else if (is_integer_type(pt)) {
       vals[i].kind = BIND_INT;
       vals[i].val = eval_int(c, a);
@@ -1233,12 +1366,66 @@ static void analyze_helper(kctx *c, CXCursor def, CXCursor call, int nargs) {
   int saved = c->n_env;
   for (int i = 0; i < np; i++) bind(c, vals[i]);
   free(vals);
+  int saved_nret = c->n_ret;
+  ptrval saved_rptr = c->ret_ptr;
+  lin saved_rint = c->ret_int;
+  c->n_ret = 0;
+  c->ret_ptr = ptr_none(c);
+  c->ret_int = lin_opaque(c, 0);
   c->helpers[c->depth++] = def;
   kids ch = children(def);
   for (int i = 0; i < ch.n; i++)
     if (clang_getCursorKind(ch.v[i]) == CXCursor_CompoundStmt) visit_stmt(c, ch.v[i]);
   c->depth--;
+  if (c->n_ret > 0) {
+    *rp = c->ret_ptr;
+    *ri = c->ret_int;
+  }
+  c->n_ret = saved_nret;
+  c->ret_ptr = saved_rptr;
+  c->ret_int = saved_rint;
   c->n_env = saved;
+}
+
+/* Note [helper returns]: `return e;` in a helper being analysed inline
+ * gives the call's value: a pointer (`row_ptr(out, r, C)` returning
+ * `base + r*C`) or an affine integer (`idx2(r, c, C)` returning `r*C + c`),
+ * in the caller's base variables (guards in the helper included).  Over
+ * several returns the value is kept only where they agree: the same
+ * parameter with different offsets is an unknown offset into it; different
+ * parameters escape; different integers are opaque.  A pointer value the
+ * caller does not follow escapes (visit_call). */
+static int lin_equal(const lin *x, const lin *y) {
+  if (!x->ok || !y->ok || x->n != y->n || !sym_equal(x->k, y->k)) return 0;
+  for (int i = 0; i < x->n; i++) {
+    int j;
+    for (j = 0; j < y->n && y->var[j] != x->var[i]; j++) {}
+    if (j == y->n || !sym_equal(x->coef[i], y->coef[j])) return 0;
+  }
+  return 1;
+}
+
+static void helper_return(kctx *c, CXCursor value) {
+  CXType rt = clang_getCursorResultType(c->helpers[c->depth - 1]);
+  if (is_pointer_type(rt)) {
+    ptrval p = eval_ptr(c, value);
+    if (c->n_ret == 0) {
+      c->ret_ptr = p;
+    } else if (c->ret_ptr.param == p.param) {
+      if (!lin_equal(&c->ret_ptr.off, &p.off)) c->ret_ptr.off = lin_bad(c);
+    } else {
+      escape(c, c->ret_ptr, ACCESS_READWRITE, "helper returns pointers into different buffers");
+      escape(c, p, ACCESS_READWRITE, "helper returns pointers into different buffers");
+      c->ret_ptr = ptr_none(c);
+    }
+  } else if (is_integer_type(rt)) {
+    lin v = eval_int(c, value);
+    if (c->n_ret == 0) c->ret_int = v;
+    else if (!lin_equal(&c->ret_int, &v)) c->ret_int = lin_opaque(c, 0);
+  } else {
+    visit_expr(c, value);
+  }
+  c->n_ret++;
 }
 
 /* ---- statements, guards and loops ---------------------------------------------------------- */
@@ -1422,11 +1609,14 @@ static void havoc_assigned(kctx *c, CXCursor s, CXCursor except) {
   assigned as;
   as.n = 0;
   as.overflow = 0;
+  /* s itself too: a for-increment `i = i + 1` or a loop body that is one
+   * expression statement is the assignment */
+  assigned_visitor(s, clang_getNullCursor(), &as);
   clang_visitChildren(s, assigned_visitor, &as);
   for (int i = 0; i < as.n; i++) {
     if (!clang_Cursor_isNull(except) && clang_equalCursors(as.v[i], except)) continue;
     binding *b = lookup(c, as.v[i]);
-    if (!b) continue;
+    if (!b || b->kind == BIND_REF) continue; /* assigning through a reference keeps its target */
     if (b->kind == BIND_PTR) {
       ptrval p = b->ptr;
       p.off = lin_bad(c);
@@ -1500,10 +1690,49 @@ static void visit_compound(kctx *c, CXCursor s) {
   havoc_assigned(c, s, clang_getNullCursor());
 }
 
+/* What a reference bound to init refers to: the address and size of the
+ * element an lvalue names (`out[i]`, `*p`, `p->f` (the whole element: field
+ * offsets are not tracked), another reference).  Anything else - a
+ * temporary bound to a const reference, a call returning a reference - is
+ * visited for its reads and refers to no parameter. */
+static ptrval ref_target(kctx *c, CXCursor init, int *len) {
+  CXCursor in = strip(init);
+  enum CXCursorKind ik = clang_getCursorKind(in);
+  *len = 0;
+  if (ik == CXCursor_ArraySubscriptExpr || ik == CXCursor_MemberRefExpr ||
+      (ik == CXCursor_UnaryOperator && clang_getCursorUnaryOperatorKind(in) == CXUnaryOperator_Deref) ||
+      ik == CXCursor_DeclRefExpr)
+    return eval_lvalue(c, in, len);
+  visit_expr(c, init);
+  return ptr_none(c);
+}
+
+/* Binds reference d (of type t) to what init names.  A reference to a
+ * pointer (`float *&q = p`) would alias the pointer variable itself, which
+ * the environment does not model: the pointer escapes. */
+static void bind_reference(kctx *c, CXCursor d, CXType t, CXCursor init) {
+  CXType rt = clang_getPointeeType(clang_getCanonicalType(t));
+  if (is_pointer_type(rt)) {
+    ptrval p = eval_ptr(c, init);
+    escape(c, p, ACCESS_READWRITE, "pointer bound to a reference");
+    if (p.param >= 0) p.off = lin_bad(c);
+    bind_ptr(c, d, p);
+    return;
+  }
+  int len;
+  ptrval p = ref_target(c, init, &len);
+  bind_ref(c, d, p, len);
+}
+
 static void visit_decl(kctx *c, CXCursor d) {
   if (clang_getCursorKind(d) != CXCursor_VarDecl) return;
   CXType t = clang_getCursorType(d);
   CXCursor init = last_expr_child(d);
+  enum CXTypeKind tk = clang_getCanonicalType(t).kind;
+  if ((tk == CXType_LValueReference || tk == CXType_RValueReference) && !clang_Cursor_isNull(init)) {
+    bind_reference(c, d, t, init);
+    return;
+  }
   if (is_pointer_type(t)) {
     bind_ptr(c, d, clang_Cursor_isNull(init) ? ptr_none(c) : eval_ptr(c, init));
   } else if (is_integer_type(t)) {
@@ -1572,7 +1801,18 @@ static void visit_for(kctx *c, CXCursor s) {
                (step_kind == 2 && sc == COV_GTID_RAW) || (step_kind == 3 && sc == COV_TID_RAW);
   }
   havoc_assigned(c, body, clang_getNullCursor());
-  if (!clang_Cursor_isNull(lv)) {
+  /* whatever the increment assigns (`i = i + 1`, `i++, j++`, `s <<= 1`)
+   * differs from its entry value from the second iteration on; a
+   * recognised loop variable is rebound below */
+  if (!clang_Cursor_isNull(inc)) havoc_assigned(c, inc, clang_getNullCursor());
+  if (!clang_Cursor_isNull(lv) && is_pointer_type(clang_getCursorType(lv))) {
+    /* a pointer loop variable (`for (p = out; p < end; p++) *p = 0`):
+     * still into its parameter, offset not tracked */
+    binding *pb = lookup(c, lv);
+    ptrval p = pb && pb->kind == BIND_PTR ? pb->ptr : ptr_none(c);
+    if (p.param >= 0) p.off = lin_bad(c);
+    bind_ptr(c, lv, p);
+  } else if (!clang_Cursor_isNull(lv)) {
     /* the body must not assign the loop variable itself */
     assigned as;
     as.n = 0;
@@ -1694,7 +1934,12 @@ static void visit_stmt(kctx *c, CXCursor s) {
     if (c->depth == 0 && !guard_exit) c->ctl_unsafe = 1;
     struct collect_list col = {NULL, 0, 0};
     clang_visitChildren(s, collect_visitor, &col);
-    for (int i = 0; i < col.n; i++) visit_stmt(c, col.v[i]);
+    for (int i = 0; i < col.n; i++) {
+      if (k == CXCursor_ReturnStmt && c->depth > 0 && is_expr_kind(clang_getCursorKind(col.v[i])))
+        helper_return(c, col.v[i]);
+      else
+        visit_stmt(c, col.v[i]);
+    }
     free(col.v);
     return;
   }
@@ -1749,8 +1994,8 @@ static int analyze_kernel(pass_tu *t, CXCursor f, kernel_info *ki) {
   ki->file = file ? string_and_dispose(clang_getFileName(file)) : strdup("");
   ki->line = line;
   ki->has_body = clang_isCursorDefinition(f);
-  int np = clang_Cursor_getNumArguments(f);
-  if (np < 0) np = 0;
+  params_list pl = fn_params(f);
+  int np = pl.n;
   ki->n_params = np;
   ki->params = calloc((size_t)(np ? np : 1), sizeof *ki->params);
   int *eb = calloc((size_t)(np ? np : 1), sizeof *eb);
@@ -1767,7 +2012,7 @@ static int analyze_kernel(pass_tu *t, CXCursor f, kernel_info *ki) {
     return -1;
   }
   for (int i = 0; i < np; i++) {
-    CXCursor p = clang_Cursor_getArgument(f, (unsigned)i);
+    CXCursor p = pl.v[i];
     CXType pt = clang_getCursorType(p);
     kernel_param *kp = &ki->params[i];
     kp->name = string_and_dispose(clang_getCursorSpelling(p));
