@@ -729,6 +729,32 @@ static lin eval_int(kctx *c, CXCursor e) {
       }
       }
     }
+    if (op == CXBinaryOperator_And || op == CXBinaryOperator_Shr) {
+      /* lane = threadIdx.x & 31: in [0, M] for a constant M >= 0, whatever
+       * x is; x >> k of x >= 0 is x / 2^k */
+      lin x = eval_int(c, ch.v[0]), y = eval_int(c, ch.v[1]);
+      int64_t m;
+      if (op == CXBinaryOperator_And) {
+        if (y.ok && y.n == 0 && sym_get_const(y.k, &m) && m >= 0)
+          return lin_var(c, new_var(c, sym_const(c->a, m + 1), 1));
+        if (x.ok && x.n == 0 && sym_get_const(x.k, &m) && m >= 0)
+          return lin_var(c, new_var(c, sym_const(c->a, m + 1), 1));
+        return lin_opaque(c, 0);
+      }
+      if (y.ok && y.n == 0 && sym_get_const(y.k, &m) && m >= 0 && m <= 40 && lin_nonneg(c, x)) {
+        sym *d = sym_const(c->a, (int64_t)1 << m);
+        sym *mx = lin_max(c, x);
+        sym *bound = NULL;
+        if (mx) {
+          sym *cnt = sym_add(c->a, mx, sym_const(c->a, 1));
+          bound = sym_div_exact(c->a, cnt, d);
+          if (!bound) bound = sym_div(c->a, sym_add(c->a, cnt, sym_const(c->a, ((int64_t)1 << m) - 1)), d);
+          if (sym_is_unknown(bound)) bound = NULL;
+        }
+        return lin_var(c, new_var(c, bound, 1));
+      }
+      return lin_opaque(c, 0);
+    }
     /* comparisons, logic, bit operations: read the operands, value opaque */
     visit_expr(c, e);
     return lin_opaque(c, 0);
