@@ -161,6 +161,26 @@ CXCursor gb_strip(CXCursor e) {
 
 char *gb_text(gb *b, CXCursor c) {
   char *s = frontend_cursor_text(b->t, c);
+  if (s && !*s) {
+    /* An argument of a macro (cublasCheck(cublasSgemm(..., p, ...))): its
+     * expansion range collapses to the macro's name, but it is spelled,
+     * contiguous, in the main file. */
+    CXSourceRange ext = clang_getCursorExtent(c);
+    CXFile f1 = NULL, f2 = NULL;
+    unsigned o1 = 0, o2 = 0;
+    clang_getFileLocation(clang_getRangeStart(ext), &f1, NULL, NULL, &o1);
+    clang_getFileLocation(clang_getRangeEnd(ext), &f2, NULL, NULL, &o2);
+    if (f1 && f2 && b->t->main_file && clang_File_isEqual(f1, b->t->main_file) &&
+        clang_File_isEqual(f2, b->t->main_file) && o1 < o2 && o2 <= b->t->main_size) {
+      char *sp = malloc(o2 - o1 + 1);
+      if (sp) {
+        memcpy(sp, b->t->main_source + o1, o2 - o1);
+        sp[o2 - o1] = '\0';
+        free(s);
+        s = sp;
+      }
+    }
+  }
   char *r = gb_str(b, s ? s : "");
   free(s);
   return r;

@@ -232,6 +232,7 @@ void graph_free(graph *g) {
       free(op->acc[j].ptr_text);
       free(op->acc[j].ptr_local);
       free(op->acc[j].param);
+      calltext_free(&op->acc[j], op->n_calls + 1);
     }
     free(op->acc);
   }

@@ -93,6 +93,19 @@ typedef struct graph_access {
   char *ptr_local;     /* pointer argument as written at the op site */
   int arg;             /* argument index at the op site */
   char *param;         /* kernel parameter name or library role ("A", "dst") */
+  /* The same pointer and extent at each call level k = 0..op.n_calls (arrays
+   * of n_calls + 1; calltext.c): level k is the statement op.calls[k].stmt
+   * (the op's own stmt at k == n_calls), in the function that statement is
+   * written in.  Level n_calls is the op-local text, each level above has
+   * the callee's parameters replaced by the call's arguments; level 0
+   * falls back to the loop-context text (ptr_text) when that is valid. */
+  char **ptr_text_at;      /* pointer as C text at level k, NULL if not expressible */
+  char **bytes_text_at;    /* byte extent as C text, NULL if unknown or not expressible */
+  int *text_valid_at;      /* 1: both texts use only names in scope at that level's function:
+                              its parameters, its locals (see text_span_at), file-scope names */
+  graph_range *text_span_at; /* main-file offsets in that function where the texts are valid
+                              (after the last local they use is declared, inside its scope);
+                              a statement starting in [begin, end) may use them */
 } graph_access;
 
 typedef struct graph_op {

@@ -133,6 +133,13 @@ int opsite_handle(gb *b, gb_frame *f, CXCursor call);
 /* 1 if call is a kernel launch or a modelled library op (no side effects). */
 int opsite_is_op(const kernel_table *kt, CXCursor call);
 
+/* calltext.c: fills every access's *_text_at arrays (graph.h) for an op
+ * just recorded (the interpreter's path is the op's call path). */
+void calltext_op(gb *b, graph_op *op);
+/* Frees what calltext_op allocated for one access of an op with n_levels
+ * (= n_calls + 1) call levels. */
+void calltext_free(graph_access *a, int n_levels);
+
 /* regions.c */
 /* Handles cudaMalloc/cudaFree-like calls; 1 if handled. */
 int regions_handle_call(gb *b, gb_frame *f, CXCursor call, const char *callee);

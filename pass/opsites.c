@@ -23,7 +23,9 @@
  *    descriptors they take are resolved from the setter calls the
  *    interpreter saw (a GV_DESC value in the descriptor variable).
  *  - FLOPs: library calls from the model; kernels a rough one per element
- *    touched (documented as such; the planner only needs an order). */
+ *    touched (documented as such; the planner only needs an order).
+ *  - Once an op's accesses are recorded, calltext.c adds their texts at
+ *    every level of the call path (graph_access.ptr_text_at). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -189,7 +191,7 @@ static graph_op *new_op(gb *b, gb_frame *f, CXCursor call, const char *callee, g
     op->arg_type = calloc((size_t)n, sizeof *op->arg_type);
     for (int i = 0; i < n && op->arg_text && op->arg_type; i++) {
       CXCursor a = clang_Cursor_getArgument(call, (unsigned)i);
-      op->arg_text[i] = frontend_cursor_text(b->t, a);
+      op->arg_text[i] = strdup(gb_text(b, a));
       op->arg_type[i] = type_text(a);
     }
   }
@@ -211,7 +213,7 @@ static void add_access(gb *b, graph_op *op, CXCursor arg_c, gval v, int arg, acc
   a->exact = exact && !sym_is_unknown(a->bytes);
   a->arg = arg;
   a->param = param ? strdup(param) : NULL;
-  a->ptr_local = local_text ? strdup(local_text) : frontend_cursor_text(b->t, arg_c);
+  a->ptr_local = strdup(local_text ? local_text : gb_text(b, arg_c));
   a->ptr_text = v.text ? strdup(v.text) : NULL;
   a->loop_text_valid = v.text && v.text_ok;
   if (v.k == GV_DEVPTR && v.alloc >= 0) {
@@ -356,6 +358,7 @@ int opsite_handle(gb *b, gb_frame *f, CXCursor call) {
     op->stream = config_text(b, cfg, 3);
     if (ki) launch_accesses(b, f, op, ki, call, 0, NULL, 0);
     else gb_note(b, call, "kernel '%s' has no definition in this file; its accesses are unknown", name);
+    calltext_op(b, op);
     goto out;
   }
   if (strcmp(name, "cudaLaunchKernel") == 0) {
@@ -395,6 +398,7 @@ int opsite_handle(gb *b, gb_frame *f, CXCursor call) {
     } else if (op) {
       gb_note(b, call, "cudaLaunchKernel arguments could not be traced; accesses unknown");
     }
+    if (op) calltext_op(b, op);
     free(kname);
     goto out;
   }
@@ -437,6 +441,7 @@ int opsite_handle(gb *b, gb_frame *f, CXCursor call) {
   sym *fl = libcall_flops(name, args, n, b->a);
   op->flops = fl ? fl : sym_const(b->a, 0);
   if (li->flags & LIBCALL_NONDETERMINISTIC) op->flags |= KERNEL_NONDETERMINISTIC;
+  calltext_op(b, op);
 out:
   free(name);
   return handled;

@@ -12,9 +12,10 @@
  *                         that leaves the iteration
  *   each op statement     { site; accesses; TIDAL_OP_BEGIN  stmt  TIDAL_OP_END }
  *   cudaMalloc/cudaFree   replaced by tidal_malloc/tidal_free
- *   plan actions          at the loop-level call statement (loop-context
- *                         text), else at the op itself (local text), else
- *                         skipped with a note in the header
+ *   plan actions          before/after the statement rw_plan_place chooses
+ *                         (rewrite_place.c: the deepest call level on a
+ *                         single call path where the range can be named),
+ *                         else listed as not emitted in the header
  *   recompute closures    before the function that registers them
  * Priorities (rewrite.h) order insertions that share an offset so that
  * wrappers nest: iteration marker outside braces outside plan calls
@@ -43,6 +44,7 @@ typedef struct rw {
   graph *g;
   const rw_request *req;
   rw_scan scan;
+  rw_placer placer;  /* where plan actions go (rewrite_place.c) */
   rw_lines lines;
   rw_edits edits;
   rw_buf notes;      /* "not resolved" lines for the header */
@@ -92,34 +94,6 @@ static void insert(rw *r, unsigned off, int prio, rw_buf *b) {
 
 static void insert_s(rw *r, unsigned off, int prio, const char *s) {
   rw_edits_insert(&r->edits, off, prio, s);
-}
-
-/* 1 if the statement at off is the unbraced body of if/for/while/else/do:
- * inserting statements next to it needs braces to stay in the body. */
-static int is_unbraced_body(const rw *r, unsigned off) {
-  const char *src = r->t->main_source;
-  unsigned p = off;
-  while (p > 0 && strchr(" \t\r\n", src[p - 1])) p--;
-  if (p == 0) return 0;
-  if (src[p - 1] == ')') {
-    /* `) stmt` is a body unless the ')' closes a cast or call: look at what
-     * precedes the matching '(' - a control keyword means a body. */
-    int depth = 0;
-    unsigned q = p;
-    while (q > 0) {
-      q--;
-      if (src[q] == ')') depth++;
-      if (src[q] == '(' && --depth == 0) break;
-    }
-    while (q > 0 && strchr(" \t\r\n", src[q - 1])) q--;
-    static const char *kw[] = {"if", "for", "while", "switch"};
-    for (size_t i = 0; i < sizeof kw / sizeof kw[0]; i++) {
-      size_t n = strlen(kw[i]);
-      if (q >= n && !strncmp(src + q - n, kw[i], n)) return 1;
-    }
-    return 0;
-  }
-  return (p >= 4 && !strncmp(src + p - 4, "else", 4)) || (p >= 2 && !strncmp(src + p - 2, "do", 2));
 }
 
 /* ---- instrumentation ---- */
@@ -254,18 +228,6 @@ static void instrument_main_and_loop(rw *r) {
 
 /* ---- the plan ---- */
 
-/* 1 if C text from the graph is usable (see rewrite_sites.c text_ok). */
-static int text_ok(const char *s) { return s && *s && !strstr(s, "()"); }
-
-static rw_site *site_of_op(rw *r, int op) {
-  for (int i = 0; i < r->scan.n_sites; i++)
-    if (r->scan.sites[i].graph_op >= 0 && !r->scan.sites[i].skip) {
-      const graph_op *a = &r->g->ops[r->scan.sites[i].graph_op], *b = &r->g->ops[op];
-      if (a->stmt.begin == b->stmt.begin && !strcmp(a->callee, b->callee)) return &r->scan.sites[i];
-    }
-  return NULL;
-}
-
 static const char *call_name(plan_kind k) {
   switch (k) {
   case PLAN_SWAP_OUT: return "tidal_swap_out";
@@ -302,144 +264,70 @@ static void action_comment(rw_buf *b, const plan_action *a, const char *sym_byte
   rw_buf_puts(b, " */");
 }
 
-static void emit_action(rw *r, const plan_action *a, int idx) {
-  graph *g = r->g;
-  if (a->at_op < 0 || a->at_op >= g->n_ops || a->ref_op < 0 || a->ref_op >= g->n_ops) {
-    plan_skip(r, a, "the action names no op of the graph");
-    return;
-  }
-  const graph_op *at = &g->ops[a->at_op], *ref = &g->ops[a->ref_op];
-  if (a->ref_access < 0 || a->ref_access >= ref->n_acc) {
-    plan_skip(r, a, "the action names no access of its op");
-    return;
-  }
-  const graph_access *ga = &ref->acc[a->ref_access];
-  char *ptr = NULL, *bytes = NULL, *sbytes = NULL;
-  unsigned begin = 0, end = 0;
-  int place_ok = 0, need_braces = 0;
-  rw_site *site = site_of_op(r, a->at_op);
-
-  if (a->kind == PLAN_RECOMPUTE) {
-    /* The closure captures the launch's arguments as written, so it is
-     * registered right after the launch itself. */
-    const char *why = NULL;
-    if (at->kind != GRAPH_OP_LAUNCH)
-      why = "the producer is a library call (only kernel launches get closures)";
-    else if (at->flags & (KERNEL_RNG | KERNEL_NONDETERMINISTIC))
-      why = "the producer is RNG-stateful or nondeterministic: re-running it would change the data";
-    else if (a->ref_op != a->at_op)
-      why = "the range is not the producer's own access";
-    else if (!site)
-      why = "the producer's statement is not instrumented";
-    else if (site->n_graph_ops != 1)
-      why = "the producer's statement is reached by several call paths (a closure there would "
-            "fire on all of them)";
-    if (why) {
-      plan_skip(r, a, why);
-      return;
-    }
-    ptr = strdup(ga->ptr_local ? ga->ptr_local : "0");
-    bytes = sym_is_unknown(ga->bytes_local) ? NULL : sym_to_c(ga->bytes_local);
-    sbytes = sym_is_unknown(ga->bytes_local) ? NULL : sym_to_string(ga->bytes_local);
-    if (!text_ok(bytes) || !text_ok(ptr)) {
-      plan_skip(r, a, "the producer's write extent is unknown");
-      goto out;
-    }
-    rw_buf def = {0}, reg = {0}, cm = {0};
-    rw_buf_printf(&cm, "re-launches %s for ", site->label);
-    put_commented(&cm, a->tensor);
-    int id = ++r->closures;
-    if (rw_closure_emit(g, site, a->at_op, id, cm.p ? cm.p : "", r->lines.path_c, &def, &reg) != 0) {
-      rw_buf_free(&def);
-      rw_buf_free(&reg);
-      rw_buf_free(&cm);
-      r->closures--;
-      plan_skip(r, a, "the launch's configuration or argument types cannot be captured");
-      goto out;
-    }
-    rw_buf_free(&cm);
-    rw_line_restore(&r->lines, site->fn_begin, &def);
-    insert(r, site->fn_begin, RW_PRIO_DEFAULT, &def);
-    rw_buf blk = {0}, ind = {0};
-    rw_line_indent(&r->lines, site->stmt_begin, &ind);
-    rw_buf_puts(&blk, "\n");
-    rw_buf_puts(&blk, ind.p ? ind.p : "");
-    action_comment(&blk, a, sbytes);
-    rw_buf_printf(&blk, "\n%s%s", ind.p ? ind.p : "", reg.p ? reg.p : "");
-    rw_buf_printf(&blk,
-                  " TIDAL_HINT(tidal_recompute_register((const void *)(%s), %s, tidal_rc_fn_%d, "
-                  "&tidal_rc_c, sizeof tidal_rc_c)); }",
-                  ptr, bytes, id);
-    rw_line_restore(&r->lines, site->stmt_end, &blk);
-    if (reg.oom) r->oom = 1;
+static void emit_recompute(rw *r, const plan_action *a, const rw_place *pl) {
+  rw_site *site = pl->site;
+  rw_buf def = {0}, reg = {0}, cm = {0};
+  rw_buf_printf(&cm, "re-launches %s for ", site->label);
+  put_commented(&cm, a->tensor);
+  int id = ++r->closures;
+  if (rw_closure_emit(r->g, site, a->at_op, id, cm.p ? cm.p : "", r->lines.path_c, &def, &reg) !=
+      0) {
+    /* rw_plan_place tried the same closure: only memory can fail here */
+    rw_buf_free(&def);
     rw_buf_free(&reg);
-    rw_buf_free(&ind);
-    if (site->braces == 0 || is_unbraced_body(r, site->stmt_begin)) {
-      /* A declaration's scope must not change; an unbraced body is braced
-       * by its own wrapper already (site->braces), so only a declaration
-       * that is a body would need more: not emitted. */
-      if (site->braces == 0 && is_unbraced_body(r, site->stmt_begin)) {
-        rw_buf_free(&blk);
-        plan_skip(r, a, "the producer is a declaration used as an unbraced body");
-        goto out;
-      }
-    }
-    /* Inside the op wrapper's braces would end its scope early; the
-     * registration goes after the wrapper (after TIDAL_OP_END). */
-    insert(r, site->stmt_end, RW_PRIO_AFTER, &blk);
-    r->emitted++;
-    rw_buf_puts(&r->plan_lines, " *   ");
-    rw_buf_printf(&r->plan_lines, "%s:%u: recompute ", r->lines.path_c, site->line);
-    put_commented(&r->plan_lines, a->tensor);
-    rw_buf_printf(&r->plan_lines, " (%" PRIu64 " bytes) via closure %d: ", a->bytes, id);
-    put_commented(&r->plan_lines, a->reason);
-    rw_buf_puts(&r->plan_lines, "\n");
-    goto out;
+    rw_buf_free(&cm);
+    r->oom = 1;
+    return;
   }
+  rw_buf_free(&cm);
+  rw_line_restore(&r->lines, site->fn_begin, &def);
+  insert(r, site->fn_begin, RW_PRIO_DEFAULT, &def);
+  rw_buf blk = {0}, ind = {0};
+  rw_line_indent(&r->lines, site->stmt_begin, &ind);
+  rw_buf_puts(&blk, "\n");
+  rw_buf_puts(&blk, ind.p ? ind.p : "");
+  action_comment(&blk, a, pl->sbytes);
+  rw_buf_printf(&blk, "\n%s%s", ind.p ? ind.p : "", reg.p ? reg.p : "");
+  rw_buf_printf(&blk,
+                " TIDAL_HINT(tidal_recompute_register((const void *)(%s), %s, tidal_rc_fn_%d, "
+                "&tidal_rc_c, sizeof tidal_rc_c)); }",
+                pl->ptr, pl->bytes, id);
+  rw_line_restore(&r->lines, site->stmt_end, &blk);
+  if (reg.oom) r->oom = 1;
+  rw_buf_free(&reg);
+  rw_buf_free(&ind);
+  /* Inside the op wrapper's braces would end its scope early; the
+   * registration goes after the wrapper (after TIDAL_OP_END). */
+  insert(r, site->stmt_end, RW_PRIO_AFTER, &blk);
+  r->emitted++;
+  rw_buf_puts(&r->plan_lines, " *   ");
+  rw_buf_printf(&r->plan_lines, "%s:%u: recompute ", r->lines.path_c, site->line);
+  put_commented(&r->plan_lines, a->tensor);
+  rw_buf_printf(&r->plan_lines, " (%" PRIu64 " bytes) via closure %d: ", a->bytes, id);
+  put_commented(&r->plan_lines, a->reason);
+  rw_buf_puts(&r->plan_lines, "\n");
+}
 
-  /* Loop-level placement: the call statement written in the training loop
-   * (or the op itself), with loop-context text. */
-  graph_range st = at->n_calls > 0 ? at->calls[0].stmt : at->stmt;
-  if (ga->loop_text_valid && ga->ptr_text && !sym_is_unknown(ga->bytes) && st.editable &&
-      st.end > st.begin) {
-    ptr = strdup(ga->ptr_text);
-    bytes = sym_to_c(ga->bytes);
-    sbytes = sym_to_string(ga->bytes);
-    if (at->n_calls == 0 && site) {
-      begin = site->stmt_begin;
-      end = site->stmt_end;
-    } else {
-      begin = st.begin;
-      end = st.end;
-      if (end > 0 && r->t->main_source[end - 1] != ';') {
-        unsigned k = end;
-        while (k < r->t->main_size && strchr(" \t\r\n", r->t->main_source[k])) k++;
-        if (k < r->t->main_size && r->t->main_source[k] == ';') end = k + 1;
-      }
-    }
-    place_ok = 1;
-  } else if (a->ref_op == a->at_op && site && site->n_graph_ops == 1 && ga->ptr_local &&
-             !sym_is_unknown(ga->bytes_local)) {
-    /* Fallback: at the op site itself with local text; only where that
-     * statement is this op alone (no other call path shares it). */
-    ptr = strdup(ga->ptr_local);
-    bytes = sym_to_c(ga->bytes_local);
-    sbytes = sym_to_string(ga->bytes_local);
-    begin = site->stmt_begin;
-    end = site->stmt_end;
-    place_ok = 1;
-  }
-  if (!place_ok || !text_ok(ptr) || !text_ok(bytes)) {
-    plan_skip(r, a,
-              !ga->loop_text_valid
-                  ? "its pointer or size uses a called function's locals (not valid in the "
-                    "training loop), and the op's own statement is shared by several call paths"
-                  : "its extent is unknown or the statement is not editable");
+/* Emits one action where rw_plan_place (shared with `tidal replay`) puts
+ * it, or lists it as not emitted. */
+static void emit_action(rw *r, const plan_action *a) {
+  rw_place pl;
+  if (rw_plan_place(&r->placer, a, &pl) != 0) {
+    r->oom = 1;
     goto out;
   }
+  if (!pl.emit) {
+    plan_skip(r, a, pl.why);
+    goto out;
+  }
+  if (a->kind == PLAN_RECOMPUTE) {
+    emit_recompute(r, a, &pl);
+    goto out;
+  }
+  unsigned begin = pl.begin, end = pl.end;
   /* An unbraced loop or if body: the calls must stay inside it (once per
    * statement, however many actions it gets). */
-  need_braces = is_unbraced_body(r, begin);
+  int need_braces = rw_is_unbraced_body(r->t, begin);
   for (int i = 0; i < r->n_braced && need_braces; i++)
     if (r->braced[i] == begin) need_braces = 0;
   if (need_braces) {
@@ -456,20 +344,12 @@ static void emit_action(rw *r, const plan_action *a, int idx) {
     rw_line_indent(&r->lines, begin, &ind);
     const char *in = ind.p ? ind.p : "";
     unsigned off = a->where == PLAN_BEFORE ? begin : end;
-    if (a->where == PLAN_BEFORE) {
-      action_comment(&blk, a, sbytes);
-      rw_buf_printf(&blk, "\n%sTIDAL_HINT(%s((const void *)(%s), %s));", in, call_name(a->kind), ptr,
-                    bytes);
-      rw_line_restore(&r->lines, off, &blk);
-      insert(r, off, RW_PRIO_BEFORE, &blk);
-    } else {
-      rw_buf_printf(&blk, "\n%s", in);
-      action_comment(&blk, a, sbytes);
-      rw_buf_printf(&blk, "\n%sTIDAL_HINT(%s((const void *)(%s), %s));", in, call_name(a->kind), ptr,
-                    bytes);
-      rw_line_restore(&r->lines, off, &blk);
-      insert(r, off, RW_PRIO_AFTER, &blk);
-    }
+    if (a->where == PLAN_AFTER) rw_buf_printf(&blk, "\n%s", in);
+    action_comment(&blk, a, pl.sbytes);
+    rw_buf_printf(&blk, "\n%sTIDAL_HINT(%s((const void *)(%s), %s));", in, call_name(a->kind),
+                  pl.ptr, pl.bytes);
+    rw_line_restore(&r->lines, off, &blk);
+    insert(r, off, a->where == PLAN_BEFORE ? RW_PRIO_BEFORE : RW_PRIO_AFTER, &blk);
     if (need_braces) {
       insert_s(r, begin, PRIO_BRACE_OPEN, "{ ");
       insert_s(r, end, PRIO_BRACE_CLOSE, " }");
@@ -485,10 +365,7 @@ static void emit_action(rw *r, const plan_action *a, int idx) {
     rw_buf_puts(&r->plan_lines, "\n");
   }
 out:
-  (void)idx;
-  free(ptr);
-  free(bytes);
-  free(sbytes);
+  rw_place_free(&pl);
 }
 
 /* ---- the header ---- */
@@ -613,6 +490,7 @@ int rw_rewrite(pass_tu *t, graph *g, const rw_request *req, char **out, size_t *
 
   if (rw_lines_init(&r.lines, t->main_source, t->main_size, t->main_path) != 0) goto out;
   if (rw_scan_tu(t, g, &r.scan) != 0) goto out;
+  if (rw_placer_init(&r.placer, t, g, &r.scan) != 0) goto out;
 
   /* The plan. */
   if (req->mode == PLAN_MODE_NONE) {
@@ -649,9 +527,9 @@ int rw_rewrite(pass_tu *t, graph *g, const rw_request *req, char **out, size_t *
    * it instead of copying). */
   if (planned) {
     for (int i = 0; i < plan.n_actions; i++)
-      if (plan.actions[i].kind == PLAN_RECOMPUTE) emit_action(&r, &plan.actions[i], i);
+      if (plan.actions[i].kind == PLAN_RECOMPUTE) emit_action(&r, &plan.actions[i]);
     for (int i = 0; i < plan.n_actions; i++)
-      if (plan.actions[i].kind != PLAN_RECOMPUTE) emit_action(&r, &plan.actions[i], i);
+      if (plan.actions[i].kind != PLAN_RECOMPUTE) emit_action(&r, &plan.actions[i]);
   }
 
   header(&r, &plan, planned, why_unplanned, budget_desc.p, &hdr);
@@ -679,6 +557,7 @@ out:
   plan_free(&plan);
   if (have_trace) trace_free(&trace);
   rw_edits_free(&r.edits);
+  rw_placer_free(&r.placer);
   rw_scan_free(&r.scan);
   rw_lines_free(&r.lines);
   return rc;

@@ -9,6 +9,8 @@
  *                     statements, cudaMalloc/cudaFree calls, main's body and
  *                     returns, the training loop's exits
  *   rewrite_closure.c recompute closures (a ctx struct + static function)
+ *   rewrite_place.c   whether and where each plan action is emitted (shared
+ *                     with `tidal replay`, which executes exactly those)
  *   rewrite.c         instrumentation, plan calls, header comment
  *   cmd_rewrite.c     the command: options, graph, plan, output */
 #ifndef TIDAL_PASS_REWRITE_H
@@ -178,6 +180,45 @@ void rw_scan_free(rw_scan *s);
  * reference argument type) or memory ran out. */
 int rw_closure_emit(const graph *g, const rw_site *site, int op, int id, const char *comment,
                     const char *path_c, rw_buf *def, rw_buf *reg);
+
+/* ---- rewrite_place.c ---- */
+
+/* What rw_plan_place needs, built once per graph: the scan (op sites) and
+ * how often each function on a call path is referenced in the TU. */
+typedef struct rw_placer {
+  pass_tu *t;
+  const graph *g;
+  const rw_scan *scan;
+  int n_fns;
+  char **fn_names; /* every function named on some op's call path */
+  int *fn_refs;    /* references to it in the translation unit (calls, address-of) */
+} rw_placer;
+
+/* Whether and where one plan action is emitted (Note [placement levels]). */
+typedef struct rw_place {
+  int emit;            /* 1: emitted; 0: not, `why` says why */
+  const char *why;     /* static text */
+  int level;           /* call level of the statement (0: the training loop's function;
+                          the at-op's n_calls: its own statement) */
+  unsigned begin, end; /* that statement (end past its ';'); BEFORE goes at begin, AFTER at end */
+  char *ptr, *bytes;   /* the range as C text valid there */
+  char *sbytes;        /* the byte count in symbolic form, for the comment (may be NULL) */
+  rw_site *site;       /* recompute: the launch site the closure re-runs */
+  unsigned char *in_call; /* level < n_calls: per static op, 1 if it runs inside the call at
+                             `level` (the action runs before its first / after its last op);
+                             NULL at the op's own statement */
+} rw_place;
+
+int rw_placer_init(rw_placer *p, pass_tu *t, const graph *g, const rw_scan *scan); /* 0 or -1 (oom) */
+void rw_placer_free(rw_placer *p);
+/* Decides for one action; returns 0 (see pl->emit), or -1 on allocation
+ * failure.  pl is always to be released with rw_place_free. */
+int rw_plan_place(rw_placer *p, const plan_action *a, rw_place *pl);
+void rw_place_free(rw_place *pl);
+/* The instrumented site of graph op `op`, NULL if none. */
+rw_site *rw_site_of_op(const rw_scan *scan, const graph *g, int op);
+/* 1 if the statement at off is the unbraced body of if/for/while/else/do. */
+int rw_is_unbraced_body(const pass_tu *t, unsigned off);
 
 /* ---- rewrite.c ---- */
 
