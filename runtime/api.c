@@ -27,6 +27,12 @@ static const char *site_label(const tidal_site *s) {
   return s && s->label ? s->label : "(unnamed op)";
 }
 
+static tidal_status op_fail(tidal_status st) {
+  if (rt_g.rc_depth && rt_g.rc_error == TIDAL_OK)
+    rt_g.rc_error = st; /* surfaces as the outer op's TIDAL_ERR_RECOMPUTE */
+  return st;
+}
+
 /* ---- lifetime ---- */
 
 tidal_status tidal_init(const tidal_config *user) {
@@ -137,6 +143,10 @@ static tidal_status release_alloc(rt_alloc *a) {
 
 tidal_status tidal_shutdown(void) {
   REQUIRE_INIT("tidal_shutdown");
+  if (rt_g.rc_depth)
+    return op_fail(rt_error(TIDAL_ERR_INVALID,
+                            "tidal_shutdown: called from a recompute closure (an op is "
+                            "waiting for it)"));
   tidal_status st = rt_reap(1);
   if (RT_TRACING())
     rt_trace("shutdown", "\"allocations\":%zu", rt_g.nallocs);
@@ -316,12 +326,6 @@ void rt_frame_unwind(void) {
   rt_g.depth--;
 }
 
-static tidal_status op_fail(tidal_status st) {
-  if (rt_g.rc_depth && rt_g.rc_error == TIDAL_OK)
-    rt_g.rc_error = st; /* surfaces as the outer op's TIDAL_ERR_RECOMPUTE */
-  return st;
-}
-
 tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *acc) {
   REQUIRE_INIT("tidal_op_begin");
   if (n < 0 || (n > 0 && !acc))
@@ -379,15 +383,34 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
     goto fail;
   }
 
-  /* 2. Restore (may recurse into recompute closures, which push frames). */
-  for (size_t i = f->pin_start; i < f->pin_end; i++) {
-    rt_pin_entry e = rt_g.pinned[i];
-    if ((st = rt_chunk_restore(e.c, (e.flags & RT_PIN_NEED_DATA) != 0)) != TIDAL_OK) {
-      f = &rt_g.frames[rt_g.depth - 1];
-      goto fail;
+  /* 2a. Registrations this op overwrites end here (may run closures). */
+  if (rt_g.rcs) {
+    for (int i = 0; i < n; i++) {
+      if (!(acc[i].mode & TIDAL_WRITE))
+        continue;
+      rt_alloc *a = rt_registry_find((uintptr_t)acc[i].ptr);
+      uintptr_t lo = (uintptr_t)acc[i].ptr;
+      uintptr_t hi = acc[i].bytes == TIDAL_EXTENT_UNKNOWN ? a->base + a->bytes : lo + acc[i].bytes;
+      if (hi > lo && (st = rt_recompute_overwrite(lo, hi, stamp)) != TIDAL_OK)
+        goto fail;
+      f = &rt_g.frames[rt_g.depth - 1]; /* nested ops may have moved the stack */
     }
-    f = &rt_g.frames[rt_g.depth - 1]; /* nested ops may have moved the stack */
   }
+
+  /* 2b. Restore: chunks whose data the op needs first (they may recurse
+   * into recompute closures, which push frames and may read chunks this op
+   * only writes), then write-only ones (Note [write-only restore]). */
+  for (int pass = 0; pass < 2; pass++)
+    for (size_t i = f->pin_start; i < f->pin_end; i++) {
+      rt_pin_entry e = rt_g.pinned[i];
+      int need = (e.flags & RT_PIN_NEED_DATA) != 0;
+      if (need != (pass == 0))
+        continue;
+      st = rt_chunk_restore(e.c, need);
+      f = &rt_g.frames[rt_g.depth - 1]; /* nested ops may have moved the stack */
+      if (st != TIDAL_OK)
+        goto fail;
+    }
 
   /* 3. Written chunks: the host copy goes stale, other closures expire. */
   for (size_t i = f->pin_start; i < f->pin_end; i++) {
@@ -400,6 +423,7 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
     if (c->host_slot >= 0)
       rt_chunk_free_host(c);
     c->state = RT_DIRTY;
+    c->fresh_from = 0;
     c->writer = rt_g.stream;
   }
   if (RT_TRACING())
@@ -407,6 +431,8 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
              f->pin_end - f->pin_start, rt_g.depth);
   return TIDAL_OK;
 fail:
+  for (size_t i = f->pin_start; i < rt_g.npinned; i++)
+    rt_chunk_unrestore(rt_g.pinned[i].c); /* a failed begin loses nothing */
   rt_frame_unwind();
   return op_fail(st);
 }
@@ -415,6 +441,12 @@ tidal_status tidal_op_end(const tidal_site *site) {
   REQUIRE_INIT("tidal_op_end");
   if (rt_g.depth == 0)
     return op_fail(rt_error(TIDAL_ERR_INVALID, "tidal_op_end %s: no op is open", site_label(site)));
+  /* Inside a recompute closure only the closure's own ops may end: the op
+   * that needed its output is still in its tidal_op_begin. */
+  if (rt_g.depth <= rt_g.rc_floor)
+    return op_fail(rt_error(TIDAL_ERR_INVALID,
+                            "tidal_op_end %s: no op is open in this recompute closure",
+                            site_label(site)));
   rt_frame *f = &rt_g.frames[rt_g.depth - 1];
   if (f->site != site)
     return op_fail(rt_error(TIDAL_ERR_INVALID,

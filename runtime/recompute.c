@@ -107,11 +107,14 @@ tidal_status rt_recompute_run(rt_chunk *c) {
     rt_trace("recompute", "\"lo\":\"%#lx\",\"bytes\":%lu", (unsigned long)rc->lo,
              (unsigned long)(rc->hi - rc->lo));
   tidal_status outer_error = rt_g.rc_error;
+  int outer_floor = rt_g.rc_floor;
   rt_g.rc_error = TIDAL_OK;
   rc->running = 1;
   rt_g.rc_depth++;
   int depth = rt_g.depth;
+  rt_g.rc_floor = depth; /* the closure may not end the ops below */
   rc->fn(ctx, rt_g.stream);
+  rt_g.rc_floor = outer_floor;
   rt_g.rc_depth--;
   rc->running = 0;
   tidal_status st = rt_g.rc_error;
@@ -130,6 +133,75 @@ tidal_status rt_recompute_run(rt_chunk *c) {
     return rt_error(TIDAL_ERR_RECOMPUTE, "recompute closure for [%#lx, %#lx) failed: %s",
                     (unsigned long)lo, (unsigned long)hi, tidal_status_string(st));
   return TIDAL_OK;
+}
+
+/* Note [overwritten registrations]: a closure re-run rewrites its whole
+ * range, so a registration is only sound while every byte of that range
+ * still holds what the closure produces.  When another op is about to write
+ * into the range (not the closure itself), the registration ends for all
+ * its chunks, not only the written ones - otherwise a later re-run for a
+ * dropped chunk would clobber the newer bytes.  Chunks that exist only as
+ * "recomputable" and that this op does not overwrite completely are
+ * regenerated first, by running the closure now, while its inputs are (as
+ * the registration promises) unchanged. */
+static int fully_overwritten(const rt_chunk *c, uint64_t stamp) {
+  if (c->op_stamp != stamp)
+    return 0; /* not declared by the op at hand */
+  uint32_t flags = rt_g.pinned[c->pin_slot].flags;
+  return (flags & RT_PIN_WRITTEN) && !(flags & RT_PIN_NEED_DATA);
+}
+
+/* Detaches every chunk from rc but the recomputable ones the op at hand
+ * overwrites: those keep it until the op's begin succeeds (its step 3
+ * detaches them), so that a failed begin can put them back (Note
+ * [write-only restore]).  rc is freed by the last detach. */
+static void detach_all(rt_recompute *rc, uint64_t stamp) {
+  rt_alloc *a = rt_registry_find(rc->lo);
+  if (!a || !a->nchunks)
+    return;
+  rc->overwrite_stamp = stamp;
+  for (uint32_t i = 0; i < a->nchunks; i++) {
+    rt_chunk *c = &a->chunks[i];
+    if (c->rc != rc || c->state == RT_RECOMPUTABLE)
+      continue;
+    int last = rc->refs == 1;
+    rt_recompute_detach(c);
+    if (last)
+      return; /* rc is gone */
+  }
+}
+
+tidal_status rt_recompute_overwrite(uintptr_t lo, uintptr_t hi, uint64_t stamp) {
+  for (;;) {
+    rt_recompute *rc = rt_g.rcs;
+    while (rc && (rc->running || rc->overwrite_stamp == stamp || rc->hi <= lo || hi <= rc->lo))
+      rc = rc->next;
+    if (!rc)
+      return TIDAL_OK;
+    rt_alloc *a = rt_registry_find(rc->lo);
+    rt_chunk *missing = NULL;
+    for (uint32_t i = 0; a && i < a->nchunks && !missing; i++) {
+      rt_chunk *c = &a->chunks[i];
+      if (c->rc == rc && c->state == RT_RECOMPUTABLE && !fully_overwritten(c, stamp))
+        missing = c;
+    }
+    if (missing) {
+      tidal_status st = rt_recompute_run(missing); /* regenerates all of rc's range */
+      if (st != TIDAL_OK)
+        return st;
+      if (missing->state == RT_RECOMPUTABLE)
+        return rt_error(TIDAL_ERR_RECOMPUTE,
+                        "recompute of [%#lx, %#lx) did not write it (the closure must declare "
+                        "its output with tidal_op_begin)",
+                        (unsigned long)rc->lo, (unsigned long)rc->hi);
+    }
+    /* rt_recompute_run may have freed rc (no chunk left): look it up again */
+    rt_recompute *still = rt_g.rcs;
+    while (still && still != rc)
+      still = still->next;
+    if (still)
+      detach_all(rc, stamp);
+  }
 }
 
 void rt_recompute_iteration_end(void) {

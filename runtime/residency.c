@@ -16,6 +16,7 @@
  *    that the chunk stays resident and the next LRU candidate is tried.
  *  - Waits for copies go through the backend's stream_wait at op_begin, so
  *    on CUDA the compute stream waits on an event, not the host. */
+#include <stdlib.h>
 #include <string.h>
 #include "rt.h"
 
@@ -199,7 +200,7 @@ static int64_t host_slot_get(const rt_chunk *except) {
   if (slot >= 0)
     return slot;
   for (rt_chunk *c = rt_g.lru.tail; c; c = c->prev)
-    if (c->state == RT_RESIDENT && c != except && c->host_slot >= 0)
+    if (c->state == RT_RESIDENT && c != except && c->host_slot >= 0 && !c->fresh_from)
       return take_host(c);
   /* Pinned clean chunks can give up their copies too; a full scan, but only
    * when the store is exhausted. */
@@ -207,7 +208,7 @@ static int64_t host_slot_get(const rt_chunk *except) {
     rt_alloc *a = rt_g.allocs[i];
     for (uint32_t k = 0; k < a->nchunks; k++) {
       rt_chunk *c = &a->chunks[k];
-      if (c->state == RT_RESIDENT && c != except && c->host_slot >= 0)
+      if (c->state == RT_RESIDENT && c != except && c->host_slot >= 0 && !c->fresh_from)
         return take_host(c);
     }
   }
@@ -350,6 +351,53 @@ static tidal_status map_fresh(rt_chunk *c, const char *why) {
   return map_chunk(c, phys);
 }
 
+/* Note [exchange]: when every resident chunk is dirty and the host store
+ * is full, a swapped-out chunk could never come back, although restoring it
+ * adds no data: it would trade its host slot for a device chunk.  So its
+ * host copy moves to a temporary heap buffer, its slot goes back to the
+ * store, the usual eviction swaps a dirty chunk out into that slot, and the
+ * heap copy is written to the device.  The chunk is then DIRTY (its only
+ * copy is on the device).  If eviction still fails (every chunk pinned), the
+ * slot is still free - an eviction that took it would have freed a device
+ * chunk - and the data goes back into it. */
+static tidal_status fault_in_exchange(rt_chunk *c) {
+  size_t len = rt_chunk_len(c);
+  unsigned char *heap = malloc(len);
+  if (!heap)
+    return rt_error(TIDAL_ERR_HOST_MEMORY, "fault-in of %#lx: out of host memory for the exchange",
+                    (unsigned long)rt_chunk_addr(c));
+  retire_host_ev(c);
+  memcpy(heap, rt_host_slot_addr(c->host_slot), len);
+  rt_chunk_free_host(c);
+  uint32_t phys;
+  tidal_status st = rt_phys_acquire(&phys, "fault-in");
+  if (st == TIDAL_OK)
+    st = map_chunk(c, phys);
+  if (st != TIDAL_OK) {
+    c->host_slot = rt_host_slot_alloc(); /* the slot freed above (see the Note) */
+    memcpy(rt_host_slot_addr(c->host_slot), heap, len);
+    free(heap);
+    return st;
+  }
+  rt_clear_error();
+  double waited = 0;
+  if ((st = wait_ready(c)) == TIDAL_OK)
+    st = rt_g.be->copy_h2d(rt_g.b, rt_chunk_addr(c), heap, len, c->phys, &c->ready);
+  if (st == TIDAL_OK)
+    st = rt_g.be->event_sync(rt_g.b, &c->ready, &waited); /* heap is freed next */
+  free(heap);
+  RT_COUNT_TIME(stall_seconds, waited);
+  c->ready_pending = 1;
+  c->state = RT_DIRTY;
+  RT_COUNT(faults, 1);
+  RT_COUNT(swapped_in_bytes, len);
+  if (RT_TRACING())
+    rt_trace("fault_exchange", "\"ptr\":\"%#lx\",\"bytes\":%zu", (unsigned long)rt_chunk_addr(c),
+             len);
+  tidal_status s2 = wait_ready(c);
+  return st != TIDAL_OK ? st : s2;
+}
+
 tidal_status rt_chunk_restore(rt_chunk *c, int need_data) {
   tidal_status st;
   switch ((rt_chunk_state)c->state) {
@@ -383,12 +431,12 @@ tidal_status rt_chunk_restore(rt_chunk *c, int need_data) {
   }
   case RT_ON_HOST:
     if ((st = map_fresh(c, "fault-in")) != TIDAL_OK)
-      return st;
+      return st == TIDAL_ERR_BUDGET && need_data ? fault_in_exchange(c) : st;
     if ((st = wait_ready(c)) != TIDAL_OK)
       return st;
     if (!need_data) { /* write-only: the old contents are not needed */
-      rt_chunk_free_host(c);
-      c->state = RT_DIRTY;
+      c->state = RT_RESIDENT; /* not clean: fresh_from marks it (the op's step 3 frees the copy) */
+      c->fresh_from = RT_ON_HOST;
       return TIDAL_OK;
     }
     {
@@ -420,18 +468,39 @@ tidal_status rt_chunk_restore(rt_chunk *c, int need_data) {
                         (unsigned long)rt_chunk_addr(c));
       return rt_chunk_restore(c, 1);
     }
-    if (!(c->rc && c->rc->running))
-      rt_recompute_detach(c); /* overwritten by another op: the closure is stale */
+    /* The closure stays attached until the op's begin succeeds (its step 3
+     * detaches it), so a failed begin can go back to RECOMPUTABLE. */
     /* fall through */
   case RT_UNMAPPED:
-  case RT_DROPPED:
+  case RT_DROPPED: {
+    uint8_t before = c->state;
     if ((st = map_fresh(c, "op_begin")) != TIDAL_OK)
       return st;
     c->state = RT_DIRTY;
+    c->fresh_from = before;
     return wait_ready(c);
+  }
   }
   return rt_error(TIDAL_ERR_BACKEND, "chunk %#lx in an impossible state %d",
                   (unsigned long)rt_chunk_addr(c), c->state);
+}
+
+/* Note [write-only restore]: a write-only access maps a fresh chunk and
+ * does not copy, but the old data (host copy, recompute closure) is only
+ * given up in step 3 of tidal_op_begin, once nothing can fail any more.  If
+ * a later chunk of the same op fails to restore, the op never runs and the
+ * chunk goes back to where it was: a failed tidal_op_begin loses nothing.
+ * Until then the chunk is pinned and marked (fresh_from), and
+ * host_slot_get does not take its host copy. */
+void rt_chunk_unrestore(rt_chunk *c) {
+  if (!c->fresh_from)
+    return;
+  /* An outer op pinning it too has not restored it yet: a chunk it had
+   * restored would be mapped, and mapped chunks are never marked. */
+  if (rt_chunk_mapped(c))
+    unmap_chunk(c);
+  c->state = c->fresh_from;
+  c->fresh_from = 0;
 }
 
 tidal_status rt_chunk_settle(rt_chunk *c) {
@@ -534,5 +603,6 @@ tidal_status rt_chunk_release(rt_chunk *c) {
   if (c->rc)
     rt_recompute_detach(c);
   c->state = RT_UNMAPPED;
+  c->fresh_from = 0;
   return st;
 }

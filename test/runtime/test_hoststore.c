@@ -79,22 +79,33 @@ int main(int argc, char **argv) {
   CHECK(s2.total.swapped_out_bytes == s1.total.swapped_out_bytes);
   CHECK(s2.resident_bytes <= s2.budget_bytes);
 
-  /* With no room anywhere, an op that needs memory fails cleanly... */
-  tidal_access ra = {A, N, TIDAL_READ};
-  CHECK_STATUS(tidal_op_begin(&site, 1, &ra), TIDAL_ERR_BUDGET);
+  /* With no room anywhere, an op that needs new memory fails cleanly... */
+  unsigned char *F;
+  CHECK_OK(tidal_malloc((void **)&F, N));
+  tidal_access wf = {F, N, TIDAL_WRITE};
+  CHECK_STATUS(tidal_op_begin(&site, 1, &wf), TIDAL_ERR_BUDGET);
   CHECK_MESSAGE("host store full");
-  /* ... and after the program frees something, everything is intact:
-   * A comes back (keeping its host copy), B is recomputed, and C, D
-   * swap out by reclaiming A's clean host copy. */
+  /* ... but swapped-out data still comes back: A trades its host slots
+   * with dirty chunks (Note [exchange] in residency.c). */
+  tidal_stats s3 = th_stats();
+  expect(A, 1);
+  tidal_stats s4 = th_stats();
+  CHECK(s4.total.swapped_out_bytes - s3.total.swapped_out_bytes == N);
+  CHECK(s4.total.faults - s3.total.faults == 4);
+  expect(E, 5); /* its chunks went to the host in A's place */
+  expect(A, 1);
+  /* After the program frees something, everything is intact: B is
+   * recomputed, C, D and A swap as needed. */
   CHECK_OK(tidal_free(E));
+  CHECK_OK(tidal_free(F));
   expect(A, 1);
   expect(B, 2);
   expect(C, 3);
   expect(D, 4);
   expect(A, 1);
-  tidal_stats s3 = th_stats();
-  CHECK(s3.total.recomputes >= 1);
-  CHECK(s3.total.peak_resident_bytes <= s3.budget_bytes);
+  tidal_stats s5 = th_stats();
+  CHECK(s5.total.recomputes >= 1);
+  CHECK(s5.total.peak_resident_bytes <= s5.budget_bytes);
   CHECK_OK(tidal_shutdown());
   printf("ok\n");
   return 0;

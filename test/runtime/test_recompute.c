@@ -51,6 +51,29 @@ static void bad_closure(void *ctx, tidal_stream stream) {
     tidal_op_end(&step_site);
 }
 
+/* Produces D = 0x42 everywhere (a deterministic producer of 2 chunks). */
+static unsigned char *D;
+static void fill(unsigned char *p, size_t n, int v) {
+  unsigned char *h = malloc(n);
+  memset(h, v, n);
+  tidal_access w = {p, n, TIDAL_WRITE};
+  CHECK_OK(tidal_op_begin(&step_site, 1, &w));
+  th_put(p, h, n);
+  CHECK_OK(tidal_op_end(&step_site));
+  free(h);
+}
+static void produce_d(void *ctx, tidal_stream stream) { fill(D, N, 0x42); }
+
+/* Ignores a failing op_begin and calls op_end anyway - with the site of the
+ * op that needed its output, so the unbalanced op_end matches that op. */
+static void closes_outer_op(void *ctx, tidal_stream stream) {
+  int on_stack = 0;
+  tidal_access acc = {&on_stack, 4, TIDAL_READ};
+  (void)tidal_op_begin(&step_site, 1, &acc);
+  tidal_op_end(&step_site);
+  tidal_op_end(&step_site);
+}
+
 static void expect_value(unsigned char *p, const unsigned char *want) {
   unsigned char *h = malloc(N);
   tidal_access r = {p, N, TIDAL_READ};
@@ -185,6 +208,51 @@ int main(int argc, char **argv) {
   expect_value(C, hc2);
   expect_value(X, hx);
   expect_value(A, ha);
+
+  /* A closure re-run rewrites its whole range: bytes another op wrote into
+   * that range since must survive (the registration ends there). */
+  CHECK_OK(tidal_malloc((void **)&D, N));
+  unsigned char *hd = malloc(N);
+  fill(D, N, 0x42);
+  CHECK_OK(tidal_recompute_register(D, N, produce_d, NULL, 0));
+  CHECK_OK(tidal_swap_out(D, CH)); /* chunk 0 dropped: recomputable */
+  fill(D + CH, CH, 0x77);          /* another op overwrites chunk 1 */
+  memset(hd, 0x42, CH);
+  memset(hd + CH, 0x77, CH);
+  expect_value(D, hd);
+  /* The same with the foreign write not chunk-aligned: 100 bytes into chunk 1. */
+  fill(D, N, 0x42);
+  CHECK_OK(tidal_recompute_register(D, N, produce_d, NULL, 0));
+  CHECK_OK(tidal_swap_out(D, CH));
+  fill(D + CH + 100, 100, 0x55);
+  memset(hd, 0x42, N);
+  memset(hd + CH + 100, 0x55, 100);
+  expect_value(D, hd);
+
+  /* A failing closure must not cost a write-only access of the same op its
+   * data: the op did not run, so A's host copy is still the only copy. */
+  fill(D, N, 0x42);
+  CHECK_OK(tidal_recompute_register(D, N, bad_closure, NULL, 0));
+  CHECK_OK(tidal_swap_out(D, N));
+  CHECK_OK(tidal_swap_out(A, N));
+  CHECK_OK(tidal_synchronize());
+  tidal_access wa_rd[2] = {{A, N, TIDAL_WRITE}, {D, N, TIDAL_READ}};
+  CHECK_STATUS(tidal_op_begin(&step_site, 2, wa_rd), TIDAL_ERR_RECOMPUTE);
+  expect_value(A, ha);
+  fill(D, N, 0x42); /* overwriting ends the failing registration */
+
+  /* A closure that closes the op that needed it: an error, not a crash. */
+  CHECK_OK(tidal_recompute_register(D, N, closes_outer_op, NULL, 0));
+  CHECK_OK(tidal_swap_out(D, N));
+  tidal_access rd = {D, N, TIDAL_READ};
+  CHECK_STATUS(tidal_op_begin(&step_site, 1, &rd), TIDAL_ERR_RECOMPUTE);
+  CHECK_STATUS(tidal_op_end(&step_site), TIDAL_ERR_INVALID); /* nothing is open */
+  fill(D, N, 0x42);
+  memset(hd, 0x42, N);
+  expect_value(D, hd);
+  expect_value(A, ha);
+  CHECK_OK(tidal_free(D));
+  free(hd);
 
   free(ha), free(hb), free(hc), free(hx), free(hc2), free(got);
   CHECK_OK(tidal_shutdown());
