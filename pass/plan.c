@@ -395,7 +395,10 @@ typedef struct group {
   int recompute_ok;
   const char *no_recompute; /* why not, when a reason is worth telling */
   int prod_static_op, prod_static_access;
-  double swap_cost, recompute_cost;
+  double swap_cost, recompute_cost; /* swap_cost at pf_scale */
+  double pf_scale; /* fraction of the copy-in time the prefetch tries to hide
+                      (1: all; 0: issued right before the use); lowered when an
+                      early prefetch holds memory at the peak (Note [late prefetch]) */
   method chosen;
   int considered;
 } group;
@@ -571,16 +574,21 @@ static int recompute_safe(const planner *p, int pi, int sa, const char **why) {
 }
 
 /* Latest op in the scope of next use `jn` (a dynamic index) and after the
- * eviction at i, early enough that the compute in between hides a copy of
- * `bytes`.  Returns the dynamic index (== jn when nothing earlier fits) and
- * the hidden seconds in *hidden. */
-static int prefetch_point(const planner *p, int i, int jn, uint64_t bytes, double *hidden) {
+ * eviction at i, early enough that the compute in between hides `scale` of
+ * a copy of `bytes` (scale 0: the use itself).  Returns the dynamic index
+ * (== jn when nothing earlier fits) and the hidden seconds in *hidden. */
+static int prefetch_point(const planner *p, int i, int jn, uint64_t bytes, double scale,
+                          double *hidden) {
   const tidal_trace *t = p->t;
   int N = t->n_ops;
   const trace_op *use = &t->ops[jn % N];
-  double need = cost_h2d_seconds(&p->o->cost, bytes), acc = 0;
+  double need = cost_h2d_seconds(&p->o->cost, bytes) * scale, acc = 0;
   int best = jn;
   double best_acc = 0;
+  if (need <= 0) {
+    *hidden = 0;
+    return jn;
+  }
   /* any op may lie in between; only ops of the use's scope (same iteration)
    * may carry the call, since only there is its pointer expression valid */
   for (int g = jn - 1; g > i && (g >= N) == (jn >= N); g--) {
@@ -592,6 +600,30 @@ static int prefetch_point(const planner *p, int i, int jn, uint64_t bytes, doubl
   }
   *hidden = best_acc;
   return best;
+}
+
+/* Bytes of instance `in`'s evicted range. */
+static uint64_t inst_bytes(const planner *p, const inst *in) {
+  uint64_t b = 0;
+  for (int s = S0(&p->m, in->i, in->acc); s < S1(&p->m, in->i, in->acc); s++)
+    b += p->m.seg_bytes[s];
+  return b;
+}
+
+/* Swap cost of one instance: the exposed part of the copy back (what the
+ * compute between the prefetch and the use does not hide) and the calls. */
+static double inst_swap_cost(const planner *p, const inst *in, double scale) {
+  double hidden;
+  uint64_t bytes = inst_bytes(p, in);
+  (void)prefetch_point(p, in->i, in->j, bytes, scale, &hidden);
+  double in_s = cost_h2d_seconds(&p->o->cost, bytes);
+  return (in_s > hidden ? in_s - hidden : 0) + 2 * PLAN_CALL_OVERHEAD_S;
+}
+
+static double group_swap_cost(const planner *p, const group *gr, double scale) {
+  double c = 0;
+  for (int k = 0; k < gr->n; k++) c += inst_swap_cost(p, &gr->in[k], scale);
+  return c;
 }
 
 static int build_groups(planner *p) {
@@ -624,6 +656,7 @@ static int build_groups(planner *p) {
         gr->drop_ok = 1;
         gr->recompute_ok = 1;
         gr->prod_static_op = -1;
+        gr->pf_scale = 1.0;
       }
       inst *ni = realloc(gr->in, (size_t)(gr->n + 1) * sizeof *ni);
       if (!ni) return -1;
@@ -646,11 +679,7 @@ static int build_groups(planner *p) {
           break;
         }
       }
-      /* swap cost: exposed part of the copy back */
-      double hidden;
-      (void)prefetch_point(p, i, j, bytes, &hidden);
-      double in_s = cost_h2d_seconds(&p->o->cost, bytes);
-      gr->swap_cost += (in_s > hidden ? in_s - hidden : 0) + 2 * PLAN_CALL_OVERHEAD_S;
+      gr->swap_cost += inst_swap_cost(p, in, 1.0);
       /* recompute legality for this instance (an RNG producer is reported
        * even when an earlier instance already ruled recompute out) */
       if (!gr->recompute_ok && (in->producer < 0 ||
@@ -821,7 +850,7 @@ static void emit_group(planner *p, group *gr) {
   }
   /* swap: out after the last use, a prefetch per distinct (point, next use) */
   double hidden;
-  int pf = prefetch_point(p, first->i, first->j, bytes, &hidden);
+  int pf = prefetch_point(p, first->i, first->j, bytes, gr->pf_scale, &hidden);
   int hidden_ops = first->j - pf;
   if (gr->no_recompute)
     snprintf(reason, sizeof reason, "%s; idle %d ops; %s; swap hides behind %d ops of compute "
@@ -846,8 +875,11 @@ static void emit_group(planner *p, group *gr) {
     }
     if (best < 0) continue;
     const trace_access *ua = &use->acc[best];
-    if (ua->mode == ACCESS_WRITE) continue; /* a write maps fresh memory: nothing to fetch */
-    int at = prefetch_point(p, in->i, in->j, ua->bytes, &hidden);
+    /* an exact write maps fresh memory: nothing to fetch; a write not proven
+     * exact is declared readwrite (the old bytes it skips must survive), so
+     * the runtime restores the range and the plan prefetches it */
+    if (ua->mode == ACCESS_WRITE && ua->exact) continue;
+    int at = prefetch_point(p, in->i, in->j, ua->bytes, gr->pf_scale, &hidden);
     const trace_op *atop = &t->ops[at % N];
     char r2[400], sz2[32];
     fmt_bytes(sz2, sizeof sz2, ua->bytes);
@@ -894,7 +926,55 @@ static int group_spans(const planner *p, const group *gr, int g) {
   return 0;
 }
 
-int plan_make(const tidal_trace *t, const plan_options *o, plan_result *out) {
+/* Note [late prefetch]
+ * A prefetch issued early enough to hide its copy keeps the range resident
+ * from the prefetch to the use.  Where the next use's scope offers no
+ * nearby op (a use after a layer loop, the optimizer's state fetched across
+ * the whole backward pass) that window can span the peak, and no eviction
+ * can help: the data is resident because the plan brought it back.  So a
+ * swapped group has a pf_scale, the fraction of its copy time the prefetch
+ * tries to hide; the greedy loop may lower it (halving, then 0: right before
+ * the use), paying the copy time no longer hidden, exactly like an
+ * eviction.  Options are compared by bytes freed at the peak per second of
+ * modelled overhead. */
+#define PF_SCALE_MIN 0.0625 /* below this, the prefetch goes right before the use */
+
+static double lower_scale(double s) { return s / 2 >= PF_SCALE_MIN ? s / 2 : 0; }
+
+/* For a swapped group whose prefetched range is held across dynamic op g:
+ * the largest lower pf_scale that moves at least one such prefetch past g
+ * (-1 if none), the bytes that frees at g in *freed. */
+static double delay_scale(const planner *p, const group *gr, int g, uint64_t *freed) {
+  int N = p->t->n_ops;
+  double best = -1, h;
+  *freed = 0;
+  if (gr->chosen != M_SWAP || gr->pf_scale <= 0) return -1;
+  for (int k = 0; k < gr->n; k++)
+    for (int it = 0; it < 2; it++) {
+      const inst *in = &gr->in[k];
+      uint64_t b = inst_bytes(p, in);
+      int pf = prefetch_point(p, in->i, in->j, b, gr->pf_scale, &h) + it * N;
+      if (!(pf <= g && g < in->j + it * N)) continue;
+      double sc = gr->pf_scale;
+      do sc = lower_scale(sc);
+      while (sc > 0 && prefetch_point(p, in->i, in->j, b, sc, &h) + it * N <= g);
+      if (sc > best) best = sc;
+    }
+  if (best < 0) return -1;
+  for (int k = 0; k < gr->n; k++)
+    for (int it = 0; it < 2; it++) {
+      const inst *in = &gr->in[k];
+      uint64_t b = inst_bytes(p, in);
+      int pf = prefetch_point(p, in->i, in->j, b, gr->pf_scale, &h) + it * N;
+      int pf2 = prefetch_point(p, in->i, in->j, b, best, &h) + it * N;
+      if (pf <= g && g < in->j + it * N && pf2 > g) *freed += b;
+    }
+  return best;
+}
+
+/* The plan of one mode (auto here: per candidate the cheaper method). */
+static int plan_make_mode(const tidal_trace *t, const plan_options *o, plan_mode mode,
+                          plan_result *out) {
   planner P;
   memset(&P, 0, sizeof P);
   P.t = t;
@@ -909,7 +989,7 @@ int plan_make(const tidal_trace *t, const plan_options *o, plan_result *out) {
     compute += P.op_s[i];
   }
   uint64_t peak_before = simulate(t, &P.m, NULL, 0, NULL);
-  if (o->mode != PLAN_MODE_NONE && t->n_ops > 0) {
+  if (mode != PLAN_MODE_NONE && t->n_ops > 0) {
     if (build_groups(&P) != 0) goto out;
     /* free first: every legal drop */
     for (int k = 0; k < P.n_groups; k++)
@@ -922,15 +1002,15 @@ int plan_make(const tidal_trace *t, const plan_options *o, plan_result *out) {
       if (peak <= o->budget_bytes) break;
       int best = -1;
       method best_m = M_NONE;
-      double best_score = -1;
+      double best_score = -1, best_scale = -1;
       for (int k = 0; k < P.n_groups; k++) {
         group *gr = &P.groups[k];
         if (gr->chosen != M_NONE || gr->considered) continue;
         if (!group_spans(&P, gr, at)) continue;
         method m = M_NONE;
         double cost = 0;
-        int can_swap = o->mode == PLAN_MODE_AUTO || o->mode == PLAN_MODE_SWAP;
-        int can_rec = (o->mode == PLAN_MODE_AUTO || o->mode == PLAN_MODE_RECOMPUTE) &&
+        int can_swap = mode == PLAN_MODE_AUTO || mode == PLAN_MODE_SWAP;
+        int can_rec = (mode == PLAN_MODE_AUTO || mode == PLAN_MODE_RECOMPUTE) &&
                       gr->recompute_ok;
         if (can_swap) { m = M_SWAP; cost = gr->swap_cost; }
         if (can_rec && (m == M_NONE || gr->recompute_cost < cost)) {
@@ -939,7 +1019,7 @@ int plan_make(const tidal_trace *t, const plan_options *o, plan_result *out) {
         }
         if (m == M_NONE) {
           /* recompute-only and not recomputable: say so, keep it resident */
-          if (o->mode == PLAN_MODE_RECOMPUTE) {
+          if (mode == PLAN_MODE_RECOMPUTE) {
             gr->chosen = M_KEEP;
             gr->considered = 1;
             const trace_access *ac = &t->ops[gr->in[0].i].acc[gr->in[0].acc];
@@ -952,7 +1032,17 @@ int plan_make(const tidal_trace *t, const plan_options *o, plan_result *out) {
           continue;
         }
         double score = (double)gr->bytes / (cost + 1e-9);
-        if (score > best_score) { best_score = score; best = k; best_m = m; }
+        if (score > best_score) { best_score = score; best = k; best_m = m; best_scale = -1; }
+      }
+      /* or a prefetch issued later (Note [late prefetch]) */
+      for (int k = 0; k < P.n_groups; k++) {
+        group *gr = &P.groups[k];
+        uint64_t freed;
+        double sc = delay_scale(&P, gr, at, &freed);
+        if (sc < 0 || freed == 0) continue;
+        double extra = group_swap_cost(&P, gr, sc) - gr->swap_cost;
+        double score = (double)freed / ((extra > 0 ? extra : 0) + 1e-9);
+        if (score > best_score) { best_score = score; best = k; best_m = M_SWAP; best_scale = sc; }
       }
       if (best < 0) {
         const trace_op *op = &t->ops[at % t->n_ops];
@@ -961,8 +1051,12 @@ int plan_make(const tidal_trace *t, const plan_options *o, plan_result *out) {
         fmt_bytes(bz, sizeof bz, o->budget_bytes);
         add_note(&P, "modelled peak %s at %s (op %d) exceeds the budget %s: nothing left "
                  "that the %s plan may evict there", sz, op->label, at % t->n_ops, bz,
-                 plan_mode_name(o->mode));
+                 plan_mode_name(mode));
         break;
+      }
+      if (best_scale >= 0) {
+        P.groups[best].pf_scale = best_scale;
+        P.groups[best].swap_cost = group_swap_cost(&P, &P.groups[best], best_scale);
       }
       P.groups[best].chosen = best_m;
       P.groups[best].considered = 1;
@@ -982,8 +1076,14 @@ int plan_make(const tidal_trace *t, const plan_options *o, plan_result *out) {
     if (gr->chosen == M_NONE || gr->chosen == M_KEEP) continue;
     out->evicted_bytes += gr->bytes;
     if (gr->chosen == M_DROP) out->dropped_bytes += gr->bytes;
-    if (gr->chosen == M_SWAP) out->swapped_bytes += gr->bytes;
-    if (gr->chosen == M_RECOMPUTE) out->recomputed_bytes += gr->bytes;
+    if (gr->chosen == M_SWAP) {
+      out->swapped_bytes += gr->bytes;
+      out->modelled_overhead_s += gr->swap_cost;
+    }
+    if (gr->chosen == M_RECOMPUTE) {
+      out->recomputed_bytes += gr->bytes;
+      out->modelled_overhead_s += gr->recompute_cost;
+    }
   }
   /* recompute refusals worth telling even when the swap was taken */
   for (int k = 0; k < P.n_groups; k++) {
@@ -991,7 +1091,7 @@ int plan_make(const tidal_trace *t, const plan_options *o, plan_result *out) {
     if (gr->considered != 1 || !gr->no_recompute || gr->chosen == M_RECOMPUTE) continue;
     const inst *in = &gr->in[0];
     const trace_access *ac = &t->ops[in->i].acc[in->acc];
-    if (o->mode != PLAN_MODE_RECOMPUTE)
+    if (mode != PLAN_MODE_RECOMPUTE)
       add_note(&P, "%s: %s", t->tensors[ac->tensor].name, gr->no_recompute);
   }
   if (P.oom) goto out;
@@ -1014,6 +1114,64 @@ out:
   free(P.op_s);
   segmap_destroy(&P.m, P.cuts, t->n_allocs);
   return rc;
+}
+
+/* Is plan a better than plan b?  One that meets the budget beats one that
+ * does not; then the lower modelled overhead; when neither meets it, the
+ * lower peak first (the runtime's faults cover the rest). */
+static int plan_better(const plan_result *a, const plan_result *b) {
+  if (a->budget_met != b->budget_met) return a->budget_met;
+  if (!a->budget_met && a->peak_after != b->peak_after) return a->peak_after < b->peak_after;
+  return a->modelled_overhead_s < b->modelled_overhead_s;
+}
+
+static int result_add_note(plan_result *r, const char *text) {
+  char **n = realloc(r->notes, (size_t)(r->n_notes + 1) * sizeof *n);
+  if (!n) return -1;
+  r->notes = n;
+  if (!(r->notes[r->n_notes] = xstrdup(text))) return -1;
+  r->n_notes++;
+  return 0;
+}
+
+/* Note [auto picks the best plan]
+ * The per-candidate choice (the cheaper of swap and recompute at each greedy
+ * step) is myopic: a recompute chosen early can keep its producer's inputs
+ * resident across a later peak, and its registration expires with the
+ * iteration, so swap-only can be cheaper overall.  So auto also makes the
+ * swap-only and recompute-only plans and keeps the best by plan_better: it is
+ * never worse than a single mode by the cost model.  Planning costs three
+ * times as much; plans are made once per build. */
+int plan_make(const tidal_trace *t, const plan_options *o, plan_result *out) {
+  if (o->mode != PLAN_MODE_AUTO || o->budget_bytes == 0)
+    return plan_make_mode(t, o, o->mode, out); /* no budget: drops only, the same for all */
+  static const plan_mode modes[3] = {PLAN_MODE_AUTO, PLAN_MODE_SWAP, PLAN_MODE_RECOMPUTE};
+  static const char *names[3] = {"mixed", "swap-only", "recompute-only"};
+  plan_result r[3];
+  int best = 0;
+  for (int k = 0; k < 3; k++) {
+    if (plan_make_mode(t, o, modes[k], &r[k]) != 0) {
+      for (int q = 0; q < k; q++) plan_free(&r[q]);
+      return -1;
+    }
+    if (k > 0 && plan_better(&r[k], &r[best])) best = k;
+  }
+  char line[512];
+  int n = snprintf(line, sizeof line, "auto kept the %s plan of:", names[best]);
+  for (int k = 0; k < 3 && n > 0 && (size_t)n < sizeof line; k++)
+    n += snprintf(line + n, sizeof line - (size_t)n, "%s %s %.1f us, peak %.2f MiB%s",
+                  k ? ";" : "", names[k], r[k].modelled_overhead_s * 1e6,
+                  (double)r[k].peak_after / (1024.0 * 1024.0),
+                  r[k].budget_met ? "" : " (over budget)");
+  int rc = result_add_note(&r[best], line);
+  for (int k = 0; k < 3; k++)
+    if (k != best) plan_free(&r[k]);
+  if (rc != 0) {
+    plan_free(&r[best]);
+    return -1;
+  }
+  *out = r[best];
+  return 0;
 }
 
 void plan_free(plan_result *r) {

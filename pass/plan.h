@@ -112,6 +112,8 @@ typedef struct plan_result {
   uint64_t dropped_bytes;  /* per iteration, of evicted_bytes: dropped (dead) */
   uint64_t recomputed_bytes; /* per iteration, of evicted_bytes: recomputed */
   double modelled_compute_s; /* one iteration's op time under the cost model */
+  double modelled_overhead_s; /* per iteration, the plan's modelled cost: copy-in time
+                                 not hidden behind compute, plus recompute time and calls */
   int n_notes;
   char **notes;            /* what could not be planned, and why (one line each) */
 } plan_result;

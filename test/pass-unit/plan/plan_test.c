@@ -1,7 +1,9 @@
 /* plan_test.c - unit tests of the planner and cost model on hand-built
  * training-shaped traces (hand_trace.h): candidates found, drops where the
  * next access overwrites everything, recompute never chosen for RNG
- * producers, modelled peak within budget, placement rules, --plan none. */
+ * producers, modelled peak within budget, placement rules, --plan none,
+ * wrap-around candidates, late prefetches, auto never worse than a single
+ * mode. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,6 +200,138 @@ static void test_impossible_budget(void) {
   hand_trace_free(t);
 }
 
+/* Note [auto picks the best plan]: auto is never worse than the best single
+ * mode by the planner's own figures: it meets the budget whenever swap-only
+ * or recompute-only does, then at no higher modelled overhead; when none
+ * meets it, at no higher peak. */
+static void check_auto_never_worse(unsigned act_flags, double frac) {
+  tidal_trace *t = hand_trace(12, 1 * MIB, 256 * KIB, act_flags);
+  plan_options o;
+  plan_options_default(&o);
+  o.budget_bytes = (uint64_t)((double)plan_modelled_peak(t, NULL, 0) * frac);
+  plan_result a, s, r;
+  o.mode = PLAN_MODE_AUTO;
+  CHECK(plan_make(t, &o, &a) == 0);
+  o.mode = PLAN_MODE_SWAP;
+  CHECK(plan_make(t, &o, &s) == 0);
+  o.mode = PLAN_MODE_RECOMPUTE;
+  CHECK(plan_make(t, &o, &r) == 0);
+  const plan_result *single[2] = {&s, &r};
+  for (int k = 0; k < 2; k++) {
+    const plan_result *x = single[k];
+    if (x->budget_met) {
+      CHECK(a.budget_met);
+      CHECK(a.modelled_overhead_s <= x->modelled_overhead_s + 1e-12);
+    } else if (!a.budget_met) {
+      CHECK(a.peak_after <= x->peak_after);
+    }
+  }
+  /* the figures auto compares are the plan's own */
+  CHECK(a.peak_after == plan_modelled_peak(t, a.actions, a.n_actions));
+  int said = 0;
+  for (int i = 0; i < a.n_notes; i++) said |= strncmp(a.notes[i], "auto kept the ", 14) == 0;
+  CHECK(said);
+  if (failures) {
+    fprintf(stderr, "auto vs single modes, flags %u budget %.2f: auto %d %.1f us %llu, "
+            "swap %d %.1f us %llu, recompute %d %.1f us %llu\n", act_flags, frac,
+            a.budget_met, a.modelled_overhead_s * 1e6, (unsigned long long)a.peak_after,
+            s.budget_met, s.modelled_overhead_s * 1e6, (unsigned long long)s.peak_after,
+            r.budget_met, r.modelled_overhead_s * 1e6, (unsigned long long)r.peak_after);
+    print_plan(&a);
+  }
+  plan_free(&a);
+  plan_free(&s);
+  plan_free(&r);
+  hand_trace_free(t);
+}
+
+/* Wrap-around: the optimizer moments are used only by adamw, the last op;
+ * their idle span runs across the iteration boundary to the next adamw.
+ * Swapped out after adamw and prefetched before it, they are absent from
+ * the steady-state peak (the second iteration starts with the state the
+ * first left), even though the first iteration starts with them resident. */
+static void test_wraparound_moments(void) {
+  const int L = 12;
+  tidal_trace *t = hand_trace(L, 1 * MIB, 256 * KIB, 0);
+  uint64_t natural = plan_modelled_peak(t, NULL, 0);
+  uint64_t moments = 2 * (uint64_t)L * 256 * KIB;
+  /* start from the free plan (drops only), then add the moments' calls */
+  plan_options o;
+  plan_options_default(&o);
+  plan_result d;
+  CHECK(plan_make(t, &o, &d) == 0);
+  plan_action *acts = calloc((size_t)d.n_actions + 2, sizeof *acts);
+  memcpy(acts, d.actions, (size_t)d.n_actions * sizeof *acts);
+  plan_action *so = &acts[d.n_actions], *pf = &acts[d.n_actions + 1];
+  so->kind = PLAN_SWAP_OUT;
+  so->at_op = 6; /* adamw */
+  so->where = PLAN_AFTER;
+  so->ref_op = 6;
+  so->ref_access = 2; /* its moments access */
+  *pf = *so;
+  pf->kind = PLAN_PREFETCH;
+  pf->where = PLAN_BEFORE;
+  /* the peak is in the forward/backward turn, where the moments are idle */
+  CHECK(plan_modelled_peak(t, acts, d.n_actions + 2) == d.peak_after - moments);
+  /* without the prefetch the model restores them at the use: same peak */
+  CHECK(plan_modelled_peak(t, acts, d.n_actions + 1) == d.peak_after - moments);
+  free(acts);
+  plan_free(&d);
+
+  /* and the planner finds it: under a tight budget the moments are swapped
+   * after adamw and prefetched where adamw's pointer is valid */
+  o.mode = PLAN_MODE_SWAP;
+  o.budget_bytes = natural / 2;
+  plan_result r;
+  CHECK(plan_make(t, &o, &r) == 0);
+  int out = 0, in = 0;
+  for (int i = 0; i < r.n_actions; i++) {
+    const plan_action *a = &r.actions[i];
+    if (a->ref_op != 6 || a->ref_access != 2) continue;
+    if (a->kind == PLAN_SWAP_OUT && a->at_op == 6 && a->where == PLAN_AFTER) out = 1;
+    if (a->kind == PLAN_PREFETCH && static_scope_of(t, a->at_op) == static_scope_of(t, 6))
+      in = 1;
+    CHECK(a->kind != PLAN_DROP); /* the moments are live state */
+  }
+  CHECK(out && in);
+  CHECK(r.budget_met);
+  if (failures) print_plan(&r);
+  plan_free(&r);
+  hand_trace_free(t);
+}
+
+/* Note [late prefetch]: the moments' use (adamw) follows the backward layer
+ * loop, whose ops cannot carry adamw's pointer; a prefetch that hides the
+ * whole copy would go before "loss" (static op 3), holding the moments
+ * across the backward pass, where the peak is.  Under a budget that forbids
+ * that, the planner issues it later. */
+static void test_late_prefetch(void) {
+  tidal_trace *t = hand_trace(12, 1 * MIB, 256 * KIB, 0);
+  plan_options o;
+  plan_options_default(&o);
+  o.mode = PLAN_MODE_SWAP;
+  o.budget_bytes = (uint64_t)((double)plan_modelled_peak(t, NULL, 0) * 0.35);
+  plan_result r;
+  CHECK(plan_make(t, &o, &r) == 0);
+  CHECK(r.budget_met);
+  int found = 0;
+  for (int i = 0; i < r.n_actions; i++) {
+    plan_action *a = &r.actions[i];
+    if (a->kind != PLAN_PREFETCH || a->ref_op != 6 || a->ref_access != 2) continue;
+    found = 1;
+    CHECK(a->at_op != 3);
+    /* the early placement would have broken the budget */
+    int at = a->at_op;
+    a->at_op = 3;
+    CHECK(plan_modelled_peak(t, r.actions, r.n_actions) > o.budget_bytes);
+    a->at_op = at;
+  }
+  CHECK(found);
+  if (failures) print_plan(&r);
+  plan_free(&r);
+  hand_trace_free(t);
+}
+
 int main(void) {
   test_cost_model();
   test_none_mode();
@@ -210,6 +344,13 @@ int main(void) {
   check_budget_plan(PLAN_MODE_AUTO, KERNEL_RNG, 0.5);
   test_deterministic();
   test_impossible_budget();
+  test_wraparound_moments();
+  test_late_prefetch();
+  for (int f = 0; f < 4; f++) {
+    static const double fracs[4] = {0.75, 0.5, 0.35, 0.25};
+    check_auto_never_worse(0, fracs[f]);
+    check_auto_never_worse(KERNEL_RNG, fracs[f]);
+  }
   if (failures) {
     fprintf(stderr, "plan_test: %d checks failed\n", failures);
     return 1;
