@@ -698,6 +698,8 @@ typedef struct {
   float *grads_memory;
   float *m_memory; /* AdamW first moments */
   float *v_memory; /* AdamW second moments */
+  ParameterTensors m; /* the moments carved like the parameters, for per-tensor updates */
+  ParameterTensors v;
   size_t num_parameters;
   ActivationTensors acts;
   float *acts_memory;
@@ -755,6 +757,8 @@ static void gpt_build(GPT *model) {
   cudaCheck(cudaMemset(model->m_memory, 0, n * sizeof(float)));
   cudaCheck(cudaMalloc((void **)&model->v_memory, n * sizeof(float)));
   cudaCheck(cudaMemset(model->v_memory, 0, n * sizeof(float)));
+  point_parameters(&model->m, model->m_memory);
+  point_parameters(&model->v, model->v_memory);
 
   model->num_activations = num_activation_floats();
   cudaCheck(cudaMalloc((void **)&model->acts_memory, model->num_activations * sizeof(float)));
@@ -949,15 +953,50 @@ static void gpt_backward(GPT *model) {
   encoder_backward(grads.wte, grads.wpe, dresidual, model->inputs, B, T, C);
 }
 
+/* The AdamW hyperparameters of one step. */
+typedef struct {
+  float lr, beta1, beta2, beta1_correction, beta2_correction, eps, weight_decay;
+} AdamWStep;
+
+/* Updates one parameter tensor of n floats. */
+static void adamw_update(float *params, const float *grads, float *m, float *v, int n,
+                         const AdamWStep *s) {
+  adamw_kernel<<<ceil_div(n, BLOCK_SIZE), BLOCK_SIZE>>>(params, grads, m, v, n, s->lr, s->beta1,
+                                                        s->beta2, s->beta1_correction,
+                                                        s->beta2_correction, s->eps,
+                                                        s->weight_decay);
+  cudaCheck(cudaGetLastError());
+}
+
+/* One launch per parameter tensor, as non-fused optimizers do: the update
+ * is elementwise, so the result is the same as one launch over the whole
+ * arena, but each launch's working set is one tensor's parameters,
+ * gradients and moments, not all of them at once (four times the parameter
+ * bytes).  A memory manager can only go as low as the largest op's working
+ * set.  The calls are written out, not a loop over the arena slices,
+ * because `tidal graph` resolves a pointer offset only as a closed form of
+ * loop variables, and the slice offsets are a running sum. */
 static void gpt_update(GPT *model, float lr, float beta1, float beta2, float eps,
                        float weight_decay, int t) {
-  float beta1_correction = 1.0f - powf(beta1, (float)t);
-  float beta2_correction = 1.0f - powf(beta2, (float)t);
-  int n = (int)model->num_parameters;
-  adamw_kernel<<<ceil_div(n, BLOCK_SIZE), BLOCK_SIZE>>>(
-      model->params_memory, model->grads_memory, model->m_memory, model->v_memory, n, lr, beta1,
-      beta2, beta1_correction, beta2_correction, eps, weight_decay);
-  cudaCheck(cudaGetLastError());
+  AdamWStep s = {lr, beta1, beta2, 1.0f - powf(beta1, (float)t), 1.0f - powf(beta2, (float)t),
+                 eps, weight_decay};
+  ParameterTensors p = model->params, g = model->grads, m = model->m, v = model->v;
+  adamw_update(p.wte, g.wte, m.wte, v.wte, V * C, &s);
+  adamw_update(p.wpe, g.wpe, m.wpe, v.wpe, T * C, &s);
+  adamw_update(p.ln1w, g.ln1w, m.ln1w, v.ln1w, L * C, &s);
+  adamw_update(p.ln1b, g.ln1b, m.ln1b, v.ln1b, L * C, &s);
+  adamw_update(p.qkvw, g.qkvw, m.qkvw, v.qkvw, L * 3 * C * C, &s);
+  adamw_update(p.qkvb, g.qkvb, m.qkvb, v.qkvb, L * 3 * C, &s);
+  adamw_update(p.attprojw, g.attprojw, m.attprojw, v.attprojw, L * C * C, &s);
+  adamw_update(p.attprojb, g.attprojb, m.attprojb, v.attprojb, L * C, &s);
+  adamw_update(p.ln2w, g.ln2w, m.ln2w, v.ln2w, L * C, &s);
+  adamw_update(p.ln2b, g.ln2b, m.ln2b, v.ln2b, L * C, &s);
+  adamw_update(p.fcw, g.fcw, m.fcw, v.fcw, L * 4 * C * C, &s);
+  adamw_update(p.fcb, g.fcb, m.fcb, v.fcb, L * 4 * C, &s);
+  adamw_update(p.fcprojw, g.fcprojw, m.fcprojw, v.fcprojw, L * C * 4 * C, &s);
+  adamw_update(p.fcprojb, g.fcprojb, m.fcprojb, v.fcprojb, L * C, &s);
+  adamw_update(p.lnfw, g.lnfw, m.lnfw, v.lnfw, C, &s);
+  adamw_update(p.lnfb, g.lnfb, m.lnfb, v.lnfb, C, &s);
 }
 
 /* ------------------------------------------------------------------------
