@@ -5,8 +5,9 @@
  * (temporary file, then rename): on any error no output file appears.
  * Exit codes as diag.h says. */
 #include <stdio.h>
-#include <stdlib.h>
+#include <string.h>
 
+#include "build_graph.h"
 #include "commands.h"
 #include "diag.h"
 #include "graph.h"
@@ -25,34 +26,16 @@ int cmd_graph(int argc, char **argv) {
   tidal_options o;
   pass_tu *t = NULL;
   graph g;
-  int rc;
-  const char **names = NULL;
-  int64_t *values = NULL;
-  int built = 0;
-  rc = options_parse(&o, argc, argv, (1u << FORMAT_TEXT) | (1u << FORMAT_JSON) | (1u << FORMAT_DOT),
-                     NULL, NULL);
+  memset(&g, 0, sizeof g);
+  int rc = options_parse(&o, argc, argv,
+                         (1u << FORMAT_TEXT) | (1u << FORMAT_JSON) | (1u << FORMAT_DOT), NULL, NULL);
   if (rc != 0) return rc;
   if (o.help) {
     usage(stdout);
     options_free(&o);
     return TIDAL_EXIT_OK;
   }
-  frontend_options fo = options_frontend(&o);
-  rc = frontend_parse(&fo, &t);
-  if (rc != 0) goto out;
-  names = calloc((size_t)o.n_binds + 1, sizeof *names);
-  values = calloc((size_t)o.n_binds + 1, sizeof *values);
-  if (!names || !values) {
-    rc = TIDAL_EXIT_INTERNAL;
-    goto out;
-  }
-  for (int i = 0; i < o.n_binds; i++) {
-    names[i] = o.binds[i].name;
-    values[i] = o.binds[i].value;
-  }
-  graph_options go = {o.loop_file, o.loop_line, o.n_binds, names, values};
-  rc = graph_build(t, &go, &g);
-  built = 1;
+  rc = graph_build_from_options(&o, &t, &g);
   if (rc != 0) goto out;
   output_file out;
   rc = output_open(&out, o.output);
@@ -68,9 +51,7 @@ int cmd_graph(int argc, char **argv) {
   }
   rc = output_commit(&out);
 out:
-  if (built) graph_free(&g);
-  free(names);
-  free(values);
+  graph_free(&g);
   frontend_dispose(t);
   options_free(&o);
   return rc;

@@ -1,6 +1,8 @@
 /* cmd_replay.c - `tidal replay`: parse, build the graph, bind, unroll, plan
- * (the same plan `tidal rewrite` emits), and prove it on the CPU by running
- * the op trace through libtidal's sim backend unmanaged and managed.
+ * (the same plan `tidal rewrite` makes), keep exactly the actions the
+ * rewriter emits, where it emits them (rw_plan_place), and prove them on
+ * the CPU by running the op trace through libtidal's sim backend unmanaged
+ * and managed.
  *
  * --budget PCT is a percentage of the modelled unmanaged peak (the plan's
  * model, so `rewrite` and `replay` turn the same percentage into the same
@@ -12,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "build_graph.h"
 #include "commands.h"
 #include "costmodel.h"
 #include "diag.h"
@@ -21,6 +24,7 @@
 #include "output.h"
 #include "plan.h"
 #include "replay.h"
+#include "rewrite.h"
 
 typedef struct replay_cli {
   cost_model cost;
@@ -124,29 +128,14 @@ int cmd_replay(int argc, char **argv) {
   int have_trace = 0;
   plan_result plan;
   memset(&plan, 0, sizeof plan);
-  const char **bn = NULL;
-  int64_t *bv = NULL;
+  rw_scan scan;
+  memset(&scan, 0, sizeof scan);
+  rw_placer placer;
+  memset(&placer, 0, sizeof placer);
+  rw_place *places = NULL;
+  replay_place *rplace = NULL;
 
-  frontend_options fo = options_frontend(&o);
-  rc = frontend_parse(&fo, &tu);
-  if (rc != TIDAL_EXIT_OK) goto out;
-  graph_options go;
-  memset(&go, 0, sizeof go);
-  go.loop_file = o.loop_file;
-  go.loop_line = o.loop_line;
-  if (o.n_binds > 0) {
-    bn = calloc((size_t)o.n_binds, sizeof *bn);
-    bv = calloc((size_t)o.n_binds, sizeof *bv);
-    if (!bn || !bv) { rc = TIDAL_EXIT_INTERNAL; goto out; }
-    for (int k = 0; k < o.n_binds; k++) {
-      bn[k] = o.binds[k].name;
-      bv[k] = o.binds[k].value;
-    }
-  }
-  go.n_binds = o.n_binds;
-  go.bind_names = bn;
-  go.bind_values = bv;
-  rc = graph_build(tu, &go, &g);
+  rc = graph_build_from_options(&o, &tu, &g);
   if (rc != TIDAL_EXIT_OK) goto out;
   rc = graph_unroll(&g, &trace);
   if (rc != TIDAL_EXIT_OK) goto out;
@@ -169,8 +158,30 @@ int cmd_replay(int argc, char **argv) {
     rc = TIDAL_EXIT_INTERNAL;
     goto out;
   }
+  /* Exactly the actions `tidal rewrite` emits, where it emits them: the
+   * rewriter's own placement decision (rewrite_place.c). */
+  places = calloc((size_t)plan.n_actions + 1, sizeof *places);
+  rplace = calloc((size_t)plan.n_actions + 1, sizeof *rplace);
+  if (!places || !rplace || rw_scan_tu(tu, &g, &scan) != 0 ||
+      rw_placer_init(&placer, tu, &g, &scan) != 0) {
+    diag_error(NULL, 0, 0, "out of memory while placing the plan");
+    rc = TIDAL_EXIT_INTERNAL;
+    goto out;
+  }
+  for (int k = 0; k < plan.n_actions; k++) {
+    if (rw_plan_place(&placer, &plan.actions[k], &places[k]) != 0) {
+      diag_error(NULL, 0, 0, "out of memory while placing the plan");
+      rc = TIDAL_EXIT_INTERNAL;
+      goto out;
+    }
+    rplace[k].run = places[k].emit;
+    rplace[k].level = places[k].level;
+    rplace[k].in_call = places[k].in_call;
+  }
   replay_options ro;
   replay_options_default(&ro);
+  ro.place = rplace;
+  ro.n_static_ops = g.n_ops;
   ro.budget_bytes = budget;
   ro.cost = cli.cost;
   if (cli.iterations) ro.iterations = cli.iterations;
@@ -206,8 +217,11 @@ out:
   if (have_trace) trace_free(&trace);
   graph_free(&g);
   frontend_dispose(tu);
-  free(bn);
-  free(bv);
+  for (int k = 0; places && k < plan.n_actions; k++) rw_place_free(&places[k]);
+  free(places);
+  free(rplace);
+  rw_placer_free(&placer);
+  rw_scan_free(&scan);
   options_free(&o);
   return rc;
 }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "build_graph.h"
 #include "commands.h"
 #include "diag.h"
 #include "graph.h"
@@ -45,9 +46,6 @@ int cmd_rewrite(int argc, char **argv) {
   pass_tu *t = NULL;
   graph g;
   memset(&g, 0, sizeof g);
-  int built = 0;
-  const char **names = NULL;
-  int64_t *values = NULL;
   char *text = NULL;
   size_t text_n = 0;
   int rc = options_parse(&o, argc, argv, 1u << FORMAT_TEXT, NULL, NULL);
@@ -81,31 +79,14 @@ int cmd_rewrite(int argc, char **argv) {
     rc = TIDAL_EXIT_BAD_INPUT;
     goto out;
   }
-  frontend_options fo = options_frontend(&o);
-  rc = frontend_parse(&fo, &t);
-  if (rc != 0) goto out;
-  names = calloc((size_t)o.n_binds + 1, sizeof *names);
-  values = calloc((size_t)o.n_binds + 1, sizeof *values);
-  if (!names || !values) {
-    rc = TIDAL_EXIT_INTERNAL;
-    goto out;
-  }
-  for (int i = 0; i < o.n_binds; i++) {
-    names[i] = o.binds[i].name;
-    values[i] = o.binds[i].value;
-  }
-  graph_options go = {o.loop_file, o.loop_line, o.n_binds, names, values};
-  rc = graph_build(t, &go, &g);
-  built = 1;
+  rc = graph_build_from_options(&o, &t, &g);
   if (rc != 0) goto out;
   rc = rw_rewrite(t, &g, &req, &text, &text_n);
   if (rc != 0) goto out;
   rc = output_write_all(o.output, text, text_n);
 out:
   free(text);
-  if (built) graph_free(&g);
-  free(names);
-  free(values);
+  graph_free(&g);
   frontend_dispose(t);
   options_free(&o);
   return rc;

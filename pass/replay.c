@@ -7,9 +7,12 @@
  *    from that hash.  Any byte that is stale, missing, dropped while live or
  *    wrongly recomputed changes the op's checksum and, through the data, the
  *    checksums of every later reader.  See Note [what the oracle catches].
- *  - Actions are executed at the static positions the plan gives, with the
- *    range resolved by plan_resolve_ref: the same rule the model uses and
- *    the same expression the rewriter emits.
+ *  - Actions run where the rewritten program calls them (replay_place,
+ *    from rewrite_place.c): next to their op, or before the first / after
+ *    the last op of the enclosing call statement they are emitted at, with
+ *    the range resolved by plan_resolve_ref at their op: the same rule the
+ *    model uses and the value of the expression the rewriter emits.
+ *    Actions the rewriter cannot emit do not run.
  *  - Only the ranges the loop reads before writing (plan_live_in) get initial
  *    data; the rest is first written by the ops, as in the real program.
  *  - Counters are deltas over the iterations, so the initial writes (which
@@ -113,7 +116,8 @@ typedef struct engine {
   uint64_t *sums;          /* per dynamic op: checksum (0 = not run yet) */
   const uint64_t *expect;  /* the unmanaged run's checksums, or NULL */
   int *recompute_mismatch;
-  int **before, **after;   /* per trace op: action indices, -1 terminated */
+  int **before, **after;   /* per trace op: (action, trace op its range is resolved at)
+                              pairs to run before / after it, -1 terminated */
   int iteration;
 } engine;
 
@@ -244,28 +248,109 @@ static void run_action(engine *e, const plan_action *pa, int op, int it) {
   }
 }
 
-/* Per trace op, the plan actions placed before / after it (-1 terminated). */
+/* Where the action placed at trace op i runs: i itself, or - placed at an
+ * enclosing call statement - the first (BEFORE) or last (AFTER) op of that
+ * call's execution: the ops next to i that run inside the call and come
+ * before (after) X in program order.  A neighbour inside the call but not
+ * before (after) X belongs to the next (previous) execution of the call. */
+static int action_position(const engine *e, const plan_action *pa, const replay_place *pl, int i) {
+  if (!pl || !pl->in_call) return i;
+  const tidal_trace *t = e->t;
+  int x = t->ops[i].static_op, j = i, n = e->o->n_static_ops;
+  if (pa->where == PLAN_BEFORE) {
+    while (j > 0) {
+      int s = t->ops[j - 1].static_op;
+      if (s < 0 || s >= n || !pl->in_call[s] || s >= x) break;
+      j--;
+    }
+  } else {
+    while (j + 1 < t->n_ops) {
+      int s = t->ops[j + 1].static_op;
+      if (s < 0 || s >= n || !pl->in_call[s] || s <= x) break;
+      j++;
+    }
+  }
+  return j;
+}
+
+typedef struct slot {
+  int action; /* plan action */
+  int ref_at; /* trace op it is keyed to (its range is resolved there) */
+  int at;     /* trace op it runs next to */
+  int after;  /* 1: after `at` */
+  int level;  /* call level of its statement */
+  int rank;   /* 0: recompute registration (emitted first at a statement), 1: others */
+} slot;
+
+/* The order the rewritten program makes calls that share a spot: calls
+ * before a statement run outer (shallower) levels first, calls after it
+ * inner levels first; at one statement, recompute registrations first (the
+ * rewriter emits them first), then plan order. */
+static int slot_cmp(const void *a, const void *b) {
+  const slot *x = a, *y = b;
+  if (x->at != y->at) return x->at - y->at;
+  if (x->after != y->after) return x->after - y->after;
+  if (x->level != y->level) return x->after ? y->level - x->level : x->level - y->level;
+  if (x->rank != y->rank) return x->rank - y->rank;
+  return x->action - y->action;
+}
+
+/* Per trace op, the plan actions run before / after it. */
 static int index_actions(engine *e) {
   int N = e->t->n_ops;
   e->before = calloc((size_t)N, sizeof(int *));
   e->after = calloc((size_t)N, sizeof(int *));
   if (!e->before || !e->after) return -1;
   int na = e->plan ? e->plan->n_actions : 0;
-  for (int i = 0; i < N; i++) {
-    e->before[i] = malloc((size_t)(na + 1) * sizeof(int));
-    e->after[i] = malloc((size_t)(na + 1) * sizeof(int));
-    if (!e->before[i] || !e->after[i]) return -1;
-    int nb = 0, nf = 0;
+  int *nb = calloc((size_t)N + 1, sizeof *nb), *nf = calloc((size_t)N + 1, sizeof *nf);
+  slot *sl = NULL;
+  int n_sl = 0, cap = 0, rc = -1;
+  if (!nb || !nf) goto out;
+  for (int i = 0; i < N; i++)
     for (int k = 0; k < na; k++) {
       const plan_action *pa = &e->plan->actions[k];
-      if (pa->at_op != e->t->ops[i].static_op) continue;
-      if (pa->where == PLAN_BEFORE) e->before[i][nb++] = k;
-      else e->after[i][nf++] = k;
+      const replay_place *pl = e->o->place ? &e->o->place[k] : NULL;
+      if (pa->at_op != e->t->ops[i].static_op || (pl && !pl->run)) continue;
+      if (n_sl == cap) {
+        cap = cap ? cap * 2 : 64;
+        slot *v = realloc(sl, (size_t)cap * sizeof *v);
+        if (!v) goto out;
+        sl = v;
+      }
+      slot *q = &sl[n_sl++];
+      q->action = k;
+      q->ref_at = i;
+      q->at = action_position(e, pa, pl, i);
+      q->after = pa->where != PLAN_BEFORE;
+      q->level = pl ? pl->level : 0;
+      q->rank = pa->kind == PLAN_RECOMPUTE ? 0 : 1;
+      if (q->after) nf[q->at]++;
+      else nb[q->at]++;
     }
-    e->before[i][nb] = -1;
-    e->after[i][nf] = -1;
+  if (n_sl > 1) qsort(sl, (size_t)n_sl, sizeof *sl, slot_cmp);
+  for (int i = 0; i < N; i++) {
+    e->before[i] = malloc((size_t)(2 * nb[i] + 1) * sizeof(int));
+    e->after[i] = malloc((size_t)(2 * nf[i] + 1) * sizeof(int));
+    if (!e->before[i] || !e->after[i]) goto out;
+    nb[i] = nf[i] = 0;
   }
-  return 0;
+  for (int q = 0; q < n_sl; q++) {
+    int *list = sl[q].after ? e->after[sl[q].at] : e->before[sl[q].at];
+    int *n = sl[q].after ? &nf[sl[q].at] : &nb[sl[q].at];
+    list[2 * *n] = sl[q].action;
+    list[2 * *n + 1] = sl[q].ref_at;
+    ++*n;
+  }
+  for (int i = 0; i < N; i++) {
+    e->before[i][2 * nb[i]] = -1;
+    e->after[i][2 * nf[i]] = -1;
+  }
+  rc = 0;
+out:
+  free(nb);
+  free(nf);
+  free(sl);
+  return rc;
 }
 
 static void engine_free(engine *e) {
@@ -387,11 +472,11 @@ static int one_run(const tidal_trace *t, const plan_result *plan, const replay_o
     E.iteration = it;
     tidal_iteration_begin();
     for (int i = 0; i < N && !run->failed; i++) {
-      for (int *k = E.before[i]; *k >= 0; k++) run_action(&E, &plan->actions[*k], i, it);
+      for (int *k = E.before[i]; *k >= 0; k += 2) run_action(&E, &plan->actions[k[0]], k[1], it);
       uint64_t h = run_op(&E, i, it);
       if (run->failed) break;
       sums[(size_t)it * (size_t)N + (size_t)i] = h;
-      for (int *k = E.after[i]; *k >= 0; k++) run_action(&E, &plan->actions[*k], i, it);
+      for (int *k = E.after[i]; *k >= 0; k += 2) run_action(&E, &plan->actions[k[0]], k[1], it);
     }
     tidal_iteration_end();
   }
@@ -428,6 +513,11 @@ int replay_trace(const tidal_trace *t, const plan_result *plan, const replay_opt
   out->iterations = o->iterations > 0 ? o->iterations : DEFAULT_ITERATIONS;
   out->n_ops = t->n_ops;
   out->first_mismatch = -1;
+  for (int k = 0; plan && k < plan->n_actions; k++) {
+    const plan_action *pa = &plan->actions[k];
+    if (o->place && !o->place[k].run) out->unemitted_actions++;
+    else if ((int)pa->kind >= 0 && (int)pa->kind < 5) out->actions_executed[pa->kind]++;
+  }
   size_t n = (size_t)out->iterations * (size_t)(t->n_ops ? t->n_ops : 1);
   uint64_t *su = calloc(n, sizeof *su), *sm = calloc(n, sizeof *sm);
   plan_range *li = NULL;
@@ -533,6 +623,11 @@ void replay_print_json(FILE *f, const replay_report *r, const plan_result *plan,
             "  \"plan_budget_met\": %s,\n  \"plan_actions\": %d,\n",
             (unsigned long long)plan->peak_before, (unsigned long long)plan->peak_after,
             plan->budget_met ? "true" : "false", plan->n_actions);
+    fprintf(f, "  \"unemitted_actions\": %d,\n", r->unemitted_actions);
+    fprintf(f, "  \"actions_executed\": {\"swap_out\": %d, \"prefetch\": %d, \"drop\": %d, "
+            "\"recompute\": %d, \"keep\": %d},\n", r->actions_executed[PLAN_SWAP_OUT],
+            r->actions_executed[PLAN_PREFETCH], r->actions_executed[PLAN_DROP],
+            r->actions_executed[PLAN_RECOMPUTE], r->actions_executed[PLAN_KEEP]);
     fprintf(f, "  \"plan_notes\": [");
     for (int k = 0; k < plan->n_notes; k++) {
       if (k) fputs(", ", f);
@@ -565,6 +660,11 @@ void replay_print_text(FILE *f, const replay_report *r, const plan_result *plan,
     mib(b, sizeof b, plan->peak_after);
     fprintf(f, "  plan: %d actions; modelled peak %s -> %s%s\n", plan->n_actions, a, b,
             plan->budget_met ? "" : " (budget not met by the plan)");
+    fprintf(f, "  executed: %d swap_out, %d prefetch, %d drop, %d recompute, %d keep; "
+            "%d planned actions not emittable by rewrite (not run)\n",
+            r->actions_executed[PLAN_SWAP_OUT], r->actions_executed[PLAN_PREFETCH],
+            r->actions_executed[PLAN_DROP], r->actions_executed[PLAN_RECOMPUTE],
+            r->actions_executed[PLAN_KEEP], r->unemitted_actions);
     for (int k = 0; k < plan->n_notes; k++) fprintf(f, "  note: %s\n", plan->notes[k]);
   }
   mib(a, sizeof a, m->swapped_out_bytes);

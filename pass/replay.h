@@ -6,8 +6,9 @@
  * them into a 64-bit hash seeded with its identity (static op, dynamic
  * index), and fills its written ranges from that hash.  So stale, missing or
  * wrongly recomputed data changes every later checksum.  Plan actions run
- * at their static positions exactly as the rewritten program would call
- * them; recompute closures re-run the producer's replay with its captured
+ * exactly where the rewritten program calls them (replay_place, from the
+ * rewriter's own placement decision); actions it cannot emit do not run.
+ * Recompute closures re-run the producer's replay with its captured
  * identity.  See docs/replay.md. */
 #ifndef TIDAL_PASS_REPLAY_H
 #define TIDAL_PASS_REPLAY_H
@@ -27,12 +28,24 @@ typedef enum replay_break {
 /* "skip-prefetch" / "drop-live" -> mode; -1 if unknown. */
 int replay_break_parse(const char *s, replay_break *out);
 
+/* Where `tidal rewrite` emits one plan action (rewrite_place.c), so that
+ * replay runs exactly what the rewritten program runs. */
+typedef struct replay_place {
+  int run;                      /* 0: the rewriter does not emit it: not executed */
+  int level;                    /* call level of its statement (orders calls sharing a spot) */
+  const unsigned char *in_call; /* NULL: next to its op; else, per static op, 1 if that op runs
+                                   inside the call statement the action is placed at: the action
+                                   runs before the call's first op / after its last op */
+} replay_place;
+
 typedef struct replay_options {
   uint64_t budget_bytes; /* of the managed run; 0 = unlimited */
   int iterations;        /* >= 2 so cross-iteration state matters; 0 = 2 */
   cost_model cost;       /* op durations and copy rates for the sim clock */
   uint64_t chunk_bytes;  /* runtime eviction unit; 0 = 4096 (close to the plan's bytes) */
   replay_break brk;      /* test-only: deliberately break the plan */
+  const replay_place *place; /* per plan action (plan->n_actions), or NULL: all at their ops */
+  int n_static_ops;      /* length of every in_call array */
 } replay_options;
 
 void replay_options_default(replay_options *o);
@@ -68,6 +81,8 @@ typedef struct replay_report {
   int recompute_mismatches; /* re-runs whose result differed from the original */
   int final_state_match; /* live-in ranges (parameters, optimizer state) equal at the end */
   int budget_respected;  /* managed peak <= budget (1 when no budget) */
+  int actions_executed[5]; /* plan actions run, per plan_kind (static actions, not calls) */
+  int unemitted_actions; /* planned actions the rewriter cannot emit, so not run */
 } replay_report;
 
 /* Runs the trace unmanaged (no budget, no plan) and managed (budget, plan).
