@@ -54,9 +54,12 @@ tidal_status tidal_init(const tidal_config *user) {
       return st;
     cfg.device = env.device;
   }
-  if (cfg.budget_percent < 0 || cfg.budget_percent > 100)
+  if (!(cfg.budget_percent >= 0 && cfg.budget_percent <= 100)) /* NaN too */
     return rt_error(TIDAL_ERR_CONFIG, "tidal_init: budget_percent %g is not in (0, 100]",
                     cfg.budget_percent);
+  if (cfg.device != TIDAL_DEVICE_CUDA && cfg.device != TIDAL_DEVICE_SIM)
+    return rt_error(TIDAL_ERR_CONFIG, "tidal_init: device %d is not TIDAL_DEVICE_CUDA or _SIM",
+                    (int)cfg.device);
   memset(&rt_g, 0, sizeof rt_g);
   rt_g.cfg = cfg;
   rt_g.be = cfg.device == TIDAL_DEVICE_SIM ? &rt_backend_sim_ops : &rt_backend_cuda_ops;
@@ -236,6 +239,16 @@ static tidal_status resolve(const char *fn, const tidal_site *site, const void *
                             rt_alloc **out, size_t *off, size_t *len) {
   uintptr_t u = (uintptr_t)p;
   rt_alloc *a = rt_registry_find(u);
+  if (!a && (bytes == 0 || bytes == TIDAL_EXTENT_UNKNOWN) && u) {
+    /* An empty access one past the end (an empty tail, p + n) is valid C. */
+    rt_alloc *before = rt_registry_find(u - 1);
+    if (before && u - before->base == before->bytes) {
+      *out = before;
+      *off = before->bytes;
+      *len = 0;
+      return TIDAL_OK;
+    }
+  }
   if (!a) {
     if (rt_registry_was_freed(u))
       return rt_error(TIDAL_ERR_UNKNOWN_POINTER, "%s%s%s: %p was freed", fn, site ? " " : "",
@@ -389,6 +402,8 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
       if (!(acc[i].mode & TIDAL_WRITE))
         continue;
       rt_alloc *a = rt_registry_find((uintptr_t)acc[i].ptr);
+      if (!a) /* an empty access one past the end */
+        continue;
       uintptr_t lo = (uintptr_t)acc[i].ptr;
       uintptr_t hi = acc[i].bytes == TIDAL_EXTENT_UNKNOWN ? a->base + a->bytes : lo + acc[i].bytes;
       if (hi > lo && (st = rt_recompute_overwrite(lo, hi, stamp)) != TIDAL_OK)

@@ -2,8 +2,9 @@
  *
  * Zeros in tidal_config mean "the backend's default"; the defaults
  * themselves are resolved in api.c at tidal_init, where the device size is
- * known.  Sizes accept a K/M/G/T suffix (powers of 1024, optional "B" or
- * "iB"), fractions ("1.5G"), and for TIDAL_BUDGET a percentage.  A malformed
+ * known.  Sizes are decimal with a K/M/G/T suffix (powers of 1024, optional
+ * "B" or "iB"), fractions ("1.5G"), and for TIDAL_BUDGET a percentage;
+ * spaces around the parts are ignored, an empty variable counts as unset.  A malformed
  * value is TIDAL_ERR_CONFIG naming the variable, never a silent default. */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
@@ -28,17 +29,30 @@ int rt_parse_size(const char *s, size_t *bytes, double *percent) {
     return 0;
   while (isspace((unsigned char)*s))
     s++;
-  if (!isdigit((unsigned char)*s) && *s != '.')
+  /* Decimal digits with at most one point: strtod alone would also take
+   * hex ("0x1G" = 1 GiB), exponents, "inf" and "nan". */
+  const char *q = s;
+  int digits = 0, points = 0;
+  for (; isdigit((unsigned char)*q) || *q == '.'; q++) {
+    if (*q == '.')
+      points++;
+    else
+      digits++;
+  }
+  if (!digits || points > 1)
     return 0;
   errno = 0;
   char *end;
   double v = strtod(s, &end);
-  if (errno || end == s || !isfinite(v) || v < 0)
+  if (errno || end != q || !isfinite(v) || v < 0)
     return 0;
   while (isspace((unsigned char)*end))
     end++;
   if (*end == '%') {
-    if (!percent || v <= 0 || v > 100 || end[1] != '\0')
+    end++;
+    while (isspace((unsigned char)*end))
+      end++;
+    if (!percent || v <= 0 || v > 100 || *end != '\0')
       return 0;
     *percent = v;
     return 1;
@@ -54,6 +68,8 @@ int rt_parse_size(const char *s, size_t *bytes, double *percent) {
   if (mult > 1 && (*end == 'i' || *end == 'I'))
     end++;
   if (*end == 'b' || *end == 'B')
+    end++;
+  while (isspace((unsigned char)*end))
     end++;
   if (*end != '\0')
     return 0;

@@ -33,7 +33,17 @@ int main(int argc, char **argv) {
   setenv("TIDAL_BUDGET", "40%", 1);
   c = from_env(TIDAL_OK);
   CHECK(c.budget_percent == 40.0 && c.budget_bytes == 0);
-  const char *bad[] = {"abc", "12Q", "-5M", "0", "150%", "%", "5M%"};
+  setenv("TIDAL_BUDGET", "64M ", 1); /* spaces around the number are ignored */
+  c = from_env(TIDAL_OK);
+  CHECK(c.budget_bytes == (size_t)64 << 20);
+  setenv("TIDAL_BUDGET", "", 1); /* empty: as if unset */
+  c = from_env(TIDAL_OK);
+  CHECK(c.budget_bytes == 0 && c.budget_percent == 0);
+  /* Decimal only: strtod's hex ("0x1G" would be 1 GiB), exponents, inf and
+   * nan are malformed, as are doubled or out-of-range percentages. */
+  const char *bad[] = {"abc", "12Q", "-5M", "0",   "150%", "%",   "5M%",  "50%%", "-1",
+                       "1Q",  "101%", "0%", "0x10", "0x1G", "1e3", "inf", "nan", "0.5",
+                       "1.2.3", "."};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     setenv("TIDAL_BUDGET", bad[i], 1);
     from_env(TIDAL_ERR_CONFIG);

@@ -4,6 +4,8 @@
  * bad configurations. */
 #include "testhelp.h"
 
+static void th_noop_closure(void *ctx, tidal_stream stream) {}
+
 int main(int argc, char **argv) {
   th_seed_init(argc, argv);
   static const tidal_site site = {"bad_op", "train.cu", 7, 0};
@@ -24,7 +26,9 @@ int main(int argc, char **argv) {
   CHECK_STATUS(tidal_prefetch(on_stack, 4), TIDAL_ERR_NOT_INITIALIZED);
   CHECK_STATUS(tidal_drop(on_stack, 4), TIDAL_ERR_NOT_INITIALIZED);
   CHECK_STATUS(tidal_keep(on_stack, 4), TIDAL_ERR_NOT_INITIALIZED);
+  CHECK_STATUS(tidal_recompute_register(on_stack, 4, NULL, NULL, 0), TIDAL_ERR_NOT_INITIALIZED);
   CHECK_STATUS(tidal_iteration_begin(), TIDAL_ERR_NOT_INITIALIZED);
+  CHECK_STATUS(tidal_iteration_end(), TIDAL_ERR_NOT_INITIALIZED);
   CHECK_STATUS(tidal_stats_get(&st), TIDAL_ERR_NOT_INITIALIZED);
   CHECK_STATUS(tidal_synchronize(), TIDAL_ERR_NOT_INITIALIZED);
   CHECK_STATUS(tidal_shutdown(), TIDAL_ERR_NOT_INITIALIZED);
@@ -50,6 +54,15 @@ int main(int argc, char **argv) {
   bad.budget_bytes = 100; /* less than one chunk */
   CHECK_STATUS(tidal_init(&bad), TIDAL_ERR_CONFIG);
 #endif
+  bad = cfg;
+  bad.budget_bytes = 0;
+  bad.budget_percent = strtod("nan", NULL);
+  CHECK_STATUS(tidal_init(&bad), TIDAL_ERR_CONFIG);
+  CHECK_MESSAGE("budget_percent");
+  bad = cfg;
+  bad.device = (tidal_device)7;
+  CHECK_STATUS(tidal_init(&bad), TIDAL_ERR_CONFIG);
+  CHECK_MESSAGE("device");
   CHECK(!tidal_is_initialized());
 
   th_init(&cfg);
@@ -112,6 +125,18 @@ int main(int argc, char **argv) {
   CHECK_STATUS(tidal_drop(b, 4), TIDAL_ERR_UNKNOWN_POINTER);
   CHECK_STATUS(tidal_keep(on_stack, 4), TIDAL_ERR_UNKNOWN_POINTER);
   CHECK_STATUS(tidal_recompute_register(a, CH, NULL, NULL, 0), TIDAL_ERR_INVALID);
+  CHECK_STATUS(tidal_recompute_register(a + CH, 2 * CH, th_noop_closure, NULL, 0),
+               TIDAL_ERR_OUT_OF_BOUNDS); /* partly outside the allocation */
+  CHECK_STATUS(tidal_recompute_register(a, CH, th_noop_closure, NULL, 8), TIDAL_ERR_INVALID);
+  /* Zero-byte accesses and hints are no-ops, even at the end pointer. */
+  tidal_access zero[3] = {{a, 0, TIDAL_READ},
+                          {a + 2 * CH, 0, TIDAL_WRITE},
+                          {a + 2 * CH, TIDAL_EXTENT_UNKNOWN, TIDAL_WRITE}};
+  CHECK_OK(tidal_recompute_register(a, CH, th_noop_closure, NULL, 0)); /* writes check these */
+  CHECK_OK(tidal_op_begin(&site, 3, zero));
+  CHECK_OK(tidal_op_end(&site));
+  CHECK_OK(tidal_swap_out(a + 2 * CH, 0));
+  CHECK_OK(tidal_drop(a, 0));
   CHECK_STATUS(tidal_stats_get(NULL), TIDAL_ERR_INVALID);
   CHECK(strstr(tidal_status_string(TIDAL_ERR_BUDGET), "TIDAL_ERR_BUDGET"));
   CHECK(strstr(tidal_status_string((tidal_status)999), "unknown"));
@@ -123,6 +148,28 @@ int main(int argc, char **argv) {
   CHECK_OK(tidal_free(small));
   CHECK_OK(tidal_shutdown());
   CHECK(!tidal_is_initialized());
+
+  /* After shutdown: every call is a status again, and init works anew. */
+  CHECK_STATUS(tidal_malloc(&p, 64), TIDAL_ERR_NOT_INITIALIZED);
+  CHECK_STATUS(tidal_op_begin(&site, 1, &ok), TIDAL_ERR_NOT_INITIALIZED);
+  CHECK_STATUS(tidal_op_end(&site), TIDAL_ERR_NOT_INITIALIZED);
+  CHECK_STATUS(tidal_swap_out(a, 8), TIDAL_ERR_NOT_INITIALIZED);
+  CHECK_STATUS(tidal_iteration_end(), TIDAL_ERR_NOT_INITIALIZED);
+  CHECK_STATUS(tidal_stats_get(&st), TIDAL_ERR_NOT_INITIALIZED);
+  CHECK_STATUS(tidal_shutdown(), TIDAL_ERR_NOT_INITIALIZED);
+  /* Shutdown with an op open and copies in flight releases everything. */
+  th_init(&cfg);
+  CHECK_OK(tidal_malloc((void **)&a, 4 * CH));
+  tidal_access w4 = {a, 4 * CH, TIDAL_WRITE};
+  CHECK_OK(tidal_op_begin(&site, 1, &w4));
+  CHECK_OK(tidal_op_end(&site));
+  CHECK_OK(tidal_swap_out(a, 2 * CH));
+  tidal_access r1 = {a + 2 * CH, CH, TIDAL_READ};
+  CHECK_OK(tidal_op_begin(&site, 1, &r1));
+  CHECK_OK(tidal_shutdown());
+  th_init(&cfg);
+  CHECK(th_stats().resident_bytes == 0);
+  CHECK_OK(tidal_shutdown());
   printf("ok\n");
   return 0;
 }
