@@ -1,3 +1,4 @@
+// tidal-test: expect-error (skipped by nvcc_all.py)
 // Bad input as in the graph command: a clang-style error, exit 1, and no
 // output file (nor a temporary) left behind.
 // RUN: rm -rf %t.dir && mkdir %t.dir
