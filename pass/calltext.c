@@ -13,8 +13,13 @@
  * Validity at level k: every identifier of the texts is a parameter of
  * F_k, a local of F_k (then the texts are only valid where that local is
  * in scope: text_span_at), or a name F_k does not declare (file scope: a
- * global, macro, enum constant, type or keyword).  A local of F_k cannot be
- * expressed one level up, so every level above is invalid from then on.
+ * global, macro, enum constant, type or keyword).  Going up, a local of
+ * F_k is replaced by its initializer when it has one and is never written
+ * afterwards (`int N = B * T;`); any other local of F_k cannot be
+ * expressed one level up, so every level above is invalid from then on, as
+ * it is for a parameter F_k writes.  Locals are told apart from file-scope
+ * names by name only (a local shadowing a global counts as the local: the
+ * conservative reading).
  *
  * Note [substitution]
  * Identifiers are replaced token by token, member names after '.' and
