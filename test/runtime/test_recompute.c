@@ -74,6 +74,12 @@ static void closes_outer_op(void *ctx, tidal_stream stream) {
   tidal_op_end(&step_site);
 }
 
+static tidal_status shutdown_status;
+static void calls_shutdown(void *ctx, tidal_stream stream) {
+  shutdown_status = tidal_shutdown();
+  fill(D, N, 0x42);
+}
+
 static void expect_value(unsigned char *p, const unsigned char *want) {
   unsigned char *h = malloc(N);
   tidal_access r = {p, N, TIDAL_READ};
@@ -251,6 +257,15 @@ int main(int argc, char **argv) {
   memset(hd, 0x42, N);
   expect_value(D, hd);
   expect_value(A, ha);
+  /* A closure that shuts the runtime down is refused (its op is waiting). */
+  CHECK_OK(tidal_recompute_register(D, N, calls_shutdown, NULL, 0));
+  CHECK_OK(tidal_swap_out(D, N));
+  shutdown_status = TIDAL_OK;
+  CHECK_STATUS(tidal_op_begin(&step_site, 1, &rd), TIDAL_ERR_RECOMPUTE);
+  CHECK(shutdown_status == TIDAL_ERR_INVALID);
+  CHECK(tidal_is_initialized());
+  fill(D, N, 0x42);
+  expect_value(D, hd);
   CHECK_OK(tidal_free(D));
   free(hd);
 
