@@ -11,8 +11,14 @@
  *    source site.  See Note [groups are static].
  *  - Drops are free and taken whenever legal for every instance of a group.
  *    Swaps and recomputes are then chosen greedily, the best bytes-per-second
- *    of overhead first among groups idle across the modelled peak, until the
- *    modelled peak fits the budget or nothing is left to evict.
+ *    of overhead first among groups idle across the modelled peak, or a
+ *    swapped group's prefetch is issued later (Note [late prefetch]), until
+ *    the modelled peak fits the budget or nothing is left to evict.
+ *  - Idle spans are cyclic: state idle across the iteration boundary
+ *    (optimizer moments, parameters after the update) is a candidate like
+ *    any other; its prefetch sits before the next use in the same program.
+ *  - auto makes the mixed, swap-only and recompute-only plans and keeps the
+ *    best (Note [auto picks the best plan]).
  *  - Everything is deterministic: ties are broken by op order.
  *
  * Note [groups are static]

@@ -52,7 +52,8 @@
 #include "trace.h"
 
 typedef enum plan_mode {
-  PLAN_MODE_AUTO = 0,  /* per candidate, the cheaper of swap and recompute */
+  PLAN_MODE_AUTO = 0,  /* the best of: per candidate the cheaper of swap and recompute,
+                          swap only, recompute only (by the cost model) */
   PLAN_MODE_SWAP,      /* swap (and drop) only */
   PLAN_MODE_RECOMPUTE, /* recompute (and drop) only */
   PLAN_MODE_NONE       /* no actions: instrumentation only */
