@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# GPU checks, for a machine with a CUDA device (no clang needed there).
+#
+#   scripts/gpu-check.sh REWRITTEN_DIR OUT_DIR
+#
+# REWRITTEN_DIR holds mlp.tidal.cu and gpt.tidal.cu, made on a machine with
+# the pass by `tidal rewrite samples/NAME/train.cu -o NAME.tidal.cu
+# --budget 50%`.  The script:
+#   1. builds libtidal (CUDA backend) and the samples with nvcc for sm_90;
+#   2. runs every ctest with the label `gpu` (runtime suite on the CUDA
+#      backend; the samples against their CPU references);
+#   3. compiles each rewritten sample against libtidal and trains it
+#      unmanaged (original program), under tidal with no budget pressure,
+#      and under a budget of about half its allocations, comparing the loss
+#      curves with the original's, and printing libtidal's statistics.
+# Logs go to OUT_DIR; the summary is OUT_DIR/summary.txt.
+set -uo pipefail
+rw=$(cd "$1" && pwd); out=$(mkdir -p "$2" && cd "$2" && pwd)
+cd "$(dirname "$0")/.."
+steps=${GPU_CHECK_STEPS:-20}
+sum=$out/summary.txt
+: > "$sum"
+say() { echo "$*" | tee -a "$sum"; }
+say "date: $(date -u +%Y-%m-%dT%H:%MZ)"
+say "card: $(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader)"
+say "nvcc: $(nvcc --version | tail -1)"
+cmake -S . -B build-gpu -DTIDAL_BUILD_PASS=OFF -DTIDAL_CUDA_ARCHITECTURES=90 \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo > "$out/build.log" 2>&1 &&
+  cmake --build build-gpu -j"$(nproc)" >> "$out/build.log" 2>&1
+say "build: rc=$?"
+ctest --test-dir build-gpu -L gpu --output-on-failure > "$out/ctest-gpu.log" 2>&1
+say "ctest -L gpu: rc=$? ($(grep -E 'tests passed|tests failed' "$out/ctest-gpu.log"))"
+lib=build-gpu/runtime/libtidal.a
+losses() { awk '{print $2}' "$1" | tr '\n' ' '; }
+maxdiff() { paste "$1" "$2" | awk 'BEGIN{m=0} {d=$2-$4; if (d<0) d=-d; if (d>m) m=d} END{printf "%.3g", m}'; }
+for s in mlp gpt; do
+  bin=build-gpu/$s-tidal
+  nvcc -O2 -arch=sm_90 -Iinclude "$rw/$s.tidal.cu" test/gpu/stats_at_exit.c \
+    -Xlinker --wrap=tidal_shutdown "$lib" -lcublas -ldl -lpthread -o "$bin" \
+    > "$out/$s-compile.log" 2>&1 || { say "$s: rewritten source failed to compile"; continue; }
+  orig=build-gpu/samples/$s/train
+  SAMPLE_LOSS_FILE=$out/$s-orig.txt "$orig" "$steps" > "$out/$s-runs.log" 2>&1
+  SAMPLE_LOSS_FILE=$out/$s-orig2.txt "$orig" "$steps" >> "$out/$s-runs.log" 2>&1
+  # Allocation total, from the unmanaged run's cudaMalloc sizes is not
+  # printed by the sample, so budgets are given per sample.
+  case $s in mlp) budgets="64M 4M" ;; gpt) budgets="64M 16M 12M" ;; esac
+  say "$s original losses: $(losses "$out/$s-orig.txt")"
+  say "$s original vs original max |diff|: $(maxdiff "$out/$s-orig.txt" "$out/$s-orig2.txt")"
+  for b in $budgets; do
+    f=$out/$s-tidal-$b.txt
+    TIDAL_DEVICE=cuda TIDAL_BUDGET=$b SAMPLE_LOSS_FILE=$f "$bin" "$steps" > "$out/$s-tidal-$b.log" 2>&1
+    rc=$?
+    say "$s tidal budget=$b rc=$rc max |diff| vs original: $( [ -s "$f" ] && maxdiff "$out/$s-orig.txt" "$f" || echo n/a)"
+    say "  $(grep tidal-stats "$out/$s-tidal-$b.log" || tail -3 "$out/$s-tidal-$b.log")"
+  done
+done

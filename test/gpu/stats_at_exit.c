@@ -1,0 +1,30 @@
+/* stats_at_exit.c - GPU check harness: prints libtidal's statistics when a
+ * rewritten program shuts the runtime down.
+ *
+ * Linked into rewritten samples by scripts/gpu-check.sh with
+ * -Xlinker --wrap=tidal_shutdown, so the program itself is unchanged: the
+ * rewriter's tidal_shutdown() calls land here first.  Test harness only;
+ * not part of libtidal. */
+#include <stdio.h>
+
+#include "tidal.h"
+
+tidal_status __real_tidal_shutdown(void);
+tidal_status __wrap_tidal_shutdown(void);
+
+tidal_status __wrap_tidal_shutdown(void) {
+  tidal_stats s;
+  if (tidal_synchronize() == TIDAL_OK && tidal_stats_get(&s) == TIDAL_OK) {
+    fprintf(stderr,
+            "tidal-stats: budget=%llu peak_resident=%llu iterations=%llu swapped_out=%llu "
+            "swapped_in=%llu prefetched=%llu dropped=%llu recomputes=%llu faults=%llu "
+            "evictions=%llu\n",
+            (unsigned long long)s.budget_bytes, (unsigned long long)s.total.peak_resident_bytes,
+            (unsigned long long)s.iterations, (unsigned long long)s.total.swapped_out_bytes,
+            (unsigned long long)s.total.swapped_in_bytes,
+            (unsigned long long)s.total.prefetched_bytes,
+            (unsigned long long)s.total.dropped_bytes, (unsigned long long)s.total.recomputes,
+            (unsigned long long)s.total.faults, (unsigned long long)s.total.evictions);
+  }
+  return __real_tidal_shutdown();
+}
