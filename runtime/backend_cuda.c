@@ -139,12 +139,18 @@ static tidal_status cuda_create(const tidal_config *cfg, rt_backend **out, size_
     st = cu_fail(r, "cuCtxGetCurrent");
     goto fail;
   }
-  if (b->ctx) {
-    if ((r = CU(cuCtxGetDevice)(&b->dev)) != CUDA_SUCCESS) {
+  /* A context can be current yet destroyed: a primary context this backend
+   * (or the program) released leaves its handle current on the thread.
+   * Seen on an H200 when tidal_init followed tidal_shutdown: every later
+   * call failed with CUDA_ERROR_CONTEXT_IS_DESTROYED.  Treat it as none. */
+  if (b->ctx && (r = CU(cuCtxGetDevice)(&b->dev)) != CUDA_SUCCESS) {
+    if (r != CUDA_ERROR_CONTEXT_IS_DESTROYED) {
       st = cu_fail(r, "cuCtxGetDevice");
       goto fail;
     }
-  } else {
+    b->ctx = NULL;
+  }
+  if (!b->ctx) {
     if ((r = CU(cuDeviceGet)(&b->dev, 0)) != CUDA_SUCCESS ||
         (r = CU(cuDevicePrimaryCtxRetain)(&b->ctx, b->dev)) != CUDA_SUCCESS) {
       st = cu_fail(r, "retaining device 0's primary context");
@@ -222,8 +228,15 @@ static void cuda_destroy(rt_backend *b) {
     CU(cuStreamDestroy)(b->d2h);
   if (b->h2d)
     CU(cuStreamDestroy)(b->h2d);
-  if (b->retained_primary)
+  if (b->retained_primary) {
+    /* Unset it first: releasing the last reference destroys the primary
+     * context, and a destroyed context left current breaks the next
+     * tidal_init on this thread. */
+    CUcontext cur = NULL;
+    if (CU(cuCtxGetCurrent)(&cur) == CUDA_SUCCESS && cur == b->ctx)
+      CU(cuCtxSetCurrent)(NULL);
     CU(cuDevicePrimaryCtxRelease)(b->dev);
+  }
   free(b->free_events);
   free(b->phys);
   free(b);
