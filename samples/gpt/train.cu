@@ -32,14 +32,36 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Model and batch sizes.  Keep in sync with gpt_ref_default_config() in
- * ref.c: the GPU loss comparison checks the printed config line. */
-static const int B = 4;   /* batch size */
-static const int T = 64;  /* sequence length (also the position table) */
-static const int C = 128; /* channels */
-static const int L = 4;   /* layers */
-static const int NH = 4;  /* attention heads */
-static const int V = 512; /* vocabulary */
+/* Model and batch sizes.  Keep the defaults in sync with
+ * gpt_ref_default_config() in ref.c: the GPU loss comparison checks the
+ * printed config line.  They are compile-time constants so that `tidal
+ * replay` needs no --bind; -DGPT_B=... (etc.) builds a bigger model, e.g.
+ * for GPU runs (scripts/gpu-check.sh), and `tidal rewrite ... -- -DGPT_B=...`
+ * analyses the same one. */
+#ifndef GPT_B
+#define GPT_B 4
+#endif
+#ifndef GPT_T
+#define GPT_T 64
+#endif
+#ifndef GPT_C
+#define GPT_C 128
+#endif
+#ifndef GPT_L
+#define GPT_L 4
+#endif
+#ifndef GPT_NH
+#define GPT_NH 4
+#endif
+#ifndef GPT_V
+#define GPT_V 512
+#endif
+static const int B = GPT_B;   /* batch size */
+static const int T = GPT_T;   /* sequence length (also the position table) */
+static const int C = GPT_C;   /* channels */
+static const int L = GPT_L;   /* layers */
+static const int NH = GPT_NH; /* attention heads */
+static const int V = GPT_V;   /* vocabulary */
 static const int DEFAULT_STEPS = 10;
 
 /* AdamW hyperparameters. */

@@ -64,6 +64,11 @@ def check_source(config, source):
         m = re.search(r"(?:static\s+const\s+int\s+%s\s*=|#define\s+%s\s)\s*(\d+)" % (name, name),
                       text)
         if m is None:
+            # `static const int B = GPT_B;` with `#define GPT_B 4`: one macro level.
+            a = re.search(r"static\s+const\s+int\s+%s\s*=\s*(\w+)\s*;" % name, text)
+            if a:
+                m = re.search(r"#define\s+%s\s+(\d+)" % a.group(1), text)
+        if m is None:
             sys.exit(f"error: {source} defines no constant {name}")
         if int(m.group(1)) != int(value):
             sys.exit(f"error: {source} has {name}={m.group(1)}, the reference {name}={value}")
