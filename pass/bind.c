@@ -45,6 +45,17 @@ int bind_lookup(const graph_bindings *b, const char *name, int64_t *out) {
   return 0;
 }
 
+void bind_forget_const(graph_bindings *b, const char *name) {
+  for (int i = 0; i < b->n; i++) {
+    if (strcmp(b->items[i].name, name) != 0) continue;
+    if (b->items[i].source == BIND_USER) return;
+    free(b->items[i].name);
+    memmove(&b->items[i], &b->items[i + 1], (size_t)(b->n - i - 1) * sizeof *b->items);
+    b->n--;
+    return;
+  }
+}
+
 void bind_free(graph_bindings *b) {
   if (!b) return;
   for (int i = 0; i < b->n; i++) free(b->items[i].name);

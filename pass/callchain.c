@@ -23,6 +23,21 @@
  *    otherwise; inside the training loop, loops stay structural (one walk,
  *    the induction variable symbolic).  Recursion is walked once.
  *
+ * Note [loop-carried values]: a loop body is walked once, but a variable
+ * the loop assigns (`step++` in `while (true)`, `p += sizes[i]`, `off +=
+ * n`) holds a different value in every later iteration.  Reading its entry
+ * value would prune `if (step > 0)` and put every iteration's access at
+ * the first offset - wrong, and confidently so.  Before a graph-mode loop
+ * body (the training loop's included) is walked, every integer or pointer
+ * variable or field the loop itself assigns, other than its recognised
+ * induction variable, is forgotten (forget_carried): integers become
+ * unknown under their own name (ind: never bound as a constant), device
+ * pointers keep their allocation but lose their offset.  Values computed
+ * from them carry the `carried` flag, so an access through such a pointer
+ * is reported as "offset carried around a loop" and covers its whole
+ * allocation (opsites.c).  Assignments made inside called functions
+ * (`advance(&p)`) are not seen by this syntactic scan (docs/limitations.md).
+ *
  * Note [struct copies]: a struct copy made to shorten names is by far the
  * common case in trainers; aliasing keeps later reads of the copy
  * resolving to the arena carving done on the original.  A program that
@@ -621,6 +636,7 @@ static gval ptr_add(gb *b, gval p, gval n, int64_t elem, int negate, CXCursor at
     p.text = NULL;
   }
   p.text_ok = p.text_ok && n.text_ok;
+  p.carried = p.carried || n.carried;
   return p;
 }
 
@@ -682,10 +698,12 @@ static gval arith(gb *b, enum CXBinaryOperatorKind op, gval l, gval r) {
       }
     }
     gval res = gb_int(b, ok ? sym_const(b->a, v) : sym_unknown(b->a), NULL, 0);
+    res.carried = l.carried || r.carried;
     return res;
   }
   }
   gval v = gb_int(b, s, NULL, l.text_ok && r.text_ok);
+  v.carried = l.carried || r.carried;
   if (l.text && r.text) {
     int lneed = prec, rneed = prec - 1;
     if (prec == 3) lneed = rneed = 0;
@@ -1235,6 +1253,8 @@ int gb_run_function(gb *b, CXCursor fn, gb_frame *caller, CXCursor call, const g
 
 /* ---- statements ---- */
 
+static void forget_carried(gb *b, gb_frame *f, CXCursor s, const char *skip_key, CXCursor init);
+
 static void walk_decl(gb *b, gb_frame *f, CXCursor vd) {
   char *name = string_and_dispose(clang_getCursorSpelling(vd));
   const char *key = var_key(b, f, vd, name);
@@ -1434,6 +1454,7 @@ static void walk_for(gb *b, gb_frame *f, CXCursor s) {
     }
     int id = loop_record(b, f, s, p.body, key ? var : NULL, key ? lo.s : NULL,
                          key ? hi.s : NULL, step);
+    forget_carried(b, f, s, key, p.has_init ? p.init : clang_getNullCursor());
     /* the induction variable stays symbolic inside the body */
     if (key) {
       gval iv = gb_int(b, sym_var(b->a, var), var, f->is_loop_frame);
@@ -1483,6 +1504,96 @@ static void walk_for(gb *b, gb_frame *f, CXCursor s) {
   gb_walk_stmt(b, f, p.body);
 }
 
+/* Loop-carried values: see Note [loop-carried values]. */
+typedef struct carried_ud {
+  gb *b;
+  gb_frame *f;
+  const char *skip;   /* the loop's recognised induction variable (its own rule) */
+  CXCursor skip_part; /* a for statement's init: runs once, not carried */
+} carried_ud;
+
+/* 1 if e is a variable, or a field reached through variables and fields
+ * only: its store key can be computed without evaluating a call (which
+ * would record an op). */
+static int plain_lvalue(CXCursor e) {
+  for (int guard = 0; guard < 16; guard++) {
+    e = gb_strip(e);
+    enum CXCursorKind k = clang_getCursorKind(e);
+    if (k == CXCursor_DeclRefExpr) return 1;
+    if (k != CXCursor_MemberRefExpr) return 0;
+    CXCursor ch[1];
+    if (gb_children(e, ch, 1) != 1) return 0;
+    e = ch[0];
+  }
+  return 0;
+}
+
+static void forget_value(carried_ud *cd, CXCursor target) {
+  gb *b = cd->b;
+  CXType t = clang_getCanonicalType(clang_getCursorType(target));
+  int is_int = (t.kind >= CXType_Bool && t.kind <= CXType_Int128) || t.kind == CXType_Enum;
+  if (!is_int && t.kind != CXType_Pointer) return;
+  const char *text;
+  int ok;
+  const char *key = gb_lvalue(b, cd->f, target, &text, &ok);
+  if (!key || (cd->skip && strcmp(key, cd->skip) == 0)) return;
+  gval *st = gb_lookup(b, key);
+  if (is_int) {
+    if (st && st->carried) return; /* already forgotten by an enclosing loop */
+    gval v = gb_int(b, sym_unknown(b->a), text, ok);
+    v.ind = 1; /* named_int: never bound as a constant */
+    v.carried = 1;
+    gb_store(b, key, v);
+    /* a constant found while it held its entry value names no constant */
+    if (text && ok) bind_forget_const(&b->g->binds, text);
+    return;
+  }
+  if (!st) return; /* never assigned: read as a pointer of unknown origin anyway */
+  gval v = *st;
+  if (v.k == GV_DEVPTR) {
+    v.delta = sym_unknown(b->a);
+  } else if (v.k == GV_ADDR) {
+    const char *lb = strrchr(v.path, '[');
+    v.path = lb ? gb_fmt(b, "%.*s[?]", (int)(lb - v.path), v.path) : gb_fmt(b, "%s+?", v.path);
+  } else {
+    return;
+  }
+  v.carried = 1;
+  v.text = text; /* the entry value's text no longer names it */
+  v.text_ok = ok;
+  v.prec = 0;
+  gb_store(b, key, v);
+}
+
+static enum CXChildVisitResult carried_visitor(CXCursor c, CXCursor parent, CXClientData d) {
+  carried_ud *cd = d;
+  if (!clang_Cursor_isNull(cd->skip_part) && clang_equalCursors(c, cd->skip_part))
+    return CXChildVisit_Continue;
+  enum CXCursorKind k = clang_getCursorKind(c);
+  if (k == CXCursor_LambdaExpr) return CXChildVisit_Continue;
+  CXCursor target = clang_getNullCursor();
+  if (k == CXCursor_BinaryOperator || k == CXCursor_CompoundAssignOperator) {
+    enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(c);
+    CXCursor ch[2];
+    if (op >= CXBinaryOperator_Assign && op <= CXBinaryOperator_OrAssign && gb_children(c, ch, 2) == 2)
+      target = ch[0];
+  } else if (k == CXCursor_UnaryOperator) {
+    enum CXUnaryOperatorKind op = clang_getCursorUnaryOperatorKind(c);
+    CXCursor ch[1];
+    if (op >= CXUnaryOperator_PostInc && op <= CXUnaryOperator_PreDec && gb_children(c, ch, 1) == 1)
+      target = ch[0];
+  }
+  if (!clang_Cursor_isNull(target) && plain_lvalue(target)) forget_value(cd, gb_strip(target));
+  return CXChildVisit_Recurse;
+}
+
+/* Forgets what loop s carries from one iteration to the next, except the
+ * induction variable skip_key (NULL if none) and the init part of a for. */
+static void forget_carried(gb *b, gb_frame *f, CXCursor s, const char *skip_key, CXCursor init) {
+  carried_ud cd = {b, f, skip_key, init};
+  clang_visitChildren(s, carried_visitor, &cd);
+}
+
 static void walk_train_loop(gb *b, gb_frame *f, CXCursor s) {
   graph *g = b->g;
   b->reached_loop = 1;
@@ -1498,6 +1609,7 @@ static void walk_train_loop(gb *b, gb_frame *f, CXCursor s) {
     if (clang_getCursorKind(s) == CXCursor_ForStmt) {
       for_parts p;
       for_split(b, s, &p);
+      const char *step_key = NULL;
       if (p.has_init) {
         /* the step counter: symbolic, in scope */
         if (clang_getCursorKind(p.init) == CXCursor_DeclStmt) {
@@ -1506,13 +1618,16 @@ static void walk_train_loop(gb *b, gb_frame *f, CXCursor s) {
             char *name = string_and_dispose(clang_getCursorSpelling(vd[0]));
             gval iv = gb_int(b, sym_var(b->a, name), gb_str(b, name), 1);
             iv.ind = 1;
-            gb_store(b, var_key(b, f, vd[0], name), iv);
+            step_key = var_key(b, f, vd[0], name);
+            gb_store(b, step_key, iv);
             free(name);
           }
         }
       }
+      forget_carried(b, f, s, step_key, p.has_init ? p.init : clang_getNullCursor());
       gb_walk_stmt(b, f, p.body);
     } else {
+      forget_carried(b, f, s, NULL, clang_getNullCursor());
       gb_walk_stmt(b, f, ch[n - 1]);
     }
   }
@@ -1581,6 +1696,7 @@ void gb_walk_stmt(gb *b, gb_frame *f, CXCursor s) {
     }
     if (b->mode == GB_GRAPH) {
       int id = loop_record(b, f, s, body, NULL, NULL, NULL, 0);
+      forget_carried(b, f, s, NULL, clang_getNullCursor());
       b->loops[b->n_loops].id = id;
       b->loops[b->n_loops].frame = f;
       if (b->n_loops < 63) b->n_loops++;

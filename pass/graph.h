@@ -93,6 +93,8 @@ typedef struct graph_access {
   char *ptr_local;     /* pointer argument as written at the op site */
   int arg;             /* argument index at the op site */
   char *param;         /* kernel parameter name or library role ("A", "dst") */
+  int unmanaged;       /* 1: the pointer is into memory tidal does not manage
+                          (cudaMallocManaged, pinned host): never declared to the runtime */
   /* The same pointer and extent at each call level k = 0..op.n_calls (arrays
    * of n_calls + 1; calltext.c): level k is the statement op.calls[k].stmt
    * (the op's own stmt at k == n_calls), in the function that statement is
@@ -268,6 +270,9 @@ int graph_eval(const graph *g, const sym *s, int64_t *out);
 /* bind.c: a binding table (names are copied). */
 void bind_set(graph_bindings *b, const char *name, int64_t value, bind_source src);
 int bind_lookup(const graph_bindings *b, const char *name, int64_t *out);
+/* Drops name's binding unless the user gave it (a variable found constant
+ * at loop entry that the loop changes: callchain.c). */
+void bind_forget_const(graph_bindings *b, const char *name);
 void bind_free(graph_bindings *b);
 /* A sym_value_fn over a graph_bindings (ud): nonzero when bound. */
 int bind_value_fn(void *ud, const char *name, int64_t *out);

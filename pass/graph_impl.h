@@ -43,6 +43,10 @@ typedef struct gval {
   int dense;         /* GV_DESC: descriptor without gaps */
   int ind;           /* an induction variable's value: never bound as a constant */
   int prec;          /* precedence of text: 0 atom, 1 multiplicative, 2 additive, 3 other */
+  int carried;       /* changed by earlier iterations of an enclosing loop: its entry value
+                        is not its value (callchain.c, Note [loop-carried values]) */
+  int unmanaged;     /* points into memory tidal does not manage (cudaMallocManaged,
+                        pinned host): accesses through it are never declared */
 } gval;
 
 typedef struct gb_frame gb_frame;
@@ -149,6 +153,8 @@ void regions_note_store(gb *b, const char *key, const char *name, gval *v);
 void regions_finish_setup(gb *b);
 /* The tensor a device pointer value denotes (created on first use), -1 if unresolved. */
 int regions_tensor_for(gb *b, const gval *v, sym *bytes, const char *ptr_text);
+/* The tensor covering all of allocation alloc (for accesses at an unknown offset). */
+int regions_tensor_whole(gb *b, int alloc);
 
 /* loop.c */
 /* Chooses the training loop; returns 0 and *loop, or prints an error and

@@ -22,6 +22,15 @@
  *  - Library calls hand their argument values to libcall_accesses; the
  *    descriptors they take are resolved from the setter calls the
  *    interpreter saw (a GV_DESC value in the descriptor variable).
+ *  - Soundness before precision (Note [conservative accesses]): a pointer
+ *    whose allocation is known but whose offset is carried around a loop
+ *    (callchain.c Note [loop-carried values]) is an inexact readwrite of
+ *    its whole allocation, listed under "unresolved"; another unknown
+ *    offset (`p + (k % 2) * M`) stays out of the plan's model but is
+ *    listed too (the runtime still gets the op site's pointer); a kernel parameter that is a struct holding
+ *    device pointers declares each pointer field it holds as a readwrite
+ *    of unknown extent; memory tidal does not manage (cudaMallocManaged,
+ *    pinned host) is never declared (graph_access.unmanaged).
  *  - FLOPs: library calls from the model; kernels a rough one per element
  *    touched (documented as such; the planner only needs an order).
  *  - Once an op's accesses are recorded, calltext.c adds their texts at
@@ -216,7 +225,36 @@ static void add_access(gb *b, graph_op *op, CXCursor arg_c, gval v, int arg, acc
   a->ptr_local = strdup(local_text ? local_text : gb_text(b, arg_c));
   a->ptr_text = v.text ? strdup(v.text) : NULL;
   a->loop_text_valid = v.text && v.text_ok;
-  if (v.k == GV_DEVPTR && v.alloc >= 0) {
+  if (v.unmanaged) {
+    /* not tidal memory: the rewriter skips it (rewrite_sites.c) */
+    a->unmanaged = 1;
+    a->offset = sym_unknown(b->a);
+    a->tensor = -1;
+  } else if (v.k == GV_DEVPTR && v.alloc >= 0 && v.carried &&
+             sym_is_unknown(sym_add(b->a, v.base ? v.base : sym_const(b->a, 0),
+                                    v.delta ? v.delta : sym_const(b->a, 0)))) {
+    /* Note [conservative accesses]: somewhere in the allocation - every byte
+     * of it may be touched, none is proven overwritten */
+    a->offset = sym_const(b->a, 0);
+    a->bytes = sym_unknown(b->a);
+    a->exact = 0;
+    if (a->mode == ACCESS_WRITE) a->mode = ACCESS_READWRITE;
+    a->tensor = regions_tensor_whole(b, v.alloc);
+    char *t = frontend_cursor_text(b->t, arg_c);
+    gb_note(b, arg_c, "pointer '%s' passed to %s: offset carried around a loop; the access "
+            "covers all of '%s' (conservative)", t ? t : "?", op->callee,
+            b->g->allocs[v.alloc].name);
+    free(t);
+  } else if (v.k == GV_DEVPTR && v.alloc >= 0 && sym_is_unknown(v.delta ? v.delta : sym_const(b->a, 0))) {
+    /* an offset the interpreter cannot compute (`p + (k % 2) * M`): declared
+     * to the runtime from the op site's text, but outside the plan's model */
+    a->offset = sym_unknown(b->a);
+    a->tensor = -1;
+    char *t = frontend_cursor_text(b->t, arg_c);
+    gb_note(b, arg_c, "pointer '%s' passed to %s: offset into '%s' unknown; declared at run "
+            "time, not modelled by the plan", t ? t : "?", op->callee, b->g->allocs[v.alloc].name);
+    free(t);
+  } else if (v.k == GV_DEVPTR && v.alloc >= 0) {
     a->offset = sym_add(b->a, v.base ? v.base : sym_const(b->a, 0),
                         v.delta ? v.delta : sym_const(b->a, 0));
     a->tensor = regions_tensor_for(b, &v, a->bytes, v.text);
@@ -255,8 +293,45 @@ static sym *dim_local(gb *b, CXCursor e) {
   return s ? s : sym_unknown(b->a);
 }
 
+/* Pointer fields of a struct argument (`adam<<<...>>>(args, n)` with
+ * `struct AdamArgs { float *p, *g; }`), nested structs included: each
+ * field's stored value (path.field) is declared a readwrite of unknown
+ * extent - what the kernel does through it is not analysed.  Returns the
+ * fields declared. */
+static int struct_field_accesses(gb *b, graph_op *op, CXCursor arg_c, CXType rec, const char *path,
+                                 const char *loop_text, int text_ok, const char *local_text,
+                                 const char *param, int arg, int depth) {
+  CXCursor decl = clang_getTypeDeclaration(clang_getCanonicalType(rec));
+  CXCursor fl[64];
+  int nf = gb_children(decl, fl, 64), found = 0;
+  for (int i = 0; i < nf && i < 64 && depth < 4; i++) {
+    if (clang_getCursorKind(fl[i]) != CXCursor_FieldDecl) continue;
+    CXType ft = clang_getCanonicalType(clang_getCursorType(fl[i]));
+    char *fname = string_and_dispose(clang_getCursorSpelling(fl[i]));
+    const char *fpath = path ? gb_fmt(b, "%s.%s", path, fname) : NULL;
+    const char *ftext = loop_text ? gb_fmt(b, "%s.%s", loop_text, fname) : NULL;
+    const char *flocal = gb_fmt(b, "%s.%s", local_text, fname);
+    const char *fparam = gb_fmt(b, "%s.%s", param, fname);
+    if (ft.kind == CXType_Record) {
+      found += struct_field_accesses(b, op, arg_c, ft, fpath, ftext, text_ok, flocal, fparam, arg,
+                                     depth + 1);
+    } else if (ft.kind == CXType_Pointer) {
+      gval *st = fpath ? gb_lookup(b, fpath) : NULL;
+      gval v = st ? *st : gb_int(b, NULL, NULL, 0);
+      if (!st) v.k = GV_NONE;
+      v.text = ftext;
+      v.text_ok = ftext && text_ok;
+      v.prec = 0;
+      add_access(b, op, arg_c, v, arg, ACCESS_READWRITE, NULL, NULL, 0, fparam, flocal);
+      found++;
+    }
+    free(fname);
+  }
+  return found;
+}
+
 static void launch_accesses(gb *b, gb_frame *f, graph_op *op, const kernel_info *ki, CXCursor call,
-                            int first_arg, const gval *argv_vals, int nargv) {
+                            int first_arg, const gval *argv_vals, int nargv, CXCursor kdecl) {
   int n = ki->n_params;
   sym **loopv = calloc((size_t)n + 1, sizeof *loopv);
   sym **localv = calloc((size_t)n + 1, sizeof *localv);
@@ -286,6 +361,28 @@ static void launch_accesses(gb *b, gb_frame *f, graph_op *op, const kernel_info 
   sym *grid_c = dim_local(b, gx), *block_c = dim_local(b, bx);
   for (int i = 0; i < n; i++) {
     const kernel_param *p = &ki->params[i];
+    CXType pt = {CXType_Invalid, {0, 0}};
+    if (!clang_Cursor_isNull(kdecl) && i < clang_Cursor_getNumArguments(kdecl))
+      pt = clang_getCanonicalType(clang_getCursorType(clang_Cursor_getArgument(kdecl, (unsigned)i)));
+    if (!p->is_pointer && pt.kind == CXType_Record) {
+      CXCursor ac = argv_vals ? clang_Cursor_getArgument(call, 3)
+                              : clang_Cursor_getArgument(call, (unsigned)(first_arg + i));
+      char *at = argv_vals ? NULL : frontend_cursor_text(b->t, ac);
+      char *ty = argv_vals ? type_text(clang_Cursor_getArgument(kdecl, (unsigned)i)) : NULL;
+      /* cudaLaunchKernel: the struct is *(T *)args[i] at the op site */
+      const char *local = argv_vals ? gb_fmt(b, "(*(%s *)(%s)[%d])", ty ? ty : "?", gb_text(b, ac), i)
+                                    : gb_fmt(b, "%s", at ? at : "?");
+      free(ty);
+      free(at);
+      const char *path = vals[i].k == GV_ADDR ? vals[i].path : NULL;
+      int k = struct_field_accesses(b, op, ac, pt, path, vals[i].text, vals[i].text_ok, local,
+                                    p->name ? p->name : "?", argv_vals ? -1 : first_arg + i, 0);
+      if (k)
+        gb_note(b, ac, "kernel '%s' takes struct '%s' holding device pointers: each is declared "
+                "readwrite from the pointer to the end of its allocation (conservative)",
+                ki->name, p->name ? p->name : "?");
+      continue;
+    }
     if (!p->is_pointer || p->mode == ACCESS_NONE) continue;
     /* bindings name loop-context values: the local context is proven
      * symbolically only (a wrapper's `n` is not the loop's) */
@@ -356,7 +453,7 @@ int opsite_handle(gb *b, gb_frame *f, CXCursor call) {
     op->block = config_text(b, cfg, 1);
     op->shmem = config_text(b, cfg, 2);
     op->stream = config_text(b, cfg, 3);
-    if (ki) launch_accesses(b, f, op, ki, call, 0, NULL, 0);
+    if (ki) launch_accesses(b, f, op, ki, call, 0, NULL, 0, decl);
     else gb_note(b, call, "kernel '%s' has no definition in this file; its accesses are unknown", name);
     calltext_op(b, op);
     goto out;
@@ -386,6 +483,11 @@ int opsite_handle(gb *b, gb_frame *f, CXCursor call) {
         gval *slot = lb ? gb_lookup(b, gb_fmt(b, "%.*s[%d]", (int)(lb - av.path), av.path, i)) : NULL;
         gval *target = slot && slot->k == GV_ADDR ? gb_lookup(b, slot->path) : NULL;
         vals[i] = target ? *target : gb_int(b, NULL, NULL, 0);
+        if (!target && slot && slot->k == GV_ADDR) { /* a struct: its path */
+          vals[i] = *slot;
+          vals[i].text = slot->text && slot->text[0] == '&' ? slot->text + 1 : NULL;
+          vals[i].prec = 0;
+        }
         if (target && slot->text && slot->text[0] == '&') {
           /* &y in the array: y, in scope wherever the array is */
           vals[i].text = slot->text + 1;
@@ -393,7 +495,7 @@ int opsite_handle(gb *b, gb_frame *f, CXCursor call) {
           vals[i].prec = 0;
         }
       }
-      if (vals) launch_accesses(b, f, op, ki, call, 0, vals, n);
+      if (vals) launch_accesses(b, f, op, ki, call, 0, vals, n, kd);
       free(vals);
     } else if (op) {
       gb_note(b, call, "cudaLaunchKernel arguments could not be traced; accesses unknown");

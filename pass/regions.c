@@ -68,7 +68,23 @@ int regions_handle_call(gb *b, gb_frame *f, CXCursor call, const char *callee) {
     gval h = gb_int(b, NULL, NULL, 0);
     h.k = GV_ADDR;
     h.path = gb_fmt(b, "h%d[0]", b->next_frame++);
+    h.unmanaged = 1; /* pinned host memory: a kernel may read it, tidal never maps it */
     gb_store(b, target.path, h);
+    return 1;
+  }
+  if (li->flags & LIBCALL_MANAGED) {
+    /* Unified memory stays the driver's: the rewriter leaves the call alone
+     * (docs/rewrite.md), so it is no graph allocation and accesses through
+     * it are not declared (tidal_op_begin would fail on them). */
+    gval m = gb_int(b, NULL, NULL, 0);
+    m.k = GV_DEVPTR;
+    m.alloc = -1;
+    m.base = sym_const(b->a, 0);
+    m.delta = sym_const(b->a, 0);
+    m.unmanaged = 1;
+    m.text = target.text && target.text[0] == '&' ? target.text + 1 : NULL;
+    m.text_ok = target.text_ok;
+    gb_store(b, target.path, m);
     return 1;
   }
   int id = graph_add_alloc(g);
@@ -256,6 +272,32 @@ static void loop_vars_in(gb *b, const sym *s, char *buf, size_t cap) {
 
 static int text_mentions(const char *hay, const char *name) {
   return hay && name && strstr(hay, name) != NULL;
+}
+
+/* The tensor standing for a whole allocation (offset 0, region -1, so an
+ * unknown extent covers the allocation, not one carved region): the
+ * conservative target of an access whose offset is unknown. */
+int regions_tensor_whole(gb *b, int alloc) {
+  graph *g = b->g;
+  if (alloc < 0 || alloc >= g->n_allocs) return -1;
+  for (int i = 0; i < g->n_tensors; i++) {
+    graph_tensor *t = &g->tensors[i];
+    int64_t off;
+    if (t->alloc == alloc && t->region < 0 && sym_get_const(t->offset, &off) && off == 0) {
+      t->bytes = g->allocs[alloc].bytes;
+      return i;
+    }
+  }
+  int id = graph_add_tensor(g);
+  if (id < 0) return -1;
+  graph_tensor *t = &g->tensors[id];
+  t->id = id;
+  t->alloc = alloc;
+  t->region = -1;
+  t->offset = sym_const(b->a, 0);
+  t->bytes = g->allocs[alloc].bytes;
+  t->name = strdup(g->allocs[alloc].name);
+  return id;
 }
 
 int regions_tensor_for(gb *b, const gval *v, sym *bytes, const char *ptr_text) {

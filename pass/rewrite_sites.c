@@ -231,6 +231,13 @@ static int exact_on_every_path(const scan_ctx *x, const int *ops, int n_ops, int
   return 1;
 }
 
+/* 1 if site already declares an access through pointer text ptr. */
+static int declared(const rw_site *site, const char *ptr) {
+  for (int i = 0; i < site->n_acc; i++)
+    if (site->acc[i].ptr && !strcmp(site->acc[i].ptr, ptr)) return 1;
+  return 0;
+}
+
 /* Accesses of one op call from the graph ops at this statement (every call
  * path: the local text is the same on each, but a path may have left an
  * argument unresolved).  covered[arg] is set for each argument taken. */
@@ -242,8 +249,10 @@ static void graph_accesses(scan_ctx *x, rw_site *site, const int *ops, int n_ops
         op->kind == GRAPH_OP_LAUNCH ? kernels_find_name(&x->g->kernels, op->callee) : NULL;
     for (int i = 0; i < op->n_acc; i++) {
       const graph_access *a = &op->acc[i];
-      if (a->mode == ACCESS_NONE || !text_ok(a->ptr_local)) continue;
-      if (a->arg < 0 || a->arg >= nargs || covered[a->arg]) continue;
+      if (a->unmanaged && a->arg >= 0 && a->arg < nargs) covered[a->arg] = 1; /* not tidal memory */
+      if (a->unmanaged || a->mode == ACCESS_NONE || !text_ok(a->ptr_local)) continue;
+      /* a struct argument declares one access per pointer field (opsites.c) */
+      if (a->arg < 0 || a->arg >= nargs || (covered[a->arg] && declared(site, a->ptr_local))) continue;
       char *bytes = sym_is_unknown(a->bytes_local) ? NULL : sym_to_c(a->bytes_local);
       if (bytes && !text_ok(bytes)) {
         free(bytes);

@@ -1,14 +1,7 @@
-// XFAIL: *
-// BUG (pass/callchain.c, walk_train_loop and walk_for in graph mode): a
-// variable of main assigned inside the training loop (`step++` in a
-// `while (true)` loop, a `warm = 0` flag) keeps the value it had when the
-// loop was entered, and named_int() even binds it as a constant
-// ("bindings: step=0"), so `if (step > 0)` is pruned as always false and
-// its launch is missing from the graph.  Fix: before walking the body,
-// store every lvalue the loop (body and increment) assigns as unknown
-// (keeping its name, like an induction variable), as kernels.c's
-// havoc_assigned does; the same for loops walked structurally in graph
-// mode (walk_for).
+// A variable of main assigned inside the training loop (`step++` in a
+// `while (true)` loop) is loop-carried: its entry value (0) must neither
+// prune `if (step > 0)` nor be bound as a constant (callchain.c, Note
+// [loop-carried values]).
 // RUN: %tidal graph %s -- %stubflags | FileCheck %s
 
 static const int N = 1024;
