@@ -427,18 +427,22 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
         goto fail;
     }
 
-  /* 3. Written chunks: the host copy goes stale, other closures expire. */
+  /* 3. Nothing can fail any more: every chunk this op mapped fresh stays
+   * (a read of an unmapped or dropped chunk is marked too; a mark left
+   * behind would let a later failed op unmap it, data and host copy
+   * included).  Written chunks: the host copy goes stale, other closures
+   * expire. */
   for (size_t i = f->pin_start; i < f->pin_end; i++) {
     rt_pin_entry e = rt_g.pinned[i];
+    rt_chunk *c = e.c;
+    c->fresh_from = 0;
     if (!(e.flags & RT_PIN_WRITTEN))
       continue;
-    rt_chunk *c = e.c;
     if (c->rc && !c->rc->running)
       rt_recompute_detach(c);
     if (c->host_slot >= 0)
       rt_chunk_free_host(c);
     c->state = RT_DIRTY;
-    c->fresh_from = 0;
     c->writer = rt_g.stream;
   }
   if (RT_TRACING())

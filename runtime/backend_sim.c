@@ -158,12 +158,21 @@ static void sim_release(rt_backend *b, uintptr_t addr, size_t bytes) {
   munmap((void *)addr, bytes);
 }
 
+/* Every mapped chunk is one kernel mapping (neighbours merge only when their
+ * physical chunks are contiguous), so small chunks under a large budget can
+ * run into the process's mapping limit: say so rather than just ENOMEM. */
+static const char *map_errno_hint(int err) {
+  return err == ENOMEM ? " (likely the process's mapping limit, vm.max_map_count: the sim maps "
+                         "each chunk separately; use larger chunks or a smaller budget)"
+                       : "";
+}
+
 static tidal_status sim_map(rt_backend *b, uintptr_t addr, uint32_t phys, rt_event *ready) {
   void *p = mmap((void *)addr, b->chunk_bytes, PROT_READ | PROT_WRITE, MAP_FIXED | MAP_SHARED,
                  b->fd, (off_t)((size_t)phys * b->chunk_bytes));
   if (p == MAP_FAILED)
-    return rt_error(TIDAL_ERR_BACKEND, "sim backend: mapping chunk %u at %#lx: %s", phys,
-                    (unsigned long)addr, strerror(errno));
+    return rt_error(TIDAL_ERR_BACKEND, "sim backend: mapping chunk %u at %#lx: %s%s", phys,
+                    (unsigned long)addr, strerror(errno), map_errno_hint(errno));
   ready->seq = 0;
   ready->vt = b->phys_busy[phys];
   ready->handle = NULL;
@@ -173,12 +182,13 @@ static tidal_status sim_map(rt_backend *b, uintptr_t addr, uint32_t phys, rt_eve
 static tidal_status sim_unmap(rt_backend *b, uintptr_t addr, uint32_t phys) {
   void *p = mmap((void *)addr, b->chunk_bytes, PROT_NONE,
                  MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  int err = errno;
   /* Ops enqueued so far may still use the physical chunk. */
   if (b->phys_busy[phys] < b->t_compute)
     b->phys_busy[phys] = b->t_compute;
   if (p == MAP_FAILED)
-    return rt_error(TIDAL_ERR_BACKEND, "sim backend: unmapping %#lx: %s", (unsigned long)addr,
-                    strerror(errno));
+    return rt_error(TIDAL_ERR_BACKEND, "sim backend: unmapping %#lx: %s%s", (unsigned long)addr,
+                    strerror(err), map_errno_hint(err));
   return TIDAL_OK;
 }
 

@@ -40,7 +40,9 @@ static int grow(void) {
   rt_hoststore *h = &rt_g.hs;
   if (h->npieces >= h->max_pieces)
     return 0;
-  size_t need = h->nfree + h->slots_per_piece;
+  /* Room for every slot carved out so far, not just the free ones: slots in
+   * use now all come back here when freed (Note [host slot ownership]). */
+  size_t need = (size_t)(h->npieces + 1) * h->slots_per_piece;
   if (need > h->cap_free) {
     int64_t *n = realloc(h->free_slots, need * sizeof *n);
     if (!n)
@@ -93,4 +95,75 @@ void rt_host_destroy(void) {
   h->free_slots = NULL;
   h->npieces = 0;
   h->nfree = h->cap_free = h->used = 0;
+}
+
+/* Note [host slot ownership]: every slot the store has carved out is either
+ * on the free list (once) or recorded by exactly one chunk, in a state that
+ * holds a host copy; the free list's array can hold them all.  Checked by
+ * the property tests between calls (the runtime never calls it: it walks
+ * every chunk). */
+int rt_host_check(char *msg, size_t len) {
+  rt_hoststore *h = &rt_g.hs;
+  size_t total = (size_t)h->npieces * h->slots_per_piece, owned = 0;
+  int ok = 0;
+  unsigned char *seen = calloc(total ? total : 1, 1); /* 1 free, 2 owned */
+  if (!seen) {
+    snprintf(msg, len, "host check: out of memory");
+    return -1;
+  }
+  if (h->nfree > h->cap_free || total > h->cap_free) {
+    snprintf(msg, len, "host store: free list capacity %zu < %zu free / %zu slots", h->cap_free,
+             h->nfree, total);
+    goto out;
+  }
+  for (size_t i = 0; i < h->nfree; i++) {
+    int64_t s = h->free_slots[i];
+    if (s < 0 || (size_t)s >= total || seen[s]) {
+      snprintf(msg, len, "host store: free list entry %zu is slot %lld (%s)", i, (long long)s,
+               s < 0 || (size_t)s >= total ? "out of range" : "listed twice");
+      goto out;
+    }
+    seen[s] = 1;
+  }
+  for (size_t i = 0; i < rt_g.nallocs; i++) {
+    rt_alloc *a = rt_g.allocs[i];
+    for (uint32_t k = 0; k < a->nchunks; k++) {
+      const rt_chunk *c = &a->chunks[k];
+      int64_t s = c->host_slot;
+      int holds = c->state == RT_SWAPPING_OUT || c->state == RT_ON_HOST ||
+                  c->state == RT_PREFETCHING;
+      if (s < 0) {
+        if (holds) {
+          snprintf(msg, len, "chunk %#lx in state %d has no host slot",
+                   (unsigned long)rt_chunk_addr(c), c->state);
+          goto out;
+        }
+        continue;
+      }
+      if ((size_t)s >= total || seen[s]) {
+        snprintf(msg, len, "chunk %#lx records slot %lld, which is %s",
+                 (unsigned long)rt_chunk_addr(c), (long long)s,
+                 (size_t)s >= total ? "out of range"
+                 : seen[s] == 1     ? "on the free list"
+                                    : "recorded by another chunk");
+        goto out;
+      }
+      if (!holds && c->state != RT_RESIDENT) {
+        snprintf(msg, len, "chunk %#lx in state %d records slot %lld",
+                 (unsigned long)rt_chunk_addr(c), c->state, (long long)s);
+        goto out;
+      }
+      seen[s] = 2;
+      owned++;
+    }
+  }
+  if (owned + h->nfree != total || owned != h->used) {
+    snprintf(msg, len, "host store: %zu slots owned + %zu free != %zu carved out (used says %zu)",
+             owned, h->nfree, total, h->used);
+    goto out;
+  }
+  ok = 1;
+out:
+  free(seen);
+  return ok ? 0 : -1;
 }

@@ -259,6 +259,8 @@ RT_HIDDEN void rt_host_slot_free(int64_t slot);
 RT_HIDDEN void *rt_host_slot_addr(int64_t slot);
 RT_HIDDEN size_t rt_host_capacity_slots(void);
 RT_HIDDEN void rt_host_destroy(void);
+/* Note [host slot ownership]: 0 if it holds, else -1 and a message. */
+RT_HIDDEN int rt_host_check(char *msg, size_t len);
 
 /* ---- suballoc.c ---- */
 RT_HIDDEN tidal_status rt_small_alloc(rt_alloc *a);

@@ -3,7 +3,8 @@
  * of a deterministic producer, free + malloc reuse of address ranges,
  * iteration boundaries, TIDAL_EXTENT_UNKNOWN, accesses that straddle chunk
  * boundaries, packed small allocations - against a host shadow, under
- * several budget profiles (roomy, 1 chunk, 3 chunks, host store starved),
+ * several budget profiles (roomy, 1 chunk, 3 chunks, host store starved,
+ * host store full),
  * with the threaded and the synchronous sim copy engine.
  *
  * The test plays the part of the pass: a registration stays valid only while
@@ -14,7 +15,8 @@
  *
  * After every call: resident <= budget, peak >= resident, peak <= budget,
  * counters never decrease, prefetched <= swapped in, last iteration <=
- * total.  In the host-starved profile an op may legitimately fail with
+ * total, and every host slot is free once or owned by one chunk (Note
+ * [host slot ownership]).  In the host-starved profile an op may legitimately fail with
  * TIDAL_ERR_BUDGET (or TIDAL_ERR_RECOMPUTE when a closure's own op ran out
  * of room); the shadow is then unchanged and the data must still be there.
  * The seed is printed; replay with argv[1] or TIDAL_TEST_SEED. */
@@ -98,6 +100,7 @@ static void check_invariants(const char *after) {
 #undef MONOTONE
   CHECK(st.last_iteration.peak_resident_bytes <= st.budget_bytes);
   prev_total = st.total;
+  th_check_host(after); /* each host slot free once or owned by one chunk */
 }
 
 /* ---- ranges ---- */
@@ -482,6 +485,7 @@ static void one_round(const profile *prof, int synchronous) {
     check_invariants(what);
   }
   final_check();
+  th_check_host("the final frees");
   tidal_stats st = th_stats();
   printf("[%s, %s copies] out %llu B, in %llu B (prefetched %llu), dropped %llu B, recomputes "
          "%llu (closure runs %d, failed %d), faults %llu, evictions %llu, peak %llu of %llu B\n",
@@ -508,6 +512,11 @@ static const profile profiles[] = {
     {"one chunk", 1, 0, 6, 0, 1, 1, 1, 0, 0, 0},
     {"three chunks", 3, 0, 6, 0, 1, 1, 1, 0, 1, 0},
     {"host starved", 10, 6, 3, 1, 0, 1, 2, 1, 2, 1},
+    /* The store is full whenever more than 10 chunks hold data: exchanges,
+     * write-only restores of swapped-out chunks and frees of chunks holding
+     * slots interleave.  8 allocations of at most 2 chunks fit in budget +
+     * store together, so the final reads can always finish. */
+    {"host full", 10, 6, 1, 0, 0, 1, 2, 1, 1, 1},
 };
 
 int main(int argc, char **argv) {

@@ -131,6 +131,16 @@ static inline uint64_t th_hash(const unsigned char *p, size_t n) { /* FNV-1a */
   return h;
 }
 
+/* libtidal's internal check of Note [host slot ownership] (hoststore.c):
+ * reachable because the tests link the static library. */
+int rt_host_check(char *msg, size_t len);
+
+static inline void th_check_host(const char *when) {
+  char msg[256];
+  if (rt_host_check(msg, sizeof msg) != 0)
+    TH_FAIL("host slot invariant broken %s: %s", when, msg);
+}
+
 static inline tidal_stats th_stats(void) {
   tidal_stats s;
   CHECK_OK(tidal_stats_get(&s));
