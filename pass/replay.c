@@ -44,6 +44,10 @@
 /* Extra emulated device capacity beyond the trace's allocations. */
 #define SIM_DEVICE_SLACK_BYTES ((uint64_t)256 << 20)
 #define DEFAULT_REPLAY_CHUNK_BYTES 4096u
+/* At most this many chunks over all allocations: the sim backend maps each
+ * chunk separately, and the kernel allows about 65530 mappings a process
+ * (vm.max_map_count).  Bigger models get bigger chunks. */
+#define REPLAY_MAX_CHUNKS 24576u
 #define DEFAULT_ITERATIONS 2
 /* The chunk the CUDA backend evicts by default (the VMM granularity).  See
  * Note [latency per chunk]. */
@@ -430,6 +434,8 @@ static int one_run(const tidal_trace *t, const plan_result *plan, const replay_o
   cfg.budget_bytes = (size_t)(budget ? budget : cfg.sim_device_bytes);
   cfg.host_budget_bytes = (size_t)(2 * total + SIM_DEVICE_SLACK_BYTES);
   cfg.chunk_bytes = (size_t)(o->chunk_bytes ? o->chunk_bytes : DEFAULT_REPLAY_CHUNK_BYTES);
+  while (!o->chunk_bytes && total / cfg.chunk_bytes > REPLAY_MAX_CHUNKS)
+    cfg.chunk_bytes *= 2;
   cfg.sim_h2d_bytes_per_s = o->cost.h2d_bytes_per_s;
   cfg.sim_d2h_bytes_per_s = o->cost.d2h_bytes_per_s;
   cfg.sim_copy_latency_s =

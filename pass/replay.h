@@ -42,7 +42,8 @@ typedef struct replay_options {
   uint64_t budget_bytes; /* of the managed run; 0 = unlimited */
   int iterations;        /* >= 2 so cross-iteration state matters; 0 = 2 */
   cost_model cost;       /* op durations and copy rates for the sim clock */
-  uint64_t chunk_bytes;  /* runtime eviction unit; 0 = 4096 (close to the plan's bytes) */
+  uint64_t chunk_bytes;  /* runtime eviction unit; 0 = 4096 (close to the plan's bytes),
+                            doubled until the allocations span at most 24576 chunks */
   replay_break brk;      /* test-only: deliberately break the plan */
   const replay_place *place; /* per plan action (plan->n_actions), or NULL: all at their ops */
   int n_static_ops;      /* length of every in_call array */
