@@ -9,15 +9,7 @@
 
 #include "symexpr.h"
 
-static int failures;
-
-#define CHECK(cond)                                                   \
-  do {                                                                \
-    if (!(cond)) {                                                    \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      failures++;                                                     \
-    }                                                                 \
-  } while (0)
+#include "check.h"
 
 static void check_str(const char *file, int line, sym *s, const char *want) {
   char *got = sym_to_string(s);

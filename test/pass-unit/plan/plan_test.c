@@ -12,14 +12,7 @@
 #include "hand_trace.h"
 #include "plan.h"
 
-static int failures;
-#define CHECK(cond)                                                         \
-  do {                                                                      \
-    if (!(cond)) {                                                          \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      failures++;                                                           \
-    }                                                                       \
-  } while (0)
+#include "../check.h"
 
 #define KIB 1024ull
 #define MIB (1024ull * 1024ull)

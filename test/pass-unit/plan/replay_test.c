@@ -10,14 +10,7 @@
 #include "plan.h"
 #include "replay.h"
 
-static int failures;
-#define CHECK(cond)                                                         \
-  do {                                                                      \
-    if (!(cond)) {                                                          \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      failures++;                                                           \
-    }                                                                       \
-  } while (0)
+#include "../check.h"
 
 #define KIB 1024ull
 
