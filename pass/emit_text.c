@@ -90,7 +90,10 @@ int graph_emit_text(const graph *g, FILE *fp) {
       char sz[128];
       size_text(g, a->bytes, sz, sizeof sz);
       fprintf(fp, "        %-9s %-28s %s%s\n", access_mode_name(a->mode),
-              a->tensor >= 0 ? g->tensors[a->tensor].name : "(unresolved)", sz,
+              a->tensor >= 0  ? g->tensors[a->tensor].name
+              : a->unmanaged ? "(managed/host memory: not tidal's)"
+                             : "(unresolved)",
+              sz,
               a->exact ? "" : " (upper bound)");
     }
   }

@@ -29,5 +29,7 @@ int main(void) {
 // GRAPH: tensors: 1; allocations: 1
 // GRAPH: add_kernel
 // GRAPH-NEXT: write y
+// GRAPH-NEXT: read (managed/host memory: not tidal's)
+// GRAPH-NEXT: read (managed/host memory: not tidal's)
 // GRAPH-NOT: um
 // GRAPH: unresolved (0):
