@@ -999,7 +999,16 @@ static int plan_make_mode(const tidal_trace *t, const plan_options *o, plan_mode
     if (build_groups(&P) != 0) goto out;
     /* free first: every legal drop */
     for (int k = 0; k < P.n_groups; k++)
-      if (P.groups[k].drop_ok) P.groups[k].chosen = M_DROP;
+      if (P.groups[k].drop_ok && t->n_unresolved == 0) P.groups[k].chosen = M_DROP;
+    /* Note [no drops beside unresolved accesses]: an access the graph could
+     * not attribute may read any tensor; if it read a dropped one it would
+     * see garbage (the runtime maps dropped memory fresh).  Swaps and
+     * recomputes stay safe: the runtime restores what a declared access
+     * touches.  So unresolved accesses turn drops off, and say so. */
+    if (t->n_unresolved > 0)
+      add_note(&P, "no drops planned: %d access(es) per iteration could not be attributed to "
+                   "a tensor, and one of them might read dropped data",
+               t->n_unresolved);
     emit_all(&P);
     /* then the cheapest evictions idle across the peak, until it fits */
     while (o->budget_bytes > 0 && !P.oom) {

@@ -51,6 +51,12 @@ typedef struct trace_op {
 } trace_op;
 
 typedef struct tidal_trace {
+  /* Accesses the graph could not attribute to a tensor (unresolved
+   * pointers; not managed/host memory), left out of ops[].acc.  The
+   * rewritten program still declares them to the runtime, which restores
+   * whatever they touch, but the planner cannot see them: while any exist it
+   * plans no drops, since such a read could see dropped contents. */
+  int n_unresolved;
   int n_allocs;
   trace_alloc *allocs;
   int n_tensors;

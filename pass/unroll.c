@@ -199,7 +199,10 @@ static void emit_op(unroller *u, const graph_op *op) {
   }
   for (int i = 0; i < op->n_acc; i++) {
     const graph_access *a = &op->acc[i];
-    if (a->tensor < 0) continue; /* unresolved: not managed */
+    if (a->tensor < 0) { /* unresolved (or not tidal memory): not in the trace */
+      if (!a->unmanaged) t->n_unresolved++;
+      continue;
+    }
     const graph_tensor *gt = &g->tensors[a->tensor];
     int64_t off, bytes, abytes;
     if (eval_at(u, a->offset, &off, op->file, op->line, op->col, "the pointer offset") != 0) return;
