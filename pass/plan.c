@@ -998,8 +998,10 @@ static int plan_make_mode(const tidal_trace *t, const plan_options *o, plan_mode
   if (mode != PLAN_MODE_NONE && t->n_ops > 0) {
     if (build_groups(&P) != 0) goto out;
     /* free first: every legal drop */
-    for (int k = 0; k < P.n_groups; k++)
-      if (P.groups[k].drop_ok && t->n_unresolved == 0) P.groups[k].chosen = M_DROP;
+    for (int k = 0; k < P.n_groups; k++) {
+      if (t->n_unresolved > 0) P.groups[k].drop_ok = 0; /* Note below */
+      if (P.groups[k].drop_ok) P.groups[k].chosen = M_DROP;
+    }
     /* Note [no drops beside unresolved accesses]: an access the graph could
      * not attribute may read any tensor; if it read a dropped one it would
      * see garbage (the runtime maps dropped memory fresh).  Swaps and
