@@ -48,4 +48,37 @@ static uint64_t test_seed(uint64_t fallback) {
   return seed;
 }
 
+/* Checks `samples` sampled entries of one parameter tensor w (n entries,
+ * gradient g from the backward pass) against central differences of
+ * loss(ctx), which re-runs the forward pass.  The tensor must have a
+ * nonzero gradient somewhere.  Returns the largest relative error.  The
+ * reference's real type is double in these tests (REF_REAL). */
+typedef double (*gradcheck_loss_fn)(void *ctx);
+static double gradcheck_tensor(const char *name, double *w, const double *g, size_t n,
+                               gradcheck_loss_fn loss, void *ctx, uint64_t *pick, int samples,
+                               double step, double tol) {
+  double grad_norm = 0;
+  for (size_t j = 0; j < n; j++)
+    grad_norm += g[j] * g[j];
+  CHECK(grad_norm > 0, "tensor %s has an all-zero gradient", name);
+  double max_err = 0;
+  for (int s = 0; s < samples; s++) {
+    size_t j = sample_next(pick) % n;
+    double analytic = g[j];
+    double saved = w[j];
+    w[j] = saved + step;
+    double plus = loss(ctx);
+    w[j] = saved - step;
+    double minus = loss(ctx);
+    w[j] = saved;
+    double numeric = (plus - minus) / (2 * step);
+    double err = rel_error(analytic, numeric);
+    CHECK(err <= tol, "%s[%zu]: backward %.9g, finite difference %.9g, rel error %.3g", name, j,
+          analytic, numeric, err);
+    if (err > max_err) max_err = err;
+  }
+  printf("gradcheck %-9s %6zu entries, max rel error %.3g\n", name, n, max_err);
+  return max_err;
+}
+
 #endif

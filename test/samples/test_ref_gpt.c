@@ -16,6 +16,16 @@ enum {
 static const double FD_STEP = 1e-4;  /* central-difference step */
 static const double GRAD_TOL = 1e-4; /* max relative error accepted */
 
+/* The loss at the current weights, for the finite differences. */
+struct gpt_loss_ctx {
+  gpt_ref *m;
+  const int *inputs, *targets;
+};
+static double gpt_loss(void *ctx) {
+  struct gpt_loss_ctx *c = ctx;
+  return gpt_ref_forward(c->m, c->inputs, c->targets);
+}
+
 static void check_gradients(uint64_t seed) {
   const gpt_ref_config cfg = {.B = 2, .T = 5, .C = 8, .L = 2, .NH = 2, .V = 13};
   gpt_ref *m = gpt_ref_create(&cfg, seed);
@@ -36,32 +46,12 @@ static void check_gradients(uint64_t seed) {
 
   uint64_t pick = seed;
   double worst = 0;
+  struct gpt_loss_ctx lc = {m, inputs, targets};
   for (int i = 0; i < GPT_REF_NUM_TENSORS; i++) {
-    size_t n = gpt_ref_tensor_size(m, i);
-    gpt_real *w = gpt_ref_tensor(m, i);
-    const gpt_real *g = gpt_ref_tensor_grad(m, i);
-    double grad_norm = 0;
-    for (size_t j = 0; j < n; j++)
-      grad_norm += (double)g[j] * g[j];
-    CHECK(grad_norm > 0, "tensor %s has an all-zero gradient", gpt_ref_tensor_name(i));
-    double max_err = 0;
-    for (int s = 0; s < SAMPLES_PER_TENSOR; s++) {
-      size_t j = sample_next(&pick) % n;
-      double analytic = g[j];
-      gpt_real saved = w[j];
-      w[j] = saved + FD_STEP;
-      double plus = gpt_ref_forward(m, inputs, targets);
-      w[j] = saved - FD_STEP;
-      double minus = gpt_ref_forward(m, inputs, targets);
-      w[j] = saved;
-      double numeric = (plus - minus) / (2 * FD_STEP);
-      double err = rel_error(analytic, numeric);
-      CHECK(err <= GRAD_TOL, "%s[%zu]: backward %.9g, finite difference %.9g, rel error %.3g",
-            gpt_ref_tensor_name(i), j, analytic, numeric, err);
-      if (err > max_err) max_err = err;
-    }
-    printf("gradcheck %-9s %6zu entries, max rel error %.3g\n", gpt_ref_tensor_name(i), n, max_err);
-    if (max_err > worst) worst = max_err;
+    double e = gradcheck_tensor(gpt_ref_tensor_name(i), gpt_ref_tensor(m, i),
+                                gpt_ref_tensor_grad(m, i), gpt_ref_tensor_size(m, i), gpt_loss,
+                                &lc, &pick, SAMPLES_PER_TENSOR, FD_STEP, GRAD_TOL);
+    if (e > worst) worst = e;
   }
   printf("gradcheck: max rel error over all tensors %.3g (tolerance %.1g)\n", worst, GRAD_TOL);
   gpt_ref_destroy(m);
