@@ -658,6 +658,25 @@ static int skip_cast(parser *ps) {
 
 /* A name: identifiers joined by '.', '->', with [..] subscripts and
  * sizeof(...) kept verbatim (spaces dropped). */
+/* Consumes a member separator ("." before an identifier, or "->") after
+ * optional spaces, appending it to b; 0 (nothing consumed) otherwise. */
+static int member_sep(parser *ps, sbuf *b) {
+  const char *q = ps->p;
+  while (*q == ' ') q++;
+  if (*q == '.' && is_ident_start(q[1])) {
+    sb_put(b, ".");
+    ps->p = q + 1;
+    return 1;
+  }
+  if (q[0] == '-' && q[1] == '>') {
+    sb_put(b, "->");
+    ps->p = q + 2;
+    while (*ps->p == ' ') ps->p++;
+    return 1;
+  }
+  return 0;
+}
+
 static sym *parse_name(parser *ps) {
   sbuf b = {0};
   const char *start = ps->p;
@@ -704,42 +723,25 @@ static sym *parse_name(parser *ps) {
     memcpy(save, id, n);
     save[n] = '\0';
     sb_put(&b, save);
+    if (member_sep(ps, &b)) continue;
     const char *q = ps->p;
     while (*q == ' ') q++;
-    if (*q == '.' && is_ident_start(q[1])) {
-      sb_put(&b, ".");
-      ps->p = q + 1;
-    } else if (q[0] == '-' && q[1] == '>') {
-      sb_put(&b, "->");
-      ps->p = q + 2;
-      while (*ps->p == ' ') ps->p++;
-    } else if (*q == '[') {
-      ps->p = q + 1;
-      sym *idx = parse_expr(ps);
-      skip_ws(ps);
-      if (!idx || *ps->p != ']') {
-        ps->err = 1;
-        break;
-      }
-      ps->p++;
-      char *t = sym_to_string(idx);
-      sb_put(&b, "[");
-      sb_put(&b, t ? t : "?");
-      sb_put(&b, "]");
-      free(t);
-      q = ps->p;
-      while (*q == ' ') q++;
-      if (*q == '.' && is_ident_start(q[1])) {
-        sb_put(&b, ".");
-        ps->p = q + 1;
-      } else if (q[0] == '-' && q[1] == '>') {
-        sb_put(&b, "->");
-        ps->p = q + 2;
-        while (*ps->p == ' ') ps->p++;
-      } else
-        break;
-    } else
+    if (*q != '[') break;
+    /* one index, then a member: "layers[i].w" */
+    ps->p = q + 1;
+    sym *idx = parse_expr(ps);
+    skip_ws(ps);
+    if (!idx || *ps->p != ']') {
+      ps->err = 1;
       break;
+    }
+    ps->p++;
+    char *t = sym_to_string(idx);
+    sb_put(&b, "[");
+    sb_put(&b, t ? t : "?");
+    sb_put(&b, "]");
+    free(t);
+    if (!member_sep(ps, &b)) break;
   }
   sym *s = NULL;
   if (!ps->err && !b.oom && b.p) s = sym_var(ps->a, b.p);

@@ -104,6 +104,7 @@ static void test_parse_print(sym_arena *a) {
   CHECK_STR(sym_parse(a, "cfg.B * model->config.channels"), "cfg.B*model->config.channels");
   CHECK_STR(sym_parse(a, "(size_t)B * sizeof(float)"), "B*sizeof(float)");
   CHECK_STR(sym_parse(a, "sizes[2] + 1"), "sizes[2] + 1");
+  CHECK_STR(sym_parse(a, "layers[i].w + p -> n"), "layers[i].w + p->n");
   CHECK_STR(sym_parse(a, "-(N - 2)"), "2 - N");
   CHECK_STR(sym_parse(a, "0x10 * L"), "16*L");
   CHECK(sym_parse(a, "B *") == NULL);
