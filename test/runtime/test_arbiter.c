@@ -1,0 +1,2 @@
+#include "testhelp.h"
+int main(void) { return 0; }
