@@ -60,8 +60,7 @@ void rt_pool_destroy(void) {
 
 tidal_status rt_pool_add(uint32_t *phys) {
   if (rt_g.nphys >= rt_g.phys_target)
-    return rt_error(TIDAL_ERR_BUDGET, "physical pool: already at its %zu-byte budget",
-                    rt_g.budget_bytes);
+    return TIDAL_ERR_BUDGET; /* not an error: the caller evicts (no message) */
   uint32_t id;
   if (rt_g.nabsent_phys) {
     id = rt_g.absent_phys[rt_g.nabsent_phys - 1];
@@ -74,7 +73,7 @@ tidal_status rt_pool_add(uint32_t *phys) {
     id = rt_g.phys_ids;
   }
   if (!rt_arbiter_take(rt_g.chunk_bytes))
-    return rt_error(TIDAL_ERR_BUDGET, "physical pool: the shared budget is spent by others");
+    return TIDAL_ERR_BUDGET; /* others hold the shared total: the caller evicts or waits */
   tidal_status st = rt_g.be->phys_add(rt_g.b, id);
   if (st != TIDAL_OK) {
     rt_arbiter_give(rt_g.chunk_bytes);
