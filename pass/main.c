@@ -25,6 +25,7 @@ __attribute__((weak)) int cmd_graph(int argc, char **argv) { return not_built("g
 __attribute__((weak)) int cmd_rewrite(int argc, char **argv) { return not_built("rewrite"); }
 __attribute__((weak)) int cmd_replay(int argc, char **argv) { return not_built("replay"); }
 __attribute__((weak)) int cmd_kernels(int argc, char **argv) { return not_built("kernels"); }
+__attribute__((weak)) int cmd_report(int argc, char **argv) { return not_built("report"); }
 
 typedef struct command {
   const char *name;
@@ -37,6 +38,7 @@ static const command commands[] = {
     {"rewrite", cmd_rewrite, "insert libtidal calls (instrumentation and a memory plan)"},
     {"replay", cmd_replay, "execute the program's op trace and plan on the CPU simulator"},
     {"kernels", cmd_kernels, "print what each __global__ kernel reads and writes"},
+    {"report", cmd_report, "draw a libtidal trace's memory timeline as SVG"},
 };
 
 static void usage(FILE *f) {
