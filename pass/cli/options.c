@@ -12,6 +12,7 @@
 
 #include "base/diag.h"
 #include "cli/options.h"
+#include "cli/output.h"
 
 const char options_common_help[] =
     "  -o FILE               write the output to FILE (atomically); default stdout\n"
@@ -224,6 +225,8 @@ int options_parse(tidal_options *o, int argc, char **argv, unsigned allowed_form
                o->command);
     goto fail;
   }
+  /* Refused before any work: the input as output, a directory, a link. */
+  if (!o->help && output_check(o->output, o->input) != 0) goto fail;
   return 0;
 fail:
   options_free(o);
