@@ -108,6 +108,16 @@ static int parse_level(const char *s, int *level) {
   return 1;
 }
 
+int rt_parse_planner(const char *s, tidal_planner *out) {
+  static const char *const names[] = {"runtime", "hints", "lru"};
+  for (int i = 0; i < 3; i++)
+    if (strcasecmp(s, names[i]) == 0) {
+      *out = (tidal_planner)(TIDAL_PLANNER_RUNTIME + i);
+      return 1;
+    }
+  return 0;
+}
+
 tidal_status tidal_config_from_env(tidal_config *cfg) {
   if (!cfg)
     return rt_error(TIDAL_ERR_INVALID, "tidal_config_from_env: cfg is NULL");
@@ -145,6 +155,13 @@ tidal_status tidal_config_from_env(tidal_config *cfg) {
   }
   if ((v = getenv("TIDAL_TRACE")) && *v)
     cfg->trace_path = v;
+  if ((v = getenv("TIDAL_PLANNER")) && *v && !rt_parse_planner(v, &cfg->planner))
+    return rt_error(TIDAL_ERR_CONFIG, "TIDAL_PLANNER=%s: expected runtime, hints or lru", v);
+  if ((v = getenv("TIDAL_PLANNER_FEEDBACK")) && *v) {
+    if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0)
+      return rt_error(TIDAL_ERR_CONFIG, "TIDAL_PLANNER_FEEDBACK=%s: expected 0 or 1", v);
+    cfg->planner_feedback_off = v[0] == '0';
+  }
   if ((v = getenv("TIDAL_LOG")) && *v) {
     int level;
     if (!parse_level(v, &level))
