@@ -18,9 +18,9 @@
  * data at that point; keep hints never run; all others are skipped and
  * counted.  When the plan is not binding (the budget is above the
  * unplanned peak), every hint is skipped.  Before a plan exists, swap-out
- * and drop hints run only while more than half the budget is resident,
- * so a program with room to spare does not pay for a build-time plan made
- * for a smaller budget.
+ * and drop hints run only once LRU eviction has happened (the budget has
+ * shown that it binds), so a program with room to spare does not pay for a
+ * build-time plan made for a smaller budget.
  *
  * Feedback (Note [feedback]), after each iteration that ran on the plan:
  * an op that waited for a prefetched tensor moves that prefetch earlier by
@@ -30,6 +30,7 @@
  * prefetched adds margin (the prefetch was evicted again); a recompute
  * that took longer than its swap's modelled cost switches to swap.  Any
  * change rebuilds the plan from the same record. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "planner.h"
@@ -48,6 +49,7 @@ typedef struct rt_planner_state {
   int stale;                /* replan at the next iteration end (budget changed) */
   uint64_t odd_sig;         /* signature of the last off-plan iteration */
   int odd_count;
+  int streak;               /* iterations run on the current base's plan in a row */
   int saw_begin, saw_end;
   double now0, stall0;      /* at the current op's entry */
 } rt_planner_state;
@@ -232,9 +234,9 @@ int rt_planner_hint(int kind, const rt_alloc *a, size_t off, size_t len) {
     if ((rt_g.in_iteration || (S->saw_end && !S->saw_begin)) && a->nchunks)
       rt_record_hint(&S->rec, S->pos, kind, a->base, a->bytes, off, len);
     if (!on_plan()) {
-      /* cold start: hints keep the program in the budget, under pressure */
-      run = kind == RT_HINT_PREFETCH || kind == RT_HINT_KEEP ||
-            rt_resident_bytes() * 2 > rt_g.budget_bytes;
+      /* cold start: hints keep the program in the budget once it has
+       * shown that it binds (LRU had to evict) */
+      run = kind == RT_HINT_PREFETCH || kind == RT_HINT_KEEP || rt_g.total.evictions > 0;
     } else if (S->plan.binding && a->nchunks && kind != RT_HINT_KEEP) {
       size_t cb = rt_g.chunk_bytes;
       size_t c0 = off / cb, c1 = len ? (off + len - 1) / cb : c0;
@@ -330,6 +332,13 @@ static int feedback(void) {
   const rt_record *r = &S->rec;
   int changed = 0;
   uint64_t it = rt_g.iterations_done + 1; /* this iteration's stamp, as run_act wrote it */
+  /* durations drift (warm-up, clocks): plan from the latest measured */
+  if (r->timed)
+    for (uint32_t i = 0; i < r->nops && i < S->base.nops; i++)
+      if (fabs(S->base.ops[i].dur_s - r->ops[i].dur_s) > 0.02 * S->base.ops[i].dur_s + 1e-9) {
+        S->base.ops[i].dur_s = r->ops[i].dur_s;
+        changed = 1;
+      }
   for (uint32_t i = 0; i < r->nops && i < pl->nops; i++) {
     const rt_rec_op *o = &r->ops[i];
     /* late prefetches: every prefetched gap ending here waited */
@@ -343,8 +352,9 @@ static int feedback(void) {
         changed = 1;
       }
     }
-    /* faults */
-    for (uint32_t q = 0; q < o->nmiss; q++) {
+    /* faults: not on the first iteration of a plan (the cold start's
+     * residency, no prefetches from the iteration before) */
+    for (uint32_t q = 0; S->streak > 1 && q < o->nmiss; q++) {
       uintptr_t addr = r->miss[o->miss0 + q];
       rt_alloc *a = rt_registry_find(addr);
       if (!a || !a->nchunks)
@@ -390,6 +400,25 @@ void rt_planner_iteration_end(void) {
     return;
   S->saw_end = 1;
   rt_record_finish(&S->rec);
+  if (getenv("TIDAL_PLANNER_DEBUG") && atoi(getenv("TIDAL_PLANNER_DEBUG")) > 1 && S->have_plan)
+    for (uint32_t i = 0; i < S->rec.nops; i++)
+      if (S->rec.ops[i].stall_s > 0) {
+        int npf = 0, nrel = 0;
+        for (uint32_t k = 0; k < S->plan.ngaps; k++)
+          if (S->plan.gaps[k].to == i && S->plan.gaps[k].released)
+            nrel++, npf += S->plan.gaps[k].has_pf;
+        fprintf(stderr, "  op %u stall %g dur %g miss %u released-ending-here %d with pf %d\n", i,
+                S->rec.ops[i].stall_s, S->rec.ops[i].dur_s, S->rec.ops[i].nmiss, nrel, npf);
+      }
+  if (getenv("TIDAL_PLANNER_DEBUG"))
+    fprintf(stderr, "planner: iter %llu ops %u plan=%d off=%d stall=%g faults=%llu evict=%llu pf=%llu so=%llu peak=%llu margin=%u binding=%d peak %u->%u/%u acts %u cost %g\n",
+            (unsigned long long)rt_g.iterations_done, S->rec.nops, S->have_plan, S->off_plan,
+            rt_g.cur.stall_seconds, (unsigned long long)rt_g.cur.faults,
+            (unsigned long long)rt_g.cur.evictions, (unsigned long long)rt_g.cur.planner_prefetches,
+            (unsigned long long)rt_g.cur.planner_swap_outs,
+            (unsigned long long)rt_g.cur.peak_resident_bytes / rt_g.chunk_bytes, S->margin,
+            S->plan.binding, S->plan.peak_before, S->plan.peak_after, rt_g.nphys, S->plan.nacts,
+            S->plan.est_cost_s);
   int planned = on_plan() && S->rec.nops == S->plan.nops && S->rec.sig == S->base.sig;
   if (S->have_plan && !planned && !S->off_plan && S->rec.nops) {
     S->off_plan = 1; /* ended early: fewer ops than the plan */
@@ -399,9 +428,11 @@ void rt_planner_iteration_end(void) {
     rt_record t = S->base;
     S->base = S->rec;
     S->rec = t;
+    S->streak = 0;
     build(1);
   } else if (planned) {
     RT_COUNT(plan_iterations, 1);
+    S->streak++;
     int changed = !rt_g.cfg.planner_feedback_off && feedback();
     if (changed || S->stale) {
       S->stale = 0;
@@ -414,6 +445,7 @@ void rt_planner_iteration_end(void) {
       S->base = S->rec;
       S->rec = t;
       S->odd_count = 0;
+      S->streak = 0;
       build(1);
     } else {
       S->odd_sig = S->rec.sig;

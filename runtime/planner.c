@@ -458,7 +458,22 @@ int rt_plan_build(const rt_record *rec, const rt_plan_params *p, const rt_gap_ad
         if (!o.valid)
           continue;
         int64_t chunks = out->groups[g->group].c1 - out->groups[g->group].c0 + 1;
-        double score = (o.cost + 1e-12) / (double)chunks;
+        /* Note [filter]: the benefit is the excess it removes over its
+         * whole window, not only at this op, so one long release beats
+         * several short ones; copy traffic costs a little even when hidden
+         * (it shares the engines with every other copy). */
+        double benefit = 0;
+        for (uint32_t q = o.k_out; q < o.k_pf; q++) {
+          int64_t ex = m[(g->from + q) % N] - target;
+          if (ex > 0)
+            benefit += (double)(ex < chunks ? ex : chunks);
+        }
+        double traffic = o.kind == RT_ACT_SWAP
+                             ? copy_s(p, (size_t)chunks * cb, p->d2h_bytes_per_s) *
+                                   (out->groups[g->group].dirty ? 1 : 0) +
+                                   (g->need ? copy_s(p, (size_t)chunks * cb, p->h2d_bytes_per_s) : 0)
+                             : 0;
+        double score = (o.cost + 0.05 * traffic + 1e-12) / (benefit > 0 ? benefit : 1e-9);
         if (best < 0 || score < bscore || (score == bscore && chunks > bchunks)) {
           best = (int)k, bo = o, bscore = score, bchunks = chunks;
         }
