@@ -17,8 +17,8 @@
  * swap-out, prefetch or drop hint runs only if the plan releases the same
  * data at that point; keep hints never run; all others are skipped and
  * counted.  When the plan is not binding (the budget is above the
- * unplanned peak), every hint is skipped.  Before a plan exists, swap-out
- * and drop hints run only once LRU eviction has happened (the budget has
+ * unplanned peak), every hint is skipped.  Before a plan exists, hints run
+ * only once LRU eviction has happened (the budget has
  * shown that it binds), so a program with room to spare does not pay for a
  * build-time plan made for a smaller budget.
  *
@@ -236,7 +236,7 @@ int rt_planner_hint(int kind, const rt_alloc *a, size_t off, size_t len) {
     if (!on_plan()) {
       /* cold start: hints keep the program in the budget once it has
        * shown that it binds (LRU had to evict) */
-      run = kind == RT_HINT_PREFETCH || kind == RT_HINT_KEEP || rt_g.total.evictions > 0;
+      run = rt_g.total.evictions > 0;
     } else if (S->plan.binding && a->nchunks && kind != RT_HINT_KEEP) {
       size_t cb = rt_g.chunk_bytes;
       size_t c0 = off / cb, c1 = len ? (off + len - 1) / cb : c0;

@@ -133,8 +133,10 @@ typedef struct option {
   double cost, swap_cost;
 } option;
 
+/* The runtime copies chunk by chunk: each pays the latency. */
 static double copy_s(const rt_plan_params *p, size_t bytes, double bw) {
-  return p->latency_s + (double)bytes / bw;
+  double chunks = (double)((bytes + p->chunk_bytes - 1) / p->chunk_bytes);
+  return chunks * p->latency_s + (double)bytes / bw;
 }
 
 /* The director's choice for gap g; when k_peak > 0 it must free memory at
@@ -227,6 +229,7 @@ int rt_plan_build(const rt_record *rec, const rt_plan_params *p, const rt_gap_ad
   uint32_t *cnt = NULL, *start = NULL, *ents = NULL, *gchunk0 = NULL;
   double *t = NULL, *dur = NULL;
   int64_t *m = NULL;
+  uint8_t *stuck = NULL;
   out->nops = N;
   out->op_hash = malloc((N ? N : 1) * sizeof *out->op_hash);
   out->act_start = calloc((size_t)N + 1, sizeof *out->act_start);
@@ -419,6 +422,9 @@ int rt_plan_build(const rt_record *rec, const rt_plan_params *p, const rt_gap_ad
 
   /* 6. the filter */
   uint32_t nreleased = 0;
+  stuck = calloc(N, 1);
+  if (!stuck)
+    goto done;
   if (out->binding) {
     /* feedback first: gaps that faults showed get evicted anyway */
     for (uint32_t k = 0; adj && k < out->ngaps; k++) {
@@ -436,12 +442,14 @@ int rt_plan_build(const rt_record *rec, const rt_plan_params *p, const rt_gap_ad
       nreleased++;
     }
     for (;;) {
-      uint32_t ip = 0;
-      for (uint32_t i = 1; i < N; i++)
-        if (m[i] > m[ip])
-          ip = i;
-      if (m[ip] <= target)
+      /* the highest op over the target that some release can still help */
+      int64_t ipi = -1;
+      for (uint32_t i = 0; i < N; i++)
+        if (!stuck[i] && m[i] > target && (ipi < 0 || m[i] > m[ipi]))
+          ipi = i;
+      if (ipi < 0)
         break;
+      uint32_t ip = (uint32_t)ipi;
       int best = -1;
       option bo;
       memset(&bo, 0, sizeof bo);
@@ -478,8 +486,10 @@ int rt_plan_build(const rt_record *rec, const rt_plan_params *p, const rt_gap_ad
           best = (int)k, bo = o, bscore = score, bchunks = chunks;
         }
       }
-      if (best < 0)
-        break; /* nothing idle over the peak: the runtime's LRU covers the rest */
+      if (best < 0) { /* nothing idle there: the runtime's LRU covers it */
+        stuck[ip] = 1;
+        continue;
+      }
       rt_plan_gap *g = &out->gaps[best];
       g->released = 1, g->kind = bo.kind, g->cost_s = bo.cost, g->swap_cost_s = bo.swap_cost;
       g->pf = (g->from + bo.k_pf) % N;
@@ -544,6 +554,7 @@ done:
   free(t);
   free(dur);
   free(m);
+  free(stuck);
   if (rc != 0)
     rt_plan_free(out);
   return rc;
