@@ -63,6 +63,8 @@ tidal_status rt_planner_init(void) {
   if (!S)
     return rt_error(TIDAL_ERR_HOST_MEMORY, "tidal_init: out of host memory (planner)");
   S->cur = -1;
+  if (!rt_g.budget_changed)
+    rt_g.budget_changed = rt_planner_budget_changed;
   return TIDAL_OK;
 }
 
@@ -83,7 +85,8 @@ void rt_planner_shutdown(void) {
   S = NULL;
 }
 
-void rt_planner_budget_changed(void) {
+void rt_planner_budget_changed(size_t old_bytes, size_t new_bytes) {
+  (void)old_bytes, (void)new_bytes;
   if (S)
     S->stale = 1;
 }
@@ -275,7 +278,8 @@ static rt_plan_params params(void) {
   rt_plan_params p;
   memset(&p, 0, sizeof p);
   p.chunk_bytes = rt_g.chunk_bytes;
-  p.avail_chunks = rt_g.nphys > rt_g.slab_phys ? rt_g.nphys - rt_g.slab_phys : 0;
+  uint32_t budget = (uint32_t)(rt_g.budget_bytes / rt_g.chunk_bytes); /* not nphys: lazy pools */
+  p.avail_chunks = budget > rt_g.slab_phys ? budget - rt_g.slab_phys : 0;
   p.margin_chunks = S->margin;
   p.h2d_bytes_per_s = rt_g.cfg.sim_h2d_bytes_per_s > 0 ? rt_g.cfg.sim_h2d_bytes_per_s
                                                        : RT_SIM_DEFAULT_BYTES_PER_S;
@@ -417,7 +421,7 @@ void rt_planner_iteration_end(void) {
             (unsigned long long)rt_g.cur.evictions, (unsigned long long)rt_g.cur.planner_prefetches,
             (unsigned long long)rt_g.cur.planner_swap_outs,
             (unsigned long long)rt_g.cur.peak_resident_bytes / rt_g.chunk_bytes, S->margin,
-            S->plan.binding, S->plan.peak_before, S->plan.peak_after, rt_g.nphys, S->plan.nacts,
+            S->plan.binding, S->plan.peak_before, S->plan.peak_after, (unsigned)(rt_g.budget_bytes / rt_g.chunk_bytes), S->plan.nacts,
             S->plan.est_cost_s);
   int planned = on_plan() && S->rec.nops == S->plan.nops && S->rec.sig == S->base.sig;
   if (S->have_plan && !planned && !S->off_plan && S->rec.nops) {
