@@ -228,6 +228,8 @@ int rt_planner_hint(int kind, const rt_alloc *a, size_t off, size_t len) {
   if (mode == TIDAL_PLANNER_HINTS || kind == RT_HINT_RECOMPUTE) {
     if (S && (rt_g.in_iteration || (S->saw_end && !S->saw_begin)) && a->nchunks)
       rt_record_hint(&S->rec, S->pos, kind, a->base, a->bytes, off, len);
+    if (mode == TIDAL_PLANNER_HINTS && kind != RT_HINT_RECOMPUTE)
+      RT_COUNT(hints_run, 1);
     return 1;
   }
   int run = 0;

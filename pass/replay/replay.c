@@ -71,6 +71,7 @@ int replay_break_parse(const char *s, replay_break *out) {
 void replay_options_default(replay_options *o) {
   memset(o, 0, sizeof *o);
   o->iterations = DEFAULT_ITERATIONS;
+  o->planner = TIDAL_PLANNER_HINTS; /* the build-time plan's calls, nothing else */
   cost_model_default(&o->cost);
 }
 

@@ -49,7 +49,7 @@ typedef struct replay_options {
   const replay_place *place; /* per plan action (plan->n_actions), or NULL: all at their ops */
   int n_static_ops;      /* length of every in_call array */
   tidal_planner planner; /* the managed run's TIDAL_PLANNER (the unmanaged run: lru);
-                            DEFAULT: the environment, else runtime */
+                            default hints: the build-time plan alone */
 } replay_options;
 
 void replay_options_default(replay_options *o);
