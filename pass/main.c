@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "commands.h"
-#include "diag.h"
+#include "cli/commands.h"
+#include "base/diag.h"
 
 #ifndef TIDAL_VERSION
 #define TIDAL_VERSION "unknown"

@@ -11,10 +11,9 @@
  *                     resident bytes (setup included) is the peak; the budget
  *                     is N% of it, rounded down to whole chunks (at least
  *                     one), from then on.
- * Applying a budget after tidal_init needs a pool that can shrink: that is
- * rt_budget_set's job (resizable pool).  Until it exists the resolved budget
- * is only reported (log, trace, tidal_stats_get's budget_bytes stays the
- * pool's size) - see rt_budget_apply. */
+ * The pool starts lazy in that case (it grows as the first iteration uses
+ * memory, up to what the device has free), and rt_budget_set (pool.c)
+ * shrinks it to the resolved budget through the usual eviction path. */
 #include "rt.h"
 
 tidal_status rt_budget_initial(const tidal_config *cfg, size_t device_free, size_t *budget) {
@@ -35,11 +34,13 @@ tidal_status rt_budget_initial(const tidal_config *cfg, size_t device_free, size
   return TIDAL_OK;
 }
 
-/* Hook for the resizable pool: makes `bytes` the budget from now on. */
+/* Makes `bytes` the budget from now on. */
 static void rt_budget_apply(size_t bytes) {
   rt_g.budget_resolved_bytes = bytes;
   rt_log(3, "budget: %g%% of the first iteration's peak of %zu bytes is %zu bytes",
          rt_g.budget_peak_percent, rt_g.budget_peak_bytes, bytes);
+  if (rt_budget_set(bytes) != TIDAL_OK) /* cannot fail for 1 chunk..peak; keep running */
+    rt_log(1, "budget: could not apply %zu bytes: %s", bytes, tidal_last_error());
   if (RT_TRACING())
     rt_trace_budget();
 }

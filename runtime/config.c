@@ -142,6 +142,11 @@ tidal_status tidal_config_from_env(tidal_config *cfg) {
   if ((v = getenv("TIDAL_CHUNK")) && *v &&
       (st = env_bytes("TIDAL_CHUNK", v, &c.chunk_bytes)) != TIDAL_OK)
     return st;
+  if ((v = getenv("TIDAL_SHARED_BUDGET")) && *v &&
+      (st = env_bytes("TIDAL_SHARED_BUDGET", v, &c.shared_budget_bytes)) != TIDAL_OK)
+    return st;
+  if ((v = getenv("TIDAL_SHARED_NAME")) && *v)
+    c.shared_name = v;
   if ((v = getenv("TIDAL_TRACE")) && *v)
     c.trace_path = v;
   if ((v = getenv("TIDAL_LOG")) && *v && !parse_level(v, &c.log_level))
@@ -157,7 +162,7 @@ tidal_status tidal_config_from_env(tidal_config *cfg) {
  * none of them is a typo. */
 static const char *const known_env[] = {
     "TIDAL_DEVICE", "TIDAL_BUDGET", "TIDAL_HOST_BUDGET", "TIDAL_CHUNK", "TIDAL_TRACE",
-    "TIDAL_LOG", "TIDAL_STATS",
+    "TIDAL_LOG", "TIDAL_STATS", "TIDAL_SHARED_BUDGET", "TIDAL_SHARED_NAME",
     /* tidal-nvcc, the tidal tool and the test programs */
     "TIDAL_NVCC", "TIDAL_NVCC_VERBOSE", "TIDAL_TOOL", "TIDAL_PLAN", "TIDAL_CUDA_PATH",
     "TIDAL_REPLAY_BREAK", "TIDAL_TEST_SEED"};

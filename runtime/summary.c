@@ -68,8 +68,9 @@ void rt_summary_print(FILE *out) {
   char a[32], b[32];
   fprintf(out, "tidal: memory summary (%s backend, %llu iteration%s)\n", rt_g.be->name,
           (unsigned long long)s.iterations, s.iterations == 1 ? "" : "s");
-  fprintf(out, "tidal:   %-24s %14s in %u chunks of %s\n", "budget",
-          human_bytes(a, sizeof a, (double)s.budget_bytes), rt_g.nphys,
+  fprintf(out, "tidal:   %-24s %14s in %llu chunks of %s\n", "budget",
+          human_bytes(a, sizeof a, (double)s.budget_bytes),
+          (unsigned long long)(s.budget_bytes / rt_g.chunk_bytes),
           human_bytes(b, sizeof b, (double)rt_g.chunk_bytes));
   if (rt_g.budget_peak_percent > 0) {
     if (rt_g.budget_resolved_bytes)

@@ -140,7 +140,7 @@ void rt_trace_counters(void) {
     return;
   uint64_t resident = rt_resident_bytes();
   uint64_t host = (uint64_t)rt_g.hs.used * rt_g.hs.slot_bytes;
-  uint64_t budget = rt_g.budget_resolved_bytes ? rt_g.budget_resolved_bytes : rt_g.budget_bytes;
+  uint64_t budget = rt_g.budget_bytes;
   if (!tr.counters_written || resident != tr.resident)
     counter("resident bytes", resident);
   if (!tr.counters_written || host != tr.host)

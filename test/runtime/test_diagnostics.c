@@ -139,7 +139,13 @@ int main(int argc, char **argv) {
   CHECK_OK(tidal_malloc(&big, 8 * CH));
   CHECK_OK(tidal_iteration_begin());
   write_all(big, 8 * CH, &site);
+  CHECK(th_stats().budget_bytes == 64 * CH); /* the device, during the measurement */
   CHECK_OK(tidal_iteration_end());
+  CHECK(th_stats().budget_bytes == 4 * CH); /* applied: the pool shrank */
+  CHECK(th_stats().resident_bytes <= 4 * CH);
+  write_all(big, 3 * CH, &site); /* and it holds from then on */
+  write_all((char *)big + 4 * CH, 3 * CH, &site);
+  CHECK(th_stats().resident_bytes <= 4 * CH);
   capture_stderr(shutdown_ok, out, sizeof out);
   char half[128];
   snprintf(half, sizeof half, "= 50%% of the first iteration's peak of");
