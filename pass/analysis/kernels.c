@@ -48,6 +48,7 @@
 #include <string.h>
 
 #include "base/diag.h"
+#include "base/stack.h"
 #include "analysis/kernels.h"
 
 #define LIN_MAX_TERMS 8      /* affine terms kept before a value turns opaque */
@@ -625,6 +626,7 @@ static int try_constant(CXCursor e, long long *out) {
 }
 
 static lin eval_int(kctx *c, CXCursor e) {
+  if (stack_too_deep(e, "expression")) return lin_bad(c);
   e = strip(e);
   enum CXCursorKind k = clang_getCursorKind(e);
   long long cv;
@@ -779,6 +781,7 @@ static lin eval_int(kctx *c, CXCursor e) {
 
 /* Pointer values; also visits index subexpressions for their reads. */
 static ptrval eval_ptr(kctx *c, CXCursor e) {
+  if (stack_too_deep(e, "expression")) return ptr_none(c);
   e = strip(e);
   enum CXCursorKind k = clang_getCursorKind(e);
   CXType ty = clang_getCursorType(e);
@@ -1069,7 +1072,7 @@ static void store(kctx *c, CXCursor lhs, unsigned mode, CXCursor rhs, int op_ass
 
 /* Visits an expression whose value is used (reads). */
 static void visit_expr(kctx *c, CXCursor e) {
-  if (clang_Cursor_isNull(e)) return;
+  if (clang_Cursor_isNull(e) || stack_too_deep(e, "expression")) return;
   e = strip(e);
   enum CXCursorKind k = clang_getCursorKind(e);
   switch (k) {
@@ -1875,7 +1878,7 @@ static void visit_for(kctx *c, CXCursor s) {
 }
 
 static void visit_stmt(kctx *c, CXCursor s) {
-  if (clang_Cursor_isNull(s)) return;
+  if (clang_Cursor_isNull(s) || stack_too_deep(s, "statement")) return;
   enum CXCursorKind k = clang_getCursorKind(s);
   if (is_expr_kind(k)) {
     visit_expr(c, s);
@@ -2168,6 +2171,8 @@ int kernels_analyze(pass_tu *t, kernel_table *out) {
     diag_error(t->main_path, 0, 0, "out of memory analysing kernels");
     return TIDAL_EXIT_INTERNAL;
   }
+  /* A kernel too deep to walk has incomplete accesses: no result. */
+  if (stack_exhausted()) return TIDAL_EXIT_BAD_INPUT;
   return TIDAL_EXIT_OK;
 }
 

@@ -49,6 +49,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/stack.h"
 #include "graph/interp.h"
 #include "analysis/libcalls.h"
 
@@ -846,6 +847,7 @@ static gval eval_literal(gb *b, CXCursor e) {
 
 gval gb_eval(gb *b, gb_frame *f, CXCursor e) {
   b->steps++; /* bounds setup-loop unrolling, see walk_for */
+  if (stack_too_deep(e, "expression")) return none_val();
   enum CXCursorKind k = clang_getCursorKind(e);
   switch (k) {
   case CXCursor_IntegerLiteral:
@@ -1170,7 +1172,13 @@ out:
 
 int gb_run_function(gb *b, CXCursor fn, gb_frame *caller, CXCursor call, const gval *args,
                     int nargs, gval *ret) {
-  if (b->n_stack >= GB_MAX_CALL_DEPTH) return -1;
+  if (b->n_stack >= GB_MAX_CALL_DEPTH) {
+    /* Not followed: say so, or ops below this call would vanish silently. */
+    if (!clang_Cursor_isNull(call))
+      gb_note(b, call, "call chain deeper than %d functions: this call is not followed, "
+              "ops below it are not in the graph", GB_MAX_CALL_DEPTH);
+    return -1;
+  }
   for (int i = 0; i < b->n_stack; i++)
     if (clang_equalCursors(b->stack[i], fn)) return -1; /* recursion: walked once */
   gb_frame fr;
@@ -1634,8 +1642,33 @@ static void walk_train_loop(gb *b, gb_frame *f, CXCursor s) {
   b->mode = GB_AFTER;
 }
 
+/* A block's statements in order.  Its own function so that the cursor
+ * array stays out of gb_walk_stmt's frame, which every nesting level of
+ * an unbraced if/for/while pays (base/stack.h). */
+static void walk_compound(gb *b, gb_frame *f, CXCursor s) {
+  CXCursor ch[64];
+  int n = gb_children(s, ch, 64);
+  CXCursor *all = ch;
+  CXCursor *heap = NULL;
+  if (n > 64) {
+    heap = malloc((size_t)n * sizeof *heap);
+    if (!heap) return;
+    gb_children(s, heap, n);
+    all = heap;
+  }
+  for (int i = 0; i < n; i++) {
+    b->cur_stmt = all[i];
+    b->have_stmt = 1;
+    gb_walk_stmt(b, f, all[i]);
+    b->cur_stmt = all[i];
+    b->have_stmt = 1;
+  }
+  free(heap);
+}
+
 void gb_walk_stmt(gb *b, gb_frame *f, CXCursor s) {
   b->steps++;
+  if (stack_too_deep(s, "statement")) return;
   /* Statement cursors reached along different paths differ in their
    * parent data: compare kind and extent instead of clang_equalCursors. */
   if (!clang_Cursor_isNull(b->train_loop) && b->mode == GB_SETUP &&
@@ -1650,27 +1683,9 @@ void gb_walk_stmt(gb *b, gb_frame *f, CXCursor s) {
     return;
   }
   switch (k) {
-  case CXCursor_CompoundStmt: {
-    CXCursor ch[512];
-    int n = gb_children(s, ch, 512);
-    CXCursor *all = ch;
-    CXCursor *heap = NULL;
-    if (n > 512) {
-      heap = malloc((size_t)n * sizeof *heap);
-      if (!heap) return;
-      gb_children(s, heap, n);
-      all = heap;
-    }
-    for (int i = 0; i < n; i++) {
-      b->cur_stmt = all[i];
-      b->have_stmt = 1;
-      gb_walk_stmt(b, f, all[i]);
-      b->cur_stmt = all[i];
-      b->have_stmt = 1;
-    }
-    free(heap);
+  case CXCursor_CompoundStmt:
+    walk_compound(b, f, s);
     return;
-  }
   case CXCursor_DeclStmt: {
     CXCursor ch[16];
     int n = gb_children(s, ch, 16);

@@ -431,6 +431,9 @@ static int one_run(const tidal_trace *t, const plan_result *plan, const replay_o
   uint64_t total = total_alloc_bytes(t);
   cfg.device = TIDAL_DEVICE_SIM;
   cfg.sim_device_bytes = (size_t)(2 * total + SIM_DEVICE_SLACK_BYTES);
+  /* The emulated device holds any budget it is given: a budget above what
+   * the program needs is simply not binding (docs/replay.md). */
+  if (budget > cfg.sim_device_bytes) cfg.sim_device_bytes = (size_t)budget;
   cfg.budget_bytes = (size_t)(budget ? budget : cfg.sim_device_bytes);
   cfg.host_budget_bytes = (size_t)(2 * total + SIM_DEVICE_SLACK_BYTES);
   cfg.chunk_bytes = (size_t)(o->chunk_bytes ? o->chunk_bytes : DEFAULT_REPLAY_CHUNK_BYTES);
