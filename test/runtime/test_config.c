@@ -153,6 +153,9 @@ int main(int argc, char **argv) {
    * cannot fail it (it did: issue 12). */
   tidal_config ex;
   th_config(&ex, (size_t)64 << 10, (size_t)1 << 20);
+  ex.device = TIDAL_DEVICE_SIM; /* config logic: the sim serves both builds */
+  ex.chunk_bytes = (size_t)64 << 10;
+  ex.budget_bytes = (size_t)1 << 20;
   CHECK_OK(tidal_init(&ex));
   CHECK(th_stats().budget_bytes == (size_t)1 << 20);
   CHECK_OK(tidal_shutdown());
