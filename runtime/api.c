@@ -167,8 +167,15 @@ fail:
 
 int tidal_is_initialized(void) { return rt_g.initialized; }
 
+/* What an allocation adds to this process's demand on a shared budget. */
+static size_t footprint(size_t bytes) {
+  size_t cb = rt_g.chunk_bytes;
+  return bytes < cb ? bytes : (bytes + cb - 1) / cb * cb;
+}
+
 static tidal_status release_alloc(rt_alloc *a) {
   tidal_status st = TIDAL_OK;
+  rt_g.footprint_bytes -= footprint(a->bytes);
   if (a->slab) {
     rt_small_free(a);
   } else {
@@ -178,7 +185,6 @@ static tidal_status release_alloc(rt_alloc *a) {
         st = s2;
     }
     rt_g.be->release(rt_g.b, a->base, a->reserved);
-    rt_g.footprint_bytes -= a->reserved;
     free(a->chunks);
   }
   free(a);
@@ -237,6 +243,9 @@ tidal_status tidal_malloc(void **p, size_t bytes) {
   if (!a)
     return rt_error(TIDAL_ERR_HOST_MEMORY, "tidal_malloc(%zu): out of host memory", bytes);
   a->bytes = bytes;
+  rt_g.footprint_bytes += footprint(bytes); /* undone by release_alloc, or below */
+  if (rt_g.arb && rt_g.depth == 0)
+    rt_arbiter_poll(0); /* the share follows demand before memory is taken for it */
   tidal_status st;
   if (bytes < cb) {
     if ((st = rt_small_alloc(a)) != TIDAL_OK)
@@ -257,7 +266,6 @@ tidal_status tidal_malloc(void **p, size_t bytes) {
       free(a->chunks);
       goto fail;
     }
-    rt_g.footprint_bytes += a->reserved;
     for (uint32_t i = 0; i < a->nchunks; i++) {
       rt_chunk *c = &a->chunks[i];
       c->alloc = a;
@@ -275,6 +283,7 @@ tidal_status tidal_malloc(void **p, size_t bytes) {
     rt_trace("malloc", "\"ptr\":\"%#lx\",\"bytes\":%zu", (unsigned long)a->base, bytes);
   return TIDAL_OK;
 fail:
+  rt_g.footprint_bytes -= footprint(bytes);
   free(a);
   return st;
 }
