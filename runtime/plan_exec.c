@@ -406,25 +406,6 @@ void rt_planner_iteration_end(void) {
     return;
   S->saw_end = 1;
   rt_record_finish(&S->rec);
-  if (getenv("TIDAL_PLANNER_DEBUG") && atoi(getenv("TIDAL_PLANNER_DEBUG")) > 1 && S->have_plan)
-    for (uint32_t i = 0; i < S->rec.nops; i++)
-      if (S->rec.ops[i].stall_s > 0) {
-        int npf = 0, nrel = 0;
-        for (uint32_t k = 0; k < S->plan.ngaps; k++)
-          if (S->plan.gaps[k].to == i && S->plan.gaps[k].released)
-            nrel++, npf += S->plan.gaps[k].has_pf;
-        fprintf(stderr, "  op %u stall %g dur %g miss %u released-ending-here %d with pf %d\n", i,
-                S->rec.ops[i].stall_s, S->rec.ops[i].dur_s, S->rec.ops[i].nmiss, nrel, npf);
-      }
-  if (getenv("TIDAL_PLANNER_DEBUG"))
-    fprintf(stderr, "planner: iter %llu ops %u plan=%d off=%d stall=%g faults=%llu evict=%llu pf=%llu so=%llu peak=%llu margin=%u binding=%d peak %u->%u/%u acts %u cost %g\n",
-            (unsigned long long)rt_g.iterations_done, S->rec.nops, S->have_plan, S->off_plan,
-            rt_g.cur.stall_seconds, (unsigned long long)rt_g.cur.faults,
-            (unsigned long long)rt_g.cur.evictions, (unsigned long long)rt_g.cur.planner_prefetches,
-            (unsigned long long)rt_g.cur.planner_swap_outs,
-            (unsigned long long)rt_g.cur.peak_resident_bytes / rt_g.chunk_bytes, S->margin,
-            S->plan.binding, S->plan.peak_before, S->plan.peak_after, (unsigned)(rt_g.budget_bytes / rt_g.chunk_bytes), S->plan.nacts,
-            S->plan.est_cost_s);
   int planned = on_plan() && S->rec.nops == S->plan.nops && S->rec.sig == S->base.sig;
   if (S->have_plan && !planned && !S->off_plan && S->rec.nops) {
     S->off_plan = 1; /* ended early: fewer ops than the plan */

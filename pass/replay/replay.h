@@ -50,6 +50,13 @@ typedef struct replay_options {
   int n_static_ops;      /* length of every in_call array */
   tidal_planner planner; /* the managed run's TIDAL_PLANNER (the unmanaged run: lru);
                             default hints: the build-time plan alone */
+  /* Several programs replayed at once (docs/replay.md, "Several programs"):
+   * the managed run joins this shared budget (libtidal's arbiter) under
+   * this group name; budget_bytes then only caps this program's share. */
+  uint64_t shared_budget_bytes; /* 0 = not shared */
+  const char *shared_name;
+  void (*managed_start)(void *ud); /* called before the managed run, or NULL */
+  void *managed_start_ud;
 } replay_options;
 
 void replay_options_default(replay_options *o);
@@ -74,6 +81,8 @@ typedef struct replay_run {
   uint64_t hints_run, hints_skipped, plans_built;
   double last_modelled_s; /* the last iteration alone: the steady state */
   double last_stall_s;
+  uint64_t shared_peak_bytes; /* shared budget: the most all its processes held at once,
+                                 as seen at the end of this run */
   int failed;            /* the run stopped: error says why */
   char error[512];
 } replay_run;
