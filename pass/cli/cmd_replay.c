@@ -80,7 +80,8 @@ static void usage(FILE *f) {
              "compares every op's output checksum.  --budget 50%% is half the modelled\n"
              "unmanaged peak; default: no budget (drops only).  Cost model keys:\n"
              "peak_flops, hbm_bw, launch, h2d_bw, d2h_bw, latency (also TIDAL_COST_<KEY>).\n"
-             "See docs/replay.md.\n%s", options_common_help);
+             "See docs/replay.md.\n");
+  options_print_help(f, "replay");
 }
 
 int cmd_replay(int argc, char **argv) {
