@@ -5,10 +5,12 @@
  * and report "not built yet" while a command's file does not exist, and a
  * strong definition anywhere overrides them at link time. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/commands.h"
 #include "base/diag.h"
+#include "base/stack.h"
 
 #ifndef TIDAL_VERSION
 #define TIDAL_VERSION "unknown"
@@ -47,7 +49,25 @@ static void usage(FILE *f) {
              "  --help     this message\n  --version  print the version\n");
 }
 
+typedef struct main_args {
+  int argc;
+  char **argv;
+} main_args;
+
+static int run_command(void *p);
+
+/* Deep inputs recurse deeply (base/stack.h): the command runs on a thread
+ * with a big stack, and libclang parses on that same thread instead of
+ * its own 8 MiB one (LIBCLANG_NOTHREADS; its crash recovery is kept). */
 int main(int argc, char **argv) {
+  setenv("LIBCLANG_NOTHREADS", "1", 1);
+  main_args a = {argc, argv};
+  return stack_run(run_command, &a, stack_default_size());
+}
+
+static int run_command(void *p) {
+  int argc = ((main_args *)p)->argc;
+  char **argv = ((main_args *)p)->argv;
   if (argc < 2) {
     usage(stderr);
     return TIDAL_EXIT_BAD_INPUT;
