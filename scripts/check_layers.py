@@ -29,6 +29,7 @@ STAGES = {
     "plan": 4,        # planner, cost model
     "rewrite": 5,     # annotated, instrumented source
     "replay": 5,      # the plan on the runtime's sim backend
+    "report": 5,      # a runtime trace drawn as a memory timeline
     "cli": 6,         # commands, options, output, emitters
     ".": 7,           # main.c
 }

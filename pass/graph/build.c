@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/stack.h"
 #include "graph/interp.h"
 #include "graph/liveness.h"
 #include "graph/loop.h"
@@ -124,6 +125,7 @@ int graph_build(pass_tu *t, const graph_options *opt, graph *g) {
         ret_scan rs = {&b, g};
         clang_visitChildren(ch[i], returns_visitor, &rs);
       }
+    gb_init_globals(&b);
     gb_run_function(&b, mainfn, NULL, clang_getNullCursor(), NULL, 0, NULL);
   }
   if (!b.reached_loop && !clang_Cursor_isNull(fn)) {
@@ -134,6 +136,12 @@ int graph_build(pass_tu *t, const graph_options *opt, graph *g) {
     if (b.reached_loop)
       gb_note(&b, b.train_loop, "the training loop's function is not called from main(); "
               "its parameters are treated as unknown");
+  }
+  /* A construct too deep to interpret was reported (base/stack.h): the
+   * graph would miss whatever it held. */
+  if (stack_exhausted()) {
+    rc = TIDAL_EXIT_BAD_INPUT;
+    goto out;
   }
   if (!b.reached_loop) {
     diag_error(g->loop_file, g->loop_line, g->loop_col,

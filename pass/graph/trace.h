@@ -17,8 +17,21 @@ typedef struct trace_alloc {
   int persistent; /* allocated before the loop and never freed inside it */
 } trace_alloc;
 
+/* What a tensor is to training, from the phases that touch it (groups.c):
+ * the memory timeline stacks resident bytes by group. */
+enum trace_group {
+  TRACE_GROUP_PARAMETERS = 0, /* read by forward/backward, written by the update */
+  TRACE_GROUP_OPTIMIZER = 1,  /* touched by the update only (moments, master weights) */
+  TRACE_GROUP_GRADIENTS = 2,  /* written by backward */
+  TRACE_GROUP_ACTIVATIONS = 3,/* written by forward */
+  TRACE_GROUP_OTHER = 4,
+  TRACE_NGROUPS = 5
+};
+const char *trace_group_name(int group); /* "parameters", "optimizer state", ... */
+
 typedef struct trace_tensor {
   char *name;     /* region name, with the layer index for slices ("acts.ln1[l=3]") */
+  int group;      /* enum trace_group */
   int alloc;      /* index into trace.allocs */
   uint64_t offset;/* bytes from the start of the allocation */
   uint64_t bytes;
@@ -70,5 +83,8 @@ typedef struct tidal_trace {
 } tidal_trace;
 
 void trace_free(tidal_trace *t); /* frees the members, not t itself */
+/* Sets every tensor's group from the phases of the ops that touch it
+ * (groups.c; unroll calls it). */
+void trace_groups(tidal_trace *t);
 
 #endif

@@ -335,6 +335,7 @@ int unroll_graph(const graph *g, tidal_trace *out, int quiet) {
     trace_free(out);
     return TIDAL_EXIT_BAD_INPUT;
   }
+  trace_groups(out);
   return TIDAL_EXIT_OK;
 }
 
