@@ -22,6 +22,7 @@
 #include "graph/graph.h"
 #include "cli/options.h"
 #include "cli/output.h"
+#include "cli/summary.h"
 #include "rewrite/rewrite.h"
 
 static void usage(FILE *fp) {
@@ -31,8 +32,8 @@ static void usage(FILE *fp) {
           "                     [-p BUILD_DIR] [-- clang flags...]\n"
           "Writes FILE.cu with libtidal calls inserted: every op site instrumented, the\n"
           "training loop marked, cudaMalloc/cudaFree replaced, and the static memory plan\n"
-          "as explicit calls.  Compile the result with -I<tidal>/include and link libtidal.\n%s",
-          options_common_help);
+          "as explicit calls.  Compile the result with -I<tidal>/include and link libtidal.\n");
+  options_print_help(fp, "rewrite");
 }
 
 /* 1 if the file starts (within RW_MARKER_SCAN_BYTES) with tidal's marker. */
@@ -73,7 +74,7 @@ static int to_write(const pass_tu *f, const rw_scan *s) {
  * folder all of them share (so `#include "sub/x.cu"` of a rewritten file
  * finds the rewritten x.cu beside it). */
 static int rewrite_to_dir(pass_tu *t, graph *g, const rw_request *req, const rw_scan *scans,
-                          int n, const char *dir) {
+                          int n, const char *dir, const tidal_options *o) {
   char **real = calloc((size_t)n, sizeof *real);
   size_t root = 0;
   const char *base = NULL;
@@ -102,8 +103,22 @@ static int rewrite_to_dir(pass_tu *t, graph *g, const rw_request *req, const rw_
     if (!real[i]) continue;
     char *text = NULL;
     size_t text_n = 0;
-    rc = rw_rewrite(t->prog->files[i], g, req, scans, n, &text, &text_n);
-    if (rc != 0) goto out;
+    rw_report rep;
+    rc = rw_rewrite(t->prog->files[i], g, req, scans, n, &text, &text_n, &rep);
+    if (rc == 0 && i == 0) {
+      /* the warnings and summary once, for the program (the file defining main) */
+      graph_coverage cov;
+      graph_coverage_of(g, rep.alloc_managed, &cov);
+      summary_graph_warnings(g, rep.alloc_managed);
+      summary_rewrite_warnings(t->main_path, &rep, req->budget_text != NULL);
+      summary_line(t->main_path, &cov, &rep);
+      rc = summary_check(t->main_path, &cov, &rep, o->require_plan, o->min_coverage);
+    }
+    rw_report_free(&rep);
+    if (rc != 0) {
+      free(text);
+      goto out;
+    }
     size_t dl = strlen(dir);
     while (dl > 1 && dir[dl - 1] == '/') dl--;
     size_t len = dl + strlen(real[i] + root) + 2;
@@ -221,10 +236,21 @@ int cmd_rewrite(int argc, char **argv) {
     goto out;
   }
   if (to_dir) {
-    rc = rewrite_to_dir(t, &g, &req, scans, n_scans, o.output);
+    req.all_files = 1;
+    rc = rewrite_to_dir(t, &g, &req, scans, n_scans, o.output, &o);
     goto out;
   }
-  rc = rw_rewrite(t, &g, &req, scans, n_scans, &text, &text_n);
+  rw_report rep;
+  rc = rw_rewrite(t, &g, &req, scans, n_scans, &text, &text_n, &rep);
+  if (rc == 0) {
+    graph_coverage cov;
+    graph_coverage_of(&g, rep.alloc_managed, &cov);
+    summary_graph_warnings(&g, rep.alloc_managed);
+    summary_rewrite_warnings(o.input, &rep, o.budget != NULL);
+    summary_line(o.input, &cov, &rep);
+    rc = summary_check(o.input, &cov, &rep, o.require_plan, o.min_coverage);
+  }
+  rw_report_free(&rep);
   if (rc != 0) goto out;
   warn_not_rewritten(t, scans, n_scans);
   rc = output_write_all(o.output, text, text_n);
