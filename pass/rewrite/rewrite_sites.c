@@ -289,6 +289,30 @@ static sym *local_int(scan_ctx *x, CXCursor e) {
   return r ? r : sym_unknown(a);
 }
 
+/* NULL, nullptr or 0 written as a pointer argument (an optional input left
+ * out): not an access, never declared (tidal_op_begin would reject it). */
+static int is_null_constant(CXCursor a) {
+  for (int guard = 0; guard < 16; guard++) {
+    enum CXCursorKind k = clang_getCursorKind(a);
+    if (k == CXCursor_GNUNullExpr || k == CXCursor_CXXNullPtrLiteralExpr) return 1;
+    if (k != CXCursor_UnexposedExpr && k != CXCursor_ParenExpr && k != CXCursor_CStyleCastExpr &&
+        k != CXCursor_CXXStaticCastExpr && k != CXCursor_CXXReinterpretCastExpr)
+      break;
+    kids ch = children(a);
+    if (ch.n < 1) {
+      free(ch.v);
+      break;
+    }
+    a = ch.v[ch.n - 1];
+    free(ch.v);
+  }
+  if (clang_getCursorKind(a) != CXCursor_IntegerLiteral) return 0;
+  CXEvalResult ev = clang_Cursor_Evaluate(a);
+  int zero = ev && clang_EvalResult_getKind(ev) == CXEval_Int && clang_EvalResult_getAsLongLong(ev) == 0;
+  if (ev) clang_EvalResult_dispose(ev);
+  return zero;
+}
+
 /* Accesses computed here, for op sites the graph does not hold (outside
  * the training loop): kernel parameter extents with the launch's argument
  * texts substituted, or the library-call model over the argument texts. */
@@ -327,7 +351,9 @@ static void local_accesses(scan_ctx *x, rw_site *site, CXCursor call, const char
       iv[p] = local_int(x, clang_Cursor_getArgument(call, (unsigned)p));
     for (int p = 0; p < ki->n_params && p < nargs; p++) {
       const kernel_param *kp = &ki->params[p];
-      if (!kp->is_pointer || kp->mode == ACCESS_NONE || !text_ok(args[p]) || covered[p]) continue;
+      if (!kp->is_pointer || kp->mode == ACCESS_NONE || !text_ok(args[p]) || covered[p] ||
+          is_null_constant(clang_Cursor_getArgument(call, (unsigned)p)))
+        continue;
       char *bytes = NULL;
       const char *why = kp->why ? kp->why : "the kernel's index range is not bounded";
       if (!sym_is_unknown(kp->extent) && kp->elem_bytes > 0) {
@@ -348,7 +374,8 @@ static void local_accesses(scan_ctx *x, rw_site *site, CXCursor call, const char
     libcall_env env = {x->t->arena, NULL, NULL, NULL, NULL};
     int n = libcall_accesses(callee, largs, nargs, &env, acc, MAX_LIB_ACCESSES);
     for (int i = 0; i < n && i < MAX_LIB_ACCESSES; i++) {
-      if (acc[i].arg < 0 || acc[i].arg >= nargs || !text_ok(args[acc[i].arg]) || covered[acc[i].arg])
+      if (acc[i].arg < 0 || acc[i].arg >= nargs || !text_ok(args[acc[i].arg]) || covered[acc[i].arg] ||
+          is_null_constant(clang_Cursor_getArgument(call, (unsigned)acc[i].arg)))
         continue;
       char *bytes = sym_is_unknown(acc[i].bytes) ? NULL : sym_to_c(acc[i].bytes);
       add_acc(site, args[acc[i].arg], bytes, tidal_mode_of(acc[i].mode), acc[i].exact,
