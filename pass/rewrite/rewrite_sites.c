@@ -414,7 +414,27 @@ typedef struct expr_walk {
   int braces;      /* wrap in braces */
   int is_return;
   rw_site *site;   /* created on the first op */
+  unsigned seen[16][2]; /* op calls met (spelling, expansion offsets): a check macro
+                           evaluating its argument twice repeats one in the AST */
+  int n_seen;
 } expr_walk;
+
+/* 1 if the op call c was already met in this statement (the same call
+ * written once, duplicated by a macro); else remembers it. */
+static int op_seen(expr_walk *w, CXCursor c) {
+  CXSourceLocation loc = clang_getRangeStart(clang_getCursorExtent(c));
+  unsigned so = 0, eo = 0;
+  clang_getFileLocation(loc, NULL, NULL, NULL, &so);
+  clang_getExpansionLocation(loc, NULL, NULL, NULL, &eo);
+  for (int i = 0; i < w->n_seen && i < 16; i++)
+    if (w->seen[i][0] == so && w->seen[i][1] == eo) return 1;
+  if (w->n_seen < 16) {
+    w->seen[w->n_seen][0] = so;
+    w->seen[w->n_seen][1] = eo;
+    w->n_seen++;
+  }
+  return 0;
+}
 
 static int is_mem_callee(const char *n) {
   return !strcmp(n, "cudaMalloc") || !strcmp(n, "cudaMallocAsync") || !strcmp(n, "cudaFree") ||
@@ -436,6 +456,10 @@ static void record_mem(scan_ctx *x, CXCursor call, const char *callee) {
     return;
   }
   rw_scan *s = x->s;
+  /* a check macro evaluating its argument twice puts the call in the AST
+   * twice, written once: one replacement */
+  for (int i = 0; i < s->n_mems; i++)
+    if (s->mems[i].begin == b && s->mems[i].end == e) return;
   GROW(s->mems, s->n_mems, s->cap_mems, x->oom);
   if (x->oom) return;
   rw_mem *m = &s->mems[s->n_mems++];
@@ -497,7 +521,7 @@ static enum CXChildVisitResult expr_visitor(CXCursor c, CXCursor parent, CXClien
   const libcall_info *li = ki ? NULL : libcall_find(callee);
   if (is_mem_callee(callee)) {
     record_mem(x, c, callee);
-  } else if (ki || (li && (li->flags & LIBCALL_OP))) {
+  } else if ((ki || (li && (li->flags & LIBCALL_OP))) && !op_seen(w, c)) {
     int kind = ki ? GRAPH_OP_LAUNCH
                   : !strncmp(callee, "cudaMemcpy", 10) ? GRAPH_OP_MEMCPY
                   : !strncmp(callee, "cudaMemset", 10) ? GRAPH_OP_MEMSET
@@ -529,7 +553,7 @@ static enum CXChildVisitResult expr_visitor(CXCursor c, CXCursor parent, CXClien
 
 static void scan_expr(scan_ctx *x, CXCursor e, CXCursor stmt, int stmt_pos, int braces,
                       int is_return) {
-  expr_walk w = {x, stmt, stmt_pos, braces, is_return, NULL};
+  expr_walk w = {x, stmt, stmt_pos, braces, is_return, NULL, {{0}}, 0};
   /* The statement cursor itself may be the call (an expression statement). */
   if (clang_getCursorKind(e) == CXCursor_CallExpr)
     expr_visitor(e, clang_getNullCursor(), &w);
