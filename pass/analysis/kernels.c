@@ -2471,7 +2471,14 @@ int kernels_analyze(pass_tu *t, kernel_table *out) {
   out->items = NULL;
   out->n = 0;
   kcollect kc = {t, out, 0};
-  clang_visitChildren(clang_getTranslationUnitCursor(t->tu), kernel_visitor, &kc);
+  /* Every input of the program: a kernel defined in another .cu than its
+   * launch is found there (one entry per USR, the definition preferred). */
+  pass_tu *const *units;
+  int n_units = program_units(t, &units);
+  for (int u = 0; u < n_units && !kc.err; u++) {
+    kc.t = units[u];
+    clang_visitChildren(clang_getTranslationUnitCursor(units[u]->tu), kernel_visitor, &kc);
+  }
   if (kc.err) {
     diag_error(t->main_path, 0, 0, "out of memory analysing kernels");
     return TIDAL_EXIT_INTERNAL;
