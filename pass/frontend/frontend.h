@@ -36,8 +36,9 @@ typedef struct pass_tu {
  * inputs, files[0] the one defining main() (or the first input); project
  * headers follow as the analysis meets them. */
 struct pass_program {
-  pass_tu **files;
+  pass_tu **files;       /* grows as headers are met: never hold a pointer into it */
   int n_files, n_units, cap_files;
+  pass_tu **units;       /* the inputs, fixed once parsed (program_units) */
   CXFileUniqueID *ids;   /* per file, to compare files across translation units */
   sym_arena *arena;      /* shared by every unit */
   char *compat_dir;      /* files under these are not the project's */

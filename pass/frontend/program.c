@@ -209,7 +209,8 @@ int program_units(const pass_tu *t, pass_tu *const **units) {
     *units = none;
     return t ? 1 : 0;
   }
-  *units = t->prog->files;
+  /* a copy made when parsing ended: registering a header view moves files */
+  *units = t->prog->units ? t->prog->units : t->prog->files;
   return t->prog->n_units;
 }
 
@@ -218,6 +219,7 @@ void program_free(pass_program *p) {
   for (int i = 0; i < p->n_defs; i++) free(p->defs[i].usr);
   free(p->defs);
   free(p->files);
+  free(p->units);
   free(p->ids);
   free(p->compat_dir);
   free(p->cuda_dir);

@@ -810,7 +810,11 @@ int rw_scan_program(pass_tu *t, const graph *g, rw_scan **scans, int *n) {
   *n = 0;
   pass_tu *const *units;
   int n_units = program_units(t, &units);
-  for (int i = 0; i < n_units; i++) clang_getInclusions(units[i]->tu, inclusion_visitor, units[i]);
+  /* registering a view may move the program's file array: index it afresh */
+  for (int i = 0; i < n_units; i++) {
+    pass_tu *u = t->prog ? t->prog->files[i] : t;
+    clang_getInclusions(u->tu, inclusion_visitor, u);
+  }
   int nf = t->prog ? t->prog->n_files : 1;
   rw_scan *v = calloc((size_t)nf, sizeof *v);
   if (!v) return -1;
