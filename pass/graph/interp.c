@@ -442,6 +442,13 @@ static const char *resolve_alias(gb *b, const char *key) {
   return key;
 }
 
+/* The object of the method frame f runs (Note [C++ objects]), or NULL. */
+static const char *this_of(gb *b, gb_frame *f) {
+  if (!f) return NULL;
+  gval *tv = gb_lookup(b, gb_fmt(b, "f%d:this", f->id));
+  return tv && tv->k == GV_ADDR ? tv->path : NULL;
+}
+
 static const char *index_path(gb *b, const char *base, gval idx) {
   int64_t c;
   if (idx.k == GV_INT && int_value_const(b, &idx, &c)) return gb_fmt(b, "%s[%lld]", base, (long long)c);
@@ -507,6 +514,17 @@ const char *gb_lvalue(gb *b, gb_frame *f, CXCursor e, const char **text, int *te
         if (bk) res = resolve_alias(b, gb_fmt(b, "%s.%s", bk, field));
         if (bt) *text = gb_fmt(b, "%s.%s", bt, field);
         *text_ok = bok;
+      }
+    }
+    if (n == 0) {
+      /* a member of the method's own object (implicit this) */
+      const char *obj = this_of(b, f);
+      if (obj) {
+        char *fname = string_and_dispose(clang_getCursorSpelling(e));
+        res = resolve_alias(b, gb_fmt(b, "%s.%s", resolve_alias(b, obj), fname));
+        *text = gb_str(b, fname);
+        *text_ok = 0;
+        free(fname);
       }
     }
     free(field);
@@ -928,6 +946,15 @@ gval gb_eval(gb *b, gb_frame *f, CXCursor e) {
     return eval_unary(b, f, e);
   case CXCursor_CallExpr:
     return eval_call(b, f, e);
+  case CXCursor_CXXThisExpr: {
+    const char *obj = this_of(b, f);
+    if (!obj) return none_val();
+    gval v = none_val();
+    v.k = GV_ADDR;
+    v.path = obj;
+    v.text = gb_str(b, "this");
+    return v;
+  }
   case CXCursor_ParenExpr: {
     CXCursor ch[1];
     if (gb_children(e, ch, 1) != 1) return none_val();
@@ -1141,6 +1168,27 @@ static int seen_before(gb *b, gb_frame *f, CXCursor e) {
   return 0;
 }
 
+/* Note [C++ objects]: a method runs with "fN:this" holding the address of
+ * its object (a store path), so `y_`, `this->y_` and `p.w` inside it name
+ * the object's fields; constructors run for declared objects, member
+ * initialisers first.  The object of `obj.m()` or `ptr->m()` is the
+ * lvalue's path or the pointer's target; a call `m()` inside a method
+ * passes its own `this`. */
+static const char *method_object(gb *b, gb_frame *f, CXCursor call) {
+  CXCursor ch[1];
+  if (gb_children(call, ch, 1) < 1) return NULL;
+  CXCursor callee = gb_strip(ch[0]);
+  if (clang_getCursorKind(callee) != CXCursor_MemberRefExpr) return NULL;
+  CXCursor ob[1];
+  if (gb_children(callee, ob, 1) < 1) return this_of(b, f); /* implicit this */
+  if (clang_getCursorKind(gb_strip(ob[0])) == CXCursor_CXXThisExpr) return this_of(b, f);
+  if (is_pointer_type(clang_getCursorType(ob[0]))) {
+    gval v = gb_eval(b, f, ob[0]);
+    return v.k == GV_ADDR ? v.path : NULL;
+  }
+  return gb_lvalue(b, f, ob[0], NULL, NULL);
+}
+
 static gval eval_call(gb *b, gb_frame *f, CXCursor e) {
   if (seen_before(b, f, e)) return none_val();
   /* libclang shows C++ constructions as calls: a copy of a struct
@@ -1148,6 +1196,22 @@ static gval eval_call(gb *b, gb_frame *f, CXCursor e) {
   CXCursor ref = clang_getCursorReferenced(e);
   if (!clang_Cursor_isNull(ref) && clang_getCursorKind(ref) == CXCursor_Constructor) {
     int n = clang_Cursor_getNumArguments(e);
+    /* A user constructor of a declared object (`Relu relu(4096);`): run it
+     * with `this` the object, so the sizes and buffers it sets are seen
+     * (Note [C++ objects]). */
+    const char *obj = b->this_path;
+    b->this_path = NULL;
+    CXCursor cdef = program_definition(b->t, ref);
+    if (obj && !clang_CXXConstructor_isCopyConstructor(ref) &&
+        !clang_CXXConstructor_isMoveConstructor(ref) && is_user_function(b, cdef)) {
+      gval args[64];
+      int na = n < 64 ? (n < 0 ? 0 : n) : 64;
+      for (int i = 0; i < na; i++) args[i] = gb_eval(b, f, clang_Cursor_getArgument(e, (unsigned)i));
+      b->this_path = obj;
+      gb_run_function(b, cdef, f, e, args, na, NULL);
+      b->this_path = NULL;
+      return none_val();
+    }
     if (n == 1 && is_record_type(clang_getCursorType(e)))
       return gb_eval(b, f, clang_Cursor_getArgument(e, 0));
     for (int i = 0; i < n; i++) gb_eval(b, f, clang_Cursor_getArgument(e, (unsigned)i));
@@ -1200,9 +1264,36 @@ static gval eval_call(gb *b, gb_frame *f, CXCursor e) {
     if (n < 0) n = 0;
     gval args[64];
     int na = n < 64 ? n : 64;
-    for (int i = 0; i < na; i++) args[i] = gb_eval(b, f, clang_Cursor_getArgument(e, (unsigned)i));
+    /* C++ reference parameters (`void alloc(P &p)`, `float *&q`): the
+     * parameter is the argument's lvalue, so writes through it land there */
+    int np = clang_Cursor_isNull(def) ? 0 : clang_Cursor_getNumArguments(def);
+    for (int i = 0; i < na; i++) {
+      CXCursor ac = clang_Cursor_getArgument(e, (unsigned)i);
+      enum CXTypeKind pk = i < np ? clang_getCursorType(clang_Cursor_getArgument(def, (unsigned)i)).kind
+                                  : CXType_Invalid;
+      const char *key = NULL, *text = NULL;
+      int ok = 0;
+      if (pk == CXType_LValueReference || pk == CXType_RValueReference)
+        key = gb_lvalue(b, f, ac, &text, &ok);
+      if (!key) {
+        args[i] = gb_eval(b, f, ac);
+        continue;
+      }
+      args[i] = none_val();
+      args[i].k = GV_ALIAS;
+      args[i].path = key;
+      args[i].text = text;
+      args[i].text_ok = ok;
+    }
     if (is_user_function(b, def) && !clang_Cursor_isNull(def)) {
+      if (clang_getCursorKind(def) == CXCursor_CXXMethod && !clang_CXXMethod_isStatic(def)) {
+        b->this_path = method_object(b, f, e);
+        if (clang_CXXMethod_isVirtual(decl))
+          gb_note(b, e, "virtual call: only the definition for the object's static type is "
+                  "followed; overrides in derived classes are not");
+      }
       gb_run_function(b, def, f, e, args, na, &ret);
+      b->this_path = NULL;
     } else {
       /* An opaque call may write through the addresses it is given
        * (cudaGetDeviceCount(&n)): forget integers stored there. */
@@ -1304,6 +1395,29 @@ int gb_run_function(gb *b, CXCursor fn, gb_frame *caller, CXCursor call, const g
     }
     free(pname);
   }
+  /* The object of a method or constructor (Note [C++ objects]). */
+  const char *obj = b->this_path;
+  b->this_path = NULL;
+  if (obj) {
+    gval tv = none_val();
+    tv.k = GV_ADDR;
+    tv.path = obj;
+    gb_store(b, gb_fmt(b, "f%d:this", fr.id), tv);
+    if (clang_getCursorKind(fn) == CXCursor_Constructor) {
+      /* member initialisers `: n_(n), w_(nullptr)`: a MemberRef, then its value */
+      CXCursor mi[64];
+      int nk = gb_children(fn, mi, 64);
+      for (int i = 0; i + 1 < nk && i + 1 < 64; i++) {
+        if (clang_getCursorKind(mi[i]) != CXCursor_MemberRef ||
+            !clang_isExpression(clang_getCursorKind(mi[i + 1])))
+          continue;
+        char *field = string_and_dispose(clang_getCursorSpelling(mi[i]));
+        gval v = gb_eval(b, &fr, mi[i + 1]);
+        gb_store(b, gb_fmt(b, "%s.%s", obj, field), v);
+        free(field);
+      }
+    }
+  }
   /* Record the call on the path when inside the training loop. */
   int pushed = 0;
   if (b->mode == GB_GRAPH && caller && b->n_path < GB_MAX_CALL_DEPTH &&
@@ -1381,7 +1495,10 @@ static void walk_decl(gb *b, gb_frame *f, CXCursor vd) {
         free(fname);
       }
     } else {
+      /* `Relu relu(4096);`: a user constructor runs on the object */
+      if (is_record_type(ty)) b->this_path = key;
       gval v = gb_eval(b, f, init);
+      b->this_path = NULL;
       if (is_record_type(ty) && v.k == GV_ADDR) {
         v.k = GV_ALIAS;
         if (!keep) { /* the copy's own name is not in the loop's scope */ }
