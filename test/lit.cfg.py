@@ -38,6 +38,8 @@ _rt_dir = os.path.join(config.tidal_obj_root, "runtime")
 _rt_lib = next((os.path.join(_rt_dir, n) for n in ("libtidal.so", "libtidal.a")
                 if os.path.exists(os.path.join(_rt_dir, n))), os.path.join(_rt_dir, "libtidal.a"))
 config.substitutions.insert(0, ("%tidal_lib", _rt_lib))
+# its folder (TIDAL_LIB_DIR for tidal-nvcc); first, as "%tidal_lib" is its prefix
+config.substitutions.insert(0, ("%tidal_libdir", _rt_dir))
 config.substitutions.append(("%inputs", inputs))
 # %stubflags: no toolkit headers (-nocudainc: clang's CUDA wrapper is not
 # included, so the compat header's guarded declarations stay off), the stubs
