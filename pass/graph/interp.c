@@ -1263,12 +1263,17 @@ static gval eval_call(gb *b, gb_frame *f, CXCursor e) {
     int n = clang_Cursor_getNumArguments(e);
     if (n < 0) n = 0;
     gval args[64];
-    int na = n < 64 ? n : 64;
     /* C++ reference parameters (`void alloc(P &p)`, `float *&q`): the
      * parameter is the argument's lvalue, so writes through it land there */
     int np = clang_Cursor_isNull(def) ? 0 : clang_Cursor_getNumArguments(def);
+    /* An operator call (a lambda `launch(p.w, g.w, 150)`, a functor) lists
+     * the object as argument 0: the parameters bind the ones after it. */
+    int skip = !clang_Cursor_isNull(def) && clang_getCursorKind(def) == CXCursor_CXXMethod &&
+               n == np + 1;
+    if (skip) gb_eval(b, f, clang_Cursor_getArgument(e, 0));
+    int na = n - skip < 64 ? n - skip : 64;
     for (int i = 0; i < na; i++) {
-      CXCursor ac = clang_Cursor_getArgument(e, (unsigned)i);
+      CXCursor ac = clang_Cursor_getArgument(e, (unsigned)(i + skip));
       enum CXTypeKind pk = i < np ? clang_getCursorType(clang_Cursor_getArgument(def, (unsigned)i)).kind
                                   : CXType_Invalid;
       const char *key = NULL, *text = NULL;

@@ -508,11 +508,35 @@ static rw_site *new_site(expr_walk *w, CXCursor call, const char *callee, int ki
   return site;
 }
 
+static void walk_stmt(scan_ctx *x, CXCursor s, int braces);
+
+static void walk_lambda(scan_ctx *x, CXCursor lambda) {
+  kids k = children(lambda);
+  CXCursor body = clang_getNullCursor();
+  for (int i = 0; i < k.n; i++)
+    if (clang_getCursorKind(k.v[i]) == CXCursor_CompoundStmt) body = k.v[i];
+  free(k.v);
+  if (clang_Cursor_isNull(body)) return;
+  int in_loop = x->in_loop, depth = x->loop_depth, sw = x->switch_depth, is_main = x->is_main;
+  x->in_loop = x->loop_depth = x->switch_depth = x->is_main = 0;
+  walk_stmt(x, body, 1);
+  x->in_loop = in_loop;
+  x->loop_depth = depth;
+  x->switch_depth = sw;
+  x->is_main = is_main;
+}
+
 static enum CXChildVisitResult expr_visitor(CXCursor c, CXCursor parent, CXClientData d) {
   expr_walk *w = d;
   scan_ctx *x = w->x;
   enum CXCursorKind k = clang_getCursorKind(c);
-  if (k == CXCursor_LambdaExpr) return CXChildVisit_Continue; /* its body is its own code */
+  if (k == CXCursor_LambdaExpr) {
+    /* its body is code of its own, run where the lambda is called: its op
+     * statements are instrumented like a function's; a return there leaves
+     * the lambda, not main or the training loop */
+    walk_lambda(x, c);
+    return CXChildVisit_Continue;
+  }
   if (k != CXCursor_CallExpr) return CXChildVisit_Recurse;
   char *callee = string_and_dispose(clang_getCursorSpelling(c));
   if (!callee || !*callee) {

@@ -66,7 +66,6 @@ KNOWN = {
     },
     "p15": {
         "loop": "the batch loop of train_epoch is not chosen over the epoch loop (interp: idiom 11)",
-        "resolved": "C++ reference parameters and implicit this-> members (idiom 5)",
         "replay": "needs the loop and accesses first",
     },
     "lenet": {
