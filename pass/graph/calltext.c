@@ -218,6 +218,17 @@ static enum CXChildVisitResult decls_visitor(CXCursor c, CXCursor parent, CXClie
   return CXChildVisit_Recurse;
 }
 
+static enum CXChildVisitResult fields_visitor(CXCursor c, CXCursor parent, CXClientData d) {
+  (void)parent;
+  ct_fn *f = d;
+  if (clang_getCursorKind(c) != CXCursor_FieldDecl) return CXChildVisit_Continue;
+  char *name = string_and_dispose(clang_getCursorSpelling(c));
+  ct_name *n = name && *name ? add_name(f, name, -1, f->body.begin) : NULL;
+  if (n) n->mutated = 1;
+  free(name);
+  return CXChildVisit_Continue;
+}
+
 static void fn_load(gb *b, CXCursor fn, ct_fn *f) {
   memset(f, 0, sizeof *f);
   f->b = b;
@@ -234,6 +245,13 @@ static void fn_load(gb *b, CXCursor fn, ct_fn *f) {
     free(name);
   }
   clang_visitChildren(fn, decls_visitor, f);
+  /* A method's own fields (`m_batchSize`, implicit this) are names of this
+   * level only: valid anywhere in it, never expressible a level up (no
+   * `this` there), like a local without an initializer. */
+  enum CXCursorKind fk = clang_getCursorKind(fn);
+  if ((fk == CXCursor_CXXMethod && !clang_CXXMethod_isStatic(fn)) || fk == CXCursor_Constructor ||
+      fk == CXCursor_Destructor)
+    clang_visitChildren(clang_getCursorSemanticParent(fn), fields_visitor, f);
   for (int i = 0; i < f->n; i++)
     for (int m = 0; m < f->n_mut && !f->names[i].mutated; m++)
       if (f->names[i].param < 0 && !strcmp(f->names[i].name, f->mut[m])) f->names[i].mutated = 1;

@@ -442,6 +442,14 @@ static const char *resolve_alias(gb *b, const char *key) {
   return key;
 }
 
+/* 1 for std::vector<...> (its size() is tracked from its construction). */
+static int is_std_vector(CXType t) {
+  char *sp = string_and_dispose(clang_getTypeSpelling(clang_getCanonicalType(t)));
+  int r = strncmp(sp, "std::vector<", 12) == 0 || strncmp(sp, "const std::vector<", 18) == 0;
+  free(sp);
+  return r;
+}
+
 /* The object of the method frame f runs (Note [C++ objects]), or NULL. */
 static const char *this_of(gb *b, gb_frame *f) {
   if (!f) return NULL;
@@ -521,8 +529,12 @@ const char *gb_lvalue(gb *b, gb_frame *f, CXCursor e, const char **text, int *te
       const char *obj = this_of(b, f);
       if (obj) {
         char *fname = string_and_dispose(clang_getCursorSpelling(e));
-        res = resolve_alias(b, gb_fmt(b, "%s.%s", resolve_alias(b, obj), fname));
-        *text = gb_str(b, fname);
+        const char *base = resolve_alias(b, obj);
+        res = resolve_alias(b, gb_fmt(b, "%s.%s", base, fname));
+        /* named after the object as its owner wrote it (`context.m_ws`), so
+         * one --bind names the field whichever method reads it */
+        const char *colon = strchr(base, ':');
+        *text = gb_fmt(b, "%s.%s", colon ? colon + 1 : base, fname);
         *text_ok = 0;
         free(fname);
       }
@@ -1201,6 +1213,18 @@ static gval eval_call(gb *b, gb_frame *f, CXCursor e) {
      * (Note [C++ objects]). */
     const char *obj = b->this_path;
     b->this_path = NULL;
+    if (obj && is_std_vector(clang_getCursorType(e))) {
+      /* std::vector<T> v(count[, value]): its size() is count */
+      gval cnt = none_val();
+      for (int i = 0; i < n; i++) {
+        gval v = gb_eval(b, f, clang_Cursor_getArgument(e, (unsigned)i));
+        if (i == 0 && v.k == GV_INT &&
+            !is_record_type(clang_getCursorType(clang_Cursor_getArgument(e, 0))))
+          cnt = v;
+      }
+      gb_store(b, gb_fmt(b, "%s.@size", obj), cnt);
+      return none_val();
+    }
     CXCursor cdef = program_definition(b->t, ref);
     if (obj && !clang_CXXConstructor_isCopyConstructor(ref) &&
         !clang_CXXConstructor_isMoveConstructor(ref) && is_user_function(b, cdef)) {
@@ -1216,6 +1240,20 @@ static gval eval_call(gb *b, gb_frame *f, CXCursor e) {
       return gb_eval(b, f, clang_Cursor_getArgument(e, 0));
     for (int i = 0; i < n; i++) gb_eval(b, f, clang_Cursor_getArgument(e, (unsigned)i));
     return none_val();
+  }
+  /* v.size() of a std::vector whose construction gave its count */
+  if (!clang_Cursor_isNull(ref) && clang_getCursorKind(ref) == CXCursor_CXXMethod &&
+      is_std_vector(clang_getCursorType(clang_getCursorSemanticParent(ref)))) {
+    char *m = string_and_dispose(clang_getCursorSpelling(ref));
+    int is_size = strcmp(m, "size") == 0;
+    free(m);
+    const char *obj = method_object(b, f, e);
+    if (is_size) {
+      gval *sz = obj ? gb_lookup(b, gb_fmt(b, "%s.@size", resolve_alias(b, obj))) : NULL;
+      return sz ? *sz : none_val();
+    }
+    /* anything else (push_back, resize, assign) may change the size */
+    if (obj) gb_store(b, gb_fmt(b, "%s.@size", resolve_alias(b, obj)), none_val());
   }
   /* C++ spells a struct assignment `b->a = tensor_alloc(n)` as a call of
    * the implicit (defaulted) operator=: the same alias as the C assignment. */
@@ -1417,7 +1455,21 @@ int gb_run_function(gb *b, CXCursor fn, gb_frame *caller, CXCursor call, const g
             !clang_isExpression(clang_getCursorKind(mi[i + 1])))
           continue;
         char *field = string_and_dispose(clang_getCursorSpelling(mi[i]));
-        gval v = gb_eval(b, &fr, mi[i + 1]);
+        b->this_path = gb_fmt(b, "%s.%s", obj, field); /* a member object's constructor */
+        CXType ft = clang_getCursorType(clang_getCursorReferenced(mi[i]));
+        gval v = none_val();
+        if (ft.kind == CXType_LValueReference || ft.kind == CXType_RValueReference) {
+          /* a reference member (`FullyConnectedLayer &ref_fc1`) names its initialiser */
+          const char *key = gb_lvalue(b, &fr, mi[i + 1], NULL, NULL);
+          if (key) {
+            v.k = GV_ALIAS;
+            v.path = key;
+          }
+        } else {
+          v = gb_eval(b, &fr, mi[i + 1]);
+          if (is_record_type(ft) && v.k == GV_ADDR) v.k = GV_ALIAS; /* Note [struct copies] */
+        }
+        b->this_path = NULL;
         gb_store(b, gb_fmt(b, "%s.%s", obj, field), v);
         free(field);
       }
