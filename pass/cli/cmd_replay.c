@@ -268,7 +268,7 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
     rc = output_commit(&out);
     if (rc != 0) goto out;
     {
-      unsigned char *managed = rw_allocs_managed(&g, &scan);
+      unsigned char *managed = rw_program_allocs_managed(tu, &g, scans, n_scans);
       graph_coverage cov;
       graph_coverage_of(&g, managed, &cov);
       free(managed);
