@@ -22,6 +22,7 @@ const char options_common_help[] =
     "  -p BUILD_DIR          read the input's flags from BUILD_DIR/compile_commands.json\n"
     "  --plan MODE           memory plan: auto, swap, recompute or none\n"
     "  --budget SIZE|PCT     device memory budget (512M, 8G, 50%)\n"
+    "  --max-ops N           unrolled ops per iteration before an error (default 2000000)\n"
     "  -- FLAGS...           pass the remaining flags to clang\n"
     "  -h, --help            print this help\n";
 
@@ -191,6 +192,18 @@ int options_parse(tidal_options *o, int argc, char **argv, unsigned allowed_form
     if ((r = take_value("--plan", argc, argv, &i, &val)) != 0) {
       if (r < 0) goto fail;
       o->plan = val;
+      continue;
+    }
+    if ((r = take_value("--max-ops", argc, argv, &i, &val)) != 0) {
+      char *end;
+      if (r < 0) goto fail;
+      errno = 0;
+      long long v = val[0] >= '0' && val[0] <= '9' ? strtoll(val, &end, 10) : -1;
+      if (v <= 0 || errno || *end != '\0') {
+        diag_error(NULL, 0, 0, "--max-ops expects a positive integer, got '%s'", val);
+        goto fail;
+      }
+      o->max_ops = v;
       continue;
     }
     if ((r = take_value("--budget", argc, argv, &i, &val)) != 0) {

@@ -39,6 +39,7 @@ typedef struct tidal_options {
   const char *compdb_dir;  /* -p DIR */
   const char *plan;        /* --plan, NULL when absent (the command decides the default) */
   const char *budget;      /* --budget, as given; see options_parse_size() */
+  int64_t max_ops;         /* --max-ops: unrolled ops per iteration before an error (0: default) */
   int n_clang_args;        /* everything after "--" */
   const char *const *clang_args;
   int help;                /* --help / -h was given: the command prints usage, exits 0 */
