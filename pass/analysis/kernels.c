@@ -2316,11 +2316,16 @@ static enum CXChildVisitResult kernel_visitor(CXCursor cur, CXCursor parent, CXC
   for (int i = 0; i < kc->kt->n; i++)
     if (!strcmp(kc->kt->items[i].usr, usr)) {
       if (def && !kc->kt->items[i].has_body) {
-        kernel_table one = {&kc->kt->items[i], 1};
         kernel_info fresh;
-        if (analyze_kernel(kc->t, cur, &fresh) == 0) {
+        kernel_info *old = malloc(sizeof *old);
+        if (old && analyze_kernel(kc->t, cur, &fresh) == 0) {
+          /* kernels_free frees the array too: give it a copy of its own */
+          *old = kc->kt->items[i];
+          kernel_table one = {old, 1};
           kernels_free(&one);
           kc->kt->items[i] = fresh;
+        } else {
+          free(old);
         }
       }
       free(usr);
@@ -2345,7 +2350,14 @@ int kernels_analyze(pass_tu *t, kernel_table *out) {
   out->items = NULL;
   out->n = 0;
   kcollect kc = {t, out, 0};
-  clang_visitChildren(clang_getTranslationUnitCursor(t->tu), kernel_visitor, &kc);
+  /* Every input of the program: a kernel defined in another .cu than its
+   * launch is found there (one entry per USR, the definition preferred). */
+  pass_tu *const *units;
+  int n_units = program_units(t, &units);
+  for (int u = 0; u < n_units && !kc.err; u++) {
+    kc.t = units[u];
+    clang_visitChildren(clang_getTranslationUnitCursor(units[u]->tu), kernel_visitor, &kc);
+  }
   if (kc.err) {
     diag_error(t->main_path, 0, 0, "out of memory analysing kernels");
     return TIDAL_EXIT_INTERNAL;

@@ -585,10 +585,10 @@ void calltext_free(gb *b) {
 
 /* ---- per op ---- */
 
-static CXCursor called_def(CXCursor call) {
+static CXCursor called_def(const pass_tu *t, CXCursor call) {
   CXCursor d = gb_callee_decl(call);
   if (clang_Cursor_isNull(d)) return d;
-  CXCursor def = clang_getCursorDefinition(d);
+  CXCursor def = program_definition(t, d); /* in any input */
   return clang_Cursor_isNull(def) ? d : def;
 }
 
@@ -598,7 +598,7 @@ void calltext_op(gb *b, graph_op *op) {
   ct_fn **fp = calloc((size_t)n + 1, sizeof *fp);
   if (!fp) return;
   fp[0] = fn_get(b, b->loop_frame ? b->loop_frame->fn : clang_getNullCursor());
-  for (int k = 1; k <= n; k++) fp[k] = fn_get(b, called_def(b->path_cursor[k - 1]));
+  for (int k = 1; k <= n; k++) fp[k] = fn_get(b, called_def(b->t, b->path_cursor[k - 1]));
   for (int k = 0; k <= n; k++)
     if (!fp[k]) {
       free(fp);
@@ -628,7 +628,7 @@ void calltext_op(gb *b, graph_op *op) {
       a->ptr_text_at[k] = strdup(ptr);
       a->bytes_text_at[k] = bytes ? strdup(bytes) : NULL;
       a->text_valid_at[k] = !f->overflow && f->body.editable && bytes && cu.lo < cu.hi;
-      a->text_span_at[k] = (graph_range){cu.lo, cu.hi, f->body.editable && cu.lo < cu.hi};
+      a->text_span_at[k] = (graph_range){cu.lo, cu.hi, f->body.editable && cu.lo < cu.hi, f->body.file};
       if (k == 0) break;
       if (f->overflow || !args || !args[k - 1]) {
         ok = 0;
