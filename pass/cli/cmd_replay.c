@@ -91,7 +91,8 @@ static void usage(FILE *f) {
              "peak_flops, hbm_bw, launch, h2d_bw, d2h_bw, latency (also TIDAL_COST_<KEY>).\n"
              "Several FILEs: each replays in its own process, at the same time, under one\n"
              "shared --budget SIZE (JSON: workloads, combined_peak_bytes).\n"
-             "See docs/replay.md.\n%s", options_common_help);
+             "See docs/replay.md.\n");
+  options_print_help(f, "replay");
 }
 
 /* One program: plan, place, replay, report.  child: one of several
