@@ -14,7 +14,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include "rt.h"
+#include "planner.h"
 
 rt_runtime rt_g;
 
@@ -79,6 +79,15 @@ tidal_status tidal_init(const tidal_config *user) {
   if (!(cfg.budget_percent >= 0 && cfg.budget_percent <= 100)) /* NaN too */
     return rt_error(TIDAL_ERR_CONFIG, "tidal_init: budget_percent %g is not in (0, 100]",
                     cfg.budget_percent);
+  if (cfg.planner == TIDAL_PLANNER_DEFAULT) {
+    const char *v = getenv("TIDAL_PLANNER");
+    cfg.planner = TIDAL_PLANNER_RUNTIME;
+    if (v && *v && !rt_parse_planner(v, &cfg.planner))
+      return rt_error(TIDAL_ERR_CONFIG, "TIDAL_PLANNER=%s: expected runtime, hints or lru", v);
+  }
+  if (cfg.planner < TIDAL_PLANNER_RUNTIME || cfg.planner > TIDAL_PLANNER_LRU)
+    return rt_error(TIDAL_ERR_CONFIG, "tidal_init: planner %d is not a tidal_planner",
+                    (int)cfg.planner);
   if (!(cfg.budget_device_percent >= 0 && cfg.budget_device_percent <= 100))
     return rt_error(TIDAL_ERR_CONFIG, "tidal_init: budget_device_percent %g is not in (0, 100]",
                     cfg.budget_device_percent);
@@ -142,6 +151,8 @@ tidal_status tidal_init(const tidal_config *user) {
     goto fail;
   }
   rt_host_init(chunk, host_budget);
+  if ((st = rt_planner_init()) != TIDAL_OK)
+    goto fail;
   if (cfg.trace_path && (st = rt_trace_open(cfg.trace_path)) != TIDAL_OK)
     goto fail;
   rt_g.initialized = 1;
@@ -198,6 +209,7 @@ tidal_status tidal_shutdown(void) {
                             "tidal_shutdown: called from a recompute closure (an op is "
                             "waiting for it)"));
   tidal_status st = rt_reap(1);
+  rt_planner_shutdown();
   if (rt_g.cfg.stats || rt_g.cfg.log_level >= 3)
     rt_summary_print(stderr);
   if (RT_TRACING())
@@ -211,9 +223,9 @@ tidal_status tidal_shutdown(void) {
   rt_registry_destroy();
   rt_small_destroy();
   rt_recompute_destroy();
+  rt_trace_close(); /* its last counters read the backend's clock */
   rt_host_destroy();
   rt_g.be->destroy(rt_g.b);
-  rt_trace_close();
   rt_pool_destroy();
   rt_arbiter_leave(); /* after the pool: its chunks are given back first */
   free(rt_g.frames);
@@ -402,9 +414,14 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
     rt_reap(0);
   if (rt_g.arb && rt_g.depth == 0)
     rt_arbiter_poll(0); /* a changed shared budget applies between ops */
-  tidal_status st = grow_frames();
-  if (st != TIDAL_OK)
+  /* the run-time plan's actions for this point (top-level ops only) */
+  tidal_status st = rt_g.depth == 0 ? rt_planner_op_enter(site, n, acc) : TIDAL_OK;
+  if (st == TIDAL_OK)
+    st = grow_frames();
+  if (st != TIDAL_OK) {
+    rt_planner_op_failed();
     return op_fail(st);
+  }
   rt_frame *f = &rt_g.frames[rt_g.depth++];
   f->site = site;
   f->stream = rt_g.stream;
@@ -451,6 +468,7 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
                   rt_g.budget_bytes, avail);
     goto fail;
   }
+  rt_planner_op_pinned(f->pin_start, f->pin_end);
 
   /* 2a. Registrations this op overwrites end here (may run closures). */
   if (rt_g.rcs) {
@@ -501,6 +519,7 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
     c->state = RT_DIRTY;
     c->writer = rt_g.stream;
   }
+  rt_planner_op_ready();
   if (RT_TRACING())
     rt_trace_op_begin(site);
   return TIDAL_OK;
@@ -508,6 +527,7 @@ fail:
   for (size_t i = f->pin_start; i < rt_g.npinned; i++)
     rt_chunk_unrestore(rt_g.pinned[i].c); /* a failed begin loses nothing */
   rt_frame_unwind();
+  rt_planner_op_failed();
   return op_fail(st);
 }
 
@@ -529,6 +549,7 @@ tidal_status tidal_op_end(const tidal_site *site) {
   tidal_stream s = f->stream;
   rt_frame_unwind();
   rt_g.be->op_end(rt_g.b, s, site ? site->est_seconds : 0.0);
+  rt_planner_op_exit(s);
   if (RT_TRACING())
     rt_trace_op_end(site);
   return TIDAL_OK;
@@ -539,6 +560,7 @@ void tidal_stream_set(tidal_stream stream) { rt_g.stream = stream; }
 tidal_status tidal_iteration_begin(void) {
   REQUIRE_INIT("tidal_iteration_begin");
   rt_g.in_iteration = 1;
+  rt_planner_iteration_begin();
   if (RT_TRACING())
     rt_trace_iteration(1);
   return TIDAL_OK;
@@ -548,6 +570,7 @@ tidal_status tidal_iteration_end(void) {
   REQUIRE_INIT("tidal_iteration_end");
   if (rt_g.arb)
     rt_arbiter_poll(1); /* who is still alive, and the division again */
+  rt_planner_iteration_end(); /* plans, or learns from this iteration */
   rt_recompute_iteration_end();
   rt_g.iteration++; /* tidal_keep requests expire */
   rt_g.in_iteration = 0;
@@ -565,13 +588,15 @@ typedef tidal_status (*chunk_fn)(rt_chunk *c);
 /* Applies fn to the chunks of [p, p+bytes): every chunk it touches, or
  * (whole_only) only those it covers completely. */
 static tidal_status for_chunks(const char *name, const void *p, size_t bytes, int whole_only,
-                               chunk_fn fn) {
+                               int kind, chunk_fn fn) {
   REQUIRE_INIT(name);
   rt_alloc *a;
   size_t off, len;
   tidal_status st = resolve(name, NULL, p, bytes, &a, &off, &len);
   if (st != TIDAL_OK)
     return st;
+  if (!rt_planner_hint(kind, a, off, len)) /* Note [hints under a plan] */
+    return TIDAL_OK;
   if (rt_g.out.n || rt_g.in.n)
     rt_reap(0);
   if (len == 0 || !a->nchunks)
@@ -592,15 +617,15 @@ static tidal_status for_chunks(const char *name, const void *p, size_t bytes, in
 static tidal_status swap_async(rt_chunk *c) { return rt_chunk_swap_out(c, 0); }
 
 tidal_status tidal_swap_out(const void *ptr, size_t bytes) {
-  return for_chunks("tidal_swap_out", ptr, bytes, 0, swap_async);
+  return for_chunks("tidal_swap_out", ptr, bytes, 0, RT_HINT_SWAP, swap_async);
 }
 
 tidal_status tidal_prefetch(const void *ptr, size_t bytes) {
-  return for_chunks("tidal_prefetch", ptr, bytes, 0, rt_chunk_prefetch);
+  return for_chunks("tidal_prefetch", ptr, bytes, 0, RT_HINT_PREFETCH, rt_chunk_prefetch);
 }
 
 tidal_status tidal_drop(const void *ptr, size_t bytes) {
-  return for_chunks("tidal_drop", ptr, bytes, 1, rt_chunk_drop);
+  return for_chunks("tidal_drop", ptr, bytes, 1, RT_HINT_DROP, rt_chunk_drop);
 }
 
 static tidal_status keep_chunk(rt_chunk *c) {
@@ -609,7 +634,7 @@ static tidal_status keep_chunk(rt_chunk *c) {
 }
 
 tidal_status tidal_keep(const void *ptr, size_t bytes) {
-  return for_chunks("tidal_keep", ptr, bytes, 0, keep_chunk);
+  return for_chunks("tidal_keep", ptr, bytes, 0, RT_HINT_KEEP, keep_chunk);
 }
 
 tidal_status tidal_recompute_register(const void *ptr, size_t bytes, tidal_recompute_fn fn,
@@ -622,5 +647,6 @@ tidal_status tidal_recompute_register(const void *ptr, size_t bytes, tidal_recom
   tidal_status st = resolve("tidal_recompute_register", NULL, ptr, bytes, &a, &off, &len);
   if (st != TIDAL_OK)
     return st;
+  rt_planner_hint(RT_HINT_RECOMPUTE, a, off, len); /* recorded; always runs */
   return rt_recompute_register(a->base + off, a->base + off + len, fn, ctx, ctx_bytes);
 }

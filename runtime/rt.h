@@ -280,8 +280,11 @@ RT_HIDDEN tidal_status rt_phys_free_one(const char *why);
 /* Makes c mapped and current (need_data) or mapped with undefined
  * contents (write-only access).  c must be pinned by the caller. */
 RT_HIDDEN tidal_status rt_chunk_restore(rt_chunk *c, int need_data);
-/* Hints on one chunk. */
-RT_HIDDEN tidal_status rt_chunk_swap_out(rt_chunk *c, int sync);
+/* Hints on one chunk.  swap_out flags: RT_SWAP_SYNC releases the memory
+ * before returning; RT_SWAP_COPY copies even a chunk with a recompute
+ * closure (the run-time planner's director chose swap). */
+enum { RT_SWAP_SYNC = 1, RT_SWAP_COPY = 2 };
+RT_HIDDEN tidal_status rt_chunk_swap_out(rt_chunk *c, unsigned flags);
 RT_HIDDEN tidal_status rt_chunk_prefetch(rt_chunk *c);
 RT_HIDDEN tidal_status rt_chunk_drop(rt_chunk *c);
 /* Undoes a write-only restore of an op whose begin failed (fresh_from). */
@@ -364,6 +367,27 @@ RT_HIDDEN void rt_stats_iteration_end(void);
 static inline size_t rt_resident_bytes(void) {
   return (size_t)(rt_g.nphys - rt_g.nfree_phys) * rt_g.chunk_bytes;
 }
+
+/* ---- the run-time planner (plan_exec.c; planner.h has the rest) ----
+ * Hooks from api.c.  op_enter runs the plan's actions for the op about to
+ * begin (top level only); op_pinned sees which chunks it will fault in;
+ * op_ready/op_exit time it; hint says whether a build-time hint runs. */
+RT_HIDDEN tidal_status rt_planner_init(void);
+RT_HIDDEN void rt_planner_shutdown(void);
+RT_HIDDEN tidal_status rt_planner_op_enter(const tidal_site *site, int n, const tidal_access *acc);
+RT_HIDDEN void rt_planner_op_pinned(size_t pin_start, size_t pin_end);
+RT_HIDDEN void rt_planner_op_ready(void);
+RT_HIDDEN void rt_planner_op_failed(void);
+RT_HIDDEN void rt_planner_op_exit(tidal_stream s);
+RT_HIDDEN int rt_planner_hint(int kind, const rt_alloc *a, size_t off, size_t len);
+RT_HIDDEN void rt_planner_iteration_begin(void);
+RT_HIDDEN void rt_planner_iteration_end(void);
+/* rt_g.budget_changed while the run-time planner runs (rt_budget_set calls
+ * it): the plan is rebuilt at the next iteration end; until then LRU
+ * eviction keeps resident bytes inside the new budget. */
+RT_HIDDEN void rt_planner_budget_changed(size_t old_bytes, size_t new_bytes);
+/* Parses TIDAL_PLANNER's value; 0 if malformed. */
+RT_HIDDEN int rt_parse_planner(const char *s, tidal_planner *out);
 
 /* ---- trace.c (Note [trace format]) ---- */
 /* TIDAL_ERR_CONFIG if path cannot be written. */

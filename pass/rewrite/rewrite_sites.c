@@ -291,6 +291,30 @@ static sym *local_int(scan_ctx *x, CXCursor e) {
   return r ? r : sym_unknown(a);
 }
 
+/* NULL, nullptr or 0 written as a pointer argument (an optional input left
+ * out): not an access, never declared (tidal_op_begin would reject it). */
+static int is_null_constant(CXCursor a) {
+  for (int guard = 0; guard < 16; guard++) {
+    enum CXCursorKind k = clang_getCursorKind(a);
+    if (k == CXCursor_GNUNullExpr || k == CXCursor_CXXNullPtrLiteralExpr) return 1;
+    if (k != CXCursor_UnexposedExpr && k != CXCursor_ParenExpr && k != CXCursor_CStyleCastExpr &&
+        k != CXCursor_CXXStaticCastExpr && k != CXCursor_CXXReinterpretCastExpr)
+      break;
+    kids ch = children(a);
+    if (ch.n < 1) {
+      free(ch.v);
+      break;
+    }
+    a = ch.v[ch.n - 1];
+    free(ch.v);
+  }
+  if (clang_getCursorKind(a) != CXCursor_IntegerLiteral) return 0;
+  CXEvalResult ev = clang_Cursor_Evaluate(a);
+  int zero = ev && clang_EvalResult_getKind(ev) == CXEval_Int && clang_EvalResult_getAsLongLong(ev) == 0;
+  if (ev) clang_EvalResult_dispose(ev);
+  return zero;
+}
+
 /* Accesses computed here, for op sites the graph does not hold (outside
  * the training loop): kernel parameter extents with the launch's argument
  * texts substituted, or the library-call model over the argument texts. */
@@ -329,7 +353,9 @@ static void local_accesses(scan_ctx *x, rw_site *site, CXCursor call, const char
       iv[p] = local_int(x, clang_Cursor_getArgument(call, (unsigned)p));
     for (int p = 0; p < ki->n_params && p < nargs; p++) {
       const kernel_param *kp = &ki->params[p];
-      if (!kp->is_pointer || kp->mode == ACCESS_NONE || !text_ok(args[p]) || covered[p]) continue;
+      if (!kp->is_pointer || kp->mode == ACCESS_NONE || !text_ok(args[p]) || covered[p] ||
+          is_null_constant(clang_Cursor_getArgument(call, (unsigned)p)))
+        continue;
       char *bytes = NULL;
       const char *why = kp->why ? kp->why : "the kernel's index range is not bounded";
       if (!sym_is_unknown(kp->extent) && kp->elem_bytes > 0) {
@@ -350,7 +376,8 @@ static void local_accesses(scan_ctx *x, rw_site *site, CXCursor call, const char
     libcall_env env = {x->t->arena, NULL, NULL, NULL, NULL};
     int n = libcall_accesses(callee, largs, nargs, &env, acc, MAX_LIB_ACCESSES);
     for (int i = 0; i < n && i < MAX_LIB_ACCESSES; i++) {
-      if (acc[i].arg < 0 || acc[i].arg >= nargs || !text_ok(args[acc[i].arg]) || covered[acc[i].arg])
+      if (acc[i].arg < 0 || acc[i].arg >= nargs || !text_ok(args[acc[i].arg]) || covered[acc[i].arg] ||
+          is_null_constant(clang_Cursor_getArgument(call, (unsigned)acc[i].arg)))
         continue;
       char *bytes = sym_is_unknown(acc[i].bytes) ? NULL : sym_to_c(acc[i].bytes);
       add_acc(site, args[acc[i].arg], bytes, tidal_mode_of(acc[i].mode), acc[i].exact,
@@ -435,7 +462,27 @@ typedef struct expr_walk {
   int braces;      /* wrap in braces */
   int is_return;
   rw_site *site;   /* created on the first op */
+  unsigned seen[16][2]; /* op calls met (spelling, expansion offsets): a check macro
+                           evaluating its argument twice repeats one in the AST */
+  int n_seen;
 } expr_walk;
+
+/* 1 if the op call c was already met in this statement (the same call
+ * written once, duplicated by a macro); else remembers it. */
+static int op_seen(expr_walk *w, CXCursor c) {
+  CXSourceLocation loc = clang_getRangeStart(clang_getCursorExtent(c));
+  unsigned so = 0, eo = 0;
+  clang_getFileLocation(loc, NULL, NULL, NULL, &so);
+  clang_getExpansionLocation(loc, NULL, NULL, NULL, &eo);
+  for (int i = 0; i < w->n_seen && i < 16; i++)
+    if (w->seen[i][0] == so && w->seen[i][1] == eo) return 1;
+  if (w->n_seen < 16) {
+    w->seen[w->n_seen][0] = so;
+    w->seen[w->n_seen][1] = eo;
+    w->n_seen++;
+  }
+  return 0;
+}
 
 static int is_mem_callee(const char *n) {
   return !strcmp(n, "cudaMalloc") || !strcmp(n, "cudaMallocAsync") || !strcmp(n, "cudaFree") ||
@@ -457,6 +504,10 @@ static void record_mem(scan_ctx *x, CXCursor call, const char *callee) {
     return;
   }
   rw_scan *s = x->s;
+  /* a check macro evaluating its argument twice puts the call in the AST
+   * twice, written once: one replacement */
+  for (int i = 0; i < s->n_mems; i++)
+    if (s->mems[i].begin == b && s->mems[i].end == e) return;
   GROW(s->mems, s->n_mems, s->cap_mems, x->oom);
   if (x->oom) return;
   rw_mem *m = &s->mems[s->n_mems++];
@@ -518,7 +569,7 @@ static enum CXChildVisitResult expr_visitor(CXCursor c, CXCursor parent, CXClien
   const libcall_info *li = ki ? NULL : libcall_find(callee);
   if (is_mem_callee(callee)) {
     record_mem(x, c, callee);
-  } else if (ki || (li && (li->flags & LIBCALL_OP))) {
+  } else if ((ki || (li && (li->flags & LIBCALL_OP))) && !op_seen(w, c)) {
     int kind = ki ? GRAPH_OP_LAUNCH
                   : !strncmp(callee, "cudaMemcpy", 10) ? GRAPH_OP_MEMCPY
                   : !strncmp(callee, "cudaMemset", 10) ? GRAPH_OP_MEMSET
@@ -550,7 +601,7 @@ static enum CXChildVisitResult expr_visitor(CXCursor c, CXCursor parent, CXClien
 
 static void scan_expr(scan_ctx *x, CXCursor e, CXCursor stmt, int stmt_pos, int braces,
                       int is_return) {
-  expr_walk w = {x, stmt, stmt_pos, braces, is_return, NULL};
+  expr_walk w = {x, stmt, stmt_pos, braces, is_return, NULL, {{0}}, 0};
   /* The statement cursor itself may be the call (an expression statement). */
   if (clang_getCursorKind(e) == CXCursor_CallExpr)
     expr_visitor(e, clang_getNullCursor(), &w);
