@@ -399,18 +399,20 @@ static const graph *order_graph; /* qsort has no user data */
 
 static int by_stmt_begin(const void *pa, const void *pb) {
   const graph_op *x = &order_graph->ops[*(const int *)pa], *y = &order_graph->ops[*(const int *)pb];
+  if (x->stmt.file != y->stmt.file) return x->stmt.file < y->stmt.file ? -1 : 1;
   if (x->stmt.begin != y->stmt.begin) return x->stmt.begin < y->stmt.begin ? -1 : 1;
   return *(const int *)pa - *(const int *)pb;
 }
 
 /* The graph ops whose statement overlaps [b, e) and call callee (one per
- * call path reaching the statement), in op order; returns how many, up to
- * max.  A scan over every op per site made rewriting quadratic in the op
- * statements (50,000 launches: minutes): the ops are sorted by statement
- * start once, and the search walks back from the last start before e while
- * some earlier statement may still reach past b. */
-static int graph_ops_at(scan_ctx *x, unsigned b, unsigned e, const char *callee, int *out,
-                        int max) {
+ * call path reaching the statement) in input `file`, in op order; returns
+ * how many, up to max.  A scan over every op per site made rewriting
+ * quadratic in the op statements (50,000 launches: minutes): the ops are
+ * sorted by (file, statement start) once, and the search walks back from
+ * the last start before e while some earlier statement of the file may
+ * still reach past b (op_maxend restarts at each file). */
+static int graph_ops_at(scan_ctx *x, int file, unsigned b, unsigned e, const char *callee,
+                        int *out, int max) {
   const graph *g = x->g;
   if (!x->op_order && g->n_ops > 0) {
     x->op_order = malloc((size_t)g->n_ops * sizeof *x->op_order);
@@ -427,15 +429,17 @@ static int graph_ops_at(scan_ctx *x, unsigned b, unsigned e, const char *callee,
     order_graph = g;
     qsort(x->op_order, (size_t)g->n_ops, sizeof *x->op_order, by_stmt_begin);
     for (int i = 0; i < g->n_ops; i++) {
-      unsigned end = g->ops[x->op_order[i]].stmt.end;
-      x->op_maxend[i] = i && x->op_maxend[i - 1] > end ? x->op_maxend[i - 1] : end;
+      const graph_op *op = &g->ops[x->op_order[i]];
+      int same = i && g->ops[x->op_order[i - 1]].stmt.file == op->stmt.file;
+      x->op_maxend[i] = same && x->op_maxend[i - 1] > op->stmt.end ? x->op_maxend[i - 1] : op->stmt.end;
     }
   }
   if (!x->op_order) return 0;
-  int lo = 0, hi = g->n_ops; /* first index whose statement starts at or after e */
+  int lo = 0, hi = g->n_ops; /* first index at or after (file, e) */
   while (lo < hi) {
     int mid = lo + (hi - lo) / 2;
-    if (g->ops[x->op_order[mid]].stmt.begin < e) lo = mid + 1;
+    const graph_op *op = &g->ops[x->op_order[mid]];
+    if (op->stmt.file < file || (op->stmt.file == file && op->stmt.begin < e)) lo = mid + 1;
     else hi = mid;
   }
   /* the first MAX_PATHS matches in op order (callers take the first as
@@ -443,6 +447,7 @@ static int graph_ops_at(scan_ctx *x, unsigned b, unsigned e, const char *callee,
   int n = 0, k = 0, found[MAX_PATHS];
   for (int i = lo - 1; i >= 0 && x->op_maxend[i] > b; i--) {
     const graph_op *op = &g->ops[x->op_order[i]];
+    if (op->stmt.file != file) break;
     if (op->stmt.end <= b || strcmp(op->callee, callee)) continue;
     n++;
     int v = x->op_order[i];
@@ -579,7 +584,7 @@ static enum CXChildVisitResult expr_visitor(CXCursor c, CXCursor parent, CXClien
     rw_site *site = w->site;
     if (site && !site->skip) {
       int ops[MAX_PATHS];
-      int n = graph_ops_at(x, site->stmt_begin, site->stmt_end, callee, ops, MAX_PATHS);
+      int n = graph_ops_at(x, x->t->file_index, site->stmt_begin, site->stmt_end, callee, ops, MAX_PATHS);
       if (first) {
         site->graph_op = n > 0 ? ops[0] : -1;
         site->n_graph_ops = n;
@@ -657,7 +662,7 @@ static void walk_control(scan_ctx *x, CXCursor s, enum CXCursorKind kind) {
   unsigned b = 0;
   int is_train = is_loop && x->g->loop_stmt.end > 0 &&
                  main_offset(x->t, clang_getRangeStart(clang_getCursorExtent(s)), 1, &b) &&
-                 b == x->g->loop_stmt.begin;
+                 b == x->g->loop_stmt.begin && x->g->loop_stmt.file == x->t->file_index;
   kids k = children(s);
   for (int i = 0; i < k.n; i++) {
     CXCursor c = k.v[i];
@@ -816,9 +821,16 @@ static enum CXChildVisitResult top_visitor(CXCursor c, CXCursor parent, CXClient
   switch (clang_getCursorKind(c)) {
   case CXCursor_Namespace:
   case CXCursor_LinkageSpec:
+  /* member functions defined in the class body, constructors included */
+  case CXCursor_StructDecl:
+  case CXCursor_ClassDecl:
+  case CXCursor_ClassTemplate:
     return CXChildVisit_Recurse;
   case CXCursor_FunctionDecl:
   case CXCursor_CXXMethod:
+  case CXCursor_Constructor:
+  case CXCursor_Destructor:
+  case CXCursor_FunctionTemplate:
     walk_function(x, c);
     return CXChildVisit_Continue;
   default:
@@ -836,6 +848,40 @@ int rw_scan_tu(pass_tu *t, const graph *g, rw_scan *out) {
   free(x.op_order);
   free(x.op_maxend);
   return x.oom ? -1 : 0;
+}
+
+/* Project headers reach the program through the inputs' #includes. */
+static void inclusion_visitor(CXFile f, CXSourceLocation *stack, unsigned n, CXClientData d) {
+  (void)stack;
+  (void)n;
+  pass_tu *u = d;
+  (void)program_view_of_file(u, clang_getTranslationUnitCursor(u->tu), f);
+}
+
+int rw_scan_program(pass_tu *t, const graph *g, rw_scan **scans, int *n) {
+  *scans = NULL;
+  *n = 0;
+  pass_tu *const *units;
+  int n_units = program_units(t, &units);
+  for (int i = 0; i < n_units; i++) clang_getInclusions(units[i]->tu, inclusion_visitor, units[i]);
+  int nf = t->prog ? t->prog->n_files : 1;
+  rw_scan *v = calloc((size_t)nf, sizeof *v);
+  if (!v) return -1;
+  for (int i = 0; i < nf; i++) {
+    pass_tu *f = t->prog ? t->prog->files[i] : t;
+    if (rw_scan_tu(f, g, &v[i]) != 0) {
+      rw_scans_free(v, i + 1);
+      return -1;
+    }
+  }
+  *scans = v;
+  *n = nf;
+  return 0;
+}
+
+void rw_scans_free(rw_scan *scans, int n) {
+  for (int i = 0; scans && i < n; i++) rw_scan_free(&scans[i]);
+  free(scans);
 }
 
 void rw_scan_free(rw_scan *s) {
