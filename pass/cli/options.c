@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/diag.h"
 #include "tidal.h"
@@ -182,6 +183,11 @@ bad:
   return -1;
 }
 
+static int is_dir(const char *p) {
+  struct stat st;
+  return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 int options_parse(tidal_options *o, int argc, char **argv, unsigned allowed_formats,
                   options_extra_fn extra, void *ud) {
   memset(o, 0, sizeof *o);
@@ -297,7 +303,10 @@ int options_parse(tidal_options *o, int argc, char **argv, unsigned allowed_form
     goto fail;
   }
   /* Refused before any work: the input as output, a directory, a link. */
-  if (!o->help && output_check(o->output, o->input) != 0) goto fail;
+  /* `rewrite -o DIR/` writes one file per program file (cmd_rewrite.c) */
+  int dir_out = o->output && o->command && !strcmp(o->command, "rewrite") &&
+                (o->output[strlen(o->output) - 1] == '/' || is_dir(o->output));
+  if (!o->help && !dir_out && output_check(o->output, o->input) != 0) goto fail;
   return 0;
 fail:
   options_free(o);

@@ -395,12 +395,14 @@ out:
 
 /* The graph ops whose statement overlaps [b, e) and call callee (one per
  * call path reaching the statement); returns how many, up to max. */
-static int graph_ops_at(const graph *g, unsigned b, unsigned e, const char *callee, int *out,
-                        int max) {
+static int graph_ops_at(const graph *g, int file, unsigned b, unsigned e, const char *callee,
+                        int *out, int max) {
   int n = 0;
   for (int i = 0; i < g->n_ops; i++) {
     const graph_op *op = &g->ops[i];
-    if (op->stmt.end <= b || op->stmt.begin >= e || strcmp(op->callee, callee)) continue;
+    if (op->stmt.file != file || op->stmt.end <= b || op->stmt.begin >= e ||
+        strcmp(op->callee, callee))
+      continue;
     if (n < max) out[n] = i;
     n++;
   }
@@ -531,7 +533,7 @@ static enum CXChildVisitResult expr_visitor(CXCursor c, CXCursor parent, CXClien
     rw_site *site = w->site;
     if (site && !site->skip) {
       int ops[MAX_PATHS];
-      int n = graph_ops_at(x->g, site->stmt_begin, site->stmt_end, callee, ops, MAX_PATHS);
+      int n = graph_ops_at(x->g, x->t->file_index, site->stmt_begin, site->stmt_end, callee, ops, MAX_PATHS);
       if (first) {
         site->graph_op = n > 0 ? ops[0] : -1;
         site->n_graph_ops = n;
@@ -609,7 +611,7 @@ static void walk_control(scan_ctx *x, CXCursor s, enum CXCursorKind kind) {
   unsigned b = 0;
   int is_train = is_loop && x->g->loop_stmt.end > 0 &&
                  main_offset(x->t, clang_getRangeStart(clang_getCursorExtent(s)), 1, &b) &&
-                 b == x->g->loop_stmt.begin;
+                 b == x->g->loop_stmt.begin && x->g->loop_stmt.file == x->t->file_index;
   kids k = children(s);
   for (int i = 0; i < k.n; i++) {
     CXCursor c = k.v[i];
@@ -768,9 +770,16 @@ static enum CXChildVisitResult top_visitor(CXCursor c, CXCursor parent, CXClient
   switch (clang_getCursorKind(c)) {
   case CXCursor_Namespace:
   case CXCursor_LinkageSpec:
+  /* member functions defined in the class body, constructors included */
+  case CXCursor_StructDecl:
+  case CXCursor_ClassDecl:
+  case CXCursor_ClassTemplate:
     return CXChildVisit_Recurse;
   case CXCursor_FunctionDecl:
   case CXCursor_CXXMethod:
+  case CXCursor_Constructor:
+  case CXCursor_Destructor:
+  case CXCursor_FunctionTemplate:
     walk_function(x, c);
     return CXChildVisit_Continue;
   default:
@@ -786,6 +795,40 @@ int rw_scan_tu(pass_tu *t, const graph *g, rw_scan *out) {
   x.s = out;
   clang_visitChildren(clang_getTranslationUnitCursor(t->tu), top_visitor, &x);
   return x.oom ? -1 : 0;
+}
+
+/* Project headers reach the program through the inputs' #includes. */
+static void inclusion_visitor(CXFile f, CXSourceLocation *stack, unsigned n, CXClientData d) {
+  (void)stack;
+  (void)n;
+  pass_tu *u = d;
+  (void)program_view_of_file(u, clang_getTranslationUnitCursor(u->tu), f);
+}
+
+int rw_scan_program(pass_tu *t, const graph *g, rw_scan **scans, int *n) {
+  *scans = NULL;
+  *n = 0;
+  pass_tu *const *units;
+  int n_units = program_units(t, &units);
+  for (int i = 0; i < n_units; i++) clang_getInclusions(units[i]->tu, inclusion_visitor, units[i]);
+  int nf = t->prog ? t->prog->n_files : 1;
+  rw_scan *v = calloc((size_t)nf, sizeof *v);
+  if (!v) return -1;
+  for (int i = 0; i < nf; i++) {
+    pass_tu *f = t->prog ? t->prog->files[i] : t;
+    if (rw_scan_tu(f, g, &v[i]) != 0) {
+      rw_scans_free(v, i + 1);
+      return -1;
+    }
+  }
+  *scans = v;
+  *n = nf;
+  return 0;
+}
+
+void rw_scans_free(rw_scan *scans, int n) {
+  for (int i = 0; scans && i < n; i++) rw_scan_free(&scans[i]);
+  free(scans);
 }
 
 void rw_scan_free(rw_scan *s) {
