@@ -279,6 +279,7 @@ typedef struct graph {
   int n_notes;
   graph_note *notes;
   int64_t unrolled_ops;      /* ops in one unrolled iteration, -1 if not fully bound */
+  int64_t max_unrolled_ops;  /* unrolling stops with an error beyond this (graph_options) */
 } graph;
 
 typedef struct graph_options {
@@ -287,7 +288,12 @@ typedef struct graph_options {
   int n_binds;               /* --bind NAME=VALUE */
   const char *const *bind_names;
   const int64_t *bind_values;
+  int64_t max_unrolled_ops;  /* --max-ops; 0: GRAPH_MAX_UNROLLED_OPS */
 } graph_options;
+
+/* Unrolling one iteration past this many ops (and loop iterations) is an
+ * error, not minutes and gigabytes: 25 nested 2-trip loops make 33 M ops. */
+#define GRAPH_MAX_UNROLLED_OPS 2000000
 
 /* Builds the graph of t.  Returns TIDAL_EXIT_OK, or prints a clang-style
  * error ("no training loop found", a bad --loop) and returns
@@ -318,6 +324,9 @@ int bind_lookup(const graph_bindings *b, const char *name, int64_t *out);
  * at loop entry that the loop changes: interp.c). */
 void bind_forget_const(graph_bindings *b, const char *name);
 void bind_free(graph_bindings *b);
+/* Drops the constants found in the source that no size, offset, loop bound
+ * or flop count of g uses (setup noise: RNG state, flags); --bind stays. */
+void bind_prune_unused(graph *g);
 /* A sym_value_fn over a graph_bindings (ud): nonzero when bound. */
 int bind_value_fn(void *ud, const char *name, int64_t *out);
 /* The first name in s that b leaves unbound (malloc'd), or NULL. */

@@ -171,8 +171,20 @@ static void instrument_main_and_loop(rw *r) {
   rw_scan *s = &r->scan;
   graph *g = r->g;
   if (s->have_main) {
-    insert_s(r, s->main_body_begin + 1, RW_PRIO_DEFAULT,
-             " TIDAL_INIT_OR_EXIT(); /* tidal: the runtime starts before the first allocation */");
+    if (r->req->budget_text) { /* the plan's budget, as written: TIDAL_BUDGET overrides it */
+      rw_buf b = {0};
+      rw_buf_printf(&b,
+                    " TIDAL_INIT_WITH_BUDGET_OR_EXIT(\"%s\"); /* tidal: the runtime starts "
+                    "before the first allocation, with the plan's budget unless TIDAL_BUDGET "
+                    "is set */",
+                    r->req->budget_text); /* a valid size: digits, letters, '%', '.', spaces */
+      if (b.oom) r->oom = 1;
+      insert_s(r, s->main_body_begin + 1, RW_PRIO_DEFAULT, b.p ? b.p : "");
+      rw_buf_free(&b);
+    } else {
+      insert_s(r, s->main_body_begin + 1, RW_PRIO_DEFAULT,
+               " TIDAL_INIT_OR_EXIT(); /* tidal: the runtime starts before the first allocation */");
+    }
     if (!s->main_ends_in_return) {
       rw_buf b = {0};
       rw_line_indent(&r->lines, s->main_body_begin, &b);
@@ -513,6 +525,17 @@ void rw_allocs_managed_in(const graph *g, const rw_scan *s, const char *path, un
       m[i] = s->mems[k].line == a->line && s->mems[k].col == a->col &&
              strstr(s->mems[k].callee, "Malloc") != NULL;
   }
+}
+
+unsigned char *rw_program_allocs_managed(pass_tu *t, const graph *g, const rw_scan *scans,
+                                         int n_scans) {
+  if (n_scans < 1) return calloc((size_t)g->n_allocs + 1, 1);
+  unsigned char *m = rw_allocs_managed(g, &scans[0]);
+  /* what a rewrite of the whole program (-o DIR/) manages: every file,
+   * project headers included */
+  for (int f = 1; m && f < n_scans && t->prog; f++)
+    rw_allocs_managed_in(g, &scans[f], t->prog->files[f]->main_path, m);
+  return m;
 }
 
 /* Copies what the command reports out of the rewrite's state. */
