@@ -67,8 +67,8 @@ KNOWN = {
         "replay": "needs the per-layer accesses resolved first (idiom 8)",
     },
     "p15": {
-        "loop": "the batch loop of train_epoch is not chosen over the epoch loop (interp: idiom 11)",
-        "replay": "needs the loop and accesses first",
+        "replay": "the batch slice d_images + b * batch_size * 784 uses the training loop's own "
+                  "counter b: unroll wants it bound (interp/unroll: input slicing by the step)",
     },
     "lenet": {
         "replay": "replays (at 60% checksums match), but at 50% one op, cudnnPoolingBackward, "
