@@ -8,7 +8,8 @@ and checks what issue 9 asks of a program whose sizes are read at run time:
   - the managed run's steady-state peak (its last iteration's peak resident
     bytes, from tidal_stats) and its budget are at most PCT% of the
     unmanaged peak;
-  - the run-time planner acted (swap-outs, prefetches, drops, recomputes).
+  - the run-time planner acted (swap-outs, prefetches, drops, recomputes);
+  - the rewriter's candidate hints reached the runtime (run or skipped).
 
 usage: sim_budget.py --twin PROG --config CFG [--steps N] [--budget PCT]
                      [--chunk SIZE] [--ref REF]
@@ -68,6 +69,8 @@ def problems(un, man, pct, steps):
                    f"the unmanaged peak ({limit} B)")
     if sum(ms["total." + a] for a in ACTIONS) == 0:
         out.append("the run-time planner took no action")
+    if ms["total.hints_run"] + ms["total.hints_skipped"] == 0:
+        out.append("no build-time candidate hint was called")
     if ms["iterations"] != steps:
         out.append(f"{ms['iterations']} iterations ended, expected {steps}")
     return out
@@ -78,7 +81,8 @@ def summary(tag, r):
     acts = ", ".join(f"{a[8:]} {st['total.' + a]}" for a in ACTIONS)
     return (f"{tag}: peak {st['total.peak_resident_bytes']} B (last iteration "
             f"{st['last.peak_resident_bytes']} B), budget {st['budget_bytes']} B, "
-            f"faults {st['total.faults']}, planner: {acts}; losses {' '.join(ls)}")
+            f"faults {st['total.faults']}, planner: {acts}, hints run {st['total.hints_run']} "
+            f"skipped {st['total.hints_skipped']}; losses {' '.join(ls)}")
 
 
 def main():
