@@ -195,13 +195,14 @@ typedef struct subst_ud {
   const kernel_info *ki;
   char **args;
   int nargs;
+  sym *grid, *block; /* the launch's grid.x and block.x, for extents that name them */
 } subst_ud;
 
 static sym *param_lookup(void *ud, const char *name) {
   subst_ud *u = ud;
   for (int i = 0; i < u->ki->n_params && i < u->nargs; i++)
     if (!strcmp(u->ki->params[i].name, name) && u->args[i]) return sym_var(u->a, u->args[i]);
-  return NULL;
+  return kernels_launch_dim(u->a, name, u->grid, u->block);
 }
 
 static void add_acc(rw_site *site, const char *ptr, char *bytes, int mode, int exact,
@@ -342,13 +343,15 @@ static void local_accesses(scan_ctx *x, rw_site *site, CXCursor call, const char
     if (ev) clang_EvalResult_dispose(ev);
   }
   if (ki) {
-    subst_ud u = {x->t->arena, ki, args, nargs};
+    subst_ud u = {x->t->arena, ki, args, nargs, NULL, NULL};
     /* the launch's arguments and dimensions as integers, for the dense
      * proof (kernels_launch_covers): constants, else the text parsed */
     sym **iv = calloc((size_t)ki->n_params + 1, sizeof *iv);
     CXCursor gx, bx;
     kernels_launch_dims(call, &gx, &bx);
     sym *grid = local_int(x, gx), *block = local_int(x, bx);
+    u.grid = grid;
+    u.block = block;
     for (int p = 0; iv && p < ki->n_params && p < nargs; p++)
       iv[p] = local_int(x, clang_Cursor_getArgument(call, (unsigned)p));
     for (int p = 0; p < ki->n_params && p < nargs; p++) {
