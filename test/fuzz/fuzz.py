@@ -155,6 +155,8 @@ def main():
     ap.add_argument("--max-size", type=int, default=4000)
     ap.add_argument("--gen-fraction", type=float, default=0.15)
     ap.add_argument("--progress", type=int, default=0, help="print a line every N inputs")
+    ap.add_argument("--extra", action="append", default=[],
+                    help="a tidal option added to every command (--extra=--max-ops=100000)")
     args = ap.parse_args()
     seed = args.seed if args.seed is not None else int(time.time())
     rng = random.Random(seed)
@@ -182,7 +184,7 @@ def main():
             cmd = [args.tidal, cmd_name, src]
             if cmd_name == "rewrite":
                 cmd += ["-o", os.path.join(work, "out.cu")]
-            cmd += ["--"] + STUB_FLAGS
+            cmd += args.extra + ["--"] + STUB_FLAGS
             try:
                 r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                    timeout=args.timeout)
