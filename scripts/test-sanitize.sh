@@ -25,12 +25,13 @@ configure() {
 # The pass's lit suite run with the ASan+UBSan `tidal` (a leak makes tidal
 # exit nonzero, so its test fails), then a fuzz sample (test/fuzz/fuzz.py)
 # with it.  Left out of lit: tests that build rewritten programs with nvcc
-# against libtidal (nvcc does not link the sanitizer runtime) and the
+# against libtidal (nvcc does not link the sanitizer runtime: no_nvcc turns
+# the lit feature off, and the tests named nvcc are filtered) and the
 # timing-sized ones (opsites-linear's 20,000 launches, the fuzz test).
 run_pass() {
   cmake --build "$dir" -j"$jobs" --target tidal-cli
   ASAN_OPTIONS=detect_leaks=1 python3 "${TIDAL_LIT:-/usr/lib/llvm-19/build/utils/lit/lit.py}" \
-    -s -j"$jobs" --filter-out 'nvcc|opsites-linear|fuzz/' "$dir/test"
+    -s -j"$jobs" --param no_nvcc=1 --filter-out 'nvcc|opsites-linear|fuzz/' "$dir/test"
   # a smaller unrolling cap: an iteration of 700,000 ops takes 2 s in the
   # release build but minutes under ASan (its allocator)
   python3 test/fuzz/fuzz.py --tidal "$dir/pass/tidal" --n 40 --seed "${TIDAL_FUZZ_SEED:-$(date +%s)}" \
