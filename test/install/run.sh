@@ -22,6 +22,8 @@ pc=$(find "$prefix" -name tidal.pc | head -1)
 [ -n "$pc" ] || fail "missing lib/pkgconfig/tidal.pc"
 if [ -e "$build/pass/tidal" ]; then
   [ -x "$prefix/bin/tidal" ] || fail "missing bin/tidal"
+  [ -e "$prefix/share/man/man1/tidal.1" ] || fail "missing share/man/man1/tidal.1"
+  [ -e "$prefix/share/bash-completion/completions/tidal" ] || fail "missing bash completion"
   [ -e "$prefix/share/tidal/compat/tidal_cuda_compat.h" ] || fail "missing share/tidal/compat"
 fi
 
