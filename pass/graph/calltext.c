@@ -489,8 +489,11 @@ static char **call_args(gb *b, CXCursor call, CXCursor fn, int *n_out) {
   *n_out = np > 0 ? np : 0;
   char **v = calloc((size_t)(np > 0 ? np : 1), sizeof *v);
   if (!v) return NULL;
-  for (int i = 0; i < np && i < na; i++) {
-    CXCursor a = clang_Cursor_getArgument(call, (unsigned)i);
+  /* an operator call (a lambda `launch(p.w, g.w, n)`) lists the object
+   * first: parameter i is argument i + 1 (as in interp.c's eval_call) */
+  int skip = clang_getCursorKind(fn) == CXCursor_CXXMethod && na == np + 1;
+  for (int i = 0; i < np && i + skip < na; i++) {
+    CXCursor a = clang_Cursor_getArgument(call, (unsigned)(i + skip));
     CXCursor p = clang_Cursor_getArgument(fn, (unsigned)i);
     char *t = strdup(gb_text(b, a));
     if (!t || !*t || has_side_effects(t)) {
