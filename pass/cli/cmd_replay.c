@@ -23,6 +23,7 @@
 #include "cli/options.h"
 #include "cli/output.h"
 #include "cli/replay_multi.h"
+#include "plan/pack.h"
 #include "plan/plan.h"
 #include "replay/replay.h"
 #include "rewrite/rewrite.h"
@@ -36,6 +37,7 @@ typedef struct replay_cli {
   int n_inputs;
   uint64_t budget;      /* --budget in bytes (several programs: the shared total) */
   double pct;           /* --budget as a percentage (one program only) */
+  uint64_t chunk;       /* --chunk: the runtime's chunk (0: replay's own choice) */
 } replay_cli;
 
 static int replay_extra(void *ud, int argc, char **argv, int *i) {
@@ -45,8 +47,8 @@ static int replay_extra(void *ud, int argc, char **argv, int *i) {
     c->inputs[c->n_inputs++] = a;
     return c->n_inputs > 1;
   }
-  const char *names[] = {"--cost", "--iterations", "--break"};
-  for (int k = 0; k < 3; k++) {
+  const char *names[] = {"--cost", "--iterations", "--break", "--chunk"};
+  for (int k = 0; k < 4; k++) {
     size_t n = strlen(names[k]);
     if (strncmp(a, names[k], n) != 0) continue;
     if (a[n] == '=') v = a + n + 1;
@@ -71,6 +73,15 @@ static int replay_extra(void *ud, int argc, char **argv, int *i) {
       }
       c->iterations = (int)n_it;
     }
+    if (k == 3) {
+      double pct = 0;
+      uint64_t b = 0;
+      if (options_parse_size(v, &b, &pct) != 0 || pct > 0 || b < 4096 || (b & (b - 1))) {
+        diag_error(NULL, 0, 0, "--chunk must be a power of two of at least 4K, not '%s'", v);
+        return -1;
+      }
+      c->chunk = b;
+    }
     if (k == 2 && replay_break_parse(v, &c->brk) != 0) {
       diag_error(NULL, 0, 0, "--break must be skip-prefetch or drop-live, not '%s'", v);
       return -1;
@@ -83,7 +94,8 @@ static int replay_extra(void *ud, int argc, char **argv, int *i) {
 static void usage(FILE *f) {
   fprintf(f, "usage: tidal replay FILE.cu... [--budget SIZE|PCT] [--plan auto|swap|recompute|none]\n"
              "                    [--bind NAME=VALUE]... [--format text|json] [-o OUT]\n"
-             "                    [--cost KEY=VALUE]... [--iterations N] [-- clang flags]\n"
+             "                    [--cost KEY=VALUE]... [--iterations N] [--chunk SIZE]\n"
+             "                    [-- clang flags]\n"
              "Runs one training iteration's op trace (twice, or N times) on libtidal's CPU\n"
              "simulator, unmanaged and under the plan `tidal rewrite` would emit, and\n"
              "compares every op's output checksum.  --budget 50%% is half the modelled\n"
@@ -123,6 +135,7 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
   memset(&placer, 0, sizeof placer);
   rw_place *places = NULL;
   replay_place *rplace = NULL;
+  unsigned *pack = NULL;
 
   rc = graph_build_from_options(&o, &tu, &g);
   if (rc != TIDAL_EXIT_OK) goto out;
@@ -187,6 +200,17 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
   }
   if (cli.iterations) ro.iterations = cli.iterations;
   ro.brk = cli.brk;
+  if (cli.chunk) ro.chunk_bytes = cli.chunk;
+  /* Small allocations packed as the rewritten program packs them. */
+  if (mode != PLAN_MODE_NONE) {
+    pack = calloc((size_t)trace.n_allocs + 1, sizeof *pack);
+    if (!pack || plan_pack_groups(&trace, PACK_CHUNK_BYTES, pack) < 0) {
+      diag_error(NULL, 0, 0, "out of memory while packing small allocations");
+      rc = TIDAL_EXIT_INTERNAL;
+      goto out;
+    }
+    ro.pack = pack;
+  }
   replay_report rep;
   int rr = replay_trace(&trace, &plan, &ro, &rep);
 
@@ -231,6 +255,7 @@ out:
   for (int k = 0; places && k < plan.n_actions; k++) rw_place_free(&places[k]);
   free(places);
   free(rplace);
+  free(pack);
   rw_placer_free(&placer);
   rw_scan_free(&scan);
   if (child && !reported) replay_child_result(child, rc ? rc : TIDAL_EXIT_INTERNAL, 0);
