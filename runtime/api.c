@@ -11,16 +11,36 @@
  *    an op that can never fit fails before anything is evicted for it.
  *  - Hints never fail for lack of memory: a hint that cannot be honoured is
  *    ignored (tidal_op_begin restores whatever is missing). */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include "rt.h"
+#include "planner.h"
 
 rt_runtime rt_g;
+
+/* Note [one thread]: the API belongs to the thread that called tidal_init
+ * (tidal.h); the core has no locks.  Builds without NDEBUG (and with
+ * -DTIDAL_CHECK_THREAD) check it on every call and return
+ * TIDAL_ERR_INVALID, touching nothing, to a call from another thread;
+ * release builds trust the contract (the check is one load, but the
+ * documented promise is what users rely on, not the check). */
+#if !defined(NDEBUG) || defined(TIDAL_CHECK_THREAD)
+#define RT_CHECK_THREAD 1
+#else
+#define RT_CHECK_THREAD 0
+#endif
+
+static uintptr_t this_thread(void) { return (uintptr_t)pthread_self(); }
 
 #define REQUIRE_INIT(fn)                                                                           \
   do {                                                                                             \
     if (!rt_g.initialized)                                                                         \
       return rt_error(TIDAL_ERR_NOT_INITIALIZED, "%s: tidal_init has not run", fn);              \
+    if (RT_CHECK_THREAD && rt_g.owner_thread != this_thread())                                   \
+      return rt_set_error("%s: called from a thread other than the one that called tidal_init "   \
+                          "(the API is single-threaded)",                                         \
+                          fn),                                                                     \
+             TIDAL_ERR_INVALID;                                                                    \
   } while (0)
 
 static const char *site_label(const tidal_site *s) {
@@ -41,27 +61,43 @@ tidal_status tidal_init(const tidal_config *user) {
   tidal_config cfg;
   tidal_status st;
   if (user) {
+    /* An explicit config: only TIDAL_DEVICE is read, and only when it asks
+     * for it - a malformed variable it does not use cannot fail it. */
     cfg = *user;
+    if (cfg.device == TIDAL_DEVICE_DEFAULT) {
+      cfg.device = TIDAL_DEVICE_CUDA;
+      if ((st = rt_config_device_from_env(&cfg.device)) != TIDAL_OK)
+        return st;
+    }
   } else {
     tidal_config_default(&cfg);
     if ((st = tidal_config_from_env(&cfg)) != TIDAL_OK)
       return st;
-  }
-  if (cfg.device == TIDAL_DEVICE_DEFAULT) {
-    tidal_config env = cfg;
-    env.device = TIDAL_DEVICE_CUDA;
-    if ((st = tidal_config_from_env(&env)) != TIDAL_OK)
-      return st;
-    cfg.device = env.device;
+    if (cfg.device == TIDAL_DEVICE_DEFAULT)
+      cfg.device = TIDAL_DEVICE_CUDA;
   }
   if (!(cfg.budget_percent >= 0 && cfg.budget_percent <= 100)) /* NaN too */
     return rt_error(TIDAL_ERR_CONFIG, "tidal_init: budget_percent %g is not in (0, 100]",
                     cfg.budget_percent);
+  if (cfg.planner == TIDAL_PLANNER_DEFAULT) {
+    const char *v = getenv("TIDAL_PLANNER");
+    cfg.planner = TIDAL_PLANNER_RUNTIME;
+    if (v && *v && !rt_parse_planner(v, &cfg.planner))
+      return rt_error(TIDAL_ERR_CONFIG, "TIDAL_PLANNER=%s: expected runtime, hints or lru", v);
+  }
+  if (cfg.planner < TIDAL_PLANNER_RUNTIME || cfg.planner > TIDAL_PLANNER_LRU)
+    return rt_error(TIDAL_ERR_CONFIG, "tidal_init: planner %d is not a tidal_planner",
+                    (int)cfg.planner);
+  if (!(cfg.budget_device_percent >= 0 && cfg.budget_device_percent <= 100))
+    return rt_error(TIDAL_ERR_CONFIG, "tidal_init: budget_device_percent %g is not in (0, 100]",
+                    cfg.budget_device_percent);
   if (cfg.device != TIDAL_DEVICE_CUDA && cfg.device != TIDAL_DEVICE_SIM)
     return rt_error(TIDAL_ERR_CONFIG, "tidal_init: device %d is not TIDAL_DEVICE_CUDA or _SIM",
                     (int)cfg.device);
   memset(&rt_g, 0, sizeof rt_g);
   rt_g.cfg = cfg;
+  rt_g.owner_thread = this_thread();
+  rt_config_warn_unknown_env();
   rt_g.be = cfg.device == TIDAL_DEVICE_SIM ? &rt_backend_sim_ops : &rt_backend_cuda_ops;
 
   size_t device_free = 0;
@@ -77,10 +113,9 @@ tidal_status tidal_init(const tidal_config *user) {
                   chunk, rt_g.be->name, rt_g.granularity);
     goto fail;
   }
-  size_t budget = cfg.budget_bytes;
-  if (!budget)
-    budget = cfg.budget_percent > 0 ? (size_t)((double)device_free * cfg.budget_percent / 100.0)
-                                    : device_free;
+  size_t budget = 0;
+  if ((st = rt_budget_initial(&cfg, device_free, &budget)) != TIDAL_OK)
+    goto fail;
   if (budget > device_free) {
     st = rt_error(TIDAL_ERR_DEVICE_MEMORY,
                   "tidal_init: budget of %zu bytes exceeds the %zu bytes free on the device",
@@ -96,22 +131,43 @@ tidal_status tidal_init(const tidal_config *user) {
   rt_g.chunk_bytes = chunk;
   if ((st = rt_arbiter_join(&cfg, &budget)) != TIDAL_OK) /* budget becomes this process's share */
     goto fail;
-  if ((st = rt_pool_init(chunk, budget, rt_g.arb != NULL)) != TIDAL_OK) /* shared: lazy */
+  /* Lazy under a shared budget, and for N% of a peak not measured yet: the
+   * first iteration takes device memory as it uses it, not all of it. */
+  if ((st = rt_pool_init(chunk, budget, rt_g.arb != NULL || rt_g.budget_peak_percent > 0)) !=
+      TIDAL_OK)
     goto fail;
-  size_t host_budget = cfg.host_budget_bytes ? cfg.host_budget_bytes : rt_host_ram_bytes() / 2;
+  size_t ram = rt_host_ram_bytes();
+  size_t host_budget = cfg.host_budget_bytes ? cfg.host_budget_bytes : ram / 2;
+  if (host_budget < chunk) { /* the store would have no slot: nothing could be swapped */
+    st = rt_error(TIDAL_ERR_CONFIG,
+                  "tidal_init: host budget of %zu bytes is smaller than one %zu-byte chunk",
+                  host_budget, chunk);
+    goto fail;
+  }
+  if (host_budget > ram) { /* its pieces could never be allocated */
+    st = rt_error(TIDAL_ERR_CONFIG,
+                  "tidal_init: host budget of %zu bytes exceeds the %zu bytes of host RAM",
+                  host_budget, ram);
+    goto fail;
+  }
   rt_host_init(chunk, host_budget);
-  if (cfg.trace_path)
-    rt_trace_open(cfg.trace_path);
+  if ((st = rt_planner_init()) != TIDAL_OK)
+    goto fail;
+  if (cfg.trace_path && (st = rt_trace_open(cfg.trace_path)) != TIDAL_OK)
+    goto fail;
   rt_g.initialized = 1;
   rt_stats_iteration_begin();
   rt_log(3, "initialised: %s backend, budget %zu bytes in %u chunks of %zu, host store %zu bytes",
          rt_g.be->name, rt_g.budget_bytes, rt_g.nphys, chunk, host_budget);
-  if (RT_TRACING())
+  if (RT_TRACING()) {
     rt_trace("init", "\"backend\":\"%s\",\"budget\":%zu,\"chunk\":%zu,\"host_budget\":%zu",
              rt_g.be->name, rt_g.budget_bytes, chunk, host_budget);
+    rt_trace_counters();
+  }
   rt_clear_error();
   return TIDAL_OK;
 fail:
+  rt_host_destroy();
   if (rt_g.b)
     rt_g.be->destroy(rt_g.b);
   rt_pool_destroy();
@@ -153,6 +209,9 @@ tidal_status tidal_shutdown(void) {
                             "tidal_shutdown: called from a recompute closure (an op is "
                             "waiting for it)"));
   tidal_status st = rt_reap(1);
+  rt_planner_shutdown();
+  if (rt_g.cfg.stats || rt_g.cfg.log_level >= 3)
+    rt_summary_print(stderr);
   if (RT_TRACING())
     rt_trace("shutdown", "\"allocations\":%zu", rt_g.nallocs);
   for (size_t i = rt_g.nallocs; i-- > 0;) {
@@ -164,9 +223,9 @@ tidal_status tidal_shutdown(void) {
   rt_registry_destroy();
   rt_small_destroy();
   rt_recompute_destroy();
+  rt_trace_close(); /* its last counters read the backend's clock */
   rt_host_destroy();
   rt_g.be->destroy(rt_g.b);
-  rt_trace_close();
   rt_pool_destroy();
   rt_arbiter_leave(); /* after the pool: its chunks are given back first */
   free(rt_g.frames);
@@ -363,9 +422,14 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
     rt_reap(0);
   if (rt_g.arb && rt_g.depth == 0)
     rt_arbiter_poll(0); /* a changed shared budget applies between ops */
-  tidal_status st = grow_frames();
-  if (st != TIDAL_OK)
+  /* the run-time plan's actions for this point (top-level ops only) */
+  tidal_status st = rt_g.depth == 0 ? rt_planner_op_enter(site, n, acc) : TIDAL_OK;
+  if (st == TIDAL_OK)
+    st = grow_frames();
+  if (st != TIDAL_OK) {
+    rt_planner_op_failed();
     return op_fail(st);
+  }
   rt_frame *f = &rt_g.frames[rt_g.depth++];
   f->site = site;
   f->stream = rt_g.stream;
@@ -417,6 +481,7 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
                   rt_g.budget_bytes);
     goto fail;
   }
+  rt_planner_op_pinned(f->pin_start, f->pin_end);
 
   /* 2a. Registrations this op overwrites end here (may run closures). */
   if (rt_g.rcs) {
@@ -467,14 +532,15 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
     c->state = RT_DIRTY;
     c->writer = rt_g.stream;
   }
+  rt_planner_op_ready();
   if (RT_TRACING())
-    rt_trace("op_begin", "\"site\":\"%s\",\"chunks\":%zu,\"depth\":%d", site_label(site),
-             f->pin_end - f->pin_start, rt_g.depth);
+    rt_trace_op_begin(site);
   return TIDAL_OK;
 fail:
   for (size_t i = f->pin_start; i < rt_g.npinned; i++)
     rt_chunk_unrestore(rt_g.pinned[i].c); /* a failed begin loses nothing */
   rt_frame_unwind();
+  rt_planner_op_failed();
   return op_fail(st);
 }
 
@@ -496,8 +562,9 @@ tidal_status tidal_op_end(const tidal_site *site) {
   tidal_stream s = f->stream;
   rt_frame_unwind();
   rt_g.be->op_end(rt_g.b, s, site ? site->est_seconds : 0.0);
+  rt_planner_op_exit(s);
   if (RT_TRACING())
-    rt_trace("op_end", "\"site\":\"%s\"", site_label(site));
+    rt_trace_op_end(site);
   return TIDAL_OK;
 }
 
@@ -506,8 +573,9 @@ void tidal_stream_set(tidal_stream stream) { rt_g.stream = stream; }
 tidal_status tidal_iteration_begin(void) {
   REQUIRE_INIT("tidal_iteration_begin");
   rt_g.in_iteration = 1;
+  rt_planner_iteration_begin();
   if (RT_TRACING())
-    rt_trace("iteration_begin", "\"iteration\":%llu", (unsigned long long)rt_g.iterations_done);
+    rt_trace_iteration(1);
   return TIDAL_OK;
 }
 
@@ -515,12 +583,14 @@ tidal_status tidal_iteration_end(void) {
   REQUIRE_INIT("tidal_iteration_end");
   if (rt_g.arb)
     rt_arbiter_poll(1); /* who is still alive, and the division again */
+  rt_planner_iteration_end(); /* plans, or learns from this iteration */
   rt_recompute_iteration_end();
   rt_g.iteration++; /* tidal_keep requests expire */
   rt_g.in_iteration = 0;
-  rt_stats_iteration_end();
   if (RT_TRACING())
-    rt_trace("iteration_end", "\"iteration\":%llu", (unsigned long long)rt_g.iterations_done);
+    rt_trace_iteration(0);
+  rt_stats_iteration_end();
+  rt_budget_iteration_end();
   return TIDAL_OK;
 }
 
@@ -531,13 +601,15 @@ typedef tidal_status (*chunk_fn)(rt_chunk *c);
 /* Applies fn to the chunks of [p, p+bytes): every chunk it touches, or
  * (whole_only) only those it covers completely. */
 static tidal_status for_chunks(const char *name, const void *p, size_t bytes, int whole_only,
-                               chunk_fn fn) {
+                               int kind, chunk_fn fn) {
   REQUIRE_INIT(name);
   rt_alloc *a;
   size_t off, len;
   tidal_status st = resolve(name, NULL, p, bytes, &a, &off, &len);
   if (st != TIDAL_OK)
     return st;
+  if (!rt_planner_hint(kind, a, off, len)) /* Note [hints under a plan] */
+    return TIDAL_OK;
   if (rt_g.out.n || rt_g.in.n)
     rt_reap(0);
   if (len == 0 || !a->nchunks)
@@ -558,15 +630,15 @@ static tidal_status for_chunks(const char *name, const void *p, size_t bytes, in
 static tidal_status swap_async(rt_chunk *c) { return rt_chunk_swap_out(c, 0); }
 
 tidal_status tidal_swap_out(const void *ptr, size_t bytes) {
-  return for_chunks("tidal_swap_out", ptr, bytes, 0, swap_async);
+  return for_chunks("tidal_swap_out", ptr, bytes, 0, RT_HINT_SWAP, swap_async);
 }
 
 tidal_status tidal_prefetch(const void *ptr, size_t bytes) {
-  return for_chunks("tidal_prefetch", ptr, bytes, 0, rt_chunk_prefetch);
+  return for_chunks("tidal_prefetch", ptr, bytes, 0, RT_HINT_PREFETCH, rt_chunk_prefetch);
 }
 
 tidal_status tidal_drop(const void *ptr, size_t bytes) {
-  return for_chunks("tidal_drop", ptr, bytes, 1, rt_chunk_drop);
+  return for_chunks("tidal_drop", ptr, bytes, 1, RT_HINT_DROP, rt_chunk_drop);
 }
 
 static tidal_status keep_chunk(rt_chunk *c) {
@@ -575,7 +647,7 @@ static tidal_status keep_chunk(rt_chunk *c) {
 }
 
 tidal_status tidal_keep(const void *ptr, size_t bytes) {
-  return for_chunks("tidal_keep", ptr, bytes, 0, keep_chunk);
+  return for_chunks("tidal_keep", ptr, bytes, 0, RT_HINT_KEEP, keep_chunk);
 }
 
 tidal_status tidal_recompute_register(const void *ptr, size_t bytes, tidal_recompute_fn fn,
@@ -588,5 +660,6 @@ tidal_status tidal_recompute_register(const void *ptr, size_t bytes, tidal_recom
   tidal_status st = resolve("tidal_recompute_register", NULL, ptr, bytes, &a, &off, &len);
   if (st != TIDAL_OK)
     return st;
+  rt_planner_hint(RT_HINT_RECOMPUTE, a, off, len); /* recorded; always runs */
   return rt_recompute_register(a->base + off, a->base + off + len, fn, ctx, ctx_bytes);
 }

@@ -333,6 +333,20 @@ static void sim_op_end(rt_backend *b, tidal_stream s, double est_seconds) {
 
 static double sim_modelled_now(rt_backend *b) { return b->t_compute; }
 
+static tidal_status sim_time_mark(rt_backend *b, tidal_stream s, rt_event *mark) {
+  memset(mark, 0, sizeof *mark);
+  mark->vt = b->t_compute;
+  return TIDAL_OK;
+}
+
+static tidal_status sim_time_elapsed(rt_backend *b, const rt_event *a, const rt_event *e,
+                                     double *s) {
+  *s = e->vt - a->vt;
+  return TIDAL_OK;
+}
+
+static void sim_time_release(rt_backend *b, rt_event *mark) { (void)mark; }
+
 const rt_backend_ops rt_backend_sim_ops = {
     .name = "sim",
     .create = sim_create,
@@ -354,4 +368,7 @@ const rt_backend_ops rt_backend_sim_ops = {
     .event_release = sim_event_release,
     .op_end = sim_op_end,
     .modelled_now = sim_modelled_now,
+    .time_mark = sim_time_mark,
+    .time_elapsed = sim_time_elapsed,
+    .time_release = sim_time_release,
 };

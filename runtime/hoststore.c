@@ -22,6 +22,8 @@ void rt_host_init(size_t slot_bytes, size_t budget_bytes) {
     per_piece = 1;
   if (per_piece > slots_total)
     per_piece = slots_total;
+  if (per_piece > UINT32_MAX) /* slot numbers within a piece are 32-bit */
+    per_piece = UINT32_MAX;
   h->slots_per_piece = (uint32_t)per_piece;
   h->piece_bytes = per_piece * slot_bytes;
   h->max_pieces = per_piece ? (uint32_t)(slots_total / per_piece) : 0;
@@ -67,7 +69,7 @@ static int grow(void) {
 
 int64_t rt_host_slot_alloc(void) {
   rt_hoststore *h = &rt_g.hs;
-  if (h->nfree == 0 && !grow())
+  if (h->nfree == 0 && (!grow() || h->nfree == 0))
     return -1;
   h->used++;
   return h->free_slots[--h->nfree];

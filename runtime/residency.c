@@ -120,6 +120,8 @@ static tidal_status unmap_chunk(rt_chunk *c) {
 
 /* The swap-out of c completed: its device memory goes back to the pool. */
 static tidal_status finish_swap_out(rt_chunk *c) {
+  if (RT_TRACING())
+    rt_trace_copy_done(1, "swap_out", rt_chunk_addr(c));
   rt_g.be->event_release(rt_g.b, &c->ev);
   tidal_status st = unmap_chunk(c); /* also takes it off the OUT list */
   c->state = RT_ON_HOST;
@@ -127,6 +129,8 @@ static tidal_status finish_swap_out(rt_chunk *c) {
 }
 
 static void finish_prefetch(rt_chunk *c) {
+  if (RT_TRACING())
+    rt_trace_copy_done(0, "prefetch", rt_chunk_addr(c));
   rt_list_remove(&rt_g.in, c);
   /* Done for the host; the sim's compute timeline must still wait for the
    * modelled completion time, so keep the time without the handle. */
@@ -234,7 +238,7 @@ static void start_swap_out(rt_chunk *c, int64_t slot) {
   rt_list_push(&rt_g.out, RT_LIST_OUT, c);
   RT_COUNT(swapped_out_bytes, len);
   if (RT_TRACING())
-    rt_trace("swap_out", "\"ptr\":\"%#lx\",\"bytes\":%zu", (unsigned long)rt_chunk_addr(c), len);
+    rt_trace_copy(1, "swap_out", rt_chunk_addr(c), len, &c->ev, -1);
 }
 
 /* Drops c because its closure can regenerate it. */
@@ -253,7 +257,7 @@ static tidal_status drop_for_recompute(rt_chunk *c) {
 
 /* Starts releasing one resident unpinned chunk.  Returns 1 if it did, 0 if
  * it cannot (dirty, no closure, host store full): it stays resident. */
-static int evict_one(rt_chunk *c, tidal_status *st) {
+static int evict_one(rt_chunk *c, tidal_status *st, int copy) {
   if (c->state == RT_RESIDENT && c->host_slot >= 0) { /* clean: the host has it */
     *st = unmap_chunk(c);
     c->state = RT_ON_HOST;
@@ -261,7 +265,7 @@ static int evict_one(rt_chunk *c, tidal_status *st) {
       rt_trace("evict_clean", "\"ptr\":\"%#lx\"", (unsigned long)rt_chunk_addr(c));
     return 1;
   }
-  if (c->rc && !c->rc->running) {
+  if (c->rc && !c->rc->running && !copy) {
     *st = drop_for_recompute(c);
     return 1;
   }
@@ -299,7 +303,7 @@ tidal_status rt_phys_free_one(const char *why) {
         continue;
       if (!kept_pass && scanned > RT_KEEP_SCAN_MAX && c->keep_iter == rt_g.iteration + 1)
         break; /* too many kept: the second pass evicts them in LRU order */
-      if (evict_one(c, &st)) {
+      if (evict_one(c, &st, 0)) {
         victim = c;
         break;
       }
@@ -308,13 +312,8 @@ tidal_status rt_phys_free_one(const char *why) {
     }
   if (!victim && rt_g.in.n) /* prefetched chunks become evictable once landed */
     return rt_chunk_settle(rt_g.in.head);
-  if (!victim) {
-    int all_pinned = rt_g.lru.n == 0;
-    return rt_error(TIDAL_ERR_BUDGET, "%s: no device memory left in the %zu-byte budget: %s", why,
-                    rt_g.budget_bytes,
-                    all_pinned ? "every resident chunk is pinned by an open op"
-                               : "resident chunks cannot be evicted (host store full)");
-  }
+  if (!victim)
+    return rt_budget_exhausted(why);
   RT_COUNT(evictions, 1);
   return st;
 }
@@ -423,6 +422,8 @@ tidal_status rt_chunk_restore(rt_chunk *c, int need_data) {
     /* Still mapped and intact: cancel the eviction.  The op waits for the
      * copy (it may overwrite the chunk); the host copy stays valid. */
     rt_list_remove(&rt_g.out, c);
+    if (RT_TRACING())
+      rt_trace_copy_done(1, "swap_out", rt_chunk_addr(c));
     c->ready = c->ev;
     c->ready_pending = 1;
     c->state = RT_RESIDENT;
@@ -431,6 +432,8 @@ tidal_status rt_chunk_restore(rt_chunk *c, int need_data) {
     /* The op waits for the copy on its stream; the event stays alive for
      * the host slot (Note [host slot reuse]). */
     rt_list_remove(&rt_g.in, c);
+    if (RT_TRACING())
+      rt_trace_copy_done(0, "prefetch", rt_chunk_addr(c));
     c->state = RT_RESIDENT;
     if ((st = wait_ready(c)) != TIDAL_OK)
       return st;
@@ -467,7 +470,7 @@ tidal_status rt_chunk_restore(rt_chunk *c, int need_data) {
       RT_COUNT(faults, 1);
       RT_COUNT(swapped_in_bytes, len);
       if (RT_TRACING())
-        rt_trace("fault", "\"ptr\":\"%#lx\",\"bytes\":%zu", (unsigned long)rt_chunk_addr(c), len);
+        rt_trace_copy(0, "fault", rt_chunk_addr(c), len, &c->ready, waited);
       tidal_status s2 = wait_ready(c);
       return st != TIDAL_OK ? st : s2;
     }
@@ -534,7 +537,7 @@ tidal_status rt_chunk_settle(rt_chunk *c) {
   return st;
 }
 
-tidal_status rt_chunk_swap_out(rt_chunk *c, int sync) {
+tidal_status rt_chunk_swap_out(rt_chunk *c, unsigned flags) {
   if (c->pins)
     return TIDAL_OK; /* in use by an open op: the hint is moot */
   tidal_status st = TIDAL_OK;
@@ -542,13 +545,14 @@ tidal_status rt_chunk_swap_out(rt_chunk *c, int sync) {
     return st;
   if (c->state != RT_RESIDENT && c->state != RT_DIRTY)
     return TIDAL_OK;
-  if (!evict_one(c, &st)) {
+  if (!evict_one(c, &st, (flags & RT_SWAP_COPY) != 0)) {
     rt_log(4, "swap_out %#lx: host store full and no recompute closure; kept resident",
            (unsigned long)rt_chunk_addr(c));
     return TIDAL_OK;
   }
   /* Finished already (synchronous sim copies)?  Release the memory now. */
-  if (c->state == RT_SWAPPING_OUT && (sync || rt_g.be->event_done(rt_g.b, &c->ev)))
+  if (c->state == RT_SWAPPING_OUT &&
+      ((flags & RT_SWAP_SYNC) || rt_g.be->event_done(rt_g.b, &c->ev)))
     st = rt_chunk_settle(c);
   return st;
 }
@@ -581,7 +585,7 @@ tidal_status rt_chunk_prefetch(rt_chunk *c) {
   RT_COUNT(swapped_in_bytes, len);
   RT_COUNT(prefetched_bytes, len);
   if (RT_TRACING())
-    rt_trace("prefetch", "\"ptr\":\"%#lx\",\"bytes\":%zu", (unsigned long)rt_chunk_addr(c), len);
+    rt_trace_copy(0, "prefetch", rt_chunk_addr(c), len, &c->ev, -1);
   return TIDAL_OK;
 }
 

@@ -209,6 +209,13 @@ typedef struct rt_runtime {
   double iter_t0;                /* modelled clock at iteration begin */
 
   FILE *trace;
+
+  /* budget.c (Note [budget meaning]) */
+  double budget_peak_percent;    /* budget = this % of the first iteration's peak; 0 = none */
+  size_t budget_peak_bytes;      /* that peak, once measured */
+  size_t budget_resolved_bytes;  /* the budget it gives, once resolved */
+  /* api.c: the thread that called tidal_init (Note [one thread]) */
+  uintptr_t owner_thread;
 } rt_runtime;
 
 RT_HIDDEN extern rt_runtime rt_g;
@@ -220,12 +227,32 @@ RT_HIDDEN void rt_frame_unwind(void); /* pops the top op frame, unpinning its ch
 RT_HIDDEN tidal_status rt_error(tidal_status st, const char *fmt, ...) RT_PRINTF(2, 3);
 RT_HIDDEN void rt_log(int level, const char *fmt, ...) RT_PRINTF(2, 3);
 RT_HIDDEN void rt_clear_error(void);
+/* Sets tidal_last_error() without logging (parsers the tool calls too). */
+RT_HIDDEN void rt_set_error(const char *fmt, ...) RT_PRINTF(1, 2);
+
+/* ---- size.c ---- */
+/* tidal_parse_size: 1, or 0 with the message set (Note [size syntax]). */
+RT_HIDDEN int rt_size_parse(const char *text, tidal_size *out);
 
 /* ---- config.c ---- */
-/* Parses "123", "64K", "2M", "1.5G" into bytes; a trailing '%' sets
- * *percent instead (if percent is NULL, '%' is malformed). */
-RT_HIDDEN int rt_parse_size(const char *s, size_t *bytes, double *percent);
 RT_HIDDEN size_t rt_host_ram_bytes(void);
+/* Reads only TIDAL_DEVICE (tidal_init with an explicit config). */
+RT_HIDDEN tidal_status rt_config_device_from_env(tidal_device *device);
+/* Warns once about TIDAL_* variables nothing reads (typos). */
+RT_HIDDEN void rt_config_warn_unknown_env(void);
+
+/* ---- budget.c ---- */
+/* The budget tidal_init creates the pool with (Note [budget meaning]). */
+RT_HIDDEN tidal_status rt_budget_initial(const tidal_config *cfg, size_t device_free,
+                                         size_t *budget);
+/* Resolves a percent-of-peak budget after the first iteration. */
+RT_HIDDEN void rt_budget_iteration_end(void);
+/* TIDAL_ERR_BUDGET when eviction finds nothing (Note [budget errors]). */
+RT_HIDDEN tidal_status rt_budget_exhausted(const char *why);
+
+/* ---- summary.c ---- */
+/* The memory summary printed at tidal_shutdown (TIDAL_STATS). */
+RT_HIDDEN void rt_summary_print(FILE *out);
 
 /* ---- registry.c ---- */
 RT_HIDDEN tidal_status rt_registry_insert(rt_alloc *a);
@@ -254,8 +281,11 @@ RT_HIDDEN tidal_status rt_phys_free_one(const char *why);
 /* Makes c mapped and current (need_data) or mapped with undefined
  * contents (write-only access).  c must be pinned by the caller. */
 RT_HIDDEN tidal_status rt_chunk_restore(rt_chunk *c, int need_data);
-/* Hints on one chunk. */
-RT_HIDDEN tidal_status rt_chunk_swap_out(rt_chunk *c, int sync);
+/* Hints on one chunk.  swap_out flags: RT_SWAP_SYNC releases the memory
+ * before returning; RT_SWAP_COPY copies even a chunk with a recompute
+ * closure (the run-time planner's director chose swap). */
+enum { RT_SWAP_SYNC = 1, RT_SWAP_COPY = 2 };
+RT_HIDDEN tidal_status rt_chunk_swap_out(rt_chunk *c, unsigned flags);
 RT_HIDDEN tidal_status rt_chunk_prefetch(rt_chunk *c);
 RT_HIDDEN tidal_status rt_chunk_drop(rt_chunk *c);
 /* Undoes a write-only restore of an op whose begin failed (fresh_from). */
@@ -341,11 +371,45 @@ static inline size_t rt_resident_bytes(void) {
   return (size_t)(rt_g.nphys - rt_g.nfree_phys) * rt_g.chunk_bytes;
 }
 
-/* ---- trace.c ---- */
-RT_HIDDEN void rt_trace_open(const char *path);
+/* ---- the run-time planner (plan_exec.c; planner.h has the rest) ----
+ * Hooks from api.c.  op_enter runs the plan's actions for the op about to
+ * begin (top level only); op_pinned sees which chunks it will fault in;
+ * op_ready/op_exit time it; hint says whether a build-time hint runs. */
+RT_HIDDEN tidal_status rt_planner_init(void);
+RT_HIDDEN void rt_planner_shutdown(void);
+RT_HIDDEN tidal_status rt_planner_op_enter(const tidal_site *site, int n, const tidal_access *acc);
+RT_HIDDEN void rt_planner_op_pinned(size_t pin_start, size_t pin_end);
+RT_HIDDEN void rt_planner_op_ready(void);
+RT_HIDDEN void rt_planner_op_failed(void);
+RT_HIDDEN void rt_planner_op_exit(tidal_stream s);
+RT_HIDDEN int rt_planner_hint(int kind, const rt_alloc *a, size_t off, size_t len);
+RT_HIDDEN void rt_planner_iteration_begin(void);
+RT_HIDDEN void rt_planner_iteration_end(void);
+/* rt_g.budget_changed while the run-time planner runs (rt_budget_set calls
+ * it): the plan is rebuilt at the next iteration end; until then LRU
+ * eviction keeps resident bytes inside the new budget. */
+RT_HIDDEN void rt_planner_budget_changed(size_t old_bytes, size_t new_bytes);
+/* Parses TIDAL_PLANNER's value; 0 if malformed. */
+RT_HIDDEN int rt_parse_planner(const char *s, tidal_planner *out);
+
+/* ---- trace.c (Note [trace format]) ---- */
+/* TIDAL_ERR_CONFIG if path cannot be written. */
+RT_HIDDEN tidal_status rt_trace_open(const char *path);
 RT_HIDDEN void rt_trace_close(void);
-/* One JSON-lines record: {"ev":ev, <fields>}; fields is a JSON fragment. */
+/* An instant on the runtime track: {"name":ev, "args":{<fields>}}; fields
+ * is a JSON fragment. */
 RT_HIDDEN void rt_trace(const char *ev, const char *fmt, ...) RT_PRINTF(2, 3);
+RT_HIDDEN void rt_trace_counters(void); /* resident/host/budget bytes, if changed */
+RT_HIDDEN void rt_trace_budget(void);
+RT_HIDDEN void rt_trace_op_begin(const tidal_site *site);
+RT_HIDDEN void rt_trace_op_end(const tidal_site *site);
+RT_HIDDEN void rt_trace_recompute(int begin, uintptr_t lo, size_t bytes);
+RT_HIDDEN void rt_trace_iteration(int begin);
+/* A copy issued now (ev: its completion event).  waited_s >= 0: it was
+ * synchronous and took that long; else, on CUDA, rt_trace_copy_done ends it. */
+RT_HIDDEN void rt_trace_copy(int d2h, const char *name, uintptr_t addr, size_t bytes,
+                             const rt_event *ev, double waited_s);
+RT_HIDDEN void rt_trace_copy_done(int d2h, const char *name, uintptr_t addr);
 #define RT_TRACING() (rt_g.trace != NULL)
 
 #endif

@@ -130,6 +130,14 @@ typedef struct param_state {
   int n_cand;
 } param_state;
 
+/* A guard's in-place narrowing of a base variable, undone when the
+ * environment drops below level (Note [guards narrow values]). */
+typedef struct narrowing {
+  int var;
+  sym *old;
+  int level;
+} narrowing;
+
 typedef struct kctx {
   pass_tu *t;
   sym_arena *a;
@@ -137,6 +145,8 @@ typedef struct kctx {
   int n_vars, cap_vars;
   binding *env;
   int n_env, cap_env;
+  narrowing *trail;
+  int n_trail, cap_trail;
   int n_params;
   param_state *ps;
   const int *param_elem_bytes;
@@ -148,6 +158,7 @@ typedef struct kctx {
   int n_ret;       /* return statements with a value seen so far */
   ptrval ret_ptr;  /* pointer-returning helper */
   lin ret_int;     /* integer-returning helper */
+  ptrval this_ptr; /* the object of the method being analysed inline (Note [member calls]) */
   /* Note [dense] control state */
   int cond;        /* enclosing conditionals that are not bound guards */
   int loops;       /* enclosing loops (a guarded return inside one skips iterations) */
@@ -310,6 +321,16 @@ static void bind(kctx *c, binding b) {
   c->env[c->n_env++] = b;
 }
 
+/* Drops the bindings made since the environment had n entries, and the
+ * guard narrowings made with them (Note [guards narrow values]). */
+static void env_restore(kctx *c, int n) {
+  while (c->n_trail > 0 && c->trail[c->n_trail - 1].level > n) {
+    narrowing *t = &c->trail[--c->n_trail];
+    c->vars[t->var].bound = t->old;
+  }
+  c->n_env = n;
+}
+
 static void bind_int(kctx *c, CXCursor decl, lin v) {
   binding b;
   memset(&b, 0, sizeof b);
@@ -358,33 +379,68 @@ static kids children(CXCursor cur) {
   return k;
 }
 
+struct collect_list {
+  CXCursor *v;
+  int n, cap;
+};
+
+/* All children, however many (kids() keeps 16). */
+static enum CXChildVisitResult collect_visitor(CXCursor cur, CXCursor parent, CXClientData d) {
+  struct collect_list *l = d;
+  if (l->n == l->cap) {
+    int cap = l->cap ? l->cap * 2 : 32;
+    CXCursor *nv = realloc(l->v, sizeof *nv * (size_t)cap);
+    if (!nv) return CXChildVisit_Break;
+    l->v = nv;
+    l->cap = cap;
+  }
+  l->v[l->n++] = cur;
+  return CXChildVisit_Continue;
+}
+
 static int is_expr_kind(enum CXCursorKind k) { return clang_isExpression(k); }
 
-/* Parameters of a function or function template.  libclang's
+/* Parameters of a function or function template, however many (an
+ * AdamW-style helper takes 15 or more).  libclang's
  * clang_Cursor_getNumArguments answers -1 for a FunctionTemplate (a
  * templated kernel `template <class T> __global__ void k(T *out, ...)`):
- * its ParmDecl children are the parameters then. */
+ * its ParmDecl children are the parameters then.  Free v. */
 typedef struct params_list {
-  CXCursor v[64];
+  CXCursor *v;
   int n;
 } params_list;
 
 static enum CXChildVisitResult parm_visitor(CXCursor cur, CXCursor parent, CXClientData d) {
-  params_list *l = d;
-  if (clang_getCursorKind(cur) == CXCursor_ParmDecl && l->n < 64) l->v[l->n++] = cur;
+  if (clang_getCursorKind(cur) == CXCursor_ParmDecl) return collect_visitor(cur, parent, d);
   return CXChildVisit_Continue;
 }
 
 static params_list fn_params(CXCursor f) {
-  params_list l;
-  l.n = 0;
+  struct collect_list l = {NULL, 0, 0};
   int n = clang_Cursor_getNumArguments(f);
   if (n >= 0) {
-    for (int i = 0; i < n && i < 64; i++) l.v[l.n++] = clang_Cursor_getArgument(f, (unsigned)i);
-    return l;
+    for (int i = 0; i < n; i++)
+      if (collect_visitor(clang_Cursor_getArgument(f, (unsigned)i), f, &l) == CXChildVisit_Break) break;
+  } else {
+    clang_visitChildren(f, parm_visitor, &l);
   }
-  clang_visitChildren(f, parm_visitor, &l);
-  return l;
+  params_list pl = {l.v, l.n};
+  return pl;
+}
+
+/* The body of a function definition: its CompoundStmt child, found among
+ * any number of children (parameters and attributes come first, so a
+ * fixed-size children() list loses the body of a function with many
+ * parameters). */
+static enum CXChildVisitResult body_visitor(CXCursor cur, CXCursor parent, CXClientData d) {
+  if (clang_getCursorKind(cur) == CXCursor_CompoundStmt) *(CXCursor *)d = cur;
+  return CXChildVisit_Continue;
+}
+
+static CXCursor fn_body(CXCursor f) {
+  CXCursor b = clang_getNullCursor();
+  clang_visitChildren(f, body_visitor, &b);
+  return b;
 }
 
 /* Skips implicit casts, parentheses and value-preserving casts. */
@@ -416,10 +472,60 @@ static int is_integer_type(CXType t) {
   return (t.kind >= CXType_Bool && t.kind <= CXType_Int128) || t.kind == CXType_Enum;
 }
 
-static int pointee_bytes(CXType t) {
-  CXType p = clang_getPointeeType(clang_getCanonicalType(t));
-  long long s = clang_Type_getSizeOf(p);
+/* Size in bytes of an object type, 0 if it has none or it is not known.
+ * clang_Type_getSizeOf must never see a placeholder type: the callee of a
+ * member call (`in[i].operator float` in `(float)in[i]` of a __half) has
+ * "bound member function type" and threadIdx.x "pseudo-object type", both
+ * CXType_Unexposed, and asking their size crashes inside libclang.  Only
+ * kinds that name real objects are asked. */
+static int type_bytes(CXType t) {
+  CXType ct = clang_getCanonicalType(t);
+  switch (ct.kind) {
+  case CXType_Invalid:
+  case CXType_Unexposed:
+  case CXType_Void:
+  case CXType_Overload:
+  case CXType_Dependent:
+  case CXType_FunctionProto:
+  case CXType_FunctionNoProto:
+  case CXType_Auto:
+  case CXType_LValueReference:
+  case CXType_RValueReference:
+  case CXType_IncompleteArray:
+  case CXType_VariableArray:
+  case CXType_DependentSizedArray:
+    return 0;
+  default:
+    break;
+  }
+  long long s = clang_Type_getSizeOf(ct);
   return s > 0 && s < (1 << 30) ? (int)s : 0;
+}
+
+static int is_unsigned_type(CXType t) {
+  switch (clang_getCanonicalType(t).kind) {
+  case CXType_Bool:
+  case CXType_Char_U:
+  case CXType_UChar:
+  case CXType_Char16:
+  case CXType_Char32:
+  case CXType_UShort:
+  case CXType_UInt:
+  case CXType_ULong:
+  case CXType_ULongLong:
+  case CXType_UInt128:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+static int pointee_bytes(CXType t) {
+  CXType ct = clang_getCanonicalType(t);
+  if (ct.kind != CXType_Pointer && ct.kind != CXType_LValueReference &&
+      ct.kind != CXType_RValueReference)
+    return 0;
+  return type_bytes(clang_getPointeeType(ct));
 }
 
 static int pointee_is_const(CXType t) {
@@ -665,7 +771,7 @@ static lin eval_int(kctx *c, CXCursor e) {
       if (builtin) return lin_opaque(c, 1);
     }
     visit_expr(c, e);
-    return lin_opaque(c, 0);
+    return lin_opaque(c, is_unsigned_type(clang_getCursorType(e)));
   }
   case CXCursor_CStyleCastExpr:
   case CXCursor_CXXStaticCastExpr:
@@ -766,17 +872,19 @@ static lin eval_int(kctx *c, CXCursor e) {
     lin ri;
     visit_call_value(c, e, &rp, &ri);
     escape(c, rp, ACCESS_READWRITE, "pointer returned by a helper escapes");
-    if (ri.ok) return ri;
+    /* a constexpr call (a tile's size()) is its value */
     if (try_constant(e, &cv)) return lin_const(c, sym_const(c->a, cv));
+    if (ri.ok) return ri;
     return lin_opaque(c, 0);
   }
   default:
     break;
   }
-  /* Anything else (loads p[i], conditionals): visit for accesses. */
+  /* Anything else (loads p[i], conditionals): visit for accesses; an
+   * unsigned value is >= 0 (see visit_call_value). */
   visit_expr(c, e);
   if (try_constant(e, &cv)) return lin_const(c, sym_const(c->a, cv));
-  return lin_opaque(c, 0);
+  return lin_opaque(c, is_unsigned_type(clang_getCursorType(e)));
 }
 
 /* Pointer values; also visits index subexpressions for their reads. */
@@ -913,6 +1021,11 @@ static ptrval eval_ptr(kctx *c, CXCursor e) {
     if (rp.param >= 0) rp.elem_bytes = pointee_bytes(ty);
     return rp;
   }
+  case CXCursor_CXXThisExpr: {
+    ptrval p = c->depth > 0 ? c->this_ptr : ptr_none(c);
+    if (p.param >= 0) p.elem_bytes = pointee_bytes(ty);
+    return p;
+  }
   case CXCursor_ConditionalOperator: {
     kids ch = children(e);
     if (ch.n == 3) {
@@ -941,8 +1054,7 @@ static ptrval eval_ptr(kctx *c, CXCursor e) {
 static ptrval eval_lvalue(kctx *c, CXCursor e, int *len) {
   e = strip(e);
   enum CXCursorKind k = clang_getCursorKind(e);
-  long long sz = clang_Type_getSizeOf(clang_getCursorType(e));
-  *len = sz > 0 && sz < (1 << 30) ? (int)sz : 0;
+  *len = type_bytes(clang_getCursorType(e));
   if (k == CXCursor_ArraySubscriptExpr) {
     kids ch = children(e);
     if (ch.n != 2) return ptr_none(c);
@@ -967,6 +1079,13 @@ static ptrval eval_lvalue(kctx *c, CXCursor e, int *len) {
   }
   if (k == CXCursor_MemberRefExpr) {
     kids ch = children(e);
+    if (ch.n == 0 && c->depth > 0 && c->this_ptr.param >= 0 &&
+        clang_getCursorKind(clang_getCursorReferenced(e)) == CXCursor_FieldDecl) {
+      /* a field through the implicit `this` of a method analysed inline:
+       * the whole object (Note [member calls]) */
+      *len = c->this_ptr.elem_bytes;
+      return c->this_ptr;
+    }
     if (ch.n != 1) return ptr_none(c);
     CXCursor b = strip(ch.v[0]);
     if (is_pointer_type(clang_getCursorType(b))) {
@@ -1169,6 +1288,9 @@ static void visit_expr(kctx *c, CXCursor e) {
   case CXCursor_CallExpr:
     visit_call(c, e);
     return;
+  case CXCursor_CXXThisExpr: /* `this` used as a value: the object escapes */
+    escape(c, eval_ptr(c, e), ACCESS_READWRITE, "pointer escapes (stored or used where tidal cannot follow)");
+    return;
   case CXCursor_DeclRefExpr: {
     binding *rb = ref_binding(c, e);
     if (rb) { /* a read through a reference */
@@ -1198,7 +1320,10 @@ static void visit_expr(kctx *c, CXCursor e) {
     break;
   }
   if (k == CXCursor_LambdaExpr) return; /* lambdas are analysed where called (not supported: none) */
-  kids ch = children(e);
+  /* every child, however many (an initializer list or constructor call
+   * with more than 16 operands) */
+  struct collect_list ch = {NULL, 0, 0};
+  clang_visitChildren(e, collect_visitor, &ch);
   for (int i = 0; i < ch.n; i++) {
     /* the arms of ?: run only sometimes (Note [dense]) */
     int arm = k == CXCursor_ConditionalOperator && i > 0;
@@ -1207,6 +1332,7 @@ static void visit_expr(kctx *c, CXCursor e) {
     else visit_stmt(c, ch.v[i]);
     c->cond -= arm;
   }
+  free(ch.v);
 }
 
 /* ---- calls ------------------------------------------------------------------------------------ */
@@ -1222,7 +1348,104 @@ static int is_store_intrinsic(const char *n) {
          !strcmp(n, "__stwt");
 }
 
-static void analyze_helper(kctx *c, CXCursor def, CXCursor call, int nargs, ptrval *rp, lin *ri);
+static void analyze_helper(kctx *c, CXCursor def, CXCursor call, int nargs, ptrval thisv, ptrval *rp,
+                           lin *ri);
+
+/* Note [member calls]: `o.m(args)`, `p->m(args)`, and the implicit ones
+ * clang inserts - `(float)h` of a __half is `h.operator float()`.  The
+ * call's first child is then a MemberRefExpr naming the method, of the
+ * placeholder "bound member function" type (no size, no value: never an
+ * lvalue to load), and its one expression child is the object.  The
+ * object is an access of its own: a const method reads it, a static one
+ * touches nothing, any other may write it (readwrite); a method with a
+ * body here is analysed inline with `this` bound to the object's
+ * address instead.  Operators called in operator form (`a = b`, `a += b`)
+ * carry the object as their first argument and are not member calls. */
+static int is_method_kind(enum CXCursorKind k) {
+  return k == CXCursor_CXXMethod || k == CXCursor_ConversionFunction ||
+         k == CXCursor_FunctionTemplate || k == CXCursor_Destructor;
+}
+
+/* 1 if call is a member call; *obj is its object expression (null when
+ * libclang shows none). */
+static int member_call_object(CXCursor call, CXCursor *obj) {
+  *obj = clang_getNullCursor();
+  kids ch = children(call);
+  if (ch.n < 1) return 0;
+  CXCursor callee = strip(ch.v[0]);
+  if (clang_getCursorKind(callee) != CXCursor_MemberRefExpr ||
+      !is_method_kind(clang_getCursorKind(clang_getCursorReferenced(callee))))
+    return 0;
+  kids mc = children(callee);
+  for (int i = 0; i < mc.n; i++)
+    if (is_expr_kind(clang_getCursorKind(mc.v[i]))) {
+      *obj = mc.v[i];
+      break;
+    }
+  return 1;
+}
+
+/* The address of a member call's object (`p[i]`, `*p`, `p->`), with its
+ * size in *len; reads inside it (the index) are visited, the object
+ * itself is not recorded.  A temporary object is visited for its reads
+ * and names no parameter. */
+static ptrval object_address(kctx *c, CXCursor obj, int *len) {
+  *len = 0;
+  if (clang_Cursor_isNull(obj)) { /* implicit `this` inside a method */
+    if (c->depth == 0 || c->this_ptr.param < 0) return ptr_none(c);
+    *len = c->this_ptr.elem_bytes;
+    return c->this_ptr;
+  }
+  CXCursor o = strip(obj);
+  CXType ot = clang_getCursorType(o);
+  ptrval p;
+  if (is_pointer_type(ot)) { /* p->m(): the object is *p */
+    *len = pointee_bytes(ot);
+    p = eval_ptr(c, o);
+  } else {
+    enum CXCursorKind k = clang_getCursorKind(o);
+    if (k == CXCursor_ArraySubscriptExpr || k == CXCursor_MemberRefExpr ||
+        k == CXCursor_DeclRefExpr ||
+        (k == CXCursor_UnaryOperator && clang_getCursorUnaryOperatorKind(o) == CXUnaryOperator_Deref)) {
+      p = eval_lvalue(c, o, len);
+    } else {
+      visit_expr(c, o);
+      return ptr_none(c);
+    }
+  }
+  /* `this` inside the method points at the whole object */
+  if (p.param >= 0) p.elem_bytes = *len;
+  return p;
+}
+
+/* Cooperative groups: the rank of a thread in a `thread_block_tile<N>`
+ * (`warp.thread_rank()`) is in [0, N); N is the tile type's first template
+ * argument.  Other group queries (meta_group_rank(), a block's
+ * thread_rank()) are unsigned, hence >= 0, and unbounded; a tile's size()
+ * and num_threads() are constexpr and evaluate to N. */
+static void tile_value(kctx *c, const char *name, CXCursor obj, lin *ri) {
+  if (clang_Cursor_isNull(obj) || strcmp(name, "thread_rank")) return;
+  CXType ot = clang_getCursorType(strip(obj));
+  if (is_pointer_type(ot)) ot = clang_getPointeeType(clang_getCanonicalType(ot));
+  CXCursor decl = clang_getTypeDeclaration(clang_getCanonicalType(ot));
+  if (clang_Cursor_isNull(decl)) return;
+  char *dn = string_and_dispose(clang_getCursorSpelling(decl));
+  int tile = dn && !strcmp(dn, "thread_block_tile");
+  free(dn);
+  if (!tile || clang_Cursor_getNumTemplateArguments(decl) < 1 ||
+      clang_Cursor_getTemplateArgumentKind(decl, 0) != CXTemplateArgumentKind_Integral)
+    return;
+  long long n = clang_Cursor_getTemplateArgumentValue(decl, 0);
+  if (n <= 0 || n > (1 << 20)) return;
+  *ri = lin_var(c, new_var(c, sym_const(c->a, n), 1));
+}
+
+/* The mode a call of method m makes on its object (Note [member calls]);
+ * ACCESS_NONE for a static method. */
+static unsigned method_object_mode(CXCursor m) {
+  if (clang_CXXMethod_isStatic(m)) return ACCESS_NONE;
+  return clang_CXXMethod_isConst(m) ? ACCESS_READ : ACCESS_READWRITE;
+}
 
 /* A call whose value is not followed (discarded, or used where tidal does
  * not look): a pointer a helper returns escapes. */
@@ -1238,35 +1461,61 @@ static void visit_call(kctx *c, CXCursor call) {
  * an opaque integer. */
 static void visit_call_value(kctx *c, CXCursor call, ptrval *rp, lin *ri) {
   *rp = ptr_none(c);
-  *ri = lin_opaque(c, 0);
+  /* what a call returns, unless a helper's body says more: an unsigned
+   * result is >= 0 (as threadIdx.x is: values are assumed not to wrap when
+   * converted to int), which is what makes `warp.meta_group_rank()` and
+   * the like usable in an index */
+  *ri = lin_opaque(c, is_unsigned_type(clang_getCursorType(call)));
   char *name = callee_name(call);
   int nargs = clang_Cursor_getNumArguments(call);
   CXCursor ref = clang_getCursorReferenced(call);
+  CXCursor obj;
+  int member = member_call_object(call, &obj);
 
   if (starts_with(name, "operator")) {
-    /* Overloaded operators of user types (float4 assignment). */
-    kids ch = children(call);
-    CXCursor args[16];
-    int na = 0;
-    for (int i = 0; i < ch.n; i++) {
-      CXCursor s = strip(ch.v[i]);
-      CXType ft = clang_getCursorType(s);
-      /* skip the callee reference itself */
-      if (clang_getCursorKind(s) == CXCursor_DeclRefExpr &&
-          clang_getCursorKind(clang_getCursorReferenced(s)) == CXCursor_CXXMethod)
-        continue;
-      if (clang_getCursorKind(s) == CXCursor_DeclRefExpr && ft.kind == CXType_FunctionProto) continue;
-      args[na++] = ch.v[i];
+    /* Overloaded operators of user types (float4 assignment, __half
+     * arithmetic) and conversion functions (`operator float`).  Operator
+     * form: the children are the operands around the callee reference;
+     * member form: the object, then the arguments. */
+    struct collect_list args = {NULL, 0, 0};
+    if (member) {
+      if (!clang_Cursor_isNull(obj)) collect_visitor(obj, call, &args);
+      for (int i = 0; i < nargs; i++) collect_visitor(clang_Cursor_getArgument(call, (unsigned)i), call, &args);
+    } else {
+      struct collect_list ch = {NULL, 0, 0};
+      clang_visitChildren(call, collect_visitor, &ch);
+      for (int i = 0; i < ch.n; i++) {
+        CXCursor s = strip(ch.v[i]);
+        enum CXCursorKind sk = clang_getCursorKind(s);
+        /* skip the callee reference itself */
+        if (sk == CXCursor_DeclRefExpr && is_method_kind(clang_getCursorKind(clang_getCursorReferenced(s))))
+          continue;
+        if (sk == CXCursor_DeclRefExpr && clang_getCursorType(s).kind == CXType_FunctionProto) continue;
+        if (!is_expr_kind(sk)) continue;
+        collect_visitor(ch.v[i], call, &args);
+      }
+      free(ch.v);
     }
+    int na = args.n;
     if (!strcmp(name, "operator=") && na >= 1) {
-      store(c, args[0], ACCESS_WRITE, na >= 2 ? args[1] : clang_getNullCursor(), -1);
+      store(c, args.v[0], ACCESS_WRITE, na >= 2 ? args.v[1] : clang_getNullCursor(), -1);
+      for (int i = 2; i < na; i++) visit_expr(c, args.v[i]);
     } else if (strlen(name) > 9 && name[strlen(name) - 1] == '=' && strcmp(name, "operator==") &&
                strcmp(name, "operator!=") && strcmp(name, "operator<=") && strcmp(name, "operator>=") &&
                na >= 1) {
-      store(c, args[0], ACCESS_READWRITE, na >= 2 ? args[1] : clang_getNullCursor(), -1);
+      store(c, args.v[0], ACCESS_READWRITE, na >= 2 ? args.v[1] : clang_getNullCursor(), -1);
+      for (int i = 2; i < na; i++) visit_expr(c, args.v[i]);
+    } else if (member && !clang_Cursor_isNull(obj) && method_object_mode(ref) != ACCESS_READ) {
+      /* a non-const member operator (`v[i]` of a user type, `operator()`)
+       * may change its object */
+      int len;
+      ptrval p = object_address(c, obj, &len);
+      if (method_object_mode(ref) != ACCESS_NONE) record(c, p, ACCESS_READWRITE, len, NULL);
+      for (int i = 1; i < na; i++) visit_expr(c, args.v[i]);
     } else {
-      for (int i = 0; i < na; i++) visit_expr(c, args[i]);
+      for (int i = 0; i < na; i++) visit_expr(c, args.v[i]);
     }
+    free(args.v);
     free(name);
     return;
   }
@@ -1305,13 +1554,22 @@ static void visit_call_value(kctx *c, CXCursor call, ptrval *rp, lin *ri) {
   }
   if (starts_with(name, "curand")) c->flags |= KERNEL_RNG;
 
+  /* The object of a member call (Note [member calls]). */
+  int obj_len = 0;
+  ptrval objp = member ? object_address(c, obj, &obj_len) : ptr_none(c);
+
   /* A __device__ helper with a body: analysed inline with its arguments. */
   CXCursor def = clang_Cursor_isNull(ref) ? ref : clang_getCursorDefinition(ref);
   if (!clang_Cursor_isNull(def) && !clang_Location_isInSystemHeader(clang_getCursorLocation(def)) &&
       (clang_getCursorKind(def) == CXCursor_FunctionDecl || clang_getCursorKind(def) == CXCursor_CXXMethod)) {
-    analyze_helper(c, def, call, nargs, rp, ri);
+    analyze_helper(c, def, call, nargs, objp, rp, ri);
     free(name);
     return;
+  }
+  if (member && !clang_Cursor_isNull(ref)) {
+    unsigned om = method_object_mode(ref);
+    if (om != ACCESS_NONE) record(c, objp, om, obj_len, NULL);
+    tile_value(c, name, obj, ri);
   }
 
   /* No body here (a library function, an intrinsic we do not model):
@@ -1337,10 +1595,12 @@ static void visit_call_value(kctx *c, CXCursor call, ptrval *rp, lin *ri) {
 
 /* Binds the helper's parameters to the argument values and walks its body
  * in this same context: accesses land on the kernel's parameters. */
-static void analyze_helper(kctx *c, CXCursor def, CXCursor call, int nargs, ptrval *rp, lin *ri) {
+static void analyze_helper(kctx *c, CXCursor def, CXCursor call, int nargs, ptrval thisv, ptrval *rp,
+                           lin *ri) {
   for (int i = 0; i < c->depth; i++)
     if (clang_equalCursors(c->helpers[i], def) || c->depth >= HELPER_MAX_DEPTH) {
       /* recursion or too deep: every pointer argument escapes */
+      escape(c, thisv, ACCESS_READWRITE, "passed to a recursive or deeply nested helper");
       for (int j = 0; j < nargs; j++) {
         CXCursor a = clang_Cursor_getArgument(call, (unsigned)j);
         if (is_pointer_type(clang_getCursorType(a)))
@@ -1353,7 +1613,10 @@ static void analyze_helper(kctx *c, CXCursor def, CXCursor call, int nargs, ptrv
   params_list pl = fn_params(def);
   int np = pl.n;
   binding *vals = calloc((size_t)(np > 0 ? np : 1), sizeof *vals);
-  if (!vals) return;
+  if (!vals) {
+    free(pl.v);
+    return;
+  }
   /* Evaluate every argument in the caller's environment first. */
   for (int i = 0; i < np; i++) {
     CXCursor parm = pl.v[i];
@@ -1392,28 +1655,30 @@ static void analyze_helper(kctx *c, CXCursor def, CXCursor call, int nargs, ptrv
       vals[i].val = lin_opaque(c, 0);
     }
   }
+  free(pl.v);
   int saved = c->n_env;
   for (int i = 0; i < np; i++) bind(c, vals[i]);
   free(vals);
   int saved_nret = c->n_ret;
+  ptrval saved_this = c->this_ptr;
+  c->this_ptr = thisv;
   ptrval saved_rptr = c->ret_ptr;
   lin saved_rint = c->ret_int;
   c->n_ret = 0;
   c->ret_ptr = ptr_none(c);
   c->ret_int = lin_opaque(c, 0);
   c->helpers[c->depth++] = def;
-  kids ch = children(def);
-  for (int i = 0; i < ch.n; i++)
-    if (clang_getCursorKind(ch.v[i]) == CXCursor_CompoundStmt) visit_stmt(c, ch.v[i]);
+  visit_stmt(c, fn_body(def));
   c->depth--;
   if (c->n_ret > 0) {
     *rp = c->ret_ptr;
     *ri = c->ret_int;
   }
   c->n_ret = saved_nret;
+  c->this_ptr = saved_this;
   c->ret_ptr = saved_rptr;
   c->ret_int = saved_rint;
-  c->n_env = saved;
+  env_restore(c, saved);
 }
 
 /* Note [helper returns]: `return e;` in a helper being analysed inline
@@ -1459,6 +1724,9 @@ static void helper_return(kctx *c, CXCursor value) {
 
 /* ---- statements, guards and loops ---------------------------------------------------------- */
 
+static void narrow_value(kctx *c, lin x, sym *mx, int strict);
+static void rebind_guarded(kctx *c, CXCursor d, lin l, sym *mx, int strict);
+
 /* Applies "e holds" (negate: "e does not hold") as bounds on locals:
  * v < E, v <= E, E > v, E >= v, and conjunctions (disjunctions when
  * negated, by De Morgan). */
@@ -1502,13 +1770,65 @@ static void apply_guard(kctx *c, CXCursor e, int negate) {
   } else {
     return;
   }
-  CXCursor d = local_decl(var);
-  if (clang_Cursor_isNull(d) || !is_integer_type(clang_getCursorType(d))) return;
-  binding *b = lookup(c, d);
-  int nonneg = b && b->kind == BIND_INT && lin_nonneg(c, b->val);
+  lin x = eval_int(c, var); /* the guarded value, before any rebinding */
   lin l = eval_int(c, lim);
   sym *mx = lin_max(c, l);
   if (!mx) return;
+  CXCursor d = local_decl(var);
+  if (!clang_Cursor_isNull(d) && is_integer_type(clang_getCursorType(d))) rebind_guarded(c, d, l, mx, strict);
+  narrow_value(c, x, mx, strict);
+}
+
+/* Note [guards narrow values]: a guard `a*v + k < E` (<=, and the mirrored
+ * forms; a > 0 and k constants) bounds the base variable v itself, in
+ * place, for as long as the environment scope the guard holds in: the
+ * then-branch, the rest of the block after `if (...) return;`, a loop
+ * body.  Base variables are values, not storage, so every value built from
+ * v - a pointer `x = inp + idx*C` computed before the guard, `4*i` in
+ * `if (4*i < N)` - is bounded on those paths.  The narrowing is undone when
+ * the scope ends (env_restore), so code that may run without the guard
+ * never sees it. */
+static void narrow_value(kctx *c, lin x, sym *mx, int strict) {
+  int64_t a, k;
+  if (!x.ok || x.n != 1 || !sym_get_const(x.coef[0], &a) || a <= 0 || !sym_get_const(x.k, &k)) return;
+  /* a*v + k <= top: v <= floor((top - k) / a), exclusive bound
+   * floor((top - k) / a) + 1; top = mx - 1 when strict */
+  sym *num = sym_sub(c->a, mx, sym_const(c->a, k + (strict ? 1 : 0) - a));
+  sym *bound = a == 1 ? num : sym_div_exact(c->a, num, sym_const(c->a, a));
+  if (!bound) bound = sym_div(c->a, num, sym_const(c->a, a));
+  if (!bound || sym_is_unknown(bound)) return;
+  base_var *v = &c->vars[x.var[0]];
+  if (v->bound) {
+    if (sym_equal(v->bound, bound) || dominates(c, bound, v->bound)) return; /* already as tight */
+    if (!dominates(c, v->bound, bound)) bound = sym_min(c->a, v->bound, bound);
+  }
+  /* an empty binding marks the scope: env_restore undoes the narrowing when
+   * the environment drops below it */
+  binding mark;
+  memset(&mark, 0, sizeof mark);
+  mark.decl = clang_getNullCursor();
+  mark.kind = BIND_INT;
+  mark.val = lin_bad(c);
+  bind(c, mark);
+  if (c->n_trail == c->cap_trail) {
+    int cap = c->cap_trail ? c->cap_trail * 2 : 16;
+    narrowing *nt = realloc(c->trail, sizeof *nt * (size_t)cap);
+    if (!nt) return;
+    c->trail = nt;
+    c->cap_trail = cap;
+  }
+  c->trail[c->n_trail].var = x.var[0];
+  c->trail[c->n_trail].old = v->bound;
+  c->trail[c->n_trail].level = c->n_env;
+  c->n_trail++;
+  v->bound = bound;
+}
+
+/* The local d guarded by `d < E` (E's value l, inclusive maximum mx) is
+ * rebound to a fresh variable bounded by E. */
+static void rebind_guarded(kctx *c, CXCursor d, lin l, sym *mx, int strict) {
+  binding *b = lookup(c, d);
+  int nonneg = b && b->kind == BIND_INT && lin_nonneg(c, b->val);
   sym *bound = strict ? mx : sym_add(c->a, mx, sym_const(c->a, 1));
   /* Keep a tighter existing bound if the variable had one of its own. */
   if (b && b->kind == BIND_INT && b->val.ok) {
@@ -1599,9 +1919,8 @@ static void path_push_guard(kctx *c) {
 /* Collects every local assigned inside s (for loops: those are not the
  * values they had on entry). */
 typedef struct assigned {
-  CXCursor v[64];
-  int n;
-  int overflow;
+  CXCursor *v; /* heap; free */
+  int n, cap;
 } assigned;
 
 static enum CXChildVisitResult assigned_visitor(CXCursor cur, CXCursor parent, CXClientData d) {
@@ -1624,10 +1943,14 @@ static enum CXChildVisitResult assigned_visitor(CXCursor cur, CXCursor parent, C
   if (!clang_Cursor_isNull(target)) {
     int seen = 0;
     for (int i = 0; i < as->n && !seen; i++) seen = clang_equalCursors(as->v[i], target);
-    if (!seen) {
-      if (as->n < 64) as->v[as->n++] = target;
-      else as->overflow = 1;
+    if (!seen && as->n == as->cap) {
+      int cap = as->cap ? as->cap * 2 : 32;
+      CXCursor *nv = realloc(as->v, sizeof *nv * (size_t)cap);
+      if (!nv) return CXChildVisit_Break;
+      as->v = nv;
+      as->cap = cap;
     }
+    if (!seen) as->v[as->n++] = target;
   }
   return CXChildVisit_Recurse;
 }
@@ -1635,9 +1958,7 @@ static enum CXChildVisitResult assigned_visitor(CXCursor cur, CXCursor parent, C
 /* Before a loop body: every local it assigns becomes opaque (keeping
  * non-negativity only for pure increments is not attempted). */
 static void havoc_assigned(kctx *c, CXCursor s, CXCursor except) {
-  assigned as;
-  as.n = 0;
-  as.overflow = 0;
+  assigned as = {NULL, 0, 0};
   /* s itself too: a for-increment `i = i + 1` or a loop body that is one
    * expression statement is the assignment */
   assigned_visitor(s, clang_getNullCursor(), &as);
@@ -1654,6 +1975,7 @@ static void havoc_assigned(kctx *c, CXCursor s, CXCursor except) {
       bind_int(c, as.v[i], lin_opaque(c, 0));
     }
   }
+  free(as.v);
 }
 
 static int is_return_only(CXCursor s) {
@@ -1666,24 +1988,6 @@ static int is_return_only(CXCursor s) {
   return 0;
 }
 
-struct collect_list {
-  CXCursor *v;
-  int n, cap;
-};
-
-/* All children, however many (kids() keeps 16). */
-static enum CXChildVisitResult collect_visitor(CXCursor cur, CXCursor parent, CXClientData d) {
-  struct collect_list *l = d;
-  if (l->n == l->cap) {
-    int cap = l->cap ? l->cap * 2 : 32;
-    CXCursor *nv = realloc(l->v, sizeof *nv * (size_t)cap);
-    if (!nv) return CXChildVisit_Break;
-    l->v = nv;
-    l->cap = cap;
-  }
-  l->v[l->n++] = cur;
-  return CXChildVisit_Continue;
-}
 
 /* Statements after `if (cond) return;` (or continue, in a loop body) run
  * only when cond is false. */
@@ -1713,7 +2017,7 @@ static void visit_compound(kctx *c, CXCursor s) {
     }
   }
   free(col.v);
-  c->n_env = saved;
+  env_restore(c, saved);
   c->n_path = saved_path;
   /* Locals declared outside and assigned inside now hold unknown values. */
   havoc_assigned(c, s, clang_getNullCursor());
@@ -1843,12 +2147,11 @@ static void visit_for(kctx *c, CXCursor s) {
     bind_ptr(c, lv, p);
   } else if (!clang_Cursor_isNull(lv)) {
     /* the body must not assign the loop variable itself */
-    assigned as;
-    as.n = 0;
-    as.overflow = 0;
+    assigned as = {NULL, 0, 0};
     clang_visitChildren(body, assigned_visitor, &as);
     for (int i = 0; i < as.n; i++)
       if (clang_equalCursors(as.v[i], lv)) grows = 0;
+    free(as.v);
     lin v = lin_opaque(c, grows && start_nonneg);
     if (covering && grows && start_nonneg && v.ok && v.n == 1) c->vars[v.var[0]].cover = COV_LOOP;
     bind_int(c, lv, v);
@@ -1872,7 +2175,7 @@ static void visit_for(kctx *c, CXCursor s) {
   c->cond -= conditional;
   c->n_path = saved_path;
   if (!clang_Cursor_isNull(inc)) visit_expr(c, inc);
-  c->n_env = saved;
+  env_restore(c, saved);
   /* After the loop, what it assigned is unknown. */
   havoc_assigned(c, s, clang_getNullCursor());
 }
@@ -1920,7 +2223,7 @@ static void visit_stmt(kctx *c, CXCursor s) {
       c->cond += !pure;
       visit_stmt(c, ch.v[ci + 1]);
       c->cond -= !pure;
-      c->n_env = saved;
+      env_restore(c, saved);
       c->n_path = saved_path;
     }
     if (ci + 2 < ch.n) {
@@ -1928,7 +2231,7 @@ static void visit_stmt(kctx *c, CXCursor s) {
       c->cond++;
       visit_stmt(c, ch.v[ci + 2]);
       c->cond--;
-      c->n_env = saved;
+      env_restore(c, saved);
     }
     havoc_assigned(c, s, clang_getNullCursor());
     return;
@@ -1946,7 +2249,7 @@ static void visit_stmt(kctx *c, CXCursor s) {
     for (int i = 0; i < ch.n; i++) visit_stmt(c, ch.v[i]);
     c->loops--;
     c->cond--;
-    c->n_env = saved;
+    env_restore(c, saved);
     havoc_assigned(c, s, clang_getNullCursor());
     return;
   }
@@ -2038,6 +2341,7 @@ static int analyze_kernel(pass_tu *t, CXCursor f, kernel_info *ki) {
   if (!ki->name || !ki->usr || !ki->file || !ki->params || !eb || !c.ps) {
     free(eb);
     free(c.ps);
+    free(pl.v);
     return -1;
   }
   for (int i = 0; i < np; i++) {
@@ -2061,11 +2365,8 @@ static int analyze_kernel(pass_tu *t, CXCursor f, kernel_info *ki) {
                                           : lin_opaque(&c, 0));
     }
   }
-  if (ki->has_body) {
-    kids ch = children(f);
-    for (int i = 0; i < ch.n; i++)
-      if (clang_getCursorKind(ch.v[i]) == CXCursor_CompoundStmt) visit_stmt(&c, ch.v[i]);
-  }
+  free(pl.v);
+  if (ki->has_body) visit_stmt(&c, fn_body(f));
   for (int i = 0; i < np; i++) {
     kernel_param *kp = &ki->params[i];
     if (!kp->is_pointer) {
@@ -2113,9 +2414,12 @@ static int analyze_kernel(pass_tu *t, CXCursor f, kernel_info *ki) {
   free(c.ps);
   free(c.vars);
   free(c.env);
+  free(c.trail);
   free(eb);
   return 0;
 }
+
+static void kernel_info_free(kernel_info *k);
 
 typedef struct kcollect {
   pass_tu *t;
@@ -2137,10 +2441,11 @@ static enum CXChildVisitResult kernel_visitor(CXCursor cur, CXCursor parent, CXC
   for (int i = 0; i < kc->kt->n; i++)
     if (!strcmp(kc->kt->items[i].usr, usr)) {
       if (def && !kc->kt->items[i].has_body) {
-        kernel_table one = {&kc->kt->items[i], 1};
+        /* the definition after a declaration (a kernel declared in a
+         * header): it replaces the bodiless entry */
         kernel_info fresh;
         if (analyze_kernel(kc->t, cur, &fresh) == 0) {
-          kernels_free(&one);
+          kernel_info_free(&kc->kt->items[i]);
           kc->kt->items[i] = fresh;
         }
       }
@@ -2166,7 +2471,14 @@ int kernels_analyze(pass_tu *t, kernel_table *out) {
   out->items = NULL;
   out->n = 0;
   kcollect kc = {t, out, 0};
-  clang_visitChildren(clang_getTranslationUnitCursor(t->tu), kernel_visitor, &kc);
+  /* Every input of the program: a kernel defined in another .cu than its
+   * launch is found there (one entry per USR, the definition preferred). */
+  pass_tu *const *units;
+  int n_units = program_units(t, &units);
+  for (int u = 0; u < n_units && !kc.err; u++) {
+    kc.t = units[u];
+    clang_visitChildren(clang_getTranslationUnitCursor(units[u]->tu), kernel_visitor, &kc);
+  }
   if (kc.err) {
     diag_error(t->main_path, 0, 0, "out of memory analysing kernels");
     return TIDAL_EXIT_INTERNAL;
@@ -2198,20 +2510,22 @@ const kernel_info *kernels_find_name(const kernel_table *kt, const char *name) {
   return NULL;
 }
 
+/* The strings and parameters of one entry (not the entry itself). */
+static void kernel_info_free(kernel_info *k) {
+  for (int j = 0; j < k->n_params; j++) {
+    free(k->params[j].name);
+    free(k->params[j].elem_type);
+    free(k->params[j].why);
+  }
+  free(k->params);
+  free(k->name);
+  free(k->usr);
+  free(k->file);
+}
+
 void kernels_free(kernel_table *kt) {
   if (!kt) return;
-  for (int i = 0; i < kt->n; i++) {
-    kernel_info *k = &kt->items[i];
-    for (int j = 0; j < k->n_params; j++) {
-      free(k->params[j].name);
-      free(k->params[j].elem_type);
-      free(k->params[j].why);
-    }
-    free(k->params);
-    free(k->name);
-    free(k->usr);
-    free(k->file);
-  }
+  for (int i = 0; i < kt->n; i++) kernel_info_free(&kt->items[i]);
   free(kt->items);
   kt->items = NULL;
   kt->n = 0;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli/build_graph.h"
 #include "cli/commands.h"
@@ -32,6 +33,7 @@ typedef struct replay_cli {
   cost_model cost;
   int iterations;
   replay_break brk;
+  tidal_planner planner;
   int bad;
   const char **inputs;  /* every input file, in order (several: replay_multi.c) */
   int n_inputs;
@@ -47,8 +49,8 @@ static int replay_extra(void *ud, int argc, char **argv, int *i) {
     c->inputs[c->n_inputs++] = a;
     return c->n_inputs > 1;
   }
-  const char *names[] = {"--cost", "--iterations", "--break", "--chunk"};
-  for (int k = 0; k < 4; k++) {
+  const char *names[] = {"--cost", "--iterations", "--break", "--runtime-planner", "--chunk"};
+  for (int k = 0; k < 5; k++) {
     size_t n = strlen(names[k]);
     if (strncmp(a, names[k], n) != 0) continue;
     if (a[n] == '=') v = a + n + 1;
@@ -73,7 +75,7 @@ static int replay_extra(void *ud, int argc, char **argv, int *i) {
       }
       c->iterations = (int)n_it;
     }
-    if (k == 3) {
+    if (k == 4) {
       double pct = 0;
       uint64_t b = 0;
       if (options_parse_size(v, &b, &pct) != 0 || pct > 0 || b < 4096 || (b & (b - 1))) {
@@ -81,6 +83,16 @@ static int replay_extra(void *ud, int argc, char **argv, int *i) {
         return -1;
       }
       c->chunk = b;
+    }
+    if (k == 3) {
+      static const char *const pn[] = {"runtime", "hints", "lru"};
+      c->planner = TIDAL_PLANNER_DEFAULT;
+      for (int q = 0; q < 3; q++)
+        if (strcmp(v, pn[q]) == 0) c->planner = (tidal_planner)(TIDAL_PLANNER_RUNTIME + q);
+      if (c->planner == TIDAL_PLANNER_DEFAULT) {
+        diag_error(NULL, 0, 0, "--runtime-planner must be runtime, hints or lru, not '%s'", v);
+        return -1;
+      }
     }
     if (k == 2 && replay_break_parse(v, &c->brk) != 0) {
       diag_error(NULL, 0, 0, "--break must be skip-prefetch or drop-live, not '%s'", v);
@@ -95,7 +107,7 @@ static void usage(FILE *f) {
   fprintf(f, "usage: tidal replay FILE.cu... [--budget SIZE|PCT] [--plan auto|swap|recompute|none]\n"
              "                    [--bind NAME=VALUE]... [--format text|json] [-o OUT]\n"
              "                    [--cost KEY=VALUE]... [--iterations N] [--chunk SIZE]\n"
-             "                    [-- clang flags]\n"
+             "                    [--runtime-planner runtime|hints|lru] [-- clang flags]\n"
              "Runs one training iteration's op trace (twice, or N times) on libtidal's CPU\n"
              "simulator, unmanaged and under the plan `tidal rewrite` would emit, and\n"
              "compares every op's output checksum.  --budget 50%% is half the modelled\n"
@@ -103,7 +115,8 @@ static void usage(FILE *f) {
              "peak_flops, hbm_bw, launch, h2d_bw, d2h_bw, latency (also TIDAL_COST_<KEY>).\n"
              "Several FILEs: each replays in its own process, at the same time, under one\n"
              "shared --budget SIZE (JSON: workloads, combined_peak_bytes).\n"
-             "See docs/replay.md.\n%s", options_common_help);
+             "See docs/replay.md.\n");
+  options_print_help(f, "replay");
 }
 
 /* One program: plan, place, replay, report.  child: one of several
@@ -191,6 +204,27 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
   ro.n_static_ops = g.n_ops;
   ro.budget_bytes = budget;
   ro.cost = cli.cost;
+  /* Who decides at run time: --runtime-planner, else TIDAL_PLANNER, else
+   * the run-time planner when there is no build-time plan (--plan none) and
+   * the build-time plan's hints alone otherwise (what this command proves). */
+  ro.planner = cli.planner;
+  if (ro.planner == TIDAL_PLANNER_DEFAULT) {
+    const char *pv = getenv("TIDAL_PLANNER");
+    if (pv && *pv) {
+      static const char *const pn[] = {"runtime", "hints", "lru"};
+      for (int q = 0; q < 3; q++)
+        if (strcasecmp(pv, pn[q]) == 0) ro.planner = (tidal_planner)(TIDAL_PLANNER_RUNTIME + q);
+      if (ro.planner == TIDAL_PLANNER_DEFAULT) {
+        diag_error(NULL, 0, 0, "TIDAL_PLANNER must be runtime, hints or lru, not '%s'", pv);
+        rc = TIDAL_EXIT_BAD_INPUT;
+        goto out;
+      }
+    } else {
+      ro.planner = mode == PLAN_MODE_NONE ? TIDAL_PLANNER_RUNTIME : TIDAL_PLANNER_HINTS;
+    }
+  }
+  /* the run-time planner records one iteration, then plans and learns */
+  if (ro.planner == TIDAL_PLANNER_RUNTIME) ro.iterations = 4;
   if (child) { /* the managed run shares the total; its own cap is the total */
     ro.budget_bytes = child->total;
     ro.shared_budget_bytes = child->total;

@@ -51,6 +51,7 @@
 
 #include "base/stack.h"
 #include "graph/interp.h"
+#include "graph/branches.h"
 #include "analysis/libcalls.h"
 
 /* ---- strings ---- */
@@ -180,17 +181,17 @@ char *gb_text(gb *b, CXCursor c) {
   if (s && !*s) {
     /* An argument of a macro (cublasCheck(cublasSgemm(..., p, ...))): its
      * expansion range collapses to the macro's name, but it is spelled,
-     * contiguous, in the main file. */
+     * contiguous, in a project file. */
     CXSourceRange ext = clang_getCursorExtent(c);
     CXFile f1 = NULL, f2 = NULL;
     unsigned o1 = 0, o2 = 0;
     clang_getFileLocation(clang_getRangeStart(ext), &f1, NULL, NULL, &o1);
     clang_getFileLocation(clang_getRangeEnd(ext), &f2, NULL, NULL, &o2);
-    if (f1 && f2 && b->t->main_file && clang_File_isEqual(f1, b->t->main_file) &&
-        clang_File_isEqual(f2, b->t->main_file) && o1 < o2 && o2 <= b->t->main_size) {
+    const pass_tu *v = f1 && f2 && clang_File_isEqual(f1, f2) ? program_view_of_file(b->t, c, f1) : NULL;
+    if (v && o1 < o2 && o2 <= v->main_size) {
       char *sp = malloc(o2 - o1 + 1);
       if (sp) {
-        memcpy(sp, b->t->main_source + o1, o2 - o1);
+        memcpy(sp, v->main_source + o1, o2 - o1);
         sp[o2 - o1] = '\0';
         free(s);
         s = sp;
@@ -202,8 +203,10 @@ char *gb_text(gb *b, CXCursor c) {
   return r;
 }
 
+/* Whole-program input: a range is editable in the file it is written in
+ * (an input or a project header; r.file names it), never across files. */
 graph_range gb_range(gb *b, CXCursor c, int stmt) {
-  graph_range r = {0, 0, 0};
+  graph_range r = {0, 0, 0, -1};
   CXSourceRange ext = clang_getCursorExtent(c);
   CXFile f1, f2;
   unsigned o1, o2;
@@ -211,17 +214,17 @@ graph_range gb_range(gb *b, CXCursor c, int stmt) {
   clang_getExpansionLocation(clang_getRangeEnd(ext), &f2, NULL, NULL, &o2);
   r.begin = o1;
   r.end = o2;
-  int main1 = f1 && b->t->main_file && clang_File_isEqual(f1, b->t->main_file);
-  int main2 = f2 && b->t->main_file && clang_File_isEqual(f2, b->t->main_file);
-  /* Both ends written in the main file (a statement that merely starts with
-   * a macro invocation such as CHECK(...) still is), and a range that is
-   * not empty: a whole statement produced by one macro token collapses. */
-  r.editable = main1 && main2 && o1 < o2 && o2 <= b->t->main_size;
+  const pass_tu *v = f1 ? program_view_of_file(b->t, c, f1) : NULL;
+  if (v) r.file = v->file_index;
+  /* Both ends written in one project file (a statement that merely starts
+   * with a macro invocation such as CHECK(...) still is), and a range that
+   * is not empty: a whole statement produced by one macro token collapses. */
+  r.editable = v && f2 && clang_File_isEqual(f1, f2) && o1 < o2 && o2 <= v->main_size;
   if (r.editable && stmt) {
     size_t i = o2;
-    const char *src = b->t->main_source;
-    while (i < b->t->main_size && (src[i] == ' ' || src[i] == '\t')) i++;
-    if (i < b->t->main_size && src[i] == ';' && (o2 == 0 || src[o2 - 1] != ';' ))
+    const char *src = v->main_source;
+    while (i < v->main_size && (src[i] == ' ' || src[i] == '\t')) i++;
+    if (i < v->main_size && src[i] == ';' && (o2 == 0 || src[o2 - 1] != ';' ))
       r.end = (unsigned)i + 1;
   }
   return r;
@@ -233,9 +236,10 @@ void gb_location(gb *b, CXCursor c, char **file, unsigned *line, unsigned *col) 
   clang_getExpansionLocation(clang_getCursorLocation(c), &f, &l, &co, NULL);
   if (file) {
     char *name = f ? string_and_dispose(clang_getFileName(f)) : NULL;
-    if (f && b->t->main_file && clang_File_isEqual(f, b->t->main_file)) {
+    const pass_tu *v = f ? program_view_of_file(b->t, c, f) : NULL;
+    if (v && v->is_unit) {
       free(name);
-      name = strdup(b->t->main_path);
+      name = strdup(v->main_path); /* an input: as given on the command line */
     }
     *file = name ? name : strdup("<unknown>");
   }
@@ -1120,18 +1124,38 @@ static gval eval_call(gb *b, gb_frame *f, CXCursor e) {
     for (int i = 0; i < n; i++) gb_eval(b, f, clang_Cursor_getArgument(e, (unsigned)i));
     return none_val();
   }
+  /* C++ spells a struct assignment `b->a = tensor_alloc(n)` as a call of
+   * the implicit (defaulted) operator=: the same alias as the C assignment. */
+  if (!clang_Cursor_isNull(ref) && clang_getCursorKind(ref) == CXCursor_CXXMethod &&
+      clang_Cursor_getNumArguments(e) == 2 && clang_CXXMethod_isDefaulted(ref)) {
+    char *op = string_and_dispose(clang_getCursorSpelling(ref));
+    int is_assign = strcmp(op, "operator=") == 0;
+    free(op);
+    if (is_assign) {
+      CXCursor lhs = clang_Cursor_getArgument(e, 0), rhs = clang_Cursor_getArgument(e, 1);
+      return assign(b, f, lhs, rhs, gb_eval(b, f, rhs), CXBinaryOperator_Invalid);
+    }
+  }
   char *name = gb_callee_name(e);
   gval ret = none_val();
   if (!name) goto generic;
   const libcall_info *li = libcall_find(name);
   if (li && (li->flags & (LIBCALL_ALLOC | LIBCALL_FREE))) {
-    if (b->h->alloc_call(b, f, e, name)) goto out;
+    if (b->h->alloc_call(b, f, e, name)) {
+      /* the analysis follows the run where allocation succeeds:
+       * `if (err != cudaSuccess) t.data = NULL;` is then not taken */
+      ret = gb_int(b, sym_const(b->a, 0), NULL, 0);
+      goto out;
+    }
   }
   if (li && (li->flags & LIBCALL_DESCRIPTOR_SETTER)) {
     descriptor_call(b, f, e, name, clang_Cursor_getNumArguments(e));
     goto out;
   }
-  if (b->h->op_site(b, f, e)) goto out;
+  if (b->h->op_site(b, f, e)) {
+    if (b->in_once) b->once_sites++;
+    goto out;
+  }
   if (host_allocator(name)) {
     /* evaluate the size for side effects; the result is a fresh host array */
     int n = clang_Cursor_getNumArguments(e);
@@ -1142,7 +1166,7 @@ static gval eval_call(gb *b, gb_frame *f, CXCursor e) {
   }
   {
     CXCursor decl = gb_callee_decl(e);
-    CXCursor def = clang_Cursor_isNull(decl) ? decl : clang_getCursorDefinition(decl);
+    CXCursor def = program_definition(b->t, decl); /* in any input */
     int n = clang_Cursor_getNumArguments(e);
     if (n < 0) n = 0;
     gval args[64];
@@ -1168,6 +1192,34 @@ generic: {
 out:
   free(name);
   return ret;
+}
+
+static void walk_decl(gb *b, gb_frame *f, CXCursor vd);
+
+/* Global structs initialised at file scope (`config_t config = {.n_embd
+ * = 768, ...}`) in any input: their fields hold those values when main()
+ * starts, as the program's own reads will see them. */
+static enum CXChildVisitResult global_init_visitor(CXCursor c, CXCursor parent, CXClientData d) {
+  (void)parent;
+  gb *b = d;
+  enum CXCursorKind k = clang_getCursorKind(c);
+  if (k == CXCursor_Namespace || k == CXCursor_LinkageSpec) return CXChildVisit_Recurse;
+  if (k != CXCursor_VarDecl || !clang_isCursorDefinition(c) ||
+      !is_record_type(clang_getCursorType(c)) || !program_view_of(b->t, c))
+    return CXChildVisit_Continue;
+  CXCursor ch[8];
+  int n = gb_children(c, ch, 8), has_init = 0;
+  for (int i = 0; i < n && i < 8; i++)
+    if (clang_getCursorKind(gb_strip(ch[i])) == CXCursor_InitListExpr) has_init = 1;
+  if (has_init) walk_decl(b, NULL, c);
+  return CXChildVisit_Continue;
+}
+
+void gb_init_globals(gb *b) {
+  pass_tu *const *units;
+  int n = program_units(b->t, &units);
+  for (int u = 0; u < n; u++)
+    clang_visitChildren(clang_getTranslationUnitCursor(units[u]->tu), global_init_visitor, b);
 }
 
 int gb_run_function(gb *b, CXCursor fn, gb_frame *caller, CXCursor call, const gval *args,
@@ -1263,6 +1315,7 @@ int gb_run_function(gb *b, CXCursor fn, gb_frame *caller, CXCursor call, const g
 
 static void forget_carried(gb *b, gb_frame *f, CXCursor s, const char *skip_key, CXCursor init);
 
+
 static void walk_decl(gb *b, gb_frame *f, CXCursor vd) {
   char *name = string_and_dispose(clang_getCursorSpelling(vd));
   const char *key = var_key(b, f, vd, name);
@@ -1335,18 +1388,19 @@ static void for_split(gb *b, CXCursor s, for_parts *p) {
   unsigned body_off;
   clang_getExpansionLocation(clang_getRangeStart(clang_getCursorExtent(p->body)), NULL, NULL, NULL,
                              &body_off);
-  clang_tokenize(b->t->tu, ext, &toks, &nt);
+  CXTranslationUnit tu = clang_Cursor_getTranslationUnit(s); /* any input's */
+  clang_tokenize(tu, ext, &toks, &nt);
   for (unsigned i = 0; i < nt && ns < 2; i++) {
     unsigned off;
-    clang_getExpansionLocation(clang_getTokenLocation(b->t->tu, toks[i]), NULL, NULL, NULL, &off);
+    clang_getExpansionLocation(clang_getTokenLocation(tu, toks[i]), NULL, NULL, NULL, &off);
     if (off >= body_off) break;
-    char *sp = string_and_dispose(clang_getTokenSpelling(b->t->tu, toks[i]));
+    char *sp = string_and_dispose(clang_getTokenSpelling(tu, toks[i]));
     if (strcmp(sp, "(") == 0) depth++;
     else if (strcmp(sp, ")") == 0) depth--;
     else if (strcmp(sp, ";") == 0 && depth == 1) semi[ns++] = off;
     free(sp);
   }
-  if (toks) clang_disposeTokens(b->t->tu, toks, nt);
+  if (toks) clang_disposeTokens(tu, toks, nt);
   for (int i = 0; i < n - 1; i++) {
     unsigned off;
     clang_getExpansionLocation(clang_getRangeStart(clang_getCursorExtent(ch[i])), NULL, NULL, NULL,
@@ -1627,6 +1681,12 @@ static void walk_train_loop(gb *b, gb_frame *f, CXCursor s) {
             gval iv = gb_int(b, sym_var(b->a, name), gb_str(b, name), 1);
             iv.ind = 1;
             step_key = var_key(b, f, vd[0], name);
+            CXCursor init[8];
+            int ni = gb_children(vd[0], init, 8);
+            for (int i = 0; i < ni && i < 8; i++)
+              if (clang_isExpression(clang_getCursorKind(init[i])) &&
+                  eval_const(init[i], &b->train_lo))
+                b->train_var = gb_str(b, name); /* `if (step == lo)` is the first iteration */
             gb_store(b, step_key, iv);
             free(name);
           }
@@ -1640,6 +1700,139 @@ static void walk_train_loop(gb *b, gb_frame *f, CXCursor s) {
     }
   }
   b->mode = GB_AFTER;
+}
+
+/* Note [once and periodic]: not every `if` inside the iteration is
+ * "either arm, any iteration".  Two shapes are common in real trainers and
+ * matter for the plan:
+ *  - once: lazy initialisation (`if (o->m == NULL) { cudaMalloc(&o->m, n);
+ *    cudaMemset(o->m, 0, n); }`, `if (first) { ...; first = 0; }`, `if
+ *    (step == 0)` on the training loop's counter at its first value).  Taken
+ *    as running every iteration, its memset looks like an exact overwrite
+ *    before each update, and the plan drops the optimizer moments after the
+ *    update: state lost every step.  So the branch is interpreted as setup
+ *    (mode GB_SETUP): its allocations are persistent, carved regions are
+ *    collected (handlers.h once_done), its op sites are not ops of the
+ *    iteration (the rewriter still instruments them, as it does setup's),
+ *    and the graph lists it (graph_branch, kind once).  branches.c knows the
+ *    shapes: the branch must itself make its test fail next time.
+ *  - periodic: `if (step % N == 0) { evaluate(); }`.  Its ops are graph ops
+ *    with graph_op.branch set and phase periodic: they still count as uses
+ *    (a drop never crosses them), but their writes are never taken to
+ *    overwrite anything (unroll.c), since on most steps they do not run.
+ *    A `%` over an inner loop's variable (`l % 2`) is not periodic. */
+static int sym_mentions(const sym *s, const char *name) {
+  if (!s) return 0;
+  if (sym_get_kind(s) == SYM_VAR) return strcmp(sym_var_name(s), name) == 0;
+  return sym_mentions(sym_lhs(s), name) || sym_mentions(sym_rhs(s), name);
+}
+
+static int record_branch(gb *b, gb_frame *f, CXCursor s, CXCursor cond, graph_branch_kind kind) {
+  graph *g = b->g;
+  char *file;
+  unsigned line, col;
+  gb_location(b, s, &file, &line, &col);
+  for (int i = 0; i < g->n_branches; i++)
+    if (g->branches[i].kind == kind && g->branches[i].line == line &&
+        g->branches[i].col == col && strcmp(g->branches[i].file, file) == 0) {
+      free(file);
+      return i; /* the same statement reached through another call path */
+    }
+  int id = graph_add_branch(g);
+  if (id < 0) {
+    free(file);
+    return -1;
+  }
+  graph_branch *br = &g->branches[id];
+  br->id = id;
+  br->kind = kind;
+  br->file = file;
+  br->line = line;
+  br->col = col;
+  br->stmt = gb_range(b, s, 0);
+  br->cond = frontend_cursor_text(b->t, cond);
+  br->function = string_and_dispose(clang_getCursorSpelling(f->fn));
+  return id;
+}
+
+static void walk_once(gb *b, gb_frame *f, CXCursor s, CXCursor cond, CXCursor then_s) {
+  int id = record_branch(b, f, s, cond, GRAPH_BRANCH_ONCE);
+  int first_alloc = b->g->n_allocs, sites = b->once_sites;
+  gb_mode saved = b->mode;
+  b->mode = GB_SETUP;
+  b->in_once++;
+  gb_walk_stmt(b, f, then_s);
+  b->in_once--;
+  b->mode = saved;
+  b->h->once_done(b, f, first_alloc);
+  if (id >= 0) {
+    b->g->branches[id].n_allocs += b->g->n_allocs - first_alloc;
+    b->g->branches[id].n_sites += b->once_sites - sites;
+  }
+}
+
+/* The shape of a graph-mode if (branches.c), confirmed with values. */
+static branch_shape graph_branch_shape(gb *b, gb_frame *f, CXCursor cond, CXCursor then_s,
+                                       int known) {
+  CXCursor var = clang_getNullCursor();
+  int64_t k = 0;
+  branch_shape sh = branch_classify(b->t, cond, then_s, &var, &k);
+  if (sh == BRANCH_EQ_CONST) {
+    /* `step == 0`: the training loop's counter at its first value */
+    gval v = gb_eval(b, f, var);
+    int first = b->train_var && v.k == GV_INT && v.s && sym_get_kind(v.s) == SYM_VAR &&
+                strcmp(sym_var_name(v.s), b->train_var) == 0 && k == b->train_lo;
+    return first ? BRANCH_ONCE : BRANCH_EVERY;
+  }
+  if (sh == BRANCH_PERIODIC) {
+    if (known) return BRANCH_EVERY;
+    gval v = gb_eval(b, f, var);
+    int64_t c;
+    if (int_value_const(b, &v, &c)) return BRANCH_EVERY;
+    /* a `%` over an inner loop's variable alternates within one iteration */
+    for (int i = 0; i < b->n_loops; i++) {
+      const char *lv = b->g->loops[b->loops[i].id].var;
+      if (lv && v.k == GV_INT && sym_mentions(v.s, lv)) return BRANCH_EVERY;
+    }
+  }
+  return sh;
+}
+
+static void walk_if(gb *b, gb_frame *f, CXCursor s) {
+  CXCursor ch[4];
+  int n = gb_children(s, ch, 4);
+  if (n < 2) return;
+  /* children: [init] [condvar] cond then [else] - cond is the first expression */
+  int ci = 0;
+  while (ci < n && !clang_isExpression(clang_getCursorKind(ch[ci]))) {
+    if (clang_getCursorKind(ch[ci]) == CXCursor_DeclStmt) gb_walk_stmt(b, f, ch[ci]);
+    ci++;
+  }
+  if (ci >= n) return;
+  gval c = gb_eval(b, f, ch[ci]);
+  int64_t cv;
+  /* a condition fixed for this call path (a NULL argument, a constant)
+   * prunes the branch; anything depending on the iteration walks both */
+  int known = int_value_const(b, &c, &cv);
+  if (b->mode == GB_GRAPH && ci + 1 < n && (!known || cv)) {
+    branch_shape sh = graph_branch_shape(b, f, ch[ci], ch[ci + 1], known);
+    if (sh == BRANCH_ONCE) {
+      walk_once(b, f, s, ch[ci], ch[ci + 1]);
+      if (ci + 2 < n && !known) gb_walk_stmt(b, f, ch[ci + 2]);
+      return;
+    }
+    if (sh == BRANCH_PERIODIC) {
+      int id = record_branch(b, f, s, ch[ci], GRAPH_BRANCH_PERIODIC);
+      int saved = b->cur_branch;
+      b->cur_branch = id;
+      gb_walk_stmt(b, f, ch[ci + 1]);
+      b->cur_branch = saved;
+      if (ci + 2 < n) gb_walk_stmt(b, f, ch[ci + 2]);
+      return;
+    }
+  }
+  if (ci + 1 < n && (!known || cv)) gb_walk_stmt(b, f, ch[ci + 1]);
+  if (ci + 2 < n && (!known || !cv)) gb_walk_stmt(b, f, ch[ci + 2]);
 }
 
 /* A block's statements in order.  Its own function so that the cursor
@@ -1722,26 +1915,9 @@ void gb_walk_stmt(gb *b, gb_frame *f, CXCursor s) {
     }
     return;
   }
-  case CXCursor_IfStmt: {
-    CXCursor ch[4];
-    int n = gb_children(s, ch, 4);
-    if (n < 2) return;
-    /* children: [init] [condvar] cond then [else] - cond is the first expression */
-    int ci = 0;
-    while (ci < n && !clang_isExpression(clang_getCursorKind(ch[ci]))) {
-      if (clang_getCursorKind(ch[ci]) == CXCursor_DeclStmt) gb_walk_stmt(b, f, ch[ci]);
-      ci++;
-    }
-    if (ci >= n) return;
-    gval c = gb_eval(b, f, ch[ci]);
-    int64_t cv;
-    /* a condition fixed for this call path (a NULL argument, a constant)
-     * prunes the branch; anything depending on the iteration walks both */
-    int known = int_value_const(b, &c, &cv);
-    if (ci + 1 < n && (!known || cv)) gb_walk_stmt(b, f, ch[ci + 1]);
-    if (ci + 2 < n && (!known || !cv)) gb_walk_stmt(b, f, ch[ci + 2]);
+  case CXCursor_IfStmt:
+    walk_if(b, f, s);
     return;
-  }
   case CXCursor_ReturnStmt: {
     CXCursor ch[1];
     if (gb_children(s, ch, 1) == 1) f->ret = gb_eval(b, f, ch[0]);

@@ -71,6 +71,7 @@ int replay_break_parse(const char *s, replay_break *out) {
 void replay_options_default(replay_options *o) {
   memset(o, 0, sizeof *o);
   o->iterations = DEFAULT_ITERATIONS;
+  o->planner = TIDAL_PLANNER_HINTS; /* the build-time plan's calls, nothing else */
   cost_model_default(&o->cost);
 }
 
@@ -445,6 +446,7 @@ static int one_run(const tidal_trace *t, const plan_result *plan, const replay_o
       o->cost.copy_latency_s * (double)cfg.chunk_bytes / (double)REAL_CHUNK_BYTES;
   if (cfg.sim_copy_latency_s <= 0) cfg.sim_copy_latency_s = 1e-12; /* 0 means "default" */
   cfg.log_level = 1;
+  cfg.planner = o->planner;
   if (expect && o->shared_budget_bytes) { /* the managed run of several programs */
     cfg.shared_budget_bytes = (size_t)o->shared_budget_bytes;
     cfg.shared_name = o->shared_name;
@@ -506,6 +508,15 @@ static int one_run(const tidal_trace *t, const plan_result *plan, const replay_o
   run->evictions = s1.total.evictions - s0.total.evictions;
   run->modelled_s = s1.total.modelled_seconds - s0.total.modelled_seconds;
   run->stall_s = s1.total.stall_seconds - s0.total.stall_seconds;
+  run->runtime_actions[0] = s1.total.planner_swap_outs - s0.total.planner_swap_outs;
+  run->runtime_actions[1] = s1.total.planner_prefetches - s0.total.planner_prefetches;
+  run->runtime_actions[2] = s1.total.planner_drops - s0.total.planner_drops;
+  run->runtime_actions[3] = s1.total.planner_recomputes - s0.total.planner_recomputes;
+  run->hints_run = s1.total.hints_run - s0.total.hints_run;
+  run->hints_skipped = s1.total.hints_skipped - s0.total.hints_skipped;
+  run->plans_built = s1.total.plans_built - s0.total.plans_built;
+  run->last_modelled_s = s1.last_iteration.modelled_seconds;
+  run->last_stall_s = s1.last_iteration.stall_seconds;
   /* recomputed_ops counts our closures; the runtime's count must agree */
   if (s1.total.recomputes - s0.total.recomputes > run->recomputed_ops)
     run->recomputed_ops = s1.total.recomputes - s0.total.recomputes;
@@ -525,6 +536,7 @@ int replay_trace(const tidal_trace *t, const plan_result *plan, const replay_opt
                  replay_report *out) {
   memset(out, 0, sizeof *out);
   out->budget_bytes = o->budget_bytes;
+  out->planner = o->planner;
   out->iterations = o->iterations > 0 ? o->iterations : DEFAULT_ITERATIONS;
   out->n_ops = t->n_ops;
   out->first_mismatch = -1;
@@ -548,6 +560,7 @@ int replay_trace(const tidal_trace *t, const plan_result *plan, const replay_opt
   memset(&none, 0, sizeof none);
   replay_options ou = *o;
   ou.brk = REPLAY_BREAK_NONE;
+  ou.planner = TIDAL_PLANNER_LRU; /* no budget, no hints: nothing to decide */
   one_run(t, &none, &ou, 0, su, NULL, &out->unmanaged, &dummy, li, n_li, &fu);
   if (out->unmanaged.failed) goto done;
   if (o->managed_start) o->managed_start(o->managed_start_ud);
@@ -651,6 +664,24 @@ void replay_print_json(FILE *f, const replay_report *r, const plan_result *plan,
     }
     fputs("],\n", f);
   }
+  {
+    static const char *const pn[] = {"default", "runtime", "hints", "lru"};
+    double su = r->unmanaged.last_modelled_s, sm = m->last_modelled_s;
+    fprintf(f, "  \"runtime_planner\": \"%s\",\n",
+            (int)r->planner >= 0 && (int)r->planner < 4 ? pn[r->planner] : "?");
+    fprintf(f, "  \"runtime_actions\": {\"swap_out\": %llu, \"prefetch\": %llu, \"drop\": %llu, "
+            "\"recompute\": %llu, \"total\": %llu},\n",
+            (unsigned long long)m->runtime_actions[0], (unsigned long long)m->runtime_actions[1],
+            (unsigned long long)m->runtime_actions[2], (unsigned long long)m->runtime_actions[3],
+            (unsigned long long)(m->runtime_actions[0] + m->runtime_actions[1] +
+                                 m->runtime_actions[2] + m->runtime_actions[3]));
+    fprintf(f, "  \"hints_run\": %llu,\n  \"hints_skipped\": %llu,\n  \"plans_built\": %llu,\n",
+            (unsigned long long)m->hints_run, (unsigned long long)m->hints_skipped,
+            (unsigned long long)m->plans_built);
+    fprintf(f, "  \"modelled_time_steady_unmanaged_s\": %.9g,\n", su);
+    fprintf(f, "  \"modelled_time_steady_managed_s\": %.9g,\n", sm);
+    fprintf(f, "  \"modelled_overhead_steady\": %.6f,\n", su > 0 ? sm / su - 1 : 0);
+  }
   json_run(f, "unmanaged", &r->unmanaged);
   json_run(f, "managed", m);
   fprintf(f, "  \"ok\": %s\n}\n", replay_ok(r) ? "true" : "false");
@@ -691,6 +722,17 @@ void replay_print_text(FILE *f, const replay_report *r, const plan_result *plan,
   double ov = r->unmanaged.modelled_s > 0 ? m->modelled_s / r->unmanaged.modelled_s - 1 : 0;
   fprintf(f, "  modelled time: unmanaged %.3f ms, managed %.3f ms (%+.1f%%)\n",
           r->unmanaged.modelled_s * 1e3, m->modelled_s * 1e3, ov * 100);
+  {
+    double su = r->unmanaged.last_modelled_s, sm = m->last_modelled_s;
+    fprintf(f, "  last iteration: unmanaged %.3f ms, managed %.3f ms (%+.1f%%); run-time planner "
+            "%s: %llu swap_out, %llu prefetch, %llu drop, %llu recompute (chunks); hints run %llu, "
+            "skipped %llu\n",
+            su * 1e3, sm * 1e3, su > 0 ? (sm / su - 1) * 100 : 0.0,
+            r->planner == TIDAL_PLANNER_RUNTIME ? "on" : "off",
+            (unsigned long long)m->runtime_actions[0], (unsigned long long)m->runtime_actions[1],
+            (unsigned long long)m->runtime_actions[2], (unsigned long long)m->runtime_actions[3],
+            (unsigned long long)m->hints_run, (unsigned long long)m->hints_skipped);
+  }
   if (r->unmanaged.failed) fprintf(f, "  unmanaged run failed: %s\n", r->unmanaged.error);
   if (m->failed) fprintf(f, "  managed run failed: %s\n", m->error);
   if (!r->unmanaged.failed && !m->failed) {

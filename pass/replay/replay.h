@@ -18,6 +18,7 @@
 #include "plan/costmodel.h"
 #include "plan/plan.h"
 #include "graph/trace.h"
+#include "tidal.h"
 
 typedef enum replay_break {
   REPLAY_BREAK_NONE = 0,
@@ -49,6 +50,8 @@ typedef struct replay_options {
   int n_static_ops;      /* length of every in_call array */
   const unsigned *pack;  /* per allocation: packing group (plan/pack.h, as rewrite emits it:
                             tidal_malloc_grouped), or NULL */
+  tidal_planner planner; /* the managed run's TIDAL_PLANNER (the unmanaged run: lru);
+                            default hints: the build-time plan alone */
   /* Several programs replayed at once (docs/replay.md, "Several programs"):
    * the managed run joins this shared budget (libtidal's arbiter) under
    * this group name; budget_bytes then only caps this program's share. */
@@ -74,6 +77,12 @@ typedef struct replay_run {
   double modelled_s;     /* sim virtual clock over the iterations */
   double stall_s;
   int hint_errors;       /* plan calls that returned an error status */
+  /* the run-time planner's own actions, in chunks: swap_out, prefetch,
+   * drop, recompute; and the build-time hints it ran or skipped */
+  uint64_t runtime_actions[4];
+  uint64_t hints_run, hints_skipped, plans_built;
+  double last_modelled_s; /* the last iteration alone: the steady state */
+  double last_stall_s;
   uint64_t shared_peak_bytes; /* shared budget: the most all its processes held at once,
                                  as seen at the end of this run */
   int failed;            /* the run stopped: error says why */
@@ -95,6 +104,7 @@ typedef struct replay_report {
   int budget_respected;  /* managed peak <= budget (1 when no budget) */
   int actions_executed[5]; /* plan actions run, per plan_kind (static actions, not calls) */
   int unemitted_actions; /* planned actions the rewriter cannot emit, so not run */
+  tidal_planner planner; /* the managed run's */
 } replay_report;
 
 /* Runs the trace unmanaged (no budget, no plan) and managed (budget, plan).
