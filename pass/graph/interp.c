@@ -1113,7 +1113,36 @@ static void descriptor_call(gb *b, gb_frame *f, CXCursor call, const char *name,
   if (key) gb_store(b, key, d);
 }
 
+/* Note [one op per call site]: an error-check macro that evaluates its
+ * argument twice (`#define CHECK(s) do { if ((s) != 0) { report(s);
+ * exit(1); } } while (0)`) puts the same call in the AST twice.  At run
+ * time the second one only runs on the error path, so it is one op (one
+ * allocation, one walk of a user function), never two.  A call is
+ * identified by where it is spelled and where it is expanded (a macro
+ * body spelled once but expanded in two places is two calls), the frame,
+ * and the frame's setup-loop iteration (an unrolled loop runs it again). */
+static int seen_before(gb *b, gb_frame *f, CXCursor e) {
+  CXSourceLocation loc = clang_getRangeStart(clang_getCursorExtent(e));
+  gb_seen_call k;
+  memset(&k, 0, sizeof k);
+  clang_getFileLocation(loc, &k.file, NULL, NULL, &k.off);
+  clang_getExpansionLocation(loc, &k.exp_file, NULL, NULL, &k.exp_off);
+  if (k.file == k.exp_file && k.off == k.exp_off) return 0; /* not in a macro */
+  k.frame = f ? f->id : -1;
+  k.iter = f ? f->iter : 0;
+  int n = b->n_seen < GB_SEEN_CALLS ? b->n_seen : GB_SEEN_CALLS;
+  for (int i = 0; i < n; i++) {
+    const gb_seen_call *s = &b->seen[i];
+    if (s->off == k.off && s->exp_off == k.exp_off && s->frame == k.frame && s->iter == k.iter &&
+        s->file == k.file && s->exp_file == k.exp_file)
+      return 1;
+  }
+  b->seen[b->n_seen++ % GB_SEEN_CALLS] = k;
+  return 0;
+}
+
 static gval eval_call(gb *b, gb_frame *f, CXCursor e) {
+  if (seen_before(b, f, e)) return none_val();
   /* libclang shows C++ constructions as calls: a copy of a struct
    * (`ActivationTensors acts = model->acts;`) is its one argument. */
   CXCursor ref = clang_getCursorReferenced(e);
@@ -1548,6 +1577,7 @@ static void walk_for(gb *b, gb_frame *f, CXCursor s) {
         gval iv = gb_int(b, sym_const(b->a, v), gb_fmt(b, "%lld", (long long)v), 1);
         iv.ind = 1;
         gb_store(b, key, iv);
+        f->iter++; /* the body's calls run again (Note [one op per call site]) */
         gb_walk_stmt(b, f, p.body);
       }
       b->unroll_product = saved_product;
