@@ -318,6 +318,9 @@ int bind_lookup(const graph_bindings *b, const char *name, int64_t *out);
  * at loop entry that the loop changes: interp.c). */
 void bind_forget_const(graph_bindings *b, const char *name);
 void bind_free(graph_bindings *b);
+/* Drops the constants found in the source that no size, offset, loop bound
+ * or flop count of g uses (setup noise: RNG state, flags); --bind stays. */
+void bind_prune_unused(graph *g);
 /* A sym_value_fn over a graph_bindings (ud): nonzero when bound. */
 int bind_value_fn(void *ud, const char *name, int64_t *out);
 /* The first name in s that b leaves unbound (malloc'd), or NULL. */

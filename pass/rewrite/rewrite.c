@@ -197,8 +197,20 @@ static void instrument_main_and_loop(rw *r) {
   rw_scan *s = &r->scan;
   graph *g = r->g;
   if (s->have_main) {
-    insert_s(r, s->main_body_begin + 1, RW_PRIO_DEFAULT,
-             " TIDAL_INIT_OR_EXIT(); /* tidal: the runtime starts before the first allocation */");
+    if (r->req->budget_text) { /* the plan's budget, as written: TIDAL_BUDGET overrides it */
+      rw_buf b = {0};
+      rw_buf_printf(&b,
+                    " TIDAL_INIT_WITH_BUDGET_OR_EXIT(\"%s\"); /* tidal: the runtime starts "
+                    "before the first allocation, with the plan's budget unless TIDAL_BUDGET "
+                    "is set */",
+                    r->req->budget_text); /* a valid size: digits, letters, '%', '.', spaces */
+      if (b.oom) r->oom = 1;
+      insert_s(r, s->main_body_begin + 1, RW_PRIO_DEFAULT, b.p ? b.p : "");
+      rw_buf_free(&b);
+    } else {
+      insert_s(r, s->main_body_begin + 1, RW_PRIO_DEFAULT,
+               " TIDAL_INIT_OR_EXIT(); /* tidal: the runtime starts before the first allocation */");
+    }
     if (!s->main_ends_in_return) {
       rw_buf b = {0};
       rw_line_indent(&r->lines, s->main_body_begin, &b);
