@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "cli/build_graph.h"
 #include "cli/commands.h"
@@ -28,6 +30,8 @@
 #include "plan/plan.h"
 #include "replay/replay.h"
 #include "rewrite/rewrite.h"
+#include "cli/summary.h"
+#include "graph/coverage.h"
 
 typedef struct replay_cli {
   cost_model cost;
@@ -40,6 +44,8 @@ typedef struct replay_cli {
   uint64_t budget;      /* --budget in bytes (several programs: the shared total) */
   double pct;           /* --budget as a percentage (one program only) */
   uint64_t chunk;       /* --chunk: the runtime's chunk (0: replay's own choice) */
+  const char *trace;    /* --trace FILE: the managed run's libtidal trace */
+  const char *timeline; /* --timeline FILE.svg: its memory timeline */
 } replay_cli;
 
 static int replay_extra(void *ud, int argc, char **argv, int *i) {
@@ -49,8 +55,9 @@ static int replay_extra(void *ud, int argc, char **argv, int *i) {
     c->inputs[c->n_inputs++] = a;
     return c->n_inputs > 1;
   }
-  const char *names[] = {"--cost", "--iterations", "--break", "--runtime-planner", "--chunk"};
-  for (int k = 0; k < 5; k++) {
+  const char *names[] = {"--cost", "--iterations", "--break", "--runtime-planner", "--trace",
+                         "--timeline", "--chunk"};
+  for (int k = 0; k < 7; k++) {
     size_t n = strlen(names[k]);
     if (strncmp(a, names[k], n) != 0) continue;
     if (a[n] == '=') v = a + n + 1;
@@ -75,7 +82,7 @@ static int replay_extra(void *ud, int argc, char **argv, int *i) {
       }
       c->iterations = (int)n_it;
     }
-    if (k == 4) {
+    if (k == 6) {
       double pct = 0;
       uint64_t b = 0;
       if (options_parse_size(v, &b, &pct) != 0 || pct > 0 || b < 4096 || (b & (b - 1))) {
@@ -84,6 +91,8 @@ static int replay_extra(void *ud, int argc, char **argv, int *i) {
       }
       c->chunk = b;
     }
+    if (k == 4) c->trace = v;
+    if (k == 5) c->timeline = v;
     if (k == 3) {
       static const char *const pn[] = {"runtime", "hints", "lru"};
       c->planner = TIDAL_PLANNER_DEFAULT;
@@ -115,6 +124,8 @@ static void usage(FILE *f) {
              "peak_flops, hbm_bw, launch, h2d_bw, d2h_bw, latency (also TIDAL_COST_<KEY>).\n"
              "Several FILEs: each replays in its own process, at the same time, under one\n"
              "shared --budget SIZE (JSON: workloads, combined_peak_bytes).\n"
+             "--trace FILE writes the managed run's libtidal trace (Chrome trace-event JSON,\n"
+             "opens in Perfetto); --timeline FILE.svg draws its memory timeline (tidal report).\n"
              "See docs/replay.md.\n");
   options_print_help(f, "replay");
 }
@@ -234,6 +245,21 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
   }
   if (cli.iterations) ro.iterations = cli.iterations;
   ro.brk = cli.brk;
+  /* --timeline without --trace: the trace goes to a temporary file. */
+  char tmp_trace[] = "/tmp/tidal-replay-trace-XXXXXX";
+  int have_tmp = 0;
+  ro.trace_path = cli.trace;
+  if (!child && cli.timeline && !cli.trace) {
+    int fd = mkstemp(tmp_trace);
+    if (fd < 0) {
+      diag_error(NULL, 0, 0, "cannot create a temporary trace file: %s", strerror(errno));
+      rc = TIDAL_EXIT_INTERNAL;
+      goto out;
+    }
+    close(fd);
+    have_tmp = 1;
+    ro.trace_path = tmp_trace;
+  }
   if (cli.chunk) ro.chunk_bytes = cli.chunk;
   /* Small allocations packed as the rewritten program packs them. */
   if (mode != PLAN_MODE_NONE) {
@@ -264,7 +290,22 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
     else replay_print_text(out.fp, &rep, &plan, plan_mode_name(mode));
     rc = output_commit(&out);
     if (rc != 0) goto out;
+    {
+      unsigned char *managed = rw_program_allocs_managed(tu, &g, scans, n_scans);
+      graph_coverage cov;
+      graph_coverage_of(&g, managed, &cov);
+      free(managed);
+      summary_replay_line(o.input, &cov, &rep, &plan);
+    }
+    if (cli.timeline && rr == 0 && !rep.managed.failed) {
+      char title[512];
+      snprintf(title, sizeof title, "tidal replay %s, budget %s", o.input,
+               o.budget ? o.budget : "none");
+      rc = report_render(ro.trace_path, cli.timeline, -1, title, rep.unmanaged.peak_bytes);
+      if (rc == 0) fprintf(stderr, "tidal: memory timeline: %s\n", cli.timeline);
+    }
   }
+  if (have_tmp) unlink(tmp_trace);
 
   if (failed) {
     if (rep.unmanaged.failed)

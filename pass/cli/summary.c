@@ -71,7 +71,7 @@ double summary_coverage_pct(const graph_coverage *c) {
   return 100.0;
 }
 
-void summary_line(const char *input, const graph_coverage *c, const rw_report *r) {
+static void coverage_part(const char *input, const graph_coverage *c) {
   char managed[32], total[32];
   fprintf(stderr, "tidal: summary: %s: managed %d of %d allocations", input, c->n_allocs_managed,
           c->n_allocs);
@@ -84,6 +84,10 @@ void summary_line(const char *input, const graph_coverage *c, const rw_report *r
   }
   fprintf(stderr, "; %d of %d accesses resolved", c->n_resolved, c->n_accesses);
   if (c->n_unresolved) fprintf(stderr, ", %d unresolved", c->n_unresolved);
+}
+
+void summary_line(const char *input, const graph_coverage *c, const rw_report *r) {
+  coverage_part(input, c);
   if (r) {
     if (r->n_skipped)
       fprintf(stderr, "; %d of %d op sites instrumented", r->n_sites, r->n_sites + r->n_skipped);
@@ -99,6 +103,25 @@ void summary_line(const char *input, const graph_coverage *c, const rw_report *r
       fprintf(stderr, "; no plan: %s", r->why_unplanned ? r->why_unplanned : "?");
     }
   }
+  fputc('\n', stderr);
+}
+
+void summary_replay_line(const char *input, const graph_coverage *c, const replay_report *r,
+                         const plan_result *plan) {
+  coverage_part(input, c);
+  char before[32], after[32], budget[32];
+  fmt_bytes(before, sizeof before, (double)r->unmanaged.peak_bytes);
+  fmt_bytes(after, sizeof after, (double)r->managed.peak_bytes);
+  fprintf(stderr, "; replay: peak %s -> %s", before, after);
+  if (r->budget_bytes) {
+    fmt_bytes(budget, sizeof budget, (double)r->budget_bytes);
+    fprintf(stderr, " (budget %s%s)", budget, r->budget_respected ? "" : ", EXCEEDED");
+  }
+  fprintf(stderr, ", %s", r->checksums_match ? "checksums match" : "CHECKSUMS DIFFER");
+  if (r->unmanaged.modelled_s > 0)
+    fprintf(stderr, ", modelled overhead %+.1f%%",
+            100.0 * (r->managed.modelled_s - r->unmanaged.modelled_s) / r->unmanaged.modelled_s);
+  (void)plan;
   fputc('\n', stderr);
 }
 

@@ -553,6 +553,16 @@ void rw_allocs_managed_in(const graph *g, const rw_scan *s, const char *path, un
   }
 }
 
+unsigned char *rw_program_allocs_managed(pass_tu *t, const graph *g, const rw_scan *scans,
+                                         int n_scans) {
+  if (n_scans < 1) return calloc((size_t)g->n_allocs + 1, 1);
+  unsigned char *m = rw_allocs_managed(g, &scans[0]);
+  /* a whole program is rewritten file by file (-o DIR/) */
+  for (int f = 1; m && f < n_scans && t->prog && t->prog->n_units > 1; f++)
+    rw_allocs_managed_in(g, &scans[f], t->prog->files[f]->main_path, m);
+  return m;
+}
+
 /* Copies what the command reports out of the rewrite's state. */
 static void fill_report(const rw *r, const plan_result *p, int planned, const char *why,
                         rw_report *rep) {
