@@ -59,7 +59,11 @@ void summary_rewrite_warnings(const char *input, const rw_report *r, int budget_
                  "still keeps the program inside the budget, faulting what it must)",
                  want, got);
   }
-  if (!r->planned && budget_given)
+  if (!r->planned && budget_given && r->plan_emitted)
+    diag_warning(input, 0, 0, "no plan was made for the budget: %s; the output is instrumented, "
+                              "with %d candidate hints, and the runtime decides",
+                 r->why_unplanned ? r->why_unplanned : "unknown reason", r->plan_emitted);
+  else if (!r->planned && budget_given)
     diag_warning(input, 0, 0, "no plan was made for the budget: %s; the output is instrumented "
                               "only, and the runtime decides alone",
                  r->why_unplanned ? r->why_unplanned : "unknown reason");
@@ -101,6 +105,7 @@ void summary_line(const char *input, const graph_coverage *c, const rw_report *r
         fprintf(stderr, ", modelled overhead %+.1f%%", 100.0 * r->overhead_s / r->compute_s);
     } else {
       fprintf(stderr, "; no plan: %s", r->why_unplanned ? r->why_unplanned : "?");
+      if (r->plan_emitted) fprintf(stderr, "; %d candidate hints", r->plan_emitted);
     }
   }
   fputc('\n', stderr);

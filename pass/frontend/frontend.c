@@ -363,15 +363,56 @@ static int filter_compdb_args(const strvec *args, const char *dir, strvec *out) 
   return 0;
 }
 
+/* Expands nvcc's `--options-file FILE` / `-optf FILE` (CMake writes the
+ * include paths of CUDA targets into such a file: includes_CUDA.rsp) and
+ * `@FILE` response files, in place, relative to the entry's directory;
+ * nested files up to a small depth.  A file that cannot be read is kept as
+ * written (its flags are then simply missing, as before). */
+static int expand_response_files(const strvec *in, const char *dir, strvec *out, int depth) {
+  for (int i = 0; i < in->n; i++) {
+    const char *a = in->v[i];
+    const char *file = NULL;
+    int skip = 0;
+    if ((!strcmp(a, "--options-file") || !strcmp(a, "-optf")) && i + 1 < in->n) {
+      file = in->v[i + 1];
+      skip = 1;
+    } else if (!strncmp(a, "--options-file=", 15)) {
+      file = a + 15;
+    } else if (a[0] == '@' && a[1]) {
+      file = a + 1;
+    }
+    if (file && depth < 8) {
+      char *path = join_path(dir, file);
+      size_t len = 0;
+      char *text = path ? read_file(path, &len) : NULL;
+      free(path);
+      if (text) {
+        strvec sub = {0};
+        int bad = split_command(text, &sub) < 0 || expand_response_files(&sub, dir, out, depth + 1) < 0;
+        sv_free(&sub);
+        free(text);
+        if (bad) return -1;
+        i += skip;
+        continue;
+      }
+    }
+    if (sv_push(out, a) < 0) return -1;
+  }
+  return 0;
+}
+
 /* input's flags into *flags; or, when all is not NULL, every entry's file
  * (directory + file) into *all and no flags (multi-entry -p: the whole
  * program). */
 static int load_compdb(const char *dir, const char *input, strvec *flags, strvec *all) {
-  if (!dir_exists(dir)) {
-    diag_error(NULL, 0, 0, "-p: no such directory: '%s'", dir);
+  /* -p takes the build folder (clang tools' convention) or the database
+   * file itself. */
+  int is_file = !dir_exists(dir) && file_exists(dir);
+  if (!is_file && !dir_exists(dir)) {
+    diag_error(NULL, 0, 0, "-p: no such directory or file: '%s'", dir);
     return TIDAL_EXIT_BAD_INPUT;
   }
-  char *path = join_path(dir, "compile_commands.json");
+  char *path = is_file ? strdup(dir) : join_path(dir, "compile_commands.json");
   size_t len = 0;
   char *text = path ? read_file(path, &len) : NULL;
   int rc = TIDAL_EXIT_BAD_INPUT, found = 0;
@@ -433,7 +474,10 @@ static int load_compdb(const char *dir, const char *input, strvec *flags, strvec
       } else if (full && same_file(full, input)) {
         found = 1;
         if (!have_args && ecmd && split_command(ecmd, &eargs) < 0) r.err = 1;
-        if (!r.err && filter_compdb_args(&eargs, edir, flags) < 0) r.err = 1;
+        strvec expanded = {0};
+        if (!r.err && expand_response_files(&eargs, edir, &expanded, 0) < 0) r.err = 1;
+        if (!r.err && filter_compdb_args(&expanded, edir, flags) < 0) r.err = 1;
+        sv_free(&expanded);
       }
       free(full);
     }

@@ -27,6 +27,7 @@
 
 #include "plan/pack.h"
 #include "rewrite/rewrite.h"
+#include "plan/candidates.h"
 
 #ifndef TIDAL_VERSION
 #define TIDAL_VERSION "unknown"
@@ -297,9 +298,11 @@ static void action_comment(rw_buf *b, const plan_action *a, const char *sym_byte
   rw_buf_puts(b, ": ");
   if (sym_bytes) {
     put_commented(b, sym_bytes);
-    rw_buf_puts(b, " = ");
+    /* a candidate's size is known only at run time */
+    rw_buf_puts(b, a->bytes ? " = " : " bytes");
   }
-  rw_buf_printf(b, "%" PRIu64 " bytes, idle %d ops", a->bytes, a->idle_ops);
+  if (a->bytes || !sym_bytes) rw_buf_printf(b, "%" PRIu64 " bytes", a->bytes);
+  rw_buf_printf(b, ", idle %d ops", a->idle_ops);
   if (a->instances > 1) rw_buf_printf(b, ", %d instances per iteration", a->instances);
   rw_buf_puts(b, ": ");
   put_commented(b, a->reason);
@@ -407,7 +410,10 @@ static void emit_action(rw *r, const plan_action *a) {
                   rw_line_of(&r->lines, off), plan_kind_name(a->kind),
                   a->where == PLAN_BEFORE ? "before" : "after");
     put_commented(&r->plan_lines, a->tensor);
-    rw_buf_printf(&r->plan_lines, " (%" PRIu64 " bytes, idle %d ops): ", a->bytes, a->idle_ops);
+    if (a->bytes)
+      rw_buf_printf(&r->plan_lines, " (%" PRIu64 " bytes, idle %d ops): ", a->bytes, a->idle_ops);
+    else
+      rw_buf_printf(&r->plan_lines, " (size known at run time, idle %d ops): ", a->idle_ops);
     put_commented(&r->plan_lines, a->reason);
     rw_buf_puts(&r->plan_lines, "\n");
   }
@@ -453,6 +459,13 @@ static void header(rw *r, const plan_result *p, int planned, const char *why_unp
                   r->skipped);
     if (r->elsewhere) rw_buf_printf(h, ", %d emitted in other files of the program", r->elsewhere);
     rw_buf_puts(h, "\n");
+    if (r->plan_lines.n) rw_buf_putn(h, r->plan_lines.p, r->plan_lines.n);
+  } else if (r->emitted || r->skipped) {
+    rw_buf_puts(h, " * no plan: ");
+    put_commented(h, why_unplanned);
+    rw_buf_printf(h, "\n * candidate hints (Note [candidates without sizes]): %d emitted, %d not "
+                     "emitted (see below); the run-time planner decides which run\n",
+                  r->emitted, r->skipped);
     if (r->plan_lines.n) rw_buf_putn(h, r->plan_lines.p, r->plan_lines.n);
   } else {
     rw_buf_puts(h, " * no plan: ");
@@ -632,6 +645,8 @@ int rw_rewrite(pass_tu *t, graph *g, const rw_request *req, const rw_scan *scans
     why_unplanned = strdup("--plan none");
   } else if (g->unrolled_ops < 0) {
     why_unplanned = unbound_reason(g);
+    /* sizes known only at run time: the candidates, as hints */
+    if (plan_candidates(g, &plan) != 0) goto out;
   } else {
     if (graph_unroll(g, &trace) != 0) goto out;
     have_trace = 1;
@@ -663,12 +678,11 @@ int rw_rewrite(pass_tu *t, graph *g, const rw_request *req, const rw_scan *scans
   /* Registrations first, so that a recomputable range is registered
    * before the swap_out after the same statement (the runtime then drops
    * it instead of copying). */
-  if (planned) {
-    for (int i = 0; i < plan.n_actions; i++)
-      if (plan.actions[i].kind == PLAN_RECOMPUTE) emit_action(&r, &plan.actions[i]);
-    for (int i = 0; i < plan.n_actions; i++)
-      if (plan.actions[i].kind != PLAN_RECOMPUTE) emit_action(&r, &plan.actions[i]);
-  }
+  /* (without a plan, plan holds only candidate hints: no registrations) */
+  for (int i = 0; i < plan.n_actions; i++)
+    if (plan.actions[i].kind == PLAN_RECOMPUTE) emit_action(&r, &plan.actions[i]);
+  for (int i = 0; i < plan.n_actions; i++)
+    if (plan.actions[i].kind != PLAN_RECOMPUTE) emit_action(&r, &plan.actions[i]);
 
   header(&r, &plan, planned, why_unplanned, budget_desc.p, &hdr);
   if (hdr.oom) goto out;
