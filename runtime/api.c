@@ -456,6 +456,7 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
     if (len == 0)
       continue;
     if (a->slab) { /* a packed member: its slab's chunk, whose other members stay */
+      a->idle = 0; /* in use again: earlier hints on it are moot */
       uint32_t flags = RT_PIN_NEED_DATA | ((x->mode & TIDAL_WRITE) ? RT_PIN_WRITTEN : 0u);
       if ((st = pin_chunk(&a->slab->chunk, stamp, flags)) != TIDAL_OK)
         goto fail;
@@ -616,6 +617,8 @@ static tidal_status for_chunks(const char *name, const void *p, size_t bytes, in
     return TIDAL_OK;
   if (rt_g.out.n || rt_g.in.n)
     rt_reap(0);
+  if (len && a->slab)
+    return rt_small_hint(a, off, len, kind);
   if (len == 0 || !a->nchunks)
     return TIDAL_OK;
   size_t cb = rt_g.chunk_bytes;

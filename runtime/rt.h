@@ -96,6 +96,7 @@ typedef struct rt_alloc {
   uint32_t nchunks;      /* 0 for packed small allocations */
   rt_chunk *chunks;
   struct rt_slab *slab;  /* packed small allocation: its slab, else NULL */
+  uint8_t idle;          /* packed: RT_IDLE_* hinted since an op last declared it */
 } rt_alloc;
 
 /* ---- packed small allocations (suballoc.c) ----
@@ -110,6 +111,7 @@ typedef struct rt_slab {
   uint32_t nmembers, cap_members;
   struct rt_alloc **members; /* sorted by address */
 } rt_slab;
+enum { RT_IDLE_COLD = 1, RT_IDLE_DEAD = 2 }; /* swap-out / drop hinted */
 #define RT_SMALL_MIN_BYTES 256 /* cudaMalloc's alignment guarantee */
 
 /* ---- host store (hoststore.c) ---- */
@@ -343,6 +345,9 @@ RT_HIDDEN int rt_host_check(char *msg, size_t len);
 /* ---- suballoc.c ---- */
 RT_HIDDEN tidal_status rt_small_alloc(rt_alloc *a, uint32_t group);
 RT_HIDDEN tidal_status rt_small_free(rt_alloc *a);
+/* A hint (RT_HINT_*, planner.h) on [off, off+len) of packed allocation a:
+ * Note [hints on packed allocations]. */
+RT_HIDDEN tidal_status rt_small_hint(rt_alloc *a, size_t off, size_t len, int kind);
 /* Freeing a would release a slab an open op has pinned. */
 RT_HIDDEN int rt_small_busy(const rt_alloc *a);
 RT_HIDDEN void rt_small_destroy(void);

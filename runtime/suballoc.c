@@ -23,6 +23,7 @@
  * it is created and its chunk is mapped when an op first touches it; the
  * slab goes when its last member is freed. */
 #include <stdlib.h>
+#include "planner.h"
 #include "rt.h"
 
 static size_t aligned(size_t bytes) {
@@ -117,6 +118,38 @@ tidal_status rt_small_alloc(rt_alloc *a, uint32_t group) {
   a->reserved = need;
   a->nchunks = 0;
   return TIDAL_OK;
+}
+
+/* Note [hints on packed allocations]: a hint names one member, but the
+ * slab moves as a whole, and evicting it for one idle member would evict
+ * its neighbours too.  So a swap-out or drop hint marks the member idle
+ * (cold, or dead when a drop covers all of it) until an op declares it
+ * again, and the slab goes only once every member is idle: dropped when
+ * all are dead, else swapped out (dead members are copied needlessly, but
+ * nothing is lost).  Prefetch and keep apply to the slab at once. */
+tidal_status rt_small_hint(rt_alloc *a, size_t off, size_t len, int kind) {
+  rt_slab *s = a->slab;
+  switch (kind) {
+  case RT_HINT_PREFETCH: return rt_chunk_prefetch(&s->chunk);
+  case RT_HINT_KEEP: s->chunk.keep_iter = rt_g.iteration + 1; return TIDAL_OK;
+  case RT_HINT_DROP:
+    if (off != 0 || len < a->bytes)
+      return TIDAL_OK; /* a drop keeps partial ranges */
+    a->idle = RT_IDLE_DEAD;
+    break;
+  case RT_HINT_SWAP:
+    if (a->idle != RT_IDLE_DEAD)
+      a->idle = RT_IDLE_COLD;
+    break;
+  default: return TIDAL_OK;
+  }
+  int all_dead = 1;
+  for (uint32_t i = 0; i < s->nmembers; i++) {
+    if (!s->members[i]->idle)
+      return TIDAL_OK; /* a member may still be used: the slab stays */
+    all_dead &= s->members[i]->idle == RT_IDLE_DEAD;
+  }
+  return all_dead ? rt_chunk_drop(&s->chunk) : rt_chunk_swap_out(&s->chunk, 0);
 }
 
 int rt_small_busy(const rt_alloc *a) { return a->slab->nmembers == 1 && a->slab->chunk.pins; }
