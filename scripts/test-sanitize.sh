@@ -29,7 +29,7 @@ configure() {
 # the lit feature off, and the tests named nvcc are filtered) and the
 # timing-sized ones (opsites-linear's 20,000 launches, the fuzz test).
 run_pass() {
-  cmake --build "$dir" -j"$jobs" --target tidal-cli
+  cmake --build "$dir" -j"$jobs" --target tidal-cli tidal-man  # the man page: a lit test reads it
   ASAN_OPTIONS=detect_leaks=1 python3 "${TIDAL_LIT:-/usr/lib/llvm-19/build/utils/lit/lit.py}" \
     -s -j"$jobs" --param no_nvcc=1 --filter-out 'nvcc|opsites-linear|fuzz/' "$dir/test"
   # a smaller unrolling cap: an iteration of 700,000 ops takes 2 s in the
