@@ -305,11 +305,12 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
     rc = TIDAL_EXIT_BAD_INPUT;
   }
 out:
+  /* places first: plan_free zeroes n_actions (the leak ASan found) */
+  for (int k = 0; places && k < plan.n_actions; k++) rw_place_free(&places[k]);
   plan_free(&plan);
   if (have_trace) trace_free(&trace);
   graph_free(&g);
   frontend_dispose(tu);
-  for (int k = 0; places && k < plan.n_actions; k++) rw_place_free(&places[k]);
   free(places);
   free(rplace);
   rw_placer_free(&placer);
