@@ -27,6 +27,7 @@
 #include "cli/options.h"
 #include "cli/output.h"
 #include "cli/replay_multi.h"
+#include "plan/pack.h"
 #include "plan/plan.h"
 #include "replay/replay.h"
 #include "rewrite/rewrite.h"
@@ -43,6 +44,7 @@ typedef struct replay_cli {
   int n_inputs;
   uint64_t budget;      /* --budget in bytes (several programs: the shared total) */
   double pct;           /* --budget as a percentage (one program only) */
+  uint64_t chunk;       /* --chunk: the runtime's chunk (0: replay's own choice) */
   const char *trace;    /* --trace FILE: the managed run's libtidal trace */
   const char *timeline; /* --timeline FILE.svg: its memory timeline */
 } replay_cli;
@@ -55,8 +57,8 @@ static int replay_extra(void *ud, int argc, char **argv, int *i) {
     return c->n_inputs > 1;
   }
   const char *names[] = {"--cost", "--iterations", "--break", "--runtime-planner", "--trace",
-                         "--timeline"};
-  for (int k = 0; k < 6; k++) {
+                         "--timeline", "--chunk"};
+  for (int k = 0; k < 7; k++) {
     size_t n = strlen(names[k]);
     if (strncmp(a, names[k], n) != 0) continue;
     if (a[n] == '=') v = a + n + 1;
@@ -80,6 +82,15 @@ static int replay_extra(void *ud, int argc, char **argv, int *i) {
         return -1;
       }
       c->iterations = (int)n_it;
+    }
+    if (k == 6) {
+      double pct = 0;
+      uint64_t b = 0;
+      if (options_parse_size(v, &b, &pct) != 0 || pct > 0 || b < 4096 || (b & (b - 1))) {
+        diag_error(NULL, 0, 0, "--chunk must be a power of two of at least 4K, not '%s'", v);
+        return -1;
+      }
+      c->chunk = b;
     }
     if (k == 4) c->trace = v;
     if (k == 5) c->timeline = v;
@@ -105,7 +116,7 @@ static int replay_extra(void *ud, int argc, char **argv, int *i) {
 static void usage(FILE *f) {
   fprintf(f, "usage: tidal replay FILE.cu... [--budget SIZE|PCT] [--plan auto|swap|recompute|none]\n"
              "                    [--bind NAME=VALUE]... [--format text|json] [-o OUT]\n"
-             "                    [--cost KEY=VALUE]... [--iterations N]\n"
+             "                    [--cost KEY=VALUE]... [--iterations N] [--chunk SIZE]\n"
              "                    [--runtime-planner runtime|hints|lru] [-- clang flags]\n"
              "Runs one training iteration's op trace (twice, or N times) on libtidal's CPU\n"
              "simulator, unmanaged and under the plan `tidal rewrite` would emit, and\n"
@@ -149,6 +160,7 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
   memset(&placer, 0, sizeof placer);
   rw_place *places = NULL;
   replay_place *rplace = NULL;
+  unsigned *pack = NULL;
 
   rc = graph_build_from_options(&o, &tu, &g);
   if (rc != TIDAL_EXIT_OK) goto out;
@@ -249,6 +261,17 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
     have_tmp = 1;
     ro.trace_path = tmp_trace;
   }
+  if (cli.chunk) ro.chunk_bytes = cli.chunk;
+  /* Small allocations packed as the rewritten program packs them. */
+  if (mode != PLAN_MODE_NONE) {
+    pack = calloc((size_t)trace.n_allocs + 1, sizeof *pack);
+    if (!pack || plan_pack_groups(&trace, PACK_CHUNK_BYTES, pack) < 0) {
+      diag_error(NULL, 0, 0, "out of memory while packing small allocations");
+      rc = TIDAL_EXIT_INTERNAL;
+      goto out;
+    }
+    ro.pack = pack;
+  }
   replay_report rep;
   progress_stage("replaying on the simulator");
   int rr = replay_trace(&trace, &plan, &ro, &rep);
@@ -313,6 +336,7 @@ out:
   frontend_dispose(tu);
   free(places);
   free(rplace);
+  free(pack);
   rw_placer_free(&placer);
   rw_scans_free(scans, n_scans);
   if (child && !reported) replay_child_result(child, rc ? rc : TIDAL_EXIT_INTERNAL, 0);

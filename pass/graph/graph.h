@@ -208,6 +208,13 @@ typedef struct graph_tensor {
   sym *bytes;          /* the largest extent any access uses */
   int n_aliases;       /* other names this tensor was accessed through ("dl_btc") */
   char **aliases;
+  /* An element of an array of device pointers at a loop index (`act[l + 1]`,
+   * each element its own cudaMalloc): allocation family[index] (alloc is
+   * family[0]); unroll.c picks the allocation per iteration.  n_family 0
+   * otherwise. */
+  int n_family;
+  int *family;
+  sym *family_index;
 } graph_tensor;
 
 /* An eviction candidate: idle long enough between two uses to be worth
