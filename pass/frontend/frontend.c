@@ -884,8 +884,6 @@ int frontend_parse(const frontend_options *opt, pass_tu **out) {
       p->files[i]->file_index = i;
       break;
     }
-  if (!(p->units = malloc((size_t)p->n_units * sizeof *p->units))) goto oom;
-  memcpy(p->units, p->files, (size_t)p->n_units * sizeof *p->units);
   sv_free(&all);
   *out = p->files[0];
   return TIDAL_EXIT_OK;

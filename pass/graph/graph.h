@@ -20,7 +20,7 @@
  * is set (in the main file and not produced by a macro expansion).
  *
  * Entry points: graph_build (analysis), bind_* (bind.c), graph_unroll
- * (unroll.c), graph_emit_{text,json,dot}. */
+ * (unroll.c); the emitters are the command line's (cli/emit.h). */
 #ifndef TIDAL_PASS_GRAPH_H
 #define TIDAL_PASS_GRAPH_H
 
@@ -362,9 +362,5 @@ char *bind_first_unbound(const graph_bindings *b, const sym *s);
  * (may be 0/NULL) bind further names for this call only. */
 int graph_unroll(const graph *g, tidal_trace *out);
 
-/* Emitters (write to fp; return 0 or -1 on a write error). */
-int graph_emit_text(const graph *g, FILE *fp);
-int graph_emit_json(const graph *g, FILE *fp);
-int graph_emit_dot(const graph *g, FILE *fp);
 
 #endif
