@@ -71,17 +71,28 @@ typedef struct tidal_config {
   int log_level;            /* 0 quiet, 1 errors, 2 warnings, 3 info, 4 debug */
   /* Sim backend only. */
   size_t sim_device_bytes;       /* emulated device capacity; 0 = 16 GiB */
-  double sim_h2d_bytes_per_s;    /* 0 = 55e9 (H100, PCIe Gen5 x16, pinned) */
-  double sim_d2h_bytes_per_s;    /* 0 = 55e9 */
-  double sim_copy_latency_s;     /* 0 = 10e-6 per copy */
+  double sim_h2d_bytes_per_s;    /* 0 = the cost model's (55e9: H100, PCIe Gen5 x16, pinned) */
+  double sim_d2h_bytes_per_s;    /* 0 = the cost model's (55e9) */
+  double sim_copy_latency_s;     /* 0 = the cost model's (10e-6 per copy) */
   int sim_synchronous;           /* nonzero: copies run inline, no worker thread */
+  /* Pinned at tidal_init for the host store: what the swaps need (from the
+   * plan or a recorded run); 0 = 64 MiB, growing by doubling later.  Bounded
+   * by host_budget_bytes. */
+  size_t host_reserve_bytes;
+  /* If set, per-op-site durations are written here at tidal_shutdown (CUDA:
+   * measured with events; sim: modelled); `tidal replay --profile` reads it. */
+  const char *profile_path;
+  /* Sim backend: the cost model file (docs/runtime-design.md, "Cost model");
+   * NULL = the built-in defaults (runtime/sim_costs.txt). */
+  const char *sim_costs_path;
 } tidal_config;
 
 /* Fills *cfg with defaults (all zeros mean "backend default"). */
 void tidal_config_default(tidal_config *cfg);
 
 /* Reads TIDAL_DEVICE, TIDAL_BUDGET (bytes with K/M/G suffix, or "NN%"),
- * TIDAL_HOST_BUDGET, TIDAL_CHUNK, TIDAL_TRACE, TIDAL_LOG into *cfg, leaving
+ * TIDAL_HOST_BUDGET, TIDAL_HOST_RESERVE, TIDAL_CHUNK, TIDAL_TRACE, TIDAL_LOG,
+ * TIDAL_PROFILE, TIDAL_SIM_COSTS into *cfg, leaving
  * fields whose variable is unset untouched.  Returns TIDAL_ERR_CONFIG for a
  * malformed value. */
 tidal_status tidal_config_from_env(tidal_config *cfg);
@@ -100,6 +111,11 @@ tidal_status tidal_shutdown(void);
  * correctness (tidal_op_begin waits for what it needs); useful in tests and
  * before measuring.  TIDAL_ERR_NOT_INITIALIZED, TIDAL_ERR_BACKEND. */
 tidal_status tidal_synchronize(void);
+
+/* Pins host memory for the host store now, until it holds at least `bytes`
+ * (bounded by the host budget), so that no swap-out pays for pinning.
+ * TIDAL_ERR_HOST_MEMORY if the host refuses (what was pinned is kept). */
+tidal_status tidal_host_reserve(size_t bytes);
 
 /* Nonzero if tidal_init succeeded and tidal_shutdown has not run. */
 int tidal_is_initialized(void);
@@ -209,6 +225,9 @@ typedef struct tidal_counters {
   uint64_t evictions;           /* chunks evicted by budget pressure (LRU) */
   double stall_seconds;         /* time the compute stream waited for data */
   double modelled_seconds;      /* sim backend: virtual clock advanced */
+  uint64_t vmm_calls;           /* map + unmap + set-access driver calls */
+  uint64_t reclaimed_chunks;    /* evicted chunks taken back from memory that still
+                                   held them: no copy, no driver call */
 } tidal_counters;
 
 typedef struct tidal_stats {

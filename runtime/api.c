@@ -108,6 +108,10 @@ tidal_status tidal_init(const tidal_config *user) {
   rt_host_init(chunk, host_budget);
   if (cfg.trace_path)
     rt_trace_open(cfg.trace_path);
+  /* Pinned now, not inside the first swap-out (Note [host store sizing]). */
+  if (rt_host_reserve(cfg.host_reserve_bytes ? cfg.host_reserve_bytes : RT_HOST_PIECE_MIN_BYTES) !=
+      TIDAL_OK)
+    rt_clear_error(); /* the store grows later if it can; not fatal */
   rt_g.initialized = 1;
   rt_stats_iteration_begin();
   rt_log(3, "initialised: %s backend, budget %zu bytes in %u chunks of %zu, host store %zu bytes",
@@ -159,6 +163,13 @@ tidal_status tidal_shutdown(void) {
       st = s2;
   }
   rt_g.nallocs = 0;
+  if (rt_g.cfg.profile_path) {
+    rt_g.be->profile_flush(rt_g.b);
+    tidal_status s2 = rt_profile_write(rt_g.cfg.profile_path);
+    if (st == TIDAL_OK)
+      st = s2;
+  }
+  rt_profile_destroy();
   rt_registry_destroy();
   rt_small_destroy();
   rt_recompute_destroy();
@@ -170,6 +181,11 @@ tidal_status tidal_shutdown(void) {
   free(rt_g.pinned);
   memset(&rt_g, 0, sizeof rt_g);
   return st;
+}
+
+tidal_status tidal_host_reserve(size_t bytes) {
+  REQUIRE_INIT("tidal_host_reserve");
+  return rt_host_reserve(bytes);
 }
 
 tidal_status tidal_synchronize(void) {
@@ -323,6 +339,7 @@ static tidal_status pin_chunk(rt_chunk *c, uint64_t stamp, uint32_t flags) {
     rt_g.cap_pinned = cap;
   }
   c->op_stamp = stamp;
+  c->hint_lo = c->hint_hi = 0; /* used again: earlier hints are moot (Note [partial-chunk hints]) */
   c->pin_slot = (uint32_t)rt_g.npinned;
   rt_g.pinned[rt_g.npinned].c = c;
   rt_g.pinned[rt_g.npinned].flags = flags;
@@ -427,6 +444,11 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
         goto fail;
     }
 
+  /* Access for the chunks mapped above, one call per run (Note [access
+   * batching]) */
+  if ((st = rt_access_flush()) != TIDAL_OK)
+    goto fail;
+
   /* 3. Nothing can fail any more: every chunk this op mapped fresh stays
    * (a read of an unmapped or dropped chunk is marked too; a mark left
    * behind would let a later failed op unmap it, data and host copy
@@ -445,6 +467,7 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
     c->state = RT_DIRTY;
     c->writer = rt_g.stream;
   }
+  rt_g.be->op_start(rt_g.b, rt_g.stream, site);
   if (RT_TRACING())
     rt_trace("op_begin", "\"site\":\"%s\",\"chunks\":%zu,\"depth\":%d", site_label(site),
              f->pin_end - f->pin_start, rt_g.depth);
@@ -472,8 +495,9 @@ tidal_status tidal_op_end(const tidal_site *site) {
                             "tidal_op_end %s: the open op is %s (ops must nest)", site_label(site),
                             site_label(f->site)));
   tidal_stream s = f->stream;
+  rt_note_op_end(f->pin_start, rt_g.npinned, s);
   rt_frame_unwind();
-  rt_g.be->op_end(rt_g.b, s, site ? site->est_seconds : 0.0);
+  rt_g.be->op_end(rt_g.b, s, site);
   if (RT_TRACING())
     rt_trace("op_end", "\"site\":\"%s\"", site_label(site));
   return TIDAL_OK;
@@ -504,45 +528,89 @@ tidal_status tidal_iteration_end(void) {
 
 typedef tidal_status (*chunk_fn)(rt_chunk *c);
 
-/* Applies fn to the chunks of [p, p+bytes): every chunk it touches, or
- * (whole_only) only those it covers completely. */
-static tidal_status for_chunks(const char *name, const void *p, size_t bytes, int whole_only,
-                               chunk_fn fn) {
+/* Resolves [p, p+bytes) of a plan call to chunk indices [*c0, *c1]; 0 if
+ * there is nothing to do (empty, packed small allocation). */
+static tidal_status hint_range(const char *name, const void *p, size_t bytes, rt_alloc **a,
+                               size_t *off, size_t *len) {
   REQUIRE_INIT(name);
-  rt_alloc *a;
-  size_t off, len;
-  tidal_status st = resolve(name, NULL, p, bytes, &a, &off, &len);
+  tidal_status st = resolve(name, NULL, p, bytes, a, off, len);
   if (st != TIDAL_OK)
     return st;
   if (rt_g.out.n || rt_g.in.n)
     rt_reap(0);
-  if (len == 0 || !a->nchunks)
-    return TIDAL_OK;
+  if (!(*a)->nchunks)
+    *len = 0; /* packed small allocations are always resident */
+  return TIDAL_OK;
+}
+
+/* Applies fn to every chunk of [p, p+bytes) touches. */
+static tidal_status for_chunks(const char *name, const void *p, size_t bytes, chunk_fn fn) {
+  rt_alloc *a = NULL;
+  size_t off = 0, len = 0;
+  tidal_status st = hint_range(name, p, bytes, &a, &off, &len);
+  if (st != TIDAL_OK || len == 0)
+    return st;
   size_t cb = rt_g.chunk_bytes;
-  size_t c0 = off / cb, c1 = (off + len - 1) / cb;
-  for (size_t ci = c0; ci <= c1; ci++) {
+  for (size_t ci = off / cb; ci <= (off + len - 1) / cb; ci++)
+    if ((st = fn(&a->chunks[ci])) != TIDAL_OK)
+      return st;
+  return TIDAL_OK;
+}
+
+/* tidal_swap_out and tidal_drop: a chunk is evicted only once hints cover
+ * all of it (Note [partial-chunk hints]): a hint never evicts bytes of a
+ * neighbour that is still live. */
+static tidal_status evict_hint(const char *name, const void *p, size_t bytes, int drop) {
+  rt_alloc *a = NULL;
+  size_t off = 0, len = 0;
+  tidal_status st = hint_range(name, p, bytes, &a, &off, &len);
+  if (st != TIDAL_OK || len == 0)
+    return st;
+  size_t cb = rt_g.chunk_bytes;
+  for (size_t ci = off / cb; ci <= (off + len - 1) / cb; ci++) {
     rt_chunk *c = &a->chunks[ci];
-    size_t cs = ci * cb, ce = cs + rt_chunk_len(c);
-    if (whole_only && (off > cs || off + len < ce))
+    size_t cs = ci * cb, lo = off > cs ? off - cs : 0, hi = off + len - cs;
+    if (hi > cb)
+      hi = cb;
+    if (c->pins)
+      continue; /* in use by an open op: the hint is moot */
+    if (!rt_chunk_hint(c, (uint32_t)lo, (uint32_t)hi, drop))
       continue;
-    if ((st = fn(c)) != TIDAL_OK)
+    int whole = lo == 0 && hi >= rt_chunk_len(c);
+    if (drop && (whole || c->hint_drop_only))
+      st = rt_chunk_drop(c);
+    else
+      st = rt_chunk_swap_out(c, 0);
+    if (st != TIDAL_OK)
       return st;
   }
   return TIDAL_OK;
 }
 
-static tidal_status swap_async(rt_chunk *c) { return rt_chunk_swap_out(c, 0); }
-
 tidal_status tidal_swap_out(const void *ptr, size_t bytes) {
-  return for_chunks("tidal_swap_out", ptr, bytes, 0, swap_async);
-}
-
-tidal_status tidal_prefetch(const void *ptr, size_t bytes) {
-  return for_chunks("tidal_prefetch", ptr, bytes, 0, rt_chunk_prefetch);
+  return evict_hint("tidal_swap_out", ptr, bytes, 0);
 }
 
 tidal_status tidal_drop(const void *ptr, size_t bytes) {
-  return for_chunks("tidal_drop", ptr, bytes, 1, rt_chunk_drop);
+  return evict_hint("tidal_drop", ptr, bytes, 1);
+}
+
+tidal_status tidal_prefetch(const void *ptr, size_t bytes) {
+  rt_alloc *a = NULL;
+  size_t off = 0, len = 0;
+  tidal_status st = hint_range("tidal_prefetch", ptr, bytes, &a, &off, &len);
+  if (st != TIDAL_OK || len == 0)
+    return st;
+  size_t cb = rt_g.chunk_bytes, c1 = (off + len - 1) / cb;
+  rt_chunk *batch[64];
+  for (size_t ci = off / cb; ci <= c1;) { /* Note [prefetch batches] */
+    size_t n = 0;
+    while (ci <= c1 && n < 64)
+      batch[n++] = &a->chunks[ci++];
+    if ((st = rt_prefetch_chunks(batch, n)) != TIDAL_OK)
+      return st;
+  }
+  return TIDAL_OK;
 }
 
 static tidal_status keep_chunk(rt_chunk *c) {
@@ -551,7 +619,7 @@ static tidal_status keep_chunk(rt_chunk *c) {
 }
 
 tidal_status tidal_keep(const void *ptr, size_t bytes) {
-  return for_chunks("tidal_keep", ptr, bytes, 0, keep_chunk);
+  return for_chunks("tidal_keep", ptr, bytes, keep_chunk);
 }
 
 tidal_status tidal_recompute_register(const void *ptr, size_t bytes, tidal_recompute_fn fn,
@@ -559,8 +627,8 @@ tidal_status tidal_recompute_register(const void *ptr, size_t bytes, tidal_recom
   REQUIRE_INIT("tidal_recompute_register");
   if (!fn || (ctx_bytes && !ctx))
     return rt_error(TIDAL_ERR_INVALID, "tidal_recompute_register(%p): fn or ctx is NULL", ptr);
-  rt_alloc *a;
-  size_t off, len;
+  rt_alloc *a = NULL;
+  size_t off = 0, len = 0;
   tidal_status st = resolve("tidal_recompute_register", NULL, ptr, bytes, &a, &off, &len);
   if (st != TIDAL_OK)
     return st;

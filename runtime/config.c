@@ -136,6 +136,17 @@ tidal_status tidal_config_from_env(tidal_config *cfg) {
                       "TIDAL_HOST_BUDGET=%s: expected bytes with an optional K/M/G suffix", v);
     cfg->host_budget_bytes = b;
   }
+  if ((v = getenv("TIDAL_HOST_RESERVE")) && *v) {
+    size_t b = 0;
+    if (!rt_parse_size(v, &b, NULL))
+      return rt_error(TIDAL_ERR_CONFIG,
+                      "TIDAL_HOST_RESERVE=%s: expected bytes with an optional K/M/G suffix", v);
+    cfg->host_reserve_bytes = b;
+  }
+  if ((v = getenv("TIDAL_PROFILE")) && *v)
+    cfg->profile_path = v;
+  if ((v = getenv("TIDAL_SIM_COSTS")) && *v)
+    cfg->sim_costs_path = v;
   if ((v = getenv("TIDAL_CHUNK")) && *v) {
     size_t b = 0;
     if (!rt_parse_size(v, &b, NULL) || b == 0)

@@ -34,13 +34,11 @@ static tidal_status slab_create(size_t slot_bytes, rt_slab **out) {
   st = rt_phys_acquire(&s->phys, "tidal_malloc (small allocation slab)");
   if (st != TIDAL_OK)
     goto fail_release;
-  rt_event ready;
-  st = rt_g.be->map(rt_g.b, s->base, s->phys, &ready);
+  st = rt_map_now(s->base, s->phys);
   if (st != TIDAL_OK) {
     rt_phys_release(s->phys);
     goto fail_release;
   }
-  rt_g.be->event_release(rt_g.b, &ready);
   rt_g.slab_phys++;
   s->next = rt_g.slabs;
   rt_g.slabs = s;
@@ -55,7 +53,7 @@ fail:
 }
 
 static void slab_destroy(rt_slab *s) {
-  rt_g.be->unmap(rt_g.b, s->base, s->phys);
+  rt_unmap_now(s->base, s->phys); /* after the ops that used it */
   rt_phys_release(s->phys);
   rt_g.be->release(rt_g.b, s->base, rt_g.chunk_bytes);
   rt_g.slab_phys--;
