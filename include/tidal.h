@@ -69,6 +69,11 @@ typedef struct tidal_config {
   size_t chunk_bytes;       /* eviction unit; 0 = backend granularity (2 MiB) */
   const char *trace_path;   /* if set, a JSON-lines event trace is written here */
   int log_level;            /* 0 quiet, 1 errors, 2 warnings, 3 info, 4 debug */
+  /* A budget shared with other processes on the same device (see
+   * docs/runtime-api.md, "Shared budgets"); 0 = none.  budget_bytes /
+   * budget_percent then cap this process's share. */
+  size_t shared_budget_bytes;
+  const char *shared_name;  /* names the group sharing it; NULL = one per device and user */
   /* Sim backend only. */
   size_t sim_device_bytes;       /* emulated device capacity; 0 = 16 GiB */
   double sim_h2d_bytes_per_s;    /* 0 = the cost model's (55e9: H100, PCIe Gen5 x16, pinned) */
@@ -92,7 +97,8 @@ void tidal_config_default(tidal_config *cfg);
 
 /* Reads TIDAL_DEVICE, TIDAL_BUDGET (bytes with K/M/G suffix, or "NN%"),
  * TIDAL_HOST_BUDGET, TIDAL_HOST_RESERVE, TIDAL_CHUNK, TIDAL_TRACE, TIDAL_LOG,
- * TIDAL_PROFILE, TIDAL_SIM_COSTS into *cfg, leaving
+ * TIDAL_PROFILE, TIDAL_SIM_COSTS, TIDAL_SHARED_BUDGET, TIDAL_SHARED_NAME into
+ * *cfg, leaving
  * fields whose variable is unset untouched.  Returns TIDAL_ERR_CONFIG for a
  * malformed value. */
 tidal_status tidal_config_from_env(tidal_config *cfg);
@@ -236,6 +242,8 @@ typedef struct tidal_stats {
   uint64_t iterations;     /* completed tidal_iteration_end calls */
   tidal_counters total;
   tidal_counters last_iteration; /* the last completed iteration */
+  uint64_t shared_budget_bytes;  /* a budget shared with other processes: its total, else 0 */
+  uint64_t shared_peak_bytes;    /* the most device memory they all held at once, so far */
 } tidal_stats;
 
 tidal_status tidal_stats_get(tidal_stats *out);

@@ -5,10 +5,12 @@
  * and report "not built yet" while a command's file does not exist, and a
  * strong definition anywhere overrides them at link time. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
-#include "diag.h"
+#include "cli/commands.h"
+#include "base/diag.h"
+#include "base/stack.h"
 
 #ifndef TIDAL_VERSION
 #define TIDAL_VERSION "unknown"
@@ -23,6 +25,7 @@ __attribute__((weak)) int cmd_graph(int argc, char **argv) { return not_built("g
 __attribute__((weak)) int cmd_rewrite(int argc, char **argv) { return not_built("rewrite"); }
 __attribute__((weak)) int cmd_replay(int argc, char **argv) { return not_built("replay"); }
 __attribute__((weak)) int cmd_kernels(int argc, char **argv) { return not_built("kernels"); }
+__attribute__((weak)) int cmd_report(int argc, char **argv) { return not_built("report"); }
 
 typedef struct command {
   const char *name;
@@ -35,6 +38,7 @@ static const command commands[] = {
     {"rewrite", cmd_rewrite, "insert libtidal calls (instrumentation and a memory plan)"},
     {"replay", cmd_replay, "execute the program's op trace and plan on the CPU simulator"},
     {"kernels", cmd_kernels, "print what each __global__ kernel reads and writes"},
+    {"report", cmd_report, "draw a libtidal trace's memory timeline as SVG"},
 };
 
 static void usage(FILE *f) {
@@ -45,7 +49,25 @@ static void usage(FILE *f) {
              "  --help     this message\n  --version  print the version\n");
 }
 
+typedef struct main_args {
+  int argc;
+  char **argv;
+} main_args;
+
+static int run_command(void *p);
+
+/* Deep inputs recurse deeply (base/stack.h): the command runs on a thread
+ * with a big stack, and libclang parses on that same thread instead of
+ * its own 8 MiB one (LIBCLANG_NOTHREADS; its crash recovery is kept). */
 int main(int argc, char **argv) {
+  setenv("LIBCLANG_NOTHREADS", "1", 1);
+  main_args a = {argc, argv};
+  return stack_run(run_command, &a, stack_default_size());
+}
+
+static int run_command(void *p) {
+  int argc = ((main_args *)p)->argc;
+  char **argv = ((main_args *)p)->argv;
   if (argc < 2) {
     usage(stderr);
     return TIDAL_EXIT_BAD_INPUT;

@@ -92,17 +92,11 @@ tidal_status tidal_init(const tidal_config *user) {
                   budget, chunk);
     goto fail;
   }
+  rt_g.device_free = device_free;
   rt_g.chunk_bytes = chunk;
-  rt_g.nphys = (uint32_t)(budget / chunk);
-  rt_g.budget_bytes = (size_t)rt_g.nphys * chunk;
-  rt_g.free_phys = malloc(rt_g.nphys * sizeof *rt_g.free_phys);
-  if (!rt_g.free_phys) {
-    st = rt_error(TIDAL_ERR_HOST_MEMORY, "tidal_init: out of host memory");
+  if ((st = rt_arbiter_join(&cfg, &budget)) != TIDAL_OK) /* budget becomes this process's share */
     goto fail;
-  }
-  for (uint32_t i = rt_g.nphys; i-- > 0;)
-    rt_g.free_phys[rt_g.nfree_phys++] = i; /* chunk 0 handed out first */
-  if ((st = rt_g.be->pool_create(rt_g.b, chunk, rt_g.nphys)) != TIDAL_OK)
+  if ((st = rt_pool_init(chunk, budget, rt_g.arb != NULL)) != TIDAL_OK) /* shared: lazy */
     goto fail;
   size_t host_budget = cfg.host_budget_bytes ? cfg.host_budget_bytes : rt_host_ram_bytes() / 2;
   rt_host_init(chunk, host_budget);
@@ -124,7 +118,8 @@ tidal_status tidal_init(const tidal_config *user) {
 fail:
   if (rt_g.b)
     rt_g.be->destroy(rt_g.b);
-  free(rt_g.free_phys);
+  rt_pool_destroy();
+  rt_arbiter_leave();
   memset(&rt_g, 0, sizeof rt_g);
   return st;
 }
@@ -142,6 +137,7 @@ static tidal_status release_alloc(rt_alloc *a) {
         st = s2;
     }
     rt_g.be->release(rt_g.b, a->base, a->reserved);
+    rt_g.footprint_bytes -= a->reserved;
     free(a->chunks);
   }
   free(a);
@@ -176,7 +172,8 @@ tidal_status tidal_shutdown(void) {
   rt_host_destroy();
   rt_g.be->destroy(rt_g.b);
   rt_trace_close();
-  free(rt_g.free_phys);
+  rt_pool_destroy();
+  rt_arbiter_leave(); /* after the pool: its chunks are given back first */
   free(rt_g.frames);
   free(rt_g.pinned);
   memset(&rt_g, 0, sizeof rt_g);
@@ -229,6 +226,7 @@ tidal_status tidal_malloc(void **p, size_t bytes) {
       free(a->chunks);
       goto fail;
     }
+    rt_g.footprint_bytes += a->reserved;
     for (uint32_t i = 0; i < a->nchunks; i++) {
       rt_chunk *c = &a->chunks[i];
       c->alloc = a;
@@ -363,6 +361,8 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
                             site_label(site), n, (const void *)acc));
   if (rt_g.out.n || rt_g.in.n)
     rt_reap(0);
+  if (rt_g.arb && rt_g.depth == 0)
+    rt_arbiter_poll(0); /* a changed shared budget applies between ops */
   tidal_status st = grow_frames();
   if (st != TIDAL_OK)
     return op_fail(st);
@@ -403,7 +403,7 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
   }
   f->pin_end = rt_g.npinned;
   size_t ws = (f->pin_end - f->pin_start) * cb;
-  size_t avail = ((size_t)rt_g.nphys - rt_g.slab_phys) * cb;
+  size_t avail = ((size_t)rt_g.phys_target - rt_g.slab_phys) * cb;
   if (ws > avail) {
     st = rt_error(TIDAL_ERR_BUDGET,
                   "tidal_op_begin %s (%s:%d): the op's working set of %zu bytes exceeds the "
@@ -515,6 +515,8 @@ tidal_status tidal_iteration_begin(void) {
 
 tidal_status tidal_iteration_end(void) {
   REQUIRE_INIT("tidal_iteration_end");
+  if (rt_g.arb)
+    rt_arbiter_poll(1); /* who is still alive, and the division again */
   rt_recompute_iteration_end();
   rt_g.iteration++; /* tidal_keep requests expire */
   rt_g.in_iteration = 0;

@@ -8,8 +8,9 @@
  * Vocabulary:
  *  - a reservation is a device address range that never moves; chunks of it
  *    are mapped to and unmapped from physical chunks;
- *  - physical chunks are numbered 0..n-1 in one pool created once, sized by
- *    the budget, never grown or released per eviction;
+ *  - physical chunks are numbered; the pool is created at init, sized by
+ *    the budget, never grown or released per eviction, only when the budget
+ *    changes (phys_add / phys_remove; numbers may then have gaps);
  *  - an event marks the completion of a copy (or the moment a physical chunk
  *    may be reused); it is a plain value the core stores in a chunk.
  * All functions are called from the training thread only. */
@@ -36,6 +37,10 @@ typedef struct rt_backend_ops {
                          size_t *device_free);
   /* Creates the pool of n physical chunks of chunk_bytes each, once. */
   tidal_status (*pool_create)(rt_backend *b, size_t chunk_bytes, uint32_t n);
+  /* The budget changed: physical chunk `phys` is created (it may be past
+   * the pool's first n) or, unmapped, given back. */
+  tidal_status (*phys_add)(rt_backend *b, uint32_t phys);
+  void (*phys_remove)(rt_backend *b, uint32_t phys);
   /* Waits for every copy and releases everything, pool included. */
   void (*destroy)(rt_backend *b);
 

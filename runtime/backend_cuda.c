@@ -99,8 +99,8 @@ struct rt_backend {
   CUmemAccessDesc access;
   size_t granularity;
   size_t chunk_bytes;
-  uint32_t nphys;
-  CUmemGenericAllocationHandle *phys; /* the pool */
+  uint32_t nphys;                     /* entries of phys */
+  CUmemGenericAllocationHandle *phys; /* the pool; 0 = that chunk does not exist now */
   CUstream d2h, h2d, fault;
   CUevent *free_events;     /* recycled CUevents */
   size_t nfree_events, cap_free_events;
@@ -221,7 +221,7 @@ fail:
 
 static tidal_status cuda_pool_create(rt_backend *b, size_t chunk_bytes, uint32_t n) {
   b->chunk_bytes = chunk_bytes;
-  b->phys = calloc(n, sizeof *b->phys);
+  b->phys = calloc(n ? n : 1, sizeof *b->phys);
   if (!b->phys)
     return rt_error(TIDAL_ERR_HOST_MEMORY, "tidal_init: out of host memory");
   for (uint32_t i = 0; i < n; i++) {
@@ -237,6 +237,35 @@ static tidal_status cuda_pool_create(rt_backend *b, size_t chunk_bytes, uint32_t
   return TIDAL_OK;
 }
 
+/* The budget grew: physical chunk `phys` is created (cuMemCreate). */
+static tidal_status cuda_phys_add(rt_backend *b, uint32_t phys) {
+  if (phys >= b->nphys) {
+    uint32_t n = b->nphys ? b->nphys : 1;
+    while (n <= phys)
+      n = n > UINT32_MAX / 2 ? UINT32_MAX : n * 2;
+    CUmemGenericAllocationHandle *h = realloc(b->phys, (size_t)n * sizeof *h);
+    if (!h)
+      return rt_error(TIDAL_ERR_HOST_MEMORY, "cuda backend: out of host memory");
+    memset(h + b->nphys, 0, (size_t)(n - b->nphys) * sizeof *h);
+    b->phys = h;
+    b->nphys = n;
+  }
+  CUresult r = CU(cuMemCreate)(&b->phys[phys], b->chunk_bytes, &b->prop, 0);
+  if (r != CUDA_SUCCESS) {
+    b->phys[phys] = 0;
+    cu_fail(r, "cuMemCreate");
+    return rt_error(TIDAL_ERR_DEVICE_MEMORY, "cuda backend: growing the pool: %s",
+                    tidal_last_error());
+  }
+  return TIDAL_OK;
+}
+
+/* The budget shrank: physical chunk `phys` (unmapped) goes back to the device. */
+static void cuda_phys_remove(rt_backend *b, uint32_t phys) {
+  CU(cuMemRelease)(b->phys[phys]);
+  b->phys[phys] = 0;
+}
+
 static void cuda_destroy(rt_backend *b) {
   if (!b)
     return;
@@ -248,7 +277,8 @@ static void cuda_destroy(rt_backend *b) {
   if (b->fault)
     CU(cuStreamSynchronize)(b->fault);
   for (uint32_t i = 0; i < b->nphys; i++)
-    CU(cuMemRelease)(b->phys[i]);
+    if (b->phys[i])
+      CU(cuMemRelease)(b->phys[i]);
   for (size_t i = 0; i < b->nfree_events; i++)
     CU(cuEventDestroy)(b->free_events[i]);
   for (uint64_t i = 0; i < b->nmarks; i++)
@@ -550,6 +580,8 @@ const rt_backend_ops rt_backend_cuda_ops = {
     .name = "cuda",
     .create = cuda_create,
     .pool_create = cuda_pool_create,
+    .phys_add = cuda_phys_add,
+    .phys_remove = cuda_phys_remove,
     .destroy = cuda_destroy,
     .reserve = cuda_reserve,
     .release = cuda_release,

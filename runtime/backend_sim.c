@@ -39,6 +39,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include "rt.h"
@@ -54,7 +55,8 @@ struct rt_backend {
   size_t device_bytes;
   size_t page_bytes;
   size_t chunk_bytes;
-  uint32_t nphys;
+  uint32_t nphys;          /* physical chunk numbers the memfd and phys_busy cover */
+  size_t live_bytes;       /* physical chunks that exist now (the pool can resize) */
   int fd;                  /* the emulated device memory */
   rt_costs c;
   int synchronous;
@@ -141,7 +143,8 @@ static tidal_status sim_create(const tidal_config *cfg, rt_backend **out, size_t
 static tidal_status sim_pool_create(rt_backend *b, size_t chunk_bytes, uint32_t n) {
   b->chunk_bytes = chunk_bytes;
   b->nphys = n;
-  b->phys_busy = calloc(n, sizeof *b->phys_busy);
+  b->live_bytes = chunk_bytes * n;
+  b->phys_busy = calloc(n ? n : 1, sizeof *b->phys_busy);
   if (!b->phys_busy)
     return rt_error(TIDAL_ERR_HOST_MEMORY, "tidal_init: out of host memory");
   b->fd = memfd_create("tidal-sim-device", MFD_CLOEXEC);
@@ -152,6 +155,40 @@ static tidal_status sim_pool_create(rt_backend *b, size_t chunk_bytes, uint32_t 
     return rt_error(TIDAL_ERR_DEVICE_MEMORY, "tidal_init: sim backend: sizing the %zu-byte pool: %s",
                     chunk_bytes * n, strerror(errno));
   return TIDAL_OK;
+}
+
+/* Physical chunk `phys` comes into existence (the budget grew): the memfd
+ * grows to cover it, doubling so that growing one chunk at a time stays
+ * cheap; the emulated device's capacity still bounds what exists. */
+static tidal_status sim_phys_add(rt_backend *b, uint32_t phys) {
+  if (b->live_bytes + b->chunk_bytes > b->device_bytes)
+    return rt_error(TIDAL_ERR_DEVICE_MEMORY,
+                    "sim backend: a %zu-byte chunk more exceeds the %zu-byte device", b->chunk_bytes,
+                    b->device_bytes);
+  if (phys >= b->nphys) {
+    uint32_t n = b->nphys ? b->nphys : 1;
+    while (n <= phys)
+      n = n > UINT32_MAX / 2 ? UINT32_MAX : n * 2;
+    double *busy = realloc(b->phys_busy, (size_t)n * sizeof *busy);
+    if (!busy)
+      return rt_error(TIDAL_ERR_HOST_MEMORY, "sim backend: out of host memory");
+    memset(busy + b->nphys, 0, (size_t)(n - b->nphys) * sizeof *busy);
+    b->phys_busy = busy;
+    if (ftruncate(b->fd, (off_t)(b->chunk_bytes * n)) != 0)
+      return rt_error(TIDAL_ERR_DEVICE_MEMORY, "sim backend: growing the pool to %zu bytes: %s",
+                      b->chunk_bytes * n, strerror(errno));
+    b->nphys = n;
+  }
+  b->live_bytes += b->chunk_bytes;
+  return TIDAL_OK;
+}
+
+/* Physical chunk `phys` (unmapped) goes away: its memory is given back to
+ * the host, as cuMemRelease gives it back to the device. */
+static void sim_phys_remove(rt_backend *b, uint32_t phys) {
+  fallocate(b->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)((size_t)phys * b->chunk_bytes),
+            (off_t)b->chunk_bytes);
+  b->live_bytes -= b->chunk_bytes;
 }
 
 static void sim_destroy(rt_backend *b) {
@@ -431,6 +468,8 @@ const rt_backend_ops rt_backend_sim_ops = {
     .name = "sim",
     .create = sim_create,
     .pool_create = sim_pool_create,
+    .phys_add = sim_phys_add,
+    .phys_remove = sim_phys_remove,
     .destroy = sim_destroy,
     .reserve = sim_reserve,
     .release = sim_release,

@@ -154,6 +154,15 @@ tidal_status tidal_config_from_env(tidal_config *cfg) {
                       "TIDAL_CHUNK=%s: expected bytes with an optional K/M/G suffix", v);
     cfg->chunk_bytes = b;
   }
+  if ((v = getenv("TIDAL_SHARED_BUDGET")) && *v) {
+    size_t b = 0;
+    if (!rt_parse_size(v, &b, NULL) || b == 0)
+      return rt_error(TIDAL_ERR_CONFIG,
+                      "TIDAL_SHARED_BUDGET=%s: expected bytes with an optional K/M/G suffix", v);
+    cfg->shared_budget_bytes = b;
+  }
+  if ((v = getenv("TIDAL_SHARED_NAME")) && *v)
+    cfg->shared_name = v;
   if ((v = getenv("TIDAL_TRACE")) && *v)
     cfg->trace_path = v;
   if ((v = getenv("TIDAL_LOG")) && *v) {

@@ -126,8 +126,6 @@ static void settle_resident(rt_chunk *c, int state) {
 
 /* ---- physical pool ---- */
 
-void rt_phys_release(uint32_t phys) { rt_g.free_phys[rt_g.nfree_phys++] = phys; }
-
 tidal_status rt_access_flush(void) {
   if (rt_g.access_hi == rt_g.access_lo)
     return TIDAL_OK;
@@ -459,6 +457,54 @@ static int evict_one(rt_chunk *c, tidal_status *st) {
   return c->state == RT_SWAPPING_OUT;
 }
 
+/* Makes one physical chunk come free (or, while the pool shrinks, go away):
+ * finishes a swap-out, else evicts the least recently used chunk (passing
+ * over kept ones first), else lands a prefetch.  TIDAL_ERR_BUDGET when
+ * nothing can move. */
+tidal_status rt_phys_free_one(const char *why) {
+  if (rt_g.parked.n) /* memory already given up: reassign it (Note [lazy unmap]) */
+    return steal_parked();
+  if (rt_g.out.n) { /* a swap-out will free memory: take the oldest */
+    tidal_status st = rt_reap(0);
+    if (st != TIDAL_OK || rt_g.parked.n || !rt_g.out.n) /* finished ones park */
+      return st;
+    double waited = 0;
+    st = rt_g.be->event_sync(rt_g.b, &rt_g.out.head->ev, &waited);
+    RT_COUNT_TIME(stall_seconds, waited);
+    if (st != TIDAL_OK)
+      return st;
+    return finish_swap_out(rt_g.out.head);
+  }
+  rt_chunk *victim = NULL;
+  int scanned = 0;
+  tidal_status st = TIDAL_OK;
+  int kept_pass;
+  for (kept_pass = 0; kept_pass < 2 && !victim; kept_pass++)
+    for (rt_chunk *c = rt_g.lru.head; c; c = c->next) {
+      if (!kept_pass && c->keep_iter == rt_g.iteration + 1 && ++scanned <= RT_KEEP_SCAN_MAX)
+        continue;
+      if (!kept_pass && scanned > RT_KEEP_SCAN_MAX && c->keep_iter == rt_g.iteration + 1)
+        break; /* too many kept: the second pass evicts them in LRU order */
+      if (evict_one(c, &st)) {
+        victim = c;
+        break;
+      }
+      if (st != TIDAL_OK)
+        return st;
+    }
+  if (!victim && rt_g.in.n) /* prefetched chunks become evictable once landed */
+    return rt_chunk_settle(rt_g.in.head);
+  if (!victim) {
+    int all_pinned = rt_g.lru.n == 0;
+    return rt_error(TIDAL_ERR_BUDGET, "%s: no device memory left in the %zu-byte budget: %s", why,
+                    rt_g.budget_bytes,
+                    all_pinned ? "every resident chunk is pinned by an open op"
+                               : "resident chunks cannot be evicted (host store full)");
+  }
+  RT_COUNT(evictions, 1);
+  return st;
+}
+
 tidal_status rt_phys_acquire(uint32_t *phys, const char *why) {
   for (;;) {
     if (rt_g.nfree_phys) {
@@ -466,60 +512,19 @@ tidal_status rt_phys_acquire(uint32_t *phys, const char *why) {
       rt_stats_note_resident();
       return TIDAL_OK;
     }
-    if (rt_g.parked.n) { /* memory already given up: reassign it */
-      tidal_status st = steal_parked();
-      if (st != TIDAL_OK)
-        return st;
-      continue;
-    }
-    if (rt_g.out.n) { /* a swap-out will free memory: take the oldest */
-      tidal_status st = rt_reap(0);
-      if (st != TIDAL_OK)
-        return st;
-      if (rt_g.nfree_phys || rt_g.parked.n || !rt_g.out.n)
-        continue;
-      double waited = 0;
-      st = rt_g.be->event_sync(rt_g.b, &rt_g.out.head->ev, &waited);
-      RT_COUNT_TIME(stall_seconds, waited);
-      if (st != TIDAL_OK)
-        return st;
-      st = finish_swap_out(rt_g.out.head);
-      if (st != TIDAL_OK)
-        return st;
-      continue;
-    }
-    /* Evict the least recently used chunk, passing over kept ones first. */
-    rt_chunk *victim = NULL;
-    int scanned = 0;
-    tidal_status st = TIDAL_OK;
-    int kept_pass;
-    for (kept_pass = 0; kept_pass < 2 && !victim; kept_pass++)
-      for (rt_chunk *c = rt_g.lru.head; c; c = c->next) {
-        if (!kept_pass && c->keep_iter == rt_g.iteration + 1 && ++scanned <= RT_KEEP_SCAN_MAX)
-          continue;
-        if (!kept_pass && scanned > RT_KEEP_SCAN_MAX && c->keep_iter == rt_g.iteration + 1)
-          break; /* too many kept: the second pass evicts them in LRU order */
-        if (evict_one(c, &st)) {
-          victim = c;
-          break;
-        }
-        if (st != TIDAL_OK)
-          return st;
+    if (rt_g.nphys < rt_g.phys_target) { /* the budget grew (Note [resizable pool]) */
+      if (rt_pool_add(phys) == TIDAL_OK) {
+        rt_stats_note_resident();
+        return TIDAL_OK;
       }
-    if (!victim && rt_g.in.n) { /* prefetched chunks become evictable once landed */
-      if ((st = rt_chunk_settle(rt_g.in.head)) != TIDAL_OK)
-        return st;
+      rt_clear_error(); /* the device or the shared budget has no room now: evict */
+    }
+    tidal_status st = rt_phys_free_one(why);
+    if (st == TIDAL_ERR_BUDGET && rt_g.nphys < rt_g.phys_target && rt_g.arb &&
+        rt_arbiter_wait(rt_g.chunk_bytes)) {
+      rt_clear_error(); /* another process is giving our share back */
       continue;
     }
-    if (!victim) {
-      int all_pinned = rt_g.lru.n == 0;
-      return rt_error(TIDAL_ERR_BUDGET,
-                      "%s: no device memory left in the %zu-byte budget: %s", why,
-                      rt_g.budget_bytes,
-                      all_pinned ? "every resident chunk is pinned by an open op"
-                                 : "resident chunks cannot be evicted (host store full)");
-    }
-    RT_COUNT(evictions, 1);
     if (st != TIDAL_OK)
       return st;
   }

@@ -165,10 +165,22 @@ typedef struct rt_runtime {
   rt_backend *b;
   size_t granularity;
   size_t chunk_bytes;
-  size_t budget_bytes;           /* nphys * chunk_bytes */
-  uint32_t nphys;
+  size_t budget_bytes;           /* phys_target * chunk_bytes */
+  uint32_t nphys;                /* physical chunks that exist now */
   uint32_t *free_phys;           /* stack of unused physical chunks */
   uint32_t nfree_phys;
+  /* pool.c: the budget can change at run time (Note [resizable pool]) */
+  uint32_t phys_target;          /* the budget in chunks; nphys converges to it */
+  uint32_t phys_ids;             /* physical chunk numbers used so far: all are < phys_ids */
+  uint32_t cap_phys;             /* entries of free_phys and absent_phys */
+  uint32_t *absent_phys;         /* numbers below phys_ids with no physical chunk now */
+  uint32_t nabsent_phys;
+  size_t device_free;            /* bytes the backend offered at init: the budget's ceiling */
+  /* Called after every budget change (the run-time planner replans); NULL = none. */
+  void (*budget_changed)(size_t old_bytes, size_t new_bytes);
+  struct rt_arbiter *arb;        /* arbiter.c: shared budget, or NULL */
+  size_t footprint_bytes;        /* allocations in whole chunks, slabs included: the most
+                                    this process could keep resident (its shared demand) */
 
   /* registry.c: live allocations sorted by base, and recently freed bases */
   rt_alloc **allocs;
@@ -251,7 +263,10 @@ RT_HIDDEN void rt_unpin(rt_chunk *c);
 RT_HIDDEN tidal_status rt_reap(int wait_all);
 /* A free physical chunk, evicting LRU chunks if needed. */
 RT_HIDDEN tidal_status rt_phys_acquire(uint32_t *phys, const char *why);
-RT_HIDDEN void rt_phys_release(uint32_t phys);
+RT_HIDDEN void rt_phys_release(uint32_t phys); /* pool.c */
+/* One step towards a free physical chunk (reassign parked memory, reap,
+ * evict, land a prefetch). */
+RT_HIDDEN tidal_status rt_phys_free_one(const char *why);
 /* Maps phys at addr and grants access at once (not batched): for slabs. */
 RT_HIDDEN tidal_status rt_map_now(uintptr_t addr, uint32_t phys);
 /* Unmaps phys from addr after the ops enqueued so far are done with it. */
@@ -280,6 +295,38 @@ RT_HIDDEN tidal_status rt_chunk_settle(rt_chunk *c);
 RT_HIDDEN void rt_chunk_free_host(rt_chunk *c);
 /* Releases everything c holds (tidal_free). */
 RT_HIDDEN tidal_status rt_chunk_release(rt_chunk *c);
+
+/* ---- pool.c ---- */
+/* Creates the pool for `budget` bytes: eagerly, or (lazy) one chunk at a
+ * time as rt_phys_acquire needs them. */
+RT_HIDDEN tidal_status rt_pool_init(size_t chunk_bytes, size_t budget, int lazy);
+RT_HIDDEN void rt_pool_destroy(void);
+/* One more physical chunk while nphys < phys_target (the arbiter permitting). */
+RT_HIDDEN tidal_status rt_pool_add(uint32_t *phys);
+/* Changes the budget: growing lets the pool add chunks as they are needed;
+ * shrinking evicts through the usual path (nothing is lost) and gives the
+ * chunks back.  Chunks pinned by open ops go when released.  Calls
+ * rt_g.budget_changed.  TIDAL_ERR_CONFIG for a budget under one chunk or over
+ * the device. */
+RT_HIDDEN tidal_status rt_budget_set(size_t bytes);
+
+/* ---- arbiter.c ---- */
+/* Joins the shared budget named by the config (TIDAL_SHARED_BUDGET); sets
+ * *budget to this process's first share.  No-op when none is configured. */
+RT_HIDDEN tidal_status rt_arbiter_join(const tidal_config *cfg, size_t *budget);
+RT_HIDDEN void rt_arbiter_leave(void);
+/* Publishes demand and applies a changed share (rt_budget_set).  full: take
+ * the lock, check who is alive and divide again (iteration boundaries);
+ * else only a changed division or demand costs more than a load (ops). */
+RT_HIDDEN void rt_arbiter_poll(int full);
+/* Physical bytes this process may hold: take before creating a chunk (0 if
+ * the total is spent), give back after releasing one. */
+RT_HIDDEN int rt_arbiter_take(size_t bytes);
+RT_HIDDEN void rt_arbiter_give(size_t bytes);
+/* Waits (bounded) until the total has room for `bytes` more; 0 on timeout. */
+RT_HIDDEN int rt_arbiter_wait(size_t bytes);
+/* The shared total and the most physical memory the group held at once (0 if none). */
+RT_HIDDEN void rt_arbiter_stats(uint64_t *total, uint64_t *peak);
 
 /* ---- hoststore.c ---- */
 RT_HIDDEN void rt_host_init(size_t slot_bytes, size_t budget_bytes);

@@ -49,6 +49,7 @@ tidal_status tidal_stats_get(tidal_stats *out) {
   out->budget_bytes = rt_g.budget_bytes;
   out->resident_bytes = rt_resident_bytes();
   out->iterations = rt_g.iterations_done;
+  rt_arbiter_stats(&out->shared_budget_bytes, &out->shared_peak_bytes);
   out->total = rt_g.total;
   out->total.modelled_seconds = rt_g.be->modelled_now(rt_g.b);
   out->last_iteration = rt_g.iterations_done ? last_iteration : rt_g.cur;

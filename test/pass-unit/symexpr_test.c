@@ -1,4 +1,4 @@
-/* symexpr_test.c - unit tests of pass/symexpr.c: canonical forms, equality,
+/* symexpr_test.c - unit tests of pass/base/symexpr.c: canonical forms, equality,
  * substitution, evaluation, printing and parsing.  Randomised cases print
  * their seed so a failure can be replayed (argv[1] = seed). */
 #include <inttypes.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "symexpr.h"
+#include "base/symexpr.h"
 
 #include "check.h"
 

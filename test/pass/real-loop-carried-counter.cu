@@ -1,6 +1,6 @@
 // A variable of main assigned inside the training loop (`step++` in a
 // `while (true)` loop) is loop-carried: its entry value (0) must neither
-// prune `if (step > 0)` nor be bound as a constant (callchain.c, Note
+// prune `if (step > 0)` nor be bound as a constant (interp.c, Note
 // [loop-carried values]).
 // RUN: %tidal graph %s -- %stubflags | FileCheck %s
 

@@ -3,7 +3,7 @@
 // every iteration's access on the first tensor.  Instead the access covers
 // the whole allocation, inexact, and is listed as "offset carried around a
 // loop" - in the training loop body (a pointer walk) and in a called
-// function (an integer offset) alike (callchain.c, Note [loop-carried
+// function (an integer offset) alike (interp.c, Note [loop-carried
 // values]).
 // RUN: %tidal graph %s -- %stubflags | FileCheck %s
 

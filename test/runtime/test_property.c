@@ -473,6 +473,10 @@ static void one_round(const profile *prof, int synchronous) {
     } else if (action < 97) {
       what = "synchronize";
       CHECK_OK(tidal_synchronize());
+      if (th_below(2)) { /* pressure from elsewhere takes parked memory (Note [lazy unmap]) */
+        what = "synchronize + release parked memory";
+        CHECK_OK(rt_release_parked());
+      }
     } else {
       what = "iteration end";
       CHECK_OK(tidal_iteration_end());

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "libcalls.h"
-#include "libcalls_table.h"
+#include "analysis/libcalls.h"
+#include "analysis/libcalls_table.h"
 
 static int failures;
 static int checks;

@@ -22,7 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "trace.h"
+#include "graph/trace.h"
 
 enum { HT_PARAMS, HT_GRADS, HT_MOMENTS, HT_ACTS, HT_INPUT, HT_SCRATCH, HT_NALLOC };
 

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "costmodel.h"
+#include "plan/costmodel.h"
 #include "hand_trace.h"
-#include "plan.h"
+#include "plan/plan.h"
 
 #include "../check.h"
 

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "hand_trace.h"
-#include "plan.h"
-#include "replay.h"
+#include "plan/plan.h"
+#include "replay/replay.h"
 
 #include "../check.h"
 

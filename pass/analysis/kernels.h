@@ -1,0 +1,86 @@
+/* kernels.h - what each __global__ function does to its pointer parameters.
+ *
+ * Access modes come from the body, not the signature.  Extents are counted
+ * in elements of the parameter's declared pointee type and are symbolic over
+ * the kernel's own parameter names; the op-site layer substitutes the
+ * launch's argument expressions. */
+#ifndef TIDAL_PASS_KERNELS_H
+#define TIDAL_PASS_KERNELS_H
+
+#include "frontend/frontend.h"
+
+typedef enum access_mode {
+  ACCESS_NONE = 0,
+  ACCESS_READ = 1,
+  ACCESS_WRITE = 2,
+  ACCESS_READWRITE = 3
+} access_mode;
+
+const char *access_mode_name(access_mode m); /* "none" "read" "write" "readwrite" */
+
+enum kernel_flags {
+  KERNEL_ATOMICS = 1u << 0,  /* uses atomic read-modify-write */
+  KERNEL_RNG = 1u << 1,      /* uses curand state (not safe to re-run) */
+  KERNEL_INPLACE = 1u << 2,  /* one parameter is both read and written */
+  KERNEL_NONDETERMINISTIC = 1u << 3 /* float atomics: result order-dependent */
+};
+
+typedef struct kernel_param {
+  char *name;
+  int is_pointer;
+  access_mode mode;   /* ACCESS_NONE for non-pointers */
+  sym *extent;        /* elements of elem_type touched, from the pointer; SYM_UNKNOWN if unbounded */
+  int elem_bytes;     /* sizeof the declared pointee type, 0 if unknown (void*) */
+  char *elem_type;    /* "float", "float4", ... */
+  char *why;          /* short reason when the extent is unknown, else NULL */
+  /* Note [dense] in kernels.c: 1 only if the analysis proves that a launch
+   * meeting the conditions below writes every element of [0, extent). */
+  int dense;
+  sym *threads_needed; /* dense needs grid.x*block.x >= this (over parameter names); NULL: no
+                          thread-count condition */
+  sym *blocks_needed;  /* dense needs grid.x >= this; NULL: no block-count condition */
+} kernel_param;
+
+typedef struct kernel_info {
+  char *name;
+  char *usr;          /* clang USR, to match launches to definitions */
+  char *file;
+  unsigned line;
+  int n_params;
+  kernel_param *params;
+  unsigned flags;     /* enum kernel_flags */
+  int has_body;       /* 0 for declarations without a definition here */
+} kernel_info;
+
+typedef struct kernel_table {
+  kernel_info *items;
+  int n;
+} kernel_table;
+
+/* Analyses every __global__ definition in the TU (main file and project
+ * headers; not system headers). */
+int kernels_analyze(pass_tu *t, kernel_table *out);
+/* By USR of the referenced declaration (cursor of a launch's callee). */
+const kernel_info *kernels_find(const kernel_table *kt, CXCursor callee);
+const kernel_info *kernels_find_name(const kernel_table *kt, const char *name);
+void kernels_free(kernel_table *kt);
+
+/* The x components of a launch's grid and block as written: for
+ * k<<<g, b>>>(...) the expressions converted to dim3 (the integer inside
+ * dim3(x, ...) or the integer itself), for cudaLaunchKernel(f, g, b, ...)
+ * its second and third arguments.  A null cursor where the x component is
+ * not an integer expression the caller can evaluate (a dim3 variable). */
+void kernels_launch_dims(CXCursor call, CXCursor *grid_x, CXCursor *block_x);
+
+/* 1 if a launch of k with grid.x = grid_x and block.x = block_x (syms in
+ * one naming context; args[i] is the value of k's parameter i in that
+ * context, NULL when unknown) provably meets p's dense conditions, so that
+ * the launch writes every element of p's extent.  Proven symbolically for
+ * the ceil-division forms (grid (N + b - 1) / b with block b) and simple
+ * identities, else numerically when value() binds every name.  0 when p is
+ * not dense. */
+int kernels_launch_covers(sym_arena *a, const kernel_info *k, const kernel_param *p,
+                          sym *const *args, sym *grid_x, sym *block_x, sym_value_fn value,
+                          void *ud);
+
+#endif

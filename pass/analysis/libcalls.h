@@ -1,0 +1,104 @@
+/* libcalls.h - what library calls (cudart, cuBLAS, cublasLt, cuDNN, NCCL)
+ * do to their pointer arguments.
+ *
+ * One table-driven model (pass/libcalls*.c; docs/libcalls.md): for each
+ * modelled routine, which pointer arguments are read or written and how many
+ * bytes from each pointer, as symbolic expressions over the call's own
+ * argument values.  The op-site walker (graph) evaluates the arguments into
+ * syms and hands them in; nothing here touches libclang.
+ *
+ * All returned syms live in the caller's arena. */
+#ifndef TIDAL_PASS_LIBCALLS_H
+#define TIDAL_PASS_LIBCALLS_H
+
+#include "base/symexpr.h"
+#include "analysis/kernels.h" /* access_mode */
+
+typedef struct libcall_arg {
+  sym *value;       /* integer value of the argument (enum constants/literals folded, variables as SYM_VAR); SYM_UNKNOWN if not integral */
+  const char *text; /* source text of the argument ("acts.ln1 + l*B*T*C", "CUBLAS_OP_T"); may be NULL */
+} libcall_arg;
+
+typedef struct libcall_env { /* provided by the caller (graph engineer) */
+  sym_arena *arena;
+  /* Bytes of the tensor described by the cuDNN (or cublasLt layout)
+     descriptor passed as argument `arg`, from the descriptor setter calls
+     the walker saw for that descriptor variable (it calls
+     libcall_descriptor_setter below to learn them); NULL -> unknown.  The
+     function itself may also be NULL. */
+  sym *(*descriptor_bytes)(void *ud, int arg);
+  void *ud;
+  /* Optional (NULL: every descriptor is taken as dense).  0 if the
+     descriptor passed as `arg` has gaps (a strided cudnnSetTensor4dDescriptorEx
+     view into a larger buffer, a cublasLt layout with ld > rows), so its bytes
+     are an extent, not what is touched; libcall_descriptor_info says which. */
+  int (*descriptor_dense)(void *ud, int arg);
+  /* Optional (NULL: never).  1 if the host scalar pointed to by argument
+     `arg` (a GEMM's or cuDNN call's beta) is known to be 0: the output is
+     then written, not read-modify-written. */
+  int (*scalar_is_zero)(void *ud, int arg);
+} libcall_env;
+
+typedef struct libcall_access {
+  int arg;          /* index of the pointer argument */
+  access_mode mode; /* read / write / readwrite */
+  sym *bytes;       /* symbolic byte extent from that pointer; SYM_UNKNOWN if not computable */
+  int exact;        /* 1 if bytes is exactly what is touched (e.g. a GEMM output with ldc==m), 0 if an upper bound */
+  const char *role; /* "A", "B", "C", "x", "y", "dst", "src", ... (static string) */
+} libcall_access;
+
+enum libcall_family { LIBCALL_CUDART, LIBCALL_CUBLAS, LIBCALL_CUBLASLT, LIBCALL_CUDNN, LIBCALL_NCCL };
+
+typedef struct libcall_info {
+  const char *name;
+  enum libcall_family family;
+  int nargs;       /* arguments in the C signature */
+  unsigned flags;  /* LIBCALL_* below */
+} libcall_info;
+
+enum {
+  LIBCALL_ALLOC = 1,              /* allocates device memory (see libcall_alloc_info) */
+  LIBCALL_FREE = 2,               /* frees what an ALLOC returned */
+  LIBCALL_DESCRIPTOR_SETTER = 4,  /* fills a tensor/filter/layout descriptor */
+  LIBCALL_OP = 8,                 /* touches device memory: an op site */
+  LIBCALL_NONDETERMINISTIC = 16,  /* result may differ between runs (reduction order) */
+  LIBCALL_HOST_ALLOC = 32,        /* with ALLOC/FREE: host (pinned) memory, not a device tensor */
+  LIBCALL_MANAGED = 64            /* with ALLOC: unified memory (cudaMallocManaged) */
+};
+
+/* The table row for callee, or NULL if not modelled. */
+const libcall_info *libcall_find(const char *callee);
+
+/* Fills out[] (at most max entries) and returns the number of accesses the
+ * call makes (which may exceed max: then only max were written), or -1 if
+ * callee is not an op, or nargs is too small for the arguments it reads
+ * (trailing defaulted parameters such as a C++ stream = 0 may be omitted). */
+int libcall_accesses(const char *callee, const libcall_arg *args, int nargs,
+                     const libcall_env *env, libcall_access *out, int max);
+
+/* For descriptor setters (cudnnSetTensor4dDescriptor, cudnnSetTensorNdDescriptor,
+ * cudnnSetFilter4dDescriptor, cublasLtMatrixLayoutCreate, ...): which argument
+ * is the descriptor and the bytes it describes (SYM_UNKNOWN when the sizes are
+ * not computable).  Returns 0, or -1 if callee is not a setter. */
+int libcall_descriptor_setter(const char *callee, const libcall_arg *args, int nargs,
+                              sym_arena *a, int *desc_arg, sym **bytes);
+/* The same, plus *dense: 1 if every byte of that extent belongs to the
+ * tensor (packed strides), 0 if it may have gaps.  dense may be NULL. */
+int libcall_descriptor_info(const char *callee, const libcall_arg *args, int nargs,
+                            sym_arena *a, int *desc_arg, sym **bytes, int *dense);
+
+/* For allocations: which arg receives the pointer (cudaMalloc(&p, n) -> 0)
+ * and which is the size (1); for frees the pointer arg (size_arg -1).
+ * Returns 0, or -1 if callee neither allocates nor frees.  Check
+ * libcall_find(callee)->flags & LIBCALL_HOST_ALLOC for host memory. */
+int libcall_alloc_info(const char *callee, int *ptr_arg, int *size_arg);
+
+/* Estimated FLOPs of the call (GEMMs: 2*m*n*k*batch; convolutions unknown;
+ * others 0), used by the planner's cost model.  NULL if callee is not
+ * modelled. */
+sym *libcall_flops(const char *callee, const libcall_arg *args, int nargs, sym_arena *a);
+
+/* Printable family name ("cudart", "cublas", "cublasLt", "cudnn", "nccl"). */
+const char *libcall_family_name(enum libcall_family f);
+
+#endif

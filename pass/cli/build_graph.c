@@ -1,0 +1,34 @@
+/* build_graph.c - parse, then graph_build with the command line's --bind
+ * and --loop: shared by `tidal graph`, `tidal rewrite` and `tidal replay`
+ * so that the three see the same graph for the same options.  The bind
+ * arrays only live for the call (graph_build copies the names). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/build_graph.h"
+#include "base/diag.h"
+
+int graph_build_from_options(const tidal_options *o, pass_tu **tu, graph *g) {
+  memset(g, 0, sizeof *g);
+  *tu = NULL;
+  frontend_options fo = options_frontend(o);
+  int rc = frontend_parse(&fo, tu);
+  if (rc != TIDAL_EXIT_OK) return rc;
+  const char **names = calloc((size_t)o->n_binds + 1, sizeof *names);
+  int64_t *values = calloc((size_t)o->n_binds + 1, sizeof *values);
+  if (!names || !values) {
+    diag_error(NULL, 0, 0, "out of memory");
+    rc = TIDAL_EXIT_INTERNAL;
+    goto out;
+  }
+  for (int i = 0; i < o->n_binds; i++) {
+    names[i] = o->binds[i].name;
+    values[i] = o->binds[i].value;
+  }
+  graph_options go = {o->loop_file, o->loop_line, o->n_binds, names, values};
+  rc = graph_build(*tu, &go, g);
+out:
+  free(names);
+  free(values);
+  return rc;
+}

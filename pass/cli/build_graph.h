@@ -1,0 +1,16 @@
+/* build_graph.h - the front half every graph-based command shares: parse
+ * the input named by the command-line options and build its graph. */
+#ifndef TIDAL_PASS_BUILD_GRAPH_H
+#define TIDAL_PASS_BUILD_GRAPH_H
+
+#include "graph/graph.h"
+#include "cli/options.h"
+
+/* Parses o->input with o's front-end options and builds its graph with o's
+ * --bind and --loop.  *tu receives the parse (frontend_dispose it, even on
+ * failure; NULL if parsing failed) and g the graph (zeroed first, so
+ * graph_free(g) is always safe).  Returns TIDAL_EXIT_OK, or the exit code
+ * of the step that failed, which has printed its diagnostic. */
+int graph_build_from_options(const tidal_options *o, pass_tu **tu, graph *g);
+
+#endif

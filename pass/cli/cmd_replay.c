@@ -1,0 +1,227 @@
+/* cmd_replay.c - `tidal replay`: parse, build the graph, bind, unroll, plan
+ * (the same plan `tidal rewrite` makes), keep exactly the actions the
+ * rewriter emits, where it emits them (rw_plan_place), and prove them on
+ * the CPU by running the op trace through libtidal's sim backend unmanaged
+ * and managed.
+ *
+ * --budget PCT is a percentage of the modelled unmanaged peak (the plan's
+ * model, so `rewrite` and `replay` turn the same percentage into the same
+ * bytes).  Exit codes: 0 when checksums match and the budget was respected;
+ * 1 for bad input or a failed proof (with a message saying which); 2 for an
+ * internal error.  The test-only switch --break (or TIDAL_REPLAY_BREAK)
+ * breaks the plan on purpose so tests can show the oracle fails. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/build_graph.h"
+#include "cli/commands.h"
+#include "plan/costmodel.h"
+#include "base/diag.h"
+#include "frontend/frontend.h"
+#include "graph/graph.h"
+#include "cli/options.h"
+#include "cli/output.h"
+#include "plan/plan.h"
+#include "replay/replay.h"
+#include "rewrite/rewrite.h"
+
+typedef struct replay_cli {
+  cost_model cost;
+  int iterations;
+  replay_break brk;
+  int bad;
+} replay_cli;
+
+static int replay_extra(void *ud, int argc, char **argv, int *i) {
+  replay_cli *c = ud;
+  const char *a = argv[*i], *v = NULL;
+  const char *names[] = {"--cost", "--iterations", "--break"};
+  for (int k = 0; k < 3; k++) {
+    size_t n = strlen(names[k]);
+    if (strncmp(a, names[k], n) != 0) continue;
+    if (a[n] == '=') v = a + n + 1;
+    else if (a[n] == '\0') {
+      if (*i + 1 >= argc) {
+        diag_error(NULL, 0, 0, "option '%s' needs a value", names[k]);
+        return -1;
+      }
+      v = argv[++*i];
+    } else continue;
+    if (k == 0 && cost_model_set_pair(&c->cost, v) != 0) {
+      diag_error(NULL, 0, 0, "bad --cost '%s' (keys: peak_flops, hbm_bw, launch, h2d_bw, "
+                 "d2h_bw, latency; e.g. --cost h2d_bw=25G)", v);
+      return -1;
+    }
+    if (k == 1) {
+      char *end;
+      long n_it = strtol(v, &end, 10);
+      if (*end || n_it < 2 || n_it > 1000) {
+        diag_error(NULL, 0, 0, "--iterations must be an integer from 2 to 1000, not '%s'", v);
+        return -1;
+      }
+      c->iterations = (int)n_it;
+    }
+    if (k == 2 && replay_break_parse(v, &c->brk) != 0) {
+      diag_error(NULL, 0, 0, "--break must be skip-prefetch or drop-live, not '%s'", v);
+      return -1;
+    }
+    return 1;
+  }
+  return 0;
+}
+
+static void usage(FILE *f) {
+  fprintf(f, "usage: tidal replay FILE.cu [--budget SIZE|PCT] [--plan auto|swap|recompute|none]\n"
+             "                    [--bind NAME=VALUE]... [--format text|json] [-o OUT]\n"
+             "                    [--cost KEY=VALUE]... [--iterations N] [-- clang flags]\n"
+             "Runs one training iteration's op trace (twice, or N times) on libtidal's CPU\n"
+             "simulator, unmanaged and under the plan `tidal rewrite` would emit, and\n"
+             "compares every op's output checksum.  --budget 50%% is half the modelled\n"
+             "unmanaged peak; default: no budget (drops only).  Cost model keys:\n"
+             "peak_flops, hbm_bw, launch, h2d_bw, d2h_bw, latency (also TIDAL_COST_<KEY>).\n"
+             "See docs/replay.md.\n%s", options_common_help);
+}
+
+int cmd_replay(int argc, char **argv) {
+  tidal_options o;
+  replay_cli cli;
+  memset(&cli, 0, sizeof cli);
+  cost_model_default(&cli.cost);
+  const char *bad_env = NULL;
+  if (cost_model_from_env(&cli.cost, &bad_env) != 0) {
+    diag_error(NULL, 0, 0, "malformed %s", bad_env);
+    return TIDAL_EXIT_BAD_INPUT;
+  }
+  const char *env_break = getenv("TIDAL_REPLAY_BREAK");
+  if (env_break && *env_break && replay_break_parse(env_break, &cli.brk) != 0) {
+    diag_error(NULL, 0, 0, "TIDAL_REPLAY_BREAK must be skip-prefetch or drop-live");
+    return TIDAL_EXIT_BAD_INPUT;
+  }
+  int rc = options_parse(&o, argc, argv, (1u << FORMAT_TEXT) | (1u << FORMAT_JSON),
+                         replay_extra, &cli);
+  if (rc != 0) return rc;
+  if (o.help) {
+    usage(stdout);
+    options_free(&o);
+    return TIDAL_EXIT_OK;
+  }
+  plan_mode mode = PLAN_MODE_AUTO;
+  if (o.plan && plan_mode_parse(o.plan, &mode) != 0) {
+    diag_error(NULL, 0, 0, "--plan must be auto, swap, recompute or none, not '%s'", o.plan);
+    options_free(&o);
+    return TIDAL_EXIT_BAD_INPUT;
+  }
+  uint64_t budget = 0;
+  double pct = 0;
+  if (o.budget && (options_parse_size(o.budget, &budget, &pct) != 0 || pct < 0 || pct > 100)) {
+    diag_error(NULL, 0, 0, "bad --budget '%s' (bytes with K/M/G, or a percentage)", o.budget);
+    options_free(&o);
+    return TIDAL_EXIT_BAD_INPUT;
+  }
+
+  pass_tu *tu = NULL;
+  graph g;
+  memset(&g, 0, sizeof g);
+  tidal_trace trace;
+  memset(&trace, 0, sizeof trace);
+  int have_trace = 0;
+  plan_result plan;
+  memset(&plan, 0, sizeof plan);
+  rw_scan scan;
+  memset(&scan, 0, sizeof scan);
+  rw_placer placer;
+  memset(&placer, 0, sizeof placer);
+  rw_place *places = NULL;
+  replay_place *rplace = NULL;
+
+  rc = graph_build_from_options(&o, &tu, &g);
+  if (rc != TIDAL_EXIT_OK) goto out;
+  rc = graph_unroll(&g, &trace);
+  if (rc != TIDAL_EXIT_OK) goto out;
+  have_trace = 1;
+  if (trace.n_ops == 0) {
+    diag_error(o.input, 0, 0, "the training loop has no ops to replay");
+    rc = TIDAL_EXIT_BAD_INPUT;
+    goto out;
+  }
+
+  uint64_t natural = plan_modelled_peak(&trace, NULL, 0);
+  if (pct > 0) budget = (uint64_t)((double)natural * pct / 100.0);
+  plan_options po;
+  plan_options_default(&po);
+  po.mode = mode;
+  po.budget_bytes = budget;
+  po.cost = cli.cost;
+  if (plan_make(&trace, &po, &plan) != 0) {
+    diag_error(NULL, 0, 0, "out of memory while planning");
+    rc = TIDAL_EXIT_INTERNAL;
+    goto out;
+  }
+  /* Exactly the actions `tidal rewrite` emits, where it emits them: the
+   * rewriter's own placement decision (rewrite_place.c). */
+  places = calloc((size_t)plan.n_actions + 1, sizeof *places);
+  rplace = calloc((size_t)plan.n_actions + 1, sizeof *rplace);
+  if (!places || !rplace || rw_scan_tu(tu, &g, &scan) != 0 ||
+      rw_placer_init(&placer, tu, &g, &scan) != 0) {
+    diag_error(NULL, 0, 0, "out of memory while placing the plan");
+    rc = TIDAL_EXIT_INTERNAL;
+    goto out;
+  }
+  for (int k = 0; k < plan.n_actions; k++) {
+    if (rw_plan_place(&placer, &plan.actions[k], &places[k]) != 0) {
+      diag_error(NULL, 0, 0, "out of memory while placing the plan");
+      rc = TIDAL_EXIT_INTERNAL;
+      goto out;
+    }
+    rplace[k].run = places[k].emit;
+    rplace[k].level = places[k].level;
+    rplace[k].in_call = places[k].in_call;
+  }
+  replay_options ro;
+  replay_options_default(&ro);
+  ro.place = rplace;
+  ro.n_static_ops = g.n_ops;
+  ro.budget_bytes = budget;
+  ro.cost = cli.cost;
+  if (cli.iterations) ro.iterations = cli.iterations;
+  ro.brk = cli.brk;
+  replay_report rep;
+  int rr = replay_trace(&trace, &plan, &ro, &rep);
+
+  output_file out;
+  rc = output_open(&out, o.output);
+  if (rc != 0) goto out;
+  if (o.format == FORMAT_JSON) replay_print_json(out.fp, &rep, &plan, plan_mode_name(mode));
+  else replay_print_text(out.fp, &rep, &plan, plan_mode_name(mode));
+  rc = output_commit(&out);
+  if (rc != 0) goto out;
+
+  if (rr != 0 || !replay_ok(&rep)) {
+    if (rep.unmanaged.failed)
+      diag_error(o.input, 0, 0, "replay failed (unmanaged run): %s", rep.unmanaged.error);
+    else if (rep.managed.failed)
+      diag_error(o.input, 0, 0, "replay failed (managed run): %s", rep.managed.error);
+    else if (!rep.checksums_match)
+      diag_error(o.input, 0, 0, "the managed run computed different data: %d ops differ, "
+                 "first at '%s'%s", rep.mismatched_ops,
+                 rep.first_mismatch >= 0 ? rep.first_mismatch_label : "(final state)",
+                 cli.brk != REPLAY_BREAK_NONE ? " (plan deliberately broken by --break)" : "");
+    else
+      diag_error(o.input, 0, 0, "the managed run's peak %llu bytes exceeds the budget %llu",
+                 (unsigned long long)rep.managed.peak_bytes, (unsigned long long)budget);
+    rc = TIDAL_EXIT_BAD_INPUT;
+  }
+out:
+  plan_free(&plan);
+  if (have_trace) trace_free(&trace);
+  graph_free(&g);
+  frontend_dispose(tu);
+  for (int k = 0; places && k < plan.n_actions; k++) rw_place_free(&places[k]);
+  free(places);
+  free(rplace);
+  rw_placer_free(&placer);
+  rw_scan_free(&scan);
+  options_free(&o);
+  return rc;
+}

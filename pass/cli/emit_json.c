@@ -1,0 +1,272 @@
+/* emit_json.c - `tidal graph --format json`: the graph as versioned JSON,
+ * documented field by field in docs/graph-format.md.
+ *
+ * Symbolic quantities are strings ("B*T*C*4"); when every name in one is
+ * bound, a sibling "<field>_value" holds the number.  Output is
+ * deterministic (program order, no addresses or timestamps), so tests and
+ * tools can diff it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/graph.h"
+
+typedef struct jw {
+  FILE *fp;
+  const graph *g;
+} jw;
+
+static void jstr(FILE *fp, const char *s) {
+  if (!s) {
+    fputs("null", fp);
+    return;
+  }
+  fputc('"', fp);
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') fprintf(fp, "\\%c", c);
+    else if (c == '\n') fputs("\\n", fp);
+    else if (c == '\t') fputs("\\t", fp);
+    else if (c < 0x20) fprintf(fp, "\\u%04x", c);
+    else fputc(c, fp);
+  }
+  fputc('"', fp);
+}
+
+/* "key": "sym", "key_value": N (the latter only when bound). */
+static void jsym(jw *w, const char *key, const sym *s) {
+  char *str = s ? sym_to_string(s) : NULL;
+  fprintf(w->fp, "\"%s\": ", key);
+  jstr(w->fp, str ? str : "unknown");
+  free(str);
+  int64_t v;
+  if (s && graph_eval(w->g, s, &v) == 0) fprintf(w->fp, ", \"%s_value\": %lld", key, (long long)v);
+}
+
+static void jflags(FILE *fp, unsigned f) {
+  fputc('[', fp);
+  const char *names[] = {"atomics", "rng", "inplace", "nondeterministic"};
+  int first = 1;
+  for (int i = 0; i < 4; i++)
+    if (f & (1u << i)) {
+      fprintf(fp, "%s\"%s\"", first ? "" : ", ", names[i]);
+      first = 0;
+    }
+  fputc(']', fp);
+}
+
+static const char *phase_name(int p) {
+  switch (p) {
+  case TRACE_FORWARD: return "forward";
+  case TRACE_BACKWARD: return "backward";
+  case TRACE_UPDATE: return "update";
+  default: return "other";
+  }
+}
+
+static const char *source_name(bind_source s) {
+  switch (s) {
+  case BIND_USER: return "bind";
+  case BIND_CONST: return "const";
+  case BIND_MACRO: return "macro";
+  case BIND_ENUM: return "enum";
+  }
+  return "?";
+}
+
+static void jrange(FILE *fp, const char *key, graph_range r) {
+  fprintf(fp, "\"%s\": {\"begin\": %u, \"end\": %u, \"editable\": %s}", key, r.begin, r.end,
+          r.editable ? "true" : "false");
+}
+
+int graph_emit_json(const graph *g, FILE *fp) {
+  jw w = {fp, g};
+  fprintf(fp, "{\n  \"version\": %d,\n  \"file\": ", GRAPH_FORMAT_VERSION);
+  jstr(fp, g->tu ? g->tu->main_path : NULL);
+  fprintf(fp, ",\n  \"loop\": {\"file\": ");
+  jstr(fp, g->loop_file);
+  fprintf(fp, ", \"line\": %u, \"col\": %u, \"function\": ", g->loop_line, g->loop_col);
+  jstr(fp, g->loop_function);
+  fprintf(fp, ", \"reason\": ");
+  jstr(fp, g->loop_reason);
+  fputs(", ", fp);
+  jrange(fp, "stmt", g->loop_stmt);
+  fputs(", ", fp);
+  jrange(fp, "body", g->loop_body);
+  fputs("},\n  \"bindings\": [", fp);
+  for (int i = 0; i < g->binds.n; i++) {
+    fprintf(fp, "%s\n    {\"name\": ", i ? "," : "");
+    jstr(fp, g->binds.items[i].name);
+    fprintf(fp, ", \"value\": %lld, \"source\": \"%s\"}", (long long)g->binds.items[i].value,
+            source_name(g->binds.items[i].source));
+  }
+  fputs("\n  ],\n  \"kernels\": [", fp);
+  for (int i = 0; i < g->kernels.n; i++) {
+    const kernel_info *k = &g->kernels.items[i];
+    fprintf(fp, "%s\n    {\"name\": ", i ? "," : "");
+    jstr(fp, k->name);
+    fputs(", \"file\": ", fp);
+    jstr(fp, k->file);
+    fprintf(fp, ", \"line\": %u, \"flags\": ", k->line);
+    jflags(fp, k->flags);
+    fputs(", \"params\": [", fp);
+    for (int j = 0; j < k->n_params; j++) {
+      const kernel_param *p = &k->params[j];
+      fprintf(fp, "%s{\"name\": ", j ? ", " : "");
+      jstr(fp, p->name);
+      fprintf(fp, ", \"pointer\": %s, \"mode\": \"%s\", ", p->is_pointer ? "true" : "false",
+              access_mode_name(p->mode));
+      char *e = p->is_pointer && p->extent ? sym_to_string(p->extent) : NULL;
+      fputs("\"extent\": ", fp);
+      jstr(fp, p->is_pointer ? (e ? e : "unknown") : NULL);
+      free(e);
+      fprintf(fp, ", \"elem_bytes\": %d}", p->elem_bytes);
+    }
+    fputs("]}", fp);
+  }
+  fputs("\n  ],\n  \"loops\": [", fp);
+  for (int i = 0; i < g->n_loops; i++) {
+    const graph_loop *l = &g->loops[i];
+    fprintf(fp, "%s\n    {\"id\": %d, \"parent\": %d, \"call_depth\": %d, \"var\": ", i ? "," : "",
+            l->id, l->parent, l->call_depth);
+    jstr(fp, l->var);
+    fprintf(fp, ", \"step\": %d, ", l->step);
+    jsym(&w, "lo", l->lo);
+    fputs(", ", fp);
+    jsym(&w, "hi", l->hi);
+    fputs(", ", fp);
+    jsym(&w, "trip", l->trip);
+    fputs(", \"file\": ", fp);
+    jstr(fp, l->file);
+    fprintf(fp, ", \"line\": %u, ", l->line);
+    jrange(fp, "stmt", l->stmt);
+    fputs(", ", fp);
+    jrange(fp, "body", l->body);
+    fputc('}', fp);
+  }
+  fputs("\n  ],\n  \"allocations\": [", fp);
+  for (int i = 0; i < g->n_allocs; i++) {
+    const graph_alloc *a = &g->allocs[i];
+    fprintf(fp, "%s\n    {\"id\": %d, \"name\": ", i ? "," : "", a->id);
+    jstr(fp, a->name);
+    fputs(", ", fp);
+    jsym(&w, "bytes", a->bytes);
+    fputs(", \"file\": ", fp);
+    jstr(fp, a->file);
+    fprintf(fp, ", \"line\": %u, \"in_loop\": %s, \"freed\": %s, ", a->line,
+            a->in_loop ? "true" : "false", a->freed ? "true" : "false");
+    jrange(fp, "call", a->call);
+    fputc('}', fp);
+  }
+  fputs("\n  ],\n  \"regions\": [", fp);
+  for (int i = 0; i < g->n_regions; i++) {
+    const graph_region *r = &g->regions[i];
+    fprintf(fp, "%s\n    {\"id\": %d, \"name\": ", i ? "," : "", i);
+    jstr(fp, r->name);
+    fprintf(fp, ", \"allocation\": %d, ", r->alloc);
+    jsym(&w, "offset", r->offset);
+    fputs(", ", fp);
+    jsym(&w, "bytes", r->bytes);
+    fputc('}', fp);
+  }
+  fputs("\n  ],\n  \"ops\": [", fp);
+  for (int i = 0; i < g->n_ops; i++) {
+    const graph_op *op = &g->ops[i];
+    fprintf(fp, "%s\n    {\"id\": %d, \"kind\": \"%s\", \"callee\": ", i ? "," : "", op->id,
+            graph_op_kind_name(op->kind));
+    jstr(fp, op->callee);
+    fputs(", \"label\": ", fp);
+    jstr(fp, op->label);
+    fputs(", \"file\": ", fp);
+    jstr(fp, op->file);
+    fprintf(fp, ", \"line\": %u, \"col\": %u, \"phase\": \"%s\", \"loop\": %d, \"top_loop\": %d, ",
+            op->line, op->col, phase_name(op->phase), op->loop, op->top_loop);
+    jrange(fp, "stmt", op->stmt);
+    fputs(", \"flags\": ", fp);
+    jflags(fp, op->flags);
+    fputs(", ", fp);
+    jsym(&w, "flops", op->flops);
+    if (op->kind == GRAPH_OP_LAUNCH) {
+      fputs(", \"grid\": ", fp);
+      jstr(fp, op->grid);
+      fputs(", \"block\": ", fp);
+      jstr(fp, op->block);
+      fputs(", \"shmem\": ", fp);
+      jstr(fp, op->shmem);
+      fputs(", \"stream\": ", fp);
+      jstr(fp, op->stream);
+    }
+    fputs(",\n     \"call_path\": [", fp);
+    for (int j = 0; j < op->n_calls; j++) {
+      fprintf(fp, "%s{\"function\": ", j ? ", " : "");
+      jstr(fp, op->calls[j].function);
+      fputs(", \"file\": ", fp);
+      jstr(fp, op->calls[j].file);
+      fprintf(fp, ", \"line\": %u, ", op->calls[j].line);
+      jrange(fp, "stmt", op->calls[j].stmt);
+      fputc('}', fp);
+    }
+    fputs("],\n     \"accesses\": [", fp);
+    for (int j = 0; j < op->n_acc; j++) {
+      const graph_access *a = &op->acc[j];
+      fprintf(fp, "%s\n       {\"tensor\": %d, \"mode\": \"%s\", ", j ? "," : "", a->tensor,
+              access_mode_name(a->mode));
+      jsym(&w, "bytes", a->bytes);
+      char *bl = sym_to_string(a->bytes_local);
+      fputs(", \"bytes_local\": ", fp);
+      jstr(fp, bl ? bl : "unknown");
+      free(bl);
+      fprintf(fp, ", \"exact\": %s, ", a->exact ? "true" : "false");
+      jsym(&w, "offset", a->offset);
+      fputs(", \"pointer\": ", fp);
+      jstr(fp, a->ptr_text);
+      fprintf(fp, ", \"pointer_valid_in_loop\": %s, \"pointer_local\": ",
+              a->loop_text_valid ? "true" : "false");
+      jstr(fp, a->ptr_local);
+      fprintf(fp, ", \"arg\": %d, \"param\": ", a->arg);
+      jstr(fp, a->param);
+      fputc('}', fp);
+    }
+    fputs("]}", fp);
+  }
+  fputs("\n  ],\n  \"tensors\": [", fp);
+  for (int i = 0; i < g->n_tensors; i++) {
+    const graph_tensor *t = &g->tensors[i];
+    fprintf(fp, "%s\n    {\"id\": %d, \"name\": ", i ? "," : "", t->id);
+    jstr(fp, t->name);
+    fprintf(fp, ", \"allocation\": %d, \"region\": %d, ", t->alloc, t->region);
+    jsym(&w, "offset", t->offset);
+    fputs(", ", fp);
+    jsym(&w, "bytes", t->bytes);
+    fputs(", \"aliases\": [", fp);
+    for (int j = 0; j < t->n_aliases; j++) {
+      if (j) fputs(", ", fp);
+      jstr(fp, t->aliases[j]);
+    }
+    fputs("]}", fp);
+  }
+  fputs("\n  ],\n  \"candidates\": [", fp);
+  for (int i = 0; i < g->n_candidates; i++) {
+    const graph_candidate *c = &g->candidates[i];
+    fprintf(fp, "%s\n    {\"tensor\": %d, \"instance\": ", i ? "," : "", c->tensor);
+    jstr(fp, c->instance);
+    fputs(", ", fp);
+    jsym(&w, "bytes", c->bytes);
+    if (c->instance) fprintf(fp, ", \"instance_bytes\": %lld", (long long)c->bytes_value);
+    fprintf(fp, ", \"last_use_op\": %d, \"next_use_op\": %d, \"idle_ops\": %lld, \"dead\": %s}",
+            c->last_use_op, c->next_use_op, (long long)c->idle_ops, c->dead ? "true" : "false");
+  }
+  fputs("\n  ],\n", fp);
+  if (g->unrolled_ops >= 0) fprintf(fp, "  \"unrolled_ops\": %lld,\n", (long long)g->unrolled_ops);
+  else fputs("  \"unrolled_ops\": null,\n", fp);
+  fputs("  \"unresolved\": [", fp);
+  for (int i = 0; i < g->n_notes; i++) {
+    fprintf(fp, "%s\n    {\"file\": ", i ? "," : "");
+    jstr(fp, g->notes[i].file);
+    fprintf(fp, ", \"line\": %u, \"col\": %u, \"message\": ", g->notes[i].line, g->notes[i].col);
+    jstr(fp, g->notes[i].message);
+    fputc('}', fp);
+  }
+  fputs("\n  ]\n}\n", fp);
+  return ferror(fp) ? -1 : 0;
+}

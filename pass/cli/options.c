@@ -1,0 +1,253 @@
+/* options.c - parsing the options shared by every subcommand.
+ *
+ * One pass over argv; "--" ends tidal's options and the rest goes to
+ * clang untouched.  Strings point into argv; only the binds array is
+ * allocated (options_free).  Errors are printed here, "tidal: error: ...",
+ * and reported as TIDAL_EXIT_BAD_INPUT: the caller just returns it. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/diag.h"
+#include "cli/options.h"
+
+const char options_common_help[] =
+    "  -o FILE               write the output to FILE (atomically); default stdout\n"
+    "  --format FMT          output format: text, json or dot (as the command allows)\n"
+    "  --bind NAME=VALUE     give a symbol the source does not fix a value (repeatable)\n"
+    "  --loop FILE:LINE      use the loop at FILE:LINE as the training loop\n"
+    "  -p BUILD_DIR          read the input's flags from BUILD_DIR/compile_commands.json\n"
+    "  --plan MODE           memory plan: auto, swap, recompute or none\n"
+    "  --budget SIZE|PCT     device memory budget (512M, 8G, 50%)\n"
+    "  -- FLAGS...           pass the remaining flags to clang\n"
+    "  -h, --help            print this help\n";
+
+static const char *format_names[] = {"text", "json", "dot"};
+
+/* If arg is "--name" or "-name", takes the value from the next argument;
+ * if "--name=value", from after '='.  Returns 1 and sets *val when arg is
+ * this option, 0 if not, -1 after an error (value missing). */
+static int take_value(const char *name, int argc, char **argv, int *i, const char **val) {
+  const char *arg = argv[*i];
+  size_t n = strlen(name);
+  if (strncmp(arg, name, n) != 0) return 0;
+  if (arg[n] == '=') {
+    *val = arg + n + 1;
+    return 1;
+  }
+  if (arg[n] != '\0') return 0;
+  if (*i + 1 >= argc) {
+    diag_error(NULL, 0, 0, "option '%s' needs a value", name);
+    return -1;
+  }
+  *val = argv[++*i];
+  return 1;
+}
+
+int options_parse_size(const char *text, uint64_t *bytes, double *pct) {
+  char *end;
+  *bytes = 0;
+  *pct = 0;
+  if (!text || !*text || *text == '-') return -1;
+  errno = 0;
+  double v = strtod(text, &end);
+  if (errno || end == text || v < 0) return -1;
+  if (*end == '%' && end[1] == '\0') {
+    if (v <= 0 || v > 100) return -1;
+    *pct = v;
+    return 0;
+  }
+  double mult = 1;
+  switch (*end) {
+  case 'k': case 'K': mult = 1024.0; end++; break;
+  case 'm': case 'M': mult = 1024.0 * 1024; end++; break;
+  case 'g': case 'G': mult = 1024.0 * 1024 * 1024; end++; break;
+  case 't': case 'T': mult = 1024.0 * 1024 * 1024 * 1024; end++; break;
+  default: break;
+  }
+  if (mult > 1 && *end == 'i') end++;
+  if (*end == 'b' || *end == 'B') end++;
+  if (*end != '\0') return -1;
+  double b = v * mult;
+  if (b >= 18446744073709551615.0) return -1;
+  *bytes = (uint64_t)b;
+  return 0;
+}
+
+static int parse_bind(tidal_options *o, const char *arg) {
+  const char *eq = strchr(arg, '=');
+  if (!eq || eq == arg || eq[1] == '\0') {
+    diag_error(NULL, 0, 0, "--bind expects NAME=VALUE, got '%s'", arg);
+    return -1;
+  }
+  uint64_t bytes;
+  double pct;
+  /* Integers, optionally with a K/M/G suffix (sizes are often bound). */
+  int neg = eq[1] == '-';
+  if (options_parse_size(eq + 1 + neg, &bytes, &pct) != 0 || pct != 0 || bytes > INT64_MAX) {
+    diag_error(NULL, 0, 0, "--bind %.*s: '%s' is not an integer", (int)(eq - arg), arg, eq + 1);
+    return -1;
+  }
+  tidal_bind *nb = realloc(o->binds, sizeof *nb * (size_t)(o->n_binds + 1));
+  if (!nb) {
+    diag_error(NULL, 0, 0, "out of memory");
+    return -1;
+  }
+  o->binds = nb;
+  /* The name must be usable without the '=': keep it in a separate copy. */
+  char *name = malloc((size_t)(eq - arg) + 1);
+  if (!name) {
+    diag_error(NULL, 0, 0, "out of memory");
+    return -1;
+  }
+  memcpy(name, arg, (size_t)(eq - arg));
+  name[eq - arg] = '\0';
+  /* A later --bind of the same name wins: replace in place. */
+  for (int k = 0; k < o->n_binds; k++)
+    if (!strcmp(o->binds[k].name, name)) {
+      free((char *)o->binds[k].name);
+      o->binds[k].name = name;
+      o->binds[k].text = eq + 1;
+      o->binds[k].value = neg ? -(int64_t)bytes : (int64_t)bytes;
+      return 0;
+    }
+  o->binds[o->n_binds].name = name;
+  o->binds[o->n_binds].text = eq + 1;
+  o->binds[o->n_binds].value = neg ? -(int64_t)bytes : (int64_t)bytes;
+  o->n_binds++;
+  return 0;
+}
+
+static int parse_loop(tidal_options *o, const char *arg) {
+  const char *colon = strrchr(arg, ':');
+  char *end;
+  if (!colon || colon == arg || colon[1] == '\0') goto bad;
+  unsigned long line = strtoul(colon + 1, &end, 10);
+  if (*end != '\0' || line == 0 || line > 0xffffffffUL) goto bad;
+  o->loop_file = arg;
+  o->loop_line = (unsigned)line;
+  return 0;
+bad:
+  diag_error(NULL, 0, 0, "--loop expects FILE:LINE, got '%s'", arg);
+  return -1;
+}
+
+int options_parse(tidal_options *o, int argc, char **argv, unsigned allowed_formats,
+                  options_extra_fn extra, void *ud) {
+  memset(o, 0, sizeof *o);
+  o->command = argc > 0 ? argv[0] : "tidal";
+  for (int i = 1; i < argc; i++) {
+    const char *arg = argv[i];
+    const char *val = NULL;
+    int r;
+    if (!strcmp(arg, "--")) {
+      o->n_clang_args = argc - i - 1;
+      o->clang_args = (const char *const *)(argv + i + 1);
+      break;
+    }
+    if (extra) {
+      r = extra(ud, argc, argv, &i);
+      if (r < 0) goto fail;
+      if (r > 0) continue;
+    }
+    if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+      o->help = 1;
+      continue;
+    }
+    if ((r = take_value("-o", argc, argv, &i, &val)) != 0) {
+      if (r < 0) goto fail;
+      o->output = val;
+      continue;
+    }
+    if ((r = take_value("--format", argc, argv, &i, &val)) != 0) {
+      if (r < 0) goto fail;
+      int f = -1;
+      for (int k = 0; k < 3; k++)
+        if (!strcmp(val, format_names[k])) f = k;
+      if (f < 0 || !(allowed_formats & (1u << f))) {
+        diag_error(NULL, 0, 0, "'tidal %s' does not support --format '%s'", o->command, val);
+        goto fail;
+      }
+      o->format = (tidal_format)f;
+      o->format_given = 1;
+      continue;
+    }
+    if ((r = take_value("--bind", argc, argv, &i, &val)) != 0) {
+      if (r < 0 || parse_bind(o, val) < 0) goto fail;
+      continue;
+    }
+    if ((r = take_value("--loop", argc, argv, &i, &val)) != 0) {
+      if (r < 0 || parse_loop(o, val) < 0) goto fail;
+      continue;
+    }
+    if ((r = take_value("-p", argc, argv, &i, &val)) != 0) {
+      if (r < 0) goto fail;
+      o->compdb_dir = val;
+      continue;
+    }
+    if ((r = take_value("--plan", argc, argv, &i, &val)) != 0) {
+      if (r < 0) goto fail;
+      o->plan = val;
+      continue;
+    }
+    if ((r = take_value("--budget", argc, argv, &i, &val)) != 0) {
+      uint64_t b;
+      double pct;
+      if (r < 0) goto fail;
+      if (options_parse_size(val, &b, &pct) != 0) {
+        diag_error(NULL, 0, 0, "--budget expects a size (512M, 8G) or a percentage (50%%), got '%s'",
+                   val);
+        goto fail;
+      }
+      o->budget = val;
+      continue;
+    }
+    if (arg[0] == '-' && arg[1] != '\0') {
+      diag_error(NULL, 0, 0, "unknown option '%s'", arg);
+      goto fail;
+    }
+    if (o->input) {
+      diag_error(NULL, 0, 0, "more than one input file ('%s' and '%s'); clang flags go after '--'",
+                 o->input, arg);
+      goto fail;
+    }
+    o->input = arg;
+  }
+  if (!o->input && !o->help) {
+    diag_error(NULL, 0, 0, "no input file (usage: tidal %s FILE.cu [options] [-- clang flags])",
+               o->command);
+    goto fail;
+  }
+  return 0;
+fail:
+  options_free(o);
+  return TIDAL_EXIT_BAD_INPUT;
+}
+
+void options_free(tidal_options *o) {
+  if (!o) return;
+  for (int k = 0; k < o->n_binds; k++) free((char *)o->binds[k].name);
+  free(o->binds);
+  o->binds = NULL;
+  o->n_binds = 0;
+}
+
+frontend_options options_frontend(const tidal_options *o) {
+  frontend_options f;
+  f.input = o->input;
+  f.compdb_dir = o->compdb_dir;
+  f.n_clang_args = o->n_clang_args;
+  f.clang_args = o->clang_args;
+  return f;
+}
+
+int options_lookup_bind(const tidal_options *o, const char *name, int64_t *out) {
+  for (int k = 0; k < o->n_binds; k++)
+    if (!strcmp(o->binds[k].name, name)) {
+      *out = o->binds[k].value;
+      return 1;
+    }
+  return 0;
+}

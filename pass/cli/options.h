@@ -1,0 +1,74 @@
+/* options.h - the command-line options every tidal subcommand shares.
+ *
+ *   tidal CMD FILE.cu [-o OUT] [--format text|json|dot] [--bind N=V]...
+ *                     [--loop FILE:LINE] [-p BUILD_DIR] [--plan MODE]
+ *                     [--budget SIZE|PCT] [-- clang flags...]
+ *
+ * Options may come before or after the input; "--opt=value" and
+ * "--opt value" are both accepted.  A command with options of its own
+ * passes an extra_fn that sees each argument first.  Strings in the struct
+ * point into argv (never freed); only the binds array is allocated. */
+#ifndef TIDAL_PASS_OPTIONS_H
+#define TIDAL_PASS_OPTIONS_H
+
+#include <stdint.h>
+#include "frontend/frontend.h"
+
+typedef enum tidal_format {
+  FORMAT_TEXT = 0,
+  FORMAT_JSON = 1,
+  FORMAT_DOT = 2
+} tidal_format;
+
+typedef struct tidal_bind {
+  const char *name;  /* symbol as written in the source ("B", "cfg.T") */
+  const char *text;  /* the value as given */
+  int64_t value;     /* the value, parsed (integers only, K/M/G suffixes allowed) */
+} tidal_bind;
+
+typedef struct tidal_options {
+  const char *command;     /* "graph", "kernels", ... (for messages) */
+  const char *input;       /* the .cu file (exactly one) */
+  const char *output;      /* -o, NULL: stdout */
+  tidal_format format;     /* --format, default text */
+  int format_given;        /* 1 if --format was on the command line */
+  int n_binds;             /* --bind, in command-line order */
+  tidal_bind *binds;
+  const char *loop_file;   /* --loop FILE:LINE, NULL when absent */
+  unsigned loop_line;
+  const char *compdb_dir;  /* -p DIR */
+  const char *plan;        /* --plan, NULL when absent (the command decides the default) */
+  const char *budget;      /* --budget, as given; see options_parse_size() */
+  int n_clang_args;        /* everything after "--" */
+  const char *const *clang_args;
+  int help;                /* --help / -h was given: the command prints usage, exits 0 */
+} tidal_options;
+
+/* Called for every argument (argv[*i]) before the common parser.  Returns
+ * 1 if it took the argument (advance *i past any value it also took, e.g.
+ * ++*i for "--flag VALUE"), 0 if the argument is not its own, -1 after
+ * printing an error.  ud is passed through. */
+typedef int (*options_extra_fn)(void *ud, int argc, char **argv, int *i);
+
+/* Parses argv[1..argc-1] (argv[0] is the command name).  allowed_formats is
+ * a bit set of (1u << FORMAT_x) the command supports.  Returns 0, or prints
+ * "tidal: error: ..." and returns TIDAL_EXIT_BAD_INPUT.  When --help is
+ * given, returns 0 with help set and input possibly NULL. */
+int options_parse(tidal_options *o, int argc, char **argv, unsigned allowed_formats,
+                  options_extra_fn extra, void *ud);
+void options_free(tidal_options *o); /* frees binds; NULL is a no-op */
+
+/* The frontend options (input, -p, clang flags) from the parsed set. */
+frontend_options options_frontend(const tidal_options *o);
+
+/* Looks a bound value up by symbol name; returns 1 and sets *out if bound. */
+int options_lookup_bind(const tidal_options *o, const char *name, int64_t *out);
+
+/* "512M", "2G", "1048576", "12K" -> bytes (1024-based suffixes; optional
+ * trailing B/iB).  "50%" -> *pct = 50, *bytes = 0.  Returns 0 or -1. */
+int options_parse_size(const char *text, uint64_t *bytes, double *pct);
+
+/* Help text for the common options, for commands' usage messages. */
+extern const char options_common_help[];
+
+#endif

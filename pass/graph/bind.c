@@ -1,0 +1,84 @@
+/* bind.c - names bound to integers: --bind NAME=VALUE, and the
+ * compile-time constants the interpreter finds in the source (file-scope
+ * `static const int`, #define, enum constants, const locals).
+ *
+ * Decisions: a user binding always wins over a constant found in the
+ * source (bind_set never overwrites a BIND_USER entry with another source),
+ * so `--bind B=8` re-sizes a sample whose source says B = 4.  The table is
+ * a flat array: it holds tens of names, and lookups are on the unroll path
+ * only through sym_eval. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/graph.h"
+
+void bind_set(graph_bindings *b, const char *name, int64_t value, bind_source src) {
+  if (!name || !*name) return;
+  for (int i = 0; i < b->n; i++) {
+    if (strcmp(b->items[i].name, name) != 0) continue;
+    if (b->items[i].source == BIND_USER && src != BIND_USER) return;
+    b->items[i].value = value;
+    b->items[i].source = src;
+    return;
+  }
+  if (b->n == b->cap) {
+    int nc = b->cap ? b->cap * 2 : 32;
+    graph_binding *n = realloc(b->items, (size_t)nc * sizeof *n);
+    if (!n) return;
+    b->items = n;
+    b->cap = nc;
+  }
+  char *copy = strdup(name);
+  if (!copy) return;
+  b->items[b->n].name = copy;
+  b->items[b->n].value = value;
+  b->items[b->n].source = src;
+  b->n++;
+}
+
+int bind_lookup(const graph_bindings *b, const char *name, int64_t *out) {
+  for (int i = 0; i < b->n; i++)
+    if (strcmp(b->items[i].name, name) == 0) {
+      *out = b->items[i].value;
+      return 1;
+    }
+  return 0;
+}
+
+void bind_forget_const(graph_bindings *b, const char *name) {
+  for (int i = 0; i < b->n; i++) {
+    if (strcmp(b->items[i].name, name) != 0) continue;
+    if (b->items[i].source == BIND_USER) return;
+    free(b->items[i].name);
+    memmove(&b->items[i], &b->items[i + 1], (size_t)(b->n - i - 1) * sizeof *b->items);
+    b->n--;
+    return;
+  }
+}
+
+void bind_free(graph_bindings *b) {
+  if (!b) return;
+  for (int i = 0; i < b->n; i++) free(b->items[i].name);
+  free(b->items);
+  memset(b, 0, sizeof *b);
+}
+
+/* sym_value_fn convention: nonzero when bound (symexpr.h). */
+int bind_value_fn(void *ud, const char *name, int64_t *out) {
+  return bind_lookup(ud, name, out);
+}
+
+static const char *first_unbound(const graph_bindings *b, const sym *s) {
+  if (!s) return NULL;
+  if (sym_get_kind(s) == SYM_VAR) {
+    int64_t v;
+    return bind_lookup(b, sym_var_name(s), &v) ? NULL : sym_var_name(s);
+  }
+  const char *r = first_unbound(b, sym_lhs(s));
+  return r ? r : first_unbound(b, sym_rhs(s));
+}
+
+char *bind_first_unbound(const graph_bindings *b, const sym *s) {
+  const char *r = first_unbound(b, s);
+  return r ? strdup(r) : NULL;
+}

@@ -1,0 +1,173 @@
+/* build.c - graph_build: the order of the analysis passes.
+ *
+ * It runs the kernel analysis (analysis/kernels.c), the training loop
+ * choice (loop.c), the interpreter from main() (interp.c) with the graph's
+ * handlers plugged in (op sites, regions, graph loops: handlers.h), then
+ * unrolls the iteration (unroll.c) and computes phases and liveness on it
+ * (liveness.c).  The top of the graph stage: nothing in graph/ calls back
+ * into this file.  The builder's scratch state (store, strings) lives only
+ * during graph_build; everything left in the graph is owned by it and
+ * released by graph_free. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/stack.h"
+#include "graph/interp.h"
+#include "graph/liveness.h"
+#include "graph/loop.h"
+#include "graph/opsites.h"
+#include "graph/regions.h"
+#include "graph/unroll.h"
+
+typedef struct ret_scan {
+  gb *b;
+  graph *g;
+} ret_scan;
+
+static enum CXChildVisitResult returns_visitor(CXCursor c, CXCursor parent, CXClientData d) {
+  ret_scan *r = d;
+  enum CXCursorKind k = clang_getCursorKind(c);
+  if (k == CXCursor_LambdaExpr) return CXChildVisit_Continue;
+  if (k == CXCursor_ReturnStmt) {
+    graph_range *n = realloc(r->g->main_returns, (size_t)(r->g->n_main_returns + 1) * sizeof *n);
+    if (n) {
+      r->g->main_returns = n;
+      r->g->main_returns[r->g->n_main_returns++] = gb_range(r->b, c, 1);
+    }
+    return CXChildVisit_Continue;
+  }
+  return CXChildVisit_Recurse;
+}
+
+static CXCursor function_of(CXCursor c) {
+  for (int guard = 0; guard < 256 && !clang_Cursor_isNull(c); guard++) {
+    enum CXCursorKind k = clang_getCursorKind(c);
+    if (k == CXCursor_FunctionDecl || k == CXCursor_CXXMethod) return c;
+    if (k == CXCursor_TranslationUnit) break;
+    c = clang_getCursorSemanticParent(c);
+  }
+  return clang_getNullCursor();
+}
+
+/* Drops loops that contain no op (host-side loops such as batch
+ * generation): they only add noise to the graph and its readers. */
+static void prune_loops(graph *g) {
+  if (!g->n_loops) return;
+  int *keep = calloc((size_t)g->n_loops, sizeof *keep);
+  if (!keep) return;
+  for (int i = 0; i < g->n_ops; i++)
+    for (int l = g->ops[i].loop; l >= 0; l = g->loops[l].parent) keep[l] = 1;
+  int n = 0;
+  for (int l = 0; l < g->n_loops; l++) {
+    if (!keep[l]) {
+      free(g->loops[l].var);
+      free(g->loops[l].file);
+      keep[l] = -1;
+      continue;
+    }
+    keep[l] = n;
+    g->loops[n] = g->loops[l];
+    g->loops[n].id = n;
+    n++;
+  }
+  for (int l = 0; l < n; l++)
+    if (g->loops[l].parent >= 0) g->loops[l].parent = keep[g->loops[l].parent];
+  for (int i = 0; i < g->n_ops; i++) {
+    if (g->ops[i].loop >= 0) g->ops[i].loop = keep[g->ops[i].loop];
+    if (g->ops[i].top_loop >= 0) g->ops[i].top_loop = keep[g->ops[i].top_loop];
+  }
+  g->n_loops = n;
+  free(keep);
+}
+
+/* Does some tensor get written and then, after other ops, read again in a
+ * later op (activations saved for backward)? */
+static int forward_then_backward(const graph *g) { return g->n_candidates > 0; }
+
+static const gb_handlers handlers = {
+    .op_site = opsite_handle,
+    .alloc_call = regions_handle_call,
+    .pointer_stored = regions_note_store,
+    .setup_done = regions_finish_setup,
+    .graph_loop = loop_record,
+};
+
+int graph_build(pass_tu *t, const graph_options *opt, graph *g) {
+  memset(g, 0, sizeof *g);
+  g->tu = t;
+  g->unrolled_ops = -1;
+  int rc = kernels_analyze(t, &g->kernels);
+  if (rc != 0) return rc;
+  if (opt)
+    for (int i = 0; i < opt->n_binds; i++)
+      bind_set(&g->binds, opt->bind_names[i], opt->bind_values[i], BIND_USER);
+  gb b;
+  memset(&b, 0, sizeof b);
+  b.h = &handlers;
+  b.g = g;
+  b.t = t;
+  b.a = t->arena;
+  b.train_loop = clang_getNullCursor();
+  b.unroll_product = 1;
+  rc = loop_choose(&b, opt, &b.train_loop);
+  if (rc != 0) goto out;
+  CXCursor fn = function_of(b.train_loop);
+  if (!clang_Cursor_isNull(fn)) g->loop_function = string_and_dispose(clang_getCursorSpelling(fn));
+  CXCursor mainfn = graph_find_main(t);
+  if (!clang_Cursor_isNull(mainfn)) {
+    CXCursor ch[64];
+    int n = gb_children(mainfn, ch, 64);
+    for (int i = 0; i < n && i < 64; i++)
+      if (clang_getCursorKind(ch[i]) == CXCursor_CompoundStmt) {
+        g->main_body = gb_range(&b, ch[i], 0);
+        ret_scan rs = {&b, g};
+        clang_visitChildren(ch[i], returns_visitor, &rs);
+      }
+    gb_run_function(&b, mainfn, NULL, clang_getNullCursor(), NULL, 0, NULL);
+  }
+  if (!b.reached_loop && !clang_Cursor_isNull(fn)) {
+    /* The loop's function is not reached from main (or there is no main):
+     * walk it on its own, its parameters symbolic. */
+    b.mode = GB_SETUP;
+    gb_run_function(&b, fn, NULL, clang_getNullCursor(), NULL, 0, NULL);
+    if (b.reached_loop)
+      gb_note(&b, b.train_loop, "the training loop's function is not called from main(); "
+              "its parameters are treated as unknown");
+  }
+  /* A construct too deep to interpret was reported (base/stack.h): the
+   * graph would miss whatever it held. */
+  if (stack_exhausted()) {
+    rc = TIDAL_EXIT_BAD_INPUT;
+    goto out;
+  }
+  if (!b.reached_loop) {
+    diag_error(g->loop_file, g->loop_line, g->loop_col,
+               "internal error: the training loop was not reached by the analysis");
+    rc = TIDAL_EXIT_INTERNAL;
+    goto out;
+  }
+  prune_loops(g);
+  liveness_phases(g);
+  tidal_trace trace;
+  if (unroll_graph(g, &trace, 1) == 0) {
+    liveness_candidates(g, &trace);
+    trace_free(&trace);
+  } else {
+    liveness_candidates(g, NULL);
+  }
+  if (strncmp(g->loop_reason, "heuristic", 9) == 0 && forward_then_backward(g)) {
+    size_t len = strlen(g->loop_reason) + 32;
+    char *r = malloc(len);
+    if (r) {
+      snprintf(r, len, "%s, forward-then-backward", g->loop_reason);
+      free(g->loop_reason);
+      g->loop_reason = r;
+    }
+  }
+out:
+  for (size_t i = 0; i < b.n_strs; i++) free(b.strs[i]);
+  free(b.strs);
+  free(b.tab);
+  return rc;
+}
+

@@ -1,0 +1,304 @@
+/* graph.h - one training iteration as a dataflow graph: the data model of
+ * `tidal graph`, consumed by the emitters, unroll.c (-> trace.h) and
+ * `tidal rewrite`.
+ *
+ * The graph keeps the program's loop structure (a layer loop stays one loop
+ * with a symbolic trip count) and symbolic sizes.  Two naming contexts
+ * appear throughout:
+ *   - "loop" context: expressions over names valid in the training loop's
+ *     scope (or file-scope names), with every wrapper's parameters replaced
+ *     by the caller's argument expressions, e.g. "acts.fch + l*B*T*4*C".
+ *     Induction variables of loops inside called functions also appear here
+ *     under their own names; graph_access.loop_text_valid says whether the
+ *     C text may be evaluated in the training loop body.
+ *   - "local" context: as written at the op site itself (the kernel launch
+ *     or library call inside its wrapper), valid just before that statement.
+ *
+ * Everything is owned by the graph (strings malloc'd, syms in the pass_tu's
+ * arena); graph_free releases it.  All main-file byte offsets are into
+ * pass_tu.main_source; a range is only meaningful when its `editable` flag
+ * is set (in the main file and not produced by a macro expansion).
+ *
+ * Entry points: graph_build (analysis), bind_* (bind.c), graph_unroll
+ * (unroll.c), graph_emit_{text,json,dot}. */
+#ifndef TIDAL_PASS_GRAPH_H
+#define TIDAL_PASS_GRAPH_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "frontend/frontend.h"
+#include "analysis/kernels.h"
+#include "base/symexpr.h"
+#include "graph/trace.h"
+
+#define GRAPH_FORMAT_VERSION 1 /* of the JSON output, docs/graph-format.md */
+
+/* A main-file source range; begin/end are byte offsets, end exclusive. */
+typedef struct graph_range {
+  unsigned begin;
+  unsigned end;
+  int editable; /* 1: in the main file and not inside a macro expansion */
+} graph_range;
+
+typedef enum graph_op_kind {
+  GRAPH_OP_LAUNCH = 0,    /* kernel<<<...>>>(...) or cudaLaunchKernel */
+  GRAPH_OP_LIBRARY = 1,   /* cuBLAS / cublasLt / cuDNN call */
+  GRAPH_OP_MEMCPY = 2,    /* cudaMemcpy[Async] */
+  GRAPH_OP_MEMSET = 3,    /* cudaMemset[Async] */
+  GRAPH_OP_COLLECTIVE = 4 /* NCCL */
+} graph_op_kind;
+
+const char *graph_op_kind_name(graph_op_kind k); /* "launch" "library" ... */
+
+/* One user-function call on the way from the training loop body to an op:
+ * calls[0] is the call written in the training loop body (or in a loop
+ * nested in it), calls[n-1] the call of the function containing the op. */
+typedef struct graph_call {
+  char *function;    /* the called function's name ("matmul_forward") */
+  char *file;        /* where the call is written */
+  unsigned line, col;
+  graph_range stmt;  /* the whole call statement (for inserting before/after) */
+} graph_call;
+
+/* A loop inside one iteration of the training loop (layer loops and the
+ * like), in the training loop's function or in a function it calls. */
+typedef struct graph_loop {
+  int id;            /* index into graph.loops */
+  int parent;        /* enclosing graph loop, -1 if directly in the training loop body */
+  int call_depth;    /* calls between the training loop body and this loop's function
+                        (0: the loop is written in the training loop's own function) */
+  char *var;         /* induction variable ("l"), NULL if none was recognised */
+  sym *lo;           /* first value of var (loop context) */
+  sym *hi;           /* exclusive bound: var runs lo, lo+step, ... while var < hi
+                        (step > 0) or var > hi (step < 0) */
+  int step;          /* +1, -1, or another constant stride */
+  sym *trip;         /* iterations (loop context); SYM_UNKNOWN if not recognised */
+  char *file;
+  unsigned line, col;
+  graph_range stmt;  /* the for/while statement */
+  graph_range body;  /* its body (the compound statement, braces included) */
+} graph_loop;
+
+typedef struct graph_access {
+  int tensor;          /* index into graph.tensors; -1 if the pointer was unresolved */
+  access_mode mode;
+  sym *bytes;          /* byte extent from the pointer, loop context (SYM_UNKNOWN if unknown) */
+  sym *bytes_local;    /* the same, local context */
+  sym *offset;         /* byte offset of the pointer in its allocation, loop context
+                          (SYM_UNKNOWN when unresolved) */
+  int exact;           /* 1 if exactly `bytes` bytes are touched (every one, for writes) */
+  char *ptr_text;      /* pointer expression as C text, loop context */
+  int loop_text_valid; /* 1 if ptr_text and sym_to_c(bytes) are valid in the training loop
+                          body (0 when they use a called function's locals) */
+  char *ptr_local;     /* pointer argument as written at the op site */
+  int arg;             /* argument index at the op site */
+  char *param;         /* kernel parameter name or library role ("A", "dst") */
+  int unmanaged;       /* 1: the pointer is into memory tidal does not manage
+                          (cudaMallocManaged, pinned host): never declared to the runtime */
+  /* The same pointer and extent at each call level k = 0..op.n_calls (arrays
+   * of n_calls + 1; calltext.c): level k is the statement op.calls[k].stmt
+   * (the op's own stmt at k == n_calls), in the function that statement is
+   * written in.  Level n_calls is the op-local text, each level above has
+   * the callee's parameters replaced by the call's arguments; level 0
+   * falls back to the loop-context text (ptr_text) when that is valid. */
+  char **ptr_text_at;      /* pointer as C text at level k, NULL if not expressible */
+  char **bytes_text_at;    /* byte extent as C text, NULL if unknown or not expressible */
+  int *text_valid_at;      /* 1: both texts use only names in scope at that level's function:
+                              its parameters, its locals (see text_span_at), file-scope names */
+  graph_range *text_span_at; /* main-file offsets in that function where the texts are valid
+                              (after the last local they use is declared, inside its scope);
+                              a statement starting in [begin, end) may use them */
+} graph_access;
+
+typedef struct graph_op {
+  int id;              /* index into graph.ops; program order within one iteration */
+  graph_op_kind kind;
+  char *callee;        /* kernel or library function ("cublasSgemm") */
+  char *label;         /* "matmul_forward -> cublasSgemm" (call path functions, callee) */
+  char *file;          /* where the op statement is written */
+  unsigned line, col;
+  graph_range stmt;    /* the op's full statement */
+  int n_calls;         /* call path from the training loop body (0: the op is written there) */
+  graph_call *calls;
+  int loop;            /* innermost graph loop around the op (any call depth), -1 if none */
+  int top_loop;        /* innermost graph loop around calls[0] (or the op when n_calls == 0)
+                          in the training loop's own function, -1 if none */
+  /* Launches only (NULL / 0 otherwise): configuration and arguments as
+   * written, so a recompute closure can capture them by value. */
+  char *grid, *block, *shmem, *stream; /* shmem/stream NULL when omitted */
+  int n_args;          /* arguments of the call (launches and library calls) */
+  char **arg_text;     /* each argument as written */
+  char **arg_type;     /* each argument's C type ("float *", "int") */
+  unsigned flags;      /* enum kernel_flags; library calls: KERNEL_NONDETERMINISTIC */
+  sym *flops;          /* estimated floating-point work (loop context), SYM_UNKNOWN if unknown */
+  int phase;           /* enum trace_phase, see liveness.c Note [phases] */
+  int n_acc;
+  graph_access *acc;
+} graph_op;
+
+/* A device allocation (cudaMalloc / cudaMallocAsync). */
+typedef struct graph_alloc {
+  int id;
+  char *name;          /* the lvalue the pointer was stored to ("acts_memory", "model.params_memory") */
+  sym *bytes;          /* requested size */
+  char *file;
+  unsigned line, col;
+  graph_range stmt;    /* the allocation call statement */
+  graph_range call;    /* the call expression alone (the rewriter replaces it) */
+  int in_loop;         /* allocated inside the training loop */
+  int freed;           /* a matching cudaFree was seen */
+} graph_alloc;
+
+/* A cudaFree / cudaFreeAsync call seen anywhere in the analysed code. */
+typedef struct graph_freecall {
+  int alloc;           /* allocation freed, -1 if unresolved */
+  char *file;
+  unsigned line, col;
+  graph_range stmt;
+  graph_range call;
+} graph_freecall;
+
+/* A named region of an allocation: one carved slice of an arena (or the
+ * whole allocation).  Tensors point into regions. */
+typedef struct graph_region {
+  char *name;          /* "acts.ln1" */
+  int alloc;
+  sym *offset;         /* bytes from the allocation start */
+  sym *bytes;          /* up to the next carved pointer (or the allocation end) */
+} graph_region;
+
+/* A tensor: what ops access, identified by (allocation, offset).  A
+ * per-layer slice is one tensor whose offset uses the loop's variable. */
+typedef struct graph_tensor {
+  int id;
+  char *name;          /* region name, "[l]" appended for per-layer slices; or the pointer text */
+  int alloc;           /* -1: unresolved pointer (the tensor stands for the expression) */
+  int region;          /* index into graph.regions, -1 if none */
+  sym *offset;         /* bytes from the allocation start (loop context) */
+  sym *bytes;          /* the largest extent any access uses */
+  int n_aliases;       /* other names this tensor was accessed through ("dl_btc") */
+  char **aliases;
+} graph_tensor;
+
+/* An eviction candidate: idle long enough between two uses to be worth
+ * moving out of device memory. */
+typedef struct graph_candidate {
+  int tensor;          /* graph tensor */
+  char *instance;      /* concrete slice when computed on the unrolled trace ("acts.ln1[l=2]"),
+                          else NULL */
+  sym *bytes;
+  int64_t bytes_value; /* -1 if unbound */
+  int last_use_op;     /* graph op of the last use before the gap */
+  int next_use_op;     /* graph op of the next use after it */
+  int64_t idle_ops;    /* ops executed in between (unrolled when bound, else static count) */
+  int dead;            /* 1: the next use overwrites every byte (drop, do not copy) */
+} graph_candidate;
+
+/* Names bound to integers: --bind, and compile-time constants found in the
+ * source (file-scope static const, #define, enum constants, const locals). */
+typedef enum bind_source { BIND_USER = 0, BIND_CONST = 1, BIND_MACRO = 2, BIND_ENUM = 3 } bind_source;
+
+typedef struct graph_binding {
+  char *name;
+  int64_t value;
+  bind_source source;
+} graph_binding;
+
+typedef struct graph_bindings {
+  int n, cap;
+  graph_binding *items;
+} graph_bindings;
+
+/* Something the analysis could not resolve (reported, never fatal). */
+typedef struct graph_note {
+  char *file;
+  unsigned line, col;
+  char *message;
+} graph_note;
+
+typedef struct graph {
+  pass_tu *tu;               /* not owned */
+  kernel_table kernels;      /* owned: every __global__ analysed */
+  /* The training loop. */
+  char *loop_file;
+  unsigned loop_line, loop_col;
+  char *loop_reason;         /* "pragma at train.cu:120", "heuristic: 37 op sites, ...", "--loop" */
+  graph_range loop_stmt;     /* the for/while statement */
+  graph_range loop_body;     /* its body */
+  char *loop_function;       /* function containing it ("main") */
+  graph_range main_body;     /* main()'s compound statement ({ ... }) */
+  int n_main_returns;
+  graph_range *main_returns; /* each return statement of main */
+  int n_ops;
+  graph_op *ops;
+  int n_loops;
+  graph_loop *loops;
+  int n_allocs;
+  graph_alloc *allocs;
+  int n_frees;
+  graph_freecall *frees;
+  int n_regions;
+  graph_region *regions;
+  int n_tensors;
+  graph_tensor *tensors;
+  int n_candidates;
+  graph_candidate *candidates;
+  graph_bindings binds;      /* user binds first, then constants found */
+  int n_notes;
+  graph_note *notes;
+  int64_t unrolled_ops;      /* ops in one unrolled iteration, -1 if not fully bound */
+} graph;
+
+typedef struct graph_options {
+  const char *loop_file;     /* --loop FILE:LINE, or NULL */
+  unsigned loop_line;
+  int n_binds;               /* --bind NAME=VALUE */
+  const char *const *bind_names;
+  const int64_t *bind_values;
+} graph_options;
+
+/* Builds the graph of t.  Returns TIDAL_EXIT_OK, or prints a clang-style
+ * error ("no training loop found", a bad --loop) and returns
+ * TIDAL_EXIT_BAD_INPUT (TIDAL_EXIT_INTERNAL on internal failure).  g is
+ * zeroed first and may be passed to graph_free in every case. */
+int graph_build(pass_tu *t, const graph_options *opt, graph *g);
+void graph_free(graph *g); /* NULL is a no-op */
+
+/* Evaluates s under g's bindings; 0 and *out, or -1 if something is unbound. */
+int graph_eval(const graph *g, const sym *s, int64_t *out);
+
+/* graph.c: growing the arrays (a zeroed element; its index, -1 when out of
+ * memory), main()'s definition in the main file (a null cursor if none),
+ * and freeing an access's per-call-level texts (calltext.c fills them). */
+int graph_add_op(graph *g);
+int graph_add_tensor(graph *g);
+int graph_add_alloc(graph *g);
+int graph_add_region(graph *g);
+int graph_add_loop(graph *g);
+CXCursor graph_find_main(pass_tu *t);
+void graph_access_free_texts(graph_access *a, int n_levels);
+
+/* bind.c: a binding table (names are copied). */
+void bind_set(graph_bindings *b, const char *name, int64_t value, bind_source src);
+int bind_lookup(const graph_bindings *b, const char *name, int64_t *out);
+/* Drops name's binding unless the user gave it (a variable found constant
+ * at loop entry that the loop changes: interp.c). */
+void bind_forget_const(graph_bindings *b, const char *name);
+void bind_free(graph_bindings *b);
+/* A sym_value_fn over a graph_bindings (ud): nonzero when bound. */
+int bind_value_fn(void *ud, const char *name, int64_t *out);
+/* The first name in s that b leaves unbound (malloc'd), or NULL. */
+char *bind_first_unbound(const graph_bindings *b, const sym *s);
+
+/* unroll.c: one iteration, every loop unrolled and every size concrete.
+ * Returns 0, or prints "file:line:col: error: ... 'NAME' is unbound (use
+ * --bind NAME=VALUE)" and returns TIDAL_EXIT_BAD_INPUT.  extra_vars/values
+ * (may be 0/NULL) bind further names for this call only. */
+int graph_unroll(const graph *g, tidal_trace *out);
+
+/* Emitters (write to fp; return 0 or -1 on a write error). */
+int graph_emit_text(const graph *g, FILE *fp);
+int graph_emit_json(const graph *g, FILE *fp);
+int graph_emit_dot(const graph *g, FILE *fp);
+
+#endif

@@ -1,0 +1,1762 @@
+/* interp.c - the host-code interpreter behind `tidal graph`: walks main()
+ * in program order and every user function it calls, binding each callee's
+ * parameters to the caller's argument values, so an op deep inside
+ * wrappers is attributed at the training loop with the caller's
+ * expressions substituted ("acts.fch + l*B*T*4*C").
+ *
+ * Design decisions:
+ *  - Values (gval, interp.h) are integers (syms), device pointers
+ *    (allocation + region + byte offset), addresses of host lvalues (paths
+ *    into the store) and descriptors.  Every value carries its C text in
+ *    the training loop's scope (loop context) so the rewriter can use it.
+ *  - The store maps lvalue paths to values: "f3:acts.ln1" is field ln1 of
+ *    local `acts` in frame 3, "g:B" a global.  A struct copied from another
+ *    (`ActivationTensors acts = model->acts;`) becomes an alias of the
+ *    original path rather than a copy: see Note [struct copies].
+ *  - Variables of main() and of the training loop's function keep their
+ *    names in syms (sym_var("B"), bound to 4 when the stored value is a
+ *    constant), so sizes read "B*T*C*4"; variables of other functions are
+ *    replaced by their values (substitution through the call chain).
+ *  - Control flow is approximated: both branches of an if are walked
+ *    (unless the condition is a known constant), loops before the training
+ *    loop run when their trip count is a small constant and are walked once
+ *    otherwise; inside the training loop, loops stay structural (one walk,
+ *    the induction variable symbolic).  Recursion is walked once.
+ *
+ * Note [loop-carried values]: a loop body is walked once, but a variable
+ * the loop assigns (`step++` in `while (true)`, `p += sizes[i]`, `off +=
+ * n`) holds a different value in every later iteration.  Reading its entry
+ * value would prune `if (step > 0)` and put every iteration's access at
+ * the first offset - wrong, and confidently so.  Before a graph-mode loop
+ * body (the training loop's included) is walked, every integer or pointer
+ * variable or field the loop itself assigns, other than its recognised
+ * induction variable, is forgotten (forget_carried): integers become
+ * unknown under their own name (ind: never bound as a constant), device
+ * pointers keep their allocation but lose their offset.  Values computed
+ * from them carry the `carried` flag, so an access through such a pointer
+ * is reported as "offset carried around a loop" and covers its whole
+ * allocation (opsites.c).  Assignments made inside called functions
+ * (`advance(&p)`) are not seen by this syntactic scan (docs/limitations.md).
+ *
+ * Note [struct copies]: a struct copy made to shorten names is by far the
+ * common case in trainers; aliasing keeps later reads of the copy
+ * resolving to the arena carving done on the original.  A program that
+ * mutates the copy and expects the original unchanged is analysed as if
+ * both changed; this errs towards more (never fewer) tracked accesses. */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/stack.h"
+#include "graph/interp.h"
+#include "analysis/libcalls.h"
+
+/* ---- strings ---- */
+
+char *gb_str(gb *b, const char *s) {
+  if (!s) return NULL;
+  if (b->n_strs == b->cap_strs) {
+    size_t nc = b->cap_strs ? b->cap_strs * 2 : 256;
+    char **n = realloc(b->strs, nc * sizeof *n);
+    if (!n) return NULL;
+    b->strs = n;
+    b->cap_strs = nc;
+  }
+  char *r = strdup(s);
+  if (r) b->strs[b->n_strs++] = r;
+  return r;
+}
+
+char *gb_fmt(gb *b, const char *fmt, ...) {
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  if (n < (int)sizeof buf) return gb_str(b, buf);
+  char *big = malloc((size_t)n + 1);
+  if (!big) return NULL;
+  va_start(ap, fmt);
+  vsnprintf(big, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  char *r = gb_str(b, big);
+  free(big);
+  return r;
+}
+
+/* ---- the store: open addressing over lvalue paths ---- */
+
+static size_t hash_str(const char *s) {
+  size_t h = 1469598103934665603ull;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h;
+}
+
+gval *gb_lookup(gb *b, const char *key) {
+  if (!key || !b->tab_cap) return NULL;
+  size_t i = hash_str(key) & (b->tab_cap - 1);
+  while (b->tab[i].key) {
+    if (strcmp(b->tab[i].key, key) == 0) return &b->tab[i].v;
+    i = (i + 1) & (b->tab_cap - 1);
+  }
+  return NULL;
+}
+
+void gb_store(gb *b, const char *key, gval v) {
+  if (!key) return;
+  if ((b->tab_n + 1) * 2 > b->tab_cap) {
+    size_t nc = b->tab_cap ? b->tab_cap * 2 : 1024;
+    gb_entry *n = calloc(nc, sizeof *n);
+    if (!n) return;
+    for (size_t i = 0; i < b->tab_cap; i++) {
+      if (!b->tab[i].key) continue;
+      size_t j = hash_str(b->tab[i].key) & (nc - 1);
+      while (n[j].key) j = (j + 1) & (nc - 1);
+      n[j] = b->tab[i];
+    }
+    free(b->tab);
+    b->tab = n;
+    b->tab_cap = nc;
+  }
+  size_t i = hash_str(key) & (b->tab_cap - 1);
+  while (b->tab[i].key) {
+    if (strcmp(b->tab[i].key, key) == 0) {
+      b->tab[i].v = v;
+      b->tab[i].seq = ++b->store_seq;
+      return;
+    }
+    i = (i + 1) & (b->tab_cap - 1);
+  }
+  b->tab[i].key = gb_str(b, key);
+  b->tab[i].v = v;
+  b->tab[i].seq = ++b->store_seq;
+  b->tab_n++;
+}
+
+/* ---- cursor helpers ---- */
+
+typedef struct kids {
+  CXCursor *out;
+  int n, max;
+} kids;
+
+static enum CXChildVisitResult kids_visitor(CXCursor c, CXCursor parent, CXClientData d) {
+  kids *k = d;
+  if (k->n < k->max) k->out[k->n] = c;
+  k->n++;
+  return CXChildVisit_Continue;
+}
+
+int gb_children(CXCursor c, CXCursor *out, int max) {
+  kids k = {out, 0, max};
+  clang_visitChildren(c, kids_visitor, &k);
+  return k.n;
+}
+
+static int is_cast_like(enum CXCursorKind k) {
+  return k == CXCursor_UnexposedExpr || k == CXCursor_ParenExpr || k == CXCursor_CStyleCastExpr ||
+         k == CXCursor_CXXStaticCastExpr || k == CXCursor_CXXReinterpretCastExpr ||
+         k == CXCursor_CXXConstCastExpr || k == CXCursor_CXXFunctionalCastExpr;
+}
+
+CXCursor gb_strip(CXCursor e) {
+  for (;;) {
+    if (!is_cast_like(clang_getCursorKind(e))) return e;
+    CXCursor ch[4];
+    int n = gb_children(e, ch, 4);
+    /* casts list a TypeRef before the operand: take the last expression */
+    int found = -1;
+    for (int i = 0; i < n && i < 4; i++)
+      if (clang_isExpression(clang_getCursorKind(ch[i]))) found = i;
+    if (found < 0) return e;
+    e = ch[found];
+  }
+}
+
+char *gb_text(gb *b, CXCursor c) {
+  char *s = frontend_cursor_text(b->t, c);
+  if (s && !*s) {
+    /* An argument of a macro (cublasCheck(cublasSgemm(..., p, ...))): its
+     * expansion range collapses to the macro's name, but it is spelled,
+     * contiguous, in the main file. */
+    CXSourceRange ext = clang_getCursorExtent(c);
+    CXFile f1 = NULL, f2 = NULL;
+    unsigned o1 = 0, o2 = 0;
+    clang_getFileLocation(clang_getRangeStart(ext), &f1, NULL, NULL, &o1);
+    clang_getFileLocation(clang_getRangeEnd(ext), &f2, NULL, NULL, &o2);
+    if (f1 && f2 && b->t->main_file && clang_File_isEqual(f1, b->t->main_file) &&
+        clang_File_isEqual(f2, b->t->main_file) && o1 < o2 && o2 <= b->t->main_size) {
+      char *sp = malloc(o2 - o1 + 1);
+      if (sp) {
+        memcpy(sp, b->t->main_source + o1, o2 - o1);
+        sp[o2 - o1] = '\0';
+        free(s);
+        s = sp;
+      }
+    }
+  }
+  char *r = gb_str(b, s ? s : "");
+  free(s);
+  return r;
+}
+
+graph_range gb_range(gb *b, CXCursor c, int stmt) {
+  graph_range r = {0, 0, 0};
+  CXSourceRange ext = clang_getCursorExtent(c);
+  CXFile f1, f2;
+  unsigned o1, o2;
+  clang_getExpansionLocation(clang_getRangeStart(ext), &f1, NULL, NULL, &o1);
+  clang_getExpansionLocation(clang_getRangeEnd(ext), &f2, NULL, NULL, &o2);
+  r.begin = o1;
+  r.end = o2;
+  int main1 = f1 && b->t->main_file && clang_File_isEqual(f1, b->t->main_file);
+  int main2 = f2 && b->t->main_file && clang_File_isEqual(f2, b->t->main_file);
+  /* Both ends written in the main file (a statement that merely starts with
+   * a macro invocation such as CHECK(...) still is), and a range that is
+   * not empty: a whole statement produced by one macro token collapses. */
+  r.editable = main1 && main2 && o1 < o2 && o2 <= b->t->main_size;
+  if (r.editable && stmt) {
+    size_t i = o2;
+    const char *src = b->t->main_source;
+    while (i < b->t->main_size && (src[i] == ' ' || src[i] == '\t')) i++;
+    if (i < b->t->main_size && src[i] == ';' && (o2 == 0 || src[o2 - 1] != ';' ))
+      r.end = (unsigned)i + 1;
+  }
+  return r;
+}
+
+void gb_location(gb *b, CXCursor c, char **file, unsigned *line, unsigned *col) {
+  CXFile f;
+  unsigned l, co;
+  clang_getExpansionLocation(clang_getCursorLocation(c), &f, &l, &co, NULL);
+  if (file) {
+    char *name = f ? string_and_dispose(clang_getFileName(f)) : NULL;
+    if (f && b->t->main_file && clang_File_isEqual(f, b->t->main_file)) {
+      free(name);
+      name = strdup(b->t->main_path);
+    }
+    *file = name ? name : strdup("<unknown>");
+  }
+  if (line) *line = l;
+  if (col) *col = co;
+}
+
+CXCursor gb_callee_decl(CXCursor call) {
+  CXCursor r = clang_getCursorReferenced(call);
+  if (clang_Cursor_isNull(r)) return r;
+  enum CXCursorKind k = clang_getCursorKind(r);
+  if (k != CXCursor_FunctionDecl && k != CXCursor_FunctionTemplate && k != CXCursor_CXXMethod)
+    return clang_getNullCursor();
+  return r;
+}
+
+char *gb_callee_name(CXCursor call) {
+  CXCursor d = gb_callee_decl(call);
+  if (clang_Cursor_isNull(d)) {
+    /* Calls through function pointers and unresolved names. */
+    CXString s = clang_getCursorSpelling(call);
+    char *r = string_and_dispose(s);
+    if (r && !*r) {
+      free(r);
+      return NULL;
+    }
+    return r;
+  }
+  return string_and_dispose(clang_getCursorSpelling(d));
+}
+
+void gb_note(gb *b, CXCursor at, const char *fmt, ...) {
+  graph *g = b->g;
+  graph_note *n = realloc(g->notes, (size_t)(g->n_notes + 1) * sizeof *n);
+  if (!n) return;
+  g->notes = n;
+  graph_note *x = &g->notes[g->n_notes];
+  memset(x, 0, sizeof *x);
+  char buf[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  /* The same note from a statement walked twice is reported once. */
+  gb_location(b, at, &x->file, &x->line, &x->col);
+  for (int i = 0; i < g->n_notes; i++)
+    if (g->notes[i].line == x->line && g->notes[i].col == x->col &&
+        strcmp(g->notes[i].message, buf) == 0) {
+      free(x->file);
+      return;
+    }
+  x->message = strdup(buf);
+  g->n_notes++;
+}
+
+/* ---- values ---- */
+
+gval gb_int(gb *b, sym *s, const char *text, int ok) {
+  gval v;
+  memset(&v, 0, sizeof v);
+  v.k = GV_INT;
+  v.s = s ? s : sym_unknown(b->a);
+  v.text = text;
+  v.text_ok = ok;
+  v.alloc = -1;
+  v.region = -1;
+  return v;
+}
+
+static gval none_val(void) {
+  gval v;
+  memset(&v, 0, sizeof v);
+  v.k = GV_NONE;
+  v.alloc = -1;
+  v.region = -1;
+  return v;
+}
+
+/* Wraps text in parentheses unless its precedence already binds tighter
+ * than `need` (0 atom .. 3 other). */
+static const char *paren(gb *b, const char *text, int prec, int need) {
+  if (!text) return NULL;
+  if (prec <= need) return text;
+  return gb_fmt(b, "(%s)", text);
+}
+
+static int is_identifier_text(const char *s) {
+  if (!s || !(isalpha((unsigned char)*s) || *s == '_')) return 0;
+  for (; *s; s++)
+    if (!(isalnum((unsigned char)*s) || *s == '_')) return 0;
+  return 1;
+}
+
+static int is_pointer_type(CXType t) {
+  t = clang_getCanonicalType(t);
+  return t.kind == CXType_Pointer;
+}
+
+static int is_record_type(CXType t) {
+  t = clang_getCanonicalType(t);
+  return t.kind == CXType_Record;
+}
+
+static int is_array_type(CXType t) {
+  t = clang_getCanonicalType(t);
+  return t.kind == CXType_ConstantArray || t.kind == CXType_IncompleteArray ||
+         t.kind == CXType_VariableArray;
+}
+
+/* sizeof the pointee of a pointer-typed expression; 1 for void. */
+static int64_t pointee_size(CXCursor e) {
+  CXType t = clang_getCanonicalType(clang_getCursorType(e));
+  if (t.kind != CXType_Pointer) return 1;
+  long long s = clang_Type_getSizeOf(clang_getPointeeType(t));
+  return s > 0 ? s : 1;
+}
+
+/* A compile-time integer value of an expression cursor, if clang can fold it. */
+static int eval_const(CXCursor e, int64_t *out) {
+  CXEvalResult r = clang_Cursor_Evaluate(e);
+  if (!r) return 0;
+  int ok = 0;
+  if (clang_EvalResult_getKind(r) == CXEval_Int) {
+    *out = clang_EvalResult_isUnsignedInt(r) ? (int64_t)clang_EvalResult_getAsUnsigned(r)
+                                             : (int64_t)clang_EvalResult_getAsLongLong(r);
+    ok = 1;
+  }
+  clang_EvalResult_dispose(r);
+  return ok;
+}
+
+static int is_global_var(CXCursor decl) {
+  CXCursor p = clang_getCursorSemanticParent(decl);
+  enum CXCursorKind k = clang_getCursorKind(p);
+  return k == CXCursor_TranslationUnit || k == CXCursor_Namespace ||
+         k == CXCursor_LinkageSpec;
+}
+
+/* The frame a frame-qualified key lives in ("f3:x" -> 3), -1 for globals. */
+static int key_frame(const char *key) {
+  if (key[0] == 'f') return atoi(key + 1);
+  return -1;
+}
+
+static gb_frame *frame_by_id(gb_frame *f, int id) {
+  for (; f; f = f->caller)
+    if (f->id == id) return f;
+  return NULL;
+}
+
+static int int_value_const(gb *b, const gval *v, int64_t *out) {
+  if (!v || v->k != GV_INT) return 0;
+  return sym_eval(v->s, bind_value_fn, &b->g->binds, out) == 0;
+}
+
+/* An integer read from a name-keeping place (main's or the loop function's
+ * variables, globals): the name, bound when its value is constant. */
+static gval named_int(gb *b, const char *name, const gval *stored, int is_const_decl) {
+  int64_t c;
+  if (stored && stored->ind) {
+    gval v = *stored;
+    v.text = gb_str(b, name);
+    v.text_ok = 1;
+    v.prec = 0;
+    return v;
+  }
+  if (stored && stored->k == GV_INT && int_value_const(b, stored, &c)) {
+    if (is_identifier_text(name) || strchr(name, '.') || strstr(name, "->")) {
+      bind_set(&b->g->binds, name, c, BIND_CONST);
+      return gb_int(b, sym_var(b->a, name), gb_str(b, name), 1);
+    }
+    return gb_int(b, sym_const(b->a, c), gb_str(b, name), 1);
+  }
+  if (stored && stored->k == GV_INT && !sym_is_unknown(stored->s) && !is_const_decl) {
+    gval v = *stored;
+    v.text = gb_str(b, name);
+    v.text_ok = 1;
+    v.prec = 0;
+    return v;
+  }
+  return gb_int(b, sym_var(b->a, name), gb_str(b, name), 1);
+}
+
+/* ---- lvalues ---- */
+
+static const char *var_key(gb *b, gb_frame *f, CXCursor decl, const char *name) {
+  if (is_global_var(decl)) return gb_fmt(b, "g:%s", name);
+  /* locals of the function being walked; a decl of another function (a
+   * lambda capture, say) is keyed to the innermost frame anyway */
+  return gb_fmt(b, "f%d:%s", f ? f->id : 0, name);
+}
+
+/* Follows GV_ALIAS entries on the root of a path. */
+static const char *resolve_alias(gb *b, const char *key) {
+  for (int guard = 0; guard < 8; guard++) {
+    gval *v = gb_lookup(b, key);
+    if (!v || v->k != GV_ALIAS) return key;
+    key = v->path;
+  }
+  return key;
+}
+
+static const char *index_path(gb *b, const char *base, gval idx) {
+  int64_t c;
+  if (idx.k == GV_INT && int_value_const(b, &idx, &c)) return gb_fmt(b, "%s[%lld]", base, (long long)c);
+  return gb_fmt(b, "%s[?]", base);
+}
+
+/* The store key of the lvalue e, its loop-context text and validity. */
+const char *gb_lvalue(gb *b, gb_frame *f, CXCursor e, const char **text, int *text_ok) {
+  e = gb_strip(e);
+  enum CXCursorKind k = clang_getCursorKind(e);
+  const char *dummy_t;
+  int dummy_ok;
+  if (!text) text = &dummy_t;
+  if (!text_ok) text_ok = &dummy_ok;
+  *text = NULL;
+  *text_ok = 0;
+  if (k == CXCursor_DeclRefExpr) {
+    CXCursor d = clang_getCursorReferenced(e);
+    enum CXCursorKind dk = clang_getCursorKind(d);
+    if (dk != CXCursor_VarDecl && dk != CXCursor_ParmDecl) return NULL;
+    char *name = string_and_dispose(clang_getCursorSpelling(d));
+    const char *key = var_key(b, f, d, name);
+    int global = is_global_var(d);
+    *text = gb_str(b, name);
+    *text_ok = global || (f && (f->is_loop_frame || (b->loop_frame && f == b->loop_frame)));
+    free(name);
+    /* A parameter or local struct that aliases another path (struct copy). */
+    gval *v = gb_lookup(b, key);
+    if (v && v->k == GV_ALIAS) {
+      if (!*text_ok && v->text) {
+        *text = v->text;
+        *text_ok = v->text_ok;
+      }
+      return resolve_alias(b, key);
+    }
+    return key;
+  }
+  if (k == CXCursor_MemberRefExpr) {
+    CXCursor ch[2];
+    int n = gb_children(e, ch, 2);
+    char *field = string_and_dispose(clang_getCursorSpelling(e));
+    const char *res = NULL;
+    if (n >= 1) {
+      CXCursor base = ch[0];
+      if (is_pointer_type(clang_getCursorType(gb_strip(base))) ||
+          is_pointer_type(clang_getCursorType(base))) {
+        gval bv = gb_eval(b, f, base);
+        if (bv.k == GV_ADDR) {
+          res = gb_fmt(b, "%s.%s", resolve_alias(b, bv.path), field);
+          if (bv.text && bv.text[0] == '&' && !strpbrk(bv.text + 1, " +-*/()&"))
+            *text = gb_fmt(b, "%s.%s", bv.text + 1, field);
+          else if (bv.text)
+            *text = gb_fmt(b, "%s->%s", paren(b, bv.text, bv.prec, 0), field);
+          *text_ok = bv.text_ok;
+        } else if (bv.text) {
+          *text = gb_fmt(b, "%s->%s", paren(b, bv.text, bv.prec, 0), field);
+          *text_ok = bv.text_ok;
+        }
+      } else {
+        const char *bt;
+        int bok;
+        const char *bk = gb_lvalue(b, f, base, &bt, &bok);
+        if (bk) res = resolve_alias(b, gb_fmt(b, "%s.%s", bk, field));
+        if (bt) *text = gb_fmt(b, "%s.%s", bt, field);
+        *text_ok = bok;
+      }
+    }
+    free(field);
+    return res;
+  }
+  if (k == CXCursor_ArraySubscriptExpr) {
+    CXCursor ch[2];
+    if (gb_children(e, ch, 2) != 2) return NULL;
+    gval idx = gb_eval(b, f, ch[1]);
+    const char *res = NULL;
+    if (is_array_type(clang_getCursorType(gb_strip(ch[0])))) {
+      const char *bt;
+      int bok;
+      const char *bk = gb_lvalue(b, f, ch[0], &bt, &bok);
+      if (bk) res = index_path(b, bk, idx);
+      if (bt && idx.text) *text = gb_fmt(b, "%s[%s]", bt, idx.text);
+      *text_ok = bok && idx.text_ok;
+    } else {
+      gval bv = gb_eval(b, f, ch[0]);
+      if (bv.k == GV_ADDR) {
+        /* bv.path is "X[k]" (decayed array, malloc'd host array): add idx */
+        const char *lb = strrchr(bv.path, '[');
+        int64_t k0, c;
+        if (lb && sscanf(lb, "[%lld]", (long long *)&k0) == 1 && idx.k == GV_INT &&
+            int_value_const(b, &idx, &c))
+          res = gb_fmt(b, "%.*s[%lld]", (int)(lb - bv.path), bv.path, (long long)(k0 + c));
+        else if (lb)
+          res = gb_fmt(b, "%.*s[?]", (int)(lb - bv.path), bv.path);
+        else
+          res = index_path(b, bv.path, idx);
+      }
+      if (bv.text && idx.text) *text = gb_fmt(b, "%s[%s]", paren(b, bv.text, bv.prec, 0), idx.text);
+      *text_ok = bv.text_ok && idx.text_ok;
+    }
+    return res;
+  }
+  if (k == CXCursor_UnaryOperator &&
+      clang_getCursorUnaryOperatorKind(e) == CXUnaryOperator_Deref) {
+    CXCursor ch[1];
+    if (gb_children(e, ch, 1) != 1) return NULL;
+    gval pv = gb_eval(b, f, ch[0]);
+    if (pv.text) {
+      *text = gb_fmt(b, "*%s", paren(b, pv.text, pv.prec, 0));
+      *text_ok = pv.text_ok;
+    }
+    return pv.k == GV_ADDR ? resolve_alias(b, pv.path) : NULL;
+  }
+  return NULL;
+}
+
+/* Reads the value at key (an lvalue of type ty written as text). */
+static gval read_lvalue(gb *b, gb_frame *f, const char *key, CXType ty, const char *text,
+                        int text_ok) {
+  gval *st = key ? gb_lookup(b, key) : NULL;
+  if (is_record_type(ty) || is_array_type(ty)) {
+    /* structs and arrays are read by address: copies alias, arrays decay */
+    gval v = none_val();
+    if (key) {
+      v.k = GV_ADDR;
+      v.path = is_array_type(ty) ? gb_fmt(b, "%s[0]", key) : key;
+    }
+    v.text = text;
+    v.text_ok = text_ok;
+    return v;
+  }
+  /* Does the path live in a frame whose variables keep their names? */
+  int keep = 0;
+  if (key) {
+    int fid = key_frame(key);
+    if (fid < 0) {
+      keep = 1;
+    } else {
+      gb_frame *kf = frame_by_id(f, fid);
+      keep = kf && kf->keep_names;
+    }
+  }
+  if (is_pointer_type(ty)) {
+    gval v = st ? *st : none_val();
+    if (!st) {
+      v.k = GV_DEVPTR; /* a pointer of unknown origin: unresolved if used by an op */
+      v.alloc = -1;
+      v.region = -1;
+      v.base = sym_const(b->a, 0);
+      v.delta = sym_unknown(b->a);
+    }
+    if (keep || !v.text) {
+      v.text = text;
+      v.text_ok = text_ok;
+      v.prec = 0;
+    }
+    return v;
+  }
+  if (keep && text) return named_int(b, text, st, 0);
+  if (st && st->k == GV_INT) return *st;
+  if (st) return *st;
+  /* An integer never assigned on the walked paths: keep it symbolic. */
+  if (text && text_ok) return gb_int(b, sym_var(b->a, text), text, 1);
+  return gb_int(b, sym_unknown(b->a), text, 0);
+}
+
+/* Writes v to key; device pointers stored during setup name regions. */
+static void write_lvalue(gb *b, const char *key, const char *text, gval v) {
+  if (!key) return;
+  if (v.k == GV_DEVPTR && b->mode == GB_SETUP) b->h->pointer_stored(b, key, text, &v);
+  gb_store(b, key, v);
+}
+
+/* ---- expressions ---- */
+
+static gval eval_binary(gb *b, gb_frame *f, CXCursor e);
+static gval eval_call(gb *b, gb_frame *f, CXCursor e);
+
+static gval ptr_add(gb *b, gval p, gval n, int64_t elem, int negate, CXCursor at) {
+  if (p.k == GV_ADDR) {
+    /* host pointer arithmetic over an array path "X[k]" */
+    const char *lb = strrchr(p.path, '[');
+    int64_t k0, c;
+    if (lb && sscanf(lb, "[%lld]", (long long *)&k0) == 1 && int_value_const(b, &n, &c))
+      p.path = gb_fmt(b, "%.*s[%lld]", (int)(lb - p.path), p.path,
+                      (long long)(negate ? k0 - c : k0 + c));
+    else
+      p.path = gb_fmt(b, "%s+?", p.path);
+  } else if (p.k == GV_DEVPTR) {
+    sym *bytes = sym_mul(b->a, n.k == GV_INT ? n.s : sym_unknown(b->a), sym_const(b->a, elem));
+    p.delta = negate ? sym_sub(b->a, p.delta, bytes) : sym_add(b->a, p.delta, bytes);
+  }
+  if (p.text && n.text) {
+    p.text = gb_fmt(b, "%s %c %s", paren(b, p.text, p.prec, 2), negate ? '-' : '+',
+                    paren(b, n.text, n.prec, negate ? 1 : 2));
+    p.prec = 2;
+  } else {
+    p.text = NULL;
+  }
+  p.text_ok = p.text_ok && n.text_ok;
+  p.carried = p.carried || n.carried;
+  return p;
+}
+
+static gval arith(gb *b, enum CXBinaryOperatorKind op, gval l, gval r) {
+  sym *ls = l.k == GV_INT ? l.s : sym_unknown(b->a);
+  sym *rs = r.k == GV_INT ? r.s : sym_unknown(b->a);
+  sym *s;
+  const char *o;
+  int prec;
+  switch (op) {
+  case CXBinaryOperator_Add: s = sym_add(b->a, ls, rs); o = "+"; prec = 2; break;
+  case CXBinaryOperator_Sub: s = sym_sub(b->a, ls, rs); o = "-"; prec = 2; break;
+  case CXBinaryOperator_Mul: s = sym_mul(b->a, ls, rs); o = "*"; prec = 1; break;
+  case CXBinaryOperator_Div: s = sym_div(b->a, ls, rs); o = "/"; prec = 1; break;
+  case CXBinaryOperator_Rem: {
+    int64_t x, y;
+    if (sym_get_const(ls, &x) && sym_get_const(rs, &y) && y) s = sym_const(b->a, x % y);
+    else s = sym_unknown(b->a);
+    o = "%"; prec = 1; break;
+  }
+  case CXBinaryOperator_Shl: {
+    int64_t y;
+    s = sym_get_const(rs, &y) && y >= 0 && y < 62 ? sym_mul(b->a, ls, sym_const(b->a, (int64_t)1 << y))
+                                                  : sym_unknown(b->a);
+    o = "<<"; prec = 3; break;
+  }
+  case CXBinaryOperator_Shr: {
+    int64_t y;
+    s = sym_get_const(rs, &y) && y >= 0 && y < 62 ? sym_div(b->a, ls, sym_const(b->a, (int64_t)1 << y))
+                                                  : sym_unknown(b->a);
+    o = ">>"; prec = 3; break;
+  }
+  default: {
+    /* comparisons and logic: folded when both sides are constants; a
+     * traced device pointer is non-null */
+    int64_t x, y, v = 0;
+    int ok = int_value_const(b, &l, &x) && int_value_const(b, &r, &y);
+    if (!ok && (op == CXBinaryOperator_EQ || op == CXBinaryOperator_NE)) {
+      const gval *p = l.k == GV_DEVPTR ? &l : r.k == GV_DEVPTR ? &r : NULL;
+      const gval *z = p == &l ? &r : &l;
+      int64_t zv;
+      if (p && p->alloc >= 0 && int_value_const(b, z, &zv) && zv == 0)
+        return gb_int(b, sym_const(b->a, op == CXBinaryOperator_NE), NULL, 0);
+    }
+    if (ok) {
+      switch (op) {
+      case CXBinaryOperator_LT: v = x < y; break;
+      case CXBinaryOperator_GT: v = x > y; break;
+      case CXBinaryOperator_LE: v = x <= y; break;
+      case CXBinaryOperator_GE: v = x >= y; break;
+      case CXBinaryOperator_EQ: v = x == y; break;
+      case CXBinaryOperator_NE: v = x != y; break;
+      case CXBinaryOperator_LAnd: v = x && y; break;
+      case CXBinaryOperator_LOr: v = x || y; break;
+      case CXBinaryOperator_And: v = x & y; break;
+      case CXBinaryOperator_Or: v = x | y; break;
+      case CXBinaryOperator_Xor: v = x ^ y; break;
+      default: ok = 0;
+      }
+    }
+    gval res = gb_int(b, ok ? sym_const(b->a, v) : sym_unknown(b->a), NULL, 0);
+    res.carried = l.carried || r.carried;
+    return res;
+  }
+  }
+  gval v = gb_int(b, s, NULL, l.text_ok && r.text_ok);
+  v.carried = l.carried || r.carried;
+  if (l.text && r.text) {
+    int lneed = prec, rneed = prec - 1;
+    if (prec == 3) lneed = rneed = 0;
+    if (op == CXBinaryOperator_Add || op == CXBinaryOperator_Mul) rneed = prec;
+    v.text = gb_fmt(b, "%s%s%s%s%s", paren(b, l.text, l.prec, lneed), prec == 2 ? " " : "", o,
+                    prec == 2 ? " " : "", paren(b, r.text, r.prec, rneed));
+    v.prec = prec;
+  }
+  return v;
+}
+
+static enum CXBinaryOperatorKind compound_base(enum CXBinaryOperatorKind op) {
+  switch (op) {
+  case CXBinaryOperator_MulAssign: return CXBinaryOperator_Mul;
+  case CXBinaryOperator_DivAssign: return CXBinaryOperator_Div;
+  case CXBinaryOperator_RemAssign: return CXBinaryOperator_Rem;
+  case CXBinaryOperator_AddAssign: return CXBinaryOperator_Add;
+  case CXBinaryOperator_SubAssign: return CXBinaryOperator_Sub;
+  case CXBinaryOperator_ShlAssign: return CXBinaryOperator_Shl;
+  case CXBinaryOperator_ShrAssign: return CXBinaryOperator_Shr;
+  default: return CXBinaryOperator_Invalid;
+  }
+}
+
+/* `lhs op= rhs` and `lhs = rhs` (op Invalid). */
+static gval assign(gb *b, gb_frame *f, CXCursor lhs, CXCursor rhs_c, gval rhs,
+                   enum CXBinaryOperatorKind op) {
+  const char *text;
+  int ok;
+  const char *key = gb_lvalue(b, f, lhs, &text, &ok);
+  CXType lt = clang_getCursorType(lhs);
+  gval v = rhs;
+  if (op != CXBinaryOperator_Invalid) {
+    gval cur = read_lvalue(b, f, key, lt, text, ok);
+    if (is_pointer_type(lt) && (op == CXBinaryOperator_Add || op == CXBinaryOperator_Sub))
+      v = ptr_add(b, cur, rhs, pointee_size(lhs), op == CXBinaryOperator_Sub, lhs);
+    else
+      v = arith(b, op, cur, rhs);
+  } else if (is_record_type(lt) && rhs.k == GV_ADDR) {
+    /* struct assignment: alias (Note [struct copies]) */
+    v.k = GV_ALIAS;
+  }
+  /* Induction variables of graph loops are never overwritten by the body. */
+  write_lvalue(b, key, text, v);
+  return v;
+}
+
+static gval eval_binary(gb *b, gb_frame *f, CXCursor e) {
+  CXCursor ch[2];
+  if (gb_children(e, ch, 2) != 2) return none_val();
+  enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(e);
+  if (op == CXBinaryOperator_Assign) {
+    gval r = gb_eval(b, f, ch[1]);
+    return assign(b, f, ch[0], ch[1], r, CXBinaryOperator_Invalid);
+  }
+  enum CXBinaryOperatorKind base = compound_base(op);
+  if (base != CXBinaryOperator_Invalid) {
+    gval r = gb_eval(b, f, ch[1]);
+    return assign(b, f, ch[0], ch[1], r, base);
+  }
+  if (op == CXBinaryOperator_Comma) {
+    gb_eval(b, f, ch[0]);
+    return gb_eval(b, f, ch[1]);
+  }
+  gval l = gb_eval(b, f, ch[0]);
+  gval r = gb_eval(b, f, ch[1]);
+  if (op == CXBinaryOperator_Add || op == CXBinaryOperator_Sub) {
+    int lp = is_pointer_type(clang_getCursorType(ch[0]));
+    int rp = is_pointer_type(clang_getCursorType(ch[1]));
+    if (lp && !rp) return ptr_add(b, l, r, pointee_size(ch[0]), op == CXBinaryOperator_Sub, e);
+    if (rp && !lp && op == CXBinaryOperator_Add) return ptr_add(b, r, l, pointee_size(ch[1]), 0, e);
+    if (lp && rp) return gb_int(b, sym_unknown(b->a), NULL, 0); /* pointer difference */
+  }
+  return arith(b, op, l, r);
+}
+
+static gval eval_unary(gb *b, gb_frame *f, CXCursor e) {
+  CXCursor ch[1];
+  if (gb_children(e, ch, 1) != 1) return none_val();
+  enum CXUnaryOperatorKind op = clang_getCursorUnaryOperatorKind(e);
+  switch (op) {
+  case CXUnaryOperator_AddrOf: {
+    const char *text;
+    int ok;
+    const char *key = gb_lvalue(b, f, ch[0], &text, &ok);
+    gval v = none_val();
+    if (key) {
+      v.k = GV_ADDR;
+      v.path = key;
+    }
+    v.text = text ? gb_fmt(b, "&%s", text) : NULL;
+    v.text_ok = ok;
+    return v;
+  }
+  case CXUnaryOperator_Deref: {
+    const char *text;
+    int ok;
+    const char *key = gb_lvalue(b, f, e, &text, &ok);
+    return read_lvalue(b, f, key, clang_getCursorType(e), text, ok);
+  }
+  case CXUnaryOperator_Minus: {
+    gval v = gb_eval(b, f, ch[0]);
+    gval r = gb_int(b, v.k == GV_INT ? sym_sub(b->a, sym_const(b->a, 0), v.s) : sym_unknown(b->a),
+                    v.text ? gb_fmt(b, "-%s", paren(b, v.text, v.prec, 0)) : NULL, v.text_ok);
+    return r;
+  }
+  case CXUnaryOperator_Plus:
+    return gb_eval(b, f, ch[0]);
+  case CXUnaryOperator_PreInc:
+  case CXUnaryOperator_PostInc:
+  case CXUnaryOperator_PreDec:
+  case CXUnaryOperator_PostDec: {
+    gval one = gb_int(b, sym_const(b->a, 1), "1", 1);
+    int dec = op == CXUnaryOperator_PreDec || op == CXUnaryOperator_PostDec;
+    return assign(b, f, ch[0], ch[0], one, dec ? CXBinaryOperator_Sub : CXBinaryOperator_Add);
+  }
+  default: {
+    gval v = gb_eval(b, f, ch[0]);
+    int64_t c;
+    if (op == CXUnaryOperator_LNot && int_value_const(b, &v, &c))
+      return gb_int(b, sym_const(b->a, !c), NULL, 0);
+    return gb_int(b, sym_unknown(b->a), NULL, 0);
+  }
+  }
+}
+
+/* An integer literal, or a macro standing for one (#define B 4): the macro
+ * name becomes the symbol, bound to its value. */
+static gval eval_literal(gb *b, CXCursor e) {
+  int64_t c;
+  if (!eval_const(e, &c)) return gb_int(b, sym_unknown(b->a), NULL, 0);
+  char *text = gb_text(b, e);
+  /* __LINE__ and friends are not sizes */
+  if (is_identifier_text(text) && strncmp(text, "__", 2) != 0) {
+    bind_set(&b->g->binds, text, c, BIND_MACRO);
+    return gb_int(b, sym_var(b->a, text), text, 1);
+  }
+  return gb_int(b, sym_const(b->a, c), text && *text ? text : gb_fmt(b, "%lld", (long long)c), 1);
+}
+
+gval gb_eval(gb *b, gb_frame *f, CXCursor e) {
+  b->steps++; /* bounds setup-loop unrolling, see walk_for */
+  if (stack_too_deep(e, "expression")) return none_val();
+  enum CXCursorKind k = clang_getCursorKind(e);
+  switch (k) {
+  case CXCursor_IntegerLiteral:
+  case CXCursor_CharacterLiteral:
+  case CXCursor_CXXBoolLiteralExpr:
+    return eval_literal(b, e);
+  case CXCursor_GNUNullExpr:
+  case CXCursor_CXXNullPtrLiteralExpr:
+    return gb_int(b, sym_const(b->a, 0), gb_text(b, e), 1);
+  case CXCursor_UnaryExpr: { /* sizeof, alignof */
+    int64_t c;
+    if (eval_const(e, &c)) return gb_int(b, sym_const(b->a, c), gb_text(b, e), 0 == 0);
+    return gb_int(b, sym_unknown(b->a), gb_text(b, e), 0);
+  }
+  case CXCursor_DeclRefExpr: {
+    CXCursor d = clang_getCursorReferenced(e);
+    enum CXCursorKind dk = clang_getCursorKind(d);
+    if (dk == CXCursor_EnumConstantDecl) {
+      char *name = string_and_dispose(clang_getCursorSpelling(d));
+      gval v = gb_int(b, sym_const(b->a, clang_getEnumConstantDeclValue(d)), gb_str(b, name), 1);
+      free(name);
+      return v;
+    }
+    if (dk != CXCursor_VarDecl && dk != CXCursor_ParmDecl) {
+      gval v = none_val();
+      v.text = gb_text(b, e);
+      v.text_ok = 1;
+      return v;
+    }
+    CXType ty = clang_getCursorType(d);
+    if (is_global_var(d) && !is_pointer_type(ty) && !is_record_type(ty) && !is_array_type(ty)) {
+      /* file-scope constants: the name, bound to the value */
+      char *name = string_and_dispose(clang_getCursorSpelling(d));
+      int64_t c;
+      gval v;
+      if (clang_isConstQualifiedType(ty) && eval_const(d, &c)) {
+        bind_set(&b->g->binds, name, c, BIND_CONST);
+        v = gb_int(b, sym_var(b->a, name), gb_str(b, name), 1);
+      } else {
+        gval *st = gb_lookup(b, gb_fmt(b, "g:%s", name));
+        v = named_int(b, name, st, 0);
+      }
+      free(name);
+      return v;
+    }
+    if (!is_global_var(d) && clang_isConstQualifiedType(ty) && !is_pointer_type(ty)) {
+      /* const locals with constant initialisers bind like globals */
+      int64_t c;
+      char *name = string_and_dispose(clang_getCursorSpelling(d));
+      if (f && f->keep_names && eval_const(d, &c)) {
+        bind_set(&b->g->binds, name, c, BIND_CONST);
+        gval v = gb_int(b, sym_var(b->a, name), gb_str(b, name), 1);
+        free(name);
+        return v;
+      }
+      free(name);
+    }
+    const char *text;
+    int ok;
+    const char *key = gb_lvalue(b, f, e, &text, &ok);
+    return read_lvalue(b, f, key, ty, text, ok);
+  }
+  case CXCursor_MemberRefExpr:
+  case CXCursor_ArraySubscriptExpr: {
+    const char *text;
+    int ok;
+    const char *key = gb_lvalue(b, f, e, &text, &ok);
+    return read_lvalue(b, f, key, clang_getCursorType(e), text, ok);
+  }
+  case CXCursor_BinaryOperator:
+  case CXCursor_CompoundAssignOperator:
+    return eval_binary(b, f, e);
+  case CXCursor_UnaryOperator:
+    return eval_unary(b, f, e);
+  case CXCursor_CallExpr:
+    return eval_call(b, f, e);
+  case CXCursor_ParenExpr: {
+    CXCursor ch[1];
+    if (gb_children(e, ch, 1) != 1) return none_val();
+    gval v = gb_eval(b, f, ch[0]);
+    return v;
+  }
+  case CXCursor_ConditionalOperator: {
+    CXCursor ch[3];
+    if (gb_children(e, ch, 3) != 3) return none_val();
+    gval c = gb_eval(b, f, ch[0]);
+    int64_t cv;
+    if (int_value_const(b, &c, &cv)) return gb_eval(b, f, ch[cv ? 1 : 2]);
+    gval x = gb_eval(b, f, ch[1]);
+    gval y = gb_eval(b, f, ch[2]);
+    if (x.k == GV_INT && y.k == GV_INT)
+      return gb_int(b, sym_max(b->a, x.s, y.s), gb_text(b, e), 0);
+    if (x.k == GV_DEVPTR && y.k == GV_DEVPTR && x.alloc == y.alloc && x.region == y.region &&
+        x.delta && y.delta && sym_equal(x.delta, y.delta))
+      return x;
+    /* `v == k ? A : B` over one allocation (the first layer reads the
+     * embedding, later ones the previous residual): offset A + sel*(B - A)
+     * with sel = min(|v - k|, 1), exact for every integer v. */
+    CXCursor cc = gb_strip(ch[0]);
+    if (x.k == GV_DEVPTR && y.k == GV_DEVPTR && x.alloc >= 0 && x.alloc == y.alloc &&
+        clang_getCursorKind(cc) == CXCursor_BinaryOperator &&
+        clang_getCursorBinaryOperatorKind(cc) == CXBinaryOperator_EQ && x.delta && y.delta &&
+        !sym_is_unknown(x.delta) && !sym_is_unknown(y.delta)) {
+      CXCursor cs[2];
+      if (gb_children(cc, cs, 2) == 2) {
+        gval cv0 = gb_eval(b, f, cs[0]), cv1 = gb_eval(b, f, cs[1]);
+        if (cv0.k == GV_INT && cv1.k == GV_INT && !sym_is_unknown(cv0.s) && !sym_is_unknown(cv1.s)) {
+          sym *d = sym_sub(b->a, cv0.s, cv1.s);
+          sym *sel = sym_min(b->a, sym_max(b->a, d, sym_sub(b->a, sym_const(b->a, 0), d)),
+                             sym_const(b->a, 1));
+          sym *xo = sym_add(b->a, x.base, x.delta), *yo = sym_add(b->a, y.base, y.delta);
+          gval r = x;
+          r.region = -1;
+          r.base = sym_const(b->a, 0);
+          r.delta = sym_add(b->a, xo, sym_mul(b->a, sel, sym_sub(b->a, yo, xo)));
+          r.text = gb_text(b, e);
+          r.text_ok = x.text_ok && y.text_ok && c.text_ok;
+          r.prec = 3;
+          return r;
+        }
+      }
+    }
+    /* a pointer chosen at run time otherwise: not one tensor */
+    gval u = none_val();
+    u.k = GV_DEVPTR;
+    u.alloc = -1;
+    u.base = sym_const(b->a, 0);
+    u.delta = sym_unknown(b->a);
+    u.text = gb_text(b, e);
+    u.text_ok = x.text_ok && y.text_ok;
+    return u;
+  }
+  default:
+    break;
+  }
+  if (is_cast_like(k)) {
+    CXCursor in = gb_strip(e);
+    if (clang_equalCursors(in, e)) {
+      /* a leaf such as an implicit default argument: fold if constant */
+      int64_t c;
+      if (eval_const(e, &c)) return gb_int(b, sym_const(b->a, c), NULL, 0);
+      return none_val();
+    }
+    gval v = gb_eval(b, f, in);
+    /* integral casts keep the value; (float)x is no longer an integer */
+    CXType t = clang_getCanonicalType(clang_getCursorType(e));
+    if (v.k == GV_INT && (t.kind == CXType_Float || t.kind == CXType_Double)) v.k = GV_NONE;
+    if (k == CXCursor_CStyleCastExpr && v.text && v.k == GV_INT) {
+      /* keep (size_t) widening casts in the text: they matter for overflow */
+      v.text = gb_text(b, e);
+      v.prec = 0;
+    }
+    return v;
+  }
+  /* Anything else (lambdas, new, init lists used as values): walk children
+   * for side effects such as nested calls. */
+  CXCursor ch[16];
+  int n = gb_children(e, ch, 16);
+  for (int i = 0; i < n && i < 16; i++)
+    if (clang_isExpression(clang_getCursorKind(ch[i]))) gb_eval(b, f, ch[i]);
+  return none_val();
+}
+
+/* ---- local context (as written at the op site) ---- */
+
+sym *gb_eval_local(gb *b, CXCursor e) {
+  e = gb_strip(e);
+  enum CXCursorKind k = clang_getCursorKind(e);
+  int64_t c;
+  switch (k) {
+  case CXCursor_IntegerLiteral:
+  case CXCursor_CharacterLiteral: {
+    if (!eval_const(e, &c)) return sym_unknown(b->a);
+    char *text = gb_text(b, e);
+    if (is_identifier_text(text)) return sym_var(b->a, text);
+    return sym_const(b->a, c);
+  }
+  case CXCursor_UnaryExpr:
+    return eval_const(e, &c) ? sym_const(b->a, c) : sym_unknown(b->a);
+  case CXCursor_DeclRefExpr: {
+    CXCursor d = clang_getCursorReferenced(e);
+    if (clang_getCursorKind(d) == CXCursor_EnumConstantDecl)
+      return sym_const(b->a, clang_getEnumConstantDeclValue(d));
+    return sym_var(b->a, gb_text(b, e));
+  }
+  case CXCursor_MemberRefExpr:
+  case CXCursor_ArraySubscriptExpr:
+    return sym_var(b->a, gb_text(b, e));
+  case CXCursor_BinaryOperator: {
+    CXCursor ch[2];
+    if (gb_children(e, ch, 2) != 2) return sym_unknown(b->a);
+    sym *l = gb_eval_local(b, ch[0]), *r = gb_eval_local(b, ch[1]);
+    switch (clang_getCursorBinaryOperatorKind(e)) {
+    case CXBinaryOperator_Add: return sym_add(b->a, l, r);
+    case CXBinaryOperator_Sub: return sym_sub(b->a, l, r);
+    case CXBinaryOperator_Mul: return sym_mul(b->a, l, r);
+    case CXBinaryOperator_Div: return sym_div(b->a, l, r);
+    default: return eval_const(e, &c) ? sym_const(b->a, c) : sym_unknown(b->a);
+    }
+  }
+  default:
+    return eval_const(e, &c) ? sym_const(b->a, c) : sym_unknown(b->a);
+  }
+}
+
+/* ---- calls ---- */
+
+static int is_user_function(gb *b, CXCursor def) {
+  if (clang_Cursor_isNull(def) || !clang_isCursorDefinition(def)) return 0;
+  if (clang_Location_isInSystemHeader(clang_getCursorLocation(def))) return 0;
+  /* __global__ and __device__-only functions are device code */
+  int host = 1;
+  CXCursor ch[8];
+  int n = gb_children(def, ch, 8);
+  for (int i = 0; i < n && i < 8; i++) {
+    enum CXCursorKind k = clang_getCursorKind(ch[i]);
+    if (k == CXCursor_CUDAGlobalAttr || k == CXCursor_CUDADeviceAttr) host = 0;
+  }
+  for (int i = 0; i < n && i < 8; i++)
+    if (clang_getCursorKind(ch[i]) == CXCursor_CUDAHostAttr) host = 1;
+  return host;
+}
+
+static int host_allocator(const char *name) {
+  return strcmp(name, "malloc") == 0 || strcmp(name, "calloc") == 0 ||
+         strcmp(name, "realloc") == 0 || strcmp(name, "aligned_alloc") == 0 ||
+         strcmp(name, "mallocCheck") == 0 || strcmp(name, "malloc_check") == 0;
+}
+
+/* Stores a descriptor setter's result into the descriptor variable. */
+static void descriptor_call(gb *b, gb_frame *f, CXCursor call, const char *name, int nargs) {
+  libcall_arg args[32];
+  if (nargs > 32) return;
+  for (int i = 0; i < nargs; i++) {
+    CXCursor a = clang_Cursor_getArgument(call, (unsigned)i);
+    gval v = gb_eval(b, f, a);
+    args[i].value = v.k == GV_INT ? v.s : sym_unknown(b->a);
+    args[i].text = gb_text(b, a);
+  }
+  int desc = -1, dense = 1;
+  sym *bytes = NULL;
+  if (libcall_descriptor_info(name, args, nargs, b->a, &desc, &bytes, &dense) != 0 || desc < 0 ||
+      desc >= nargs)
+    return;
+  gval d = none_val();
+  d.k = GV_DESC;
+  d.s = bytes ? bytes : sym_unknown(b->a);
+  d.dense = dense;
+  CXCursor a = clang_Cursor_getArgument(call, (unsigned)desc);
+  CXCursor s = gb_strip(a);
+  const char *key = NULL;
+  if (clang_getCursorKind(s) == CXCursor_UnaryOperator &&
+      clang_getCursorUnaryOperatorKind(s) == CXUnaryOperator_AddrOf) {
+    gval av = gb_eval(b, f, s);
+    if (av.k == GV_ADDR) key = av.path;
+  } else {
+    key = gb_lvalue(b, f, a, NULL, NULL);
+  }
+  if (key) gb_store(b, key, d);
+}
+
+static gval eval_call(gb *b, gb_frame *f, CXCursor e) {
+  /* libclang shows C++ constructions as calls: a copy of a struct
+   * (`ActivationTensors acts = model->acts;`) is its one argument. */
+  CXCursor ref = clang_getCursorReferenced(e);
+  if (!clang_Cursor_isNull(ref) && clang_getCursorKind(ref) == CXCursor_Constructor) {
+    int n = clang_Cursor_getNumArguments(e);
+    if (n == 1 && is_record_type(clang_getCursorType(e)))
+      return gb_eval(b, f, clang_Cursor_getArgument(e, 0));
+    for (int i = 0; i < n; i++) gb_eval(b, f, clang_Cursor_getArgument(e, (unsigned)i));
+    return none_val();
+  }
+  char *name = gb_callee_name(e);
+  gval ret = none_val();
+  if (!name) goto generic;
+  const libcall_info *li = libcall_find(name);
+  if (li && (li->flags & (LIBCALL_ALLOC | LIBCALL_FREE))) {
+    if (b->h->alloc_call(b, f, e, name)) goto out;
+  }
+  if (li && (li->flags & LIBCALL_DESCRIPTOR_SETTER)) {
+    descriptor_call(b, f, e, name, clang_Cursor_getNumArguments(e));
+    goto out;
+  }
+  if (b->h->op_site(b, f, e)) goto out;
+  if (host_allocator(name)) {
+    /* evaluate the size for side effects; the result is a fresh host array */
+    int n = clang_Cursor_getNumArguments(e);
+    for (int i = 0; i < n; i++) gb_eval(b, f, clang_Cursor_getArgument(e, (unsigned)i));
+    ret.k = GV_ADDR;
+    ret.path = gb_fmt(b, "h%d[0]", b->next_frame++);
+    goto out;
+  }
+  {
+    CXCursor decl = gb_callee_decl(e);
+    CXCursor def = clang_Cursor_isNull(decl) ? decl : clang_getCursorDefinition(decl);
+    int n = clang_Cursor_getNumArguments(e);
+    if (n < 0) n = 0;
+    gval args[64];
+    int na = n < 64 ? n : 64;
+    for (int i = 0; i < na; i++) args[i] = gb_eval(b, f, clang_Cursor_getArgument(e, (unsigned)i));
+    if (is_user_function(b, def) && !clang_Cursor_isNull(def)) {
+      gb_run_function(b, def, f, e, args, na, &ret);
+    } else {
+      /* An opaque call may write through the addresses it is given
+       * (cudaGetDeviceCount(&n)): forget integers stored there. */
+      for (int i = 0; i < na; i++) {
+        if (args[i].k != GV_ADDR) continue;
+        gval *st = gb_lookup(b, args[i].path);
+        if (st && st->k == GV_INT && !st->ind) gb_store(b, args[i].path, none_val());
+      }
+    }
+    goto out;
+  }
+generic: {
+  int n = clang_Cursor_getNumArguments(e);
+  for (int i = 0; i < n; i++) gb_eval(b, f, clang_Cursor_getArgument(e, (unsigned)i));
+}
+out:
+  free(name);
+  return ret;
+}
+
+int gb_run_function(gb *b, CXCursor fn, gb_frame *caller, CXCursor call, const gval *args,
+                    int nargs, gval *ret) {
+  if (b->n_stack >= GB_MAX_CALL_DEPTH) {
+    /* Not followed: say so, or ops below this call would vanish silently. */
+    if (!clang_Cursor_isNull(call))
+      gb_note(b, call, "call chain deeper than %d functions: this call is not followed, "
+              "ops below it are not in the graph", GB_MAX_CALL_DEPTH);
+    return -1;
+  }
+  for (int i = 0; i < b->n_stack; i++)
+    if (clang_equalCursors(b->stack[i], fn)) return -1; /* recursion: walked once */
+  gb_frame fr;
+  memset(&fr, 0, sizeof fr);
+  fr.id = b->next_frame++;
+  fr.fn = fn;
+  fr.caller = caller;
+  fr.depth = caller ? caller->depth + 1 : 0;
+  fr.call_index = -1;
+  fr.ret = none_val();
+  char *fname = string_and_dispose(clang_getCursorSpelling(fn));
+  CXCursor lp = clang_getCursorSemanticParent(b->train_loop);
+  (void)lp;
+  fr.keep_names = !caller || strcmp(fname, "main") == 0;
+  if (!clang_Cursor_isNull(b->train_loop)) {
+    /* the function lexically containing the training loop keeps names */
+    CXCursor p = b->train_loop;
+    for (int guard = 0; guard < 256 && !clang_Cursor_isNull(p); guard++) {
+      enum CXCursorKind pk = clang_getCursorKind(p);
+      if (pk == CXCursor_FunctionDecl || pk == CXCursor_CXXMethod) break;
+      p = clang_getCursorSemanticParent(p);
+    }
+    if (!clang_Cursor_isNull(p) && clang_equalCursors(p, fn)) fr.keep_names = 1;
+  }
+  /* Bind parameters to the caller's argument values. */
+  int np = clang_Cursor_getNumArguments(fn);
+  for (int i = 0; i < np; i++) {
+    CXCursor pd = clang_Cursor_getArgument(fn, (unsigned)i);
+    char *pname = string_and_dispose(clang_getCursorSpelling(pd));
+    if (*pname) {
+      const char *key = gb_fmt(b, "f%d:%s", fr.id, pname);
+      gval v = i < nargs ? args[i] : none_val();
+      CXType pt = clang_getCursorType(pd);
+      if (i >= nargs) {
+        v = read_lvalue(b, &fr, NULL, pt, gb_str(b, pname), 0);
+      } else if (is_record_type(pt) && v.k == GV_ADDR) {
+        v.k = GV_ALIAS; /* struct passed by value */
+      } else if (!caller && v.k == GV_NONE) {
+        v = read_lvalue(b, &fr, NULL, pt, gb_str(b, pname), 1);
+      }
+      gb_store(b, key, v);
+    }
+    free(pname);
+  }
+  /* Record the call on the path when inside the training loop. */
+  int pushed = 0;
+  if (b->mode == GB_GRAPH && caller && b->n_path < GB_MAX_CALL_DEPTH &&
+      !clang_Cursor_isNull(call)) {
+    graph_call *gc = &b->path[b->n_path];
+    memset(gc, 0, sizeof *gc);
+    gc->function = fname;
+    fname = NULL;
+    gb_location(b, call, &gc->file, &gc->line, &gc->col);
+    gc->stmt = b->have_stmt ? gb_range(b, b->cur_stmt, 1) : gb_range(b, call, 0);
+    b->path_cursor[b->n_path] = call;
+    fr.call_index = b->n_path;
+    b->n_path++;
+    pushed = 1;
+  }
+  b->stack[b->n_stack++] = fn;
+  CXCursor saved_stmt = b->cur_stmt;
+  int saved_have = b->have_stmt;
+  b->have_stmt = 0;
+  CXCursor ch[64];
+  int n = gb_children(fn, ch, 64);
+  for (int i = 0; i < n && i < 64; i++)
+    if (clang_getCursorKind(ch[i]) == CXCursor_CompoundStmt) gb_walk_stmt(b, &fr, ch[i]);
+  b->cur_stmt = saved_stmt;
+  b->have_stmt = saved_have;
+  b->n_stack--;
+  if (pushed) {
+    b->n_path--;
+    free(b->path[b->n_path].function);
+    free(b->path[b->n_path].file);
+  }
+  free(fname);
+  if (ret) *ret = fr.ret;
+  return 0;
+}
+
+/* ---- statements ---- */
+
+static void forget_carried(gb *b, gb_frame *f, CXCursor s, const char *skip_key, CXCursor init);
+
+static void walk_decl(gb *b, gb_frame *f, CXCursor vd) {
+  char *name = string_and_dispose(clang_getCursorSpelling(vd));
+  const char *key = var_key(b, f, vd, name);
+  CXType ty = clang_getCursorType(vd);
+  CXCursor ch[8];
+  int n = gb_children(vd, ch, 8);
+  CXCursor init = clang_getNullCursor();
+  for (int i = 0; i < n && i < 8; i++)
+    if (clang_isExpression(clang_getCursorKind(ch[i]))) init = ch[i];
+  const char *text = gb_str(b, name);
+  int keep = f && f->keep_names;
+  if (!clang_Cursor_isNull(init)) {
+    CXCursor si = gb_strip(init);
+    if (clang_getCursorKind(si) == CXCursor_InitListExpr && is_array_type(ty)) {
+      CXCursor el[256];
+      int m = gb_children(si, el, 256);
+      for (int i = 0; i < m && i < 256; i++) {
+        gval v = gb_eval(b, f, el[i]);
+        write_lvalue(b, gb_fmt(b, "%s[%d]", key, i), gb_fmt(b, "%s[%d]", name, i), v);
+      }
+    } else if (clang_getCursorKind(si) == CXCursor_InitListExpr && is_record_type(ty)) {
+      /* aggregate init of a struct: fields in declaration order */
+      CXCursor el[64];
+      int m = gb_children(si, el, 64);
+      CXCursor decl = clang_getTypeDeclaration(clang_getCanonicalType(ty));
+      CXCursor fl[64];
+      int nf = gb_children(decl, fl, 64), fi = 0;
+      for (int i = 0; i < m && i < 64; i++) {
+        while (fi < nf && fi < 64 && clang_getCursorKind(fl[fi]) != CXCursor_FieldDecl) fi++;
+        if (fi >= nf || fi >= 64) break;
+        char *fname = string_and_dispose(clang_getCursorSpelling(fl[fi++]));
+        gval v = gb_eval(b, f, el[i]);
+        write_lvalue(b, gb_fmt(b, "%s.%s", key, fname), gb_fmt(b, "%s.%s", name, fname), v);
+        free(fname);
+      }
+    } else {
+      gval v = gb_eval(b, f, init);
+      if (is_record_type(ty) && v.k == GV_ADDR) {
+        v.k = GV_ALIAS;
+        if (!keep) { /* the copy's own name is not in the loop's scope */ }
+      }
+      write_lvalue(b, key, text, v);
+    }
+  } else if (gb_lookup(b, key)) {
+    /* a declaration without initialiser re-entered (loop body): forget */
+    gb_store(b, key, none_val());
+  }
+  free(name);
+}
+
+/* Parts of a for statement: libclang omits absent parts, so they are told
+ * apart by position relative to the header's semicolons. */
+typedef struct for_parts {
+  CXCursor init, cond, inc, body;
+  int has_init, has_cond, has_inc;
+} for_parts;
+
+static void for_split(gb *b, CXCursor s, for_parts *p) {
+  memset(p, 0, sizeof *p);
+  CXCursor ch[4];
+  int n = gb_children(s, ch, 4);
+  if (n < 1) return;
+  p->body = ch[n - 1];
+  /* the two ';' of the header, from its tokens */
+  CXSourceRange ext = clang_getCursorExtent(s);
+  CXToken *toks = NULL;
+  unsigned nt = 0;
+  unsigned semi[2] = {0, 0};
+  int ns = 0, depth = 0;
+  unsigned body_off;
+  clang_getExpansionLocation(clang_getRangeStart(clang_getCursorExtent(p->body)), NULL, NULL, NULL,
+                             &body_off);
+  clang_tokenize(b->t->tu, ext, &toks, &nt);
+  for (unsigned i = 0; i < nt && ns < 2; i++) {
+    unsigned off;
+    clang_getExpansionLocation(clang_getTokenLocation(b->t->tu, toks[i]), NULL, NULL, NULL, &off);
+    if (off >= body_off) break;
+    char *sp = string_and_dispose(clang_getTokenSpelling(b->t->tu, toks[i]));
+    if (strcmp(sp, "(") == 0) depth++;
+    else if (strcmp(sp, ")") == 0) depth--;
+    else if (strcmp(sp, ";") == 0 && depth == 1) semi[ns++] = off;
+    free(sp);
+  }
+  if (toks) clang_disposeTokens(b->t->tu, toks, nt);
+  for (int i = 0; i < n - 1; i++) {
+    unsigned off;
+    clang_getExpansionLocation(clang_getRangeStart(clang_getCursorExtent(ch[i])), NULL, NULL, NULL,
+                               &off);
+    if (ns == 2 && off < semi[0]) {
+      p->init = ch[i];
+      p->has_init = 1;
+    } else if (ns == 2 && off < semi[1]) {
+      p->cond = ch[i];
+      p->has_cond = 1;
+    } else if (ns == 2) {
+      p->inc = ch[i];
+      p->has_inc = 1;
+    } else if (i == 0 && n == 4) {
+      p->init = ch[0];
+      p->has_init = 1;
+    } else if (i == 1 && n == 4) {
+      p->cond = ch[1];
+      p->has_cond = 1;
+    } else if (i == 2 && n == 4) {
+      p->inc = ch[2];
+      p->has_inc = 1;
+    }
+  }
+}
+
+/* Recognises `for (v = lo; v < hi; v++)`-like headers.  Returns the
+ * variable's key and fills lo/hi/step (hi exclusive in the step's
+ * direction); NULL when the shape is not recognised. */
+static const char *for_shape(gb *b, gb_frame *f, const for_parts *p, const char **var, gval *lo,
+                             gval *hi, int *step) {
+  if (!p->has_init || !p->has_cond || !p->has_inc) return NULL;
+  const char *key = NULL, *text = NULL;
+  int ok = 0;
+  CXCursor init = p->init;
+  if (clang_getCursorKind(init) == CXCursor_DeclStmt) {
+    CXCursor vd[2];
+    if (gb_children(init, vd, 2) != 1) return NULL;
+    walk_decl(b, f, vd[0]);
+    char *name = string_and_dispose(clang_getCursorSpelling(vd[0]));
+    key = var_key(b, f, vd[0], name);
+    text = gb_str(b, name);
+    free(name);
+  } else {
+    CXCursor s = gb_strip(init);
+    if (clang_getCursorKind(s) != CXCursor_BinaryOperator ||
+        clang_getCursorBinaryOperatorKind(s) != CXBinaryOperator_Assign)
+      return NULL;
+    gb_eval(b, f, s);
+    CXCursor ch[2];
+    gb_children(s, ch, 2);
+    key = gb_lvalue(b, f, ch[0], &text, &ok);
+  }
+  if (!key) return NULL;
+  gval *lv = gb_lookup(b, key);
+  *lo = lv ? *lv : none_val();
+  /* step */
+  CXCursor inc = gb_strip(p->inc);
+  *step = 0;
+  if (clang_getCursorKind(inc) == CXCursor_UnaryOperator) {
+    enum CXUnaryOperatorKind u = clang_getCursorUnaryOperatorKind(inc);
+    if (u == CXUnaryOperator_PostInc || u == CXUnaryOperator_PreInc) *step = 1;
+    if (u == CXUnaryOperator_PostDec || u == CXUnaryOperator_PreDec) *step = -1;
+  } else if (clang_getCursorKind(inc) == CXCursor_CompoundAssignOperator) {
+    CXCursor ch[2];
+    int64_t c;
+    if (gb_children(inc, ch, 2) == 2 && eval_const(ch[1], &c) && c != 0) {
+      enum CXBinaryOperatorKind bo = clang_getCursorBinaryOperatorKind(inc);
+      if (bo == CXBinaryOperator_AddAssign) *step = (int)c;
+      if (bo == CXBinaryOperator_SubAssign) *step = (int)-c;
+    }
+  }
+  if (!*step) return NULL;
+  /* condition: v < hi, v <= hi, v > hi, v >= hi, v != hi */
+  CXCursor cond = gb_strip(p->cond);
+  if (clang_getCursorKind(cond) != CXCursor_BinaryOperator) return NULL;
+  CXCursor ch[2];
+  if (gb_children(cond, ch, 2) != 2) return NULL;
+  const char *ck = gb_lvalue(b, f, ch[0], NULL, NULL);
+  if (!ck || strcmp(ck, key) != 0) return NULL;
+  gval h = gb_eval(b, f, ch[1]);
+  if (h.k != GV_INT) return NULL;
+  switch (clang_getCursorBinaryOperatorKind(cond)) {
+  case CXBinaryOperator_LT:
+  case CXBinaryOperator_NE:
+  case CXBinaryOperator_GT:
+    break;
+  case CXBinaryOperator_LE:
+    h.s = sym_add(b->a, h.s, sym_const(b->a, 1));
+    break;
+  case CXBinaryOperator_GE:
+    h.s = sym_sub(b->a, h.s, sym_const(b->a, 1));
+    break;
+  default:
+    return NULL;
+  }
+  *hi = h;
+  *var = text;
+  return key;
+}
+
+static void walk_for(gb *b, gb_frame *f, CXCursor s) {
+  for_parts p;
+  for_split(b, s, &p);
+  if (b->mode == GB_GRAPH) {
+    const char *var = NULL;
+    gval lo, hi;
+    int step = 0;
+    const char *key = for_shape(b, f, &p, &var, &lo, &hi, &step);
+    if (!key && p.has_init) {
+      if (clang_getCursorKind(p.init) == CXCursor_DeclStmt) gb_walk_stmt(b, f, p.init);
+      else gb_eval(b, f, p.init);
+    }
+    int id = b->h->graph_loop(b, f, s, p.body, key ? var : NULL, key ? lo.s : NULL,
+                         key ? hi.s : NULL, step);
+    forget_carried(b, f, s, key, p.has_init ? p.init : clang_getNullCursor());
+    /* the induction variable stays symbolic inside the body */
+    if (key) {
+      gval iv = gb_int(b, sym_var(b->a, var), var, f->is_loop_frame);
+      iv.ind = 1;
+      gb_store(b, key, iv);
+    }
+    b->loops[b->n_loops].id = id;
+    b->loops[b->n_loops].frame = f;
+    if (b->n_loops < 63) b->n_loops++;
+    gb_walk_stmt(b, f, p.body);
+    if (b->n_loops) b->n_loops--;
+    return;
+  }
+  const char *var;
+  gval lo, hi;
+  int step;
+  const char *key = for_shape(b, f, &p, &var, &lo, &hi, &step);
+  int64_t l0, h0;
+  if (key && int_value_const(b, &lo, &l0) && int_value_const(b, &hi, &h0)) {
+    int64_t trips = step > 0 ? (h0 - l0 + step - 1) / step : (l0 - h0 + (-step) - 1) / (-step);
+    if (trips <= 0) return;
+    /* Unroll only while the nest stays small and the work budget lasts:
+     * carving and size loops are short; data-initialisation loops are not
+     * worth running (walked once instead, their variable unknown). */
+    if (trips * b->unroll_product <= GB_MAX_SETUP_UNROLL && b->steps < GB_MAX_STEPS) {
+      int64_t saved_product = b->unroll_product;
+      b->unroll_product *= trips;
+      for (int64_t i = 0, v = l0; i < trips && b->steps < GB_MAX_STEPS; i++, v += step) {
+        gval iv = gb_int(b, sym_const(b->a, v), gb_fmt(b, "%lld", (long long)v), 1);
+        iv.ind = 1;
+        gb_store(b, key, iv);
+        gb_walk_stmt(b, f, p.body);
+      }
+      b->unroll_product = saved_product;
+      return;
+    }
+  }
+  if (!key && p.has_init) {
+    if (clang_getCursorKind(p.init) == CXCursor_DeclStmt) gb_walk_stmt(b, f, p.init);
+    else gb_eval(b, f, p.init);
+  }
+  if (key) {
+    gval iv = gb_int(b, sym_unknown(b->a), NULL, 0);
+    iv.ind = 1;
+    gb_store(b, key, iv);
+  }
+  gb_walk_stmt(b, f, p.body);
+}
+
+/* Loop-carried values: see Note [loop-carried values]. */
+typedef struct carried_ud {
+  gb *b;
+  gb_frame *f;
+  const char *skip;   /* the loop's recognised induction variable (its own rule) */
+  CXCursor skip_part; /* a for statement's init: runs once, not carried */
+} carried_ud;
+
+/* 1 if e is a variable, or a field reached through variables and fields
+ * only: its store key can be computed without evaluating a call (which
+ * would record an op). */
+static int plain_lvalue(CXCursor e) {
+  for (int guard = 0; guard < 16; guard++) {
+    e = gb_strip(e);
+    enum CXCursorKind k = clang_getCursorKind(e);
+    if (k == CXCursor_DeclRefExpr) return 1;
+    if (k != CXCursor_MemberRefExpr) return 0;
+    CXCursor ch[1];
+    if (gb_children(e, ch, 1) != 1) return 0;
+    e = ch[0];
+  }
+  return 0;
+}
+
+static void forget_value(carried_ud *cd, CXCursor target) {
+  gb *b = cd->b;
+  CXType t = clang_getCanonicalType(clang_getCursorType(target));
+  int is_int = (t.kind >= CXType_Bool && t.kind <= CXType_Int128) || t.kind == CXType_Enum;
+  if (!is_int && t.kind != CXType_Pointer) return;
+  const char *text;
+  int ok;
+  const char *key = gb_lvalue(b, cd->f, target, &text, &ok);
+  if (!key || (cd->skip && strcmp(key, cd->skip) == 0)) return;
+  gval *st = gb_lookup(b, key);
+  if (is_int) {
+    if (st && st->carried) return; /* already forgotten by an enclosing loop */
+    gval v = gb_int(b, sym_unknown(b->a), text, ok);
+    v.ind = 1; /* named_int: never bound as a constant */
+    v.carried = 1;
+    gb_store(b, key, v);
+    /* a constant found while it held its entry value names no constant */
+    if (text && ok) bind_forget_const(&b->g->binds, text);
+    return;
+  }
+  if (!st) return; /* never assigned: read as a pointer of unknown origin anyway */
+  gval v = *st;
+  if (v.k == GV_DEVPTR) {
+    v.delta = sym_unknown(b->a);
+  } else if (v.k == GV_ADDR) {
+    const char *lb = strrchr(v.path, '[');
+    v.path = lb ? gb_fmt(b, "%.*s[?]", (int)(lb - v.path), v.path) : gb_fmt(b, "%s+?", v.path);
+  } else {
+    return;
+  }
+  v.carried = 1;
+  v.text = text; /* the entry value's text no longer names it */
+  v.text_ok = ok;
+  v.prec = 0;
+  gb_store(b, key, v);
+}
+
+static enum CXChildVisitResult carried_visitor(CXCursor c, CXCursor parent, CXClientData d) {
+  carried_ud *cd = d;
+  if (!clang_Cursor_isNull(cd->skip_part) && clang_equalCursors(c, cd->skip_part))
+    return CXChildVisit_Continue;
+  enum CXCursorKind k = clang_getCursorKind(c);
+  if (k == CXCursor_LambdaExpr) return CXChildVisit_Continue;
+  CXCursor target = clang_getNullCursor();
+  if (k == CXCursor_BinaryOperator || k == CXCursor_CompoundAssignOperator) {
+    enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(c);
+    CXCursor ch[2];
+    if (op >= CXBinaryOperator_Assign && op <= CXBinaryOperator_OrAssign && gb_children(c, ch, 2) == 2)
+      target = ch[0];
+  } else if (k == CXCursor_UnaryOperator) {
+    enum CXUnaryOperatorKind op = clang_getCursorUnaryOperatorKind(c);
+    CXCursor ch[1];
+    if (op >= CXUnaryOperator_PostInc && op <= CXUnaryOperator_PreDec && gb_children(c, ch, 1) == 1)
+      target = ch[0];
+  }
+  if (!clang_Cursor_isNull(target) && plain_lvalue(target)) forget_value(cd, gb_strip(target));
+  return CXChildVisit_Recurse;
+}
+
+/* Forgets what loop s carries from one iteration to the next, except the
+ * induction variable skip_key (NULL if none) and the init part of a for. */
+static void forget_carried(gb *b, gb_frame *f, CXCursor s, const char *skip_key, CXCursor init) {
+  carried_ud cd = {b, f, skip_key, init};
+  clang_visitChildren(s, carried_visitor, &cd);
+}
+
+static void walk_train_loop(gb *b, gb_frame *f, CXCursor s) {
+  graph *g = b->g;
+  b->reached_loop = 1;
+  f->is_loop_frame = 1;
+  f->keep_names = 1;
+  b->loop_frame = f;
+  b->h->setup_done(b);
+  b->mode = GB_GRAPH;
+  CXCursor ch[4];
+  int n = gb_children(s, ch, 4);
+  if (n >= 1) {
+    g->loop_body = gb_range(b, ch[n - 1], 1);
+    if (clang_getCursorKind(s) == CXCursor_ForStmt) {
+      for_parts p;
+      for_split(b, s, &p);
+      const char *step_key = NULL;
+      if (p.has_init) {
+        /* the step counter: symbolic, in scope */
+        if (clang_getCursorKind(p.init) == CXCursor_DeclStmt) {
+          CXCursor vd[1];
+          if (gb_children(p.init, vd, 1) == 1) {
+            char *name = string_and_dispose(clang_getCursorSpelling(vd[0]));
+            gval iv = gb_int(b, sym_var(b->a, name), gb_str(b, name), 1);
+            iv.ind = 1;
+            step_key = var_key(b, f, vd[0], name);
+            gb_store(b, step_key, iv);
+            free(name);
+          }
+        }
+      }
+      forget_carried(b, f, s, step_key, p.has_init ? p.init : clang_getNullCursor());
+      gb_walk_stmt(b, f, p.body);
+    } else {
+      forget_carried(b, f, s, NULL, clang_getNullCursor());
+      gb_walk_stmt(b, f, ch[n - 1]);
+    }
+  }
+  b->mode = GB_AFTER;
+}
+
+/* A block's statements in order.  Its own function so that the cursor
+ * array stays out of gb_walk_stmt's frame, which every nesting level of
+ * an unbraced if/for/while pays (base/stack.h). */
+static void walk_compound(gb *b, gb_frame *f, CXCursor s) {
+  CXCursor ch[64];
+  int n = gb_children(s, ch, 64);
+  CXCursor *all = ch;
+  CXCursor *heap = NULL;
+  if (n > 64) {
+    heap = malloc((size_t)n * sizeof *heap);
+    if (!heap) return;
+    gb_children(s, heap, n);
+    all = heap;
+  }
+  for (int i = 0; i < n; i++) {
+    b->cur_stmt = all[i];
+    b->have_stmt = 1;
+    gb_walk_stmt(b, f, all[i]);
+    b->cur_stmt = all[i];
+    b->have_stmt = 1;
+  }
+  free(heap);
+}
+
+void gb_walk_stmt(gb *b, gb_frame *f, CXCursor s) {
+  b->steps++;
+  if (stack_too_deep(s, "statement")) return;
+  /* Statement cursors reached along different paths differ in their
+   * parent data: compare kind and extent instead of clang_equalCursors. */
+  if (!clang_Cursor_isNull(b->train_loop) && b->mode == GB_SETUP &&
+      clang_getCursorKind(s) == clang_getCursorKind(b->train_loop) &&
+      clang_equalRanges(clang_getCursorExtent(s), clang_getCursorExtent(b->train_loop))) {
+    walk_train_loop(b, f, s);
+    return;
+  }
+  enum CXCursorKind k = clang_getCursorKind(s);
+  if (clang_isExpression(k)) {
+    gb_eval(b, f, s);
+    return;
+  }
+  switch (k) {
+  case CXCursor_CompoundStmt:
+    walk_compound(b, f, s);
+    return;
+  case CXCursor_DeclStmt: {
+    CXCursor ch[16];
+    int n = gb_children(s, ch, 16);
+    for (int i = 0; i < n && i < 16; i++)
+      if (clang_getCursorKind(ch[i]) == CXCursor_VarDecl) walk_decl(b, f, ch[i]);
+    return;
+  }
+  case CXCursor_ForStmt:
+    walk_for(b, f, s);
+    return;
+  case CXCursor_WhileStmt:
+  case CXCursor_DoStmt: {
+    CXCursor ch[3];
+    int n = gb_children(s, ch, 3);
+    if (n < 1) return;
+    CXCursor body = k == CXCursor_DoStmt ? ch[0] : ch[n - 1];
+    /* `do { ... } while (0)` (check macros) runs once: not a loop */
+    int64_t cv = 1;
+    CXCursor cond = k == CXCursor_DoStmt ? ch[n - 1] : ch[0];
+    if (n >= 2 && clang_isExpression(clang_getCursorKind(cond)) && eval_const(cond, &cv) && cv == 0) {
+      if (k == CXCursor_DoStmt) gb_walk_stmt(b, f, body);
+      return;
+    }
+    if (b->mode == GB_GRAPH) {
+      int id = b->h->graph_loop(b, f, s, body, NULL, NULL, NULL, 0);
+      forget_carried(b, f, s, NULL, clang_getNullCursor());
+      b->loops[b->n_loops].id = id;
+      b->loops[b->n_loops].frame = f;
+      if (b->n_loops < 63) b->n_loops++;
+      gb_walk_stmt(b, f, body);
+      if (b->n_loops) b->n_loops--;
+    } else {
+      gb_walk_stmt(b, f, body);
+    }
+    return;
+  }
+  case CXCursor_IfStmt: {
+    CXCursor ch[4];
+    int n = gb_children(s, ch, 4);
+    if (n < 2) return;
+    /* children: [init] [condvar] cond then [else] - cond is the first expression */
+    int ci = 0;
+    while (ci < n && !clang_isExpression(clang_getCursorKind(ch[ci]))) {
+      if (clang_getCursorKind(ch[ci]) == CXCursor_DeclStmt) gb_walk_stmt(b, f, ch[ci]);
+      ci++;
+    }
+    if (ci >= n) return;
+    gval c = gb_eval(b, f, ch[ci]);
+    int64_t cv;
+    /* a condition fixed for this call path (a NULL argument, a constant)
+     * prunes the branch; anything depending on the iteration walks both */
+    int known = int_value_const(b, &c, &cv);
+    if (ci + 1 < n && (!known || cv)) gb_walk_stmt(b, f, ch[ci + 1]);
+    if (ci + 2 < n && (!known || !cv)) gb_walk_stmt(b, f, ch[ci + 2]);
+    return;
+  }
+  case CXCursor_ReturnStmt: {
+    CXCursor ch[1];
+    if (gb_children(s, ch, 1) == 1) f->ret = gb_eval(b, f, ch[0]);
+    return;
+  }
+  case CXCursor_BreakStmt:
+  case CXCursor_ContinueStmt:
+  case CXCursor_NullStmt:
+  case CXCursor_GotoStmt:
+    return;
+  default: {
+    CXCursor ch[16];
+    int n = gb_children(s, ch, 16);
+    for (int i = 0; i < n && i < 16; i++) gb_walk_stmt(b, f, ch[i]);
+    return;
+  }
+  }
+}

@@ -1,0 +1,139 @@
+/* interp.h - the interpreter's state and the calls its handlers use
+ * (interp.c).  Internal to the graph stage: `tidal rewrite` and the
+ * emitters use graph.h only.
+ *
+ * The builder is a small abstract interpreter of host code (interp.c):
+ * it walks main() in program order, entering every user function it calls
+ * with the caller's argument values bound to the parameters, and keeps a
+ * store from lvalue paths ("f0:model.acts.ln1") to abstract values.  Before
+ * the training loop it runs the setup code (allocations, arena carving,
+ * constant-trip loops unrolled); inside the loop body it keeps loops
+ * structural.  It knows nothing of op sites, allocations or graph loops:
+ * it hands those to the handlers build.c plugs in (handlers.h), so the
+ * files that record them (opsites.c, regions.c, loop.c) call the
+ * interpreter and never the other way round. */
+#ifndef TIDAL_PASS_GRAPH_IMPL_H
+#define TIDAL_PASS_GRAPH_IMPL_H
+
+#include <clang-c/Index.h>
+#include "base/diag.h"
+#include "graph/graph.h"
+#include "graph/handlers.h"
+
+/* Tunables. */
+#define GB_MAX_CALL_DEPTH 48          /* deeper user-call chains are not followed */
+#define GB_MAX_SETUP_UNROLL 4096      /* setup loops with more iterations are walked once */
+#define GB_MAX_STEPS 2000000          /* statements interpreted before giving up (runaway guard) */
+
+typedef enum gval_kind {
+  GV_NONE = 0, /* unknown / not tracked */
+  GV_INT,      /* an integer: s */
+  GV_DEVPTR,   /* a device pointer: alloc, region, base + delta bytes */
+  GV_ADDR,     /* the address of a host lvalue: path */
+  GV_DESC,     /* a library descriptor (cuDNN tensor, cublasLt layout): s = bytes */
+  GV_ALIAS     /* a struct variable copied from another: path names the original */
+} gval_kind;
+
+typedef struct gval {
+  gval_kind k;
+  sym *s;            /* GV_INT value; GV_DESC bytes */
+  int alloc;         /* GV_DEVPTR: allocation, -1 if of unknown origin */
+  int region;        /* GV_DEVPTR: carved region it was derived from, -1 if none */
+  sym *base;         /* GV_DEVPTR: offset of the region (or 0) in the allocation */
+  sym *delta;        /* GV_DEVPTR: bytes added since (offset = base + delta) */
+  const char *path;  /* GV_ADDR: store key of the pointee */
+  const char *text;  /* loop-context C text (gb_str memory), NULL if none */
+  int text_ok;       /* text is valid in the training loop body */
+  int dense;         /* GV_DESC: descriptor without gaps */
+  int ind;           /* an induction variable's value: never bound as a constant */
+  int prec;          /* precedence of text: 0 atom, 1 multiplicative, 2 additive, 3 other */
+  int carried;       /* changed by earlier iterations of an enclosing loop: its entry value
+                        is not its value (interp.c, Note [loop-carried values]) */
+  int unmanaged;     /* points into memory tidal does not manage (cudaMallocManaged,
+                        pinned host): accesses through it are never declared */
+} gval;
+
+typedef struct gb_frame gb_frame;
+struct gb_frame {
+  int id;
+  CXCursor fn;        /* the FunctionDecl */
+  gb_frame *caller;
+  int depth;          /* 0 for the outermost walked function */
+  int is_loop_frame;  /* the frame running the training loop's function */
+  int call_index;     /* index in gb.path of the call that entered this frame (-1 at top) */
+  gval ret;           /* value of the last return statement */
+  int keep_names;     /* variables read here stay names (main, the loop's function) */
+};
+
+typedef struct gb_entry {
+  char *key;
+  gval v;
+  unsigned seq;      /* when last written (carving order when offsets are symbolic) */
+} gb_entry;
+
+/* A loop currently being walked structurally (graph mode). */
+typedef struct gb_loopctx {
+  int id;
+  gb_frame *frame;
+} gb_loopctx;
+
+typedef enum gb_mode { GB_SETUP = 0, GB_GRAPH = 1, GB_AFTER = 2 } gb_mode;
+
+typedef struct gb {
+  const gb_handlers *h;   /* op sites, allocations, graph loops (handlers.h) */
+  graph *g;
+  pass_tu *t;
+  sym_arena *a;
+  gb_mode mode;
+  int64_t steps;           /* expressions and statements interpreted so far */
+  int64_t unroll_product;  /* iterations of the setup loops being unrolled, multiplied */
+  int next_frame;
+  gb_frame *loop_frame;   /* frame running the training loop (graph mode) */
+  CXCursor train_loop;    /* the chosen loop statement */
+  int reached_loop;
+  /* Store. */
+  gb_entry *tab;
+  size_t tab_cap, tab_n;
+  unsigned store_seq;
+  /* Strings owned by the builder (freed at the end). */
+  char **strs;
+  size_t n_strs, cap_strs;
+  /* The call path from the training loop body to the current point. */
+  graph_call path[GB_MAX_CALL_DEPTH];
+  int n_path;
+  CXCursor path_cursor[GB_MAX_CALL_DEPTH]; /* the call expressions */
+  /* Graph loops being walked, innermost last. */
+  gb_loopctx loops[64];
+  int n_loops;
+  /* Functions currently on the interpreter's stack (recursion guard). */
+  CXCursor stack[GB_MAX_CALL_DEPTH];
+  int n_stack;
+  CXCursor cur_stmt;      /* statement being walked in the innermost function */
+  int have_stmt;
+  /* Loop variable names of graph loops (to normalise tensor keys). */
+  char **loop_vars;
+  int n_loop_vars;
+} gb;
+
+/* interp.c: the interpreter. */
+char *gb_str(gb *b, const char *s);                 /* builder-owned copy */
+char *gb_fmt(gb *b, const char *fmt, ...) TIDAL_PRINTF(2, 3);
+gval *gb_lookup(gb *b, const char *key);
+void gb_store(gb *b, const char *key, gval v);
+gval gb_eval(gb *b, gb_frame *f, CXCursor e);      /* rvalue, loop context */
+sym *gb_eval_local(gb *b, CXCursor e);              /* integer, local context */
+const char *gb_lvalue(gb *b, gb_frame *f, CXCursor e, const char **text, int *text_ok);
+int gb_run_function(gb *b, CXCursor fn, gb_frame *caller, CXCursor call, const gval *args,
+                    int nargs, gval *ret);
+void gb_walk_stmt(gb *b, gb_frame *f, CXCursor s);
+gval gb_int(gb *b, sym *s, const char *text, int ok);
+CXCursor gb_strip(CXCursor e);                      /* through parens and implicit casts */
+int gb_children(CXCursor c, CXCursor *out, int max);
+char *gb_text(gb *b, CXCursor c);                   /* source text, builder-owned */
+graph_range gb_range(gb *b, CXCursor c, int stmt);  /* stmt: extend over a trailing ';' */
+void gb_location(gb *b, CXCursor c, char **file, unsigned *line, unsigned *col);
+CXCursor gb_callee_decl(CXCursor call);             /* referenced function, or null cursor */
+char *gb_callee_name(CXCursor call);                /* malloc'd, NULL if none */
+void gb_note(gb *b, CXCursor at, const char *fmt, ...) TIDAL_PRINTF(3, 4);
+
+#endif

@@ -1,0 +1,552 @@
+/* opsites.c - op sites: kernel launches (`k<<<g, b, s, st>>>(...)` and
+ * cudaLaunchKernel) and every call the library model (libcalls.h) marks as
+ * an op, recorded as graph ops with their accesses while the interpreter
+ * (interp.c) walks the training loop body.
+ *
+ * Decisions:
+ *  - A launch's accesses come from the kernel analysis (kernels.h): each
+ *    pointer parameter's extent, over the kernel's parameter names, has
+ *    the launch's argument values substituted (loop context: values that
+ *    went through the call chain; local context: the arguments as written)
+ *    and is scaled by the element size.
+ *  - A kernel write is exact - every byte of its extent overwritten, which
+ *    lets the runtime map an evicted chunk fresh and the planner drop what
+ *    it overwrites - only when proven: the parameter is dense (kernels.c
+ *    Note [dense]) and this launch provides the threads or blocks the proof
+ *    needs (kernels_launch_covers: grid.x*block.x >= threads_needed or
+ *    grid.x >= blocks_needed after substituting the launch's arguments),
+ *    shown symbolically for ceil-division grids or numerically from the
+ *    graph's bindings, in the loop context or the local one.  Anything
+ *    else is an inexact write, declared readwrite.  See
+ *    docs/graph-format.md.
+ *  - Library calls hand their argument values to libcall_accesses; the
+ *    descriptors they take are resolved from the setter calls the
+ *    interpreter saw (a GV_DESC value in the descriptor variable).
+ *  - Soundness before precision (Note [conservative accesses]): a pointer
+ *    whose allocation is known but whose offset is carried around a loop
+ *    (interp.c Note [loop-carried values]) is an inexact readwrite of
+ *    its whole allocation, listed under "unresolved"; another unknown
+ *    offset (`p + (k % 2) * M`) stays out of the plan's model but is
+ *    listed too (the runtime still gets the op site's pointer); a kernel parameter that is a struct holding
+ *    device pointers declares each pointer field it holds as a readwrite
+ *    of unknown extent; memory tidal does not manage (cudaMallocManaged,
+ *    pinned host) is never declared (graph_access.unmanaged).
+ *  - FLOPs: library calls from the model; kernels a rough one per element
+ *    touched (documented as such; the planner only needs an order).
+ *  - Once an op's accesses are recorded, calltext.c adds their texts at
+ *    every level of the call path (graph_access.ptr_text_at). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/calltext.h"
+#include "graph/opsites.h"
+#include "graph/regions.h"
+#include "analysis/libcalls.h"
+
+#define OPSITE_MAX_ACC 32 /* accesses kept per op */
+
+static int is_config_call(CXCursor c) {
+  c = gb_strip(c);
+  if (clang_getCursorKind(c) != CXCursor_CallExpr) return 0;
+  char *n = gb_callee_name(c);
+  int r = n && (strstr(n, "PushCallConfiguration") || strcmp(n, "cudaConfigureCall") == 0);
+  free(n);
+  return r;
+}
+
+/* The launch configuration call of k<<<...>>>(...), or a null cursor. */
+static CXCursor launch_config(CXCursor call) {
+  CXCursor ch[3];
+  int n = gb_children(call, ch, 3);
+  for (int i = 0; i < n && i < 3; i++)
+    if (is_config_call(ch[i])) return gb_strip(ch[i]);
+  return clang_getNullCursor();
+}
+
+static int is_global_fn(CXCursor decl) {
+  if (clang_Cursor_isNull(decl)) return 0;
+  CXCursor ch[8];
+  int n = gb_children(decl, ch, 8);
+  for (int i = 0; i < n && i < 8; i++)
+    if (clang_getCursorKind(ch[i]) == CXCursor_CUDAGlobalAttr) return 1;
+  return 0;
+}
+
+/* The kernel a cudaLaunchKernel's first argument names. */
+static CXCursor launch_kernel_fn(CXCursor call) {
+  if (clang_Cursor_getNumArguments(call) < 1) return clang_getNullCursor();
+  CXCursor a = gb_strip(clang_Cursor_getArgument(call, 0));
+  if (clang_getCursorKind(a) == CXCursor_UnaryOperator) {
+    CXCursor ch[1];
+    if (gb_children(a, ch, 1) == 1) a = gb_strip(ch[0]);
+  }
+  if (clang_getCursorKind(a) != CXCursor_DeclRefExpr) return clang_getNullCursor();
+  return clang_getCursorReferenced(a);
+}
+
+int opsite_is_op(const kernel_table *kt, CXCursor call) {
+  CXCursor decl = gb_callee_decl(call);
+  if (is_global_fn(decl)) return 1;
+  char *name = gb_callee_name(call);
+  if (!name) return 0;
+  int r = 0;
+  if (strcmp(name, "cudaLaunchKernel") == 0) {
+    r = 1;
+  } else {
+    const libcall_info *li = libcall_find(name);
+    r = li && (li->flags & LIBCALL_OP);
+  }
+  free(name);
+  return r;
+}
+
+static char *type_text(CXCursor e) {
+  return string_and_dispose(clang_getTypeSpelling(clang_getCursorType(e)));
+}
+
+/* ---- library call environment ---- */
+
+typedef struct libenv_ud {
+  gb *b;
+  gb_frame *f;
+  CXCursor call;
+} libenv_ud;
+
+static sym *env_descriptor_bytes(void *ud, int arg) {
+  libenv_ud *u = ud;
+  gval v = gb_eval(u->b, u->f, clang_Cursor_getArgument(u->call, (unsigned)arg));
+  if (v.k == GV_ADDR) {
+    gval *p = gb_lookup(u->b, v.path);
+    if (p) v = *p;
+  }
+  return v.k == GV_DESC ? v.s : NULL;
+}
+
+static int env_descriptor_dense(void *ud, int arg) {
+  libenv_ud *u = ud;
+  gval v = gb_eval(u->b, u->f, clang_Cursor_getArgument(u->call, (unsigned)arg));
+  return v.k == GV_DESC ? v.dense : 0;
+}
+
+/* 1 if argument `arg` is &x for a const float/double x initialised to 0. */
+static int env_scalar_is_zero(void *ud, int arg) {
+  libenv_ud *u = ud;
+  CXCursor a = gb_strip(clang_Cursor_getArgument(u->call, (unsigned)arg));
+  if (clang_getCursorKind(a) != CXCursor_UnaryOperator ||
+      clang_getCursorUnaryOperatorKind(a) != CXUnaryOperator_AddrOf)
+    return 0;
+  CXCursor ch[1];
+  if (gb_children(a, ch, 1) != 1) return 0;
+  CXCursor r = gb_strip(ch[0]);
+  if (clang_getCursorKind(r) != CXCursor_DeclRefExpr) return 0;
+  CXCursor d = clang_getCursorReferenced(r);
+  if (!clang_isConstQualifiedType(clang_getCursorType(d))) return 0;
+  CXEvalResult ev = clang_Cursor_Evaluate(d);
+  if (!ev) return 0;
+  int zero = 0;
+  if (clang_EvalResult_getKind(ev) == CXEval_Float) zero = clang_EvalResult_getAsDouble(ev) == 0.0;
+  else if (clang_EvalResult_getKind(ev) == CXEval_Int) zero = clang_EvalResult_getAsLongLong(ev) == 0;
+  clang_EvalResult_dispose(ev);
+  return zero;
+}
+
+/* ---- recording ---- */
+
+static char *join_label(gb *b, const char *callee) {
+  size_t len = strlen(callee) + 1;
+  for (int i = 0; i < b->n_path; i++) len += strlen(b->path[i].function) + 4;
+  char *s = malloc(len);
+  if (!s) return NULL;
+  s[0] = '\0';
+  for (int i = 0; i < b->n_path; i++) {
+    strcat(s, b->path[i].function);
+    strcat(s, " -> ");
+  }
+  strcat(s, callee);
+  return s;
+}
+
+static graph_op *new_op(gb *b, gb_frame *f, CXCursor call, const char *callee, graph_op_kind kind) {
+  graph *g = b->g;
+  int id = graph_add_op(g);
+  if (id < 0) return NULL;
+  graph_op *op = &g->ops[id];
+  op->id = id;
+  op->kind = kind;
+  op->callee = strdup(callee);
+  op->label = join_label(b, callee);
+  gb_location(b, call, &op->file, &op->line, &op->col);
+  op->stmt = b->have_stmt ? gb_range(b, b->cur_stmt, 1) : gb_range(b, call, 0);
+  op->n_calls = b->n_path;
+  if (b->n_path) {
+    op->calls = calloc((size_t)b->n_path, sizeof *op->calls);
+    for (int i = 0; op->calls && i < b->n_path; i++) {
+      op->calls[i] = b->path[i];
+      op->calls[i].function = strdup(b->path[i].function);
+      op->calls[i].file = strdup(b->path[i].file);
+    }
+  }
+  op->loop = b->n_loops ? b->loops[b->n_loops - 1].id : -1;
+  op->top_loop = -1;
+  for (int i = b->n_loops - 1; i >= 0; i--)
+    if (b->loops[i].frame == b->loop_frame) {
+      op->top_loop = b->loops[i].id;
+      break;
+    }
+  op->flops = sym_unknown(b->a);
+  op->phase = TRACE_OTHER;
+  int n = clang_Cursor_getNumArguments(call);
+  if (n > 0) {
+    op->n_args = n;
+    op->arg_text = calloc((size_t)n, sizeof *op->arg_text);
+    op->arg_type = calloc((size_t)n, sizeof *op->arg_type);
+    for (int i = 0; i < n && op->arg_text && op->arg_type; i++) {
+      CXCursor a = clang_Cursor_getArgument(call, (unsigned)i);
+      op->arg_text[i] = strdup(gb_text(b, a));
+      op->arg_type[i] = type_text(a);
+    }
+  }
+  (void)f;
+  return op;
+}
+
+static void add_access(gb *b, graph_op *op, CXCursor arg_c, gval v, int arg, access_mode mode,
+                       sym *bytes, sym *bytes_local, int exact, const char *param,
+                       const char *local_text) {
+  graph_access *n = realloc(op->acc, (size_t)(op->n_acc + 1) * sizeof *n);
+  if (!n) return;
+  op->acc = n;
+  graph_access *a = &op->acc[op->n_acc++];
+  memset(a, 0, sizeof *a);
+  a->mode = mode;
+  a->bytes = bytes ? bytes : sym_unknown(b->a);
+  a->bytes_local = bytes_local ? bytes_local : sym_unknown(b->a);
+  a->exact = exact && !sym_is_unknown(a->bytes);
+  a->arg = arg;
+  a->param = param ? strdup(param) : NULL;
+  a->ptr_local = strdup(local_text ? local_text : gb_text(b, arg_c));
+  a->ptr_text = v.text ? strdup(v.text) : NULL;
+  a->loop_text_valid = v.text && v.text_ok;
+  if (v.unmanaged) {
+    /* not tidal memory: the rewriter skips it (rewrite_sites.c) */
+    a->unmanaged = 1;
+    a->offset = sym_unknown(b->a);
+    a->tensor = -1;
+  } else if (v.k == GV_DEVPTR && v.alloc >= 0 && v.carried &&
+             sym_is_unknown(sym_add(b->a, v.base ? v.base : sym_const(b->a, 0),
+                                    v.delta ? v.delta : sym_const(b->a, 0)))) {
+    /* Note [conservative accesses]: somewhere in the allocation - every byte
+     * of it may be touched, none is proven overwritten */
+    a->offset = sym_const(b->a, 0);
+    a->bytes = sym_unknown(b->a);
+    a->exact = 0;
+    if (a->mode == ACCESS_WRITE) a->mode = ACCESS_READWRITE;
+    a->tensor = regions_tensor_whole(b, v.alloc);
+    char *t = frontend_cursor_text(b->t, arg_c);
+    gb_note(b, arg_c, "pointer '%s' passed to %s: offset carried around a loop; the access "
+            "covers all of '%s' (conservative)", t ? t : "?", op->callee,
+            b->g->allocs[v.alloc].name);
+    free(t);
+  } else if (v.k == GV_DEVPTR && v.alloc >= 0 && sym_is_unknown(v.delta ? v.delta : sym_const(b->a, 0))) {
+    /* an offset the interpreter cannot compute (`p + (k % 2) * M`): declared
+     * to the runtime from the op site's text, but outside the plan's model */
+    a->offset = sym_unknown(b->a);
+    a->tensor = -1;
+    char *t = frontend_cursor_text(b->t, arg_c);
+    gb_note(b, arg_c, "pointer '%s' passed to %s: offset into '%s' unknown; declared at run "
+            "time, not modelled by the plan", t ? t : "?", op->callee, b->g->allocs[v.alloc].name);
+    free(t);
+  } else if (v.k == GV_DEVPTR && v.alloc >= 0) {
+    a->offset = sym_add(b->a, v.base ? v.base : sym_const(b->a, 0),
+                        v.delta ? v.delta : sym_const(b->a, 0));
+    a->tensor = regions_tensor_for(b, &v, a->bytes, v.text);
+  } else {
+    a->offset = sym_unknown(b->a);
+    a->tensor = -1;
+    char *t = frontend_cursor_text(b->t, arg_c);
+    gb_note(b, arg_c, "pointer '%s' passed to %s is not traced to a cudaMalloc; its accesses are "
+            "left unmanaged", t ? t : "?", op->callee);
+    free(t);
+  }
+}
+
+typedef struct subst_ud {
+  const kernel_info *k;
+  sym **vals;
+} subst_ud;
+
+static sym *param_lookup(void *ud, const char *name) {
+  subst_ud *u = ud;
+  for (int i = 0; i < u->k->n_params; i++)
+    if (u->k->params[i].name && strcmp(u->k->params[i].name, name) == 0) return u->vals[i];
+  return NULL;
+}
+
+/* An integer launch dimension in the loop context (through the call chain). */
+static sym *dim_loop(gb *b, gb_frame *f, CXCursor e) {
+  if (clang_Cursor_isNull(e)) return sym_unknown(b->a);
+  gval v = gb_eval(b, f, e);
+  return v.k == GV_INT && v.s ? v.s : sym_unknown(b->a);
+}
+
+static sym *dim_local(gb *b, CXCursor e) {
+  if (clang_Cursor_isNull(e)) return sym_unknown(b->a);
+  sym *s = gb_eval_local(b, e);
+  return s ? s : sym_unknown(b->a);
+}
+
+/* Pointer fields of a struct argument (`adam<<<...>>>(args, n)` with
+ * `struct AdamArgs { float *p, *g; }`), nested structs included: each
+ * field's stored value (path.field) is declared a readwrite of unknown
+ * extent - what the kernel does through it is not analysed.  Returns the
+ * fields declared. */
+static int struct_field_accesses(gb *b, graph_op *op, CXCursor arg_c, CXType rec, const char *path,
+                                 const char *loop_text, int text_ok, const char *local_text,
+                                 const char *param, int arg, int depth) {
+  CXCursor decl = clang_getTypeDeclaration(clang_getCanonicalType(rec));
+  CXCursor fl[64];
+  int nf = gb_children(decl, fl, 64), found = 0;
+  for (int i = 0; i < nf && i < 64 && depth < 4; i++) {
+    if (clang_getCursorKind(fl[i]) != CXCursor_FieldDecl) continue;
+    CXType ft = clang_getCanonicalType(clang_getCursorType(fl[i]));
+    char *fname = string_and_dispose(clang_getCursorSpelling(fl[i]));
+    const char *fpath = path ? gb_fmt(b, "%s.%s", path, fname) : NULL;
+    const char *ftext = loop_text ? gb_fmt(b, "%s.%s", loop_text, fname) : NULL;
+    const char *flocal = gb_fmt(b, "%s.%s", local_text, fname);
+    const char *fparam = gb_fmt(b, "%s.%s", param, fname);
+    if (ft.kind == CXType_Record) {
+      found += struct_field_accesses(b, op, arg_c, ft, fpath, ftext, text_ok, flocal, fparam, arg,
+                                     depth + 1);
+    } else if (ft.kind == CXType_Pointer) {
+      gval *st = fpath ? gb_lookup(b, fpath) : NULL;
+      gval v = st ? *st : gb_int(b, NULL, NULL, 0);
+      if (!st) v.k = GV_NONE;
+      v.text = ftext;
+      v.text_ok = ftext && text_ok;
+      v.prec = 0;
+      add_access(b, op, arg_c, v, arg, ACCESS_READWRITE, NULL, NULL, 0, fparam, flocal);
+      found++;
+    }
+    free(fname);
+  }
+  return found;
+}
+
+static void launch_accesses(gb *b, gb_frame *f, graph_op *op, const kernel_info *ki, CXCursor call,
+                            int first_arg, const gval *argv_vals, int nargv, CXCursor kdecl) {
+  int n = ki->n_params;
+  sym **loopv = calloc((size_t)n + 1, sizeof *loopv);
+  sym **localv = calloc((size_t)n + 1, sizeof *localv);
+  gval *vals = calloc((size_t)n + 1, sizeof *vals);
+  if (!loopv || !localv || !vals) goto out;
+  for (int i = 0; i < n; i++) {
+    if (argv_vals) {
+      vals[i] = i < nargv ? argv_vals[i] : gb_int(b, NULL, NULL, 0);
+      localv[i] = vals[i].k == GV_INT ? vals[i].s : sym_unknown(b->a);
+    } else {
+      int na = clang_Cursor_getNumArguments(call);
+      if (first_arg + i >= na) {
+        vals[i] = gb_int(b, NULL, NULL, 0);
+        localv[i] = sym_unknown(b->a);
+      } else {
+        CXCursor a = clang_Cursor_getArgument(call, (unsigned)(first_arg + i));
+        vals[i] = gb_eval(b, f, a);
+        localv[i] = gb_eval_local(b, a);
+      }
+    }
+    loopv[i] = vals[i].k == GV_INT ? vals[i].s : sym_unknown(b->a);
+  }
+  sym *flops = sym_const(b->a, 0);
+  CXCursor gx, bx;
+  kernels_launch_dims(call, &gx, &bx);
+  sym *grid_l = dim_loop(b, f, gx), *block_l = dim_loop(b, f, bx);
+  sym *grid_c = dim_local(b, gx), *block_c = dim_local(b, bx);
+  for (int i = 0; i < n; i++) {
+    const kernel_param *p = &ki->params[i];
+    CXType pt = {CXType_Invalid, {0, 0}};
+    if (!clang_Cursor_isNull(kdecl) && i < clang_Cursor_getNumArguments(kdecl))
+      pt = clang_getCanonicalType(clang_getCursorType(clang_Cursor_getArgument(kdecl, (unsigned)i)));
+    if (!p->is_pointer && pt.kind == CXType_Record) {
+      CXCursor ac = argv_vals ? clang_Cursor_getArgument(call, 3)
+                              : clang_Cursor_getArgument(call, (unsigned)(first_arg + i));
+      char *at = argv_vals ? NULL : frontend_cursor_text(b->t, ac);
+      char *ty = argv_vals ? type_text(clang_Cursor_getArgument(kdecl, (unsigned)i)) : NULL;
+      /* cudaLaunchKernel: the struct is *(T *)args[i] at the op site */
+      const char *local = argv_vals ? gb_fmt(b, "(*(%s *)(%s)[%d])", ty ? ty : "?", gb_text(b, ac), i)
+                                    : gb_fmt(b, "%s", at ? at : "?");
+      free(ty);
+      free(at);
+      const char *path = vals[i].k == GV_ADDR ? vals[i].path : NULL;
+      int k = struct_field_accesses(b, op, ac, pt, path, vals[i].text, vals[i].text_ok, local,
+                                    p->name ? p->name : "?", argv_vals ? -1 : first_arg + i, 0);
+      if (k)
+        gb_note(b, ac, "kernel '%s' takes struct '%s' holding device pointers: each is declared "
+                "readwrite from the pointer to the end of its allocation (conservative)",
+                ki->name, p->name ? p->name : "?");
+      continue;
+    }
+    if (!p->is_pointer || p->mode == ACCESS_NONE) continue;
+    /* bindings name loop-context values: the local context is proven
+     * symbolically only (a wrapper's `n` is not the loop's) */
+    int exact = p->mode == ACCESS_WRITE &&
+                (kernels_launch_covers(b->a, ki, p, loopv, grid_l, block_l, bind_value_fn,
+                                       &b->g->binds) ||
+                 kernels_launch_covers(b->a, ki, p, localv, grid_c, block_c, NULL, NULL));
+    subst_ud ul = {ki, loopv}, uc = {ki, localv};
+    sym *ext = p->extent ? p->extent : sym_unknown(b->a);
+    sym *eb = sym_const(b->a, p->elem_bytes > 0 ? p->elem_bytes : 0);
+    sym *bytes = p->elem_bytes > 0 ? sym_mul(b->a, sym_subst(b->a, ext, param_lookup, &ul), eb)
+                                   : sym_unknown(b->a);
+    sym *bytes_l = p->elem_bytes > 0 ? sym_mul(b->a, sym_subst(b->a, ext, param_lookup, &uc), eb)
+                                     : sym_unknown(b->a);
+    CXCursor ac = argv_vals ? clang_Cursor_getArgument(call, 3)
+                            : clang_Cursor_getArgument(call, (unsigned)(first_arg + i));
+    /* cudaLaunchKernel: the pointer is *(T **)args[i] at the op site */
+    const char *lt = NULL;
+    if (argv_vals) {
+      char *at = frontend_cursor_text(b->t, ac);
+      lt = gb_fmt(b, "*(%s **)(%s)[%d]", p->elem_type ? p->elem_type : "void", at ? at : "args", i);
+      free(at);
+    }
+    add_access(b, op, ac, vals[i], argv_vals ? -1 : first_arg + i, p->mode, bytes, bytes_l, exact,
+               p->name, lt);
+    flops = sym_add(b->a, flops, p->elem_bytes > 0 ? sym_div(b->a, bytes, eb) : sym_unknown(b->a));
+  }
+  op->flops = flops;
+  op->flags = ki->flags;
+out:
+  free(loopv);
+  free(localv);
+  free(vals);
+}
+
+/* Text of a launch configuration argument, NULL for an omitted default. */
+static char *config_text(gb *b, CXCursor cfg, int i) {
+  if (clang_Cursor_isNull(cfg) || i >= clang_Cursor_getNumArguments(cfg)) return NULL;
+  CXCursor a = clang_Cursor_getArgument(cfg, (unsigned)i);
+  graph_range r = gb_range(b, a, 0);
+  CXSourceRange ext = clang_getCursorExtent(a);
+  if (clang_Range_isNull(ext)) return NULL;
+  unsigned o1, o2;
+  clang_getExpansionLocation(clang_getRangeStart(ext), NULL, NULL, NULL, &o1);
+  clang_getExpansionLocation(clang_getRangeEnd(ext), NULL, NULL, NULL, &o2);
+  if (o1 == o2 && !r.editable) return NULL; /* CXXDefaultArgExpr: nothing written */
+  char *t = frontend_cursor_text(b->t, a);
+  if (t && !*t) {
+    free(t);
+    return NULL;
+  }
+  return t;
+}
+
+int opsite_handle(gb *b, gb_frame *f, CXCursor call) {
+  CXCursor decl = gb_callee_decl(call);
+  char *name = gb_callee_name(call);
+  if (!name) return 0;
+  int handled = 0;
+  if (is_global_fn(decl)) {
+    handled = 1;
+    if (b->mode != GB_GRAPH) goto out;
+    const kernel_info *ki = kernels_find(&b->g->kernels, decl);
+    graph_op *op = new_op(b, f, call, name, GRAPH_OP_LAUNCH);
+    if (!op) goto out;
+    CXCursor cfg = launch_config(call);
+    op->grid = config_text(b, cfg, 0);
+    op->block = config_text(b, cfg, 1);
+    op->shmem = config_text(b, cfg, 2);
+    op->stream = config_text(b, cfg, 3);
+    if (ki) launch_accesses(b, f, op, ki, call, 0, NULL, 0, decl);
+    else gb_note(b, call, "kernel '%s' has no definition in this file; its accesses are unknown", name);
+    calltext_op(b, op);
+    goto out;
+  }
+  if (strcmp(name, "cudaLaunchKernel") == 0) {
+    handled = 1;
+    if (b->mode != GB_GRAPH) goto out;
+    CXCursor kd = launch_kernel_fn(call);
+    char *kname = clang_Cursor_isNull(kd) ? NULL : string_and_dispose(clang_getCursorSpelling(kd));
+    graph_op *op = new_op(b, f, call, kname ? kname : name, GRAPH_OP_LAUNCH);
+    const kernel_info *ki = clang_Cursor_isNull(kd) ? NULL : kernels_find(&b->g->kernels, kd);
+    if (op && clang_Cursor_getNumArguments(call) >= 6) {
+      op->grid = frontend_cursor_text(b->t, clang_Cursor_getArgument(call, 1));
+      op->block = frontend_cursor_text(b->t, clang_Cursor_getArgument(call, 2));
+      op->shmem = frontend_cursor_text(b->t, clang_Cursor_getArgument(call, 4));
+      op->stream = frontend_cursor_text(b->t, clang_Cursor_getArgument(call, 5));
+    }
+    /* args is `void *args[] = {&a, &b, ...}`: follow each address */
+    gval av = clang_Cursor_getNumArguments(call) >= 4
+                  ? gb_eval(b, f, clang_Cursor_getArgument(call, 3))
+                  : gb_int(b, NULL, NULL, 0);
+    if (op && ki && av.k == GV_ADDR) {
+      const char *lb = strrchr(av.path, '[');
+      int n = ki->n_params;
+      gval *vals = calloc((size_t)n + 1, sizeof *vals);
+      for (int i = 0; vals && i < n; i++) {
+        gval *slot = lb ? gb_lookup(b, gb_fmt(b, "%.*s[%d]", (int)(lb - av.path), av.path, i)) : NULL;
+        gval *target = slot && slot->k == GV_ADDR ? gb_lookup(b, slot->path) : NULL;
+        vals[i] = target ? *target : gb_int(b, NULL, NULL, 0);
+        if (!target && slot && slot->k == GV_ADDR) { /* a struct: its path */
+          vals[i] = *slot;
+          vals[i].text = slot->text && slot->text[0] == '&' ? slot->text + 1 : NULL;
+          vals[i].prec = 0;
+        }
+        if (target && slot->text && slot->text[0] == '&') {
+          /* &y in the array: y, in scope wherever the array is */
+          vals[i].text = slot->text + 1;
+          vals[i].text_ok = slot->text_ok;
+          vals[i].prec = 0;
+        }
+      }
+      if (vals) launch_accesses(b, f, op, ki, call, 0, vals, n, kd);
+      free(vals);
+    } else if (op) {
+      gb_note(b, call, "cudaLaunchKernel arguments could not be traced; accesses unknown");
+    }
+    if (op) calltext_op(b, op);
+    free(kname);
+    goto out;
+  }
+  const libcall_info *li = libcall_find(name);
+  if (!li || !(li->flags & LIBCALL_OP)) goto out;
+  handled = 1;
+  if (b->mode != GB_GRAPH) goto out;
+  graph_op_kind kind = GRAPH_OP_LIBRARY;
+  if (li->family == LIBCALL_NCCL) kind = GRAPH_OP_COLLECTIVE;
+  else if (li->family == LIBCALL_CUDART)
+    kind = strstr(name, "Memset") ? GRAPH_OP_MEMSET : GRAPH_OP_MEMCPY;
+  graph_op *op = new_op(b, f, call, name, kind);
+  if (!op) goto out;
+  int n = clang_Cursor_getNumArguments(call);
+  if (n > 64) n = 64;
+  libcall_arg args[64], largs[64];
+  gval vals[64];
+  for (int i = 0; i < n; i++) {
+    CXCursor a = clang_Cursor_getArgument(call, (unsigned)i);
+    vals[i] = gb_eval(b, f, a);
+    args[i].value = vals[i].k == GV_INT ? vals[i].s : sym_unknown(b->a);
+    args[i].text = op->arg_text ? op->arg_text[i] : NULL;
+    largs[i].value = gb_eval_local(b, a);
+    largs[i].text = args[i].text;
+  }
+  libenv_ud ud = {b, f, call};
+  libcall_env env = {b->a, env_descriptor_bytes, &ud, env_descriptor_dense, env_scalar_is_zero};
+  libcall_access acc[OPSITE_MAX_ACC], lacc[OPSITE_MAX_ACC];
+  int na = libcall_accesses(name, args, n, &env, acc, OPSITE_MAX_ACC);
+  int nl = libcall_accesses(name, largs, n, &env, lacc, OPSITE_MAX_ACC);
+  if (na > OPSITE_MAX_ACC) na = OPSITE_MAX_ACC;
+  for (int i = 0; i < na; i++) {
+    int ai = acc[i].arg;
+    if (ai < 0 || ai >= n) continue;
+    sym *bl = (i < nl && lacc[i].arg == ai) ? lacc[i].bytes : NULL;
+    add_access(b, op, clang_Cursor_getArgument(call, (unsigned)ai), vals[ai], ai, acc[i].mode,
+               acc[i].bytes, bl, acc[i].exact, acc[i].role, NULL);
+  }
+  if (na < 0) gb_note(b, call, "call to '%s' has too few arguments for its model", name);
+  sym *fl = libcall_flops(name, args, n, b->a);
+  op->flops = fl ? fl : sym_const(b->a, 0);
+  if (li->flags & LIBCALL_NONDETERMINISTIC) op->flags |= KERNEL_NONDETERMINISTIC;
+  calltext_op(b, op);
+out:
+  free(name);
+  return handled;
+}

@@ -1,0 +1,86 @@
+/* trace.h - one training iteration unrolled into concrete ops.
+ *
+ * The graph (graph.h) keeps loop structure and symbolic sizes; once every
+ * symbol is bound (--bind, or compile-time constants in the source) it is
+ * unrolled into this flat, concrete form, which the planner (plan.h) and
+ * `tidal replay` consume.  Everything here is plain data owned by the
+ * trace: trace_free releases it. */
+#ifndef TIDAL_PASS_TRACE_H
+#define TIDAL_PASS_TRACE_H
+
+#include <stdint.h>
+#include "analysis/kernels.h" /* access_mode, enum kernel_flags */
+
+typedef struct trace_alloc {
+  char *name;     /* the variable the allocation was stored to ("acts_memory") */
+  uint64_t bytes;
+  int persistent; /* allocated before the loop and never freed inside it */
+} trace_alloc;
+
+/* What a tensor is to training, from the phases that touch it (groups.c):
+ * the memory timeline stacks resident bytes by group. */
+enum trace_group {
+  TRACE_GROUP_PARAMETERS = 0, /* read by forward/backward, written by the update */
+  TRACE_GROUP_OPTIMIZER = 1,  /* touched by the update only (moments, master weights) */
+  TRACE_GROUP_GRADIENTS = 2,  /* written by backward */
+  TRACE_GROUP_ACTIVATIONS = 3,/* written by forward */
+  TRACE_GROUP_OTHER = 4,
+  TRACE_NGROUPS = 5
+};
+const char *trace_group_name(int group); /* "parameters", "optimizer state", ... */
+
+typedef struct trace_tensor {
+  char *name;     /* region name, with the layer index for slices ("acts.ln1[l=3]") */
+  int group;      /* enum trace_group */
+  int alloc;      /* index into trace.allocs */
+  uint64_t offset;/* bytes from the start of the allocation */
+  uint64_t bytes;
+} trace_tensor;
+
+typedef struct trace_access {
+  int tensor;        /* index into trace.tensors */
+  uint64_t offset;   /* bytes from the start of the allocation (not the tensor) */
+  uint64_t bytes;    /* may be the whole tensor when the extent was unknown */
+  access_mode mode;
+  int exact;         /* 1 if bytes is exactly what the op touches (drop needs it) */
+  int static_access; /* index of this access in its graph op's access list */
+} trace_access;
+
+enum trace_phase { TRACE_FORWARD = 0, TRACE_BACKWARD = 1, TRACE_UPDATE = 2, TRACE_OTHER = 3 };
+
+typedef struct trace_op {
+  int static_op;    /* graph op id this is an instance of */
+  char *label;      /* "layernorm_forward -> layernorm_forward_kernel [l=3]" */
+  unsigned flags;   /* enum kernel_flags of the op (RNG, nondeterministic...) */
+  int phase;        /* enum trace_phase */
+  double flops;     /* estimated floating-point work, 0 if unknown */
+  int scope;        /* ops with the same scope run in the same iteration of the same
+                       innermost loop (or both directly in the training-loop body):
+                       a pointer expression valid at one is valid at the other, so a
+                       plan call for one may be placed at the other */
+  int static_scope; /* the graph loop id of that innermost loop (-1: the loop body) */
+  int n_acc;
+  trace_access *acc;
+} trace_op;
+
+typedef struct tidal_trace {
+  /* Accesses the graph could not attribute to a tensor (unresolved
+   * pointers; not managed/host memory), left out of ops[].acc.  The
+   * rewritten program still declares them to the runtime, which restores
+   * whatever they touch, but the planner cannot see them: while any exist it
+   * plans no drops, since such a read could see dropped contents. */
+  int n_unresolved;
+  int n_allocs;
+  trace_alloc *allocs;
+  int n_tensors;
+  trace_tensor *tensors;
+  int n_ops;
+  trace_op *ops;
+} tidal_trace;
+
+void trace_free(tidal_trace *t); /* frees the members, not t itself */
+/* Sets every tensor's group from the phases of the ops that touch it
+ * (groups.c; unroll calls it). */
+void trace_groups(tidal_trace *t);
+
+#endif

@@ -1,0 +1,331 @@
+/* unroll.c - the graph unrolled into one concrete iteration (trace.h):
+ * every loop expanded with its induction variable bound, every size
+ * evaluated under the bindings, per-layer tensors split per concrete slice.
+ * Also owns trace_free.
+ *
+ * Decisions:
+ *  - Ops of one graph loop are contiguous in program order (the interpreter
+ *    walks a loop body once, and a loop met again through another call is
+ *    another graph loop), so the loop tree is recovered from each op's
+ *    innermost loop and the loops' parent links.
+ *  - A loop whose trip count is unknown (a while loop, an unrecognised for
+ *    header) is run once, with a warning: one iteration is the best
+ *    available estimate and keeps every op in the trace.
+ *  - Concrete tensors are keyed by (allocation, offset); accesses to
+ *    overlapping but different offsets stay separate tensors (the planner
+ *    works per tensor and the runtime per byte range, so this is safe).
+ *  - An access whose extent is unknown covers its region from the pointer
+ *    to the region's end (else the allocation's end), marked inexact.
+ *  - scope: a fresh id per iteration of each loop; ops directly in the
+ *    training loop body share scope 0. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/diag.h"
+#include "graph/unroll.h"
+
+void trace_free(tidal_trace *t) {
+  if (!t) return;
+  for (int i = 0; i < t->n_allocs; i++) free(t->allocs[i].name);
+  free(t->allocs);
+  for (int i = 0; i < t->n_tensors; i++) free(t->tensors[i].name);
+  free(t->tensors);
+  for (int i = 0; i < t->n_ops; i++) {
+    free(t->ops[i].label);
+    free(t->ops[i].acc);
+  }
+  free(t->ops);
+  memset(t, 0, sizeof *t);
+}
+
+typedef struct ubind {
+  const char *var;
+  int64_t value;
+} ubind;
+
+typedef struct unroller {
+  const graph *g;
+  tidal_trace *t;
+  ubind stack[64];
+  int n_stack;
+  int scopes[64];
+  int n_scopes;
+  int next_scope;
+  int quiet;
+  int failed;
+  int cap_ops, cap_tensors;
+} unroller;
+
+/* sym_value_fn: nonzero when bound; loop variables in scope first. */
+static int value_fn(void *ud, const char *name, int64_t *out) {
+  unroller *u = ud;
+  for (int i = u->n_stack - 1; i >= 0; i--)
+    if (strcmp(u->stack[i].var, name) == 0) {
+      *out = u->stack[i].value;
+      return 1;
+    }
+  return bind_lookup(&u->g->binds, name, out);
+}
+
+/* Evaluates s; on failure reports the first unbound name at file:line:col. */
+static int eval_at(unroller *u, const sym *s, int64_t *out, const char *file, unsigned line,
+                   unsigned col, const char *what) {
+  if (s && !sym_is_unknown(s) && sym_eval(s, value_fn, u, out) == 0) return 0;
+  if (!u->quiet && !u->failed) {
+    const char *missing = NULL;
+    char *name = NULL;
+    if (s && !sym_is_unknown(s)) {
+      /* the first name neither bound nor an induction variable in scope */
+      graph_bindings tmp = u->g->binds;
+      name = bind_first_unbound(&tmp, s);
+      for (int i = 0; name && i < u->n_stack; i++)
+        if (strcmp(u->stack[i].var, name) == 0) {
+          free(name);
+          name = NULL;
+        }
+      missing = name;
+    }
+    if (missing)
+      diag_error(file, line, col, "cannot unroll the training loop: %s uses '%s', which is unbound "
+                 "(use --bind %s=VALUE)", what, missing, missing);
+    else
+      diag_error(file, line, col, "cannot unroll the training loop: %s is not a computable "
+                 "expression", what);
+    free(name);
+  }
+  u->failed = 1;
+  return -1;
+}
+
+static int in_loop(const graph *g, int loop, int ancestor) {
+  if (ancestor < 0) return 1;
+  for (int l = loop; l >= 0; l = g->loops[l].parent)
+    if (l == ancestor) return 1;
+  return 0;
+}
+
+/* The child of `parent` on op's loop chain. */
+static int child_loop(const graph *g, int loop, int parent) {
+  int prev = -1;
+  for (int l = loop; l >= 0; l = g->loops[l].parent) {
+    if (g->loops[l].parent == parent) return l;
+    prev = l;
+  }
+  return prev;
+}
+
+static int tensor_for(unroller *u, const graph_tensor *gt, uint64_t offset, uint64_t bytes) {
+  tidal_trace *t = u->t;
+  for (int i = t->n_tensors - 1; i >= 0; i--)
+    if (t->tensors[i].alloc == gt->alloc && t->tensors[i].offset == offset) {
+      if (bytes > t->tensors[i].bytes) t->tensors[i].bytes = bytes;
+      return i;
+    }
+  if (t->n_tensors == u->cap_tensors) {
+    int nc = u->cap_tensors ? u->cap_tensors * 2 : 64;
+    trace_tensor *n = realloc(t->tensors, (size_t)nc * sizeof *n);
+    if (!n) return -1;
+    t->tensors = n;
+    u->cap_tensors = nc;
+  }
+  trace_tensor *tt = &t->tensors[t->n_tensors];
+  memset(tt, 0, sizeof *tt);
+  tt->alloc = gt->alloc;
+  tt->offset = offset;
+  tt->bytes = bytes;
+  /* "acts.ln1[l]" -> "acts.ln1[l=3]" */
+  char buf[512];
+  const char *lb = strchr(gt->name, '[');
+  if (lb && gt->name[strlen(gt->name) - 1] == ']') {
+    int n = snprintf(buf, sizeof buf, "%.*s[", (int)(lb - gt->name), gt->name);
+    char vars[256];
+    snprintf(vars, sizeof vars, "%.*s", (int)(strlen(lb + 1) - 1), lb + 1);
+    char *save = NULL;
+    int first = 1;
+    for (char *v = strtok_r(vars, ",", &save); v && n < (int)sizeof buf; v = strtok_r(NULL, ",", &save)) {
+      int64_t val;
+      if (value_fn(u, v, &val))
+        n += snprintf(buf + n, sizeof buf - (size_t)n, "%s%s=%lld", first ? "" : ",", v, (long long)val);
+      else
+        n += snprintf(buf + n, sizeof buf - (size_t)n, "%s%s", first ? "" : ",", v);
+      first = 0;
+    }
+    if (n < (int)sizeof buf - 1) snprintf(buf + n, sizeof buf - (size_t)n, "]");
+  } else {
+    snprintf(buf, sizeof buf, "%s", gt->name);
+  }
+  tt->name = strdup(buf);
+  return t->n_tensors++;
+}
+
+static void emit_op(unroller *u, const graph_op *op) {
+  const graph *g = u->g;
+  tidal_trace *t = u->t;
+  if (t->n_ops == u->cap_ops) {
+    int nc = u->cap_ops ? u->cap_ops * 2 : 256;
+    trace_op *n = realloc(t->ops, (size_t)nc * sizeof *n);
+    if (!n) {
+      u->failed = 1;
+      return;
+    }
+    t->ops = n;
+    u->cap_ops = nc;
+  }
+  trace_op *to = &t->ops[t->n_ops];
+  memset(to, 0, sizeof *to);
+  to->static_op = op->id;
+  to->flags = op->flags;
+  to->phase = op->phase;
+  int64_t fl;
+  to->flops = op->flops && sym_eval(op->flops, value_fn, u, &fl) == 0 ? (double)fl : 0.0;
+  to->scope = u->n_scopes ? u->scopes[u->n_scopes - 1] : 0;
+  to->static_scope = op->loop;
+  char label[512];
+  int n = snprintf(label, sizeof label, "%s", op->label ? op->label : op->callee);
+  if (u->n_stack > 0 && n < (int)sizeof label) {
+    n += snprintf(label + n, sizeof label - (size_t)n, " [");
+    for (int i = 0; i < u->n_stack && n < (int)sizeof label; i++)
+      n += snprintf(label + n, sizeof label - (size_t)n, "%s%s=%lld", i ? "," : "", u->stack[i].var,
+                    (long long)u->stack[i].value);
+    if (n < (int)sizeof label) snprintf(label + n, sizeof label - (size_t)n, "]");
+  }
+  to->label = strdup(label);
+  to->acc = calloc((size_t)op->n_acc + 1, sizeof *to->acc);
+  t->n_ops++;
+  if (!to->acc) {
+    u->failed = 1;
+    return;
+  }
+  for (int i = 0; i < op->n_acc; i++) {
+    const graph_access *a = &op->acc[i];
+    if (a->tensor < 0) { /* unresolved (or not tidal memory): not in the trace */
+      if (!a->unmanaged) t->n_unresolved++;
+      continue;
+    }
+    const graph_tensor *gt = &g->tensors[a->tensor];
+    int64_t off, bytes, abytes;
+    if (eval_at(u, a->offset, &off, op->file, op->line, op->col, "the pointer offset") != 0) return;
+    if (eval_at(u, g->allocs[gt->alloc].bytes, &abytes, g->allocs[gt->alloc].file,
+                g->allocs[gt->alloc].line, g->allocs[gt->alloc].col, "the allocation size") != 0)
+      return;
+    int exact = a->exact;
+    if (sym_is_unknown(a->bytes) || sym_eval(a->bytes, value_fn, u, &bytes) != 0) {
+      if (!sym_is_unknown(a->bytes)) {
+        eval_at(u, a->bytes, &bytes, op->file, op->line, op->col, "an access size");
+        return;
+      }
+      /* unknown extent: to the end of the region (or the allocation) */
+      int64_t end = abytes;
+      if (gt->region >= 0) {
+        int64_t ro, rb;
+        if (graph_eval(g, g->regions[gt->region].offset, &ro) == 0 &&
+            graph_eval(g, g->regions[gt->region].bytes, &rb) == 0 && ro + rb > off)
+          end = ro + rb;
+      }
+      bytes = end - off;
+      exact = 0;
+    }
+    if (off < 0 || bytes < 0) continue;
+    if (off + bytes > abytes) bytes = abytes > off ? abytes - off : 0; /* clamp an over-estimate */
+    int ti = tensor_for(u, gt, (uint64_t)off, (uint64_t)bytes);
+    if (ti < 0) continue;
+    trace_access *ta = &to->acc[to->n_acc++];
+    ta->tensor = ti;
+    ta->offset = (uint64_t)off;
+    ta->bytes = (uint64_t)bytes;
+    ta->mode = a->mode;
+    ta->exact = exact;
+    ta->static_access = i;
+  }
+}
+
+/* Runs ops [*i, n) that belong to loop `within`, advancing *i. */
+static void run_range(unroller *u, int *i, int within) {
+  const graph *g = u->g;
+  while (*i < g->n_ops && !u->failed) {
+    const graph_op *op = &g->ops[*i];
+    if (!in_loop(g, op->loop, within)) return;
+    if (op->loop == within) {
+      emit_op(u, op);
+      (*i)++;
+      continue;
+    }
+    int c = child_loop(g, op->loop, within);
+    const graph_loop *L = &g->loops[c];
+    int start = *i;
+    int64_t lo = 0, hi = 1, step = 1;
+    int known = L->var && L->step &&
+                sym_eval(L->lo, value_fn, u, &lo) == 0 && sym_eval(L->hi, value_fn, u, &hi) == 0;
+    if (L->var && L->step && !known && !sym_is_unknown(L->lo) && !sym_is_unknown(L->hi)) {
+      /* a recognised loop with an unbound bound: that is an error */
+      int64_t dummy;
+      if (eval_at(u, L->lo, &dummy, L->file, L->line, L->col, "the loop's start") != 0 ||
+          eval_at(u, L->hi, &dummy, L->file, L->line, L->col, "the loop's bound") != 0)
+        return;
+    }
+    if (known) {
+      step = L->step;
+    } else {
+      if (!u->quiet)
+        diag_warning(L->file, L->line, L->col, "loop trip count unknown; unrolled once");
+      lo = 0;
+      hi = 1;
+      step = 1;
+    }
+    int end = start;
+    int iterations = 0;
+    for (int64_t v = lo; step > 0 ? v < hi : v > hi; v += step) {
+      *i = start;
+      if (u->n_stack < 64 && L->var && known) {
+        u->stack[u->n_stack].var = L->var;
+        u->stack[u->n_stack].value = v;
+        u->n_stack++;
+      }
+      if (u->n_scopes < 64) u->scopes[u->n_scopes++] = ++u->next_scope;
+      run_range(u, i, c);
+      if (u->n_scopes) u->n_scopes--;
+      if (L->var && known && u->n_stack) u->n_stack--;
+      end = *i;
+      iterations++;
+      if (u->failed) return;
+    }
+    if (iterations == 0) {
+      /* zero trips: skip the loop's ops */
+      int j = start;
+      while (j < g->n_ops && in_loop(g, g->ops[j].loop, c)) j++;
+      end = j;
+    }
+    *i = end;
+  }
+}
+
+int unroll_graph(const graph *g, tidal_trace *out, int quiet) {
+  memset(out, 0, sizeof *out);
+  unroller u;
+  memset(&u, 0, sizeof u);
+  u.g = g;
+  u.t = out;
+  u.quiet = quiet;
+  out->allocs = calloc((size_t)g->n_allocs + 1, sizeof *out->allocs);
+  if (!out->allocs) return TIDAL_EXIT_INTERNAL;
+  out->n_allocs = g->n_allocs;
+  for (int i = 0; i < g->n_allocs; i++) {
+    const graph_alloc *a = &g->allocs[i];
+    int64_t v;
+    out->allocs[i].name = strdup(a->name);
+    out->allocs[i].persistent = !a->in_loop;
+    if (eval_at(&u, a->bytes, &v, a->file, a->line, a->col, "the allocation size") != 0) break;
+    out->allocs[i].bytes = (uint64_t)v;
+  }
+  int i = 0;
+  if (!u.failed) run_range(&u, &i, -1);
+  if (u.failed) {
+    trace_free(out);
+    return TIDAL_EXIT_BAD_INPUT;
+  }
+  trace_groups(out);
+  return TIDAL_EXIT_OK;
+}
+
+int graph_unroll(const graph *g, tidal_trace *out) { return unroll_graph(g, out, 0); }

@@ -1,0 +1,700 @@
+/* replay.c - the replay engine: one op trace, run through the real libtidal
+ * API on the sim backend, once unmanaged and once under a plan.
+ *
+ * Design decisions:
+ *  - The data oracle: an op's result is a hash of every byte it reads,
+ *    seeded with (static op, dynamic index); its written ranges are filled
+ *    from that hash.  Any byte that is stale, missing, dropped while live or
+ *    wrongly recomputed changes the op's checksum and, through the data, the
+ *    checksums of every later reader.  See Note [what the oracle catches].
+ *  - Actions run where the rewritten program calls them (replay_place,
+ *    from rewrite_place.c): next to their op, or before the first / after
+ *    the last op of the enclosing call statement they are emitted at, with
+ *    the range resolved by plan_resolve_ref at their op: the same rule the
+ *    model uses and the value of the expression the rewriter emits.
+ *    Actions the rewriter cannot emit do not run.
+ *  - Only the ranges the loop reads before writing (plan_live_in) get initial
+ *    data; the rest is first written by the ops, as in the real program.
+ *  - Counters are deltas over the iterations, so the initial writes (which
+ *    may exceed a budget and be evicted) do not count as the plan's work.
+ *  - An op touching memory that tidal_op_begin did not make resident would
+ *    raise SIGSEGV (the sim backend maps evicted chunks PROT_NONE).  The op
+ *    body runs under sigsetjmp so that is reported as a failed run, not a
+ *    crash.  The handler is installed only while a run is in progress.
+ *  - The runtime is process-global, so one replay runs at a time; the engine
+ *    pointer for recompute closures travels in the closure context.
+ *
+ * Note [what the oracle catches]
+ * A planned swap that is not prefetched is repaired by fault-in (the
+ * runtime's promise): results match, `faults` rises.  A drop of live data
+ * leaves unspecified bytes: the next reader's hash differs.  A recompute
+ * whose inputs changed produces different bytes: the re-run's hash differs
+ * from the original's (recompute_mismatches) and so do later readers'. */
+#define _POSIX_C_SOURCE 200809L
+#include "replay/replay.h"
+
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tidal.h"
+
+/* Extra emulated device capacity beyond the trace's allocations. */
+#define SIM_DEVICE_SLACK_BYTES ((uint64_t)256 << 20)
+#define DEFAULT_REPLAY_CHUNK_BYTES 4096u
+/* At most this many chunks over all allocations: the sim backend maps each
+ * chunk separately, and the kernel allows about 65530 mappings a process
+ * (vm.max_map_count).  Bigger models get bigger chunks. */
+#define REPLAY_MAX_CHUNKS 24576u
+#define DEFAULT_ITERATIONS 2
+/* The chunk the CUDA backend evicts by default (the VMM granularity).  See
+ * Note [latency per chunk]. */
+#define REAL_CHUNK_BYTES ((uint64_t)2 << 20)
+
+/* Note [latency per chunk]
+ * Replay uses small chunks so that residency follows tensor boundaries (the
+ * plan's byte model), but the runtime charges the copy latency per chunk
+ * copied.  With 4 KiB chunks a 10 us latency would dominate every copy, an
+ * artefact of emulation.  So the latency is scaled by chunk / 2 MiB: every
+ * byte pays the latency share it would pay with the CUDA backend's 2 MiB
+ * chunks. */
+
+int replay_break_parse(const char *s, replay_break *out) {
+  if (strcmp(s, "skip-prefetch") == 0) { *out = REPLAY_BREAK_SKIP_PREFETCH; return 0; }
+  if (strcmp(s, "drop-live") == 0) { *out = REPLAY_BREAK_DROP_LIVE; return 0; }
+  if (strcmp(s, "none") == 0) { *out = REPLAY_BREAK_NONE; return 0; }
+  return -1;
+}
+
+void replay_options_default(replay_options *o) {
+  memset(o, 0, sizeof *o);
+  o->iterations = DEFAULT_ITERATIONS;
+  cost_model_default(&o->cost);
+}
+
+/* ---- the oracle's hash ---- */
+
+static uint64_t mix64(uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
+  x ^= x >> 31;
+  return x;
+}
+
+static uint64_t hash_bytes(uint64_t h, const unsigned char *p, uint64_t n) {
+  uint64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    memcpy(&w, p + i, 8);
+    h = (h ^ w) * 0x100000001b3ull;
+    h ^= h >> 29;
+  }
+  for (; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
+  return mix64(h ^ n);
+}
+
+/* Fills [p, p+n) from seed; `pos` is the range's offset in its allocation,
+ * so the bytes do not depend on how the range is split. */
+static void fill_bytes(unsigned char *p, uint64_t n, uint64_t seed, uint64_t pos) {
+  uint64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w = mix64(seed + (pos + i) * 0x9e3779b97f4a7c15ull);
+    memcpy(p + i, &w, 8);
+  }
+  for (; i < n; i++) p[i] = (unsigned char)mix64(seed + (pos + i) * 0x9e3779b97f4a7c15ull);
+}
+
+/* ---- the engine ---- */
+
+typedef struct engine {
+  const tidal_trace *t;
+  const plan_result *plan; /* NULL: unmanaged */
+  const replay_options *o;
+  replay_run *run;
+  void **base;             /* per allocation: tidal_malloc's pointer */
+  tidal_site *sites;       /* per trace op */
+  uint64_t *sums;          /* per dynamic op: checksum (0 = not run yet) */
+  const uint64_t *expect;  /* the unmanaged run's checksums, or NULL */
+  int *recompute_mismatch;
+  int **before, **after;   /* per trace op: (action, trace op its range is resolved at)
+                              pairs to run before / after it, -1 terminated */
+  int iteration;
+} engine;
+
+typedef struct recompute_ctx {
+  engine *e;
+  int op;        /* trace op to re-run */
+  int iteration; /* and the iteration it belongs to */
+} recompute_ctx;
+
+static sigjmp_buf segv_jmp;
+static volatile sig_atomic_t segv_armed;
+
+static void segv_handler(int sig) {
+  if (segv_armed) siglongjmp(segv_jmp, sig);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+#if defined(__GNUC__)
+static void run_fail(engine *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#endif
+static void run_fail(engine *e, const char *fmt, ...) {
+  if (e->run->failed) return;
+  e->run->failed = 1;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(e->run->error, sizeof e->run->error, fmt, ap);
+  va_end(ap);
+}
+
+static void access_of(const engine *e, int op, int a, tidal_access *out) {
+  const trace_access *ac = &e->t->ops[op].acc[a];
+  int al = e->t->tensors[ac->tensor].alloc;
+  out->ptr = (const unsigned char *)e->base[al] + ac->offset;
+  out->bytes = (size_t)ac->bytes;
+  /* as the rewriter declares it: a write not proven to cover every byte
+   * keeps the old bytes (TIDAL_WRITE would let the runtime map it fresh) */
+  out->mode = (tidal_mode)(ac->mode == ACCESS_WRITE && !ac->exact ? ACCESS_READWRITE : ac->mode);
+}
+
+/* Runs trace op `op` of iteration `it`: op_begin, read, hash, write,
+ * op_end.  Returns its checksum, 0 after a failure (recorded in the run). */
+static uint64_t run_op(engine *e, int op, int it) {
+  const trace_op *top = &e->t->ops[op];
+  tidal_access acc[64];
+  tidal_access *accp = top->n_acc <= 64 ? acc : malloc((size_t)top->n_acc * sizeof *accp);
+  if (!accp) { run_fail(e, "out of memory"); return 0; }
+  for (int a = 0; a < top->n_acc; a++) access_of(e, op, a, &accp[a]);
+  uint64_t h = 0;
+  tidal_status st = tidal_op_begin(&e->sites[op], top->n_acc, accp);
+  if (st != TIDAL_OK) {
+    run_fail(e, "op %d (%s): tidal_op_begin: %s: %s", op, top->label, tidal_status_string(st),
+             tidal_last_error());
+    goto out;
+  }
+  uint64_t dyn = (uint64_t)it * (uint64_t)e->t->n_ops + (uint64_t)op;
+  h = mix64(((uint64_t)(unsigned)top->static_op << 32) ^ mix64(dyn + 1));
+  int sig = sigsetjmp(segv_jmp, 1);
+  if (sig == 0) {
+    segv_armed = 1;
+    for (int a = 0; a < top->n_acc; a++)
+      if (accp[a].mode & TIDAL_READ) h = hash_bytes(h, accp[a].ptr, accp[a].bytes);
+    for (int a = 0; a < top->n_acc; a++)
+      if (accp[a].mode & TIDAL_WRITE)
+        fill_bytes((unsigned char *)accp[a].ptr, accp[a].bytes, mix64(h + (uint64_t)a),
+                   top->acc[a].offset);
+    segv_armed = 0;
+  } else {
+    segv_armed = 0;
+    run_fail(e, "op %d (%s) touched memory that tidal_op_begin did not make resident", op,
+             top->label);
+    h = 0;
+  }
+  st = tidal_op_end(&e->sites[op]);
+  if (st != TIDAL_OK)
+    run_fail(e, "op %d (%s): tidal_op_end: %s: %s", op, top->label, tidal_status_string(st),
+             tidal_last_error());
+  if (h == 0) h = 1; /* 0 means "not run" */
+out:
+  if (accp != acc) free(accp);
+  return e->run->failed ? 0 : h;
+}
+
+static void recompute_closure(void *ctx, tidal_stream stream) {
+  (void)stream;
+  recompute_ctx *c = ctx;
+  engine *e = c->e;
+  uint64_t h = run_op(e, c->op, c->iteration);
+  uint64_t dyn = (uint64_t)c->iteration * (uint64_t)e->t->n_ops + (uint64_t)c->op;
+  e->run->recomputed_ops++;
+  if (h && e->sums[dyn] && h != e->sums[dyn]) (*e->recompute_mismatch)++;
+}
+
+static void run_action(engine *e, const plan_action *pa, int op, int it) {
+  int r = plan_resolve_ref(e->t, op, pa->ref_op);
+  int a = r >= 0 ? plan_find_static_access(&e->t->ops[r], pa->ref_access) : -1;
+  if (a < 0) return; /* the plan guarantees a match; nothing to do otherwise */
+  tidal_access ac;
+  access_of(e, r, a, &ac);
+  tidal_status st = TIDAL_OK;
+  const char *call = plan_kind_name(pa->kind);
+  switch (pa->kind) {
+  case PLAN_SWAP_OUT:
+    if (e->o->brk == REPLAY_BREAK_DROP_LIVE && !pa->recomputed) {
+      st = tidal_drop(ac.ptr, ac.bytes);
+      call = "drop (broken plan)";
+    } else {
+      st = tidal_swap_out(ac.ptr, ac.bytes);
+    }
+    break;
+  case PLAN_PREFETCH:
+    if (e->o->brk == REPLAY_BREAK_SKIP_PREFETCH) return;
+    st = tidal_prefetch(ac.ptr, ac.bytes);
+    break;
+  case PLAN_DROP: st = tidal_drop(ac.ptr, ac.bytes); break;
+  case PLAN_KEEP: st = tidal_keep(ac.ptr, ac.bytes); break;
+  case PLAN_RECOMPUTE: {
+    recompute_ctx c = {e, r, it};
+    st = tidal_recompute_register(ac.ptr, ac.bytes, recompute_closure, &c, sizeof c);
+    break;
+  }
+  }
+  if (st != TIDAL_OK) {
+    e->run->hint_errors++;
+    if (e->run->hint_errors == 1)
+      fprintf(stderr, "tidal replay: warning: %s at op %d (%s): %s: %s\n", call, op,
+              e->t->ops[op].label, tidal_status_string(st), tidal_last_error());
+  }
+}
+
+/* Where the action placed at trace op i runs: i itself, or - placed at an
+ * enclosing call statement - the first (BEFORE) or last (AFTER) op of that
+ * call's execution: the ops next to i that run inside the call and come
+ * before (after) X in program order.  A neighbour inside the call but not
+ * before (after) X belongs to the next (previous) execution of the call. */
+static int action_position(const engine *e, const plan_action *pa, const replay_place *pl, int i) {
+  if (!pl || !pl->in_call) return i;
+  const tidal_trace *t = e->t;
+  int x = t->ops[i].static_op, j = i, n = e->o->n_static_ops;
+  if (pa->where == PLAN_BEFORE) {
+    while (j > 0) {
+      int s = t->ops[j - 1].static_op;
+      if (s < 0 || s >= n || !pl->in_call[s] || s >= x) break;
+      j--;
+    }
+  } else {
+    while (j + 1 < t->n_ops) {
+      int s = t->ops[j + 1].static_op;
+      if (s < 0 || s >= n || !pl->in_call[s] || s <= x) break;
+      j++;
+    }
+  }
+  return j;
+}
+
+typedef struct slot {
+  int action; /* plan action */
+  int ref_at; /* trace op it is keyed to (its range is resolved there) */
+  int at;     /* trace op it runs next to */
+  int after;  /* 1: after `at` */
+  int level;  /* call level of its statement */
+  int rank;   /* 0: recompute registration (emitted first at a statement), 1: others */
+} slot;
+
+/* The order the rewritten program makes calls that share a spot: calls
+ * before a statement run outer (shallower) levels first, calls after it
+ * inner levels first; at one statement, recompute registrations first (the
+ * rewriter emits them first), then plan order. */
+static int slot_cmp(const void *a, const void *b) {
+  const slot *x = a, *y = b;
+  if (x->at != y->at) return x->at - y->at;
+  if (x->after != y->after) return x->after - y->after;
+  if (x->level != y->level) return x->after ? y->level - x->level : x->level - y->level;
+  if (x->rank != y->rank) return x->rank - y->rank;
+  return x->action - y->action;
+}
+
+/* Per trace op, the plan actions run before / after it. */
+static int index_actions(engine *e) {
+  int N = e->t->n_ops;
+  e->before = calloc((size_t)N, sizeof(int *));
+  e->after = calloc((size_t)N, sizeof(int *));
+  if (!e->before || !e->after) return -1;
+  int na = e->plan ? e->plan->n_actions : 0;
+  int *nb = calloc((size_t)N + 1, sizeof *nb), *nf = calloc((size_t)N + 1, sizeof *nf);
+  slot *sl = NULL;
+  int n_sl = 0, cap = 0, rc = -1;
+  if (!nb || !nf) goto out;
+  for (int i = 0; i < N; i++)
+    for (int k = 0; k < na; k++) {
+      const plan_action *pa = &e->plan->actions[k];
+      const replay_place *pl = e->o->place ? &e->o->place[k] : NULL;
+      if (pa->at_op != e->t->ops[i].static_op || (pl && !pl->run)) continue;
+      if (n_sl == cap) {
+        cap = cap ? cap * 2 : 64;
+        slot *v = realloc(sl, (size_t)cap * sizeof *v);
+        if (!v) goto out;
+        sl = v;
+      }
+      slot *q = &sl[n_sl++];
+      q->action = k;
+      q->ref_at = i;
+      q->at = action_position(e, pa, pl, i);
+      q->after = pa->where != PLAN_BEFORE;
+      q->level = pl ? pl->level : 0;
+      q->rank = pa->kind == PLAN_RECOMPUTE ? 0 : 1;
+      if (q->after) nf[q->at]++;
+      else nb[q->at]++;
+    }
+  if (n_sl > 1) qsort(sl, (size_t)n_sl, sizeof *sl, slot_cmp);
+  for (int i = 0; i < N; i++) {
+    e->before[i] = malloc((size_t)(2 * nb[i] + 1) * sizeof(int));
+    e->after[i] = malloc((size_t)(2 * nf[i] + 1) * sizeof(int));
+    if (!e->before[i] || !e->after[i]) goto out;
+    nb[i] = nf[i] = 0;
+  }
+  for (int q = 0; q < n_sl; q++) {
+    int *list = sl[q].after ? e->after[sl[q].at] : e->before[sl[q].at];
+    int *n = sl[q].after ? &nf[sl[q].at] : &nb[sl[q].at];
+    list[2 * *n] = sl[q].action;
+    list[2 * *n + 1] = sl[q].ref_at;
+    ++*n;
+  }
+  for (int i = 0; i < N; i++) {
+    e->before[i][2 * nb[i]] = -1;
+    e->after[i][2 * nf[i]] = -1;
+  }
+  rc = 0;
+out:
+  free(nb);
+  free(nf);
+  free(sl);
+  return rc;
+}
+
+static void engine_free(engine *e) {
+  for (int i = 0; e->before && i < e->t->n_ops; i++) free(e->before[i]);
+  for (int i = 0; e->after && i < e->t->n_ops; i++) free(e->after[i]);
+  free(e->before);
+  free(e->after);
+  free(e->sites);
+  free(e->base);
+}
+
+static uint64_t total_alloc_bytes(const tidal_trace *t) {
+  uint64_t s = 0;
+  for (int a = 0; a < t->n_allocs; a++) s += t->allocs[a].bytes;
+  return s;
+}
+
+/* Hash of the live-in ranges (the state the next iteration needs). */
+static uint64_t state_hash(engine *e, const plan_range *li, int n_li) {
+  uint64_t h = 0x5eed;
+  for (int k = 0; k < n_li && !e->run->failed; k++) {
+    tidal_access ac = {(const unsigned char *)e->base[li[k].alloc] + li[k].offset,
+                       (size_t)li[k].bytes, TIDAL_READ};
+    tidal_site site = {"replay: final state", "replay", 0, 0};
+    tidal_status st = tidal_op_begin(&site, 1, &ac);
+    if (st != TIDAL_OK) {
+      run_fail(e, "final state read: %s: %s", tidal_status_string(st), tidal_last_error());
+      break;
+    }
+    h = hash_bytes(h, ac.ptr, ac.bytes);
+    tidal_op_end(&site);
+  }
+  return h;
+}
+
+/* One run.  sums[iterations * n_ops] receives the checksums. */
+static int one_run(const tidal_trace *t, const plan_result *plan, const replay_options *o,
+                   uint64_t budget, uint64_t *sums, const uint64_t *expect, replay_run *run,
+                   int *recompute_mismatch, const plan_range *li, int n_li,
+                   uint64_t *final_state) {
+  engine E;
+  memset(&E, 0, sizeof E);
+  memset(run, 0, sizeof *run);
+  E.t = t;
+  E.plan = plan;
+  E.o = o;
+  E.run = run;
+  E.sums = sums;
+  E.expect = expect;
+  E.recompute_mismatch = recompute_mismatch;
+  int N = t->n_ops, iters = o->iterations > 0 ? o->iterations : DEFAULT_ITERATIONS;
+  int started = 0;
+  struct sigaction sa, old_segv, old_bus;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = segv_handler;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGSEGV, &sa, &old_segv);
+  sigaction(SIGBUS, &sa, &old_bus);
+
+  E.base = calloc((size_t)(t->n_allocs ? t->n_allocs : 1), sizeof(void *));
+  E.sites = calloc((size_t)(N ? N : 1), sizeof(tidal_site));
+  if (!E.base || !E.sites || index_actions(&E) != 0) {
+    run_fail(&E, "out of memory");
+    goto out;
+  }
+  for (int i = 0; i < N; i++) {
+    E.sites[i].label = t->ops[i].label;
+    E.sites[i].file = "trace";
+    E.sites[i].line = t->ops[i].static_op;
+    E.sites[i].est_seconds = plan_op_seconds(t, i, &o->cost);
+  }
+  tidal_config cfg;
+  tidal_config_default(&cfg);
+  uint64_t total = total_alloc_bytes(t);
+  cfg.device = TIDAL_DEVICE_SIM;
+  cfg.sim_device_bytes = (size_t)(2 * total + SIM_DEVICE_SLACK_BYTES);
+  /* The emulated device holds any budget it is given: a budget above what
+   * the program needs is simply not binding (docs/replay.md). */
+  if (budget > cfg.sim_device_bytes) cfg.sim_device_bytes = (size_t)budget;
+  cfg.budget_bytes = (size_t)(budget ? budget : cfg.sim_device_bytes);
+  cfg.host_budget_bytes = (size_t)(2 * total + SIM_DEVICE_SLACK_BYTES);
+  cfg.chunk_bytes = (size_t)(o->chunk_bytes ? o->chunk_bytes : DEFAULT_REPLAY_CHUNK_BYTES);
+  while (!o->chunk_bytes && total / cfg.chunk_bytes > REPLAY_MAX_CHUNKS)
+    cfg.chunk_bytes *= 2;
+  cfg.sim_h2d_bytes_per_s = o->cost.h2d_bytes_per_s;
+  cfg.sim_d2h_bytes_per_s = o->cost.d2h_bytes_per_s;
+  cfg.sim_copy_latency_s =
+      o->cost.copy_latency_s * (double)cfg.chunk_bytes / (double)REAL_CHUNK_BYTES;
+  if (cfg.sim_copy_latency_s <= 0) cfg.sim_copy_latency_s = 1e-12; /* 0 means "default" */
+  cfg.log_level = 1;
+  tidal_status st = tidal_init(&cfg);
+  if (st != TIDAL_OK) {
+    run_fail(&E, "tidal_init: %s: %s", tidal_status_string(st), tidal_last_error());
+    goto out;
+  }
+  started = 1;
+  for (int a = 0; a < t->n_allocs; a++) {
+    st = tidal_malloc(&E.base[a], (size_t)t->allocs[a].bytes);
+    if (st != TIDAL_OK) {
+      run_fail(&E, "tidal_malloc(%s, %llu): %s: %s", t->allocs[a].name,
+               (unsigned long long)t->allocs[a].bytes, tidal_status_string(st),
+               tidal_last_error());
+      goto out;
+    }
+  }
+  /* initial data: what the loop reads before writing (parameters, ...) */
+  for (int k = 0; k < n_li; k++) {
+    tidal_access ac = {(unsigned char *)E.base[li[k].alloc] + li[k].offset,
+                       (size_t)li[k].bytes, TIDAL_WRITE};
+    tidal_site site = {"replay: initial data", "replay", 0, 0};
+    st = tidal_op_begin(&site, 1, &ac);
+    if (st != TIDAL_OK) {
+      run_fail(&E, "initial write of %s: %s: %s", t->allocs[li[k].alloc].name,
+               tidal_status_string(st), tidal_last_error());
+      goto out;
+    }
+    fill_bytes((unsigned char *)ac.ptr, ac.bytes, 0x1417a1ull + (uint64_t)li[k].alloc,
+               li[k].offset);
+    tidal_op_end(&site);
+  }
+  tidal_stats s0, s1;
+  tidal_stats_get(&s0);
+  for (int it = 0; it < iters && !run->failed; it++) {
+    E.iteration = it;
+    tidal_iteration_begin();
+    for (int i = 0; i < N && !run->failed; i++) {
+      for (int *k = E.before[i]; *k >= 0; k += 2) run_action(&E, &plan->actions[k[0]], k[1], it);
+      uint64_t h = run_op(&E, i, it);
+      if (run->failed) break;
+      sums[(size_t)it * (size_t)N + (size_t)i] = h;
+      for (int *k = E.after[i]; *k >= 0; k += 2) run_action(&E, &plan->actions[k[0]], k[1], it);
+    }
+    tidal_iteration_end();
+  }
+  tidal_stats_get(&s1);
+  *final_state = state_hash(&E, li, n_li);
+  run->peak_bytes = s1.total.peak_resident_bytes;
+  run->swapped_out_bytes = s1.total.swapped_out_bytes - s0.total.swapped_out_bytes;
+  run->swapped_in_bytes = s1.total.swapped_in_bytes - s0.total.swapped_in_bytes;
+  run->prefetched_bytes = s1.total.prefetched_bytes - s0.total.prefetched_bytes;
+  run->dropped_bytes = s1.total.dropped_bytes - s0.total.dropped_bytes;
+  run->faults = s1.total.faults - s0.total.faults;
+  run->evictions = s1.total.evictions - s0.total.evictions;
+  run->modelled_s = s1.total.modelled_seconds - s0.total.modelled_seconds;
+  run->stall_s = s1.total.stall_seconds - s0.total.stall_seconds;
+  /* recomputed_ops counts our closures; the runtime's count must agree */
+  if (s1.total.recomputes - s0.total.recomputes > run->recomputed_ops)
+    run->recomputed_ops = s1.total.recomputes - s0.total.recomputes;
+out:
+  if (started) {
+    for (int a = 0; a < t->n_allocs; a++)
+      if (E.base[a]) tidal_free(E.base[a]);
+    tidal_shutdown();
+  }
+  sigaction(SIGSEGV, &old_segv, NULL);
+  sigaction(SIGBUS, &old_bus, NULL);
+  engine_free(&E);
+  return run->failed ? -1 : 0;
+}
+
+int replay_trace(const tidal_trace *t, const plan_result *plan, const replay_options *o,
+                 replay_report *out) {
+  memset(out, 0, sizeof *out);
+  out->budget_bytes = o->budget_bytes;
+  out->iterations = o->iterations > 0 ? o->iterations : DEFAULT_ITERATIONS;
+  out->n_ops = t->n_ops;
+  out->first_mismatch = -1;
+  for (int k = 0; plan && k < plan->n_actions; k++) {
+    const plan_action *pa = &plan->actions[k];
+    if (o->place && !o->place[k].run) out->unemitted_actions++;
+    else if ((int)pa->kind >= 0 && (int)pa->kind < 5) out->actions_executed[pa->kind]++;
+  }
+  size_t n = (size_t)out->iterations * (size_t)(t->n_ops ? t->n_ops : 1);
+  uint64_t *su = calloc(n, sizeof *su), *sm = calloc(n, sizeof *sm);
+  plan_range *li = NULL;
+  int n_li = 0, rc = -1;
+  if (!su || !sm || plan_live_in(t, &li, &n_li) != 0) {
+    snprintf(out->unmanaged.error, sizeof out->unmanaged.error, "out of memory");
+    out->unmanaged.failed = 1;
+    goto done;
+  }
+  uint64_t fu = 0, fm = 0;
+  int dummy = 0;
+  plan_result none;
+  memset(&none, 0, sizeof none);
+  replay_options ou = *o;
+  ou.brk = REPLAY_BREAK_NONE;
+  one_run(t, &none, &ou, 0, su, NULL, &out->unmanaged, &dummy, li, n_li, &fu);
+  if (out->unmanaged.failed) goto done;
+  one_run(t, plan, o, o->budget_bytes, sm, su, &out->managed, &out->recompute_mismatches, li,
+          n_li, &fm);
+  rc = 0;
+  if (out->managed.failed) goto done;
+  for (size_t k = 0; k < n; k++)
+    if (su[k] != sm[k]) {
+      if (out->first_mismatch < 0) {
+        out->first_mismatch = (int)k;
+        snprintf(out->first_mismatch_label, sizeof out->first_mismatch_label, "%s",
+                 t->ops[k % (size_t)t->n_ops].label);
+      }
+      out->mismatched_ops++;
+    }
+  out->final_state_match = fu == fm;
+  out->checksums_match = out->mismatched_ops == 0 && out->final_state_match &&
+                         out->recompute_mismatches == 0;
+  out->budget_respected = o->budget_bytes == 0 || out->managed.peak_bytes <= o->budget_bytes;
+done:
+  free(su);
+  free(sm);
+  free(li);
+  return rc;
+}
+
+int replay_ok(const replay_report *r) {
+  return !r->unmanaged.failed && !r->managed.failed && r->checksums_match &&
+         r->budget_respected;
+}
+
+/* ---- output ---- */
+
+static void json_str(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; s && *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+    else if (c < 0x20) fprintf(f, "\\u%04x", c);
+    else fputc(c, f);
+  }
+  fputc('"', f);
+}
+
+static void json_run(FILE *f, const char *name, const replay_run *r) {
+  fprintf(f, "  \"%s\": {\"peak_bytes\": %llu, \"swapped_out_bytes\": %llu, "
+          "\"swapped_in_bytes\": %llu, \"prefetched_bytes\": %llu, \"dropped_bytes\": %llu, "
+          "\"recomputed_ops\": %llu, \"faults\": %llu, \"evictions\": %llu, "
+          "\"modelled_time_s\": %.9g, \"stall_s\": %.9g, \"hint_errors\": %d, \"error\": ",
+          name, (unsigned long long)r->peak_bytes, (unsigned long long)r->swapped_out_bytes,
+          (unsigned long long)r->swapped_in_bytes, (unsigned long long)r->prefetched_bytes,
+          (unsigned long long)r->dropped_bytes, (unsigned long long)r->recomputed_ops,
+          (unsigned long long)r->faults, (unsigned long long)r->evictions, r->modelled_s,
+          r->stall_s, r->hint_errors);
+  if (r->failed) json_str(f, r->error);
+  else fputs("null", f);
+  fputs("},\n", f);
+}
+
+void replay_print_json(FILE *f, const replay_report *r, const plan_result *plan,
+                       const char *mode_name) {
+  const replay_run *m = &r->managed;
+  fprintf(f, "{\n  \"plan\": ");
+  json_str(f, mode_name);
+  fprintf(f, ",\n  \"iterations\": %d,\n  \"ops_per_iteration\": %d,\n", r->iterations, r->n_ops);
+  fprintf(f, "  \"budget_bytes\": %llu,\n", (unsigned long long)r->budget_bytes);
+  fprintf(f, "  \"peak_unmanaged_bytes\": %llu,\n", (unsigned long long)r->unmanaged.peak_bytes);
+  fprintf(f, "  \"peak_managed_bytes\": %llu,\n", (unsigned long long)m->peak_bytes);
+  fprintf(f, "  \"checksums_match\": %s,\n", r->checksums_match ? "true" : "false");
+  fprintf(f, "  \"mismatched_ops\": %d,\n", r->mismatched_ops);
+  fprintf(f, "  \"first_mismatch\": ");
+  if (r->first_mismatch >= 0) json_str(f, r->first_mismatch_label);
+  else fputs("null", f);
+  fprintf(f, ",\n  \"final_state_match\": %s,\n", r->final_state_match ? "true" : "false");
+  fprintf(f, "  \"recompute_mismatches\": %d,\n", r->recompute_mismatches);
+  fprintf(f, "  \"budget_respected\": %s,\n", r->budget_respected ? "true" : "false");
+  fprintf(f, "  \"swapped_out_bytes\": %llu,\n", (unsigned long long)m->swapped_out_bytes);
+  fprintf(f, "  \"prefetched_bytes\": %llu,\n", (unsigned long long)m->prefetched_bytes);
+  fprintf(f, "  \"dropped_bytes\": %llu,\n", (unsigned long long)m->dropped_bytes);
+  fprintf(f, "  \"recomputed_ops\": %llu,\n", (unsigned long long)m->recomputed_ops);
+  fprintf(f, "  \"faults\": %llu,\n", (unsigned long long)m->faults);
+  fprintf(f, "  \"modelled_time_unmanaged_s\": %.9g,\n", r->unmanaged.modelled_s);
+  fprintf(f, "  \"modelled_time_managed_s\": %.9g,\n", m->modelled_s);
+  double ov = r->unmanaged.modelled_s > 0 ? m->modelled_s / r->unmanaged.modelled_s - 1 : 0;
+  fprintf(f, "  \"modelled_overhead\": %.6f,\n", ov);
+  if (plan) {
+    fprintf(f, "  \"plan_peak_before_bytes\": %llu,\n  \"plan_peak_after_bytes\": %llu,\n"
+            "  \"plan_budget_met\": %s,\n  \"plan_actions\": %d,\n",
+            (unsigned long long)plan->peak_before, (unsigned long long)plan->peak_after,
+            plan->budget_met ? "true" : "false", plan->n_actions);
+    fprintf(f, "  \"unemitted_actions\": %d,\n", r->unemitted_actions);
+    fprintf(f, "  \"actions_executed\": {\"swap_out\": %d, \"prefetch\": %d, \"drop\": %d, "
+            "\"recompute\": %d, \"keep\": %d},\n", r->actions_executed[PLAN_SWAP_OUT],
+            r->actions_executed[PLAN_PREFETCH], r->actions_executed[PLAN_DROP],
+            r->actions_executed[PLAN_RECOMPUTE], r->actions_executed[PLAN_KEEP]);
+    fprintf(f, "  \"plan_notes\": [");
+    for (int k = 0; k < plan->n_notes; k++) {
+      if (k) fputs(", ", f);
+      json_str(f, plan->notes[k]);
+    }
+    fputs("],\n", f);
+  }
+  json_run(f, "unmanaged", &r->unmanaged);
+  json_run(f, "managed", m);
+  fprintf(f, "  \"ok\": %s\n}\n", replay_ok(r) ? "true" : "false");
+}
+
+static void mib(char *buf, size_t n, uint64_t b) {
+  snprintf(buf, n, "%.2f MiB", (double)b / (1024.0 * 1024.0));
+}
+
+void replay_print_text(FILE *f, const replay_report *r, const plan_result *plan,
+                       const char *mode_name) {
+  char a[32], b[32], c[32];
+  const replay_run *m = &r->managed;
+  fprintf(f, "replay: %d iterations x %d ops, plan %s\n", r->iterations, r->n_ops, mode_name);
+  mib(a, sizeof a, r->budget_bytes);
+  mib(b, sizeof b, r->unmanaged.peak_bytes);
+  mib(c, sizeof c, m->peak_bytes);
+  fprintf(f, "  budget %s; peak unmanaged %s, managed %s%s\n",
+          r->budget_bytes ? a : "unlimited", b, c,
+          r->budget_respected ? "" : " (OVER BUDGET)");
+  if (plan) {
+    mib(a, sizeof a, plan->peak_before);
+    mib(b, sizeof b, plan->peak_after);
+    fprintf(f, "  plan: %d actions; modelled peak %s -> %s%s\n", plan->n_actions, a, b,
+            plan->budget_met ? "" : " (budget not met by the plan)");
+    fprintf(f, "  executed: %d swap_out, %d prefetch, %d drop, %d recompute, %d keep; "
+            "%d planned actions not emittable by rewrite (not run)\n",
+            r->actions_executed[PLAN_SWAP_OUT], r->actions_executed[PLAN_PREFETCH],
+            r->actions_executed[PLAN_DROP], r->actions_executed[PLAN_RECOMPUTE],
+            r->actions_executed[PLAN_KEEP], r->unemitted_actions);
+    for (int k = 0; k < plan->n_notes; k++) fprintf(f, "  note: %s\n", plan->notes[k]);
+  }
+  mib(a, sizeof a, m->swapped_out_bytes);
+  mib(b, sizeof b, m->prefetched_bytes);
+  mib(c, sizeof c, m->dropped_bytes);
+  fprintf(f, "  swapped out %s, prefetched %s, dropped %s, recomputed %llu ops, faults %llu\n",
+          a, b, c, (unsigned long long)m->recomputed_ops, (unsigned long long)m->faults);
+  double ov = r->unmanaged.modelled_s > 0 ? m->modelled_s / r->unmanaged.modelled_s - 1 : 0;
+  fprintf(f, "  modelled time: unmanaged %.3f ms, managed %.3f ms (%+.1f%%)\n",
+          r->unmanaged.modelled_s * 1e3, m->modelled_s * 1e3, ov * 100);
+  if (r->unmanaged.failed) fprintf(f, "  unmanaged run failed: %s\n", r->unmanaged.error);
+  if (m->failed) fprintf(f, "  managed run failed: %s\n", m->error);
+  if (!r->unmanaged.failed && !m->failed) {
+    if (r->checksums_match)
+      fprintf(f, "  checksums match (%d ops x %d iterations, final state)\n", r->n_ops,
+              r->iterations);
+    else
+      fprintf(f, "  CHECKSUMS DIFFER: %d ops, first at %s (iteration %d); final state %s; "
+              "%d bad recomputes\n", r->mismatched_ops,
+              r->first_mismatch >= 0 ? r->first_mismatch_label : "-",
+              r->first_mismatch >= 0 ? r->first_mismatch / (r->n_ops ? r->n_ops : 1) : -1,
+              r->final_state_match ? "matches" : "differs", r->recompute_mismatches);
+  }
+}

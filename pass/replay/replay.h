@@ -1,0 +1,106 @@
+/* replay.h - executing an op trace on the runtime's sim backend, unmanaged
+ * and under a plan, and comparing the results.
+ *
+ * Each op goes through the real libtidal API (tidal_op_begin/op_end with its
+ * declared accesses), then "runs": it reads every byte it declares, folding
+ * them into a 64-bit hash seeded with its identity (static op, dynamic
+ * index), and fills its written ranges from that hash.  So stale, missing or
+ * wrongly recomputed data changes every later checksum.  Plan actions run
+ * exactly where the rewritten program calls them (replay_place, from the
+ * rewriter's own placement decision); actions it cannot emit do not run.
+ * Recompute closures re-run the producer's replay with its captured
+ * identity.  See docs/replay.md. */
+#ifndef TIDAL_PASS_REPLAY_H
+#define TIDAL_PASS_REPLAY_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "plan/costmodel.h"
+#include "plan/plan.h"
+#include "graph/trace.h"
+
+typedef enum replay_break {
+  REPLAY_BREAK_NONE = 0,
+  REPLAY_BREAK_SKIP_PREFETCH, /* prefetches not issued: faults rise, results still match */
+  REPLAY_BREAK_DROP_LIVE      /* every planned swap-out drops instead: results must differ */
+} replay_break;
+
+/* "skip-prefetch" / "drop-live" -> mode; -1 if unknown. */
+int replay_break_parse(const char *s, replay_break *out);
+
+/* Where `tidal rewrite` emits one plan action (rewrite_place.c), so that
+ * replay runs exactly what the rewritten program runs. */
+typedef struct replay_place {
+  int run;                      /* 0: the rewriter does not emit it: not executed */
+  int level;                    /* call level of its statement (orders calls sharing a spot) */
+  const unsigned char *in_call; /* NULL: next to its op; else, per static op, 1 if that op runs
+                                   inside the call statement the action is placed at: the action
+                                   runs before the call's first op / after its last op */
+} replay_place;
+
+typedef struct replay_options {
+  uint64_t budget_bytes; /* of the managed run; 0 = unlimited */
+  int iterations;        /* >= 2 so cross-iteration state matters; 0 = 2 */
+  cost_model cost;       /* op durations and copy rates for the sim clock */
+  uint64_t chunk_bytes;  /* runtime eviction unit; 0 = 4096 (close to the plan's bytes),
+                            doubled until the allocations span at most 24576 chunks */
+  replay_break brk;      /* test-only: deliberately break the plan */
+  const replay_place *place; /* per plan action (plan->n_actions), or NULL: all at their ops */
+  int n_static_ops;      /* length of every in_call array */
+} replay_options;
+
+void replay_options_default(replay_options *o);
+
+/* One run's figures, counted over the iterations only (not the initial
+ * writes of live-in data), except peak_bytes, the run's high-water mark. */
+typedef struct replay_run {
+  uint64_t peak_bytes;
+  uint64_t swapped_out_bytes;
+  uint64_t swapped_in_bytes;
+  uint64_t prefetched_bytes;
+  uint64_t dropped_bytes;
+  uint64_t recomputed_ops;
+  uint64_t faults;
+  uint64_t evictions;
+  double modelled_s;     /* sim virtual clock over the iterations */
+  double stall_s;
+  int hint_errors;       /* plan calls that returned an error status */
+  int failed;            /* the run stopped: error says why */
+  char error[512];
+} replay_run;
+
+typedef struct replay_report {
+  uint64_t budget_bytes;
+  int iterations;
+  int n_ops;             /* dynamic ops per iteration */
+  replay_run unmanaged;
+  replay_run managed;
+  int checksums_match;   /* every op's checksum and the final live-in state equal */
+  int mismatched_ops;    /* dynamic ops (over all iterations) whose checksum differs */
+  int first_mismatch;    /* dynamic index of the first, -1 if none */
+  char first_mismatch_label[256];
+  int recompute_mismatches; /* re-runs whose result differed from the original */
+  int final_state_match; /* live-in ranges (parameters, optimizer state) equal at the end */
+  int budget_respected;  /* managed peak <= budget (1 when no budget) */
+  int actions_executed[5]; /* plan actions run, per plan_kind (static actions, not calls) */
+  int unemitted_actions; /* planned actions the rewriter cannot emit, so not run */
+} replay_report;
+
+/* Runs the trace unmanaged (no budget, no plan) and managed (budget, plan).
+ * Returns 0 when both runs completed (the report says whether they agree),
+ * -1 when the runtime could not be started or memory ran out (the report's
+ * error fields say why). */
+int replay_trace(const tidal_trace *t, const plan_result *plan, const replay_options *o,
+                 replay_report *out);
+
+/* 0 when the report is a success: both runs completed, checksums match and
+ * the budget was respected. */
+int replay_ok(const replay_report *r);
+
+/* Writes the report as JSON (one object) or as text. */
+void replay_print_json(FILE *f, const replay_report *r, const plan_result *plan,
+                       const char *mode_name);
+void replay_print_text(FILE *f, const replay_report *r, const plan_result *plan,
+                       const char *mode_name);
+
+#endif

@@ -1,0 +1,564 @@
+/* rewrite.c - `tidal rewrite`: instrumentation, plan calls and the header.
+ *
+ * Input: the parsed main file, its graph, and (unless --plan none or the
+ * sizes are unbound) a plan made from the unrolled trace.  Output: the
+ * original bytes with edits applied (rewrite_edits.c).  What goes where:
+ *   offset 0              header comment (marker, plan summary, what the
+ *                         analysis could not resolve), includes, #line 1
+ *   main's '{'            TIDAL_INIT_OR_EXIT();
+ *   each return of main   { (void)tidal_shutdown(); return ...; }
+ *   loop body '{' / '}'   tidal_iteration_begin / tidal_iteration_end, and
+ *                         iteration_end before every continue/break/return
+ *                         that leaves the iteration
+ *   each op statement     { site; accesses; TIDAL_OP_BEGIN  stmt  TIDAL_OP_END }
+ *   cudaMalloc/cudaFree   replaced by tidal_malloc/tidal_free
+ *   plan actions          before/after the statement rw_plan_place chooses
+ *                         (rewrite_place.c: the deepest call level on a
+ *                         single call path where the range can be named),
+ *                         else listed as not emitted in the header
+ *   recompute closures    before the function that registers them
+ * Priorities (rewrite.h) order insertions that share an offset so that
+ * wrappers nest: iteration marker outside braces outside plan calls
+ * outside the op wrapper. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rewrite/rewrite.h"
+
+#ifndef TIDAL_VERSION
+#define TIDAL_VERSION "unknown"
+#endif
+
+/* Priorities beyond rewrite.h's, for the loop markers and extra braces. */
+enum {
+  PRIO_BRACE_CLOSE = 25, /* after plan calls placed after a body statement */
+  PRIO_LOOP_END = 30,
+  PRIO_LOOP_BEGIN = 40,
+  PRIO_BRACE_OPEN = 45
+};
+
+typedef struct rw {
+  pass_tu *t;
+  graph *g;
+  const rw_request *req;
+  rw_scan scan;
+  rw_placer placer;  /* where plan actions go (rewrite_place.c) */
+  rw_lines lines;
+  rw_edits edits;
+  rw_buf notes;      /* "not resolved" lines for the header */
+  rw_buf plan_lines; /* one line per action for the header */
+  int emitted, skipped;
+  int closures;
+  unsigned *braced; /* statements given extra braces for plan calls */
+  int n_braced;
+  int oom;
+} rw;
+
+int rw_is_tidal_output(const char *src, size_t n) {
+  size_t lim = n < RW_MARKER_SCAN_BYTES ? n : RW_MARKER_SCAN_BYTES;
+  size_t ml = strlen(RW_MARKER);
+  for (size_t i = 0; i + ml <= lim; i++)
+    if (!memcmp(src + i, RW_MARKER, ml)) return 1;
+  return 0;
+}
+
+/* Appends s to b with any comment terminator defused ("*" "/" -> "* /"),
+ * for text that goes inside a comment. */
+static void put_commented(rw_buf *b, const char *s) {
+  for (; s && *s; s++) {
+    rw_buf_putn(b, s, 1);
+    if (s[0] == '*' && s[1] == '/') rw_buf_putn(b, " ", 1);
+    if (s[0] == '\n') rw_buf_puts(b, " * ");
+  }
+}
+
+/* TIDAL_WRITE promises the runtime that every byte is overwritten (it maps
+ * an evicted chunk fresh, without its old data): only a write proven exact
+ * may say so; any other write keeps the old bytes by declaring readwrite. */
+static const char *mode_name(const rw_acc *a) {
+  if (a->mode == 1) return "TIDAL_READ";
+  return a->mode == 2 && a->exact ? "TIDAL_WRITE" : "TIDAL_READWRITE";
+}
+
+#define INEXACT_WRITE_NOTE "write not proven to cover every byte: declared readwrite"
+
+static int inexact_write(const rw_acc *a) { return a->mode == 2 && !a->exact; }
+
+static void insert(rw *r, unsigned off, int prio, rw_buf *b) {
+  if (b->oom) r->oom = 1;
+  rw_edits_insert(&r->edits, off, prio, b->p ? b->p : "");
+  rw_buf_free(b);
+}
+
+static void insert_s(rw *r, unsigned off, int prio, const char *s) {
+  rw_edits_insert(&r->edits, off, prio, s);
+}
+
+/* ---- instrumentation ---- */
+
+static void instrument_site(rw *r, int idx, rw_site *s) {
+  const rw_lines *L = &r->lines;
+  rw_buf open = {0}, close = {0}, ind = {0};
+  rw_line_indent(L, s->stmt_begin, &ind);
+  const char *in = ind.p ? ind.p : "";
+  rw_buf_printf(&open, "%s/* tidal: op site %d: %s */\n", s->braces ? "{ " : "", idx, s->label);
+  rw_buf_printf(&open, "%s  static tidal_site tidal_site_%d = {\"%s\", \"%s\", %u, 0.0};\n", in, idx,
+                s->label, L->path_c, s->line);
+  if (s->n_acc > 0) {
+    rw_buf_printf(&open, "%s  const tidal_access tidal_acc_%d[%d] = {\n", in, idx, s->n_acc);
+    for (int i = 0; i < s->n_acc; i++) {
+      const rw_acc *a = &s->acc[i];
+      rw_buf_printf(&open, "%s    {(const void *)(%s), %s, %s},", in, a->ptr,
+                    a->bytes ? a->bytes : "TIDAL_EXTENT_UNKNOWN", mode_name(a));
+      if (!a->bytes) {
+        rw_buf_puts(&open, " /* extent unknown: ");
+        put_commented(&open, a->why);
+        rw_buf_puts(&open, " */");
+        rw_buf_printf(&r->notes, " *   %s:%u: %s: extent of '", L->path_c, s->line, s->label);
+        put_commented(&r->notes, a->ptr);
+        rw_buf_puts(&r->notes, "' unknown (TIDAL_EXTENT_UNKNOWN, to the end of its allocation): ");
+        put_commented(&r->notes, a->why);
+        rw_buf_puts(&r->notes, "\n");
+      }
+      if (inexact_write(a)) rw_buf_puts(&open, " /* " INEXACT_WRITE_NOTE " */");
+      rw_buf_puts(&open, "\n");
+    }
+    rw_buf_printf(&open, "%s  };\n", in);
+    rw_buf_printf(&open, "%s  TIDAL_OP_BEGIN(&tidal_site_%d, %d, tidal_acc_%d);", in, idx, s->n_acc,
+                  idx);
+  } else {
+    rw_buf_printf(&open, "%s  TIDAL_OP_BEGIN(&tidal_site_%d, 0, NULL);", in, idx);
+  }
+  rw_line_restore(L, s->stmt_begin, &open);
+  rw_buf_printf(&close, " TIDAL_OP_END(&tidal_site_%d);%s", idx, s->braces ? " }" : "");
+  insert(r, s->stmt_begin, RW_PRIO_OPEN, &open);
+  insert(r, s->stmt_end, RW_PRIO_CLOSE, &close);
+  rw_buf_free(&ind);
+}
+
+static void replace_mem(rw *r, const rw_mem *m) {
+  rw_buf b = {0};
+  const char *c = m->callee;
+  if (!strcmp(c, "cudaMalloc") || !strcmp(c, "cudaMallocAsync")) {
+    rw_buf_printf(&b, "(cudaError_t)TIDAL_CUDA_STATUS(tidal_malloc((void **)(%s), %s))", m->args[0],
+                  m->args[1]);
+    if (!strcmp(c, "cudaMallocAsync")) {
+      rw_buf_puts(&b, " /* tidal: was cudaMallocAsync on stream ");
+      put_commented(&b, m->n_args > 2 ? m->args[2] : "?");
+      rw_buf_puts(&b, "; tidal_malloc is synchronous, so the memory is ready at once, "
+                      "before that stream's earlier work */");
+    }
+  } else if (!strcmp(c, "cudaFree")) {
+    rw_buf_printf(&b, "(cudaError_t)TIDAL_CUDA_STATUS(tidal_free((void *)(%s)))", m->args[0]);
+  } else { /* cudaFreeAsync: keep its stream order by waiting for the stream first */
+    rw_buf_printf(&b,
+                  "((void)cudaStreamSynchronize(%s), (cudaError_t)TIDAL_CUDA_STATUS(tidal_free("
+                  "(void *)(%s)))) /* tidal: was cudaFreeAsync; tidal_free is synchronous, so the "
+                  "stream's pending work is waited for first */",
+                  m->n_args > 1 ? m->args[1] : "0", m->args[0]);
+  }
+  if (b.oom) r->oom = 1;
+  rw_edits_replace(&r->edits, m->begin, m->end, b.p ? b.p : "");
+  rw_buf_free(&b);
+}
+
+static void instrument_main_and_loop(rw *r) {
+  rw_scan *s = &r->scan;
+  graph *g = r->g;
+  if (s->have_main) {
+    insert_s(r, s->main_body_begin + 1, RW_PRIO_DEFAULT,
+             " TIDAL_INIT_OR_EXIT(); /* tidal: the runtime starts before the first allocation */");
+    if (!s->main_ends_in_return) {
+      rw_buf b = {0};
+      rw_line_indent(&r->lines, s->main_body_begin, &b);
+      rw_buf_puts(&b, "  (void)tidal_shutdown(); /* tidal: main returns here */");
+      rw_line_restore(&r->lines, s->main_body_end - 1, &b);
+      insert(r, s->main_body_end - 1, RW_PRIO_CLOSE, &b);
+    }
+  } else {
+    rw_buf_puts(&r->notes, " *   no main() in this file: tidal_init/tidal_shutdown were not inserted "
+                           "(call them yourself)\n");
+  }
+  /* Returns of main, and jumps out of an iteration (a return inside the
+   * loop body gets both, iteration_end first). */
+  for (int i = 0; i < s->n_main_returns; i++) {
+    const rw_span *sp = &s->main_returns[i];
+    int in_loop = 0;
+    for (int j = 0; j < s->n_loop_exits; j++)
+      if (s->loop_exits[j].begin == sp->begin) in_loop = 1;
+    rw_buf b = {0};
+    rw_buf_printf(&b, "{ %s(void)tidal_shutdown(); ",
+                  in_loop ? "TIDAL_CHECK(tidal_iteration_end()); " : "");
+    insert(r, sp->begin, RW_PRIO_BEFORE - 1, &b);
+    insert_s(r, sp->end, PRIO_BRACE_CLOSE, " }");
+  }
+  for (int j = 0; j < s->n_loop_exits; j++) {
+    const rw_span *sp = &s->loop_exits[j];
+    int is_main_return = 0;
+    for (int i = 0; i < s->n_main_returns; i++)
+      if (s->main_returns[i].begin == sp->begin) is_main_return = 1;
+    if (is_main_return) continue;
+    insert_s(r, sp->begin, RW_PRIO_BEFORE - 1, "{ TIDAL_CHECK(tidal_iteration_end()); ");
+    insert_s(r, sp->end, PRIO_BRACE_CLOSE, " }");
+  }
+  /* The loop body. */
+  const char *src = r->t->main_source;
+  unsigned b = g->loop_body.begin, e = g->loop_body.end;
+  if (!g->loop_body.editable || e <= b || e > r->t->main_size) {
+    rw_buf_puts(&r->notes, " *   the training loop's body is not editable (inside a macro): no "
+                           "iteration markers\n");
+    return;
+  }
+  if (src[b] == '{' && src[e - 1] == '}') {
+    insert_s(r, b + 1, PRIO_LOOP_BEGIN,
+             " TIDAL_CHECK(tidal_iteration_begin()); /* tidal: one training iteration */");
+    insert_s(r, e - 1, PRIO_LOOP_END, "TIDAL_CHECK(tidal_iteration_end()); ");
+  } else {
+    if (src[e - 1] != ';') {
+      unsigned k = e;
+      while (k < r->t->main_size && strchr(" \t\r\n", src[k])) k++;
+      if (k < r->t->main_size && src[k] == ';') e = k + 1;
+    }
+    insert_s(r, b, PRIO_LOOP_BEGIN, "{ TIDAL_CHECK(tidal_iteration_begin()); ");
+    insert_s(r, e, PRIO_LOOP_END, " TIDAL_CHECK(tidal_iteration_end()); }");
+  }
+}
+
+/* ---- the plan ---- */
+
+static const char *call_name(plan_kind k) {
+  switch (k) {
+  case PLAN_SWAP_OUT: return "tidal_swap_out";
+  case PLAN_PREFETCH: return "tidal_prefetch";
+  case PLAN_DROP: return "tidal_drop";
+  case PLAN_KEEP: return "tidal_keep";
+  default: return "tidal_recompute_register";
+  }
+}
+
+static void plan_skip(rw *r, const plan_action *a, const char *why) {
+  r->skipped++;
+  rw_buf_printf(&r->notes, " *   not emitted: %s of ", plan_kind_name(a->kind));
+  put_commented(&r->notes, a->tensor);
+  rw_buf_puts(&r->notes, ": ");
+  put_commented(&r->notes, why);
+  rw_buf_puts(&r->notes, "\n");
+}
+
+/* The one-line comment naming the tensor, bytes (symbolic and value),
+ * idle span and reason. */
+static void action_comment(rw_buf *b, const plan_action *a, const char *sym_bytes) {
+  rw_buf_printf(b, "/* tidal: %s ", plan_kind_name(a->kind));
+  put_commented(b, a->tensor);
+  rw_buf_puts(b, ": ");
+  if (sym_bytes) {
+    put_commented(b, sym_bytes);
+    rw_buf_puts(b, " = ");
+  }
+  rw_buf_printf(b, "%" PRIu64 " bytes, idle %d ops", a->bytes, a->idle_ops);
+  if (a->instances > 1) rw_buf_printf(b, ", %d instances per iteration", a->instances);
+  rw_buf_puts(b, ": ");
+  put_commented(b, a->reason);
+  rw_buf_puts(b, " */");
+}
+
+static void emit_recompute(rw *r, const plan_action *a, const rw_place *pl) {
+  rw_site *site = pl->site;
+  rw_buf def = {0}, reg = {0}, cm = {0};
+  rw_buf_printf(&cm, "re-launches %s for ", site->label);
+  put_commented(&cm, a->tensor);
+  int id = ++r->closures;
+  if (rw_closure_emit(r->g, site, a->at_op, id, cm.p ? cm.p : "", r->lines.path_c, &def, &reg) !=
+      0) {
+    /* rw_plan_place tried the same closure: only memory can fail here */
+    rw_buf_free(&def);
+    rw_buf_free(&reg);
+    rw_buf_free(&cm);
+    r->oom = 1;
+    return;
+  }
+  rw_buf_free(&cm);
+  rw_line_restore(&r->lines, site->fn_begin, &def);
+  insert(r, site->fn_begin, RW_PRIO_DEFAULT, &def);
+  rw_buf blk = {0}, ind = {0};
+  rw_line_indent(&r->lines, site->stmt_begin, &ind);
+  rw_buf_puts(&blk, "\n");
+  rw_buf_puts(&blk, ind.p ? ind.p : "");
+  action_comment(&blk, a, pl->sbytes);
+  rw_buf_printf(&blk, "\n%s%s", ind.p ? ind.p : "", reg.p ? reg.p : "");
+  rw_buf_printf(&blk,
+                " TIDAL_HINT(tidal_recompute_register((const void *)(%s), %s, tidal_rc_fn_%d, "
+                "&tidal_rc_c, sizeof tidal_rc_c)); }",
+                pl->ptr, pl->bytes, id);
+  rw_line_restore(&r->lines, site->stmt_end, &blk);
+  if (reg.oom) r->oom = 1;
+  rw_buf_free(&reg);
+  rw_buf_free(&ind);
+  /* Inside the op wrapper's braces would end its scope early; the
+   * registration goes after the wrapper (after TIDAL_OP_END). */
+  insert(r, site->stmt_end, RW_PRIO_AFTER, &blk);
+  r->emitted++;
+  rw_buf_puts(&r->plan_lines, " *   ");
+  rw_buf_printf(&r->plan_lines, "%s:%u: recompute ", r->lines.path_c, site->line);
+  put_commented(&r->plan_lines, a->tensor);
+  rw_buf_printf(&r->plan_lines, " (%" PRIu64 " bytes) via closure %d: ", a->bytes, id);
+  put_commented(&r->plan_lines, a->reason);
+  rw_buf_puts(&r->plan_lines, "\n");
+}
+
+/* Emits one action where rw_plan_place (shared with `tidal replay`) puts
+ * it, or lists it as not emitted. */
+static void emit_action(rw *r, const plan_action *a) {
+  rw_place pl;
+  if (rw_plan_place(&r->placer, a, &pl) != 0) {
+    r->oom = 1;
+    goto out;
+  }
+  if (!pl.emit) {
+    plan_skip(r, a, pl.why);
+    goto out;
+  }
+  if (a->kind == PLAN_RECOMPUTE) {
+    emit_recompute(r, a, &pl);
+    goto out;
+  }
+  unsigned begin = pl.begin, end = pl.end;
+  /* An unbraced loop or if body: the calls must stay inside it (once per
+   * statement, however many actions it gets). */
+  int need_braces = rw_is_unbraced_body(r->t, begin);
+  for (int i = 0; i < r->n_braced && need_braces; i++)
+    if (r->braced[i] == begin) need_braces = 0;
+  if (need_braces) {
+    unsigned *nb = realloc(r->braced, (size_t)(r->n_braced + 1) * sizeof *nb);
+    if (!nb) {
+      r->oom = 1;
+      goto out;
+    }
+    r->braced = nb;
+    r->braced[r->n_braced++] = begin;
+  }
+  {
+    rw_buf blk = {0}, ind = {0};
+    rw_line_indent(&r->lines, begin, &ind);
+    const char *in = ind.p ? ind.p : "";
+    unsigned off = a->where == PLAN_BEFORE ? begin : end;
+    if (a->where == PLAN_AFTER) rw_buf_printf(&blk, "\n%s", in);
+    action_comment(&blk, a, pl.sbytes);
+    rw_buf_printf(&blk, "\n%sTIDAL_HINT(%s((const void *)(%s), %s));", in, call_name(a->kind),
+                  pl.ptr, pl.bytes);
+    rw_line_restore(&r->lines, off, &blk);
+    insert(r, off, a->where == PLAN_BEFORE ? RW_PRIO_BEFORE : RW_PRIO_AFTER, &blk);
+    if (need_braces) {
+      insert_s(r, begin, PRIO_BRACE_OPEN, "{ ");
+      insert_s(r, end, PRIO_BRACE_CLOSE, " }");
+    }
+    rw_buf_free(&ind);
+    r->emitted++;
+    rw_buf_printf(&r->plan_lines, " *   %s:%u: %s %s ", r->lines.path_c,
+                  rw_line_of(&r->lines, off), plan_kind_name(a->kind),
+                  a->where == PLAN_BEFORE ? "before" : "after");
+    put_commented(&r->plan_lines, a->tensor);
+    rw_buf_printf(&r->plan_lines, " (%" PRIu64 " bytes, idle %d ops): ", a->bytes, a->idle_ops);
+    put_commented(&r->plan_lines, a->reason);
+    rw_buf_puts(&r->plan_lines, "\n");
+  }
+out:
+  rw_place_free(&pl);
+}
+
+/* ---- the header ---- */
+
+static void fmt_bytes(rw_buf *b, uint64_t v) {
+  rw_buf_printf(b, "%" PRIu64 " bytes", v);
+  if (v >= 1024 * 1024) rw_buf_printf(b, " (%.1f MiB)", (double)v / (1024.0 * 1024.0));
+}
+
+static void header(rw *r, const plan_result *p, int planned, const char *why_unplanned,
+                   const char *budget_desc, rw_buf *h) {
+  graph *g = r->g;
+  rw_buf_puts(h, "/* " RW_MARKER " " TIDAL_VERSION " from \"");
+  put_commented(h, r->lines.path_c);
+  rw_buf_puts(h, "\": edit the original, not this file.\n *\n");
+  rw_buf_printf(h, " * plan: %s", r->req->plan_name);
+  if (budget_desc) {
+    rw_buf_puts(h, ", budget ");
+    put_commented(h, budget_desc);
+  }
+  rw_buf_puts(h, "\n * training loop: ");
+  put_commented(h, g->loop_file ? g->loop_file : r->lines.path_c);
+  rw_buf_printf(h, ":%u in %s; chosen by ", g->loop_line, g->loop_function ? g->loop_function : "?");
+  put_commented(h, g->loop_reason ? g->loop_reason : "?");
+  rw_buf_puts(h, "\n");
+  if (planned) {
+    rw_buf_puts(h, " * modelled peak per iteration: before ");
+    fmt_bytes(h, p->peak_before);
+    rw_buf_puts(h, ", after ");
+    fmt_bytes(h, p->peak_after);
+    rw_buf_printf(h, "%s\n", p->budget_bytes ? (p->budget_met ? " (budget met)" : " (budget NOT met)")
+                                             : "");
+    rw_buf_puts(h, " * evicted per iteration: ");
+    fmt_bytes(h, p->evicted_bytes);
+    rw_buf_printf(h, " (swapped %" PRIu64 ", dropped %" PRIu64 ", recomputed %" PRIu64 ")\n",
+                  p->swapped_bytes, p->dropped_bytes, p->recomputed_bytes);
+    rw_buf_printf(h, " * plan actions: %d emitted, %d not emitted (see below)\n", r->emitted,
+                  r->skipped);
+    if (r->plan_lines.n) rw_buf_putn(h, r->plan_lines.p, r->plan_lines.n);
+  } else {
+    rw_buf_puts(h, " * no plan: ");
+    put_commented(h, why_unplanned);
+    rw_buf_puts(h, " (instrumentation only)\n");
+  }
+  int n_sites = 0, n_skipped = 0;
+  for (int i = 0; i < r->scan.n_sites; i++) {
+    if (r->scan.sites[i].skip)
+      n_skipped++;
+    else
+      n_sites++;
+  }
+  rw_buf_printf(h, " * instrumented: %d op sites, %d cudaMalloc/cudaFree calls\n", n_sites,
+                r->scan.n_mems);
+  int any = r->notes.n > 0 || n_skipped > 0 || g->n_notes > 0 || r->scan.n_notes > 0 ||
+            (planned && p->n_notes > 0);
+  if (any) {
+    rw_buf_puts(h, " * not resolved (handled conservatively):\n");
+    for (int i = 0; i < r->scan.n_sites; i++) {
+      const rw_site *s = &r->scan.sites[i];
+      if (!s->skip) continue;
+      rw_buf_printf(h, " *   %s:%u: %s: ", r->lines.path_c, s->line, s->label);
+      put_commented(h, s->skip);
+      rw_buf_puts(h, "\n");
+    }
+    for (int i = 0; i < r->scan.n_notes; i++) {
+      rw_buf_printf(h, " *   %s:%u: ", r->lines.path_c, r->scan.notes[i].line);
+      put_commented(h, r->scan.notes[i].text);
+      rw_buf_puts(h, "\n");
+    }
+    for (int i = 0; i < g->n_notes; i++) {
+      rw_buf_puts(h, " *   ");
+      put_commented(h, g->notes[i].file);
+      rw_buf_printf(h, ":%u: ", g->notes[i].line);
+      put_commented(h, g->notes[i].message);
+      rw_buf_puts(h, "\n");
+    }
+    if (planned)
+      for (int i = 0; i < p->n_notes; i++) {
+        rw_buf_puts(h, " *   plan: ");
+        put_commented(h, p->notes[i]);
+        rw_buf_puts(h, "\n");
+      }
+    if (r->notes.n) rw_buf_putn(h, r->notes.p, r->notes.n);
+  }
+  rw_buf_puts(h, " */\n#include <stdio.h>\n#include <stdlib.h>\n#include \"tidal.h\"\n"
+                 "#include \"tidal/rewrite.h\"\n");
+  rw_buf_printf(h, "#line 1 \"%s\"\n", r->lines.path_c);
+}
+
+/* Why the graph cannot be unrolled: the first unbound name. */
+static char *unbound_reason(const graph *g) {
+  char *name = NULL;
+  for (int i = 0; i < g->n_loops && !name; i++) name = bind_first_unbound(&g->binds, g->loops[i].trip);
+  for (int i = 0; i < g->n_ops && !name; i++)
+    for (int j = 0; j < g->ops[i].n_acc && !name; j++)
+      name = bind_first_unbound(&g->binds, g->ops[i].acc[j].bytes);
+  for (int i = 0; i < g->n_allocs && !name; i++) name = bind_first_unbound(&g->binds, g->allocs[i].bytes);
+  rw_buf b = {0};
+  if (name)
+    rw_buf_printf(&b, "'%s' is unbound and not a compile-time constant (use --bind %s=VALUE)", name,
+                  name);
+  else
+    rw_buf_puts(&b, "the sizes are not fully bound (use --bind NAME=VALUE)");
+  free(name);
+  return rw_buf_take(&b);
+}
+
+int rw_rewrite(pass_tu *t, graph *g, const rw_request *req, char **out, size_t *out_n) {
+  rw r;
+  memset(&r, 0, sizeof r);
+  r.t = t;
+  r.g = g;
+  r.req = req;
+  int rc = TIDAL_EXIT_INTERNAL;
+  tidal_trace trace;
+  memset(&trace, 0, sizeof trace);
+  int have_trace = 0, planned = 0;
+  plan_result plan;
+  memset(&plan, 0, sizeof plan);
+  char *why_unplanned = NULL;
+  rw_buf budget_desc = {0}, hdr = {0}, result = {0};
+
+  if (rw_lines_init(&r.lines, t->main_source, t->main_size, t->main_path) != 0) goto out;
+  if (rw_scan_tu(t, g, &r.scan) != 0) goto out;
+  if (rw_placer_init(&r.placer, t, g, &r.scan) != 0) goto out;
+
+  /* The plan. */
+  if (req->mode == PLAN_MODE_NONE) {
+    why_unplanned = strdup("--plan none");
+  } else if (g->unrolled_ops < 0) {
+    why_unplanned = unbound_reason(g);
+  } else {
+    if (graph_unroll(g, &trace) != 0) goto out;
+    have_trace = 1;
+    uint64_t budget = req->budget_bytes;
+    uint64_t natural = plan_modelled_peak(&trace, NULL, 0);
+    if (req->budget_pct > 0) budget = (uint64_t)((double)natural * req->budget_pct / 100.0);
+    plan_options po;
+    plan_options_default(&po);
+    po.mode = req->mode;
+    po.budget_bytes = budget;
+    if (plan_make(&trace, &po, &plan) != 0) goto out;
+    planned = 1;
+    if (req->budget_pct > 0)
+      rw_buf_printf(&budget_desc, "%g%% of the modelled peak = %" PRIu64 " bytes", req->budget_pct,
+                    budget);
+    else if (budget)
+      rw_buf_printf(&budget_desc, "%" PRIu64 " bytes", budget);
+    else
+      rw_buf_puts(&budget_desc, "none (only free actions: drops)");
+  }
+
+  for (int i = 0; i < r.scan.n_sites; i++)
+    if (!r.scan.sites[i].skip) instrument_site(&r, i, &r.scan.sites[i]);
+  for (int i = 0; i < r.scan.n_mems; i++) replace_mem(&r, &r.scan.mems[i]);
+  instrument_main_and_loop(&r);
+  /* Registrations first, so that a recomputable range is registered
+   * before the swap_out after the same statement (the runtime then drops
+   * it instead of copying). */
+  if (planned) {
+    for (int i = 0; i < plan.n_actions; i++)
+      if (plan.actions[i].kind == PLAN_RECOMPUTE) emit_action(&r, &plan.actions[i]);
+    for (int i = 0; i < plan.n_actions; i++)
+      if (plan.actions[i].kind != PLAN_RECOMPUTE) emit_action(&r, &plan.actions[i]);
+  }
+
+  header(&r, &plan, planned, why_unplanned, budget_desc.p, &hdr);
+  if (hdr.oom) goto out;
+  insert(&r, 0, 0, &hdr);
+  unsigned conflict = 0;
+  if (r.oom || rw_edits_apply(&r.edits, t->main_source, t->main_size, &result, &conflict) != 0) {
+    if (!r.oom && !result.oom)
+      diag_error(t->main_path, rw_line_of(&r.lines, conflict), 0,
+                 "internal error: two rewrites overlap here");
+    goto out;
+  }
+  *out_n = result.n;
+  *out = rw_buf_take(&result);
+  rc = *out ? TIDAL_EXIT_OK : TIDAL_EXIT_INTERNAL;
+out:
+  if (rc == TIDAL_EXIT_INTERNAL && r.oom) diag_error(NULL, 0, 0, "out of memory while rewriting");
+  rw_buf_free(&result);
+  rw_buf_free(&hdr);
+  rw_buf_free(&budget_desc);
+  rw_buf_free(&r.notes);
+  rw_buf_free(&r.plan_lines);
+  free(r.braced);
+  free(why_unplanned);
+  plan_free(&plan);
+  if (have_trace) trace_free(&trace);
+  rw_edits_free(&r.edits);
+  rw_placer_free(&r.placer);
+  rw_scan_free(&r.scan);
+  rw_lines_free(&r.lines);
+  return rc;
+}

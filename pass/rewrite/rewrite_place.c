@@ -1,0 +1,306 @@
+/* rewrite_place.c - the one decision of whether and where a plan action is
+ * emitted in source.  `tidal rewrite` emits what rw_plan_place says;
+ * `tidal replay` executes exactly those actions, at the same dynamic
+ * position (Note [placement levels]), so the plan replay proves is the plan
+ * the rewritten program runs.
+ *
+ * Note [placement levels]
+ * An action is keyed to a static op X (plan.h).  X's call path gives
+ * levels 0..n (graph.h: level k is the statement calls[k], or X's own
+ * statement at k == n, in function F_k).  The action goes to the DEEPEST
+ * level k where:
+ *   - every function F_1..F_k is referenced exactly once in the translation
+ *     unit (so a statement there runs only on this one path from the
+ *     training loop, never from a second call site, setup code or recursion);
+ *   - no graph loop inside F_{k+1}..F_n encloses X (the level-k statement
+ *     then runs once per instance of X);
+ *   - the range's reference op shares calls[0..k-1] with X, and its pointer
+ *     and byte texts at level k are valid at X's level-k statement
+ *     (graph_access.text_valid_at / text_span_at);
+ *   - the statement is editable (in the main file, not a macro expansion).
+ * At k < n the call goes before or after the whole call statement, so it
+ * runs before the first op (BEFORE) or after the last op (AFTER) of that
+ * call's execution.  rw_place.in_call lists the static ops inside that
+ * call so that replay can run the action at exactly that dynamic op.
+ * Recompute registrations need the launch's own arguments: only level n
+ * (the launch statement), under the same single-path rule.  What nothing
+ * satisfies is not emitted; rw_place.why says why. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rewrite/rewrite.h"
+
+/* ---- references to the functions on call paths ---- */
+
+typedef struct refs_ud {
+  char **names;
+  int *counts;
+  int n;
+} refs_ud;
+
+static enum CXChildVisitResult refs_visitor(CXCursor c, CXCursor parent, CXClientData d) {
+  refs_ud *u = d;
+  if (clang_Location_isInSystemHeader(clang_getCursorLocation(c))) return CXChildVisit_Continue;
+  enum CXCursorKind k = clang_getCursorKind(c);
+  if (k == CXCursor_DeclRefExpr || k == CXCursor_OverloadedDeclRef) {
+    CXCursor r = clang_getCursorReferenced(c);
+    enum CXCursorKind rk = clang_getCursorKind(r);
+    if (k == CXCursor_OverloadedDeclRef || rk == CXCursor_FunctionDecl ||
+        rk == CXCursor_FunctionTemplate || rk == CXCursor_CXXMethod) {
+      char *name = string_and_dispose(clang_getCursorSpelling(c));
+      for (int i = 0; name && i < u->n; i++)
+        if (!strcmp(u->names[i], name)) u->counts[i]++;
+      free(name);
+    }
+  }
+  return CXChildVisit_Recurse;
+}
+
+int rw_placer_init(rw_placer *p, pass_tu *t, const graph *g, const rw_scan *scan) {
+  memset(p, 0, sizeof *p);
+  p->t = t;
+  p->g = g;
+  p->scan = scan;
+  for (int i = 0; i < g->n_ops; i++)
+    for (int k = 0; k < g->ops[i].n_calls; k++) {
+      const char *f = g->ops[i].calls[k].function;
+      int seen = 0;
+      for (int j = 0; j < p->n_fns && !seen; j++) seen = !strcmp(p->fn_names[j], f);
+      if (seen) continue;
+      char **nn = realloc(p->fn_names, (size_t)(p->n_fns + 1) * sizeof *nn);
+      if (!nn) return -1;
+      p->fn_names = nn;
+      if (!(p->fn_names[p->n_fns] = strdup(f))) return -1;
+      p->n_fns++;
+    }
+  p->fn_refs = calloc((size_t)(p->n_fns ? p->n_fns : 1), sizeof *p->fn_refs);
+  if (!p->fn_refs) return -1;
+  refs_ud u = {p->fn_names, p->fn_refs, p->n_fns};
+  if (p->n_fns) clang_visitChildren(clang_getTranslationUnitCursor(t->tu), refs_visitor, &u);
+  return 0;
+}
+
+void rw_placer_free(rw_placer *p) {
+  for (int i = 0; i < p->n_fns; i++) free(p->fn_names[i]);
+  free(p->fn_names);
+  free(p->fn_refs);
+  memset(p, 0, sizeof *p);
+}
+
+void rw_place_free(rw_place *pl) {
+  free(pl->ptr);
+  free(pl->bytes);
+  free(pl->sbytes);
+  free(pl->in_call);
+  memset(pl, 0, sizeof *pl);
+}
+
+static int fn_refs(const rw_placer *p, const char *name) {
+  for (int i = 0; i < p->n_fns; i++)
+    if (!strcmp(p->fn_names[i], name)) return p->fn_refs[i];
+  return 0;
+}
+
+/* 1 if F_1..F_k of op's path are each referenced exactly once. */
+static int single_path(const rw_placer *p, const graph_op *op, int k) {
+  for (int j = 0; j < k && j < op->n_calls; j++)
+    if (fn_refs(p, op->calls[j].function) != 1) return 0;
+  return 1;
+}
+
+/* 1 if a and b reach the same statements at levels 0..k-1. */
+static int same_prefix(const graph_op *a, const graph_op *b, int k) {
+  if (a->n_calls < k || b->n_calls < k) return 0;
+  for (int j = 0; j < k; j++)
+    if (a->calls[j].stmt.begin != b->calls[j].stmt.begin ||
+        strcmp(a->calls[j].function, b->calls[j].function) != 0)
+      return 0;
+  return 1;
+}
+
+/* Call depth of the innermost graph loop around op (-1: none). */
+static int loop_depth(const graph *g, const graph_op *op) {
+  return op->loop >= 0 && op->loop < g->n_loops ? g->loops[op->loop].call_depth : -1;
+}
+
+rw_site *rw_site_of_op(const rw_scan *scan, const graph *g, int op) {
+  for (int i = 0; i < scan->n_sites; i++)
+    if (scan->sites[i].graph_op >= 0 && !scan->sites[i].skip) {
+      const graph_op *a = &g->ops[scan->sites[i].graph_op], *b = &g->ops[op];
+      if (a->stmt.begin == b->stmt.begin && !strcmp(a->callee, b->callee)) return &scan->sites[i];
+    }
+  return NULL;
+}
+
+int rw_is_unbraced_body(const pass_tu *t, unsigned off) {
+  const char *src = t->main_source;
+  unsigned p = off;
+  while (p > 0 && strchr(" \t\r\n", src[p - 1])) p--;
+  if (p == 0) return 0;
+  if (src[p - 1] == ')') {
+    /* `) stmt` is a body unless the ')' closes a cast or call: look at what
+     * precedes the matching '(' - a control keyword means a body. */
+    int depth = 0;
+    unsigned q = p;
+    while (q > 0) {
+      q--;
+      if (src[q] == ')') depth++;
+      if (src[q] == '(' && --depth == 0) break;
+    }
+    while (q > 0 && strchr(" \t\r\n", src[q - 1])) q--;
+    static const char *kw[] = {"if", "for", "while", "switch"};
+    for (size_t i = 0; i < sizeof kw / sizeof kw[0]; i++) {
+      size_t n = strlen(kw[i]);
+      if (q >= n && !strncmp(src + q - n, kw[i], n)) return 1;
+    }
+    return 0;
+  }
+  return (p >= 4 && !strncmp(src + p - 4, "else", 4)) || (p >= 2 && !strncmp(src + p - 2, "do", 2));
+}
+
+/* 1 if C text from the graph is usable: not empty, no empty call "()". */
+static int text_ok(const char *s) { return s && *s && !strstr(s, "()"); }
+
+/* The statement range at level k of op (end past a following ';'). */
+static int level_stmt(const rw_placer *p, const graph_op *op, int k, unsigned *b, unsigned *e) {
+  const pass_tu *t = p->t;
+  if (k == op->n_calls) {
+    rw_site *site = rw_site_of_op(p->scan, p->g, op->id);
+    if (site) {
+      *b = site->stmt_begin;
+      *e = site->stmt_end;
+      return 1;
+    }
+  }
+  graph_range st = k < op->n_calls ? op->calls[k].stmt : op->stmt;
+  if (!st.editable || st.end <= st.begin || st.end > t->main_size) return 0;
+  *b = st.begin;
+  *e = st.end;
+  if (*e > 0 && t->main_source[*e - 1] != ';') {
+    unsigned j = *e;
+    while (j < t->main_size && strchr(" \t\r\n", t->main_source[j])) j++;
+    if (j < t->main_size && t->main_source[j] == ';') *e = j + 1;
+  }
+  return 1;
+}
+
+static void not_emitted(rw_place *pl, const char *why) {
+  pl->emit = 0;
+  pl->why = why;
+}
+
+static int place_recompute(rw_placer *p, const plan_action *a, rw_place *pl) {
+  const graph *g = p->g;
+  const graph_op *at = &g->ops[a->at_op];
+  const graph_access *ga = &g->ops[a->ref_op].acc[a->ref_access];
+  rw_site *site = rw_site_of_op(p->scan, g, a->at_op);
+  const char *why = NULL;
+  if (at->kind != GRAPH_OP_LAUNCH)
+    why = "the producer is a library call (only kernel launches get closures)";
+  else if (at->flags & (KERNEL_RNG | KERNEL_NONDETERMINISTIC))
+    why = "the producer is RNG-stateful or nondeterministic: re-running it would change the data";
+  else if (a->ref_op != a->at_op)
+    why = "the range is not the producer's own access";
+  else if (!site)
+    why = "the producer's statement is not instrumented";
+  else if (site->n_graph_ops != 1 || !single_path(p, at, at->n_calls))
+    why = "the producer's launch is reached by several call paths or from outside the training "
+          "loop (a closure there would fire on all of them)";
+  else if (loop_depth(g, at) > at->n_calls)
+    why = "the producer is inside a loop deeper than its launch";
+  else if (site->braces == 0 && rw_is_unbraced_body(p->t, site->stmt_begin))
+    why = "the producer is a declaration used as an unbraced body";
+  if (why) {
+    not_emitted(pl, why);
+    return 0;
+  }
+  pl->ptr = strdup(ga->ptr_local ? ga->ptr_local : "0");
+  pl->bytes = sym_is_unknown(ga->bytes_local) ? NULL : sym_to_c(ga->bytes_local);
+  pl->sbytes = sym_is_unknown(ga->bytes_local) ? NULL : sym_to_string(ga->bytes_local);
+  if (!text_ok(pl->bytes) || !text_ok(pl->ptr)) {
+    not_emitted(pl, "the producer's write extent is unknown");
+    return 0;
+  }
+  /* the closure must be expressible: try it */
+  rw_buf def = {0}, reg = {0};
+  int rc = rw_closure_emit(g, site, a->at_op, 0, "", "", &def, &reg);
+  rw_buf_free(&def);
+  rw_buf_free(&reg);
+  if (rc != 0) {
+    not_emitted(pl, "the launch's configuration or argument types cannot be captured");
+    return 0;
+  }
+  pl->emit = 1;
+  pl->level = at->n_calls;
+  pl->site = site;
+  pl->begin = site->stmt_begin;
+  pl->end = site->stmt_end;
+  return 0;
+}
+
+int rw_plan_place(rw_placer *p, const plan_action *a, rw_place *pl) {
+  const graph *g = p->g;
+  memset(pl, 0, sizeof *pl);
+  if (a->at_op < 0 || a->at_op >= g->n_ops || a->ref_op < 0 || a->ref_op >= g->n_ops) {
+    not_emitted(pl, "the action names no op of the graph");
+    return 0;
+  }
+  const graph_op *at = &g->ops[a->at_op], *ref = &g->ops[a->ref_op];
+  if (a->ref_access < 0 || a->ref_access >= ref->n_acc) {
+    not_emitted(pl, "the action names no access of its op");
+    return 0;
+  }
+  if (a->kind == PLAN_RECOMPUTE) return place_recompute(p, a, pl);
+
+  const graph_access *ga = &ref->acc[a->ref_access];
+  int maxk = at->n_calls < ref->n_calls ? at->n_calls : ref->n_calls;
+  while (maxk > 0 && !same_prefix(at, ref, maxk)) maxk--;
+  int depth = loop_depth(g, at);
+  const char *why = NULL;
+  for (int k = maxk; k >= 0; k--) {
+    if (!single_path(p, at, k)) {
+      why = "its op sits in a function called from several places (or outside the training "
+            "loop), and the range cannot be named further out";
+      continue;
+    }
+    if (depth > k) {
+      why = "a loop inside a called function runs the op several times per call, and the "
+            "range cannot be named inside that loop";
+      continue;
+    }
+    if (!ga->text_valid_at || !ga->text_valid_at[k] || !text_ok(ga->ptr_text_at[k]) ||
+        !text_ok(ga->bytes_text_at[k])) {
+      why = sym_is_unknown(ga->bytes) && sym_is_unknown(ga->bytes_local)
+                ? "its extent is unknown"
+                : "its pointer or size uses names not in scope where the call could go";
+      continue;
+    }
+    unsigned b, e;
+    if (!level_stmt(p, at, k, &b, &e)) {
+      why = "the statement is not editable (inside a macro or another file)";
+      continue;
+    }
+    graph_range sp = ga->text_span_at[k];
+    if (!sp.editable || b < sp.begin || b >= sp.end) {
+      why = "its pointer or size uses a local not yet declared (or out of scope) where the call "
+            "would go";
+      continue;
+    }
+    pl->emit = 1;
+    pl->level = k;
+    pl->begin = b;
+    pl->end = e;
+    pl->ptr = strdup(ga->ptr_text_at[k]);
+    pl->bytes = strdup(ga->bytes_text_at[k]);
+    pl->sbytes = sym_is_unknown(ga->bytes) ? sym_to_string(ga->bytes_local) : sym_to_string(ga->bytes);
+    if (!pl->ptr || !pl->bytes) return -1;
+    if (k < at->n_calls) {
+      pl->in_call = calloc((size_t)g->n_ops, 1);
+      if (!pl->in_call) return -1;
+      for (int s = 0; s < g->n_ops; s++) pl->in_call[s] = (unsigned char)same_prefix(&g->ops[s], at, k + 1);
+    }
+    return 0;
+  }
+  not_emitted(pl, why ? why : "no call level can hold it");
+  return 0;
+}

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The layering check must fail on each kind of violation it exists for:
+#   1. a lower stage including a higher one (frontend -> cli),
+#   2. a peer including a peer (rewrite -> replay),
+#   3. an include written without its stage folder,
+#   4. a lower stage's object calling a higher stage's function,
+#   5. two files of one stage calling each other (a cycle).
+# and pass on the real tree (the `layering` test checks that).
+set -euo pipefail
+check=$1    # scripts/check_layers.py
+pass=$2     # the pass/ source folder
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+expect_fail() { # name, pattern, args...
+  local name=$1 pattern=$2; shift 2
+  if out=$(python3 "$check" "$@" 2>&1); then
+    echo "FAIL: $name: the check passed"; fail=1
+  elif ! grep -q -- "$pattern" <<<"$out"; then
+    echo "FAIL: $name: expected '$pattern' in:"; echo "$out"; fail=1
+  else
+    echo "ok: $name"
+  fi
+}
+
+# 1-3: includes, on copies of the real tree.
+cp -r "$pass" "$tmp/up"
+echo '#include "cli/options.h"' >>"$tmp/up/frontend/frontend.c"
+expect_fail "lower includes higher" "stage 'frontend' includes \"cli/options.h\" of a higher stage 'cli'" \
+  --sources "$tmp/up"
+cp -r "$pass" "$tmp/peer"
+echo '#include "replay/replay.h"' >>"$tmp/peer/rewrite/rewrite.c"
+expect_fail "peer includes peer" "of a peer stage 'replay'" --sources "$tmp/peer"
+cp -r "$pass" "$tmp/flat"
+echo '#include "interp.h"' >>"$tmp/flat/graph/opsites.c"
+cp "$tmp/flat/graph/interp.h" "$tmp/flat/interp.h"
+expect_fail "include without its folder" "without its stage folder" --sources "$tmp/flat"
+
+# 4-5: calls, on tiny objects laid out like the pass's build folder.
+mkdir -p "$tmp/obj/base" "$tmp/obj/cli" "$tmp/obj/graph"
+printf 'int cli_entry(void);\nint base_fn(void) { return cli_entry(); }\n' >"$tmp/base.c"
+printf 'int cli_entry(void) { return 1; }\n' >"$tmp/cli.c"
+cc -c "$tmp/base.c" -o "$tmp/obj/base/low.c.o"
+cc -c "$tmp/cli.c" -o "$tmp/obj/cli/high.c.o"
+expect_fail "lower calls higher" "stage 'base' calls cli_entry()" --objects "$tmp/obj"
+rm -rf "$tmp/obj/base" "$tmp/obj/cli"
+printf 'int b(void);\nint a(int n) { return n ? b() : 0; }\n' >"$tmp/a.c"
+printf 'int a(int);\nint b(void) { return a(0); }\n' >"$tmp/b.c"
+cc -c "$tmp/a.c" -o "$tmp/obj/graph/a.c.o"
+cc -c "$tmp/b.c" -o "$tmp/obj/graph/b.c.o"
+expect_fail "files in a cycle" "files call each other in a cycle" --objects "$tmp/obj"
+
+exit $fail
