@@ -59,16 +59,45 @@ typedef enum tidal_device {
  * header does not need the CUDA runtime header. */
 typedef void *tidal_stream;
 
+/* A parsed size (tidal_parse_size): bytes, or a percentage of something. */
+typedef enum tidal_size_kind {
+  TIDAL_SIZE_BYTES = 0,     /* "512M", "8GiB", "4096B" */
+  TIDAL_SIZE_PEAK_PERCENT,  /* "50%": of the program's peak memory */
+  TIDAL_SIZE_DEVICE_PERCENT /* "50%dev": of the device memory free at tidal_init */
+} tidal_size_kind;
+
+typedef struct tidal_size {
+  tidal_size_kind kind;
+  uint64_t bytes; /* TIDAL_SIZE_BYTES */
+  double percent; /* the percent kinds: 0 < percent <= 100 */
+} tidal_size;
+
+/* Parses a size as the tidal tool and the TIDAL_* variables write it:
+ * decimal digits and a unit (B, K/KB/KiB, M/MB/MiB, G/.., T/..; every K is
+ * 1024), "N%" (of the program's peak) or "N%dev" (of the device memory free
+ * at tidal_init); spaces around the parts are allowed.  A bare number, a
+ * fraction of a byte unit, hex, exponents, signs, nan/inf and overflow are
+ * TIDAL_ERR_CONFIG with a message "'TEXT': why (hint)" in
+ * tidal_last_error(); TIDAL_ERR_INVALID for a NULL out.  Thread-safe; does
+ * not need tidal_init.  Syntax: docs/runtime-api.md, "Sizes". */
+tidal_status tidal_parse_size(const char *text, tidal_size *out);
+
 typedef struct tidal_config {
   tidal_device device;
-  /* Device memory budget in bytes for evictable data; 0 means budget_percent
-   * (or, if that is 0 too, all device memory free at tidal_init). */
+  /* The device memory budget for evictable data: at most one of these three
+   * is set; all 0 means all device memory free at tidal_init. */
   size_t budget_bytes;
-  double budget_percent; /* of the device memory free at start, 0 < p <= 100 */
+  /* Of the program's peak, 0 < p <= 100: measured during the first
+   * iteration (tidal_iteration_end), which runs limited only by the device;
+   * the budget applies from then on. */
+  double budget_percent;
+  double budget_device_percent; /* of the device memory free at tidal_init, 0 < p <= 100 */
   size_t host_budget_bytes; /* cap on the pinned host store; 0 = 50% of host RAM */
   size_t chunk_bytes;       /* eviction unit; 0 = backend granularity (2 MiB) */
-  const char *trace_path;   /* if set, a JSON-lines event trace is written here */
+  const char *trace_path;   /* if set, a Chrome trace-event JSON file is written here */
   int log_level;            /* 0 quiet, 1 errors, 2 warnings, 3 info, 4 debug */
+  int stats;                /* nonzero: print a memory summary at tidal_shutdown (also at
+                               log level 3 and above) */
   /* A budget shared with other processes on the same device (see
    * docs/runtime-api.md, "Shared budgets"); 0 = none.  budget_bytes /
    * budget_percent then cap this process's share. */
@@ -95,13 +124,22 @@ typedef struct tidal_config {
 /* Fills *cfg with defaults (all zeros mean "backend default"). */
 void tidal_config_default(tidal_config *cfg);
 
-/* Reads TIDAL_DEVICE, TIDAL_BUDGET (bytes with K/M/G suffix, or "NN%"),
- * TIDAL_HOST_BUDGET, TIDAL_HOST_RESERVE, TIDAL_CHUNK, TIDAL_TRACE, TIDAL_LOG,
- * TIDAL_PROFILE, TIDAL_SIM_COSTS, TIDAL_SHARED_BUDGET, TIDAL_SHARED_NAME into
- * *cfg, leaving
- * fields whose variable is unset untouched.  Returns TIDAL_ERR_CONFIG for a
- * malformed value. */
+/* Reads TIDAL_DEVICE, TIDAL_BUDGET (a size: "8G", "50%", "50%dev"),
+ * TIDAL_HOST_BUDGET, TIDAL_CHUNK, TIDAL_TRACE, TIDAL_LOG, TIDAL_STATS,
+ * TIDAL_SHARED_BUDGET, TIDAL_SHARED_NAME, TIDAL_HOST_RESERVE, TIDAL_PROFILE,
+ * TIDAL_SIM_COSTS into *cfg, leaving fields whose
+ * variable is unset untouched (TIDAL_BUDGET replaces all three budget
+ * fields).  Returns TIDAL_ERR_CONFIG for a
+ * malformed value, naming the variable.  Thread-safe if nobody changes the
+ * environment meanwhile. */
 tidal_status tidal_config_from_env(tidal_config *cfg);
+
+/* Sets the budget fields of *cfg from a size text ("512M", "50%",
+ * "50%dev"), clearing the other two.  A program built by `tidal rewrite`
+ * compiles its plan's budget in this way and then calls
+ * tidal_config_from_env, so TIDAL_BUDGET overrides it.  TIDAL_ERR_CONFIG
+ * (malformed, or 0 bytes), TIDAL_ERR_INVALID (NULL). Thread-safe. */
+tidal_status tidal_config_set_budget(tidal_config *cfg, const char *text);
 
 /* Starts the runtime.  cfg == NULL: defaults, then the environment.  Blocks.
  * Returns TIDAL_ERR_ALREADY_INITIALIZED, TIDAL_ERR_CONFIG, TIDAL_ERR_BACKEND,

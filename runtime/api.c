@@ -11,16 +11,36 @@
  *    an op that can never fit fails before anything is evicted for it.
  *  - Hints never fail for lack of memory: a hint that cannot be honoured is
  *    ignored (tidal_op_begin restores whatever is missing). */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "rt.h"
 
 rt_runtime rt_g;
 
+/* Note [one thread]: the API belongs to the thread that called tidal_init
+ * (tidal.h); the core has no locks.  Builds without NDEBUG (and with
+ * -DTIDAL_CHECK_THREAD) check it on every call and return
+ * TIDAL_ERR_INVALID, touching nothing, to a call from another thread;
+ * release builds trust the contract (the check is one load, but the
+ * documented promise is what users rely on, not the check). */
+#if !defined(NDEBUG) || defined(TIDAL_CHECK_THREAD)
+#define RT_CHECK_THREAD 1
+#else
+#define RT_CHECK_THREAD 0
+#endif
+
+static uintptr_t this_thread(void) { return (uintptr_t)pthread_self(); }
+
 #define REQUIRE_INIT(fn)                                                                           \
   do {                                                                                             \
     if (!rt_g.initialized)                                                                         \
       return rt_error(TIDAL_ERR_NOT_INITIALIZED, "%s: tidal_init has not run", fn);              \
+    if (RT_CHECK_THREAD && rt_g.owner_thread != this_thread())                                   \
+      return rt_set_error("%s: called from a thread other than the one that called tidal_init "   \
+                          "(the API is single-threaded)",                                         \
+                          fn),                                                                     \
+             TIDAL_ERR_INVALID;                                                                    \
   } while (0)
 
 static const char *site_label(const tidal_site *s) {
@@ -41,27 +61,34 @@ tidal_status tidal_init(const tidal_config *user) {
   tidal_config cfg;
   tidal_status st;
   if (user) {
+    /* An explicit config: only TIDAL_DEVICE is read, and only when it asks
+     * for it - a malformed variable it does not use cannot fail it. */
     cfg = *user;
+    if (cfg.device == TIDAL_DEVICE_DEFAULT) {
+      cfg.device = TIDAL_DEVICE_CUDA;
+      if ((st = rt_config_device_from_env(&cfg.device)) != TIDAL_OK)
+        return st;
+    }
   } else {
     tidal_config_default(&cfg);
     if ((st = tidal_config_from_env(&cfg)) != TIDAL_OK)
       return st;
-  }
-  if (cfg.device == TIDAL_DEVICE_DEFAULT) {
-    tidal_config env = cfg;
-    env.device = TIDAL_DEVICE_CUDA;
-    if ((st = tidal_config_from_env(&env)) != TIDAL_OK)
-      return st;
-    cfg.device = env.device;
+    if (cfg.device == TIDAL_DEVICE_DEFAULT)
+      cfg.device = TIDAL_DEVICE_CUDA;
   }
   if (!(cfg.budget_percent >= 0 && cfg.budget_percent <= 100)) /* NaN too */
     return rt_error(TIDAL_ERR_CONFIG, "tidal_init: budget_percent %g is not in (0, 100]",
                     cfg.budget_percent);
+  if (!(cfg.budget_device_percent >= 0 && cfg.budget_device_percent <= 100))
+    return rt_error(TIDAL_ERR_CONFIG, "tidal_init: budget_device_percent %g is not in (0, 100]",
+                    cfg.budget_device_percent);
   if (cfg.device != TIDAL_DEVICE_CUDA && cfg.device != TIDAL_DEVICE_SIM)
     return rt_error(TIDAL_ERR_CONFIG, "tidal_init: device %d is not TIDAL_DEVICE_CUDA or _SIM",
                     (int)cfg.device);
   memset(&rt_g, 0, sizeof rt_g);
   rt_g.cfg = cfg;
+  rt_g.owner_thread = this_thread();
+  rt_config_warn_unknown_env();
   rt_g.be = cfg.device == TIDAL_DEVICE_SIM ? &rt_backend_sim_ops : &rt_backend_cuda_ops;
 
   size_t device_free = 0;
@@ -77,10 +104,9 @@ tidal_status tidal_init(const tidal_config *user) {
                   chunk, rt_g.be->name, rt_g.granularity);
     goto fail;
   }
-  size_t budget = cfg.budget_bytes;
-  if (!budget)
-    budget = cfg.budget_percent > 0 ? (size_t)((double)device_free * cfg.budget_percent / 100.0)
-                                    : device_free;
+  size_t budget = 0;
+  if ((st = rt_budget_initial(&cfg, device_free, &budget)) != TIDAL_OK)
+    goto fail;
   if (budget > device_free) {
     st = rt_error(TIDAL_ERR_DEVICE_MEMORY,
                   "tidal_init: budget of %zu bytes exceeds the %zu bytes free on the device",
@@ -96,12 +122,28 @@ tidal_status tidal_init(const tidal_config *user) {
   rt_g.chunk_bytes = chunk;
   if ((st = rt_arbiter_join(&cfg, &budget)) != TIDAL_OK) /* budget becomes this process's share */
     goto fail;
-  if ((st = rt_pool_init(chunk, budget, rt_g.arb != NULL)) != TIDAL_OK) /* shared: lazy */
+  /* Lazy under a shared budget, and for N% of a peak not measured yet: the
+   * first iteration takes device memory as it uses it, not all of it. */
+  if ((st = rt_pool_init(chunk, budget, rt_g.arb != NULL || rt_g.budget_peak_percent > 0)) !=
+      TIDAL_OK)
     goto fail;
-  size_t host_budget = cfg.host_budget_bytes ? cfg.host_budget_bytes : rt_host_ram_bytes() / 2;
+  size_t ram = rt_host_ram_bytes();
+  size_t host_budget = cfg.host_budget_bytes ? cfg.host_budget_bytes : ram / 2;
+  if (host_budget < chunk) { /* the store would have no slot: nothing could be swapped */
+    st = rt_error(TIDAL_ERR_CONFIG,
+                  "tidal_init: host budget of %zu bytes is smaller than one %zu-byte chunk",
+                  host_budget, chunk);
+    goto fail;
+  }
+  if (host_budget > ram) { /* its pieces could never be allocated */
+    st = rt_error(TIDAL_ERR_CONFIG,
+                  "tidal_init: host budget of %zu bytes exceeds the %zu bytes of host RAM",
+                  host_budget, ram);
+    goto fail;
+  }
   rt_host_init(chunk, host_budget);
-  if (cfg.trace_path)
-    rt_trace_open(cfg.trace_path);
+  if (cfg.trace_path && (st = rt_trace_open(cfg.trace_path)) != TIDAL_OK)
+    goto fail;
   /* Pinned now, not inside the first swap-out (Note [host store sizing]). */
   if (rt_host_reserve(cfg.host_reserve_bytes ? cfg.host_reserve_bytes : RT_HOST_PIECE_MIN_BYTES) !=
       TIDAL_OK)
@@ -110,12 +152,15 @@ tidal_status tidal_init(const tidal_config *user) {
   rt_stats_iteration_begin();
   rt_log(3, "initialised: %s backend, budget %zu bytes in %u chunks of %zu, host store %zu bytes",
          rt_g.be->name, rt_g.budget_bytes, rt_g.nphys, chunk, host_budget);
-  if (RT_TRACING())
+  if (RT_TRACING()) {
     rt_trace("init", "\"backend\":\"%s\",\"budget\":%zu,\"chunk\":%zu,\"host_budget\":%zu",
              rt_g.be->name, rt_g.budget_bytes, chunk, host_budget);
+    rt_trace_counters();
+  }
   rt_clear_error();
   return TIDAL_OK;
 fail:
+  rt_host_destroy();
   if (rt_g.b)
     rt_g.be->destroy(rt_g.b);
   rt_pool_destroy();
@@ -126,8 +171,15 @@ fail:
 
 int tidal_is_initialized(void) { return rt_g.initialized; }
 
+/* What an allocation adds to this process's demand on a shared budget. */
+static size_t footprint(size_t bytes) {
+  size_t cb = rt_g.chunk_bytes;
+  return bytes < cb ? bytes : (bytes + cb - 1) / cb * cb;
+}
+
 static tidal_status release_alloc(rt_alloc *a) {
   tidal_status st = TIDAL_OK;
+  rt_g.footprint_bytes -= footprint(a->bytes);
   if (a->slab) {
     rt_small_free(a);
   } else {
@@ -137,7 +189,6 @@ static tidal_status release_alloc(rt_alloc *a) {
         st = s2;
     }
     rt_g.be->release(rt_g.b, a->base, a->reserved);
-    rt_g.footprint_bytes -= a->reserved;
     free(a->chunks);
   }
   free(a);
@@ -151,6 +202,8 @@ tidal_status tidal_shutdown(void) {
                             "tidal_shutdown: called from a recompute closure (an op is "
                             "waiting for it)"));
   tidal_status st = rt_reap(1);
+  if (rt_g.cfg.stats || rt_g.cfg.log_level >= 3)
+    rt_summary_print(stderr);
   if (RT_TRACING())
     rt_trace("shutdown", "\"allocations\":%zu", rt_g.nallocs);
   for (size_t i = rt_g.nallocs; i-- > 0;) {
@@ -206,6 +259,9 @@ tidal_status tidal_malloc(void **p, size_t bytes) {
   if (!a)
     return rt_error(TIDAL_ERR_HOST_MEMORY, "tidal_malloc(%zu): out of host memory", bytes);
   a->bytes = bytes;
+  rt_g.footprint_bytes += footprint(bytes); /* undone by release_alloc, or below */
+  if (rt_g.arb && rt_g.depth == 0)
+    rt_arbiter_poll(0); /* the share follows demand before memory is taken for it */
   tidal_status st;
   if (bytes < cb) {
     if ((st = rt_small_alloc(a)) != TIDAL_OK)
@@ -226,7 +282,6 @@ tidal_status tidal_malloc(void **p, size_t bytes) {
       free(a->chunks);
       goto fail;
     }
-    rt_g.footprint_bytes += a->reserved;
     for (uint32_t i = 0; i < a->nchunks; i++) {
       rt_chunk *c = &a->chunks[i];
       c->alloc = a;
@@ -244,6 +299,7 @@ tidal_status tidal_malloc(void **p, size_t bytes) {
     rt_trace("malloc", "\"ptr\":\"%#lx\",\"bytes\":%zu", (unsigned long)a->base, bytes);
   return TIDAL_OK;
 fail:
+  rt_g.footprint_bytes -= footprint(bytes);
   free(a);
   return st;
 }
@@ -469,8 +525,7 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
   }
   rt_g.be->op_start(rt_g.b, rt_g.stream, site);
   if (RT_TRACING())
-    rt_trace("op_begin", "\"site\":\"%s\",\"chunks\":%zu,\"depth\":%d", site_label(site),
-             f->pin_end - f->pin_start, rt_g.depth);
+    rt_trace_op_begin(site);
   return TIDAL_OK;
 fail:
   for (size_t i = f->pin_start; i < rt_g.npinned; i++)
@@ -499,7 +554,7 @@ tidal_status tidal_op_end(const tidal_site *site) {
   rt_frame_unwind();
   rt_g.be->op_end(rt_g.b, s, site);
   if (RT_TRACING())
-    rt_trace("op_end", "\"site\":\"%s\"", site_label(site));
+    rt_trace_op_end(site);
   return TIDAL_OK;
 }
 
@@ -509,7 +564,7 @@ tidal_status tidal_iteration_begin(void) {
   REQUIRE_INIT("tidal_iteration_begin");
   rt_g.in_iteration = 1;
   if (RT_TRACING())
-    rt_trace("iteration_begin", "\"iteration\":%llu", (unsigned long long)rt_g.iterations_done);
+    rt_trace_iteration(1);
   return TIDAL_OK;
 }
 
@@ -520,9 +575,10 @@ tidal_status tidal_iteration_end(void) {
   rt_recompute_iteration_end();
   rt_g.iteration++; /* tidal_keep requests expire */
   rt_g.in_iteration = 0;
-  rt_stats_iteration_end();
   if (RT_TRACING())
-    rt_trace("iteration_end", "\"iteration\":%llu", (unsigned long long)rt_g.iterations_done);
+    rt_trace_iteration(0);
+  rt_stats_iteration_end();
+  rt_budget_iteration_end();
   return TIDAL_OK;
 }
 

@@ -104,8 +104,7 @@ tidal_status rt_recompute_run(rt_chunk *c) {
     memcpy(ctx, rc->ctx, rc->ctx_bytes);
   }
   if (RT_TRACING())
-    rt_trace("recompute", "\"lo\":\"%#lx\",\"bytes\":%lu", (unsigned long)rc->lo,
-             (unsigned long)(rc->hi - rc->lo));
+    rt_trace_recompute(1, rc->lo, (size_t)(rc->hi - rc->lo));
   tidal_status outer_error = rt_g.rc_error;
   int outer_floor = rt_g.rc_floor;
   rt_g.rc_error = TIDAL_OK;
@@ -114,6 +113,8 @@ tidal_status rt_recompute_run(rt_chunk *c) {
   int depth = rt_g.depth;
   rt_g.rc_floor = depth; /* the closure may not end the ops below */
   rc->fn(ctx, rt_g.stream);
+  if (RT_TRACING())
+    rt_trace_recompute(0, rc->lo, 0);
   rt_g.rc_floor = outer_floor;
   rt_g.rc_depth--;
   rc->running = 0;

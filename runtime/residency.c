@@ -307,6 +307,8 @@ static tidal_status steal_parked(void) {
 
 /* The swap-out of c completed: its device memory goes back to the pool. */
 static tidal_status finish_swap_out(rt_chunk *c) {
+  if (RT_TRACING())
+    rt_trace_copy_done(1, "swap_out", rt_chunk_addr(c));
   rt_g.be->event_release(rt_g.b, &c->ev);
   tidal_status st = park_chunk(c, 0); /* also takes it off the OUT list */
   c->state = RT_ON_HOST;
@@ -314,6 +316,8 @@ static tidal_status finish_swap_out(rt_chunk *c) {
 }
 
 static void finish_prefetch(rt_chunk *c) {
+  if (RT_TRACING())
+    rt_trace_copy_done(0, "prefetch", rt_chunk_addr(c));
   rt_list_remove(&rt_g.in, c);
   /* Done for the host; the sim's compute timeline must still wait for the
    * modelled completion time, so keep the time without the handle. */
@@ -419,7 +423,7 @@ static void start_swap_out(rt_chunk *c, int64_t slot) {
   rt_list_push(&rt_g.out, RT_LIST_OUT, c);
   RT_COUNT(swapped_out_bytes, len);
   if (RT_TRACING())
-    rt_trace("swap_out", "\"ptr\":\"%#lx\",\"bytes\":%zu", (unsigned long)rt_chunk_addr(c), len);
+    rt_trace_copy(1, "swap_out", rt_chunk_addr(c), len, &c->ev, -1);
 }
 
 /* Drops c because its closure can regenerate it. */
@@ -494,13 +498,8 @@ tidal_status rt_phys_free_one(const char *why) {
     }
   if (!victim && rt_g.in.n) /* prefetched chunks become evictable once landed */
     return rt_chunk_settle(rt_g.in.head);
-  if (!victim) {
-    int all_pinned = rt_g.lru.n == 0;
-    return rt_error(TIDAL_ERR_BUDGET, "%s: no device memory left in the %zu-byte budget: %s", why,
-                    rt_g.budget_bytes,
-                    all_pinned ? "every resident chunk is pinned by an open op"
-                               : "resident chunks cannot be evicted (host store full)");
-  }
+  if (!victim)
+    return rt_budget_exhausted(why);
   RT_COUNT(evictions, 1);
   return st;
 }
@@ -671,6 +670,8 @@ tidal_status rt_chunk_restore(rt_chunk *c, int need_data) {
     /* Still mapped and intact: cancel the eviction.  The op waits for the
      * copy (it may overwrite the chunk); the host copy stays valid. */
     rt_list_remove(&rt_g.out, c);
+    if (RT_TRACING())
+      rt_trace_copy_done(1, "swap_out", rt_chunk_addr(c));
     c->ready = c->ev;
     c->ready_pending = 1;
     c->state = RT_RESIDENT;
@@ -679,6 +680,8 @@ tidal_status rt_chunk_restore(rt_chunk *c, int need_data) {
     /* The op waits for the copy on its stream; the event stays alive for
      * the host slot (Note [host slot reuse]). */
     rt_list_remove(&rt_g.in, c);
+    if (RT_TRACING())
+      rt_trace_copy_done(0, "prefetch", rt_chunk_addr(c));
     c->state = RT_RESIDENT;
     if ((st = wait_ready(c)) != TIDAL_OK)
       return st;

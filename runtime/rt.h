@@ -24,6 +24,10 @@
 /* Defaults, with units in the names. */
 #define RT_DEFAULT_CHUNK_BYTES ((size_t)2 << 20)
 #define RT_SIM_DEFAULT_DEVICE_BYTES ((size_t)16 << 30)
+/* The sim's copy costs come from runtime/sim_costs.txt; these two are only
+ * trace.c's fallback for a copy event without a modelled end. */
+#define RT_SIM_DEFAULT_BYTES_PER_S 55e9
+#define RT_SIM_DEFAULT_LATENCY_S 10e-6
 #define RT_HOST_PIECES_MAX 40               /* pieces double: 64 MiB * 2^39 is beyond any host */
 #define RT_HOST_PIECE_MIN_BYTES ((size_t)64 << 20)
 #define RT_RECOMPUTE_DEPTH_MAX 64           /* nested recompute closures before giving up */
@@ -224,6 +228,13 @@ typedef struct rt_runtime {
   double iter_t0;                /* modelled clock at iteration begin */
 
   FILE *trace;
+
+  /* budget.c (Note [budget meaning]) */
+  double budget_peak_percent;    /* budget = this % of the first iteration's peak; 0 = none */
+  size_t budget_peak_bytes;      /* that peak, once measured */
+  size_t budget_resolved_bytes;  /* the budget it gives, once resolved */
+  /* api.c: the thread that called tidal_init (Note [one thread]) */
+  uintptr_t owner_thread;
 } rt_runtime;
 
 RT_HIDDEN extern rt_runtime rt_g;
@@ -235,12 +246,32 @@ RT_HIDDEN void rt_frame_unwind(void); /* pops the top op frame, unpinning its ch
 RT_HIDDEN tidal_status rt_error(tidal_status st, const char *fmt, ...) RT_PRINTF(2, 3);
 RT_HIDDEN void rt_log(int level, const char *fmt, ...) RT_PRINTF(2, 3);
 RT_HIDDEN void rt_clear_error(void);
+/* Sets tidal_last_error() without logging (parsers the tool calls too). */
+RT_HIDDEN void rt_set_error(const char *fmt, ...) RT_PRINTF(1, 2);
+
+/* ---- size.c ---- */
+/* tidal_parse_size: 1, or 0 with the message set (Note [size syntax]). */
+RT_HIDDEN int rt_size_parse(const char *text, tidal_size *out);
 
 /* ---- config.c ---- */
-/* Parses "123", "64K", "2M", "1.5G" into bytes; a trailing '%' sets
- * *percent instead (if percent is NULL, '%' is malformed). */
-RT_HIDDEN int rt_parse_size(const char *s, size_t *bytes, double *percent);
 RT_HIDDEN size_t rt_host_ram_bytes(void);
+/* Reads only TIDAL_DEVICE (tidal_init with an explicit config). */
+RT_HIDDEN tidal_status rt_config_device_from_env(tidal_device *device);
+/* Warns once about TIDAL_* variables nothing reads (typos). */
+RT_HIDDEN void rt_config_warn_unknown_env(void);
+
+/* ---- budget.c ---- */
+/* The budget tidal_init creates the pool with (Note [budget meaning]). */
+RT_HIDDEN tidal_status rt_budget_initial(const tidal_config *cfg, size_t device_free,
+                                         size_t *budget);
+/* Resolves a percent-of-peak budget after the first iteration. */
+RT_HIDDEN void rt_budget_iteration_end(void);
+/* TIDAL_ERR_BUDGET when eviction finds nothing (Note [budget errors]). */
+RT_HIDDEN tidal_status rt_budget_exhausted(const char *why);
+
+/* ---- summary.c ---- */
+/* The memory summary printed at tidal_shutdown (TIDAL_STATS). */
+RT_HIDDEN void rt_summary_print(FILE *out);
 
 /* ---- registry.c ---- */
 RT_HIDDEN tidal_status rt_registry_insert(rt_alloc *a);
@@ -396,11 +427,24 @@ RT_HIDDEN int rt_costs_parse(const char *text, const char *name, rt_costs *c, ch
 /* The built-in defaults (runtime/sim_costs.txt), then path if non-NULL. */
 RT_HIDDEN tidal_status rt_costs_load(const char *path, rt_costs *c);
 
-/* ---- trace.c ---- */
-RT_HIDDEN void rt_trace_open(const char *path);
+/* ---- trace.c (Note [trace format]) ---- */
+/* TIDAL_ERR_CONFIG if path cannot be written. */
+RT_HIDDEN tidal_status rt_trace_open(const char *path);
 RT_HIDDEN void rt_trace_close(void);
-/* One JSON-lines record: {"ev":ev, <fields>}; fields is a JSON fragment. */
+/* An instant on the runtime track: {"name":ev, "args":{<fields>}}; fields
+ * is a JSON fragment. */
 RT_HIDDEN void rt_trace(const char *ev, const char *fmt, ...) RT_PRINTF(2, 3);
+RT_HIDDEN void rt_trace_counters(void); /* resident/host/budget bytes, if changed */
+RT_HIDDEN void rt_trace_budget(void);
+RT_HIDDEN void rt_trace_op_begin(const tidal_site *site);
+RT_HIDDEN void rt_trace_op_end(const tidal_site *site);
+RT_HIDDEN void rt_trace_recompute(int begin, uintptr_t lo, size_t bytes);
+RT_HIDDEN void rt_trace_iteration(int begin);
+/* A copy issued now (ev: its completion event).  waited_s >= 0: it was
+ * synchronous and took that long; else, on CUDA, rt_trace_copy_done ends it. */
+RT_HIDDEN void rt_trace_copy(int d2h, const char *name, uintptr_t addr, size_t bytes,
+                             const rt_event *ev, double waited_s);
+RT_HIDDEN void rt_trace_copy_done(int d2h, const char *name, uintptr_t addr);
 #define RT_TRACING() (rt_g.trace != NULL)
 
 #endif

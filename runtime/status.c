@@ -39,6 +39,13 @@ const char *tidal_last_error(void) { return last_error; }
 
 void rt_clear_error(void) { last_error[0] = '\0'; }
 
+void rt_set_error(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(last_error, sizeof last_error, fmt, ap);
+  va_end(ap);
+}
+
 tidal_status rt_error(tidal_status st, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);

@@ -40,7 +40,6 @@ static tidal_status slab_create(size_t slot_bytes, rt_slab **out) {
     goto fail_release;
   }
   rt_g.slab_phys++;
-  rt_g.footprint_bytes += rt_g.chunk_bytes;
   s->next = rt_g.slabs;
   rt_g.slabs = s;
   *out = s;
@@ -58,7 +57,6 @@ static void slab_destroy(rt_slab *s) {
   rt_phys_release(s->phys);
   rt_g.be->release(rt_g.b, s->base, rt_g.chunk_bytes);
   rt_g.slab_phys--;
-  rt_g.footprint_bytes -= rt_g.chunk_bytes;
   free(s->in_use);
   free(s);
 }

@@ -1,40 +1,251 @@
-/* trace.c - the JSON-lines event log (TIDAL_TRACE=FILE).
+/* trace.c - the event trace (TIDAL_TRACE=FILE): Chrome trace-event JSON.
  *
- * One object per line, written through stdio's buffer: {"seq":N,
- * "t":modelled_seconds, "ev":"...", ...}.  Only the training thread writes
- * it.  A trace that cannot be opened is a warning, not a failure: tracing is
- * an observation aid, training must not depend on it. */
+ * Note [trace format]: the file is {"displayTimeUnit":"ms","traceEvents":[
+ * ... ]}, which Perfetto (ui.perfetto.dev) and chrome://tracing open.  One
+ * process ("tidal (BACKEND backend)") with these tracks (tids):
+ *   1 compute      one slice per op ("B"/"E": op_begin returned .. op_end),
+ *                  recompute closures as slices around their own ops,
+ *                  faults as instants
+ *   2 copy D2H     swap-outs
+ *   3 copy H2D     prefetches and fault-ins
+ *   4 runtime      instants: malloc, free, drop, evict, error, ...
+ *   5 iterations   one slice per tidal_iteration_begin .. _end
+ * and counters ("ph":"C") "resident bytes", "host bytes" and "budget bytes",
+ * written when they change, at op boundaries and copies.
+ * Clocks (ts, microseconds): the sim backend's virtual clock (copies are
+ * placed where its cost model puts them); on CUDA the host's monotonic
+ * clock since tidal_init: op slices are the host's launch window (op_begin
+ * returned .. op_end called), not the kernel's execution, and an
+ * asynchronous copy ends when the runtime observed its completion (its
+ * next reap), an upper bound.
+ * Only the training thread writes, through stdio's buffer; the closing
+ * "]}" is written at tidal_shutdown (a program that dies before leaves the
+ * array open).  An unusable path is a TIDAL_ERR_CONFIG at tidal_init: a
+ * trace asked for and silently missing is worse than no start. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+#include <time.h>
 #include "rt.h"
 
-static uint64_t trace_seq;
+enum { TID_COMPUTE = 1, TID_D2H, TID_H2D, TID_RUNTIME, TID_ITERATIONS };
 
-void rt_trace_open(const char *path) {
+static struct {
+  int first;         /* no event written yet (no comma before the next) */
+  int host_clock;    /* CUDA: host time; sim: the virtual clock */
+  double t0;         /* host clock at open */
+  int iter_open;     /* an iteration slice is open */
+  uint64_t resident, host, budget; /* counters last written */
+  int counters_written;
+} tr;
+
+static double host_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Seconds on the trace's clock. */
+static double now_s(void) {
+  if (tr.host_clock)
+    return host_now() - tr.t0;
+  return rt_g.be && rt_g.b ? rt_g.be->modelled_now(rt_g.b) : 0.0;
+}
+
+/* Writes s as the body of a JSON string. */
+static void put_json_string(const char *s) {
+  for (; s && *s; s++) {
+    unsigned char ch = (unsigned char)*s;
+    if (ch == '"' || ch == '\\')
+      fprintf(rt_g.trace, "\\%c", ch);
+    else if (ch < 0x20)
+      fprintf(rt_g.trace, "\\u%04x", ch);
+    else
+      fputc(ch, rt_g.trace);
+  }
+}
+
+/* Starts one event: {"ph":PH,"ts":TS,"pid":1,"tid":TID  (caller closes). */
+static void event_start(const char *ph, double t_s, int tid) {
+  fputs(tr.first ? "\n" : ",\n", rt_g.trace);
+  tr.first = 0;
+  fprintf(rt_g.trace, "{\"ph\":\"%s\",\"ts\":%.3f,\"pid\":1,\"tid\":%d", ph, t_s * 1e6, tid);
+}
+
+static void meta_thread(int tid, const char *name) {
+  event_start("M", 0, tid);
+  fprintf(rt_g.trace, ",\"name\":\"thread_name\",\"args\":{\"name\":\"%s\"}}", name);
+  event_start("M", 0, tid);
+  fprintf(rt_g.trace, ",\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":%d}}", tid);
+}
+
+tidal_status rt_trace_open(const char *path) {
   rt_g.trace = fopen(path, "w");
-  trace_seq = 0;
   if (!rt_g.trace)
-    rt_log(2, "TIDAL_TRACE=%s: cannot open for writing; tracing is off", path);
+    return rt_error(TIDAL_ERR_CONFIG, "TIDAL_TRACE: '%s': cannot open for writing: %s", path,
+                    strerror(errno));
+  memset(&tr, 0, sizeof tr);
+  tr.first = 1;
+  tr.host_clock = strcmp(rt_g.be->name, "sim") != 0;
+  tr.t0 = host_now();
+  fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[", rt_g.trace);
+  event_start("M", 0, 0);
+  fprintf(rt_g.trace, ",\"name\":\"process_name\",\"args\":{\"name\":\"tidal (%s backend)\"}}",
+          rt_g.be->name);
+  meta_thread(TID_COMPUTE, "compute (ops)");
+  meta_thread(TID_D2H, "copy D2H (swap-out)");
+  meta_thread(TID_H2D, "copy H2D (prefetch, fault-in)");
+  meta_thread(TID_RUNTIME, "runtime events");
+  meta_thread(TID_ITERATIONS, "iterations");
+  return TIDAL_OK;
 }
 
 void rt_trace_close(void) {
-  if (rt_g.trace)
-    fclose(rt_g.trace);
+  if (!rt_g.trace)
+    return;
+  rt_trace_counters();
+  if (tr.iter_open) {
+    event_start("E", now_s(), TID_ITERATIONS);
+    fputc('}', rt_g.trace);
+  }
+  fputs("\n]}\n", rt_g.trace);
+  if (ferror(rt_g.trace) | fclose(rt_g.trace))
+    rt_log(1, "TIDAL_TRACE: writing the trace failed: %s", strerror(errno));
   rt_g.trace = NULL;
 }
 
 void rt_trace(const char *ev, const char *fmt, ...) {
   if (!rt_g.trace)
     return;
-  double t = rt_g.be && rt_g.b ? rt_g.be->modelled_now(rt_g.b) : 0.0;
-  fprintf(rt_g.trace, "{\"seq\":%llu,\"t\":%.9f,\"ev\":\"%s\"", (unsigned long long)trace_seq++, t,
-          ev);
+  event_start("i", now_s(), TID_RUNTIME);
+  fprintf(rt_g.trace, ",\"s\":\"t\",\"name\":\"%s\",\"args\":{", ev);
   if (fmt && *fmt) {
-    fputc(',', rt_g.trace);
     va_list ap;
     va_start(ap, fmt);
     vfprintf(rt_g.trace, fmt, ap);
     va_end(ap);
   }
-  fputs("}\n", rt_g.trace);
+  fputs("}}", rt_g.trace);
+}
+
+static void counter(const char *name, uint64_t v) {
+  event_start("C", now_s(), 0);
+  fprintf(rt_g.trace, ",\"name\":\"%s\",\"args\":{\"bytes\":%llu}}", name, (unsigned long long)v);
+}
+
+void rt_trace_counters(void) {
+  if (!rt_g.trace)
+    return;
+  uint64_t resident = rt_resident_bytes();
+  uint64_t host = (uint64_t)rt_g.hs.used * rt_g.hs.slot_bytes;
+  uint64_t budget = rt_g.budget_bytes;
+  if (!tr.counters_written || resident != tr.resident)
+    counter("resident bytes", resident);
+  if (!tr.counters_written || host != tr.host)
+    counter("host bytes", host);
+  if (!tr.counters_written || budget != tr.budget)
+    counter("budget bytes", budget);
+  tr.resident = resident;
+  tr.host = host;
+  tr.budget = budget;
+  tr.counters_written = 1;
+}
+
+void rt_trace_budget(void) { rt_trace_counters(); }
+
+static void site_args(const tidal_site *site) {
+  fputs(",\"name\":\"", rt_g.trace);
+  put_json_string(site && site->label ? site->label : "(unnamed op)");
+  fputs("\",\"args\":{\"file\":\"", rt_g.trace);
+  put_json_string(site && site->file ? site->file : "");
+  fprintf(rt_g.trace, "\",\"line\":%d}}", site ? site->line : 0);
+}
+
+void rt_trace_op_begin(const tidal_site *site) {
+  if (!rt_g.trace)
+    return;
+  rt_trace_counters();
+  event_start("B", now_s(), TID_COMPUTE);
+  site_args(site);
+}
+
+void rt_trace_op_end(const tidal_site *site) {
+  if (!rt_g.trace)
+    return;
+  event_start("E", now_s(), TID_COMPUTE);
+  fputc('}', rt_g.trace);
+  (void)site;
+  rt_trace_counters();
+}
+
+void rt_trace_recompute(int begin, uintptr_t lo, size_t bytes) {
+  if (!rt_g.trace)
+    return;
+  event_start(begin ? "B" : "E", now_s(), TID_COMPUTE);
+  if (begin)
+    fprintf(rt_g.trace, ",\"name\":\"recompute\",\"args\":{\"ptr\":\"%#lx\",\"bytes\":%zu}}",
+            (unsigned long)lo, bytes);
+  else
+    fputc('}', rt_g.trace);
+}
+
+void rt_trace_iteration(int begin) {
+  if (!rt_g.trace)
+    return;
+  if (!begin && !tr.iter_open)
+    return;
+  if (begin && tr.iter_open) { /* begin without end: close the last one */
+    event_start("E", now_s(), TID_ITERATIONS);
+    fputc('}', rt_g.trace);
+  }
+  event_start(begin ? "B" : "E", now_s(), TID_ITERATIONS);
+  if (begin)
+    fprintf(rt_g.trace, ",\"name\":\"iteration %llu\"}", (unsigned long long)rt_g.iterations_done);
+  else
+    fputc('}', rt_g.trace);
+  tr.iter_open = begin;
+}
+
+/* The sim's cost model (Note [sim cost model]): a copy's duration. */
+static double sim_copy_seconds(int d2h, size_t bytes) {
+  double bw = d2h ? rt_g.cfg.sim_d2h_bytes_per_s : rt_g.cfg.sim_h2d_bytes_per_s;
+  double lat = rt_g.cfg.sim_copy_latency_s;
+  if (bw <= 0)
+    bw = RT_SIM_DEFAULT_BYTES_PER_S;
+  if (lat <= 0)
+    lat = RT_SIM_DEFAULT_LATENCY_S;
+  return lat + (double)bytes / bw;
+}
+
+void rt_trace_copy(int d2h, const char *name, uintptr_t addr, size_t bytes, const rt_event *ev,
+                   double waited_s) {
+  if (!rt_g.trace)
+    return;
+  int tid = d2h ? TID_D2H : TID_H2D;
+  if (!tr.host_clock) { /* the model knows when it ends: a complete slice */
+    double dur = sim_copy_seconds(d2h, bytes);
+    double end = ev && ev->vt > 0 ? ev->vt : now_s() + dur;
+    event_start("X", end - dur, tid);
+    fprintf(rt_g.trace, ",\"dur\":%.3f", dur * 1e6);
+  } else if (waited_s >= 0) { /* a synchronous copy that just ended */
+    event_start("X", now_s() - waited_s, tid);
+    fprintf(rt_g.trace, ",\"dur\":%.3f", waited_s * 1e6);
+  } else { /* asynchronous: ends in rt_trace_copy_done */
+    event_start("b", now_s(), tid);
+    fprintf(rt_g.trace, ",\"cat\":\"copy\",\"id\":\"%#lx\"", (unsigned long)addr);
+  }
+  fprintf(rt_g.trace, ",\"name\":\"%s\",\"args\":{\"ptr\":\"%#lx\",\"bytes\":%zu}}", name,
+          (unsigned long)addr, bytes);
+  rt_trace_counters();
+}
+
+void rt_trace_copy_done(int d2h, const char *name, uintptr_t addr) {
+  if (!rt_g.trace || !tr.host_clock)
+    return;
+  event_start("e", now_s(), d2h ? TID_D2H : TID_H2D);
+  fprintf(rt_g.trace, ",\"cat\":\"copy\",\"id\":\"%#lx\",\"name\":\"%s\"}", (unsigned long)addr,
+          name);
+  rt_trace_counters();
 }

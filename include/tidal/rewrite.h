@@ -55,6 +55,22 @@
       TIDAL_REWRITE_FAIL_(__FILE__, __LINE__, "tidal_init", tidal_check_st_);               \
   } while (0)
 
+/* tidal_init with a compiled-in default budget ("512M", "50%": the plan's
+ * budget) that TIDAL_BUDGET overrides: defaults, the budget, then the
+ * TIDAL_* environment; exits on failure. */
+#define TIDAL_INIT_WITH_BUDGET_OR_EXIT(budget_text)                                          \
+  do {                                                                                      \
+    tidal_config tidal_init_cfg_;                                                           \
+    tidal_config_default(&tidal_init_cfg_);                                                 \
+    tidal_status tidal_check_st_ = tidal_config_set_budget(&tidal_init_cfg_, (budget_text));\
+    if (tidal_check_st_ == TIDAL_OK)                                                        \
+      tidal_check_st_ = tidal_config_from_env(&tidal_init_cfg_);                            \
+    if (tidal_check_st_ == TIDAL_OK)                                                        \
+      tidal_check_st_ = tidal_init(&tidal_init_cfg_);                                       \
+    if (tidal_check_st_ != TIDAL_OK)                                                        \
+      TIDAL_REWRITE_FAIL_(__FILE__, __LINE__, "tidal_init", tidal_check_st_);               \
+  } while (0)
+
 /* Plan calls are hints: a failure is reported but never fatal, because
  * tidal_op_begin restores whatever a failed hint left missing. */
 #define TIDAL_HINT(call)                                                                    \

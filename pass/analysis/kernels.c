@@ -148,6 +148,7 @@ typedef struct kctx {
   int n_ret;       /* return statements with a value seen so far */
   ptrval ret_ptr;  /* pointer-returning helper */
   lin ret_int;     /* integer-returning helper */
+  ptrval this_ptr; /* the object of the method being analysed inline (Note [member calls]) */
   /* Note [dense] control state */
   int cond;        /* enclosing conditionals that are not bound guards */
   int loops;       /* enclosing loops (a guarded return inside one skips iterations) */
@@ -358,33 +359,68 @@ static kids children(CXCursor cur) {
   return k;
 }
 
+struct collect_list {
+  CXCursor *v;
+  int n, cap;
+};
+
+/* All children, however many (kids() keeps 16). */
+static enum CXChildVisitResult collect_visitor(CXCursor cur, CXCursor parent, CXClientData d) {
+  struct collect_list *l = d;
+  if (l->n == l->cap) {
+    int cap = l->cap ? l->cap * 2 : 32;
+    CXCursor *nv = realloc(l->v, sizeof *nv * (size_t)cap);
+    if (!nv) return CXChildVisit_Break;
+    l->v = nv;
+    l->cap = cap;
+  }
+  l->v[l->n++] = cur;
+  return CXChildVisit_Continue;
+}
+
 static int is_expr_kind(enum CXCursorKind k) { return clang_isExpression(k); }
 
-/* Parameters of a function or function template.  libclang's
+/* Parameters of a function or function template, however many (an
+ * AdamW-style helper takes 15 or more).  libclang's
  * clang_Cursor_getNumArguments answers -1 for a FunctionTemplate (a
  * templated kernel `template <class T> __global__ void k(T *out, ...)`):
- * its ParmDecl children are the parameters then. */
+ * its ParmDecl children are the parameters then.  Free v. */
 typedef struct params_list {
-  CXCursor v[64];
+  CXCursor *v;
   int n;
 } params_list;
 
 static enum CXChildVisitResult parm_visitor(CXCursor cur, CXCursor parent, CXClientData d) {
-  params_list *l = d;
-  if (clang_getCursorKind(cur) == CXCursor_ParmDecl && l->n < 64) l->v[l->n++] = cur;
+  if (clang_getCursorKind(cur) == CXCursor_ParmDecl) return collect_visitor(cur, parent, d);
   return CXChildVisit_Continue;
 }
 
 static params_list fn_params(CXCursor f) {
-  params_list l;
-  l.n = 0;
+  struct collect_list l = {NULL, 0, 0};
   int n = clang_Cursor_getNumArguments(f);
   if (n >= 0) {
-    for (int i = 0; i < n && i < 64; i++) l.v[l.n++] = clang_Cursor_getArgument(f, (unsigned)i);
-    return l;
+    for (int i = 0; i < n; i++)
+      if (collect_visitor(clang_Cursor_getArgument(f, (unsigned)i), f, &l) == CXChildVisit_Break) break;
+  } else {
+    clang_visitChildren(f, parm_visitor, &l);
   }
-  clang_visitChildren(f, parm_visitor, &l);
-  return l;
+  params_list pl = {l.v, l.n};
+  return pl;
+}
+
+/* The body of a function definition: its CompoundStmt child, found among
+ * any number of children (parameters and attributes come first, so a
+ * fixed-size children() list loses the body of a function with many
+ * parameters). */
+static enum CXChildVisitResult body_visitor(CXCursor cur, CXCursor parent, CXClientData d) {
+  if (clang_getCursorKind(cur) == CXCursor_CompoundStmt) *(CXCursor *)d = cur;
+  return CXChildVisit_Continue;
+}
+
+static CXCursor fn_body(CXCursor f) {
+  CXCursor b = clang_getNullCursor();
+  clang_visitChildren(f, body_visitor, &b);
+  return b;
 }
 
 /* Skips implicit casts, parentheses and value-preserving casts. */
@@ -416,10 +452,42 @@ static int is_integer_type(CXType t) {
   return (t.kind >= CXType_Bool && t.kind <= CXType_Int128) || t.kind == CXType_Enum;
 }
 
-static int pointee_bytes(CXType t) {
-  CXType p = clang_getPointeeType(clang_getCanonicalType(t));
-  long long s = clang_Type_getSizeOf(p);
+/* Size in bytes of an object type, 0 if it has none or it is not known.
+ * clang_Type_getSizeOf must never see a placeholder type: the callee of a
+ * member call (`in[i].operator float` in `(float)in[i]` of a __half) has
+ * "bound member function type" and threadIdx.x "pseudo-object type", both
+ * CXType_Unexposed, and asking their size crashes inside libclang.  Only
+ * kinds that name real objects are asked. */
+static int type_bytes(CXType t) {
+  CXType ct = clang_getCanonicalType(t);
+  switch (ct.kind) {
+  case CXType_Invalid:
+  case CXType_Unexposed:
+  case CXType_Void:
+  case CXType_Overload:
+  case CXType_Dependent:
+  case CXType_FunctionProto:
+  case CXType_FunctionNoProto:
+  case CXType_Auto:
+  case CXType_LValueReference:
+  case CXType_RValueReference:
+  case CXType_IncompleteArray:
+  case CXType_VariableArray:
+  case CXType_DependentSizedArray:
+    return 0;
+  default:
+    break;
+  }
+  long long s = clang_Type_getSizeOf(ct);
   return s > 0 && s < (1 << 30) ? (int)s : 0;
+}
+
+static int pointee_bytes(CXType t) {
+  CXType ct = clang_getCanonicalType(t);
+  if (ct.kind != CXType_Pointer && ct.kind != CXType_LValueReference &&
+      ct.kind != CXType_RValueReference)
+    return 0;
+  return type_bytes(clang_getPointeeType(ct));
 }
 
 static int pointee_is_const(CXType t) {
@@ -913,6 +981,11 @@ static ptrval eval_ptr(kctx *c, CXCursor e) {
     if (rp.param >= 0) rp.elem_bytes = pointee_bytes(ty);
     return rp;
   }
+  case CXCursor_CXXThisExpr: {
+    ptrval p = c->depth > 0 ? c->this_ptr : ptr_none(c);
+    if (p.param >= 0) p.elem_bytes = pointee_bytes(ty);
+    return p;
+  }
   case CXCursor_ConditionalOperator: {
     kids ch = children(e);
     if (ch.n == 3) {
@@ -941,8 +1014,7 @@ static ptrval eval_ptr(kctx *c, CXCursor e) {
 static ptrval eval_lvalue(kctx *c, CXCursor e, int *len) {
   e = strip(e);
   enum CXCursorKind k = clang_getCursorKind(e);
-  long long sz = clang_Type_getSizeOf(clang_getCursorType(e));
-  *len = sz > 0 && sz < (1 << 30) ? (int)sz : 0;
+  *len = type_bytes(clang_getCursorType(e));
   if (k == CXCursor_ArraySubscriptExpr) {
     kids ch = children(e);
     if (ch.n != 2) return ptr_none(c);
@@ -967,6 +1039,13 @@ static ptrval eval_lvalue(kctx *c, CXCursor e, int *len) {
   }
   if (k == CXCursor_MemberRefExpr) {
     kids ch = children(e);
+    if (ch.n == 0 && c->depth > 0 && c->this_ptr.param >= 0 &&
+        clang_getCursorKind(clang_getCursorReferenced(e)) == CXCursor_FieldDecl) {
+      /* a field through the implicit `this` of a method analysed inline:
+       * the whole object (Note [member calls]) */
+      *len = c->this_ptr.elem_bytes;
+      return c->this_ptr;
+    }
     if (ch.n != 1) return ptr_none(c);
     CXCursor b = strip(ch.v[0]);
     if (is_pointer_type(clang_getCursorType(b))) {
@@ -1169,6 +1248,9 @@ static void visit_expr(kctx *c, CXCursor e) {
   case CXCursor_CallExpr:
     visit_call(c, e);
     return;
+  case CXCursor_CXXThisExpr: /* `this` used as a value: the object escapes */
+    escape(c, eval_ptr(c, e), ACCESS_READWRITE, "pointer escapes (stored or used where tidal cannot follow)");
+    return;
   case CXCursor_DeclRefExpr: {
     binding *rb = ref_binding(c, e);
     if (rb) { /* a read through a reference */
@@ -1198,7 +1280,10 @@ static void visit_expr(kctx *c, CXCursor e) {
     break;
   }
   if (k == CXCursor_LambdaExpr) return; /* lambdas are analysed where called (not supported: none) */
-  kids ch = children(e);
+  /* every child, however many (an initializer list or constructor call
+   * with more than 16 operands) */
+  struct collect_list ch = {NULL, 0, 0};
+  clang_visitChildren(e, collect_visitor, &ch);
   for (int i = 0; i < ch.n; i++) {
     /* the arms of ?: run only sometimes (Note [dense]) */
     int arm = k == CXCursor_ConditionalOperator && i > 0;
@@ -1207,6 +1292,7 @@ static void visit_expr(kctx *c, CXCursor e) {
     else visit_stmt(c, ch.v[i]);
     c->cond -= arm;
   }
+  free(ch.v);
 }
 
 /* ---- calls ------------------------------------------------------------------------------------ */
@@ -1222,7 +1308,82 @@ static int is_store_intrinsic(const char *n) {
          !strcmp(n, "__stwt");
 }
 
-static void analyze_helper(kctx *c, CXCursor def, CXCursor call, int nargs, ptrval *rp, lin *ri);
+static void analyze_helper(kctx *c, CXCursor def, CXCursor call, int nargs, ptrval thisv, ptrval *rp,
+                           lin *ri);
+
+/* Note [member calls]: `o.m(args)`, `p->m(args)`, and the implicit ones
+ * clang inserts - `(float)h` of a __half is `h.operator float()`.  The
+ * call's first child is then a MemberRefExpr naming the method, of the
+ * placeholder "bound member function" type (no size, no value: never an
+ * lvalue to load), and its one expression child is the object.  The
+ * object is an access of its own: a const method reads it, a static one
+ * touches nothing, any other may write it (readwrite); a method with a
+ * body here is analysed inline with `this` bound to the object's
+ * address instead.  Operators called in operator form (`a = b`, `a += b`)
+ * carry the object as their first argument and are not member calls. */
+static int is_method_kind(enum CXCursorKind k) {
+  return k == CXCursor_CXXMethod || k == CXCursor_ConversionFunction ||
+         k == CXCursor_FunctionTemplate || k == CXCursor_Destructor;
+}
+
+/* 1 if call is a member call; *obj is its object expression (null when
+ * libclang shows none). */
+static int member_call_object(CXCursor call, CXCursor *obj) {
+  *obj = clang_getNullCursor();
+  kids ch = children(call);
+  if (ch.n < 1) return 0;
+  CXCursor callee = strip(ch.v[0]);
+  if (clang_getCursorKind(callee) != CXCursor_MemberRefExpr ||
+      !is_method_kind(clang_getCursorKind(clang_getCursorReferenced(callee))))
+    return 0;
+  kids mc = children(callee);
+  for (int i = 0; i < mc.n; i++)
+    if (is_expr_kind(clang_getCursorKind(mc.v[i]))) {
+      *obj = mc.v[i];
+      break;
+    }
+  return 1;
+}
+
+/* The address of a member call's object (`p[i]`, `*p`, `p->`), with its
+ * size in *len; reads inside it (the index) are visited, the object
+ * itself is not recorded.  A temporary object is visited for its reads
+ * and names no parameter. */
+static ptrval object_address(kctx *c, CXCursor obj, int *len) {
+  *len = 0;
+  if (clang_Cursor_isNull(obj)) { /* implicit `this` inside a method */
+    if (c->depth == 0 || c->this_ptr.param < 0) return ptr_none(c);
+    *len = c->this_ptr.elem_bytes;
+    return c->this_ptr;
+  }
+  CXCursor o = strip(obj);
+  CXType ot = clang_getCursorType(o);
+  ptrval p;
+  if (is_pointer_type(ot)) { /* p->m(): the object is *p */
+    *len = pointee_bytes(ot);
+    p = eval_ptr(c, o);
+  } else {
+    enum CXCursorKind k = clang_getCursorKind(o);
+    if (k == CXCursor_ArraySubscriptExpr || k == CXCursor_MemberRefExpr ||
+        k == CXCursor_DeclRefExpr ||
+        (k == CXCursor_UnaryOperator && clang_getCursorUnaryOperatorKind(o) == CXUnaryOperator_Deref)) {
+      p = eval_lvalue(c, o, len);
+    } else {
+      visit_expr(c, o);
+      return ptr_none(c);
+    }
+  }
+  /* `this` inside the method points at the whole object */
+  if (p.param >= 0) p.elem_bytes = *len;
+  return p;
+}
+
+/* The mode a call of method m makes on its object (Note [member calls]);
+ * ACCESS_NONE for a static method. */
+static unsigned method_object_mode(CXCursor m) {
+  if (clang_CXXMethod_isStatic(m)) return ACCESS_NONE;
+  return clang_CXXMethod_isConst(m) ? ACCESS_READ : ACCESS_READWRITE;
+}
 
 /* A call whose value is not followed (discarded, or used where tidal does
  * not look): a pointer a helper returns escapes. */
@@ -1242,31 +1403,53 @@ static void visit_call_value(kctx *c, CXCursor call, ptrval *rp, lin *ri) {
   char *name = callee_name(call);
   int nargs = clang_Cursor_getNumArguments(call);
   CXCursor ref = clang_getCursorReferenced(call);
+  CXCursor obj;
+  int member = member_call_object(call, &obj);
 
   if (starts_with(name, "operator")) {
-    /* Overloaded operators of user types (float4 assignment). */
-    kids ch = children(call);
-    CXCursor args[16];
-    int na = 0;
-    for (int i = 0; i < ch.n; i++) {
-      CXCursor s = strip(ch.v[i]);
-      CXType ft = clang_getCursorType(s);
-      /* skip the callee reference itself */
-      if (clang_getCursorKind(s) == CXCursor_DeclRefExpr &&
-          clang_getCursorKind(clang_getCursorReferenced(s)) == CXCursor_CXXMethod)
-        continue;
-      if (clang_getCursorKind(s) == CXCursor_DeclRefExpr && ft.kind == CXType_FunctionProto) continue;
-      args[na++] = ch.v[i];
+    /* Overloaded operators of user types (float4 assignment, __half
+     * arithmetic) and conversion functions (`operator float`).  Operator
+     * form: the children are the operands around the callee reference;
+     * member form: the object, then the arguments. */
+    struct collect_list args = {NULL, 0, 0};
+    if (member) {
+      if (!clang_Cursor_isNull(obj)) collect_visitor(obj, call, &args);
+      for (int i = 0; i < nargs; i++) collect_visitor(clang_Cursor_getArgument(call, (unsigned)i), call, &args);
+    } else {
+      struct collect_list ch = {NULL, 0, 0};
+      clang_visitChildren(call, collect_visitor, &ch);
+      for (int i = 0; i < ch.n; i++) {
+        CXCursor s = strip(ch.v[i]);
+        enum CXCursorKind sk = clang_getCursorKind(s);
+        /* skip the callee reference itself */
+        if (sk == CXCursor_DeclRefExpr && is_method_kind(clang_getCursorKind(clang_getCursorReferenced(s))))
+          continue;
+        if (sk == CXCursor_DeclRefExpr && clang_getCursorType(s).kind == CXType_FunctionProto) continue;
+        if (!is_expr_kind(sk)) continue;
+        collect_visitor(ch.v[i], call, &args);
+      }
+      free(ch.v);
     }
+    int na = args.n;
     if (!strcmp(name, "operator=") && na >= 1) {
-      store(c, args[0], ACCESS_WRITE, na >= 2 ? args[1] : clang_getNullCursor(), -1);
+      store(c, args.v[0], ACCESS_WRITE, na >= 2 ? args.v[1] : clang_getNullCursor(), -1);
+      for (int i = 2; i < na; i++) visit_expr(c, args.v[i]);
     } else if (strlen(name) > 9 && name[strlen(name) - 1] == '=' && strcmp(name, "operator==") &&
                strcmp(name, "operator!=") && strcmp(name, "operator<=") && strcmp(name, "operator>=") &&
                na >= 1) {
-      store(c, args[0], ACCESS_READWRITE, na >= 2 ? args[1] : clang_getNullCursor(), -1);
+      store(c, args.v[0], ACCESS_READWRITE, na >= 2 ? args.v[1] : clang_getNullCursor(), -1);
+      for (int i = 2; i < na; i++) visit_expr(c, args.v[i]);
+    } else if (member && !clang_Cursor_isNull(obj) && method_object_mode(ref) != ACCESS_READ) {
+      /* a non-const member operator (`v[i]` of a user type, `operator()`)
+       * may change its object */
+      int len;
+      ptrval p = object_address(c, obj, &len);
+      if (method_object_mode(ref) != ACCESS_NONE) record(c, p, ACCESS_READWRITE, len, NULL);
+      for (int i = 1; i < na; i++) visit_expr(c, args.v[i]);
     } else {
-      for (int i = 0; i < na; i++) visit_expr(c, args[i]);
+      for (int i = 0; i < na; i++) visit_expr(c, args.v[i]);
     }
+    free(args.v);
     free(name);
     return;
   }
@@ -1305,13 +1488,21 @@ static void visit_call_value(kctx *c, CXCursor call, ptrval *rp, lin *ri) {
   }
   if (starts_with(name, "curand")) c->flags |= KERNEL_RNG;
 
+  /* The object of a member call (Note [member calls]). */
+  int obj_len = 0;
+  ptrval objp = member ? object_address(c, obj, &obj_len) : ptr_none(c);
+
   /* A __device__ helper with a body: analysed inline with its arguments. */
   CXCursor def = clang_Cursor_isNull(ref) ? ref : clang_getCursorDefinition(ref);
   if (!clang_Cursor_isNull(def) && !clang_Location_isInSystemHeader(clang_getCursorLocation(def)) &&
       (clang_getCursorKind(def) == CXCursor_FunctionDecl || clang_getCursorKind(def) == CXCursor_CXXMethod)) {
-    analyze_helper(c, def, call, nargs, rp, ri);
+    analyze_helper(c, def, call, nargs, objp, rp, ri);
     free(name);
     return;
+  }
+  if (member && !clang_Cursor_isNull(ref)) {
+    unsigned om = method_object_mode(ref);
+    if (om != ACCESS_NONE) record(c, objp, om, obj_len, NULL);
   }
 
   /* No body here (a library function, an intrinsic we do not model):
@@ -1337,10 +1528,12 @@ static void visit_call_value(kctx *c, CXCursor call, ptrval *rp, lin *ri) {
 
 /* Binds the helper's parameters to the argument values and walks its body
  * in this same context: accesses land on the kernel's parameters. */
-static void analyze_helper(kctx *c, CXCursor def, CXCursor call, int nargs, ptrval *rp, lin *ri) {
+static void analyze_helper(kctx *c, CXCursor def, CXCursor call, int nargs, ptrval thisv, ptrval *rp,
+                           lin *ri) {
   for (int i = 0; i < c->depth; i++)
     if (clang_equalCursors(c->helpers[i], def) || c->depth >= HELPER_MAX_DEPTH) {
       /* recursion or too deep: every pointer argument escapes */
+      escape(c, thisv, ACCESS_READWRITE, "passed to a recursive or deeply nested helper");
       for (int j = 0; j < nargs; j++) {
         CXCursor a = clang_Cursor_getArgument(call, (unsigned)j);
         if (is_pointer_type(clang_getCursorType(a)))
@@ -1353,7 +1546,10 @@ static void analyze_helper(kctx *c, CXCursor def, CXCursor call, int nargs, ptrv
   params_list pl = fn_params(def);
   int np = pl.n;
   binding *vals = calloc((size_t)(np > 0 ? np : 1), sizeof *vals);
-  if (!vals) return;
+  if (!vals) {
+    free(pl.v);
+    return;
+  }
   /* Evaluate every argument in the caller's environment first. */
   for (int i = 0; i < np; i++) {
     CXCursor parm = pl.v[i];
@@ -1392,25 +1588,27 @@ static void analyze_helper(kctx *c, CXCursor def, CXCursor call, int nargs, ptrv
       vals[i].val = lin_opaque(c, 0);
     }
   }
+  free(pl.v);
   int saved = c->n_env;
   for (int i = 0; i < np; i++) bind(c, vals[i]);
   free(vals);
   int saved_nret = c->n_ret;
+  ptrval saved_this = c->this_ptr;
+  c->this_ptr = thisv;
   ptrval saved_rptr = c->ret_ptr;
   lin saved_rint = c->ret_int;
   c->n_ret = 0;
   c->ret_ptr = ptr_none(c);
   c->ret_int = lin_opaque(c, 0);
   c->helpers[c->depth++] = def;
-  kids ch = children(def);
-  for (int i = 0; i < ch.n; i++)
-    if (clang_getCursorKind(ch.v[i]) == CXCursor_CompoundStmt) visit_stmt(c, ch.v[i]);
+  visit_stmt(c, fn_body(def));
   c->depth--;
   if (c->n_ret > 0) {
     *rp = c->ret_ptr;
     *ri = c->ret_int;
   }
   c->n_ret = saved_nret;
+  c->this_ptr = saved_this;
   c->ret_ptr = saved_rptr;
   c->ret_int = saved_rint;
   c->n_env = saved;
@@ -1599,9 +1797,8 @@ static void path_push_guard(kctx *c) {
 /* Collects every local assigned inside s (for loops: those are not the
  * values they had on entry). */
 typedef struct assigned {
-  CXCursor v[64];
-  int n;
-  int overflow;
+  CXCursor *v; /* heap; free */
+  int n, cap;
 } assigned;
 
 static enum CXChildVisitResult assigned_visitor(CXCursor cur, CXCursor parent, CXClientData d) {
@@ -1624,10 +1821,14 @@ static enum CXChildVisitResult assigned_visitor(CXCursor cur, CXCursor parent, C
   if (!clang_Cursor_isNull(target)) {
     int seen = 0;
     for (int i = 0; i < as->n && !seen; i++) seen = clang_equalCursors(as->v[i], target);
-    if (!seen) {
-      if (as->n < 64) as->v[as->n++] = target;
-      else as->overflow = 1;
+    if (!seen && as->n == as->cap) {
+      int cap = as->cap ? as->cap * 2 : 32;
+      CXCursor *nv = realloc(as->v, sizeof *nv * (size_t)cap);
+      if (!nv) return CXChildVisit_Break;
+      as->v = nv;
+      as->cap = cap;
     }
+    if (!seen) as->v[as->n++] = target;
   }
   return CXChildVisit_Recurse;
 }
@@ -1635,9 +1836,7 @@ static enum CXChildVisitResult assigned_visitor(CXCursor cur, CXCursor parent, C
 /* Before a loop body: every local it assigns becomes opaque (keeping
  * non-negativity only for pure increments is not attempted). */
 static void havoc_assigned(kctx *c, CXCursor s, CXCursor except) {
-  assigned as;
-  as.n = 0;
-  as.overflow = 0;
+  assigned as = {NULL, 0, 0};
   /* s itself too: a for-increment `i = i + 1` or a loop body that is one
    * expression statement is the assignment */
   assigned_visitor(s, clang_getNullCursor(), &as);
@@ -1654,6 +1853,7 @@ static void havoc_assigned(kctx *c, CXCursor s, CXCursor except) {
       bind_int(c, as.v[i], lin_opaque(c, 0));
     }
   }
+  free(as.v);
 }
 
 static int is_return_only(CXCursor s) {
@@ -1666,24 +1866,6 @@ static int is_return_only(CXCursor s) {
   return 0;
 }
 
-struct collect_list {
-  CXCursor *v;
-  int n, cap;
-};
-
-/* All children, however many (kids() keeps 16). */
-static enum CXChildVisitResult collect_visitor(CXCursor cur, CXCursor parent, CXClientData d) {
-  struct collect_list *l = d;
-  if (l->n == l->cap) {
-    int cap = l->cap ? l->cap * 2 : 32;
-    CXCursor *nv = realloc(l->v, sizeof *nv * (size_t)cap);
-    if (!nv) return CXChildVisit_Break;
-    l->v = nv;
-    l->cap = cap;
-  }
-  l->v[l->n++] = cur;
-  return CXChildVisit_Continue;
-}
 
 /* Statements after `if (cond) return;` (or continue, in a loop body) run
  * only when cond is false. */
@@ -1843,12 +2025,11 @@ static void visit_for(kctx *c, CXCursor s) {
     bind_ptr(c, lv, p);
   } else if (!clang_Cursor_isNull(lv)) {
     /* the body must not assign the loop variable itself */
-    assigned as;
-    as.n = 0;
-    as.overflow = 0;
+    assigned as = {NULL, 0, 0};
     clang_visitChildren(body, assigned_visitor, &as);
     for (int i = 0; i < as.n; i++)
       if (clang_equalCursors(as.v[i], lv)) grows = 0;
+    free(as.v);
     lin v = lin_opaque(c, grows && start_nonneg);
     if (covering && grows && start_nonneg && v.ok && v.n == 1) c->vars[v.var[0]].cover = COV_LOOP;
     bind_int(c, lv, v);
@@ -2038,6 +2219,7 @@ static int analyze_kernel(pass_tu *t, CXCursor f, kernel_info *ki) {
   if (!ki->name || !ki->usr || !ki->file || !ki->params || !eb || !c.ps) {
     free(eb);
     free(c.ps);
+    free(pl.v);
     return -1;
   }
   for (int i = 0; i < np; i++) {
@@ -2061,11 +2243,8 @@ static int analyze_kernel(pass_tu *t, CXCursor f, kernel_info *ki) {
                                           : lin_opaque(&c, 0));
     }
   }
-  if (ki->has_body) {
-    kids ch = children(f);
-    for (int i = 0; i < ch.n; i++)
-      if (clang_getCursorKind(ch.v[i]) == CXCursor_CompoundStmt) visit_stmt(&c, ch.v[i]);
-  }
+  free(pl.v);
+  if (ki->has_body) visit_stmt(&c, fn_body(f));
   for (int i = 0; i < np; i++) {
     kernel_param *kp = &ki->params[i];
     if (!kp->is_pointer) {
@@ -2137,11 +2316,16 @@ static enum CXChildVisitResult kernel_visitor(CXCursor cur, CXCursor parent, CXC
   for (int i = 0; i < kc->kt->n; i++)
     if (!strcmp(kc->kt->items[i].usr, usr)) {
       if (def && !kc->kt->items[i].has_body) {
-        kernel_table one = {&kc->kt->items[i], 1};
         kernel_info fresh;
-        if (analyze_kernel(kc->t, cur, &fresh) == 0) {
+        kernel_info *old = malloc(sizeof *old);
+        if (old && analyze_kernel(kc->t, cur, &fresh) == 0) {
+          /* kernels_free frees the array too: give it a copy of its own */
+          *old = kc->kt->items[i];
+          kernel_table one = {old, 1};
           kernels_free(&one);
           kc->kt->items[i] = fresh;
+        } else {
+          free(old);
         }
       }
       free(usr);
@@ -2166,7 +2350,14 @@ int kernels_analyze(pass_tu *t, kernel_table *out) {
   out->items = NULL;
   out->n = 0;
   kcollect kc = {t, out, 0};
-  clang_visitChildren(clang_getTranslationUnitCursor(t->tu), kernel_visitor, &kc);
+  /* Every input of the program: a kernel defined in another .cu than its
+   * launch is found there (one entry per USR, the definition preferred). */
+  pass_tu *const *units;
+  int n_units = program_units(t, &units);
+  for (int u = 0; u < n_units && !kc.err; u++) {
+    kc.t = units[u];
+    clang_visitChildren(clang_getTranslationUnitCursor(units[u]->tu), kernel_visitor, &kc);
+  }
   if (kc.err) {
     diag_error(t->main_path, 0, 0, "out of memory analysing kernels");
     return TIDAL_EXIT_INTERNAL;

@@ -22,6 +22,7 @@
 #include "graph/graph.h"
 #include "cli/options.h"
 #include "cli/output.h"
+#include "cli/replay_multi.h"
 #include "plan/plan.h"
 #include "replay/replay.h"
 #include "rewrite/rewrite.h"
@@ -31,11 +32,19 @@ typedef struct replay_cli {
   int iterations;
   replay_break brk;
   int bad;
+  const char **inputs;  /* every input file, in order (several: replay_multi.c) */
+  int n_inputs;
+  uint64_t budget;      /* --budget in bytes (several programs: the shared total) */
+  double pct;           /* --budget as a percentage (one program only) */
 } replay_cli;
 
 static int replay_extra(void *ud, int argc, char **argv, int *i) {
   replay_cli *c = ud;
   const char *a = argv[*i], *v = NULL;
+  if (a[0] != '-' && c->inputs) { /* an input file: the first is the options' own */
+    c->inputs[c->n_inputs++] = a;
+    return c->n_inputs > 1;
+  }
   const char *names[] = {"--cost", "--iterations", "--break"};
   for (int k = 0; k < 3; k++) {
     size_t n = strlen(names[k]);
@@ -72,7 +81,7 @@ static int replay_extra(void *ud, int argc, char **argv, int *i) {
 }
 
 static void usage(FILE *f) {
-  fprintf(f, "usage: tidal replay FILE.cu [--budget SIZE|PCT] [--plan auto|swap|recompute|none]\n"
+  fprintf(f, "usage: tidal replay FILE.cu... [--budget SIZE|PCT] [--plan auto|swap|recompute|none]\n"
              "                    [--bind NAME=VALUE]... [--format text|json] [-o OUT]\n"
              "                    [--cost KEY=VALUE]... [--iterations N] [-- clang flags]\n"
              "Runs one training iteration's op trace (twice, or N times) on libtidal's CPU\n"
@@ -80,45 +89,25 @@ static void usage(FILE *f) {
              "compares every op's output checksum.  --budget 50%% is half the modelled\n"
              "unmanaged peak; default: no budget (drops only).  Cost model keys:\n"
              "peak_flops, hbm_bw, launch, h2d_bw, d2h_bw, latency (also TIDAL_COST_<KEY>).\n"
+             "Several FILEs: each replays in its own process, at the same time, under one\n"
+             "shared --budget SIZE (JSON: workloads, combined_peak_bytes).\n"
              "See docs/replay.md.\n%s", options_common_help);
 }
 
-int cmd_replay(int argc, char **argv) {
-  tidal_options o;
-  replay_cli cli;
-  memset(&cli, 0, sizeof cli);
-  cost_model_default(&cli.cost);
-  const char *bad_env = NULL;
-  if (cost_model_from_env(&cli.cost, &bad_env) != 0) {
-    diag_error(NULL, 0, 0, "malformed %s", bad_env);
-    return TIDAL_EXIT_BAD_INPUT;
-  }
-  const char *env_break = getenv("TIDAL_REPLAY_BREAK");
-  if (env_break && *env_break && replay_break_parse(env_break, &cli.brk) != 0) {
-    diag_error(NULL, 0, 0, "TIDAL_REPLAY_BREAK must be skip-prefetch or drop-live");
-    return TIDAL_EXIT_BAD_INPUT;
-  }
-  int rc = options_parse(&o, argc, argv, (1u << FORMAT_TEXT) | (1u << FORMAT_JSON),
-                         replay_extra, &cli);
-  if (rc != 0) return rc;
-  if (o.help) {
-    usage(stdout);
-    options_free(&o);
-    return TIDAL_EXIT_OK;
-  }
+/* One program: plan, place, replay, report.  child: one of several
+ * programs replayed at once (replay_multi.c), else NULL. */
+static int replay_program(tidal_options *op, void *ud, replay_child *child) {
+  tidal_options o = *op;
+  replay_cli *clip = ud, cli = *clip;
+  int rc, reported = 0;
   plan_mode mode = PLAN_MODE_AUTO;
   if (o.plan && plan_mode_parse(o.plan, &mode) != 0) {
     diag_error(NULL, 0, 0, "--plan must be auto, swap, recompute or none, not '%s'", o.plan);
-    options_free(&o);
+    if (child) replay_child_result(child, TIDAL_EXIT_BAD_INPUT, 0);
     return TIDAL_EXIT_BAD_INPUT;
   }
-  uint64_t budget = 0;
-  double pct = 0;
-  if (o.budget && (options_parse_size(o.budget, &budget, &pct) != 0 || pct < 0 || pct > 100)) {
-    diag_error(NULL, 0, 0, "bad --budget '%s' (bytes with K/M/G, or a percentage)", o.budget);
-    options_free(&o);
-    return TIDAL_EXIT_BAD_INPUT;
-  }
+  uint64_t budget = cli.budget;
+  double pct = cli.pct;
 
   pass_tu *tu = NULL;
   graph g;
@@ -148,6 +137,11 @@ int cmd_replay(int argc, char **argv) {
 
   uint64_t natural = plan_modelled_peak(&trace, NULL, 0);
   if (pct > 0) budget = (uint64_t)((double)natural * pct / 100.0);
+  if (child) { /* plan for the share the arbiter will give this program */
+    uint64_t demand = 0;
+    for (int a = 0; a < trace.n_allocs; a++) demand += trace.allocs[a].bytes;
+    budget = replay_child_share(child, demand);
+  }
   plan_options po;
   plan_options_default(&po);
   po.mode = mode;
@@ -184,20 +178,37 @@ int cmd_replay(int argc, char **argv) {
   ro.n_static_ops = g.n_ops;
   ro.budget_bytes = budget;
   ro.cost = cli.cost;
+  if (child) { /* the managed run shares the total; its own cap is the total */
+    ro.budget_bytes = child->total;
+    ro.shared_budget_bytes = child->total;
+    ro.shared_name = child->group;
+    ro.managed_start = replay_child_ready;
+    ro.managed_start_ud = child;
+  }
   if (cli.iterations) ro.iterations = cli.iterations;
   ro.brk = cli.brk;
   replay_report rep;
   int rr = replay_trace(&trace, &plan, &ro, &rep);
 
-  output_file out;
-  rc = output_open(&out, o.output);
-  if (rc != 0) goto out;
-  if (o.format == FORMAT_JSON) replay_print_json(out.fp, &rep, &plan, plan_mode_name(mode));
-  else replay_print_text(out.fp, &rep, &plan, plan_mode_name(mode));
-  rc = output_commit(&out);
-  if (rc != 0) goto out;
+  int failed = rr != 0 || !replay_ok(&rep);
+  if (child) { /* the report goes to the parent, after the result line */
+    replay_child_result(child, failed ? TIDAL_EXIT_BAD_INPUT : TIDAL_EXIT_OK,
+                        rep.managed.shared_peak_bytes);
+    reported = 1;
+    if (o.format == FORMAT_JSON) replay_print_json(child->report, &rep, &plan, plan_mode_name(mode));
+    else replay_print_text(child->report, &rep, &plan, plan_mode_name(mode));
+    fflush(child->report);
+  } else {
+    output_file out;
+    rc = output_open(&out, o.output);
+    if (rc != 0) goto out;
+    if (o.format == FORMAT_JSON) replay_print_json(out.fp, &rep, &plan, plan_mode_name(mode));
+    else replay_print_text(out.fp, &rep, &plan, plan_mode_name(mode));
+    rc = output_commit(&out);
+    if (rc != 0) goto out;
+  }
 
-  if (rr != 0 || !replay_ok(&rep)) {
+  if (failed) {
     if (rep.unmanaged.failed)
       diag_error(o.input, 0, 0, "replay failed (unmanaged run): %s", rep.unmanaged.error);
     else if (rep.managed.failed)
@@ -222,6 +233,56 @@ out:
   free(rplace);
   rw_placer_free(&placer);
   rw_scan_free(&scan);
+  if (child && !reported) replay_child_result(child, rc ? rc : TIDAL_EXIT_INTERNAL, 0);
+  return rc;
+}
+
+int cmd_replay(int argc, char **argv) {
+  tidal_options o;
+  replay_cli cli;
+  memset(&cli, 0, sizeof cli);
+  cost_model_default(&cli.cost);
+  const char *bad_env = NULL;
+  if (cost_model_from_env(&cli.cost, &bad_env) != 0) {
+    diag_error(NULL, 0, 0, "malformed %s", bad_env);
+    return TIDAL_EXIT_BAD_INPUT;
+  }
+  const char *env_break = getenv("TIDAL_REPLAY_BREAK");
+  if (env_break && *env_break && replay_break_parse(env_break, &cli.brk) != 0) {
+    diag_error(NULL, 0, 0, "TIDAL_REPLAY_BREAK must be skip-prefetch or drop-live");
+    return TIDAL_EXIT_BAD_INPUT;
+  }
+  cli.inputs = calloc((size_t)(argc > 0 ? argc : 1), sizeof *cli.inputs);
+  if (!cli.inputs) {
+    diag_error(NULL, 0, 0, "out of memory");
+    return TIDAL_EXIT_INTERNAL;
+  }
+  int rc = options_parse(&o, argc, argv, (1u << FORMAT_TEXT) | (1u << FORMAT_JSON),
+                         replay_extra, &cli);
+  if (rc != 0) goto done;
+  if (o.help) {
+    usage(stdout);
+    goto done;
+  }
+  if (o.budget && (options_parse_size(o.budget, &cli.budget, &cli.pct) != 0 || cli.pct < 0 ||
+                   cli.pct > 100)) {
+    diag_error(NULL, 0, 0, "bad --budget '%s' (bytes with K/M/G, or a percentage)", o.budget);
+    rc = TIDAL_EXIT_BAD_INPUT;
+    goto done;
+  }
+  if (cli.n_inputs > 1) {
+    if (!o.budget || cli.pct > 0) {
+      diag_error(NULL, 0, 0, "several programs share one budget: give it in bytes "
+                 "(--budget 18M), not %s", o.budget ? "a percentage" : "none");
+      rc = TIDAL_EXIT_BAD_INPUT;
+      goto done;
+    }
+    rc = replay_multi(&o, cli.inputs, cli.n_inputs, cli.budget, replay_program, &cli);
+    goto done;
+  }
+  rc = replay_program(&o, &cli, NULL);
+done:
   options_free(&o);
+  free(cli.inputs);
   return rc;
 }

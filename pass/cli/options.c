@@ -12,6 +12,7 @@
 
 #include "base/diag.h"
 #include "cli/options.h"
+#include "cli/output.h"
 
 const char options_common_help[] =
     "  -o FILE               write the output to FILE (atomically); default stdout\n"
@@ -208,18 +209,24 @@ int options_parse(tidal_options *o, int argc, char **argv, unsigned allowed_form
       diag_error(NULL, 0, 0, "unknown option '%s'", arg);
       goto fail;
     }
-    if (o->input) {
-      diag_error(NULL, 0, 0, "more than one input file ('%s' and '%s'); clang flags go after '--'",
-                 o->input, arg);
+    /* several inputs form one program (docs/design.md, "Whole-program input") */
+    const char **ni = realloc(o->inputs, (size_t)(o->n_inputs + 1) * sizeof *ni);
+    if (!ni) {
+      diag_error(NULL, 0, 0, "out of memory");
       goto fail;
     }
-    o->input = arg;
+    o->inputs = ni;
+    o->inputs[o->n_inputs++] = arg;
+    if (!o->input) o->input = arg;
   }
-  if (!o->input && !o->help) {
+  /* -p DIR alone takes every entry of DIR/compile_commands.json */
+  if (!o->input && !o->help && !o->compdb_dir) {
     diag_error(NULL, 0, 0, "no input file (usage: tidal %s FILE.cu [options] [-- clang flags])",
                o->command);
     goto fail;
   }
+  /* Refused before any work: the input as output, a directory, a link. */
+  if (!o->help && output_check(o->output, o->input) != 0) goto fail;
   return 0;
 fail:
   options_free(o);
@@ -232,11 +239,16 @@ void options_free(tidal_options *o) {
   free(o->binds);
   o->binds = NULL;
   o->n_binds = 0;
+  free(o->inputs);
+  o->inputs = NULL;
+  o->n_inputs = 0;
 }
 
 frontend_options options_frontend(const tidal_options *o) {
   frontend_options f;
   f.input = o->input;
+  f.n_inputs = o->n_inputs;
+  f.inputs = o->inputs;
   f.compdb_dir = o->compdb_dir;
   f.n_clang_args = o->n_clang_args;
   f.clang_args = o->clang_args;

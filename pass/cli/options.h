@@ -1,6 +1,6 @@
 /* options.h - the command-line options every tidal subcommand shares.
  *
- *   tidal CMD FILE.cu [-o OUT] [--format text|json|dot] [--bind N=V]...
+ *   tidal CMD FILE.cu [FILE.cu...] [-o OUT] [--format text|json|dot] [--bind N=V]...
  *                     [--loop FILE:LINE] [-p BUILD_DIR] [--plan MODE]
  *                     [--budget SIZE|PCT] [-- clang flags...]
  *
@@ -28,7 +28,9 @@ typedef struct tidal_bind {
 
 typedef struct tidal_options {
   const char *command;     /* "graph", "kernels", ... (for messages) */
-  const char *input;       /* the .cu file (exactly one) */
+  const char *input;       /* the first input file; NULL with -p DIR alone (every entry) */
+  int n_inputs;            /* every input: several files form one program */
+  const char **inputs;     /* allocated (options_free); entries point into argv */
   const char *output;      /* -o, NULL: stdout */
   tidal_format format;     /* --format, default text */
   int format_given;        /* 1 if --format was on the command line */

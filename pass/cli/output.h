@@ -1,8 +1,14 @@
-/* output.h - writing a command's output atomically.
+/* output.h - writing a command's output safely.
  *
- * Output goes to a temporary file beside the destination and is renamed
- * over it only once complete, so a failed run never leaves a half-written
- * (or any new) output file.  With no path, output goes to stdout. */
+ * A regular file (or a new path) is written to a temporary beside it and
+ * renamed over it only once complete, so a failed run never leaves a
+ * half-written (or any new) output file.  Stdout ("-" or no -o), a
+ * character or block device (/dev/null) and a FIFO cannot be renamed over:
+ * their output is collected in memory and streamed to them by
+ * output_commit, so a failed run writes nothing there either, and the node
+ * stays what it was.  Anything else is refused before any work is done
+ * (output_check): a directory, a symbolic link to a file (the link would be
+ * replaced), a socket, and the input file itself under any name. */
 #ifndef TIDAL_PASS_OUTPUT_H
 #define TIDAL_PASS_OUTPUT_H
 
@@ -12,14 +18,24 @@
 typedef struct output_file {
   FILE *fp;        /* write here */
   char *path;      /* final destination, NULL for stdout */
-  char *tmp_path;  /* the temporary being written, NULL for stdout */
+  char *tmp_path;  /* the temporary being written, NULL when streaming */
+  char *buf;       /* streaming: what was written (open_memstream) */
+  size_t buf_n;
 } output_file;
 
-/* Opens the temporary (or stdout when path is NULL or "-").  Returns 0, or
- * prints "tidal: error: ..." and returns TIDAL_EXIT_BAD_INPUT. */
+/* Refuses an output path tidal must not write: prints
+ * "OUT: error: ..." and returns TIDAL_EXIT_BAD_INPUT, else 0.  input may be
+ * NULL.  output_open checks again; this lets a command refuse before its
+ * analysis runs. */
+int output_check(const char *path, const char *input);
+
+/* Opens the temporary, or the in-memory stream for stdout (path NULL or
+ * "-"), devices and FIFOs.  Returns 0, or prints "tidal: error: ..." and
+ * returns TIDAL_EXIT_BAD_INPUT. */
 int output_open(output_file *out, const char *path);
-/* Flushes, closes and renames into place.  Returns 0, or prints an error,
- * removes the temporary and returns TIDAL_EXIT_BAD_INPUT. */
+/* Renames the complete temporary into place, or writes the collected
+ * output to the stream.  Returns 0, or prints an error, removes the
+ * temporary and returns TIDAL_EXIT_BAD_INPUT. */
 int output_commit(output_file *out);
 /* Closes and removes the temporary; the destination is untouched.  Safe
  * after a failed open, and a no-op after commit. */

@@ -21,6 +21,7 @@
  *    are kept, with relative paths made absolute
  *    against the entry's directory; code-generation flags are dropped.
  * See Note [compat folder] in docs/pass-frontend.md for the compat flags. */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -362,7 +363,10 @@ static int filter_compdb_args(const strvec *args, const char *dir, strvec *out) 
   return 0;
 }
 
-static int load_compdb(const char *dir, const char *input, strvec *flags) {
+/* input's flags into *flags; or, when all is not NULL, every entry's file
+ * (directory + file) into *all and no flags (multi-entry -p: the whole
+ * program). */
+static int load_compdb(const char *dir, const char *input, strvec *flags, strvec *all) {
   if (!dir_exists(dir)) {
     diag_error(NULL, 0, 0, "-p: no such directory: '%s'", dir);
     return TIDAL_EXIT_BAD_INPUT;
@@ -424,7 +428,9 @@ static int load_compdb(const char *dir, const char *input, strvec *flags) {
     if (!r.err) r.p++;
     if (!r.err && efile) {
       char *full = join_path(edir, efile);
-      if (full && same_file(full, input)) {
+      if (all) {
+        if (!full || sv_push(all, full) < 0) r.err = 1;
+      } else if (full && same_file(full, input)) {
         found = 1;
         if (!have_args && ecmd && split_command(ecmd, &eargs) < 0) r.err = 1;
         if (!r.err && filter_compdb_args(&eargs, edir, flags) < 0) r.err = 1;
@@ -442,12 +448,13 @@ static int load_compdb(const char *dir, const char *input, strvec *flags) {
     else r.err = 1;
   }
   if (r.err) goto bad;
-  if (found) {
+  if (found || (all && all->n)) {
     rc = 0;
     goto out;
   }
 none:
-  diag_error(path, 0, 0, "no entry for '%s' in the compilation database", input);
+  if (all) diag_error(path, 0, 0, "the compilation database has no entries");
+  else diag_error(path, 0, 0, "no entry for '%s' in the compilation database", input);
   goto out;
 bad:
   diag_error(path, 0, 0, "malformed compilation database (expected a JSON array of objects)");
@@ -588,9 +595,14 @@ static int scan_diagnostics(pass_tu *t) {
 
 /* ---- parse -------------------------------------------------------------------- */
 
-static int is_cuda_input(const frontend_options *opt) {
+static int is_cuda_input(const frontend_options *opt, int whole_program) {
   const char *dot = strrchr(opt->input, '.');
   if (dot && (!strcmp(dot, ".cu") || !strcmp(dot, ".cuh"))) return 1;
+  /* One file of several: C++ host files (a loader, a driver) are parsed as
+   * CUDA too, which C++ is a subset of; a C file is still refused. */
+  if (whole_program && dot &&
+      (!strcmp(dot, ".cpp") || !strcmp(dot, ".cc") || !strcmp(dot, ".cxx") || !strcmp(dot, ".C")))
+    return 1;
   for (int i = 0; i + 1 < opt->n_clang_args; i++)
     if (!strcmp(opt->clang_args[i], "-x") && !strcmp(opt->clang_args[i + 1], "cuda")) return 1;
   for (int i = 0; i < opt->n_clang_args; i++)
@@ -598,7 +610,8 @@ static int is_cuda_input(const frontend_options *opt) {
   return 0;
 }
 
-int frontend_parse(const frontend_options *opt, pass_tu **out) {
+static int parse_unit(const frontend_options *opt, int whole_program, sym_arena *arena,
+                      pass_tu **out) {
   *out = NULL;
   strvec args = {0};
   char *compat = NULL;
@@ -609,7 +622,7 @@ int frontend_parse(const frontend_options *opt, pass_tu **out) {
     diag_error(NULL, 0, 0, "no such file: '%s'", opt->input ? opt->input : "");
     return TIDAL_EXIT_BAD_INPUT;
   }
-  if (!is_cuda_input(opt)) {
+  if (!is_cuda_input(opt, whole_program)) {
     diag_error(opt->input, 1, 1,
                "not a CUDA source file (expected a .cu or .cuh file; pass '-- -x cuda' to "
                "treat it as CUDA)");
@@ -629,7 +642,7 @@ int frontend_parse(const frontend_options *opt, pass_tu **out) {
       if (sv_push(&args, base[i]) < 0) goto oom;
   }
   if (opt->compdb_dir) {
-    rc = load_compdb(opt->compdb_dir, opt->input, &args);
+    rc = load_compdb(opt->compdb_dir, opt->input, &args, NULL);
     if (rc) goto fail;
     rc = TIDAL_EXIT_INTERNAL;
   }
@@ -638,7 +651,10 @@ int frontend_parse(const frontend_options *opt, pass_tu **out) {
 
   if (!(t = calloc(1, sizeof *t))) goto oom;
   if (!(t->main_path = strdup(opt->input))) goto oom;
-  if (!(t->arena = sym_arena_create())) goto oom;
+  if (arena) t->arena = arena;
+  else if (!(t->arena = sym_arena_create())) goto oom;
+  t->owns_arena = arena == NULL;
+  t->owns_tu = 1;
   t->index = clang_createIndex(0, 0);
   enum CXErrorCode ec = clang_parseTranslationUnit2(
       t->index, opt->input, (const char *const *)args.v, args.n, NULL, 0,
@@ -678,20 +694,153 @@ fail:
   return rc;
 }
 
-void frontend_dispose(pass_tu *t) {
+static int defines_main(pass_tu *u);
+
+/* Every input, or with -p and no input every entry of the database, into
+ * one program whose files[0] defines main(). */
+int frontend_parse(const frontend_options *opt, pass_tu **out) {
+  *out = NULL;
+  strvec all = {0};
+  const char *const *inputs = opt->inputs;
+  int n = opt->n_inputs, whole = 0, rc = TIDAL_EXIT_INTERNAL;
+  const char *single[1];
+  if (n == 0 && opt->input) {
+    single[0] = opt->input;
+    inputs = single;
+    n = 1;
+  }
+  if (n == 0 && opt->compdb_dir) {
+    rc = load_compdb(opt->compdb_dir, NULL, NULL, &all);
+    if (rc) return rc;
+    inputs = (const char *const *)all.v;
+    n = all.n;
+    whole = 1;
+  }
+  if (n == 0) {
+    diag_error(NULL, 0, 0, "no input file");
+    return TIDAL_EXIT_BAD_INPUT;
+  }
+  if (n > 1) whole = 1;
+  pass_program *p = calloc(1, sizeof *p);
+  if (!p || !(p->arena = sym_arena_create())) goto oom;
+  {
+    char real[PATH_MAX];
+    char *compat = find_compat_dir();
+    if (compat) p->compat_dir = strdup(realpath(compat, real) ? real : compat);
+    free(compat);
+    const char *cuda = getenv("TIDAL_CUDA_PATH");
+    if (!cuda || !*cuda) cuda = TIDAL_CUDA_PATH;
+    p->cuda_dir = strdup(realpath(cuda, real) ? real : cuda);
+  }
+  for (int i = 0; i < n; i++) {
+    int dup = 0;
+    for (int j = 0; j < i && !dup; j++) dup = same_file(inputs[i], inputs[j]);
+    if (dup) continue; /* a file listed twice is one file */
+    frontend_options one = *opt;
+    one.input = inputs[i];
+    one.n_inputs = 0;
+    one.inputs = NULL;
+    if (all.n) {
+      /* an entry of the database: its own flags, and C files are not ours */
+      one.input = inputs[i];
+      const char *dot = strrchr(inputs[i], '.');
+      if (dot && !strcmp(dot, ".c")) continue;
+    }
+    pass_tu *u = NULL;
+    rc = parse_unit(&one, whole, p->arena, &u);
+    if (rc) goto fail;
+    if (program_add_unit(p, u) < 0) {
+      frontend_dispose(u);
+      goto oom;
+    }
+  }
+  if (p->n_units == 0) {
+    diag_error(opt->compdb_dir, 0, 0, "the compilation database lists no C++ or CUDA file");
+    rc = TIDAL_EXIT_BAD_INPUT;
+    goto fail;
+  }
+  /* the unit defining main() goes first: the analysis starts there */
+  for (int i = 1; i < p->n_units; i++)
+    if (defines_main(p->files[i]) && !defines_main(p->files[0])) {
+      pass_tu *tmp = p->files[0];
+      p->files[0] = p->files[i];
+      p->files[i] = tmp;
+      CXFileUniqueID id = p->ids[0];
+      p->ids[0] = p->ids[i];
+      p->ids[i] = id;
+      p->files[0]->file_index = 0;
+      p->files[i]->file_index = i;
+      break;
+    }
+  sv_free(&all);
+  *out = p->files[0];
+  return TIDAL_EXIT_OK;
+oom:
+  diag_error(NULL, 0, 0, "out of memory");
+  rc = TIDAL_EXIT_INTERNAL;
+fail:
+  sv_free(&all);
+  if (p && p->n_files) frontend_dispose(p->files[0]);
+  else if (p) {
+    if (p->arena) sym_arena_destroy(p->arena);
+    program_free(p);
+  }
+  return rc;
+}
+
+typedef struct main_scan {
+  pass_tu *u;
+  int found;
+} main_scan;
+
+static enum CXChildVisitResult main_def_visitor(CXCursor c, CXCursor parent, CXClientData d) {
+  (void)parent;
+  main_scan *m = d;
+  if (clang_getCursorKind(c) == CXCursor_FunctionDecl && clang_isCursorDefinition(c) &&
+      frontend_in_main_file(m->u, c)) {
+    char *nm = string_and_dispose(clang_getCursorSpelling(c));
+    m->found = strcmp(nm, "main") == 0;
+    free(nm);
+    if (m->found) return CXChildVisit_Break;
+  }
+  return CXChildVisit_Continue;
+}
+
+static int defines_main(pass_tu *u) {
+  main_scan m = {u, 0};
+  clang_visitChildren(clang_getTranslationUnitCursor(u->tu), main_def_visitor, &m);
+  return m.found;
+}
+
+static void dispose_one(pass_tu *t) {
   if (!t) return;
-  if (t->tu) clang_disposeTranslationUnit(t->tu);
-  if (t->index) clang_disposeIndex(t->index);
-  sym_arena_destroy(t->arena);
+  if (t->owns_tu && t->tu) clang_disposeTranslationUnit(t->tu);
+  if (t->owns_tu && t->index) clang_disposeIndex(t->index);
+  if (t->owns_arena && !t->prog) sym_arena_destroy(t->arena);
   free(t->main_path);
   free(t->main_source);
   free(t);
 }
 
+void frontend_dispose(pass_tu *t) {
+  if (!t) return;
+  pass_program *p = t->prog;
+  if (!p) {
+    dispose_one(t);
+    return;
+  }
+  sym_arena *arena = p->arena;
+  for (int i = 0; i < p->n_files; i++) dispose_one(p->files[i]);
+  program_free(p);
+  sym_arena_destroy(arena);
+}
+
 int frontend_in_main_file(const pass_tu *t, CXCursor c) {
   CXFile f;
   clang_getExpansionLocation(clang_getCursorLocation(c), &f, NULL, NULL, NULL);
-  return f && t->main_file && clang_File_isEqual(f, t->main_file);
+  if (!f || !t->main_file) return 0;
+  if (clang_Cursor_getTranslationUnit(c) == t->tu) return clang_File_isEqual(f, t->main_file);
+  return program_same_file(t, f);
 }
 
 char *frontend_cursor_text(const pass_tu *t, CXCursor c) {
@@ -700,8 +849,13 @@ char *frontend_cursor_text(const pass_tu *t, CXCursor c) {
   unsigned b, e;
   clang_getExpansionLocation(clang_getRangeStart(ext), &f1, NULL, NULL, &b);
   clang_getExpansionLocation(clang_getRangeEnd(ext), &f2, NULL, NULL, &e);
-  if (f1 && f2 && t->main_file && clang_File_isEqual(f1, t->main_file) &&
-      clang_File_isEqual(f2, t->main_file) && b <= e && e <= t->main_size) {
+  /* The bytes come from the file the cursor is in (another input, a
+   * project header), tokens from the cursor's own translation unit. */
+  const pass_tu *v = f1 ? program_view_of_file(t, c, f1) : NULL;
+  if (v) t = v;
+  CXTranslationUnit ctu = clang_Cursor_getTranslationUnit(c);
+  if (f1 && f2 && t->main_file && clang_File_isEqual(f1, f2) &&
+      (v || clang_File_isEqual(f1, t->main_file)) && b <= e && e <= t->main_size) {
     char *r = malloc(e - b + 1);
     if (!r) return NULL;
     memcpy(r, t->main_source + b, e - b);
@@ -711,13 +865,14 @@ char *frontend_cursor_text(const pass_tu *t, CXCursor c) {
   /* Outside the main file (a project header): join the tokens. */
   CXToken *toks = NULL;
   unsigned n = 0;
-  clang_tokenize(t->tu, ext, &toks, &n);
+  CXTranslationUnit tu = ctu ? ctu : t->tu;
+  clang_tokenize(tu, ext, &toks, &n);
   size_t len = 0, cap = 64;
   char *r = malloc(cap);
   if (!r) goto out;
   r[0] = '\0';
   for (unsigned i = 0; i < n; i++) {
-    char *s = string_and_dispose(clang_getTokenSpelling(t->tu, toks[i]));
+    char *s = string_and_dispose(clang_getTokenSpelling(tu, toks[i]));
     size_t sl = strlen(s);
     if (len + sl + 2 > cap) {
       while (len + sl + 2 > cap) cap *= 2;
@@ -736,6 +891,6 @@ char *frontend_cursor_text(const pass_tu *t, CXCursor c) {
     free(s);
   }
 out:
-  if (toks) clang_disposeTokens(t->tu, toks, n);
+  if (toks) clang_disposeTokens(tu, toks, n);
   return r;
 }

@@ -12,6 +12,11 @@
 #include "base/cxstring.h"
 #include "base/symexpr.h"
 
+typedef struct pass_program pass_program;
+
+/* One file tidal may read and rewrite: a parsed input (a translation unit
+ * of its own) or a project header one of them includes (a view that
+ * borrows that unit's tu: main_file is then the header). */
 typedef struct pass_tu {
   CXIndex index;
   CXTranslationUnit tu;
@@ -20,23 +25,65 @@ typedef struct pass_tu {
   char *main_source; /* the main file's bytes (rewriter edits these) */
   size_t main_size;
   sym_arena *arena;  /* symbolic expressions for this TU */
+  /* Whole-program input (docs/design.md, "Whole-program input"). */
+  pass_program *prog; /* every input and header view; NULL only inside frontend.c */
+  int file_index;     /* this file's index in the program (graph_range.file) */
+  int is_unit;        /* 1: an input with a translation unit of its own */
+  int owns_tu, owns_arena;
 } pass_tu;
 
+/* The files of one program: prog->files[0..n_units) are the parsed
+ * inputs, files[0] the one defining main() (or the first input); project
+ * headers follow as the analysis meets them. */
+struct pass_program {
+  pass_tu **files;
+  int n_files, n_units, cap_files;
+  CXFileUniqueID *ids;   /* per file, to compare files across translation units */
+  sym_arena *arena;      /* shared by every unit */
+  char *compat_dir;      /* files under these are not the project's */
+  char *cuda_dir;
+  struct program_def *defs; /* function definitions by USR (program.c) */
+  int n_defs, cap_defs, defs_built;
+};
+
 typedef struct frontend_options {
-  const char *input;             /* the .cu file */
+  const char *input;             /* the .cu file (the first of inputs) */
+  int n_inputs;                  /* several files forming one program; 0: just input */
+  const char *const *inputs;
   const char *compdb_dir;        /* -p DIR, or NULL */
   int n_clang_args;              /* flags after "--" */
   const char *const *clang_args;
 } frontend_options;
 
-/* Parses the input.  Returns TIDAL_EXIT_OK and *out, or prints clang-style
- * diagnostics and returns TIDAL_EXIT_BAD_INPUT (missing file, not CUDA,
- * host-code errors, bad -p) or TIDAL_EXIT_INTERNAL. */
+/* Parses every input (with -p and no input: every entry of
+ * compile_commands.json) into one program.  Returns TIDAL_EXIT_OK and *out
+ * (the program's first file, the unit defining main()), or prints
+ * clang-style diagnostics and returns TIDAL_EXIT_BAD_INPUT (missing file,
+ * not CUDA, host-code errors, bad -p) or TIDAL_EXIT_INTERNAL. */
 int frontend_parse(const frontend_options *opt, pass_tu **out);
-void frontend_dispose(pass_tu *t); /* NULL is a no-op */
+void frontend_dispose(pass_tu *t); /* the whole program; NULL is a no-op */
 
-/* 1 if the cursor's expansion location is in the main file. */
+/* 1 if the cursor's expansion location is in t's main file (compared by
+ * file identity, so a cursor of another unit in the same header counts). */
 int frontend_in_main_file(const pass_tu *t, CXCursor c);
+
+/* ---- program.c: the files of a whole program ---- */
+
+/* The file view of f (a file of c's translation unit): an input, or a
+ * project header (registered on first use); NULL for system headers, the
+ * compat folder and the CUDA toolkit. */
+pass_tu *program_view_of_file(const pass_tu *t, CXCursor c, CXFile f);
+/* The view of the file c's expansion location is in, or NULL. */
+pass_tu *program_view_of(const pass_tu *t, CXCursor c);
+/* 1 if f (of any unit) is t's main file. */
+int program_same_file(const pass_tu *t, CXFile f);
+/* The definition of decl in any unit (clang_getCursorDefinition, then the
+ * program's definitions by USR); a null cursor if there is none. */
+CXCursor program_definition(const pass_tu *t, CXCursor decl);
+/* The program's inputs: units[0..n) (the first is t's program's files[0]). */
+int program_units(const pass_tu *t, pass_tu *const **units);
+void program_free(pass_program *p);
+int program_add_unit(pass_program *p, pass_tu *u); /* frontend.c, while parsing */
 
 /* The source text of a cursor's extent (malloc'd), from the main file
  * buffer when possible, else from tokens. */

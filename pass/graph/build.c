@@ -123,6 +123,7 @@ int graph_build(pass_tu *t, const graph_options *opt, graph *g) {
         ret_scan rs = {&b, g};
         clang_visitChildren(ch[i], returns_visitor, &rs);
       }
+    gb_init_globals(&b);
     gb_run_function(&b, mainfn, NULL, clang_getNullCursor(), NULL, 0, NULL);
   }
   if (!b.reached_loop && !clang_Cursor_isNull(fn)) {

@@ -536,10 +536,10 @@ static char *substitute(ct_fn *f, char **args, int nargs, const char *text, int 
 
 /* ---- per op ---- */
 
-static CXCursor called_def(CXCursor call) {
+static CXCursor called_def(const pass_tu *t, CXCursor call) {
   CXCursor d = gb_callee_decl(call);
   if (clang_Cursor_isNull(d)) return d;
-  CXCursor def = clang_getCursorDefinition(d);
+  CXCursor def = program_definition(t, d); /* in any input */
   return clang_Cursor_isNull(def) ? d : def;
 }
 
@@ -549,7 +549,7 @@ void calltext_op(gb *b, graph_op *op) {
   ct_fn *fns = calloc((size_t)n + 1, sizeof *fns);
   if (!fns) return;
   fn_load(b, b->loop_frame ? b->loop_frame->fn : clang_getNullCursor(), &fns[0]);
-  for (int k = 1; k <= n; k++) fn_load(b, called_def(b->path_cursor[k - 1]), &fns[k]);
+  for (int k = 1; k <= n; k++) fn_load(b, called_def(b->t, b->path_cursor[k - 1]), &fns[k]);
   /* argument texts of each call on the path, for its callee's parameters */
   char ***args = calloc((size_t)n + 1, sizeof *args);
   int *nargs = calloc((size_t)n + 1, sizeof *nargs);
@@ -574,7 +574,7 @@ void calltext_op(gb *b, graph_op *op) {
       a->ptr_text_at[k] = strdup(ptr);
       a->bytes_text_at[k] = bytes ? strdup(bytes) : NULL;
       a->text_valid_at[k] = !f->overflow && f->body.editable && bytes && cu.lo < cu.hi;
-      a->text_span_at[k] = (graph_range){cu.lo, cu.hi, f->body.editable && cu.lo < cu.hi};
+      a->text_span_at[k] = (graph_range){cu.lo, cu.hi, f->body.editable && cu.lo < cu.hi, f->body.file};
       if (k == 0) break;
       if (f->overflow || !args || !args[k - 1]) {
         ok = 0;

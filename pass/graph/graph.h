@@ -37,7 +37,9 @@
 typedef struct graph_range {
   unsigned begin;
   unsigned end;
-  int editable; /* 1: in the main file and not inside a macro expansion */
+  int editable; /* 1: in one project file (r.file) and not inside a macro expansion */
+  int file;     /* the program file (pass_tu.file_index) begin is in; -1 if none (a
+                   system header); 0 is the input defining main() */
 } graph_range;
 
 typedef enum graph_op_kind {

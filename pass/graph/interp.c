@@ -180,17 +180,17 @@ char *gb_text(gb *b, CXCursor c) {
   if (s && !*s) {
     /* An argument of a macro (cublasCheck(cublasSgemm(..., p, ...))): its
      * expansion range collapses to the macro's name, but it is spelled,
-     * contiguous, in the main file. */
+     * contiguous, in a project file. */
     CXSourceRange ext = clang_getCursorExtent(c);
     CXFile f1 = NULL, f2 = NULL;
     unsigned o1 = 0, o2 = 0;
     clang_getFileLocation(clang_getRangeStart(ext), &f1, NULL, NULL, &o1);
     clang_getFileLocation(clang_getRangeEnd(ext), &f2, NULL, NULL, &o2);
-    if (f1 && f2 && b->t->main_file && clang_File_isEqual(f1, b->t->main_file) &&
-        clang_File_isEqual(f2, b->t->main_file) && o1 < o2 && o2 <= b->t->main_size) {
+    const pass_tu *v = f1 && f2 && clang_File_isEqual(f1, f2) ? program_view_of_file(b->t, c, f1) : NULL;
+    if (v && o1 < o2 && o2 <= v->main_size) {
       char *sp = malloc(o2 - o1 + 1);
       if (sp) {
-        memcpy(sp, b->t->main_source + o1, o2 - o1);
+        memcpy(sp, v->main_source + o1, o2 - o1);
         sp[o2 - o1] = '\0';
         free(s);
         s = sp;
@@ -202,8 +202,10 @@ char *gb_text(gb *b, CXCursor c) {
   return r;
 }
 
+/* Whole-program input: a range is editable in the file it is written in
+ * (an input or a project header; r.file names it), never across files. */
 graph_range gb_range(gb *b, CXCursor c, int stmt) {
-  graph_range r = {0, 0, 0};
+  graph_range r = {0, 0, 0, -1};
   CXSourceRange ext = clang_getCursorExtent(c);
   CXFile f1, f2;
   unsigned o1, o2;
@@ -211,17 +213,17 @@ graph_range gb_range(gb *b, CXCursor c, int stmt) {
   clang_getExpansionLocation(clang_getRangeEnd(ext), &f2, NULL, NULL, &o2);
   r.begin = o1;
   r.end = o2;
-  int main1 = f1 && b->t->main_file && clang_File_isEqual(f1, b->t->main_file);
-  int main2 = f2 && b->t->main_file && clang_File_isEqual(f2, b->t->main_file);
-  /* Both ends written in the main file (a statement that merely starts with
-   * a macro invocation such as CHECK(...) still is), and a range that is
-   * not empty: a whole statement produced by one macro token collapses. */
-  r.editable = main1 && main2 && o1 < o2 && o2 <= b->t->main_size;
+  const pass_tu *v = f1 ? program_view_of_file(b->t, c, f1) : NULL;
+  if (v) r.file = v->file_index;
+  /* Both ends written in one project file (a statement that merely starts
+   * with a macro invocation such as CHECK(...) still is), and a range that
+   * is not empty: a whole statement produced by one macro token collapses. */
+  r.editable = v && f2 && clang_File_isEqual(f1, f2) && o1 < o2 && o2 <= v->main_size;
   if (r.editable && stmt) {
     size_t i = o2;
-    const char *src = b->t->main_source;
-    while (i < b->t->main_size && (src[i] == ' ' || src[i] == '\t')) i++;
-    if (i < b->t->main_size && src[i] == ';' && (o2 == 0 || src[o2 - 1] != ';' ))
+    const char *src = v->main_source;
+    while (i < v->main_size && (src[i] == ' ' || src[i] == '\t')) i++;
+    if (i < v->main_size && src[i] == ';' && (o2 == 0 || src[o2 - 1] != ';' ))
       r.end = (unsigned)i + 1;
   }
   return r;
@@ -233,9 +235,10 @@ void gb_location(gb *b, CXCursor c, char **file, unsigned *line, unsigned *col) 
   clang_getExpansionLocation(clang_getCursorLocation(c), &f, &l, &co, NULL);
   if (file) {
     char *name = f ? string_and_dispose(clang_getFileName(f)) : NULL;
-    if (f && b->t->main_file && clang_File_isEqual(f, b->t->main_file)) {
+    const pass_tu *v = f ? program_view_of_file(b->t, c, f) : NULL;
+    if (v && v->is_unit) {
       free(name);
-      name = strdup(b->t->main_path);
+      name = strdup(v->main_path); /* an input: as given on the command line */
     }
     *file = name ? name : strdup("<unknown>");
   }
@@ -1120,12 +1123,29 @@ static gval eval_call(gb *b, gb_frame *f, CXCursor e) {
     for (int i = 0; i < n; i++) gb_eval(b, f, clang_Cursor_getArgument(e, (unsigned)i));
     return none_val();
   }
+  /* C++ spells a struct assignment `b->a = tensor_alloc(n)` as a call of
+   * the implicit (defaulted) operator=: the same alias as the C assignment. */
+  if (!clang_Cursor_isNull(ref) && clang_getCursorKind(ref) == CXCursor_CXXMethod &&
+      clang_Cursor_getNumArguments(e) == 2 && clang_CXXMethod_isDefaulted(ref)) {
+    char *op = string_and_dispose(clang_getCursorSpelling(ref));
+    int is_assign = strcmp(op, "operator=") == 0;
+    free(op);
+    if (is_assign) {
+      CXCursor lhs = clang_Cursor_getArgument(e, 0), rhs = clang_Cursor_getArgument(e, 1);
+      return assign(b, f, lhs, rhs, gb_eval(b, f, rhs), CXBinaryOperator_Invalid);
+    }
+  }
   char *name = gb_callee_name(e);
   gval ret = none_val();
   if (!name) goto generic;
   const libcall_info *li = libcall_find(name);
   if (li && (li->flags & (LIBCALL_ALLOC | LIBCALL_FREE))) {
-    if (b->h->alloc_call(b, f, e, name)) goto out;
+    if (b->h->alloc_call(b, f, e, name)) {
+      /* the analysis follows the run where allocation succeeds:
+       * `if (err != cudaSuccess) t.data = NULL;` is then not taken */
+      ret = gb_int(b, sym_const(b->a, 0), NULL, 0);
+      goto out;
+    }
   }
   if (li && (li->flags & LIBCALL_DESCRIPTOR_SETTER)) {
     descriptor_call(b, f, e, name, clang_Cursor_getNumArguments(e));
@@ -1142,7 +1162,7 @@ static gval eval_call(gb *b, gb_frame *f, CXCursor e) {
   }
   {
     CXCursor decl = gb_callee_decl(e);
-    CXCursor def = clang_Cursor_isNull(decl) ? decl : clang_getCursorDefinition(decl);
+    CXCursor def = program_definition(b->t, decl); /* in any input */
     int n = clang_Cursor_getNumArguments(e);
     if (n < 0) n = 0;
     gval args[64];
@@ -1168,6 +1188,34 @@ generic: {
 out:
   free(name);
   return ret;
+}
+
+static void walk_decl(gb *b, gb_frame *f, CXCursor vd);
+
+/* Global structs initialised at file scope (`config_t config = {.n_embd
+ * = 768, ...}`) in any input: their fields hold those values when main()
+ * starts, as the program's own reads will see them. */
+static enum CXChildVisitResult global_init_visitor(CXCursor c, CXCursor parent, CXClientData d) {
+  (void)parent;
+  gb *b = d;
+  enum CXCursorKind k = clang_getCursorKind(c);
+  if (k == CXCursor_Namespace || k == CXCursor_LinkageSpec) return CXChildVisit_Recurse;
+  if (k != CXCursor_VarDecl || !clang_isCursorDefinition(c) ||
+      !is_record_type(clang_getCursorType(c)) || !program_view_of(b->t, c))
+    return CXChildVisit_Continue;
+  CXCursor ch[8];
+  int n = gb_children(c, ch, 8), has_init = 0;
+  for (int i = 0; i < n && i < 8; i++)
+    if (clang_getCursorKind(gb_strip(ch[i])) == CXCursor_InitListExpr) has_init = 1;
+  if (has_init) walk_decl(b, NULL, c);
+  return CXChildVisit_Continue;
+}
+
+void gb_init_globals(gb *b) {
+  pass_tu *const *units;
+  int n = program_units(b->t, &units);
+  for (int u = 0; u < n; u++)
+    clang_visitChildren(clang_getTranslationUnitCursor(units[u]->tu), global_init_visitor, b);
 }
 
 int gb_run_function(gb *b, CXCursor fn, gb_frame *caller, CXCursor call, const gval *args,
@@ -1263,6 +1311,7 @@ int gb_run_function(gb *b, CXCursor fn, gb_frame *caller, CXCursor call, const g
 
 static void forget_carried(gb *b, gb_frame *f, CXCursor s, const char *skip_key, CXCursor init);
 
+
 static void walk_decl(gb *b, gb_frame *f, CXCursor vd) {
   char *name = string_and_dispose(clang_getCursorSpelling(vd));
   const char *key = var_key(b, f, vd, name);
@@ -1335,18 +1384,19 @@ static void for_split(gb *b, CXCursor s, for_parts *p) {
   unsigned body_off;
   clang_getExpansionLocation(clang_getRangeStart(clang_getCursorExtent(p->body)), NULL, NULL, NULL,
                              &body_off);
-  clang_tokenize(b->t->tu, ext, &toks, &nt);
+  CXTranslationUnit tu = clang_Cursor_getTranslationUnit(s); /* any input's */
+  clang_tokenize(tu, ext, &toks, &nt);
   for (unsigned i = 0; i < nt && ns < 2; i++) {
     unsigned off;
-    clang_getExpansionLocation(clang_getTokenLocation(b->t->tu, toks[i]), NULL, NULL, NULL, &off);
+    clang_getExpansionLocation(clang_getTokenLocation(tu, toks[i]), NULL, NULL, NULL, &off);
     if (off >= body_off) break;
-    char *sp = string_and_dispose(clang_getTokenSpelling(b->t->tu, toks[i]));
+    char *sp = string_and_dispose(clang_getTokenSpelling(tu, toks[i]));
     if (strcmp(sp, "(") == 0) depth++;
     else if (strcmp(sp, ")") == 0) depth--;
     else if (strcmp(sp, ";") == 0 && depth == 1) semi[ns++] = off;
     free(sp);
   }
-  if (toks) clang_disposeTokens(b->t->tu, toks, nt);
+  if (toks) clang_disposeTokens(tu, toks, nt);
   for (int i = 0; i < n - 1; i++) {
     unsigned off;
     clang_getExpansionLocation(clang_getRangeStart(clang_getCursorExtent(ch[i])), NULL, NULL, NULL,

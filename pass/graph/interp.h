@@ -126,6 +126,7 @@ const char *gb_lvalue(gb *b, gb_frame *f, CXCursor e, const char **text, int *te
 int gb_run_function(gb *b, CXCursor fn, gb_frame *caller, CXCursor call, const gval *args,
                     int nargs, gval *ret);
 void gb_walk_stmt(gb *b, gb_frame *f, CXCursor s);
+void gb_init_globals(gb *b); /* file-scope struct initialisers of every input */
 gval gb_int(gb *b, sym *s, const char *text, int ok);
 CXCursor gb_strip(CXCursor e);                      /* through parens and implicit casts */
 int gb_children(CXCursor c, CXCursor *out, int max);

@@ -14,7 +14,8 @@
  *     is inside one iteration).  Whether the
  *     chosen loop shows a forward-then-backward pattern is added to the
  *     reason once the graph is built (graph.c).
- * Loops considered are those written in the main file. */
+ * Loops considered are those written in any project file of the program
+ * (every input and the project headers they include), each function once. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,7 @@ typedef struct loop_cand {
   int in_main;      /* written in main() */
   int layer_like;   /* its induction variable offsets device pointers (`base + l*S`) */
   unsigned line;
+  int file;         /* program file (pass_tu.file_index); offsets compare within one */
   int depth;
   int ops;
 } loop_cand;
@@ -48,6 +50,8 @@ typedef struct scan {
   int depth;
   int count; /* ops counted in the current subtree */
   int in_main; /* scanning main() */
+  char **seen; /* USRs of the functions scanned at top level (headers recur per unit) */
+  int n_seen, cap_seen;
 } scan;
 
 static int count_function(scan *s, CXCursor def);
@@ -103,7 +107,7 @@ static enum CXChildVisitResult count_visitor(CXCursor c, CXCursor parent, CXClie
     } else {
       CXCursor decl = gb_callee_decl(c);
       if (!clang_Cursor_isNull(decl)) {
-        CXCursor def = clang_getCursorDefinition(decl);
+        CXCursor def = program_definition(s->b->t, decl); /* in any input */
         if (!clang_Cursor_isNull(def) &&
             !clang_Location_isInSystemHeader(clang_getCursorLocation(def)))
           s->count += count_function(s, def);
@@ -119,7 +123,8 @@ static enum CXChildVisitResult count_visitor(CXCursor c, CXCursor parent, CXClie
     s->depth--;
     int inner = s->count;
     s->count = saved + inner;
-    if (frontend_in_main_file(s->b->t, c)) {
+    const pass_tu *v = program_view_of(s->b->t, c);
+    if (v) {
       if (s->n_loops == s->cap_loops) {
         int nc = s->cap_loops ? s->cap_loops * 2 : 32;
         loop_cand *n = realloc(s->loops, (size_t)nc * sizeof *n);
@@ -129,6 +134,7 @@ static enum CXChildVisitResult count_visitor(CXCursor c, CXCursor parent, CXClie
       }
       loop_cand *lc = &s->loops[s->n_loops++];
       lc->c = c;
+      lc->file = v->file_index;
       clang_getExpansionLocation(clang_getCursorLocation(c), NULL, &lc->line, NULL, &lc->offset);
       lc->depth = s->depth;
       lc->ops = inner;
@@ -186,7 +192,24 @@ static enum CXChildVisitResult tu_visitor(CXCursor c, CXCursor parent, CXClientD
   enum CXCursorKind k = clang_getCursorKind(c);
   if (k == CXCursor_Namespace || k == CXCursor_LinkageSpec) return CXChildVisit_Recurse;
   if ((k == CXCursor_FunctionDecl || k == CXCursor_CXXMethod) && clang_isCursorDefinition(c) &&
-      frontend_in_main_file(s->b->t, c)) {
+      program_view_of(s->b->t, c)) {
+    char *usr = string_and_dispose(clang_getCursorUSR(c));
+    for (int i = 0; i < s->n_seen; i++)
+      if (!strcmp(s->seen[i], usr)) {
+        free(usr);
+        return CXChildVisit_Continue;
+      }
+    if (s->n_seen == s->cap_seen) {
+      int nc = s->cap_seen ? s->cap_seen * 2 : 64;
+      char **ns = realloc(s->seen, (size_t)nc * sizeof *ns);
+      if (!ns) {
+        free(usr);
+        return CXChildVisit_Continue;
+      }
+      s->seen = ns;
+      s->cap_seen = nc;
+    }
+    s->seen[s->n_seen++] = usr;
     s->count = 0;
     s->depth = 0;
     char *nm = string_and_dispose(clang_getCursorSpelling(c));
@@ -257,9 +280,10 @@ static void main_location(gb *b, unsigned *line, unsigned *col) {
  * (C defines callees before their callers). */
 static int tie_better(const loop_cand *x, const loop_cand *y) {
   /* nested: the inner one, unless it indexes pointers by its variable */
-  if (x->offset >= y->offset && x->end <= y->end) return !x->layer_like;
-  if (y->offset >= x->offset && y->end <= x->end) return y->layer_like;
+  if (x->file == y->file && x->offset >= y->offset && x->end <= y->end) return !x->layer_like;
+  if (x->file == y->file && y->offset >= x->offset && y->end <= x->end) return y->layer_like;
   if (x->in_main != y->in_main) return x->in_main;
+  if (x->file != y->file) return x->file < y->file;
   return x->offset > y->offset;
 }
 
@@ -268,7 +292,10 @@ int loop_choose(gb *b, const graph_options *opt, CXCursor *loop) {
   scan s;
   memset(&s, 0, sizeof s);
   s.b = b;
-  clang_visitChildren(clang_getTranslationUnitCursor(b->t->tu), tu_visitor, &s);
+  pass_tu *const *units;
+  int n_units = program_units(b->t, &units);
+  for (int u = 0; u < n_units; u++)
+    clang_visitChildren(clang_getTranslationUnitCursor(units[u]->tu), tu_visitor, &s);
   int chosen = -1, rc = TIDAL_EXIT_OK;
   char reason[256] = "";
   unsigned pline = 0;
@@ -280,14 +307,19 @@ int loop_choose(gb *b, const graph_options *opt, CXCursor *loop) {
                      ? (size_t)(colon - opt->loop_file)
                      : strlen(opt->loop_file);
     snprintf(lf, sizeof lf, "%.*s", (int)lfn, opt->loop_file);
-    if (!same_file(lf, b->t->main_path)) {
-      diag_error(NULL, 0, 0, "--loop %s:%u: not the input file '%s'", lf, opt->loop_line,
+    int known = 0;
+    for (int i = 0; i < b->t->prog->n_files && !known; i++)
+      known = same_file(lf, b->t->prog->files[i]->main_path);
+    if (!known) {
+      diag_error(NULL, 0, 0, "--loop %s:%u: not an input file ('%s')", lf, opt->loop_line,
                  b->t->main_path);
       rc = TIDAL_EXIT_BAD_INPUT;
       goto out;
     }
     for (int i = 0; i < s.n_loops; i++)
-      if (s.loops[i].line == opt->loop_line && (chosen < 0 || s.loops[i].offset < s.loops[chosen].offset))
+      if (s.loops[i].line == opt->loop_line &&
+          same_file(lf, b->t->prog->files[s.loops[i].file]->main_path) &&
+          (chosen < 0 || s.loops[i].offset < s.loops[chosen].offset))
         chosen = i;
     if (chosen < 0) {
       diag_error(b->t->main_path, opt->loop_line, 1,
@@ -299,7 +331,7 @@ int loop_choose(gb *b, const graph_options *opt, CXCursor *loop) {
     snprintf(reason, sizeof reason, "--loop %.200s:%u", base_name(lf), opt->loop_line);
   } else if ((poff = find_pragma(b->t, &pline)) >= 0) {
     for (int i = 0; i < s.n_loops; i++)
-      if (s.loops[i].offset > (unsigned)poff &&
+      if (s.loops[i].file == b->t->file_index && s.loops[i].offset > (unsigned)poff &&
           (chosen < 0 || s.loops[i].offset < s.loops[chosen].offset))
         chosen = i;
     if (chosen < 0) {
@@ -334,6 +366,8 @@ int loop_choose(gb *b, const graph_options *opt, CXCursor *loop) {
 out:
   for (int i = 0; i < s.n_fns; i++) free(s.fns[i].usr);
   free(s.fns);
+  for (int i = 0; i < s.n_seen; i++) free(s.seen[i]);
+  free(s.seen);
   free(s.loops);
   return rc;
 }

@@ -445,6 +445,10 @@ static int one_run(const tidal_trace *t, const plan_result *plan, const replay_o
       o->cost.copy_latency_s * (double)cfg.chunk_bytes / (double)REAL_CHUNK_BYTES;
   if (cfg.sim_copy_latency_s <= 0) cfg.sim_copy_latency_s = 1e-12; /* 0 means "default" */
   cfg.log_level = 1;
+  if (expect && o->shared_budget_bytes) { /* the managed run of several programs */
+    cfg.shared_budget_bytes = (size_t)o->shared_budget_bytes;
+    cfg.shared_name = o->shared_name;
+  }
   tidal_status st = tidal_init(&cfg);
   if (st != TIDAL_OK) {
     run_fail(&E, "tidal_init: %s: %s", tidal_status_string(st), tidal_last_error());
@@ -492,6 +496,8 @@ static int one_run(const tidal_trace *t, const plan_result *plan, const replay_o
   tidal_stats_get(&s1);
   *final_state = state_hash(&E, li, n_li);
   run->peak_bytes = s1.total.peak_resident_bytes;
+  tidal_stats s2; /* after the final-state read, which may take memory too */
+  if (tidal_stats_get(&s2) == TIDAL_OK) run->shared_peak_bytes = s2.shared_peak_bytes;
   run->swapped_out_bytes = s1.total.swapped_out_bytes - s0.total.swapped_out_bytes;
   run->swapped_in_bytes = s1.total.swapped_in_bytes - s0.total.swapped_in_bytes;
   run->prefetched_bytes = s1.total.prefetched_bytes - s0.total.prefetched_bytes;
@@ -544,6 +550,7 @@ int replay_trace(const tidal_trace *t, const plan_result *plan, const replay_opt
   ou.brk = REPLAY_BREAK_NONE;
   one_run(t, &none, &ou, 0, su, NULL, &out->unmanaged, &dummy, li, n_li, &fu);
   if (out->unmanaged.failed) goto done;
+  if (o->managed_start) o->managed_start(o->managed_start_ud);
   one_run(t, plan, o, o->budget_bytes, sm, su, &out->managed, &out->recompute_mismatches, li,
           n_li, &fm);
   rc = 0;

@@ -47,6 +47,13 @@ typedef struct replay_options {
   replay_break brk;      /* test-only: deliberately break the plan */
   const replay_place *place; /* per plan action (plan->n_actions), or NULL: all at their ops */
   int n_static_ops;      /* length of every in_call array */
+  /* Several programs replayed at once (docs/replay.md, "Several programs"):
+   * the managed run joins this shared budget (libtidal's arbiter) under
+   * this group name; budget_bytes then only caps this program's share. */
+  uint64_t shared_budget_bytes; /* 0 = not shared */
+  const char *shared_name;
+  void (*managed_start)(void *ud); /* called before the managed run, or NULL */
+  void *managed_start_ud;
 } replay_options;
 
 void replay_options_default(replay_options *o);
@@ -65,6 +72,8 @@ typedef struct replay_run {
   double modelled_s;     /* sim virtual clock over the iterations */
   double stall_s;
   int hint_errors;       /* plan calls that returned an error status */
+  uint64_t shared_peak_bytes; /* shared budget: the most all its processes held at once,
+                                 as seen at the end of this run */
   int failed;            /* the run stopped: error says why */
   char error[512];
 } replay_run;

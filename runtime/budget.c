@@ -1,0 +1,99 @@
+/* budget.c - what the device budget means, and when it takes effect.
+ *
+ * Note [budget meaning]: one budget, three spellings (Note [size syntax]):
+ *   bytes   "8G"      the budget from tidal_init on;
+ *   N%dev   "50%dev"  of the device memory free at tidal_init;
+ *   N%      "50%"     of the program's peak, as `tidal rewrite --budget 50%`
+ *                     means of the modelled peak.  The runtime cannot know the
+ *                     peak before the program runs, so the first iteration
+ *                     (up to the first tidal_iteration_end) runs limited only
+ *                     by the device, and its measured high-water mark of
+ *                     resident bytes (setup included) is the peak; the budget
+ *                     is N% of it, rounded down to whole chunks (at least
+ *                     one), from then on.
+ * The pool starts lazy in that case (it grows as the first iteration uses
+ * memory, up to what the device has free), and rt_budget_set (pool.c)
+ * shrinks it to the resolved budget through the usual eviction path. */
+#include "rt.h"
+
+tidal_status rt_budget_initial(const tidal_config *cfg, size_t device_free, size_t *budget) {
+  int set = (cfg->budget_bytes != 0) + (cfg->budget_percent != 0) +
+            (cfg->budget_device_percent != 0);
+  if (set > 1)
+    return rt_error(TIDAL_ERR_CONFIG,
+                    "tidal_init: budget_bytes (%zu), budget_percent (%g) and "
+                    "budget_device_percent (%g): set at most one",
+                    cfg->budget_bytes, cfg->budget_percent, cfg->budget_device_percent);
+  rt_g.budget_peak_percent = cfg->budget_percent;
+  if (cfg->budget_bytes)
+    *budget = cfg->budget_bytes;
+  else if (cfg->budget_device_percent)
+    *budget = (size_t)((double)device_free * cfg->budget_device_percent / 100.0);
+  else /* no budget, or N% of a peak not measured yet: the device is the limit */
+    *budget = device_free;
+  return TIDAL_OK;
+}
+
+/* Makes `bytes` the budget from now on. */
+static void rt_budget_apply(size_t bytes) {
+  rt_g.budget_resolved_bytes = bytes;
+  rt_log(3, "budget: %g%% of the first iteration's peak of %zu bytes is %zu bytes",
+         rt_g.budget_peak_percent, rt_g.budget_peak_bytes, bytes);
+  if (rt_budget_set(bytes) != TIDAL_OK) /* cannot fail for 1 chunk..peak; keep running */
+    rt_log(1, "budget: could not apply %zu bytes: %s", bytes, tidal_last_error());
+  if (RT_TRACING())
+    rt_trace_budget();
+}
+
+void rt_budget_iteration_end(void) {
+  if (rt_g.budget_peak_percent <= 0 || rt_g.budget_resolved_bytes)
+    return;
+  size_t peak = (size_t)rt_g.total.peak_resident_bytes;
+  size_t cb = rt_g.chunk_bytes;
+  size_t want = (size_t)((double)peak * rt_g.budget_peak_percent / 100.0) / cb * cb;
+  if (want < cb)
+    want = cb;
+  rt_g.budget_peak_bytes = peak;
+  rt_budget_apply(want);
+}
+
+/* Note [budget errors]: eviction runs deep inside tidal_op_begin (restores,
+ * recompute closures, the exchange), tidal_malloc (a new slab) or a
+ * prefetch; its TIDAL_ERR_BUDGET still names the innermost open op - site,
+ * file:line, working set in bytes - and says what holds the memory: chunks
+ * pinned by open ops, small-allocation slabs (always resident), or
+ * resident chunks that cannot leave because the host store is full. */
+tidal_status rt_budget_exhausted(const char *why) {
+  size_t cb = rt_g.chunk_bytes;
+  size_t resident = (size_t)(rt_g.nphys - rt_g.nfree_phys);
+  size_t slabs = rt_g.slab_phys, stuck = rt_g.lru.n, flight = rt_g.out.n + rt_g.in.n;
+  size_t pinned = resident > slabs + stuck + flight ? resident - slabs - stuck - flight : 0;
+  char op[256] = "";
+  if (rt_g.depth > 0) {
+    const rt_frame *f = &rt_g.frames[rt_g.depth - 1];
+    const tidal_site *s = f->site;
+    size_t end = f->pin_end > f->pin_start ? f->pin_end : rt_g.npinned;
+    snprintf(op, sizeof op, " for op %s (%s:%d, working set %zu bytes)",
+             s && s->label ? s->label : "(unnamed op)", s && s->file ? s->file : "?",
+             s ? s->line : 0, (end - f->pin_start) * cb);
+  }
+  char held[400];
+  int n = 0;
+  held[0] = '\0';
+  if (pinned && rt_g.depth > 0)
+    n += snprintf(held + n, sizeof held - (size_t)n, "%s%zu bytes pinned by %d open op%s",
+                  n ? ", " : "", pinned * cb, rt_g.depth, rt_g.depth == 1 ? "" : "s");
+  if (slabs && n < (int)sizeof held)
+    n += snprintf(held + n, sizeof held - (size_t)n,
+                  "%s%zu bytes in small-allocation slabs (always resident)", n ? ", " : "",
+                  slabs * cb);
+  if (stuck && n < (int)sizeof held)
+    n += snprintf(held + n, sizeof held - (size_t)n,
+                  "%s%zu bytes that cannot be evicted (host store full: %zu of %zu slots "
+                  "used; no recompute closure)",
+                  n ? ", " : "", stuck * cb, rt_g.hs.used, rt_host_capacity_slots());
+  if (!n)
+    snprintf(held, sizeof held, "nothing is resident that could leave");
+  return rt_error(TIDAL_ERR_BUDGET, "%s%s: no device memory left in the %zu-byte budget: %s", why,
+                  op, rt_g.budget_bytes, held);
+}
