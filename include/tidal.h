@@ -59,6 +59,13 @@ typedef enum tidal_device {
  * header does not need the CUDA runtime header. */
 typedef void *tidal_stream;
 
+/* Who decides when to swap, prefetch, drop and recompute (TIDAL_PLANNER). */
+typedef enum tidal_planner {
+  TIDAL_PLANNER_DEFAULT = 0, /* TIDAL_PLANNER from the environment, else runtime */
+  TIDAL_PLANNER_RUNTIME,     /* record an iteration, plan from it; hints are the cold start */
+  TIDAL_PLANNER_HINTS,       /* run every build-time hint; LRU eviction does the rest */
+  TIDAL_PLANNER_LRU          /* ignore swap/prefetch/drop/keep hints; LRU eviction only */
+} tidal_planner;
 /* A parsed size (tidal_parse_size): bytes, or a percentage of something. */
 typedef enum tidal_size_kind {
   TIDAL_SIZE_BYTES = 0,     /* "512M", "8GiB", "4096B" */
@@ -119,6 +126,12 @@ typedef struct tidal_config {
   /* Sim backend: the cost model file (docs/runtime-design.md, "Cost model");
    * NULL = the built-in defaults (runtime/sim_costs.txt). */
   const char *sim_costs_path;
+  /* Sim backend: multiplies the per-chunk driver-call costs (map, access,
+   * unmap, events, copy issue); 0 = 1.  `tidal replay --chunk 4K` uses
+   * chunk / 2 MiB so that emulating small chunks costs what 2 MiB would. */
+  double sim_call_cost_scale;
+  tidal_planner planner;         /* TIDAL_PLANNER_DEFAULT: the environment, else runtime */
+  int planner_feedback_off;      /* nonzero: the run-time plan does not learn from iterations */
 } tidal_config;
 
 /* Fills *cfg with defaults (all zeros mean "backend default"). */
@@ -126,9 +139,9 @@ void tidal_config_default(tidal_config *cfg);
 
 /* Reads TIDAL_DEVICE, TIDAL_BUDGET (a size: "8G", "50%", "50%dev"),
  * TIDAL_HOST_BUDGET, TIDAL_CHUNK, TIDAL_TRACE, TIDAL_LOG, TIDAL_STATS,
- * TIDAL_SHARED_BUDGET, TIDAL_SHARED_NAME, TIDAL_HOST_RESERVE, TIDAL_PROFILE,
- * TIDAL_SIM_COSTS into *cfg, leaving fields whose
- * variable is unset untouched (TIDAL_BUDGET replaces all three budget
+ * TIDAL_SHARED_BUDGET, TIDAL_SHARED_NAME, TIDAL_PLANNER, TIDAL_PLANNER_FEEDBACK,
+ * TIDAL_HOST_RESERVE, TIDAL_PROFILE, TIDAL_SIM_COSTS into *cfg, leaving fields
+ * whose variable is unset untouched (TIDAL_BUDGET replaces all three budget
  * fields).  Returns TIDAL_ERR_CONFIG for a
  * malformed value, naming the variable.  Thread-safe if nobody changes the
  * environment meanwhile. */
@@ -272,6 +285,18 @@ typedef struct tidal_counters {
   uint64_t vmm_calls;           /* map + unmap + set-access driver calls */
   uint64_t reclaimed_chunks;    /* evicted chunks taken back from memory that still
                                    held them: no copy, no driver call */
+  /* The run-time planner (TIDAL_PLANNER=runtime): chunks it acted on by
+   * kind, the build-time hints it ran or skipped, plans built, iterations
+   * run on a plan and iterations that left it (their ops differed). */
+  uint64_t planner_swap_outs;
+  uint64_t planner_prefetches;
+  uint64_t planner_drops;
+  uint64_t planner_recomputes;  /* chunks released to their recompute closure */
+  uint64_t hints_run;
+  uint64_t hints_skipped;
+  uint64_t plans_built;
+  uint64_t plan_iterations;
+  uint64_t off_plan_iterations;
 } tidal_counters;
 
 typedef struct tidal_stats {

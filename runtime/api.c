@@ -14,7 +14,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include "rt.h"
+#include "planner.h"
 
 rt_runtime rt_g;
 
@@ -79,6 +79,15 @@ tidal_status tidal_init(const tidal_config *user) {
   if (!(cfg.budget_percent >= 0 && cfg.budget_percent <= 100)) /* NaN too */
     return rt_error(TIDAL_ERR_CONFIG, "tidal_init: budget_percent %g is not in (0, 100]",
                     cfg.budget_percent);
+  if (cfg.planner == TIDAL_PLANNER_DEFAULT) {
+    const char *v = getenv("TIDAL_PLANNER");
+    cfg.planner = TIDAL_PLANNER_RUNTIME;
+    if (v && *v && !rt_parse_planner(v, &cfg.planner))
+      return rt_error(TIDAL_ERR_CONFIG, "TIDAL_PLANNER=%s: expected runtime, hints or lru", v);
+  }
+  if (cfg.planner < TIDAL_PLANNER_RUNTIME || cfg.planner > TIDAL_PLANNER_LRU)
+    return rt_error(TIDAL_ERR_CONFIG, "tidal_init: planner %d is not a tidal_planner",
+                    (int)cfg.planner);
   if (!(cfg.budget_device_percent >= 0 && cfg.budget_device_percent <= 100))
     return rt_error(TIDAL_ERR_CONFIG, "tidal_init: budget_device_percent %g is not in (0, 100]",
                     cfg.budget_device_percent);
@@ -142,6 +151,8 @@ tidal_status tidal_init(const tidal_config *user) {
     goto fail;
   }
   rt_host_init(chunk, host_budget);
+  if ((st = rt_planner_init()) != TIDAL_OK)
+    goto fail;
   if (cfg.trace_path && (st = rt_trace_open(cfg.trace_path)) != TIDAL_OK)
     goto fail;
   /* Pinned now, not inside the first swap-out (Note [host store sizing]). */
@@ -202,6 +213,7 @@ tidal_status tidal_shutdown(void) {
                             "tidal_shutdown: called from a recompute closure (an op is "
                             "waiting for it)"));
   tidal_status st = rt_reap(1);
+  rt_planner_shutdown();
   if (rt_g.cfg.stats || rt_g.cfg.log_level >= 3)
     rt_summary_print(stderr);
   if (RT_TRACING())
@@ -419,9 +431,14 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
     rt_reap(0);
   if (rt_g.arb && rt_g.depth == 0)
     rt_arbiter_poll(0); /* a changed shared budget applies between ops */
-  tidal_status st = grow_frames();
-  if (st != TIDAL_OK)
+  /* the run-time plan's actions for this point (top-level ops only) */
+  tidal_status st = rt_g.depth == 0 ? rt_planner_op_enter(site, n, acc) : TIDAL_OK;
+  if (st == TIDAL_OK)
+    st = grow_frames();
+  if (st != TIDAL_OK) {
+    rt_planner_op_failed();
     return op_fail(st);
+  }
   rt_frame *f = &rt_g.frames[rt_g.depth++];
   f->site = site;
   f->stream = rt_g.stream;
@@ -437,8 +454,8 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
                     site_label(site), i, (int)x->mode);
       goto fail;
     }
-    rt_alloc *a;
-    size_t off, len;
+    rt_alloc *a = NULL;
+    size_t off = 0, len = 0;
     if ((st = resolve("tidal_op_begin", site, x->ptr, x->bytes, &a, &off, &len)) != TIDAL_OK)
       goto fail;
     if (len == 0 || !a->nchunks)
@@ -468,6 +485,7 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
                   rt_g.budget_bytes, avail);
     goto fail;
   }
+  rt_planner_op_pinned(f->pin_start, f->pin_end);
 
   /* 2a. Registrations this op overwrites end here (may run closures). */
   if (rt_g.rcs) {
@@ -524,6 +542,7 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
     c->writer = rt_g.stream;
   }
   rt_g.be->op_start(rt_g.b, rt_g.stream, site);
+  rt_planner_op_ready();
   if (RT_TRACING())
     rt_trace_op_begin(site);
   return TIDAL_OK;
@@ -531,6 +550,7 @@ fail:
   for (size_t i = f->pin_start; i < rt_g.npinned; i++)
     rt_chunk_unrestore(rt_g.pinned[i].c); /* a failed begin loses nothing */
   rt_frame_unwind();
+  rt_planner_op_failed();
   return op_fail(st);
 }
 
@@ -553,6 +573,7 @@ tidal_status tidal_op_end(const tidal_site *site) {
   rt_note_op_end(f->pin_start, rt_g.npinned, s);
   rt_frame_unwind();
   rt_g.be->op_end(rt_g.b, s, site);
+  rt_planner_op_exit(s);
   if (RT_TRACING())
     rt_trace_op_end(site);
   return TIDAL_OK;
@@ -563,6 +584,7 @@ void tidal_stream_set(tidal_stream stream) { rt_g.stream = stream; }
 tidal_status tidal_iteration_begin(void) {
   REQUIRE_INIT("tidal_iteration_begin");
   rt_g.in_iteration = 1;
+  rt_planner_iteration_begin();
   if (RT_TRACING())
     rt_trace_iteration(1);
   return TIDAL_OK;
@@ -572,6 +594,7 @@ tidal_status tidal_iteration_end(void) {
   REQUIRE_INIT("tidal_iteration_end");
   if (rt_g.arb)
     rt_arbiter_poll(1); /* who is still alive, and the division again */
+  rt_planner_iteration_end(); /* plans, or learns from this iteration */
   rt_recompute_iteration_end();
   rt_g.iteration++; /* tidal_keep requests expire */
   rt_g.in_iteration = 0;
@@ -586,14 +609,19 @@ tidal_status tidal_iteration_end(void) {
 
 typedef tidal_status (*chunk_fn)(rt_chunk *c);
 
-/* Resolves [p, p+bytes) of a plan call to chunk indices [*c0, *c1]; 0 if
- * there is nothing to do (empty, packed small allocation). */
-static tidal_status hint_range(const char *name, const void *p, size_t bytes, rt_alloc **a,
-                               size_t *off, size_t *len) {
+/* Resolves [p, p+bytes) of a plan call; *len = 0 if there is nothing to
+ * do (empty, a packed small allocation, or the run-time planner skips the
+ * hint: Note [hints under a plan]). */
+static tidal_status hint_range(const char *name, const void *p, size_t bytes, int kind,
+                               rt_alloc **a, size_t *off, size_t *len) {
   REQUIRE_INIT(name);
   tidal_status st = resolve(name, NULL, p, bytes, a, off, len);
   if (st != TIDAL_OK)
     return st;
+  if (!rt_planner_hint(kind, *a, *off, *len)) { /* Note [hints under a plan] */
+    *len = 0;
+    return TIDAL_OK;
+  }
   if (rt_g.out.n || rt_g.in.n)
     rt_reap(0);
   if (!(*a)->nchunks)
@@ -602,10 +630,11 @@ static tidal_status hint_range(const char *name, const void *p, size_t bytes, rt
 }
 
 /* Applies fn to every chunk of [p, p+bytes) touches. */
-static tidal_status for_chunks(const char *name, const void *p, size_t bytes, chunk_fn fn) {
+static tidal_status for_chunks(const char *name, const void *p, size_t bytes, int kind,
+                               chunk_fn fn) {
   rt_alloc *a = NULL;
   size_t off = 0, len = 0;
-  tidal_status st = hint_range(name, p, bytes, &a, &off, &len);
+  tidal_status st = hint_range(name, p, bytes, kind, &a, &off, &len);
   if (st != TIDAL_OK || len == 0)
     return st;
   size_t cb = rt_g.chunk_bytes;
@@ -621,7 +650,8 @@ static tidal_status for_chunks(const char *name, const void *p, size_t bytes, ch
 static tidal_status evict_hint(const char *name, const void *p, size_t bytes, int drop) {
   rt_alloc *a = NULL;
   size_t off = 0, len = 0;
-  tidal_status st = hint_range(name, p, bytes, &a, &off, &len);
+  tidal_status st =
+      hint_range(name, p, bytes, drop ? RT_HINT_DROP : RT_HINT_SWAP, &a, &off, &len);
   if (st != TIDAL_OK || len == 0)
     return st;
   size_t cb = rt_g.chunk_bytes;
@@ -656,7 +686,7 @@ tidal_status tidal_drop(const void *ptr, size_t bytes) {
 tidal_status tidal_prefetch(const void *ptr, size_t bytes) {
   rt_alloc *a = NULL;
   size_t off = 0, len = 0;
-  tidal_status st = hint_range("tidal_prefetch", ptr, bytes, &a, &off, &len);
+  tidal_status st = hint_range("tidal_prefetch", ptr, bytes, RT_HINT_PREFETCH, &a, &off, &len);
   if (st != TIDAL_OK || len == 0)
     return st;
   size_t cb = rt_g.chunk_bytes, c1 = (off + len - 1) / cb;
@@ -677,7 +707,7 @@ static tidal_status keep_chunk(rt_chunk *c) {
 }
 
 tidal_status tidal_keep(const void *ptr, size_t bytes) {
-  return for_chunks("tidal_keep", ptr, bytes, keep_chunk);
+  return for_chunks("tidal_keep", ptr, bytes, RT_HINT_KEEP, keep_chunk);
 }
 
 tidal_status tidal_recompute_register(const void *ptr, size_t bytes, tidal_recompute_fn fn,
@@ -690,5 +720,6 @@ tidal_status tidal_recompute_register(const void *ptr, size_t bytes, tidal_recom
   tidal_status st = resolve("tidal_recompute_register", NULL, ptr, bytes, &a, &off, &len);
   if (st != TIDAL_OK)
     return st;
+  rt_planner_hint(RT_HINT_RECOMPUTE, a, off, len); /* recorded; always runs */
   return rt_recompute_register(a->base + off, a->base + off + len, fn, ctx, ctx_bytes);
 }

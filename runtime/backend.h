@@ -105,6 +105,13 @@ typedef struct rt_backend_ops {
   /* Modelled seconds elapsed (0 if not modelled): the later of the host
    * and device timelines. */
   double (*modelled_now)(rt_backend *b);
+
+  /* Time marks for the run-time planner's op durations (record.c): a mark
+   * on stream s now (sim: the compute clock; CUDA: a timing event);
+   * elapsed: seconds from a to b, waiting for b; release: a is unused. */
+  tidal_status (*time_mark)(rt_backend *b, tidal_stream s, rt_event *mark);
+  tidal_status (*time_elapsed)(rt_backend *b, const rt_event *a, const rt_event *e, double *s);
+  void (*time_release)(rt_backend *b, rt_event *mark);
 } rt_backend_ops;
 
 extern const rt_backend_ops rt_backend_sim_ops;

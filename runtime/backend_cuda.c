@@ -576,6 +576,40 @@ static void cuda_profile_flush(rt_backend *b) { timed_harvest(b, 1); }
 
 static double cuda_modelled_now(rt_backend *b) { return 0.0; }
 
+/* Timing marks: events created with timing enabled (the copy events are
+ * not), one per mark, destroyed when released; the planner times only the
+ * iterations it records for a plan. */
+static tidal_status cuda_time_mark(rt_backend *b, tidal_stream s, rt_event *mark) {
+  memset(mark, 0, sizeof *mark);
+  CUevent ev;
+  CHECK(CU(cuEventCreate)(&ev, CU_EVENT_DEFAULT), "cuEventCreate (timing)");
+  CUresult r = CU(cuEventRecord)(ev, (CUstream)s);
+  if (r != CUDA_SUCCESS) {
+    CU(cuEventDestroy)(ev);
+    return cu_fail(r, "cuEventRecord (timing)");
+  }
+  mark->handle = ev;
+  return TIDAL_OK;
+}
+
+static tidal_status cuda_time_elapsed(rt_backend *b, const rt_event *a, const rt_event *e,
+                                      double *s) {
+  float ms = 0;
+  if (!a->handle || !e->handle)
+    return TIDAL_ERR_BACKEND;
+  CHECK(CU(cuEventSynchronize)((CUevent)e->handle), "cuEventSynchronize (timing)");
+  CHECK(CU(cuEventElapsedTime)(&ms, (CUevent)a->handle, (CUevent)e->handle),
+        "cuEventElapsedTime");
+  *s = (double)ms * 1e-3;
+  return TIDAL_OK;
+}
+
+static void cuda_time_release(rt_backend *b, rt_event *mark) {
+  if (mark->handle)
+    CU(cuEventDestroy)((CUevent)mark->handle);
+  mark->handle = NULL;
+}
+
 const rt_backend_ops rt_backend_cuda_ops = {
     .name = "cuda",
     .create = cuda_create,
@@ -605,4 +639,7 @@ const rt_backend_ops rt_backend_cuda_ops = {
     .op_end = cuda_op_end,
     .profile_flush = cuda_profile_flush,
     .modelled_now = cuda_modelled_now,
+    .time_mark = cuda_time_mark,
+    .time_elapsed = cuda_time_elapsed,
+    .time_release = cuda_time_release,
 };

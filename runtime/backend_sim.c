@@ -23,7 +23,8 @@
  *    and starts at the latest of: the previous op's end plus the launch
  *    gap, the host's time (it cannot start before it is launched), and the
  *    events its begin waited for (prefetches, faults: the stall); it lasts
- *    its site's est_seconds.  The host runs ahead of the device freely;
+ *    its site's est_seconds.  The host runs ahead of the device by at most
+ *    host_ahead_s (then a launch blocks until the device catches up);
  *  - three copy engines: device-to-host, host-to-device (prefetches) and
  *    the urgent host-to-device stream (faults).  A copy costs latency +
  *    bytes / bandwidth; it starts after its issue on the host, after its
@@ -120,6 +121,12 @@ static tidal_status sim_create(const tidal_config *cfg, rt_backend **out, size_t
     b->c.d2h_bytes_per_s = cfg->sim_d2h_bytes_per_s;
   if (cfg->sim_copy_latency_s > 0)
     b->c.copy_latency_s = cfg->sim_copy_latency_s;
+  if (cfg->sim_call_cost_scale > 0) {
+    double k = cfg->sim_call_cost_scale;
+    b->c.map_s *= k, b->c.set_access_s *= k, b->c.unmap_s *= k;
+    b->c.event_record_s *= k, b->c.event_query_s *= k, b->c.event_sync_s *= k;
+    b->c.stream_wait_s *= k, b->c.copy_issue_s *= k;
+  }
   b->synchronous = cfg->sim_synchronous;
   b->profile = cfg->profile_path != NULL;
   b->mark_base = 1;
@@ -456,6 +463,8 @@ static void sim_op_end(rt_backend *b, tidal_stream s, const tidal_site *site) {
   double start = max2(max2(b->t_dev + b->c.launch_gap_s, b->t_host), b->dev_wait);
   b->t_dev = start + est;
   b->dev_wait = 0;
+  if (b->t_dev - b->t_host > b->c.host_ahead_s) /* the launch queue is full: the host waits */
+    b->t_host = b->t_dev - b->c.host_ahead_s;
   if (b->profile)
     rt_profile_add(site, est);
 }
@@ -463,6 +472,20 @@ static void sim_op_end(rt_backend *b, tidal_stream s, const tidal_site *site) {
 static void sim_profile_flush(rt_backend *b) {}
 
 static double sim_modelled_now(rt_backend *b) { return max2(b->t_host, b->t_dev); }
+
+static tidal_status sim_time_mark(rt_backend *b, tidal_stream s, rt_event *mark) {
+  memset(mark, 0, sizeof *mark);
+  mark->vt = b->t_dev; /* all compute enqueued so far ends then */
+  return TIDAL_OK;
+}
+
+static tidal_status sim_time_elapsed(rt_backend *b, const rt_event *a, const rt_event *e,
+                                     double *s) {
+  *s = e->vt - a->vt;
+  return TIDAL_OK;
+}
+
+static void sim_time_release(rt_backend *b, rt_event *mark) { (void)mark; }
 
 const rt_backend_ops rt_backend_sim_ops = {
     .name = "sim",
@@ -493,4 +516,7 @@ const rt_backend_ops rt_backend_sim_ops = {
     .op_end = sim_op_end,
     .profile_flush = sim_profile_flush,
     .modelled_now = sim_modelled_now,
+    .time_mark = sim_time_mark,
+    .time_elapsed = sim_time_elapsed,
+    .time_release = sim_time_release,
 };

@@ -99,6 +99,16 @@ static int parse_level(const char *s, int *level) {
   return 1;
 }
 
+int rt_parse_planner(const char *s, tidal_planner *out) {
+  static const char *const names[] = {"runtime", "hints", "lru"};
+  for (int i = 0; i < 3; i++)
+    if (strcasecmp(s, names[i]) == 0) {
+      *out = (tidal_planner)(TIDAL_PLANNER_RUNTIME + i);
+      return 1;
+    }
+  return 0;
+}
+
 static int parse_flag(const char *s, int *on) {
   static const char *const yes[] = {"1", "yes", "on", "true"}, *const no[] = {"0", "no", "off",
                                                                               "false"};
@@ -161,6 +171,14 @@ tidal_status tidal_config_from_env(tidal_config *cfg) {
                     "TIDAL_LOG: '%s': expected 0-4 or quiet/error/warning/info/debug", v);
   if ((v = getenv("TIDAL_STATS")) && *v && !parse_flag(v, &c.stats))
     return rt_error(TIDAL_ERR_CONFIG, "TIDAL_STATS: '%s': expected 1/0, yes/no, on/off", v);
+  if ((v = getenv("TIDAL_PLANNER")) && *v && !rt_parse_planner(v, &c.planner))
+    return rt_error(TIDAL_ERR_CONFIG, "TIDAL_PLANNER: '%s': expected runtime, hints or lru", v);
+  if ((v = getenv("TIDAL_PLANNER_FEEDBACK")) && *v) {
+    int on;
+    if (!parse_flag(v, &on))
+      return rt_error(TIDAL_ERR_CONFIG, "TIDAL_PLANNER_FEEDBACK: '%s': expected 1/0, yes/no, on/off", v);
+    c.planner_feedback_off = !on;
+  }
   *cfg = c;
   return TIDAL_OK;
 }
@@ -169,8 +187,8 @@ tidal_status tidal_config_from_env(tidal_config *cfg) {
  * none of them is a typo. */
 static const char *const known_env[] = {
     "TIDAL_DEVICE", "TIDAL_BUDGET", "TIDAL_HOST_BUDGET", "TIDAL_CHUNK", "TIDAL_TRACE",
-    "TIDAL_LOG", "TIDAL_STATS", "TIDAL_SHARED_BUDGET", "TIDAL_SHARED_NAME", "TIDAL_HOST_RESERVE",
-    "TIDAL_PROFILE", "TIDAL_SIM_COSTS",
+    "TIDAL_LOG", "TIDAL_STATS", "TIDAL_SHARED_BUDGET", "TIDAL_SHARED_NAME", "TIDAL_PLANNER",
+    "TIDAL_PLANNER_FEEDBACK", "TIDAL_HOST_RESERVE", "TIDAL_PROFILE", "TIDAL_SIM_COSTS",
     /* tidal-nvcc, the tidal tool and the test programs */
     "TIDAL_NVCC", "TIDAL_NVCC_VERBOSE", "TIDAL_TOOL", "TIDAL_PLAN", "TIDAL_CUDA_PATH",
     "TIDAL_REPLAY_BREAK", "TIDAL_TEST_SEED"};

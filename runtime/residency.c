@@ -442,7 +442,7 @@ static tidal_status drop_for_recompute(rt_chunk *c) {
 
 /* Starts releasing one resident unpinned chunk.  Returns 1 if it did, 0 if
  * it cannot (dirty, no closure, host store full): it stays resident. */
-static int evict_one(rt_chunk *c, tidal_status *st) {
+static int evict_one(rt_chunk *c, tidal_status *st, int copy) {
   if (c->state == RT_RESIDENT && c->host_slot >= 0) { /* clean: the host has it */
     *st = park_chunk(c, 1);
     c->state = RT_ON_HOST;
@@ -450,7 +450,7 @@ static int evict_one(rt_chunk *c, tidal_status *st) {
       rt_trace("evict_clean", "\"ptr\":\"%#lx\"", (unsigned long)rt_chunk_addr(c));
     return 1;
   }
-  if (c->rc && !c->rc->running) {
+  if (c->rc && !c->rc->running && !copy) {
     *st = drop_for_recompute(c);
     return 1;
   }
@@ -489,7 +489,7 @@ tidal_status rt_phys_free_one(const char *why) {
         continue;
       if (!kept_pass && scanned > RT_KEEP_SCAN_MAX && c->keep_iter == rt_g.iteration + 1)
         break; /* too many kept: the second pass evicts them in LRU order */
-      if (evict_one(c, &st)) {
+      if (evict_one(c, &st, 0)) {
         victim = c;
         break;
       }
@@ -776,7 +776,7 @@ tidal_status rt_chunk_settle(rt_chunk *c) {
   return st;
 }
 
-tidal_status rt_chunk_swap_out(rt_chunk *c, int sync) {
+tidal_status rt_chunk_swap_out(rt_chunk *c, unsigned flags) {
   if (c->pins)
     return TIDAL_OK; /* in use by an open op: the hint is moot */
   tidal_status st = TIDAL_OK;
@@ -784,13 +784,14 @@ tidal_status rt_chunk_swap_out(rt_chunk *c, int sync) {
     return st;
   if (c->state != RT_RESIDENT && c->state != RT_DIRTY)
     return TIDAL_OK;
-  if (!evict_one(c, &st)) {
+  if (!evict_one(c, &st, (flags & RT_SWAP_COPY) != 0)) {
     rt_log(4, "swap_out %#lx: host store full and no recompute closure; kept resident",
            (unsigned long)rt_chunk_addr(c));
     return st;
   }
   /* Finished already (synchronous sim copies)?  Release the memory now. */
-  if (c->state == RT_SWAPPING_OUT && (sync || rt_g.be->event_done(rt_g.b, &c->ev)))
+  if (c->state == RT_SWAPPING_OUT &&
+      ((flags & RT_SWAP_SYNC) || rt_g.be->event_done(rt_g.b, &c->ev)))
     st = rt_chunk_settle(c);
   return st;
 }
@@ -798,6 +799,8 @@ tidal_status rt_chunk_swap_out(rt_chunk *c, int sync) {
 /* Note [prefetch batches]: a prefetch maps every chunk of its range first,
  * grants access once for the run, then issues the copies.  Chunks whose
  * parked memory still holds them come back without a copy. */
+tidal_status rt_chunk_prefetch(rt_chunk *c) { return rt_prefetch_chunks(&c, 1); }
+
 tidal_status rt_prefetch_chunks(rt_chunk **cs, size_t n) {
   tidal_status st = TIDAL_OK;
   size_t nmapped = 0;

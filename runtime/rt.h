@@ -313,8 +313,12 @@ RT_HIDDEN int rt_chunk_hint(rt_chunk *c, uint32_t lo, uint32_t hi, int drop);
 /* Makes c mapped and current (need_data) or mapped with undefined
  * contents (write-only access).  c must be pinned by the caller. */
 RT_HIDDEN tidal_status rt_chunk_restore(rt_chunk *c, int need_data);
-/* Hints on one chunk. */
-RT_HIDDEN tidal_status rt_chunk_swap_out(rt_chunk *c, int sync);
+/* Hints on one chunk.  swap_out flags: RT_SWAP_SYNC releases the memory
+ * before returning; RT_SWAP_COPY copies even a chunk with a recompute
+ * closure (the run-time planner's director chose swap). */
+enum { RT_SWAP_SYNC = 1, RT_SWAP_COPY = 2 };
+RT_HIDDEN tidal_status rt_chunk_swap_out(rt_chunk *c, unsigned flags);
+RT_HIDDEN tidal_status rt_chunk_prefetch(rt_chunk *c);
 /* Prefetches the chunks cs[0..n) (Note [prefetch batches]); cs is scratch. */
 RT_HIDDEN tidal_status rt_prefetch_chunks(rt_chunk **cs, size_t n);
 RT_HIDDEN tidal_status rt_chunk_drop(rt_chunk *c);
@@ -419,6 +423,7 @@ typedef struct rt_costs {
   double copy_latency_s;                      /* device: per copy, before bytes move */
   double h2d_bytes_per_s, d2h_bytes_per_s;    /* pinned, per direction */
   double pin_bytes_per_s;                     /* host pinning (cuMemHostAlloc) */
+  double host_ahead_s;                        /* most the host runs ahead of the device */
 } rt_costs;
 /* Parses the cost file format ("key value  # comment" lines) over the
  * values already in *c; 0 on success, else -1 and a message in err. */
@@ -426,6 +431,27 @@ RT_HIDDEN int rt_costs_parse(const char *text, const char *name, rt_costs *c, ch
                              size_t errlen);
 /* The built-in defaults (runtime/sim_costs.txt), then path if non-NULL. */
 RT_HIDDEN tidal_status rt_costs_load(const char *path, rt_costs *c);
+
+/* ---- the run-time planner (plan_exec.c; planner.h has the rest) ----
+ * Hooks from api.c.  op_enter runs the plan's actions for the op about to
+ * begin (top level only); op_pinned sees which chunks it will fault in;
+ * op_ready/op_exit time it; hint says whether a build-time hint runs. */
+RT_HIDDEN tidal_status rt_planner_init(void);
+RT_HIDDEN void rt_planner_shutdown(void);
+RT_HIDDEN tidal_status rt_planner_op_enter(const tidal_site *site, int n, const tidal_access *acc);
+RT_HIDDEN void rt_planner_op_pinned(size_t pin_start, size_t pin_end);
+RT_HIDDEN void rt_planner_op_ready(void);
+RT_HIDDEN void rt_planner_op_failed(void);
+RT_HIDDEN void rt_planner_op_exit(tidal_stream s);
+RT_HIDDEN int rt_planner_hint(int kind, const rt_alloc *a, size_t off, size_t len);
+RT_HIDDEN void rt_planner_iteration_begin(void);
+RT_HIDDEN void rt_planner_iteration_end(void);
+/* rt_g.budget_changed while the run-time planner runs (rt_budget_set calls
+ * it): the plan is rebuilt at the next iteration end; until then LRU
+ * eviction keeps resident bytes inside the new budget. */
+RT_HIDDEN void rt_planner_budget_changed(size_t old_bytes, size_t new_bytes);
+/* Parses TIDAL_PLANNER's value; 0 if malformed. */
+RT_HIDDEN int rt_parse_planner(const char *s, tidal_planner *out);
 
 /* ---- trace.c (Note [trace format]) ---- */
 /* TIDAL_ERR_CONFIG if path cannot be written. */

@@ -5,6 +5,7 @@
  * (temporary file, then rename): on any error no output file appears.
  * Exit codes as diag.h says. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/build_graph.h"
@@ -13,13 +14,15 @@
 #include "graph/graph.h"
 #include "cli/options.h"
 #include "cli/output.h"
+#include "cli/summary.h"
+#include "rewrite/rewrite.h"
 
 static void usage(FILE *fp) {
   fprintf(fp,
           "usage: tidal graph FILE.cu [--format text|json|dot] [-o OUT] [--bind NAME=VALUE]...\n"
           "                   [--loop FILE:LINE] [-p BUILD_DIR] [-- clang flags...]\n"
-          "Shows the training loop tidal found, its ops, tensors and eviction candidates.\n%s",
-          options_common_help);
+          "Shows the training loop tidal found, its ops, tensors and eviction candidates.\n");
+  options_print_help(fp, "graph");
 }
 
 int cmd_graph(int argc, char **argv) {
@@ -37,6 +40,22 @@ int cmd_graph(int argc, char **argv) {
   }
   rc = graph_build_from_options(&o, &t, &g);
   if (rc != 0) goto out;
+  {
+    /* Which allocations a rewrite would manage: the rewriter's own scan. */
+    rw_scan scan;
+    unsigned char *managed = NULL;
+    if (rw_scan_tu(t, &g, &scan) == 0) {
+      managed = rw_allocs_managed(&g, &scan);
+      rw_scan_free(&scan);
+    }
+    graph_coverage cov;
+    graph_coverage_of(&g, managed, &cov);
+    summary_graph_warnings(&g, managed);
+    summary_line(o.input, &cov, NULL);
+    rc = summary_check(o.input, &cov, NULL, 0, o.min_coverage);
+    free(managed);
+    if (rc != 0) goto out;
+  }
   output_file out;
   rc = output_open(&out, o.output);
   if (rc != 0) goto out;

@@ -133,8 +133,8 @@ static void usage(FILE *f) {
              "[-- clang flags]\n\n"
              "Prints, for every __global__ kernel, each pointer parameter's access mode\n"
              "(read, write, readwrite, none) and extent in elements, and the kernel's flags.\n\n"
-             "options:\n%s",
-          options_common_help);
+             "options:\n");
+  options_print_help(f, "kernels");
 }
 
 int cmd_kernels(int argc, char **argv) {

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli/build_graph.h"
 #include "cli/commands.h"
@@ -21,6 +22,7 @@
 #include "frontend/frontend.h"
 #include "graph/graph.h"
 #include "cli/options.h"
+#include "cli/profile_load.h"
 #include "cli/output.h"
 #include "cli/replay_multi.h"
 #include "plan/plan.h"
@@ -31,11 +33,15 @@ typedef struct replay_cli {
   cost_model cost;
   int iterations;
   replay_break brk;
+  tidal_planner planner;
   int bad;
   const char **inputs;  /* every input file, in order (several: replay_multi.c) */
   int n_inputs;
   uint64_t budget;      /* --budget in bytes (several programs: the shared total) */
   double pct;           /* --budget as a percentage (one program only) */
+  uint64_t chunk;       /* --chunk: the runtime's eviction unit, 0 = 2 MiB */
+  const char *costs;    /* --costs FILE: the sim's cost model (runtime/sim_costs.txt format) */
+  const char *profile;  /* --profile FILE: measured op durations (TIDAL_PROFILE) */
 } replay_cli;
 
 static int replay_extra(void *ud, int argc, char **argv, int *i) {
@@ -45,8 +51,9 @@ static int replay_extra(void *ud, int argc, char **argv, int *i) {
     c->inputs[c->n_inputs++] = a;
     return c->n_inputs > 1;
   }
-  const char *names[] = {"--cost", "--iterations", "--break"};
-  for (int k = 0; k < 3; k++) {
+  const char *names[] = {"--cost", "--iterations", "--break", "--runtime-planner",
+                         "--chunk", "--costs", "--profile"};
+  for (int k = 0; k < 7; k++) {
     size_t n = strlen(names[k]);
     if (strncmp(a, names[k], n) != 0) continue;
     if (a[n] == '=') v = a + n + 1;
@@ -71,6 +78,26 @@ static int replay_extra(void *ud, int argc, char **argv, int *i) {
       }
       c->iterations = (int)n_it;
     }
+    if (k == 3) {
+      static const char *const pn[] = {"runtime", "hints", "lru"};
+      c->planner = TIDAL_PLANNER_DEFAULT;
+      for (int q = 0; q < 3; q++)
+        if (strcmp(v, pn[q]) == 0) c->planner = (tidal_planner)(TIDAL_PLANNER_RUNTIME + q);
+      if (c->planner == TIDAL_PLANNER_DEFAULT) {
+        diag_error(NULL, 0, 0, "--runtime-planner must be runtime, hints or lru, not '%s'", v);
+        return -1;
+      }
+    }
+    if (k == 4) {
+      double pct = 0;
+      if (options_parse_size(v, &c->chunk, &pct) != 0 || pct > 0 || c->chunk < 4096 ||
+          (c->chunk & (c->chunk - 1))) {
+        diag_error(NULL, 0, 0, "--chunk must be a power of two of at least 4K, not '%s'", v);
+        return -1;
+      }
+    }
+    if (k == 5) c->costs = v;
+    if (k == 6) c->profile = v;
     if (k == 2 && replay_break_parse(v, &c->brk) != 0) {
       diag_error(NULL, 0, 0, "--break must be skip-prefetch or drop-live, not '%s'", v);
       return -1;
@@ -83,15 +110,20 @@ static int replay_extra(void *ud, int argc, char **argv, int *i) {
 static void usage(FILE *f) {
   fprintf(f, "usage: tidal replay FILE.cu... [--budget SIZE|PCT] [--plan auto|swap|recompute|none]\n"
              "                    [--bind NAME=VALUE]... [--format text|json] [-o OUT]\n"
-             "                    [--cost KEY=VALUE]... [--iterations N] [-- clang flags]\n"
+             "                    [--cost KEY=VALUE]... [--iterations N] [--chunk SIZE]\n"
+             "                    [--costs FILE] [--profile FILE]\n"
+             "                    [--runtime-planner runtime|hints|lru] [-- clang flags]\n"
              "Runs one training iteration's op trace (twice, or N times) on libtidal's CPU\n"
              "simulator, unmanaged and under the plan `tidal rewrite` would emit, and\n"
              "compares every op's output checksum.  --budget 50%% is half the modelled\n"
              "unmanaged peak; default: no budget (drops only).  Cost model keys:\n"
-             "peak_flops, hbm_bw, launch, h2d_bw, d2h_bw, latency (also TIDAL_COST_<KEY>).\n"
+             "peak_flops, hbm_bw, launch, h2d_bw, d2h_bw, latency (also TIDAL_COST_<KEY>).\n"             "--chunk: the runtime's eviction unit (default 2M, the CUDA backend's);\n"
+             "--costs: the simulator's per-call cost file (runtime/sim_costs.txt format);\n"
+             "--profile: op durations measured on a GPU (a TIDAL_PROFILE file).\n"
              "Several FILEs: each replays in its own process, at the same time, under one\n"
              "shared --budget SIZE (JSON: workloads, combined_peak_bytes).\n"
-             "See docs/replay.md.\n%s", options_common_help);
+             "See docs/replay.md.\n");
+  options_print_help(f, "replay");
 }
 
 /* One program: plan, place, replay, report.  child: one of several
@@ -123,12 +155,25 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
   memset(&placer, 0, sizeof placer);
   rw_place *places = NULL;
   replay_place *rplace = NULL;
+  double *op_seconds = NULL;
 
   rc = graph_build_from_options(&o, &tu, &g);
   if (rc != TIDAL_EXIT_OK) goto out;
   rc = graph_unroll(&g, &trace);
   if (rc != TIDAL_EXIT_OK) goto out;
   have_trace = 1;
+  if (cli.profile) { /* measured op durations for the plan and the sim clock */
+    int matched = 0;
+    if (profile_load(cli.profile, &g, &op_seconds, &matched) != 0) {
+      rc = TIDAL_EXIT_BAD_INPUT;
+      goto out;
+    }
+    cli.cost.op_seconds = op_seconds;
+    cli.cost.n_op_seconds = g.n_ops;
+    if (matched == 0)
+      diag_warning(cli.profile, 0, 0, "no op site of %s is in the profile: roofline estimates "
+                   "used", o.input);
+  }
   if (trace.n_ops == 0) {
     diag_error(o.input, 0, 0, "the training loop has no ops to replay");
     rc = TIDAL_EXIT_BAD_INPUT;
@@ -177,7 +222,31 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
   ro.place = rplace;
   ro.n_static_ops = g.n_ops;
   ro.budget_bytes = budget;
+  ro.budget_percent = child ? 0 : pct;
+  ro.chunk_bytes = cli.chunk;
+  ro.sim_costs_path = cli.costs;
   ro.cost = cli.cost;
+  /* Who decides at run time: --runtime-planner, else TIDAL_PLANNER, else
+   * the run-time planner when there is no build-time plan (--plan none) and
+   * the build-time plan's hints alone otherwise (what this command proves). */
+  ro.planner = cli.planner;
+  if (ro.planner == TIDAL_PLANNER_DEFAULT) {
+    const char *pv = getenv("TIDAL_PLANNER");
+    if (pv && *pv) {
+      static const char *const pn[] = {"runtime", "hints", "lru"};
+      for (int q = 0; q < 3; q++)
+        if (strcasecmp(pv, pn[q]) == 0) ro.planner = (tidal_planner)(TIDAL_PLANNER_RUNTIME + q);
+      if (ro.planner == TIDAL_PLANNER_DEFAULT) {
+        diag_error(NULL, 0, 0, "TIDAL_PLANNER must be runtime, hints or lru, not '%s'", pv);
+        rc = TIDAL_EXIT_BAD_INPUT;
+        goto out;
+      }
+    } else {
+      ro.planner = mode == PLAN_MODE_NONE ? TIDAL_PLANNER_RUNTIME : TIDAL_PLANNER_HINTS;
+    }
+  }
+  /* the run-time planner records one iteration, then plans and learns */
+  if (ro.planner == TIDAL_PLANNER_RUNTIME) ro.iterations = 4;
   if (child) { /* the managed run shares the total; its own cap is the total */
     ro.budget_bytes = child->total;
     ro.shared_budget_bytes = child->total;
@@ -231,6 +300,7 @@ out:
   for (int k = 0; places && k < plan.n_actions; k++) rw_place_free(&places[k]);
   free(places);
   free(rplace);
+  free(op_seconds);
   rw_placer_free(&placer);
   rw_scan_free(&scan);
   if (child && !reported) replay_child_result(child, rc ? rc : TIDAL_EXIT_INTERNAL, 0);

@@ -18,6 +18,7 @@
 #include "graph/graph.h"
 #include "cli/options.h"
 #include "cli/output.h"
+#include "cli/summary.h"
 #include "rewrite/rewrite.h"
 
 static void usage(FILE *fp) {
@@ -27,8 +28,8 @@ static void usage(FILE *fp) {
           "                     [-p BUILD_DIR] [-- clang flags...]\n"
           "Writes FILE.cu with libtidal calls inserted: every op site instrumented, the\n"
           "training loop marked, cudaMalloc/cudaFree replaced, and the static memory plan\n"
-          "as explicit calls.  Compile the result with -I<tidal>/include and link libtidal.\n%s",
-          options_common_help);
+          "as explicit calls.  Compile the result with -I<tidal>/include and link libtidal.\n");
+  options_print_help(fp, "rewrite");
 }
 
 /* 1 if the file starts (within RW_MARKER_SCAN_BYTES) with tidal's marker. */
@@ -81,7 +82,17 @@ int cmd_rewrite(int argc, char **argv) {
   }
   rc = graph_build_from_options(&o, &t, &g);
   if (rc != 0) goto out;
-  rc = rw_rewrite(t, &g, &req, &text, &text_n);
+  rw_report rep;
+  rc = rw_rewrite(t, &g, &req, &text, &text_n, &rep);
+  if (rc == 0) {
+    graph_coverage cov;
+    graph_coverage_of(&g, rep.alloc_managed, &cov);
+    summary_graph_warnings(&g, rep.alloc_managed);
+    summary_rewrite_warnings(o.input, &rep, o.budget != NULL);
+    summary_line(o.input, &cov, &rep);
+    rc = summary_check(o.input, &cov, &rep, o.require_plan, o.min_coverage);
+  }
+  rw_report_free(&rep);
   if (rc != 0) goto out;
   rc = output_write_all(o.output, text, text_n);
 out:

@@ -30,14 +30,14 @@ int graph_emit_dot(const graph *g, FILE *fp) {
            g->loop_reason);
   dstr(fp, title);
   fprintf(fp, ";\n");
-  static const char *fill[] = {"lightblue", "salmon", "palegreen", "white"};
+  static const char *fill[] = {"lightblue", "salmon", "palegreen", "white", "plum"};
   for (int i = 0; i < g->n_ops; i++) {
     const graph_op *op = &g->ops[i];
     char label[512];
     snprintf(label, sizeof label, "#%d %s\n%s:%u", op->id, op->label ? op->label : op->callee,
              op->file, op->line);
     fprintf(fp, "  op%d [shape=box, style=filled, fillcolor=%s, label=", i,
-            fill[op->phase >= 0 && op->phase < 4 ? op->phase : 3]);
+            fill[op->phase >= 0 && op->phase <= TRACE_PERIODIC ? op->phase : 3]);
     dstr(fp, label);
     fprintf(fp, "];\n");
     if (i) fprintf(fp, "  op%d -> op%d [style=dotted, color=gray, weight=10];\n", i - 1, i);

@@ -60,6 +60,7 @@ static const char *phase_name(int p) {
   case TRACE_FORWARD: return "forward";
   case TRACE_BACKWARD: return "backward";
   case TRACE_UPDATE: return "update";
+  case TRACE_PERIODIC: return "periodic";
   default: return "other";
   }
 }
@@ -144,6 +145,21 @@ int graph_emit_json(const graph *g, FILE *fp) {
     jrange(fp, "body", l->body);
     fputc('}', fp);
   }
+  fputs("\n  ],\n  \"branches\": [", fp);
+  for (int i = 0; i < g->n_branches; i++) {
+    const graph_branch *br = &g->branches[i];
+    fprintf(fp, "%s\n    {\"id\": %d, \"kind\": \"%s\", \"cond\": ", i ? "," : "", br->id,
+            graph_branch_kind_name(br->kind));
+    jstr(fp, br->cond);
+    fputs(", \"function\": ", fp);
+    jstr(fp, br->function);
+    fputs(", \"file\": ", fp);
+    jstr(fp, br->file);
+    fprintf(fp, ", \"line\": %u, \"allocations\": %d, \"op_sites\": %d, ", br->line,
+            br->n_allocs, br->n_sites);
+    jrange(fp, "stmt", br->stmt);
+    fputc('}', fp);
+  }
   fputs("\n  ],\n  \"allocations\": [", fp);
   for (int i = 0; i < g->n_allocs; i++) {
     const graph_alloc *a = &g->allocs[i];
@@ -179,8 +195,9 @@ int graph_emit_json(const graph *g, FILE *fp) {
     jstr(fp, op->label);
     fputs(", \"file\": ", fp);
     jstr(fp, op->file);
-    fprintf(fp, ", \"line\": %u, \"col\": %u, \"phase\": \"%s\", \"loop\": %d, \"top_loop\": %d, ",
-            op->line, op->col, phase_name(op->phase), op->loop, op->top_loop);
+    fprintf(fp, ", \"line\": %u, \"col\": %u, \"phase\": \"%s\", \"loop\": %d, \"top_loop\": %d, "
+            "\"branch\": %d, ",
+            op->line, op->col, phase_name(op->phase), op->loop, op->top_loop, op->branch);
     jrange(fp, "stmt", op->stmt);
     fputs(", \"flags\": ", fp);
     jflags(fp, op->flags);

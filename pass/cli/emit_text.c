@@ -33,7 +33,7 @@ static void size_text(const graph *g, const sym *s, char *buf, size_t n) {
 }
 
 static const char *phase_name(int p) {
-  return p == 0 ? "fwd" : p == 1 ? "bwd" : p == 2 ? "upd" : "   ";
+  return p == 0 ? "fwd" : p == 1 ? "bwd" : p == 2 ? "upd" : p == TRACE_PERIODIC ? "per" : "   ";
 }
 
 int graph_emit_text(const graph *g, FILE *fp) {
@@ -47,6 +47,17 @@ int graph_emit_text(const graph *g, FILE *fp) {
       fprintf(fp, " %s=%lld%s", g->binds.items[i].name, (long long)g->binds.items[i].value,
               g->binds.items[i].source == BIND_USER ? "" : "*");
     fprintf(fp, "%s\n", found ? "   (* found in the source)" : "");
+  }
+  for (int i = 0; i < g->n_branches; i++) {
+    const graph_branch *br = &g->branches[i];
+    if (br->kind == GRAPH_BRANCH_ONCE)
+      fprintf(fp, "once (setup, first iteration only): %s:%u in %s: if (%s): %d allocation(s), "
+              "%d op site(s), not ops of the iteration\n", br->file, br->line,
+              br->function ? br->function : "?", br->cond ? br->cond : "?", br->n_allocs,
+              br->n_sites);
+    else
+      fprintf(fp, "periodic (not every iteration): %s:%u in %s: if (%s): ops in phase 'per'\n",
+              br->file, br->line, br->function ? br->function : "?", br->cond ? br->cond : "?");
   }
   fprintf(fp, "ops: %d static", g->n_ops);
   if (g->unrolled_ops >= 0) {

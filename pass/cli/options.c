@@ -14,16 +14,57 @@
 #include "cli/options.h"
 #include "cli/output.h"
 
-const char options_common_help[] =
-    "  -o FILE               write the output to FILE (atomically); default stdout\n"
-    "  --format FMT          output format: text, json or dot (as the command allows)\n"
-    "  --bind NAME=VALUE     give a symbol the source does not fix a value (repeatable)\n"
-    "  --loop FILE:LINE      use the loop at FILE:LINE as the training loop\n"
-    "  -p BUILD_DIR          read the input's flags from BUILD_DIR/compile_commands.json\n"
-    "  --plan MODE           memory plan: auto, swap, recompute or none\n"
-    "  --budget SIZE|PCT     device memory budget (512M, 8G, 50%)\n"
-    "  -- FLAGS...           pass the remaining flags to clang\n"
-    "  -h, --help            print this help\n";
+/* Every common option once: its bit, and its help line. */
+static const struct {
+  unsigned bit;
+  const char *help;
+} option_help[] = {
+    {OPT_OUTPUT, "  -o FILE               write the output to FILE (atomically); default stdout\n"},
+    {OPT_FORMAT, "  --format FMT          output format: text, json or dot (as the command allows)\n"},
+    {OPT_BIND, "  --bind NAME=VALUE     give a symbol the source does not fix a value (repeatable)\n"},
+    {OPT_LOOP, "  --loop FILE:LINE      use the loop at FILE:LINE as the training loop\n"},
+    {OPT_COMPDB, "  -p BUILD_DIR          read the input's flags from BUILD_DIR/compile_commands.json\n"},
+    {OPT_PLAN, "  --plan MODE           memory plan: auto, swap, recompute or none\n"},
+    {OPT_BUDGET, "  --budget SIZE|PCT     device memory budget (512M, 8G, or 50% of the program's peak)\n"},
+    {OPT_REQUIRE_PLAN, "  --require-plan        fail when no plan is made or the plan misses the budget\n"},
+    {OPT_MIN_COVERAGE, "  --min-coverage=PCT    fail when tidal manages less than PCT% of the device memory\n"},
+    {OPT_CLANG, "  -- FLAGS...           pass the remaining flags to clang\n"},
+};
+
+/* Which common options each command takes (its own options are parsed by
+ * its extra_fn).  A command missing here accepts them all. */
+static const struct {
+  const char *command;
+  unsigned opts;
+} command_options[] = {
+    {"graph", OPT_OUTPUT | OPT_FORMAT | OPT_BIND | OPT_LOOP | OPT_COMPDB | OPT_MIN_COVERAGE | OPT_CLANG},
+    {"kernels", OPT_OUTPUT | OPT_FORMAT | OPT_COMPDB | OPT_CLANG},
+    {"rewrite", OPT_OUTPUT | OPT_BIND | OPT_LOOP | OPT_COMPDB | OPT_PLAN | OPT_BUDGET |
+                    OPT_REQUIRE_PLAN | OPT_MIN_COVERAGE | OPT_CLANG},
+    {"replay", OPT_OUTPUT | OPT_FORMAT | OPT_BIND | OPT_LOOP | OPT_COMPDB | OPT_PLAN | OPT_BUDGET |
+                   OPT_CLANG},
+};
+
+unsigned options_accepted(const char *command) {
+  for (size_t i = 0; i < sizeof command_options / sizeof command_options[0]; i++)
+    if (command && !strcmp(command, command_options[i].command)) return command_options[i].opts;
+  return ~0u;
+}
+
+void options_print_help(FILE *fp, const char *command) {
+  unsigned ok = options_accepted(command);
+  for (size_t i = 0; i < sizeof option_help / sizeof option_help[0]; i++)
+    if (ok & option_help[i].bit) fputs(option_help[i].help, fp);
+  fputs("  -h, --help            print this help\n", fp);
+}
+
+/* Refuses an option the command does not take (1 = refused). */
+static int refuse(const tidal_options *o, unsigned bit, const char *arg) {
+  if (options_accepted(o->command) & bit) return 0;
+  diag_error(NULL, 0, 0, "'tidal %s' does not take '%s' (see tidal %s --help)", o->command, arg,
+             o->command);
+  return 1;
+}
 
 static const char *format_names[] = {"text", "json", "dot"};
 
@@ -139,11 +180,13 @@ int options_parse(tidal_options *o, int argc, char **argv, unsigned allowed_form
                   options_extra_fn extra, void *ud) {
   memset(o, 0, sizeof *o);
   o->command = argc > 0 ? argv[0] : "tidal";
+  o->min_coverage = -1;
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
     const char *val = NULL;
     int r;
     if (!strcmp(arg, "--")) {
+      if (refuse(o, OPT_CLANG, arg)) goto fail;
       o->n_clang_args = argc - i - 1;
       o->clang_args = (const char *const *)(argv + i + 1);
       break;
@@ -158,12 +201,12 @@ int options_parse(tidal_options *o, int argc, char **argv, unsigned allowed_form
       continue;
     }
     if ((r = take_value("-o", argc, argv, &i, &val)) != 0) {
-      if (r < 0) goto fail;
+      if (r < 0 || refuse(o, OPT_OUTPUT, "-o")) goto fail;
       o->output = val;
       continue;
     }
     if ((r = take_value("--format", argc, argv, &i, &val)) != 0) {
-      if (r < 0) goto fail;
+      if (r < 0 || refuse(o, OPT_FORMAT, "--format")) goto fail;
       int f = -1;
       for (int k = 0; k < 3; k++)
         if (!strcmp(val, format_names[k])) f = k;
@@ -176,33 +219,51 @@ int options_parse(tidal_options *o, int argc, char **argv, unsigned allowed_form
       continue;
     }
     if ((r = take_value("--bind", argc, argv, &i, &val)) != 0) {
-      if (r < 0 || parse_bind(o, val) < 0) goto fail;
+      if (r < 0 || refuse(o, OPT_BIND, "--bind") || parse_bind(o, val) < 0) goto fail;
       continue;
     }
     if ((r = take_value("--loop", argc, argv, &i, &val)) != 0) {
-      if (r < 0 || parse_loop(o, val) < 0) goto fail;
+      if (r < 0 || refuse(o, OPT_LOOP, "--loop") || parse_loop(o, val) < 0) goto fail;
       continue;
     }
     if ((r = take_value("-p", argc, argv, &i, &val)) != 0) {
-      if (r < 0) goto fail;
+      if (r < 0 || refuse(o, OPT_COMPDB, "-p")) goto fail;
       o->compdb_dir = val;
       continue;
     }
     if ((r = take_value("--plan", argc, argv, &i, &val)) != 0) {
-      if (r < 0) goto fail;
+      if (r < 0 || refuse(o, OPT_PLAN, "--plan")) goto fail;
       o->plan = val;
       continue;
     }
     if ((r = take_value("--budget", argc, argv, &i, &val)) != 0) {
       uint64_t b;
       double pct;
-      if (r < 0) goto fail;
+      if (r < 0 || refuse(o, OPT_BUDGET, "--budget")) goto fail;
       if (options_parse_size(val, &b, &pct) != 0) {
         diag_error(NULL, 0, 0, "--budget expects a size (512M, 8G) or a percentage (50%%), got '%s'",
                    val);
         goto fail;
       }
       o->budget = val;
+      continue;
+    }
+    if (!strcmp(arg, "--require-plan")) {
+      if (refuse(o, OPT_REQUIRE_PLAN, arg)) goto fail;
+      o->require_plan = 1;
+      continue;
+    }
+    if ((r = take_value("--min-coverage", argc, argv, &i, &val)) != 0) {
+      char *end;
+      if (r < 0 || refuse(o, OPT_MIN_COVERAGE, "--min-coverage")) goto fail;
+      errno = 0;
+      double v = strtod(val, &end);
+      if (*end == '%') end++;
+      if (errno || end == val || *end || !(v >= 0 && v <= 100)) {
+        diag_error(NULL, 0, 0, "--min-coverage expects a percentage from 0 to 100, got '%s'", val);
+        goto fail;
+      }
+      o->min_coverage = v;
       continue;
     }
     if (arg[0] == '-' && arg[1] != '\0') {

@@ -12,6 +12,7 @@
 #define TIDAL_PASS_OPTIONS_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include "frontend/frontend.h"
 
 typedef enum tidal_format {
@@ -44,7 +45,25 @@ typedef struct tidal_options {
   int n_clang_args;        /* everything after "--" */
   const char *const *clang_args;
   int help;                /* --help / -h was given: the command prints usage, exits 0 */
+  int require_plan;        /* --require-plan: no plan (or an unmet budget) is an error */
+  double min_coverage;     /* --min-coverage=PCT; -1 when absent */
 } tidal_options;
+
+/* The common options, as bits: each command accepts its own set
+ * (options.c, command_options) and --help lists only those; any other is
+ * refused, never silently ignored. */
+enum {
+  OPT_OUTPUT = 1u << 0,       /* -o FILE */
+  OPT_FORMAT = 1u << 1,       /* --format */
+  OPT_BIND = 1u << 2,         /* --bind NAME=VALUE */
+  OPT_LOOP = 1u << 3,         /* --loop FILE:LINE */
+  OPT_COMPDB = 1u << 4,       /* -p BUILD_DIR */
+  OPT_PLAN = 1u << 5,         /* --plan */
+  OPT_BUDGET = 1u << 6,       /* --budget */
+  OPT_REQUIRE_PLAN = 1u << 7, /* --require-plan */
+  OPT_MIN_COVERAGE = 1u << 8, /* --min-coverage=PCT */
+  OPT_CLANG = 1u << 9         /* -- clang flags */
+};
 
 /* Called for every argument (argv[*i]) before the common parser.  Returns
  * 1 if it took the argument (advance *i past any value it also took, e.g.
@@ -70,7 +89,9 @@ int options_lookup_bind(const tidal_options *o, const char *name, int64_t *out);
  * trailing B/iB).  "50%" -> *pct = 50, *bytes = 0.  Returns 0 or -1. */
 int options_parse_size(const char *text, uint64_t *bytes, double *pct);
 
-/* Help text for the common options, for commands' usage messages. */
-extern const char options_common_help[];
+/* Prints the help lines of the common options `command` accepts. */
+void options_print_help(FILE *fp, const char *command);
+/* The option bits (OPT_*) `command` accepts. */
+unsigned options_accepted(const char *command);
 
 #endif

@@ -89,6 +89,7 @@ static const gb_handlers handlers = {
     .alloc_call = regions_handle_call,
     .pointer_stored = regions_note_store,
     .setup_done = regions_finish_setup,
+    .once_done = regions_once_done,
     .graph_loop = loop_record,
 };
 
@@ -109,6 +110,7 @@ int graph_build(pass_tu *t, const graph_options *opt, graph *g) {
   b.a = t->arena;
   b.train_loop = clang_getNullCursor();
   b.unroll_product = 1;
+  b.cur_branch = -1;
   rc = loop_choose(&b, opt, &b.train_loop);
   if (rc != 0) goto out;
   CXCursor fn = function_of(b.train_loop);

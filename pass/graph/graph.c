@@ -27,11 +27,22 @@ static int grow(void **arr, int *n, size_t size) {
   return (*n)++;
 }
 
-int graph_add_op(graph *g) { return grow((void **)&g->ops, &g->n_ops, sizeof *g->ops); }
+int graph_add_op(graph *g) {
+  int id = grow((void **)&g->ops, &g->n_ops, sizeof *g->ops);
+  if (id >= 0) g->ops[id].branch = -1;
+  return id;
+}
 int graph_add_tensor(graph *g) { return grow((void **)&g->tensors, &g->n_tensors, sizeof *g->tensors); }
 int graph_add_alloc(graph *g) { return grow((void **)&g->allocs, &g->n_allocs, sizeof *g->allocs); }
 int graph_add_region(graph *g) { return grow((void **)&g->regions, &g->n_regions, sizeof *g->regions); }
 int graph_add_loop(graph *g) { return grow((void **)&g->loops, &g->n_loops, sizeof *g->loops); }
+int graph_add_branch(graph *g) {
+  return grow((void **)&g->branches, &g->n_branches, sizeof *g->branches);
+}
+
+const char *graph_branch_kind_name(graph_branch_kind k) {
+  return k == GRAPH_BRANCH_ONCE ? "once" : "periodic";
+}
 
 int graph_eval(const graph *g, const sym *s, int64_t *out) {
   if (!s) return -1;
@@ -117,6 +128,12 @@ void graph_free(graph *g) {
     free(g->loops[i].file);
   }
   free(g->loops);
+  for (int i = 0; i < g->n_branches; i++) {
+    free(g->branches[i].cond);
+    free(g->branches[i].function);
+    free(g->branches[i].file);
+  }
+  free(g->branches);
   for (int i = 0; i < g->n_allocs; i++) {
     free(g->allocs[i].name);
     free(g->allocs[i].file);

@@ -134,9 +134,34 @@ typedef struct graph_op {
   unsigned flags;      /* enum kernel_flags; library calls: KERNEL_NONDETERMINISTIC */
   sym *flops;          /* estimated floating-point work (loop context), SYM_UNKNOWN if unknown */
   int phase;           /* enum trace_phase, see liveness.c Note [phases] */
+  int branch;          /* the periodic branch (graph.branches) the op runs under, -1 if
+                          it runs every iteration (interp.c, Note [once and periodic]) */
   int n_acc;
   graph_access *acc;
 } graph_op;
+
+/* A branch inside the iteration that does not run every iteration
+ * (interp.c, Note [once and periodic]). */
+typedef enum graph_branch_kind {
+  GRAPH_BRANCH_ONCE = 0,    /* lazy initialisation (`if (p == NULL) { cudaMalloc(&p..) }`,
+                               `if (first) { ...; first = 0; }`, `if (step == 0)`):
+                               interpreted as setup, its op sites are not ops of the iteration */
+  GRAPH_BRANCH_PERIODIC = 1 /* `if (step % N == 0)`: its ops are graph ops in phase periodic */
+} graph_branch_kind;
+
+const char *graph_branch_kind_name(graph_branch_kind k); /* "once" "periodic" */
+
+typedef struct graph_branch {
+  int id;              /* index into graph.branches */
+  graph_branch_kind kind;
+  char *cond;          /* the condition as written */
+  char *function;      /* the function the if statement is written in */
+  char *file;
+  unsigned line, col;
+  graph_range stmt;    /* the if statement */
+  int n_allocs;        /* once: allocations made inside (persistent, as before the loop) */
+  int n_sites;         /* once: op sites met inside (run as setup, not ops of the iteration) */
+} graph_branch;
 
 /* A device allocation (cudaMalloc / cudaMallocAsync). */
 typedef struct graph_alloc {
@@ -235,6 +260,8 @@ typedef struct graph {
   graph_op *ops;
   int n_loops;
   graph_loop *loops;
+  int n_branches;
+  graph_branch *branches;    /* once and periodic branches, in walk order */
   int n_allocs;
   graph_alloc *allocs;
   int n_frees;
@@ -277,6 +304,7 @@ int graph_add_tensor(graph *g);
 int graph_add_alloc(graph *g);
 int graph_add_region(graph *g);
 int graph_add_loop(graph *g);
+int graph_add_branch(graph *g);
 CXCursor graph_find_main(pass_tu *t);
 void graph_access_free_texts(graph_access *a, int n_levels);
 

@@ -28,6 +28,9 @@ typedef struct gb_handlers {
   void (*pointer_stored)(struct gb *b, const char *key, const char *name, struct gval *v);
   /* Setup is over: the training loop is about to be walked. */
   void (*setup_done)(struct gb *b);
+  /* A once branch inside the loop was walked as setup (frame f live):
+   * allocations from first_alloc on are carved into regions like setup's. */
+  void (*once_done)(struct gb *b, struct gb_frame *f, int first_alloc);
   /* A for/while statement met in graph mode: var (NULL if not recognised),
    * lo, hi (exclusive in the step's direction) and step in loop context.
    * Returns the graph loop's id. */

@@ -51,6 +51,7 @@
 
 #include "base/stack.h"
 #include "graph/interp.h"
+#include "graph/branches.h"
 #include "analysis/libcalls.h"
 
 /* ---- strings ---- */
@@ -1151,7 +1152,10 @@ static gval eval_call(gb *b, gb_frame *f, CXCursor e) {
     descriptor_call(b, f, e, name, clang_Cursor_getNumArguments(e));
     goto out;
   }
-  if (b->h->op_site(b, f, e)) goto out;
+  if (b->h->op_site(b, f, e)) {
+    if (b->in_once) b->once_sites++;
+    goto out;
+  }
   if (host_allocator(name)) {
     /* evaluate the size for side effects; the result is a fresh host array */
     int n = clang_Cursor_getNumArguments(e);
@@ -1677,6 +1681,12 @@ static void walk_train_loop(gb *b, gb_frame *f, CXCursor s) {
             gval iv = gb_int(b, sym_var(b->a, name), gb_str(b, name), 1);
             iv.ind = 1;
             step_key = var_key(b, f, vd[0], name);
+            CXCursor init[8];
+            int ni = gb_children(vd[0], init, 8);
+            for (int i = 0; i < ni && i < 8; i++)
+              if (clang_isExpression(clang_getCursorKind(init[i])) &&
+                  eval_const(init[i], &b->train_lo))
+                b->train_var = gb_str(b, name); /* `if (step == lo)` is the first iteration */
             gb_store(b, step_key, iv);
             free(name);
           }
@@ -1690,6 +1700,139 @@ static void walk_train_loop(gb *b, gb_frame *f, CXCursor s) {
     }
   }
   b->mode = GB_AFTER;
+}
+
+/* Note [once and periodic]: not every `if` inside the iteration is
+ * "either arm, any iteration".  Two shapes are common in real trainers and
+ * matter for the plan:
+ *  - once: lazy initialisation (`if (o->m == NULL) { cudaMalloc(&o->m, n);
+ *    cudaMemset(o->m, 0, n); }`, `if (first) { ...; first = 0; }`, `if
+ *    (step == 0)` on the training loop's counter at its first value).  Taken
+ *    as running every iteration, its memset looks like an exact overwrite
+ *    before each update, and the plan drops the optimizer moments after the
+ *    update: state lost every step.  So the branch is interpreted as setup
+ *    (mode GB_SETUP): its allocations are persistent, carved regions are
+ *    collected (handlers.h once_done), its op sites are not ops of the
+ *    iteration (the rewriter still instruments them, as it does setup's),
+ *    and the graph lists it (graph_branch, kind once).  branches.c knows the
+ *    shapes: the branch must itself make its test fail next time.
+ *  - periodic: `if (step % N == 0) { evaluate(); }`.  Its ops are graph ops
+ *    with graph_op.branch set and phase periodic: they still count as uses
+ *    (a drop never crosses them), but their writes are never taken to
+ *    overwrite anything (unroll.c), since on most steps they do not run.
+ *    A `%` over an inner loop's variable (`l % 2`) is not periodic. */
+static int sym_mentions(const sym *s, const char *name) {
+  if (!s) return 0;
+  if (sym_get_kind(s) == SYM_VAR) return strcmp(sym_var_name(s), name) == 0;
+  return sym_mentions(sym_lhs(s), name) || sym_mentions(sym_rhs(s), name);
+}
+
+static int record_branch(gb *b, gb_frame *f, CXCursor s, CXCursor cond, graph_branch_kind kind) {
+  graph *g = b->g;
+  char *file;
+  unsigned line, col;
+  gb_location(b, s, &file, &line, &col);
+  for (int i = 0; i < g->n_branches; i++)
+    if (g->branches[i].kind == kind && g->branches[i].line == line &&
+        g->branches[i].col == col && strcmp(g->branches[i].file, file) == 0) {
+      free(file);
+      return i; /* the same statement reached through another call path */
+    }
+  int id = graph_add_branch(g);
+  if (id < 0) {
+    free(file);
+    return -1;
+  }
+  graph_branch *br = &g->branches[id];
+  br->id = id;
+  br->kind = kind;
+  br->file = file;
+  br->line = line;
+  br->col = col;
+  br->stmt = gb_range(b, s, 0);
+  br->cond = frontend_cursor_text(b->t, cond);
+  br->function = string_and_dispose(clang_getCursorSpelling(f->fn));
+  return id;
+}
+
+static void walk_once(gb *b, gb_frame *f, CXCursor s, CXCursor cond, CXCursor then_s) {
+  int id = record_branch(b, f, s, cond, GRAPH_BRANCH_ONCE);
+  int first_alloc = b->g->n_allocs, sites = b->once_sites;
+  gb_mode saved = b->mode;
+  b->mode = GB_SETUP;
+  b->in_once++;
+  gb_walk_stmt(b, f, then_s);
+  b->in_once--;
+  b->mode = saved;
+  b->h->once_done(b, f, first_alloc);
+  if (id >= 0) {
+    b->g->branches[id].n_allocs += b->g->n_allocs - first_alloc;
+    b->g->branches[id].n_sites += b->once_sites - sites;
+  }
+}
+
+/* The shape of a graph-mode if (branches.c), confirmed with values. */
+static branch_shape graph_branch_shape(gb *b, gb_frame *f, CXCursor cond, CXCursor then_s,
+                                       int known) {
+  CXCursor var = clang_getNullCursor();
+  int64_t k = 0;
+  branch_shape sh = branch_classify(b->t, cond, then_s, &var, &k);
+  if (sh == BRANCH_EQ_CONST) {
+    /* `step == 0`: the training loop's counter at its first value */
+    gval v = gb_eval(b, f, var);
+    int first = b->train_var && v.k == GV_INT && v.s && sym_get_kind(v.s) == SYM_VAR &&
+                strcmp(sym_var_name(v.s), b->train_var) == 0 && k == b->train_lo;
+    return first ? BRANCH_ONCE : BRANCH_EVERY;
+  }
+  if (sh == BRANCH_PERIODIC) {
+    if (known) return BRANCH_EVERY;
+    gval v = gb_eval(b, f, var);
+    int64_t c;
+    if (int_value_const(b, &v, &c)) return BRANCH_EVERY;
+    /* a `%` over an inner loop's variable alternates within one iteration */
+    for (int i = 0; i < b->n_loops; i++) {
+      const char *lv = b->g->loops[b->loops[i].id].var;
+      if (lv && v.k == GV_INT && sym_mentions(v.s, lv)) return BRANCH_EVERY;
+    }
+  }
+  return sh;
+}
+
+static void walk_if(gb *b, gb_frame *f, CXCursor s) {
+  CXCursor ch[4];
+  int n = gb_children(s, ch, 4);
+  if (n < 2) return;
+  /* children: [init] [condvar] cond then [else] - cond is the first expression */
+  int ci = 0;
+  while (ci < n && !clang_isExpression(clang_getCursorKind(ch[ci]))) {
+    if (clang_getCursorKind(ch[ci]) == CXCursor_DeclStmt) gb_walk_stmt(b, f, ch[ci]);
+    ci++;
+  }
+  if (ci >= n) return;
+  gval c = gb_eval(b, f, ch[ci]);
+  int64_t cv;
+  /* a condition fixed for this call path (a NULL argument, a constant)
+   * prunes the branch; anything depending on the iteration walks both */
+  int known = int_value_const(b, &c, &cv);
+  if (b->mode == GB_GRAPH && ci + 1 < n && (!known || cv)) {
+    branch_shape sh = graph_branch_shape(b, f, ch[ci], ch[ci + 1], known);
+    if (sh == BRANCH_ONCE) {
+      walk_once(b, f, s, ch[ci], ch[ci + 1]);
+      if (ci + 2 < n && !known) gb_walk_stmt(b, f, ch[ci + 2]);
+      return;
+    }
+    if (sh == BRANCH_PERIODIC) {
+      int id = record_branch(b, f, s, ch[ci], GRAPH_BRANCH_PERIODIC);
+      int saved = b->cur_branch;
+      b->cur_branch = id;
+      gb_walk_stmt(b, f, ch[ci + 1]);
+      b->cur_branch = saved;
+      if (ci + 2 < n) gb_walk_stmt(b, f, ch[ci + 2]);
+      return;
+    }
+  }
+  if (ci + 1 < n && (!known || cv)) gb_walk_stmt(b, f, ch[ci + 1]);
+  if (ci + 2 < n && (!known || !cv)) gb_walk_stmt(b, f, ch[ci + 2]);
 }
 
 /* A block's statements in order.  Its own function so that the cursor
@@ -1772,26 +1915,9 @@ void gb_walk_stmt(gb *b, gb_frame *f, CXCursor s) {
     }
     return;
   }
-  case CXCursor_IfStmt: {
-    CXCursor ch[4];
-    int n = gb_children(s, ch, 4);
-    if (n < 2) return;
-    /* children: [init] [condvar] cond then [else] - cond is the first expression */
-    int ci = 0;
-    while (ci < n && !clang_isExpression(clang_getCursorKind(ch[ci]))) {
-      if (clang_getCursorKind(ch[ci]) == CXCursor_DeclStmt) gb_walk_stmt(b, f, ch[ci]);
-      ci++;
-    }
-    if (ci >= n) return;
-    gval c = gb_eval(b, f, ch[ci]);
-    int64_t cv;
-    /* a condition fixed for this call path (a NULL argument, a constant)
-     * prunes the branch; anything depending on the iteration walks both */
-    int known = int_value_const(b, &c, &cv);
-    if (ci + 1 < n && (!known || cv)) gb_walk_stmt(b, f, ch[ci + 1]);
-    if (ci + 2 < n && (!known || !cv)) gb_walk_stmt(b, f, ch[ci + 2]);
+  case CXCursor_IfStmt:
+    walk_if(b, f, s);
     return;
-  }
   case CXCursor_ReturnStmt: {
     CXCursor ch[1];
     if (gb_children(s, ch, 1) == 1) f->ret = gb_eval(b, f, ch[0]);

@@ -110,6 +110,12 @@ typedef struct gb {
   int n_stack;
   CXCursor cur_stmt;      /* statement being walked in the innermost function */
   int have_stmt;
+  /* Once and periodic branches (Note [once and periodic] in interp.c). */
+  int cur_branch;         /* periodic branch being walked, -1 if none */
+  int in_once;            /* walking a once branch (as setup) */
+  int once_sites;         /* op sites met in once branches */
+  const char *train_var;  /* the training loop's counter (`step`), NULL if not recognised */
+  int64_t train_lo;       /* its first value */
   /* Loop variable names of graph loops (to normalise tensor keys). */
   char **loop_vars;
   int n_loop_vars;

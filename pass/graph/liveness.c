@@ -11,7 +11,8 @@
  * the phase in force.  When no name says backward, the first op inside a
  * loop that counts down (layers in reverse) starts it.  Trainers name
  * these functions consistently; the structural fallback covers the usual
- * reverse layer loop.
+ * reverse layer loop.  Ops under a periodic branch (`if (step % N == 0)`)
+ * are in phase periodic and take no part in this.
  *
  * Candidates are computed on the unrolled trace when every size is bound
  * (idle spans are then exact op counts, per layer slice); otherwise on the
@@ -56,6 +57,12 @@ void liveness_phases(graph *g) {
   int phase = TRACE_FORWARD;
   for (int i = 0; i < g->n_ops; i++) {
     graph_op *op = &g->ops[i];
+    if (op->branch >= 0 && g->branches[op->branch].kind == GRAPH_BRANCH_PERIODIC) {
+      /* not every step (interp.c, Note [once and periodic]): a phase of its
+       * own, and an evaluation's forward pass does not start anything */
+      op->phase = TRACE_PERIODIC;
+      continue;
+    }
     if (op_named(op, update_words)) {
       phase = TRACE_UPDATE;
     } else if (phase == TRACE_FORWARD) {

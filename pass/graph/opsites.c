@@ -195,6 +195,7 @@ static graph_op *new_op(gb *b, gb_frame *f, CXCursor call, const char *callee, g
     }
   op->flops = sym_unknown(b->a);
   op->phase = TRACE_OTHER;
+  op->branch = b->cur_branch;
   int n = clang_Cursor_getNumArguments(call);
   if (n > 0) {
     op->n_args = n;

@@ -121,13 +121,13 @@ void regions_note_store(gb *b, const char *key, const char *name, gval *v) {
   (void)v;
 }
 
-/* Is the frame id of key one of the frames live at loop entry? */
-static int key_live(gb *b, const char *key) {
+/* Is the frame id of key one of the frames live now (live: the innermost)? */
+static int key_live(const gb_frame *live, const char *key) {
   if (key[0] == 'g' && key[1] == ':') return 1;
   if (key[0] == 'h') return 1;
   if (key[0] != 'f') return 0;
   int id = atoi(key + 1);
-  for (gb_frame *f = b->loop_frame; f; f = f->caller)
+  for (const gb_frame *f = live; f; f = f->caller)
     if (f->id == id) return 1;
   return 0;
 }
@@ -155,15 +155,18 @@ static int cand_cmp(const void *x, const void *y) {
   return a->order - c->order;
 }
 
-void regions_finish_setup(gb *b) {
+/* Regions of allocations first_alloc.. from the pointers that frames
+ * `live` and its callers (and globals) hold now. */
+static void collect_regions(gb *b, const gb_frame *live, int first_alloc) {
   graph *g = b->g;
+  int first_region = g->n_regions;
   cand *cs = calloc(b->tab_n + 1, sizeof *cs);
   int nc = 0;
   if (!cs) return;
   for (size_t i = 0; i < b->tab_cap; i++) {
     gb_entry *e = &b->tab[i];
-    if (!e->key || e->v.k != GV_DEVPTR || e->v.alloc < 0) continue;
-    if (!key_live(b, e->key)) continue;
+    if (!e->key || e->v.k != GV_DEVPTR || e->v.alloc < first_alloc) continue;
+    if (!key_live(live, e->key)) continue;
     if (strstr(e->key, "[?]")) continue;
     cand *c = &cs[nc++];
     c->key = e->key;
@@ -204,7 +207,7 @@ void regions_finish_setup(gb *b) {
     region_of[i] = r;
   }
   /* sizes: up to the next region of the same allocation */
-  for (int r = 0; r < g->n_regions; r++) {
+  for (int r = first_region; r < g->n_regions; r++) {
     graph_region *rg = &g->regions[r];
     graph_region *next = NULL;
     if (r + 1 < g->n_regions && g->regions[r + 1].alloc == rg->alloc) next = &g->regions[r + 1];
@@ -214,8 +217,9 @@ void regions_finish_setup(gb *b) {
   /* drop empty regions (carving cursors left at the end of an arena):
    * values pointing there resolve to the allocation only */
   int *remap = calloc((size_t)g->n_regions + 1, sizeof *remap);
-  int kept = 0;
-  for (int r = 0; remap && r < g->n_regions; r++) {
+  int kept = first_region;
+  for (int r = 0; remap && r < first_region; r++) remap[r] = r;
+  for (int r = first_region; remap && r < g->n_regions; r++) {
     int64_t sz;
     if (graph_eval(g, g->regions[r].bytes, &sz) == 0 && sz <= 0) {
       free(g->regions[r].name);
@@ -240,6 +244,14 @@ void regions_finish_setup(gb *b) {
   free(remap);
   free(region_of);
   free(cs);
+}
+
+void regions_finish_setup(gb *b) { collect_regions(b, b->loop_frame, 0); }
+
+/* Lazy carving on the first iteration (interp.c, Note [once and
+ * periodic]): the arena allocated in a once branch is carved there too. */
+void regions_once_done(gb *b, gb_frame *f, int first_alloc) {
+  if (first_alloc < b->g->n_allocs) collect_regions(b, f, first_alloc);
 }
 
 /* ---- tensors ---- */

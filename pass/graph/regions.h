@@ -10,6 +10,7 @@ int regions_handle_call(gb *b, gb_frame *f, CXCursor call, const char *callee);
 void regions_note_store(gb *b, const char *key, const char *name, gval *v);
 /* Computes region sizes once setup is done. */
 void regions_finish_setup(gb *b);
+void regions_once_done(gb *b, gb_frame *f, int first_alloc);
 /* The tensor a device pointer value denotes (created on first use), -1 if unresolved. */
 int regions_tensor_for(gb *b, const gval *v, sym *bytes, const char *ptr_text);
 /* The tensor covering all of allocation alloc (for accesses at an unknown offset). */

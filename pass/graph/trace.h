@@ -46,7 +46,11 @@ typedef struct trace_access {
   int static_access; /* index of this access in its graph op's access list */
 } trace_access;
 
-enum trace_phase { TRACE_FORWARD = 0, TRACE_BACKWARD = 1, TRACE_UPDATE = 2, TRACE_OTHER = 3 };
+/* TRACE_PERIODIC: under `if (step % N == 0)` - not every iteration (graph.h
+ * graph_branch); its writes are never taken to overwrite anything. */
+enum trace_phase {
+  TRACE_FORWARD = 0, TRACE_BACKWARD = 1, TRACE_UPDATE = 2, TRACE_OTHER = 3, TRACE_PERIODIC = 4
+};
 
 typedef struct trace_op {
   int static_op;    /* graph op id this is an instance of */

@@ -17,7 +17,12 @@
  *  - An access whose extent is unknown covers its region from the pointer
  *    to the region's end (else the allocation's end), marked inexact.
  *  - scope: a fresh id per iteration of each loop; ops directly in the
- *    training loop body share scope 0. */
+ *    training loop body share scope 0.
+ *  - Ops of a periodic branch (`if (step % N == 0)`) are in the trace, so
+ *    their reads keep what they read alive, but their writes are readwrites:
+ *    on most steps they do not run, so they overwrite nothing the plan may
+ *    count on (interp.c, Note [once and periodic]).  Once branches are
+ *    setup and have no ops here. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,6 +241,12 @@ static void emit_op(unroller *u, const graph_op *op) {
     ta->bytes = (uint64_t)bytes;
     ta->mode = a->mode;
     ta->exact = exact;
+    if (op->phase == TRACE_PERIODIC) {
+      /* runs on some steps only: what it writes may not be overwritten on
+       * the others, so it never makes earlier contents dead */
+      if (ta->mode == ACCESS_WRITE) ta->mode = ACCESS_READWRITE;
+      ta->exact = 0;
+    }
     ta->static_access = i;
   }
 }

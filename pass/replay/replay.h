@@ -18,6 +18,7 @@
 #include "plan/costmodel.h"
 #include "plan/plan.h"
 #include "graph/trace.h"
+#include "tidal.h"
 
 typedef enum replay_break {
   REPLAY_BREAK_NONE = 0,
@@ -42,11 +43,16 @@ typedef struct replay_options {
   uint64_t budget_bytes; /* of the managed run; 0 = unlimited */
   int iterations;        /* >= 2 so cross-iteration state matters; 0 = 2 */
   cost_model cost;       /* op durations and copy rates for the sim clock */
-  uint64_t chunk_bytes;  /* runtime eviction unit; 0 = 4096 (close to the plan's bytes),
+  uint64_t chunk_bytes;  /* runtime eviction unit (--chunk); 0 = the CUDA backend's 2 MiB,
                             doubled until the allocations span at most 24576 chunks */
+  double budget_percent; /* --budget N%: the managed run's budget is N% of the unmanaged
+                            run's peak in chunks (Note [budgets in chunks]); 0 = bytes */
+  const char *sim_costs_path; /* --costs: the sim's cost model file, NULL = built in */
   replay_break brk;      /* test-only: deliberately break the plan */
   const replay_place *place; /* per plan action (plan->n_actions), or NULL: all at their ops */
   int n_static_ops;      /* length of every in_call array */
+  tidal_planner planner; /* the managed run's TIDAL_PLANNER (the unmanaged run: lru);
+                            default hints: the build-time plan alone */
   /* Several programs replayed at once (docs/replay.md, "Several programs"):
    * the managed run joins this shared budget (libtidal's arbiter) under
    * this group name; budget_bytes then only caps this program's share. */
@@ -72,6 +78,14 @@ typedef struct replay_run {
   double modelled_s;     /* sim virtual clock over the iterations */
   double stall_s;
   int hint_errors;       /* plan calls that returned an error status */
+  /* the run-time planner's own actions, in chunks: swap_out, prefetch,
+   * drop, recompute; and the build-time hints it ran or skipped */
+  uint64_t runtime_actions[4];
+  uint64_t hints_run, hints_skipped, plans_built;
+  double last_modelled_s; /* the last iteration alone: the steady state */
+  double last_stall_s;
+  uint64_t vmm_calls;      /* map + unmap + set-access over the iterations */
+  uint64_t last_vmm_calls; /* in the last iteration: the steady state */
   uint64_t shared_peak_bytes; /* shared budget: the most all its processes held at once,
                                  as seen at the end of this run */
   int failed;            /* the run stopped: error says why */
@@ -80,6 +94,8 @@ typedef struct replay_run {
 
 typedef struct replay_report {
   uint64_t budget_bytes;
+  uint64_t runtime_budget_bytes; /* what the managed run's runtime was given */
+  uint64_t chunk_bytes;          /* the runtime's eviction unit in both runs */
   int iterations;
   int n_ops;             /* dynamic ops per iteration */
   replay_run unmanaged;
@@ -93,6 +109,7 @@ typedef struct replay_report {
   int budget_respected;  /* managed peak <= budget (1 when no budget) */
   int actions_executed[5]; /* plan actions run, per plan_kind (static actions, not calls) */
   int unemitted_actions; /* planned actions the rewriter cannot emit, so not run */
+  tidal_planner planner; /* the managed run's */
 } replay_report;
 
 /* Runs the trace unmanaged (no budget, no plan) and managed (budget, plan).
@@ -101,6 +118,9 @@ typedef struct replay_report {
  * error fields say why). */
 int replay_trace(const tidal_trace *t, const plan_result *plan, const replay_options *o,
                  replay_report *out);
+
+/* The chunk size the runtime uses for this trace (Note [latency per chunk]). */
+uint64_t replay_chunk_bytes(const tidal_trace *t, const replay_options *o);
 
 /* 0 when the report is a success: both runs completed, checksums match and
  * the budget was respected. */

@@ -473,7 +473,68 @@ static char *unbound_reason(const graph *g) {
   return rw_buf_take(&b);
 }
 
-int rw_rewrite(pass_tu *t, graph *g, const rw_request *req, char **out, size_t *out_n) {
+void rw_report_free(rw_report *r) {
+  if (!r) return;
+  free(r->why_unplanned);
+  for (int i = 0; i < r->n_skipped; i++) {
+    free(r->skipped[i].label);
+    free(r->skipped[i].why);
+  }
+  free(r->skipped);
+  free(r->alloc_managed);
+  memset(r, 0, sizeof *r);
+}
+
+unsigned char *rw_allocs_managed(const graph *g, const rw_scan *s) {
+  unsigned char *m = calloc((size_t)g->n_allocs + 1, 1);
+  if (!m) return NULL;
+  for (int i = 0; i < g->n_allocs; i++) {
+    const graph_alloc *a = &g->allocs[i];
+    if (!a->file || !g->tu || strcmp(a->file, g->tu->main_path) != 0) continue;
+    for (int k = 0; k < s->n_mems && !m[i]; k++)
+      m[i] = s->mems[k].line == a->line && s->mems[k].col == a->col &&
+             strstr(s->mems[k].callee, "Malloc") != NULL;
+  }
+  return m;
+}
+
+/* Copies what the command reports out of the rewrite's state. */
+static void fill_report(const rw *r, const plan_result *p, int planned, const char *why,
+                        rw_report *rep) {
+  rep->planned = planned;
+  rep->why_unplanned = why ? strdup(why) : NULL;
+  if (planned) {
+    rep->budget_bytes = p->budget_bytes;
+    rep->budget_met = p->budget_met;
+    rep->peak_before = p->peak_before;
+    rep->peak_after = p->peak_after;
+    rep->compute_s = p->modelled_compute_s;
+    rep->overhead_s = p->modelled_overhead_s;
+  }
+  rep->alloc_managed = rw_allocs_managed(r->g, &r->scan);
+  rep->plan_emitted = r->emitted;
+  rep->plan_not_emitted = r->skipped;
+  rep->n_mems = r->scan.n_mems;
+  for (int i = 0; i < r->scan.n_sites; i++) {
+    const rw_site *s = &r->scan.sites[i];
+    if (!s->skip) {
+      rep->n_sites++;
+      continue;
+    }
+    rw_skipped *n = realloc(rep->skipped, (size_t)(rep->n_skipped + 1) * sizeof *n);
+    if (!n) continue;
+    rep->skipped = n;
+    n[rep->n_skipped].line = s->line;
+    n[rep->n_skipped].col = s->col;
+    n[rep->n_skipped].label = strdup(s->label ? s->label : "?");
+    n[rep->n_skipped].why = strdup(s->skip);
+    rep->n_skipped++;
+  }
+}
+
+int rw_rewrite(pass_tu *t, graph *g, const rw_request *req, char **out, size_t *out_n,
+               rw_report *rep) {
+  if (rep) memset(rep, 0, sizeof *rep);
   rw r;
   memset(&r, 0, sizeof r);
   r.t = t;
@@ -544,6 +605,7 @@ int rw_rewrite(pass_tu *t, graph *g, const rw_request *req, char **out, size_t *
   }
   *out_n = result.n;
   *out = rw_buf_take(&result);
+  if (rep) fill_report(&r, &plan, planned, why_unplanned, rep);
   rc = *out ? TIDAL_EXIT_OK : TIDAL_EXIT_INTERNAL;
 out:
   if (rc == TIDAL_EXIT_INTERNAL && r.oom) diag_error(NULL, 0, 0, "out of memory while rewriting");

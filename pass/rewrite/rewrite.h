@@ -169,6 +169,10 @@ typedef struct rw_scan {
  * or -1 on allocation failure. */
 int rw_scan_tu(pass_tu *t, const graph *g, rw_scan *out);
 void rw_scan_free(rw_scan *s);
+/* A malloc'd array of g->n_allocs flags: 1 where the scan replaces the
+ * allocation's call with tidal_malloc (matched by expansion location in
+ * the main file).  NULL when out of memory. */
+unsigned char *rw_allocs_managed(const graph *g, const rw_scan *s);
 
 /* ---- rewrite_closure.c ---- */
 
@@ -230,10 +234,38 @@ typedef struct rw_request {
   double budget_pct;       /* > 0: percent of the modelled unmanaged peak */
 } rw_request;
 
-/* Rewrites t's main file into *out (malloc'd, *out_n bytes).  Returns
+/* An op site left uninstrumented, and why (rw_report). */
+typedef struct rw_skipped {
+  unsigned line, col;
+  char *label;
+  char *why;
+} rw_skipped;
+
+/* What a rewrite did, for the command's warnings and summary line (the
+ * generated file's header says the same at more length). */
+typedef struct rw_report {
+  int planned;             /* a plan was made */
+  char *why_unplanned;     /* else why not */
+  uint64_t budget_bytes;   /* the budget planned for (0: none) */
+  int budget_met;
+  uint64_t peak_before, peak_after; /* modelled, per iteration */
+  double compute_s;        /* modelled iteration time without tidal */
+  double overhead_s;       /* the plan's modelled cost on top */
+  int plan_emitted, plan_not_emitted; /* plan calls written / left out */
+  int n_sites;             /* op sites instrumented */
+  int n_mems;              /* cudaMalloc/cudaFree calls replaced */
+  int n_skipped;
+  rw_skipped *skipped;     /* op sites not instrumented */
+  unsigned char *alloc_managed; /* per graph allocation: replaced by tidal_malloc */
+} rw_report;
+void rw_report_free(rw_report *r); /* NULL-safe; members only */
+
+/* Rewrites t's main file into *out (malloc'd, *out_n bytes) and, when rep
+ * is not NULL, fills *rep (rw_report_free it in every case).  Returns
  * TIDAL_EXIT_OK, TIDAL_EXIT_BAD_INPUT (a diagnostic was printed) or
  * TIDAL_EXIT_INTERNAL. */
-int rw_rewrite(pass_tu *t, graph *g, const rw_request *req, char **out, size_t *out_n);
+int rw_rewrite(pass_tu *t, graph *g, const rw_request *req, char **out, size_t *out_n,
+               rw_report *rep);
 
 /* 1 if src carries the marker of tidal rewrite's output. */
 int rw_is_tidal_output(const char *src, size_t n);

@@ -9,7 +9,8 @@ void rt_host_destroy(void);
 
 static void clear_env(void) {
   const char *vars[] = {"TIDAL_DEVICE", "TIDAL_BUDGET", "TIDAL_HOST_BUDGET", "TIDAL_CHUNK",
-                        "TIDAL_TRACE",  "TIDAL_LOG",    "TIDAL_STATS",       "TIDAL_BUGDET"};
+                        "TIDAL_TRACE",  "TIDAL_LOG",    "TIDAL_STATS",       "TIDAL_BUGDET",
+                        "TIDAL_PLANNER", "TIDAL_PLANNER_FEEDBACK"};
   for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
     unsetenv(vars[i]);
 }
@@ -116,6 +117,7 @@ int main(int argc, char **argv) {
   setenv("TIDAL_BUDGET", "25%dev", 1);
   setenv("TIDAL_CHUNK", "64K", 1);
   setenv("TIDAL_TRACE", trace, 1);
+  setenv("TIDAL_PLANNER", "hints", 1); /* the swap hint runs at once (no pressure here) */
   CHECK_OK(tidal_init(NULL));
   tidal_stats s = th_stats();
   CHECK(s.budget_bytes == ((size_t)16 << 30) / 4);
@@ -141,6 +143,30 @@ int main(int argc, char **argv) {
   fclose(f);
   unlink(trace);
   CHECK(n >= 6 && saw_op && saw_swap && saw_open && saw_close);
+
+  /* TIDAL_PLANNER and TIDAL_PLANNER_FEEDBACK. */
+  clear_env();
+  CHECK(from_env(TIDAL_OK).planner == TIDAL_PLANNER_DEFAULT);
+  setenv("TIDAL_PLANNER", "LRU", 1);
+  CHECK(from_env(TIDAL_OK).planner == TIDAL_PLANNER_LRU);
+  setenv("TIDAL_PLANNER", "runtime", 1);
+  CHECK(from_env(TIDAL_OK).planner == TIDAL_PLANNER_RUNTIME);
+  setenv("TIDAL_PLANNER_FEEDBACK", "0", 1);
+  CHECK(from_env(TIDAL_OK).planner_feedback_off == 1);
+  setenv("TIDAL_PLANNER_FEEDBACK", "maybe", 1);
+  from_env(TIDAL_ERR_CONFIG);
+  unsetenv("TIDAL_PLANNER_FEEDBACK");
+  setenv("TIDAL_PLANNER", "oracle", 1);
+  from_env(TIDAL_ERR_CONFIG);
+  {
+    tidal_config pc;
+    tidal_config_default(&pc);
+    pc.device = TIDAL_DEVICE_SIM;
+    pc.budget_bytes = (size_t)1 << 20;
+    CHECK_STATUS(tidal_init(&pc), TIDAL_ERR_CONFIG); /* a default planner reads the variable */
+    CHECK_MESSAGE("TIDAL_PLANNER=oracle");
+  }
+  clear_env();
 
   /* A malformed variable fails tidal_init(NULL) instead of being ignored. */
   unsetenv("TIDAL_TRACE");

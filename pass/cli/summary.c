@@ -1,0 +1,123 @@
+/* summary.c - see summary.h.
+ *
+ * Decisions:
+ *  - Warnings are clang-style and point at the source line, so an editor
+ *    jumps there; each says what tidal does instead (always something
+ *    conservative: keep the memory resident, restore more than needed).
+ *  - The summary line is one line, always printed (also on success), so a
+ *    build log shows what tidal managed without opening the rewritten file.
+ *  - Coverage is by bytes when every allocation's size is known, else by
+ *    allocation count (sizes only known at run time). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/diag.h"
+#include "cli/summary.h"
+
+static void fmt_bytes(char *buf, size_t cap, double b) {
+  if (b >= 1024.0 * 1024 * 1024)
+    snprintf(buf, cap, "%.2f GiB", b / (1024.0 * 1024 * 1024));
+  else if (b >= 1024.0 * 1024)
+    snprintf(buf, cap, "%.1f MiB", b / (1024.0 * 1024));
+  else if (b >= 1024.0)
+    snprintf(buf, cap, "%.1f KiB", b / 1024.0);
+  else
+    snprintf(buf, cap, "%.0f B", b);
+}
+
+void summary_graph_warnings(const graph *g, const unsigned char *managed) {
+  for (int i = 0; i < g->n_allocs; i++) {
+    const graph_alloc *a = &g->allocs[i];
+    if (managed && managed[i]) continue;
+    int64_t v;
+    char b[32] = "";
+    if (graph_eval(g, a->bytes, &v) == 0) fmt_bytes(b, sizeof b, (double)v);
+    diag_warning(a->file, a->line, a->col,
+                 "allocation '%s'%s%s%s is not managed: tidal cannot replace its call (%s); the "
+                 "memory stays resident and outside the budget",
+                 a->name ? a->name : "?", *b ? " (" : "", b, *b ? ")" : "",
+                 g->tu && a->file && strcmp(a->file, g->tu->main_path) != 0
+                     ? "it is outside the file being rewritten"
+                     : "it is written inside a macro body");
+  }
+  for (int i = 0; i < g->n_notes; i++)
+    diag_warning(g->notes[i].file, g->notes[i].line, g->notes[i].col, "%s", g->notes[i].message);
+}
+
+void summary_rewrite_warnings(const char *input, const rw_report *r, int budget_given) {
+  for (int i = 0; i < r->n_skipped; i++)
+    diag_warning(input, r->skipped[i].line, r->skipped[i].col,
+                 "op site '%s' is not instrumented: %s; the runtime cannot see what it touches",
+                 r->skipped[i].label, r->skipped[i].why);
+  if (r->planned && r->budget_bytes && !r->budget_met) {
+    char want[32], got[32];
+    fmt_bytes(want, sizeof want, (double)r->budget_bytes);
+    fmt_bytes(got, sizeof got, (double)r->peak_after);
+    diag_warning(input, 0, 0,
+                 "the plan does not meet the budget of %s: its modelled peak is %s (the runtime "
+                 "still keeps the program inside the budget, faulting what it must)",
+                 want, got);
+  }
+  if (!r->planned && budget_given)
+    diag_warning(input, 0, 0, "no plan was made for the budget: %s; the output is instrumented "
+                              "only, and the runtime decides alone",
+                 r->why_unplanned ? r->why_unplanned : "unknown reason");
+}
+
+double summary_coverage_pct(const graph_coverage *c) {
+  if (c->bytes > 0) return 100.0 * (double)c->bytes_managed / (double)c->bytes;
+  if (c->n_allocs > 0 && c->bytes < 0) return 100.0 * c->n_allocs_managed / c->n_allocs;
+  return 100.0;
+}
+
+void summary_line(const char *input, const graph_coverage *c, const rw_report *r) {
+  char managed[32], total[32];
+  fprintf(stderr, "tidal: summary: %s: managed %d of %d allocations", input, c->n_allocs_managed,
+          c->n_allocs);
+  if (c->bytes >= 0) {
+    fmt_bytes(managed, sizeof managed, (double)c->bytes_managed);
+    fmt_bytes(total, sizeof total, (double)c->bytes);
+    fprintf(stderr, " (%s of %s)", managed, total);
+  } else {
+    fprintf(stderr, " (sizes known at run time)");
+  }
+  fprintf(stderr, "; %d of %d accesses resolved", c->n_resolved, c->n_accesses);
+  if (c->n_unresolved) fprintf(stderr, ", %d unresolved", c->n_unresolved);
+  if (r) {
+    if (r->n_skipped)
+      fprintf(stderr, "; %d of %d op sites instrumented", r->n_sites, r->n_sites + r->n_skipped);
+    if (r->planned) {
+      char before[32], after[32];
+      fmt_bytes(before, sizeof before, (double)r->peak_before);
+      fmt_bytes(after, sizeof after, (double)r->peak_after);
+      fprintf(stderr, "; plan: peak %s -> %s", before, after);
+      if (r->budget_bytes) fprintf(stderr, " (budget %s)", r->budget_met ? "met" : "NOT met");
+      if (r->compute_s > 0)
+        fprintf(stderr, ", modelled overhead %+.1f%%", 100.0 * r->overhead_s / r->compute_s);
+    } else {
+      fprintf(stderr, "; no plan: %s", r->why_unplanned ? r->why_unplanned : "?");
+    }
+  }
+  fputc('\n', stderr);
+}
+
+int summary_check(const char *input, const graph_coverage *c, const rw_report *r,
+                  int require_plan, double min_coverage) {
+  int rc = TIDAL_EXIT_OK;
+  if (require_plan && r && !r->planned) {
+    diag_error(input, 0, 0, "--require-plan: no plan was made: %s",
+               r->why_unplanned ? r->why_unplanned : "?");
+    rc = TIDAL_EXIT_BAD_INPUT;
+  } else if (require_plan && r && r->budget_bytes && !r->budget_met) {
+    diag_error(input, 0, 0, "--require-plan: the plan does not meet the budget");
+    rc = TIDAL_EXIT_BAD_INPUT;
+  }
+  double pct = summary_coverage_pct(c);
+  if (min_coverage >= 0 && pct + 1e-9 < min_coverage) {
+    diag_error(input, 0, 0, "--min-coverage=%g%%: tidal manages %.1f%% of the program's %s", min_coverage,
+               pct, c->bytes >= 0 ? "device memory" : "allocations");
+    rc = TIDAL_EXIT_BAD_INPUT;
+  }
+  return rc;
+}

@@ -1,0 +1,217 @@
+/* branches.c - recognises, from the syntax alone, the `if` statements of
+ * the training iteration that do not run every iteration: lazy one-time
+ * initialisation and periodic work.  interp.c (Note [once and periodic])
+ * combines the shape with the values it knows: a shape is only a
+ * candidate, the interpreter confirms it.
+ *
+ * Decisions:
+ *  - Once: the condition tests a pointer for NULL (`!p`, `p == NULL`,
+ *    `p == nullptr`, `NULL == p`) or a flag (`first`, `!done`, `f == 1`),
+ *    and the branch itself makes the test fail next time: it assigns the
+ *    pointer (`p = ...`, or passes `&p`, as cudaMalloc(&p, n) does), or
+ *    assigns the flag the constant that falsifies the test.  A branch
+ *    that does not reset its own test may run again: not once.
+ *  - The lvalue is compared by its spelling without blanks (`o->m`,
+ *    `model.acts_memory`), which is what a person reads as "the same
+ *    variable" and is stable through the macro-free code this applies to.
+ *  - Periodic: any `%` in the condition; the interpreter rejects it when
+ *    its left side does not change from one iteration to the next. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/branches.h"
+#include "base/cxstring.h"
+
+static int cast_like(enum CXCursorKind k) {
+  return k == CXCursor_UnexposedExpr || k == CXCursor_ParenExpr || k == CXCursor_CStyleCastExpr ||
+         k == CXCursor_CXXStaticCastExpr || k == CXCursor_CXXReinterpretCastExpr ||
+         k == CXCursor_CXXConstCastExpr || k == CXCursor_CXXFunctionalCastExpr;
+}
+
+typedef struct kids {
+  CXCursor c[4];
+  int n;
+} kids;
+
+static enum CXChildVisitResult kid_visit(CXCursor c, CXCursor parent, CXClientData d) {
+  (void)parent;
+  kids *k = d;
+  if (k->n < 4) k->c[k->n] = c;
+  k->n++;
+  return CXChildVisit_Continue;
+}
+
+static int children(CXCursor c, CXCursor *out) {
+  kids k;
+  k.n = 0;
+  clang_visitChildren(c, kid_visit, &k);
+  for (int i = 0; i < k.n && i < 4; i++) out[i] = k.c[i];
+  return k.n;
+}
+
+static CXCursor strip(CXCursor e) {
+  for (int guard = 0; guard < 32; guard++) {
+    if (!cast_like(clang_getCursorKind(e))) return e;
+    CXCursor ch[4];
+    int n = children(e, ch), found = -1;
+    for (int i = 0; i < n && i < 4; i++)
+      if (clang_isExpression(clang_getCursorKind(ch[i]))) found = i;
+    if (found < 0) return e;
+    e = ch[found];
+  }
+  return e;
+}
+
+static int const_value(CXCursor e, int64_t *out) {
+  e = strip(e);
+  enum CXCursorKind k = clang_getCursorKind(e);
+  if (k == CXCursor_GNUNullExpr || k == CXCursor_CXXNullPtrLiteralExpr) {
+    *out = 0;
+    return 1;
+  }
+  CXEvalResult r = clang_Cursor_Evaluate(e);
+  if (!r) return 0;
+  int ok = clang_EvalResult_getKind(r) == CXEval_Int;
+  if (ok) *out = clang_EvalResult_getAsLongLong(r);
+  clang_EvalResult_dispose(r);
+  return ok;
+}
+
+static int is_lvalue_shape(CXCursor e) {
+  enum CXCursorKind k = clang_getCursorKind(strip(e));
+  return k == CXCursor_DeclRefExpr || k == CXCursor_MemberRefExpr ||
+         k == CXCursor_ArraySubscriptExpr;
+}
+
+/* The expression's spelling without blanks (malloc'd), NULL if none. */
+static char *squeeze(const pass_tu *t, CXCursor e) {
+  char *s = frontend_cursor_text(t, strip(e));
+  if (!s) return NULL;
+  size_t j = 0;
+  for (size_t i = 0; s[i]; i++)
+    if (!isspace((unsigned char)s[i])) s[j++] = s[i];
+  s[j] = '\0';
+  if (!j) {
+    free(s);
+    return NULL;
+  }
+  return s;
+}
+
+static int is_pointer(CXCursor e) {
+  return clang_getCanonicalType(clang_getCursorType(strip(e))).kind == CXType_Pointer;
+}
+
+/* What the then-branch must do to its tested lvalue. */
+typedef struct reset_scan {
+  const pass_tu *t;
+  const char *lv;     /* squeezed spelling of the tested lvalue */
+  int any;            /* any assignment (or &lv escaping) resets it: a pointer */
+  int64_t falsify;    /* else: the value assigned must be this ... */
+  int not_equal;      /* ... or, if set, anything but this */
+  int found;
+} reset_scan;
+
+static int same_lvalue(reset_scan *r, CXCursor e) {
+  if (!is_lvalue_shape(e)) return 0;
+  char *s = squeeze(r->t, e);
+  int eq = s && strcmp(s, r->lv) == 0;
+  free(s);
+  return eq;
+}
+
+static enum CXChildVisitResult reset_visit(CXCursor c, CXCursor parent, CXClientData d) {
+  (void)parent;
+  reset_scan *r = d;
+  enum CXCursorKind k = clang_getCursorKind(c);
+  if (k == CXCursor_LambdaExpr) return CXChildVisit_Continue;
+  CXCursor ch[4];
+  if (k == CXCursor_BinaryOperator && clang_getCursorBinaryOperatorKind(c) == CXBinaryOperator_Assign &&
+      children(c, ch) == 2 && same_lvalue(r, ch[0])) {
+    int64_t v;
+    if (r->any || (const_value(ch[1], &v) && (r->not_equal ? v != r->falsify : v == r->falsify))) {
+      r->found = 1;
+      return CXChildVisit_Break;
+    }
+  }
+  if (r->any && k == CXCursor_UnaryOperator &&
+      clang_getCursorUnaryOperatorKind(c) == CXUnaryOperator_AddrOf && children(c, ch) == 1 &&
+      same_lvalue(r, ch[0])) {
+    r->found = 1; /* cudaMalloc(&p, n): the callee stores the pointer */
+    return CXChildVisit_Break;
+  }
+  return CXChildVisit_Recurse;
+}
+
+static int resets(const pass_tu *t, CXCursor then_s, CXCursor lv, int any, int64_t falsify,
+                  int not_equal) {
+  char *s = squeeze(t, lv);
+  if (!s) return 0;
+  reset_scan r = {t, s, any, falsify, not_equal, 0};
+  clang_visitChildren(then_s, reset_visit, &r);
+  free(s);
+  return r.found;
+}
+
+typedef struct rem_scan {
+  int found;
+  CXCursor lhs;
+} rem_scan;
+
+static enum CXChildVisitResult rem_visit(CXCursor c, CXCursor parent, CXClientData d) {
+  (void)parent;
+  rem_scan *r = d;
+  CXCursor ch[4];
+  if (clang_getCursorKind(c) == CXCursor_BinaryOperator &&
+      clang_getCursorBinaryOperatorKind(c) == CXBinaryOperator_Rem && children(c, ch) == 2) {
+    r->found = 1;
+    r->lhs = ch[0];
+    return CXChildVisit_Break;
+  }
+  return CXChildVisit_Recurse;
+}
+
+branch_shape branch_classify(const pass_tu *t, CXCursor cond, CXCursor then_s, CXCursor *var,
+                             int64_t *k) {
+  CXCursor c = strip(cond);
+  enum CXCursorKind ck = clang_getCursorKind(c);
+  CXCursor ch[4];
+  if (is_lvalue_shape(c)) {
+    /* `if (p)` never resets by allocating; `if (flag)` resets with flag = 0 */
+    if (!is_pointer(c) && resets(t, then_s, c, 0, 0, 0)) return BRANCH_ONCE;
+  } else if (ck == CXCursor_UnaryOperator &&
+             clang_getCursorUnaryOperatorKind(c) == CXUnaryOperator_LNot && children(c, ch) == 1 &&
+             is_lvalue_shape(ch[0])) {
+    if (resets(t, then_s, ch[0], is_pointer(ch[0]), 0, 1)) return BRANCH_ONCE;
+  } else if (ck == CXCursor_BinaryOperator && children(c, ch) == 2) {
+    enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(c);
+    int64_t v;
+    int li = is_lvalue_shape(ch[0]) && const_value(ch[1], &v);
+    int ri = !li && is_lvalue_shape(ch[1]) && const_value(ch[0], &v);
+    CXCursor lv = li ? ch[0] : ch[1];
+    if ((li || ri) && (op == CXBinaryOperator_EQ || op == CXBinaryOperator_NE)) {
+      int ptr = is_pointer(lv);
+      if (op == CXBinaryOperator_EQ && resets(t, then_s, lv, ptr && v == 0, v, 1)) return BRANCH_ONCE;
+      if (op == CXBinaryOperator_NE && !ptr && resets(t, then_s, lv, 0, v, 0)) return BRANCH_ONCE;
+      if (op == CXBinaryOperator_EQ && !ptr) {
+        *var = lv;
+        *k = v;
+        return BRANCH_EQ_CONST;
+      }
+    }
+  }
+  rem_scan r = {0, clang_getNullCursor()};
+  if (clang_getCursorKind(c) == CXCursor_BinaryOperator &&
+      clang_getCursorBinaryOperatorKind(c) == CXBinaryOperator_Rem && children(c, ch) == 2) {
+    r.found = 1;
+    r.lhs = ch[0];
+  } else {
+    clang_visitChildren(c, rem_visit, &r);
+  }
+  if (r.found) {
+    *var = r.lhs;
+    return BRANCH_PERIODIC;
+  }
+  return BRANCH_EVERY;
+}

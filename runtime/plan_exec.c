@@ -1,0 +1,452 @@
+/* plan_exec.c - the run-time planner at work: when to plan, running the
+ * plan inside tidal_op_begin, gating the build-time hints, feedback.
+ *
+ * Note [run-time planning]: with TIDAL_PLANNER=runtime (the default) every
+ * iteration is recorded (record.c).  The first one is planned at its end
+ * (planner.c); until then the build-time hints and LRU eviction keep the
+ * program inside the budget (the cold start).  Each later iteration is run
+ * on the plan while its ops match the recorded ones, position by position;
+ * at the first op that differs (an evaluation step, a different batch
+ * shape) the iteration goes off plan: the plan's actions stop and hints
+ * with LRU take over until the iteration ends.  An iteration that differs
+ * is not planned from unless the next one differs the same way (then the
+ * steady state itself changed, e.g. the first iteration did extra work).
+ *
+ * Hints under a plan (Note [hints under a plan]): recompute registrations
+ * always run (they only make recompute possible; the director decides).  A
+ * swap-out, prefetch or drop hint runs only if the plan releases the same
+ * data at that point; keep hints never run; all others are skipped and
+ * counted.  When the plan is not binding (the budget is above the
+ * unplanned peak), every hint is skipped.  Before a plan exists, hints run
+ * only once LRU eviction has happened (the budget has
+ * shown that it binds), so a program with room to spare does not pay for a
+ * build-time plan made for a smaller budget.
+ *
+ * Feedback (Note [feedback]), after each iteration that ran on the plan:
+ * an op that waited for a prefetched tensor moves that prefetch earlier by
+ * the time it waited; a chunk that had to be faulted in although the plan
+ * kept it makes the plan release and prefetch that gap (LRU evicted it
+ * anyway) and adds a chunk of margin; one faulted although it was
+ * prefetched adds margin (the prefetch was evicted again); a recompute
+ * that took longer than its swap's modelled cost switches to swap.  Any
+ * change rebuilds the plan from the same record. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "planner.h"
+
+typedef struct rt_planner_state {
+  rt_record rec;            /* the iteration in progress */
+  rt_record base;           /* the iteration the plan was made from */
+  rt_plan plan;
+  int have_plan;
+  rt_gap_adj *adj;          /* per plan gap */
+  uint64_t *pf_issued;      /* per plan gap: iteration + 1 its prefetch was issued in */
+  uint32_t margin;
+  uint32_t pos;             /* top-level ops begun in this iteration */
+  int off_plan;
+  int cur;                  /* record index of the op being begun, -1 */
+  int stale;                /* replan at the next iteration end (budget changed) */
+  uint64_t odd_sig;         /* signature of the last off-plan iteration */
+  int odd_count;
+  int streak;               /* iterations run on the current base's plan in a row */
+  int saw_begin, saw_end;
+  double now0, stall0;      /* at the current op's entry */
+} rt_planner_state;
+
+static rt_planner_state *S;
+
+tidal_status rt_planner_init(void) {
+  if (rt_g.cfg.planner != TIDAL_PLANNER_RUNTIME)
+    return TIDAL_OK;
+  S = calloc(1, sizeof *S);
+  if (!S)
+    return rt_error(TIDAL_ERR_HOST_MEMORY, "tidal_init: out of host memory (planner)");
+  S->cur = -1;
+  if (!rt_g.budget_changed)
+    rt_g.budget_changed = rt_planner_budget_changed;
+  return TIDAL_OK;
+}
+
+static void drop_plan(void) {
+  rt_plan_free(&S->plan);
+  S->have_plan = 0;
+}
+
+void rt_planner_shutdown(void) {
+  if (!S)
+    return;
+  drop_plan();
+  rt_record_free(&S->rec);
+  rt_record_free(&S->base);
+  free(S->adj);
+  free(S->pf_issued);
+  free(S);
+  S = NULL;
+}
+
+void rt_planner_budget_changed(size_t old_bytes, size_t new_bytes) {
+  (void)old_bytes, (void)new_bytes;
+  if (S)
+    S->stale = 1;
+}
+
+static int recording(void) {
+  return S && (rt_g.in_iteration || (S->saw_end && !S->saw_begin)) && rt_g.depth == 0 &&
+         rt_g.rc_depth == 0;
+}
+
+static int on_plan(void) { return S && S->have_plan && !S->off_plan; }
+
+/* ---- actions ---- */
+
+static tidal_status act_chunk(rt_chunk *c, int kind) {
+  if (c->pins)
+    return TIDAL_OK;
+  uint8_t before = c->state;
+  tidal_status st = TIDAL_OK;
+  switch (kind) {
+  case RT_ACT_SWAP:
+  case RT_ACT_RECOMPUTE:
+    if (before != RT_RESIDENT && before != RT_DIRTY)
+      return TIDAL_OK;
+    st = rt_chunk_swap_out(c, kind == RT_ACT_SWAP ? RT_SWAP_COPY : 0);
+    if (c->state == RT_RECOMPUTABLE)
+      RT_COUNT(planner_recomputes, 1);
+    else if (c->state != before)
+      RT_COUNT(planner_swap_outs, 1);
+    break;
+  case RT_ACT_DROP:
+    if (!rt_chunk_mapped(c) && before != RT_ON_HOST && before != RT_RECOMPUTABLE)
+      return TIDAL_OK;
+    st = rt_chunk_drop(c);
+    RT_COUNT(planner_drops, 1);
+    break;
+  case RT_ACT_PREFETCH:
+    if (before != RT_ON_HOST)
+      return TIDAL_OK;
+    st = rt_chunk_prefetch(c);
+    if (c->state == RT_PREFETCHING)
+      RT_COUNT(planner_prefetches, 1);
+    break;
+  }
+  return st;
+}
+
+static tidal_status run_act(const rt_plan_act *a) {
+  const rt_plan *pl = &S->plan;
+  const rt_plan_gap *g = &pl->gaps[a->gap];
+  const rt_plan_group *gr = &pl->groups[g->group];
+  const rt_plan_alloc *pa = &pl->allocs[gr->alloc];
+  rt_alloc *al = rt_registry_find(pa->base);
+  if (!al || al->base != pa->base || al->bytes != pa->bytes || !al->nchunks)
+    return TIDAL_OK; /* freed since: nothing to do */
+  if (a->kind == RT_ACT_PREFETCH)
+    S->pf_issued[a->gap] = rt_g.iterations_done + 1;
+  for (uint32_t ci = gr->c0; ci <= gr->c1 && ci < al->nchunks; ci++) {
+    tidal_status st = act_chunk(&al->chunks[ci], a->kind);
+    if (st != TIDAL_OK)
+      return st;
+  }
+  return TIDAL_OK;
+}
+
+/* ---- op hooks ---- */
+
+tidal_status rt_planner_op_enter(const tidal_site *site, int n, const tidal_access *acc) {
+  if (!recording())
+    return TIDAL_OK;
+  uint32_t pos = S->pos++;
+  S->cur = rt_record_op(&S->rec, site, n, acc);
+  S->now0 = rt_g.be->modelled_now(rt_g.b);
+  S->stall0 = rt_g.cur.stall_seconds;
+  if (!on_plan())
+    return TIDAL_OK;
+  const rt_plan *pl = &S->plan;
+  if (pos >= pl->nops || S->cur < 0 || pl->op_hash[pos] != S->rec.ops[S->cur].hash) {
+    S->off_plan = 1;
+    RT_COUNT(off_plan_iterations, 1);
+    return TIDAL_OK;
+  }
+  for (uint32_t k = pl->act_start[pos]; k < pl->act_start[pos + 1]; k++) {
+    tidal_status st = run_act(&pl->acts[k]);
+    if (st != TIDAL_OK)
+      return st;
+  }
+  return TIDAL_OK;
+}
+
+void rt_planner_op_pinned(size_t pin_start, size_t pin_end) {
+  if (!S || S->cur < 0 || rt_g.depth != 1)
+    return;
+  for (size_t i = pin_start; i < pin_end; i++) {
+    const rt_pin_entry *e = &rt_g.pinned[i];
+    if ((e->flags & RT_PIN_NEED_DATA) &&
+        (e->c->state == RT_ON_HOST || e->c->state == RT_RECOMPUTABLE))
+      rt_record_miss(&S->rec, (uint32_t)S->cur, rt_chunk_addr(e->c));
+  }
+}
+
+static int timing_wanted(void) {
+  /* the sim clock is free; CUDA events are timed only while a record may
+   * become the plan's */
+  return rt_g.be == &rt_backend_sim_ops || !on_plan();
+}
+
+void rt_planner_op_ready(void) {
+  if (!S || S->cur < 0 || rt_g.depth != 1)
+    return;
+  rt_rec_op *o = &S->rec.ops[S->cur];
+  double stall = rt_g.cur.stall_seconds - S->stall0;
+  double spent = rt_g.be->modelled_now(rt_g.b) - S->now0;
+  o->stall_s = stall;
+  o->rc_s = spent > stall ? spent - stall : 0;
+  if (timing_wanted() && rt_g.be->time_mark(rt_g.b, rt_g.stream, &o->t0) == TIDAL_OK)
+    o->timed = 1;
+}
+
+void rt_planner_op_exit(tidal_stream s) {
+  if (!S || S->cur < 0 || rt_g.depth != 0)
+    return;
+  rt_rec_op *o = &S->rec.ops[S->cur];
+  if (o->timed && rt_g.be->time_mark(rt_g.b, s, &o->t1) != TIDAL_OK) {
+    rt_g.be->time_release(rt_g.b, &o->t0);
+    o->timed = 0;
+  }
+  S->cur = -1;
+}
+
+void rt_planner_op_failed(void) {
+  if (S && rt_g.depth == 0)
+    S->cur = -1;
+}
+
+/* ---- hints ---- */
+
+int rt_planner_hint(int kind, const rt_alloc *a, size_t off, size_t len) {
+  tidal_planner mode = rt_g.cfg.planner;
+  if (mode == TIDAL_PLANNER_HINTS || kind == RT_HINT_RECOMPUTE) {
+    if (S && (rt_g.in_iteration || (S->saw_end && !S->saw_begin)) && a->nchunks)
+      rt_record_hint(&S->rec, S->pos, kind, a->base, a->bytes, off, len);
+    if (mode == TIDAL_PLANNER_HINTS && kind != RT_HINT_RECOMPUTE)
+      RT_COUNT(hints_run, 1);
+    return 1;
+  }
+  int run = 0;
+  if (mode == TIDAL_PLANNER_LRU) {
+    run = 0;
+  } else {
+    if ((rt_g.in_iteration || (S->saw_end && !S->saw_begin)) && a->nchunks)
+      rt_record_hint(&S->rec, S->pos, kind, a->base, a->bytes, off, len);
+    if (!on_plan()) {
+      /* cold start: hints keep the program in the budget once it has
+       * shown that it binds (LRU had to evict) */
+      run = rt_g.total.evictions > 0;
+    } else if (S->plan.binding && a->nchunks && kind != RT_HINT_KEEP) {
+      size_t cb = rt_g.chunk_bytes;
+      size_t c0 = off / cb, c1 = len ? (off + len - 1) / cb : c0;
+      for (size_t ci = c0; ci <= c1 && !run; ci++) {
+        int g = rt_plan_group_of(&S->plan, a->base, a->bytes, (uint32_t)ci);
+        int gp = g < 0 ? -1 : rt_plan_gap_at(&S->plan, (uint32_t)g, S->pos);
+        if (gp < 0 || !S->plan.gaps[gp].released)
+          continue;
+        const rt_plan_gap *x = &S->plan.gaps[gp];
+        if (kind == RT_HINT_PREFETCH) {
+          uint32_t n = S->plan.nops;
+          uint32_t kpos = (S->pos + n - x->from - 1) % n + 1;
+          uint32_t kpf = (x->pf + n - x->from - 1) % n + 1;
+          run = x->has_pf && kpos >= kpf;
+        } else {
+          run = 1;
+        }
+      }
+    }
+  }
+  if (run)
+    RT_COUNT(hints_run, 1);
+  else
+    RT_COUNT(hints_skipped, 1);
+  return run;
+}
+
+/* ---- iterations ---- */
+
+void rt_planner_iteration_begin(void) {
+  if (S)
+    S->saw_begin = 1;
+}
+
+static rt_plan_params params(void) {
+  rt_plan_params p;
+  memset(&p, 0, sizeof p);
+  p.chunk_bytes = rt_g.chunk_bytes;
+  uint32_t budget = (uint32_t)(rt_g.budget_bytes / rt_g.chunk_bytes); /* not nphys: lazy pools */
+  p.avail_chunks = budget > rt_g.slab_phys ? budget - rt_g.slab_phys : 0;
+  p.margin_chunks = S->margin;
+  p.h2d_bytes_per_s = rt_g.cfg.sim_h2d_bytes_per_s > 0 ? rt_g.cfg.sim_h2d_bytes_per_s
+                                                       : RT_SIM_DEFAULT_BYTES_PER_S;
+  p.d2h_bytes_per_s = rt_g.cfg.sim_d2h_bytes_per_s > 0 ? rt_g.cfg.sim_d2h_bytes_per_s
+                                                       : RT_SIM_DEFAULT_BYTES_PER_S;
+  p.latency_s = rt_g.cfg.sim_copy_latency_s > 0 ? rt_g.cfg.sim_copy_latency_s
+                                                : RT_SIM_DEFAULT_LATENCY_S;
+  p.slack = 0.1;
+  return p;
+}
+
+static void build(int new_base) {
+  rt_plan_params p = params();
+  rt_plan pl;
+  if (new_base) {
+    free(S->adj);
+    free(S->pf_issued);
+    S->adj = NULL;
+    S->pf_issued = NULL;
+    S->margin = 0;
+    p.margin_chunks = 0;
+  }
+  if (rt_plan_build(&S->base, &p, S->adj, &pl) != 0) {
+    rt_log(2, "run-time planner: out of host memory; keeping %s", S->have_plan ? "the old plan"
+                                                                                : "no plan");
+    return;
+  }
+  if (new_base) {
+    S->adj = calloc(pl.ngaps ? pl.ngaps : 1, sizeof *S->adj);
+    S->pf_issued = calloc(pl.ngaps ? pl.ngaps : 1, sizeof *S->pf_issued);
+    if (!S->adj || !S->pf_issued) {
+      rt_plan_free(&pl);
+      drop_plan();
+      return;
+    }
+  }
+  drop_plan();
+  S->plan = pl;
+  S->have_plan = 1;
+  RT_COUNT(plans_built, 1);
+  rt_log(3,
+         "run-time plan: %u ops, %u groups, %u gaps, %s, peak %u -> %u chunks of %u available, "
+         "%u actions, modelled exposed time %g s",
+         pl.nops, pl.ngroups, pl.ngaps, pl.binding ? "binding" : "not binding", pl.peak_before,
+         pl.peak_after, p.avail_chunks, pl.nacts, pl.est_cost_s);
+  if (RT_TRACING())
+    rt_trace("plan", "\"ops\":%u,\"binding\":%d,\"peak_before\":%u,\"peak_after\":%u,\"actions\":%u",
+             pl.nops, pl.binding, pl.peak_before, pl.peak_after, pl.nacts);
+}
+
+/* Note [feedback]; returns whether anything changed. */
+static int feedback(void) {
+  const rt_plan *pl = &S->plan;
+  const rt_record *r = &S->rec;
+  int changed = 0;
+  uint64_t it = rt_g.iterations_done + 1; /* this iteration's stamp, as run_act wrote it */
+  /* durations drift (warm-up, clocks): plan from the latest measured */
+  if (r->timed)
+    for (uint32_t i = 0; i < r->nops && i < S->base.nops; i++)
+      if (fabs(S->base.ops[i].dur_s - r->ops[i].dur_s) > 0.02 * S->base.ops[i].dur_s + 1e-9) {
+        S->base.ops[i].dur_s = r->ops[i].dur_s;
+        changed = 1;
+      }
+  for (uint32_t i = 0; i < r->nops && i < pl->nops; i++) {
+    const rt_rec_op *o = &r->ops[i];
+    /* late prefetches: every prefetched gap ending here waited */
+    if (o->stall_s > 1e-12) {
+      for (uint32_t k = 0; k < pl->ngaps; k++) {
+        const rt_plan_gap *g = &pl->gaps[k];
+        uint64_t when = S->pf_issued[k];
+        if (g->to != i || !g->has_pf || !(when == it || when + 1 == it))
+          continue;
+        S->adj[k].extra_lead_s += o->stall_s;
+        changed = 1;
+      }
+    }
+    /* faults: not on the first iteration of a plan (the cold start's
+     * residency, no prefetches from the iteration before) */
+    for (uint32_t q = 0; S->streak > 1 && q < o->nmiss; q++) {
+      uintptr_t addr = r->miss[o->miss0 + q];
+      rt_alloc *a = rt_registry_find(addr);
+      if (!a || !a->nchunks)
+        continue;
+      uint32_t ci = (uint32_t)((addr - a->base) / rt_g.chunk_bytes);
+      int g = rt_plan_group_of(pl, a->base, a->bytes, ci);
+      int gp = g < 0 ? -1 : rt_plan_gap_at(pl, (uint32_t)g, i);
+      if (gp < 0)
+        continue;
+      const rt_plan_gap *x = &pl->gaps[gp];
+      if (!x->released) {
+        if (!S->adj[gp].forced) {
+          S->adj[gp].forced = 1;
+          changed = 1;
+        }
+        if (S->margin < pl->peak_before / 8) {
+          S->margin++;
+          changed = 1;
+        }
+      } else if (x->has_pf && (S->pf_issued[gp] == it || S->pf_issued[gp] + 1 == it)) {
+        if (S->margin < pl->peak_before / 8) {
+          S->margin++;
+          changed = 1;
+        }
+      }
+    }
+    /* recomputes dearer than their swap */
+    if (o->rc_s > 0)
+      for (uint32_t k = 0; k < pl->ngaps; k++) {
+        const rt_plan_gap *g = &pl->gaps[k];
+        if (g->to == i && g->released && g->kind == RT_ACT_RECOMPUTE && !S->adj[k].no_rc &&
+            o->rc_s > g->swap_cost_s) {
+          S->adj[k].no_rc = 1;
+          changed = 1;
+        }
+      }
+  }
+  return changed;
+}
+
+void rt_planner_iteration_end(void) {
+  if (!S)
+    return;
+  S->saw_end = 1;
+  rt_record_finish(&S->rec);
+  int planned = on_plan() && S->rec.nops == S->plan.nops && S->rec.sig == S->base.sig;
+  if (S->have_plan && !planned && !S->off_plan && S->rec.nops) {
+    S->off_plan = 1; /* ended early: fewer ops than the plan */
+    RT_COUNT(off_plan_iterations, 1);
+  }
+  if (!S->have_plan && S->rec.nops) {
+    rt_record t = S->base;
+    S->base = S->rec;
+    S->rec = t;
+    S->streak = 0;
+    build(1);
+  } else if (planned) {
+    RT_COUNT(plan_iterations, 1);
+    S->streak++;
+    int changed = !rt_g.cfg.planner_feedback_off && feedback();
+    if (changed || S->stale) {
+      S->stale = 0;
+      build(0);
+    }
+  } else if (S->have_plan && S->rec.nops) {
+    /* off plan: a new steady state once two iterations in a row agree */
+    if (S->odd_count && S->rec.sig == S->odd_sig) {
+      rt_record t = S->base;
+      S->base = S->rec;
+      S->rec = t;
+      S->odd_count = 0;
+      S->streak = 0;
+      build(1);
+    } else {
+      S->odd_sig = S->rec.sig;
+      S->odd_count = 1;
+    }
+  }
+  if (planned)
+    S->odd_count = 0;
+  if (S->stale && S->have_plan) {
+    S->stale = 0;
+    build(0);
+  }
+  rt_record_reset(&S->rec);
+  S->pos = 0;
+  S->off_plan = 0;
+  S->cur = -1;
+}
