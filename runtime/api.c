@@ -234,9 +234,9 @@ tidal_status tidal_shutdown(void) {
   rt_registry_destroy();
   rt_small_destroy();
   rt_recompute_destroy();
+  rt_trace_close(); /* its last counters read the backend's clock */
   rt_host_destroy();
   rt_g.be->destroy(rt_g.b);
-  rt_trace_close();
   rt_pool_destroy();
   rt_arbiter_leave(); /* after the pool: its chunks are given back first */
   free(rt_g.frames);

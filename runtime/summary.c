@@ -27,7 +27,23 @@ static const struct row {
     {"evictions (LRU)", offsetof(tidal_counters, evictions), ROW_COUNT},
     {"stall time", offsetof(tidal_counters, stall_seconds), ROW_SECONDS},
     {"modelled time (sim)", offsetof(tidal_counters, modelled_seconds), ROW_SECONDS},
+    {"VMM driver calls", offsetof(tidal_counters, vmm_calls), ROW_COUNT},
+    {"reclaimed (no copy, no call)", offsetof(tidal_counters, reclaimed_chunks), ROW_COUNT},
+    {"planner: swap-outs", offsetof(tidal_counters, planner_swap_outs), ROW_COUNT},
+    {"planner: prefetches", offsetof(tidal_counters, planner_prefetches), ROW_COUNT},
+    {"planner: drops", offsetof(tidal_counters, planner_drops), ROW_COUNT},
+    {"planner: recomputes", offsetof(tidal_counters, planner_recomputes), ROW_COUNT},
+    {"hints taken", offsetof(tidal_counters, hints_run), ROW_COUNT},
+    {"hints skipped", offsetof(tidal_counters, hints_skipped), ROW_COUNT},
+    {"plans built", offsetof(tidal_counters, plans_built), ROW_COUNT},
+    {"iterations on a plan", offsetof(tidal_counters, plan_iterations), ROW_COUNT},
+    {"iterations off the plan", offsetof(tidal_counters, off_plan_iterations), ROW_COUNT},
 };
+
+/* Every counter is 8 bytes (uint64_t or double): a field added to
+ * tidal_counters without a row above stops the build here. */
+_Static_assert(sizeof rows / sizeof *rows == sizeof(tidal_counters) / 8,
+               "a field of tidal_counters has no row in summary.c's table");
 
 /* "1.50 GiB", "12.0 MiB", "512 B" into buf. */
 static const char *human_bytes(char *buf, size_t len, double b) {

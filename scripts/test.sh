@@ -6,3 +6,5 @@ bash scripts/setup.sh
 cmake -S . -B build -G "Unix Makefiles" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j"$(nproc)"
 ctest --test-dir build --output-on-failure -j"$(nproc)"
+# The sanitizer job: the runtime tests under ASan + UBSan (build-asan).
+bash scripts/test-sanitize.sh

@@ -130,6 +130,14 @@ typedef struct param_state {
   int n_cand;
 } param_state;
 
+/* A guard's in-place narrowing of a base variable, undone when the
+ * environment drops below level (Note [guards narrow values]). */
+typedef struct narrowing {
+  int var;
+  sym *old;
+  int level;
+} narrowing;
+
 typedef struct kctx {
   pass_tu *t;
   sym_arena *a;
@@ -137,6 +145,8 @@ typedef struct kctx {
   int n_vars, cap_vars;
   binding *env;
   int n_env, cap_env;
+  narrowing *trail;
+  int n_trail, cap_trail;
   int n_params;
   param_state *ps;
   const int *param_elem_bytes;
@@ -311,6 +321,16 @@ static void bind(kctx *c, binding b) {
   c->env[c->n_env++] = b;
 }
 
+/* Drops the bindings made since the environment had n entries, and the
+ * guard narrowings made with them (Note [guards narrow values]). */
+static void env_restore(kctx *c, int n) {
+  while (c->n_trail > 0 && c->trail[c->n_trail - 1].level > n) {
+    narrowing *t = &c->trail[--c->n_trail];
+    c->vars[t->var].bound = t->old;
+  }
+  c->n_env = n;
+}
+
 static void bind_int(kctx *c, CXCursor decl, lin v) {
   binding b;
   memset(&b, 0, sizeof b);
@@ -480,6 +500,24 @@ static int type_bytes(CXType t) {
   }
   long long s = clang_Type_getSizeOf(ct);
   return s > 0 && s < (1 << 30) ? (int)s : 0;
+}
+
+static int is_unsigned_type(CXType t) {
+  switch (clang_getCanonicalType(t).kind) {
+  case CXType_Bool:
+  case CXType_Char_U:
+  case CXType_UChar:
+  case CXType_Char16:
+  case CXType_Char32:
+  case CXType_UShort:
+  case CXType_UInt:
+  case CXType_ULong:
+  case CXType_ULongLong:
+  case CXType_UInt128:
+    return 1;
+  default:
+    return 0;
+  }
 }
 
 static int pointee_bytes(CXType t) {
@@ -733,7 +771,7 @@ static lin eval_int(kctx *c, CXCursor e) {
       if (builtin) return lin_opaque(c, 1);
     }
     visit_expr(c, e);
-    return lin_opaque(c, 0);
+    return lin_opaque(c, is_unsigned_type(clang_getCursorType(e)));
   }
   case CXCursor_CStyleCastExpr:
   case CXCursor_CXXStaticCastExpr:
@@ -834,17 +872,19 @@ static lin eval_int(kctx *c, CXCursor e) {
     lin ri;
     visit_call_value(c, e, &rp, &ri);
     escape(c, rp, ACCESS_READWRITE, "pointer returned by a helper escapes");
-    if (ri.ok) return ri;
+    /* a constexpr call (a tile's size()) is its value */
     if (try_constant(e, &cv)) return lin_const(c, sym_const(c->a, cv));
+    if (ri.ok) return ri;
     return lin_opaque(c, 0);
   }
   default:
     break;
   }
-  /* Anything else (loads p[i], conditionals): visit for accesses. */
+  /* Anything else (loads p[i], conditionals): visit for accesses; an
+   * unsigned value is >= 0 (see visit_call_value). */
   visit_expr(c, e);
   if (try_constant(e, &cv)) return lin_const(c, sym_const(c->a, cv));
-  return lin_opaque(c, 0);
+  return lin_opaque(c, is_unsigned_type(clang_getCursorType(e)));
 }
 
 /* Pointer values; also visits index subexpressions for their reads. */
@@ -1378,6 +1418,28 @@ static ptrval object_address(kctx *c, CXCursor obj, int *len) {
   return p;
 }
 
+/* Cooperative groups: the rank of a thread in a `thread_block_tile<N>`
+ * (`warp.thread_rank()`) is in [0, N); N is the tile type's first template
+ * argument.  Other group queries (meta_group_rank(), a block's
+ * thread_rank()) are unsigned, hence >= 0, and unbounded; a tile's size()
+ * and num_threads() are constexpr and evaluate to N. */
+static void tile_value(kctx *c, const char *name, CXCursor obj, lin *ri) {
+  if (clang_Cursor_isNull(obj) || strcmp(name, "thread_rank")) return;
+  CXType ot = clang_getCursorType(strip(obj));
+  if (is_pointer_type(ot)) ot = clang_getPointeeType(clang_getCanonicalType(ot));
+  CXCursor decl = clang_getTypeDeclaration(clang_getCanonicalType(ot));
+  if (clang_Cursor_isNull(decl)) return;
+  char *dn = string_and_dispose(clang_getCursorSpelling(decl));
+  int tile = dn && !strcmp(dn, "thread_block_tile");
+  free(dn);
+  if (!tile || clang_Cursor_getNumTemplateArguments(decl) < 1 ||
+      clang_Cursor_getTemplateArgumentKind(decl, 0) != CXTemplateArgumentKind_Integral)
+    return;
+  long long n = clang_Cursor_getTemplateArgumentValue(decl, 0);
+  if (n <= 0 || n > (1 << 20)) return;
+  *ri = lin_var(c, new_var(c, sym_const(c->a, n), 1));
+}
+
 /* The mode a call of method m makes on its object (Note [member calls]);
  * ACCESS_NONE for a static method. */
 static unsigned method_object_mode(CXCursor m) {
@@ -1399,7 +1461,11 @@ static void visit_call(kctx *c, CXCursor call) {
  * an opaque integer. */
 static void visit_call_value(kctx *c, CXCursor call, ptrval *rp, lin *ri) {
   *rp = ptr_none(c);
-  *ri = lin_opaque(c, 0);
+  /* what a call returns, unless a helper's body says more: an unsigned
+   * result is >= 0 (as threadIdx.x is: values are assumed not to wrap when
+   * converted to int), which is what makes `warp.meta_group_rank()` and
+   * the like usable in an index */
+  *ri = lin_opaque(c, is_unsigned_type(clang_getCursorType(call)));
   char *name = callee_name(call);
   int nargs = clang_Cursor_getNumArguments(call);
   CXCursor ref = clang_getCursorReferenced(call);
@@ -1503,6 +1569,7 @@ static void visit_call_value(kctx *c, CXCursor call, ptrval *rp, lin *ri) {
   if (member && !clang_Cursor_isNull(ref)) {
     unsigned om = method_object_mode(ref);
     if (om != ACCESS_NONE) record(c, objp, om, obj_len, NULL);
+    tile_value(c, name, obj, ri);
   }
 
   /* No body here (a library function, an intrinsic we do not model):
@@ -1611,7 +1678,7 @@ static void analyze_helper(kctx *c, CXCursor def, CXCursor call, int nargs, ptrv
   c->this_ptr = saved_this;
   c->ret_ptr = saved_rptr;
   c->ret_int = saved_rint;
-  c->n_env = saved;
+  env_restore(c, saved);
 }
 
 /* Note [helper returns]: `return e;` in a helper being analysed inline
@@ -1657,6 +1724,9 @@ static void helper_return(kctx *c, CXCursor value) {
 
 /* ---- statements, guards and loops ---------------------------------------------------------- */
 
+static void narrow_value(kctx *c, lin x, sym *mx, int strict);
+static void rebind_guarded(kctx *c, CXCursor d, lin l, sym *mx, int strict);
+
 /* Applies "e holds" (negate: "e does not hold") as bounds on locals:
  * v < E, v <= E, E > v, E >= v, and conjunctions (disjunctions when
  * negated, by De Morgan). */
@@ -1700,13 +1770,65 @@ static void apply_guard(kctx *c, CXCursor e, int negate) {
   } else {
     return;
   }
-  CXCursor d = local_decl(var);
-  if (clang_Cursor_isNull(d) || !is_integer_type(clang_getCursorType(d))) return;
-  binding *b = lookup(c, d);
-  int nonneg = b && b->kind == BIND_INT && lin_nonneg(c, b->val);
+  lin x = eval_int(c, var); /* the guarded value, before any rebinding */
   lin l = eval_int(c, lim);
   sym *mx = lin_max(c, l);
   if (!mx) return;
+  CXCursor d = local_decl(var);
+  if (!clang_Cursor_isNull(d) && is_integer_type(clang_getCursorType(d))) rebind_guarded(c, d, l, mx, strict);
+  narrow_value(c, x, mx, strict);
+}
+
+/* Note [guards narrow values]: a guard `a*v + k < E` (<=, and the mirrored
+ * forms; a > 0 and k constants) bounds the base variable v itself, in
+ * place, for as long as the environment scope the guard holds in: the
+ * then-branch, the rest of the block after `if (...) return;`, a loop
+ * body.  Base variables are values, not storage, so every value built from
+ * v - a pointer `x = inp + idx*C` computed before the guard, `4*i` in
+ * `if (4*i < N)` - is bounded on those paths.  The narrowing is undone when
+ * the scope ends (env_restore), so code that may run without the guard
+ * never sees it. */
+static void narrow_value(kctx *c, lin x, sym *mx, int strict) {
+  int64_t a, k;
+  if (!x.ok || x.n != 1 || !sym_get_const(x.coef[0], &a) || a <= 0 || !sym_get_const(x.k, &k)) return;
+  /* a*v + k <= top: v <= floor((top - k) / a), exclusive bound
+   * floor((top - k) / a) + 1; top = mx - 1 when strict */
+  sym *num = sym_sub(c->a, mx, sym_const(c->a, k + (strict ? 1 : 0) - a));
+  sym *bound = a == 1 ? num : sym_div_exact(c->a, num, sym_const(c->a, a));
+  if (!bound) bound = sym_div(c->a, num, sym_const(c->a, a));
+  if (!bound || sym_is_unknown(bound)) return;
+  base_var *v = &c->vars[x.var[0]];
+  if (v->bound) {
+    if (sym_equal(v->bound, bound) || dominates(c, bound, v->bound)) return; /* already as tight */
+    if (!dominates(c, v->bound, bound)) bound = sym_min(c->a, v->bound, bound);
+  }
+  /* an empty binding marks the scope: env_restore undoes the narrowing when
+   * the environment drops below it */
+  binding mark;
+  memset(&mark, 0, sizeof mark);
+  mark.decl = clang_getNullCursor();
+  mark.kind = BIND_INT;
+  mark.val = lin_bad(c);
+  bind(c, mark);
+  if (c->n_trail == c->cap_trail) {
+    int cap = c->cap_trail ? c->cap_trail * 2 : 16;
+    narrowing *nt = realloc(c->trail, sizeof *nt * (size_t)cap);
+    if (!nt) return;
+    c->trail = nt;
+    c->cap_trail = cap;
+  }
+  c->trail[c->n_trail].var = x.var[0];
+  c->trail[c->n_trail].old = v->bound;
+  c->trail[c->n_trail].level = c->n_env;
+  c->n_trail++;
+  v->bound = bound;
+}
+
+/* The local d guarded by `d < E` (E's value l, inclusive maximum mx) is
+ * rebound to a fresh variable bounded by E. */
+static void rebind_guarded(kctx *c, CXCursor d, lin l, sym *mx, int strict) {
+  binding *b = lookup(c, d);
+  int nonneg = b && b->kind == BIND_INT && lin_nonneg(c, b->val);
   sym *bound = strict ? mx : sym_add(c->a, mx, sym_const(c->a, 1));
   /* Keep a tighter existing bound if the variable had one of its own. */
   if (b && b->kind == BIND_INT && b->val.ok) {
@@ -1895,7 +2017,7 @@ static void visit_compound(kctx *c, CXCursor s) {
     }
   }
   free(col.v);
-  c->n_env = saved;
+  env_restore(c, saved);
   c->n_path = saved_path;
   /* Locals declared outside and assigned inside now hold unknown values. */
   havoc_assigned(c, s, clang_getNullCursor());
@@ -2053,7 +2175,7 @@ static void visit_for(kctx *c, CXCursor s) {
   c->cond -= conditional;
   c->n_path = saved_path;
   if (!clang_Cursor_isNull(inc)) visit_expr(c, inc);
-  c->n_env = saved;
+  env_restore(c, saved);
   /* After the loop, what it assigned is unknown. */
   havoc_assigned(c, s, clang_getNullCursor());
 }
@@ -2101,7 +2223,7 @@ static void visit_stmt(kctx *c, CXCursor s) {
       c->cond += !pure;
       visit_stmt(c, ch.v[ci + 1]);
       c->cond -= !pure;
-      c->n_env = saved;
+      env_restore(c, saved);
       c->n_path = saved_path;
     }
     if (ci + 2 < ch.n) {
@@ -2109,7 +2231,7 @@ static void visit_stmt(kctx *c, CXCursor s) {
       c->cond++;
       visit_stmt(c, ch.v[ci + 2]);
       c->cond--;
-      c->n_env = saved;
+      env_restore(c, saved);
     }
     havoc_assigned(c, s, clang_getNullCursor());
     return;
@@ -2127,7 +2249,7 @@ static void visit_stmt(kctx *c, CXCursor s) {
     for (int i = 0; i < ch.n; i++) visit_stmt(c, ch.v[i]);
     c->loops--;
     c->cond--;
-    c->n_env = saved;
+    env_restore(c, saved);
     havoc_assigned(c, s, clang_getNullCursor());
     return;
   }
@@ -2292,9 +2414,12 @@ static int analyze_kernel(pass_tu *t, CXCursor f, kernel_info *ki) {
   free(c.ps);
   free(c.vars);
   free(c.env);
+  free(c.trail);
   free(eb);
   return 0;
 }
+
+static void kernel_info_free(kernel_info *k);
 
 typedef struct kcollect {
   pass_tu *t;
@@ -2316,16 +2441,12 @@ static enum CXChildVisitResult kernel_visitor(CXCursor cur, CXCursor parent, CXC
   for (int i = 0; i < kc->kt->n; i++)
     if (!strcmp(kc->kt->items[i].usr, usr)) {
       if (def && !kc->kt->items[i].has_body) {
+        /* the definition after a declaration (a kernel declared in a
+         * header): it replaces the bodiless entry */
         kernel_info fresh;
-        kernel_info *old = malloc(sizeof *old);
-        if (old && analyze_kernel(kc->t, cur, &fresh) == 0) {
-          /* kernels_free frees the array too: give it a copy of its own */
-          *old = kc->kt->items[i];
-          kernel_table one = {old, 1};
-          kernels_free(&one);
+        if (analyze_kernel(kc->t, cur, &fresh) == 0) {
+          kernel_info_free(&kc->kt->items[i]);
           kc->kt->items[i] = fresh;
-        } else {
-          free(old);
         }
       }
       free(usr);
@@ -2389,20 +2510,22 @@ const kernel_info *kernels_find_name(const kernel_table *kt, const char *name) {
   return NULL;
 }
 
+/* The strings and parameters of one entry (not the entry itself). */
+static void kernel_info_free(kernel_info *k) {
+  for (int j = 0; j < k->n_params; j++) {
+    free(k->params[j].name);
+    free(k->params[j].elem_type);
+    free(k->params[j].why);
+  }
+  free(k->params);
+  free(k->name);
+  free(k->usr);
+  free(k->file);
+}
+
 void kernels_free(kernel_table *kt) {
   if (!kt) return;
-  for (int i = 0; i < kt->n; i++) {
-    kernel_info *k = &kt->items[i];
-    for (int j = 0; j < k->n_params; j++) {
-      free(k->params[j].name);
-      free(k->params[j].elem_type);
-      free(k->params[j].why);
-    }
-    free(k->params);
-    free(k->name);
-    free(k->usr);
-    free(k->file);
-  }
+  for (int i = 0; i < kt->n; i++) kernel_info_free(&kt->items[i]);
   free(kt->items);
   kt->items = NULL;
   kt->n = 0;

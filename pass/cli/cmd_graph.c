@@ -42,11 +42,15 @@ int cmd_graph(int argc, char **argv) {
   if (rc != 0) goto out;
   {
     /* Which allocations a rewrite would manage: the rewriter's own scan. */
-    rw_scan scan;
+    rw_scan *scans = NULL;
+    int n_scans = 0;
     unsigned char *managed = NULL;
-    if (rw_scan_tu(t, &g, &scan) == 0) {
-      managed = rw_allocs_managed(&g, &scan);
-      rw_scan_free(&scan);
+    if (rw_scan_program(t, &g, &scans, &n_scans) == 0) {
+      managed = rw_allocs_managed(&g, &scans[0]);
+      /* a whole program is rewritten file by file (-o DIR/) */
+      for (int f = 1; managed && f < n_scans && t->prog && t->prog->n_units > 1; f++)
+        rw_allocs_managed_in(&g, &scans[f], t->prog->files[f]->main_path, managed);
+      rw_scans_free(scans, n_scans);
     }
     graph_coverage cov;
     graph_coverage_of(&g, managed, &cov);

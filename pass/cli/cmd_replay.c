@@ -149,8 +149,8 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
   int have_trace = 0;
   plan_result plan;
   memset(&plan, 0, sizeof plan);
-  rw_scan scan;
-  memset(&scan, 0, sizeof scan);
+  rw_scan *scans = NULL;
+  int n_scans = 0;
   rw_placer placer;
   memset(&placer, 0, sizeof placer);
   rw_place *places = NULL;
@@ -201,8 +201,8 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
    * rewriter's own placement decision (rewrite_place.c). */
   places = calloc((size_t)plan.n_actions + 1, sizeof *places);
   rplace = calloc((size_t)plan.n_actions + 1, sizeof *rplace);
-  if (!places || !rplace || rw_scan_tu(tu, &g, &scan) != 0 ||
-      rw_placer_init(&placer, tu, &g, &scan) != 0) {
+  if (!places || !rplace || rw_scan_program(tu, &g, &scans, &n_scans) != 0 ||
+      rw_placer_init(&placer, tu, &g, scans, n_scans) != 0) {
     diag_error(NULL, 0, 0, "out of memory while placing the plan");
     rc = TIDAL_EXIT_INTERNAL;
     goto out;
@@ -302,7 +302,7 @@ out:
   free(rplace);
   free(op_seconds);
   rw_placer_free(&placer);
-  rw_scan_free(&scan);
+  rw_scans_free(scans, n_scans);
   if (child && !reported) replay_child_result(child, rc ? rc : TIDAL_EXIT_INTERNAL, 0);
   return rc;
 }

@@ -8,9 +8,13 @@
  * file appears, and the input is only ever read.  The default plan is auto;
  * a percentage budget is of the plan's modelled unmanaged peak, as in
  * `tidal replay`. */
+#define _XOPEN_SOURCE 700 /* realpath */
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/build_graph.h"
 #include "cli/commands.h"
@@ -42,6 +46,135 @@ static int input_is_tidal_output(const char *path) {
   return rw_is_tidal_output(buf, n);
 }
 
+/* -o DIR/ (a trailing slash or an existing folder): one file per rewritten
+ * file of the program. */
+static int output_is_dir(const char *path) {
+  if (!path || !*path) return 0;
+  struct stat st;
+  return path[strlen(path) - 1] == '/' || (stat(path, &st) == 0 && S_ISDIR(st.st_mode));
+}
+
+static int mkdir_p(char *path) {
+  for (char *q = path + 1; *q; q++) {
+    if (*q != '/') continue;
+    *q = '\0';
+    int bad = mkdir(path, 0777) != 0 && errno != EEXIST;
+    *q = '/';
+    if (bad) return -1;
+  }
+  return mkdir(path, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+/* A file is written when it is an input or has something to instrument. */
+static int to_write(const pass_tu *f, const rw_scan *s) {
+  return f->is_unit || s->n_sites > 0 || s->n_mems > 0;
+}
+
+/* Writes every file of the program under dir, at its path relative to the
+ * folder all of them share (so `#include "sub/x.cu"` of a rewritten file
+ * finds the rewritten x.cu beside it). */
+static int rewrite_to_dir(pass_tu *t, graph *g, const rw_request *req, const rw_scan *scans,
+                          int n, const char *dir, const tidal_options *o) {
+  char **real = calloc((size_t)n, sizeof *real);
+  size_t root = 0;
+  const char *base = NULL;
+  int rc = TIDAL_EXIT_INTERNAL, first = 1;
+  if (!real) goto out;
+  for (int i = 0; i < n; i++) {
+    if (!to_write(t->prog->files[i], &scans[i])) continue;
+    char buf[PATH_MAX];
+    if (!realpath(t->prog->files[i]->main_path, buf)) continue;
+    if (!(real[i] = strdup(buf))) goto out;
+    /* the longest common folder so far: root is the offset of its last '/' */
+    if (first) {
+      base = real[i];
+      root = (size_t)(strrchr(base, '/') - base);
+      first = 0;
+    } else {
+      size_t k = 0;
+      while (k < root && real[i][k] == base[k]) k++;
+      if (k < root || real[i][root] != '/') {
+        while (k > 0 && !(base[k] == '/' && real[i][k] == '/')) k--;
+        root = k;
+      }
+    }
+  }
+  for (int i = 0; i < n; i++) {
+    if (!real[i]) continue;
+    char *text = NULL;
+    size_t text_n = 0;
+    rw_report rep;
+    rc = rw_rewrite(t->prog->files[i], g, req, scans, n, &text, &text_n, &rep);
+    if (rc == 0 && i == 0) {
+      /* the warnings and summary once, for the program (the file defining main) */
+      graph_coverage cov;
+      graph_coverage_of(g, rep.alloc_managed, &cov);
+      summary_graph_warnings(g, rep.alloc_managed);
+      summary_rewrite_warnings(t->main_path, &rep, req->budget_text != NULL);
+      summary_line(t->main_path, &cov, &rep);
+      rc = summary_check(t->main_path, &cov, &rep, o->require_plan, o->min_coverage);
+    }
+    rw_report_free(&rep);
+    if (rc != 0) {
+      free(text);
+      goto out;
+    }
+    size_t dl = strlen(dir);
+    while (dl > 1 && dir[dl - 1] == '/') dl--;
+    size_t len = dl + strlen(real[i] + root) + 2;
+    char *dst = malloc(len);
+    if (!dst) {
+      free(text);
+      rc = TIDAL_EXIT_INTERNAL;
+      goto out;
+    }
+    snprintf(dst, len, "%.*s%s", (int)dl, dir, real[i] + root);
+    char *slash = strrchr(dst, '/');
+    if (slash && slash != dst) {
+      *slash = '\0';
+      if (mkdir_p(dst) != 0) {
+        diag_error(dst, 0, 0, "cannot create the folder: %s", strerror(errno));
+        *slash = '/';
+        free(dst);
+        free(text);
+        rc = TIDAL_EXIT_BAD_INPUT;
+        goto out;
+      }
+      *slash = '/';
+    }
+    rc = output_write_all(dst, text, text_n);
+    free(dst);
+    free(text);
+    if (rc != 0) goto out;
+  }
+  rc = TIDAL_EXIT_OK;
+out:
+  for (int i = 0; real && i < n; i++) free(real[i]);
+  free(real);
+  return rc;
+}
+
+/* With one output file only files[0] is rewritten: every op site and
+ * allocation call in another file of the program is reported, never
+ * silently left out. */
+static void warn_not_rewritten(pass_tu *t, const rw_scan *scans, int n) {
+  for (int i = 1; i < n; i++) {
+    const char *path = t->prog->files[i]->main_path;
+    for (int k = 0; k < scans[i].n_sites; k++) {
+      const rw_site *s = &scans[i].sites[k];
+      diag_warning(path, s->line, s->col,
+                   "op site '%s' not instrumented: this file is only rewritten with -o DIR/ "
+                   "(one output per file)",
+                   s->label);
+    }
+    for (int k = 0; k < scans[i].n_mems; k++)
+      diag_warning(path, scans[i].mems[k].line, scans[i].mems[k].col,
+                   "'%s' not replaced: this file is only rewritten with -o DIR/ (one output per "
+                   "file)",
+                   scans[i].mems[k].callee);
+  }
+}
+
 int cmd_rewrite(int argc, char **argv) {
   tidal_options o;
   pass_tu *t = NULL;
@@ -49,6 +182,8 @@ int cmd_rewrite(int argc, char **argv) {
   memset(&g, 0, sizeof g);
   char *text = NULL;
   size_t text_n = 0;
+  rw_scan *scans = NULL;
+  int n_scans = 0;
   int rc = options_parse(&o, argc, argv, 1u << FORMAT_TEXT, NULL, NULL);
   if (rc != 0) return rc;
   if (o.help) {
@@ -80,10 +215,33 @@ int cmd_rewrite(int argc, char **argv) {
     rc = TIDAL_EXIT_BAD_INPUT;
     goto out;
   }
+  for (int i = 1; i < o.n_inputs; i++)
+    if (input_is_tidal_output(o.inputs[i])) {
+      diag_error(o.inputs[i], 1, 1,
+                 "input was produced by tidal rewrite (rewrite the original source instead)");
+      rc = TIDAL_EXIT_BAD_INPUT;
+      goto out;
+    }
+  int to_dir = output_is_dir(o.output);
+  if ((o.n_inputs > 1 || !o.input) && !to_dir) {
+    diag_error(NULL, 0, 0, "several inputs are rewritten into a folder: use -o DIR/");
+    rc = TIDAL_EXIT_BAD_INPUT;
+    goto out;
+  }
   rc = graph_build_from_options(&o, &t, &g);
   if (rc != 0) goto out;
+  if (rw_scan_program(t, &g, &scans, &n_scans) != 0) {
+    diag_error(NULL, 0, 0, "out of memory while rewriting");
+    rc = TIDAL_EXIT_INTERNAL;
+    goto out;
+  }
+  if (to_dir) {
+    req.all_files = 1;
+    rc = rewrite_to_dir(t, &g, &req, scans, n_scans, o.output, &o);
+    goto out;
+  }
   rw_report rep;
-  rc = rw_rewrite(t, &g, &req, &text, &text_n, &rep);
+  rc = rw_rewrite(t, &g, &req, scans, n_scans, &text, &text_n, &rep);
   if (rc == 0) {
     graph_coverage cov;
     graph_coverage_of(&g, rep.alloc_managed, &cov);
@@ -94,8 +252,10 @@ int cmd_rewrite(int argc, char **argv) {
   }
   rw_report_free(&rep);
   if (rc != 0) goto out;
+  warn_not_rewritten(t, scans, n_scans);
   rc = output_write_all(o.output, text, text_n);
 out:
+  rw_scans_free(scans, n_scans);
   free(text);
   graph_free(&g);
   frontend_dispose(t);

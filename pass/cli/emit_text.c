@@ -102,6 +102,7 @@ int graph_emit_text(const graph *g, FILE *fp) {
       size_text(g, a->bytes, sz, sizeof sz);
       fprintf(fp, "        %-9s %-28s %s%s\n", access_mode_name(a->mode),
               a->tensor >= 0  ? g->tensors[a->tensor].name
+              : a->null_arg  ? "(NULL: no access)"
               : a->unmanaged ? "(managed/host memory: not tidal's)"
                              : "(unresolved)",
               sz,

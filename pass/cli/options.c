@@ -9,8 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/diag.h"
+#include "tidal.h"
 #include "cli/options.h"
 #include "cli/output.h"
 
@@ -88,33 +90,29 @@ static int take_value(const char *name, int argc, char **argv, int *i, const cha
   return 1;
 }
 
+static char size_error[320];
+
+const char *options_size_error(void) { return size_error; }
+
 int options_parse_size(const char *text, uint64_t *bytes, double *pct) {
-  char *end;
+  /* The runtime's parser (runtime/size.c, Note [size syntax]): a size means
+   * the same in --budget as in TIDAL_BUDGET. */
+  tidal_size sz;
   *bytes = 0;
   *pct = 0;
-  if (!text || !*text || *text == '-') return -1;
-  errno = 0;
-  double v = strtod(text, &end);
-  if (errno || end == text || v < 0) return -1;
-  if (*end == '%' && end[1] == '\0') {
-    if (v <= 0 || v > 100) return -1;
-    *pct = v;
-    return 0;
+  if (tidal_parse_size(text, &sz) != TIDAL_OK) {
+    snprintf(size_error, sizeof size_error, "%s", tidal_last_error());
+    return -1;
   }
-  double mult = 1;
-  switch (*end) {
-  case 'k': case 'K': mult = 1024.0; end++; break;
-  case 'm': case 'M': mult = 1024.0 * 1024; end++; break;
-  case 'g': case 'G': mult = 1024.0 * 1024 * 1024; end++; break;
-  case 't': case 'T': mult = 1024.0 * 1024 * 1024 * 1024; end++; break;
-  default: break;
+  if (sz.kind == TIDAL_SIZE_DEVICE_PERCENT) {
+    snprintf(size_error, sizeof size_error,
+             "'%.40s': N%%dev is of the device's free memory, known only when the program "
+             "runs; give bytes or N%% (of the modelled peak)",
+             text);
+    return -1;
   }
-  if (mult > 1 && *end == 'i') end++;
-  if (*end == 'b' || *end == 'B') end++;
-  if (*end != '\0') return -1;
-  double b = v * mult;
-  if (b >= 18446744073709551615.0) return -1;
-  *bytes = (uint64_t)b;
+  *bytes = sz.bytes;
+  *pct = sz.kind == TIDAL_SIZE_PEAK_PERCENT ? sz.percent : 0;
   return 0;
 }
 
@@ -124,11 +122,20 @@ static int parse_bind(tidal_options *o, const char *arg) {
     diag_error(NULL, 0, 0, "--bind expects NAME=VALUE, got '%s'", arg);
     return -1;
   }
-  uint64_t bytes;
-  double pct;
-  /* Integers, optionally with a K/M/G suffix (sizes are often bound). */
+  uint64_t bytes = 0;
+  double pct = 0;
+  /* Integers, optionally with a byte unit (sizes are often bound: 64K). */
   int neg = eq[1] == '-';
-  if (options_parse_size(eq + 1 + neg, &bytes, &pct) != 0 || pct != 0 || bytes > INT64_MAX) {
+  const char *num = eq + 1 + neg;
+  size_t ndigits = strspn(num, "0123456789");
+  int ok;
+  if (ndigits && num[ndigits] == '\0') { /* a plain integer: no unit needed here */
+    ok = ndigits <= 19;
+    for (size_t k = 0; ok && k < ndigits; k++) bytes = bytes * 10 + (uint64_t)(num[k] - '0');
+  } else {
+    ok = options_parse_size(num, &bytes, &pct) == 0 && pct == 0;
+  }
+  if (!ok || bytes > INT64_MAX) {
     diag_error(NULL, 0, 0, "--bind %.*s: '%s' is not an integer", (int)(eq - arg), arg, eq + 1);
     return -1;
   }
@@ -174,6 +181,11 @@ static int parse_loop(tidal_options *o, const char *arg) {
 bad:
   diag_error(NULL, 0, 0, "--loop expects FILE:LINE, got '%s'", arg);
   return -1;
+}
+
+static int is_dir(const char *p) {
+  struct stat st;
+  return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 int options_parse(tidal_options *o, int argc, char **argv, unsigned allowed_formats,
@@ -241,8 +253,12 @@ int options_parse(tidal_options *o, int argc, char **argv, unsigned allowed_form
       double pct;
       if (r < 0 || refuse(o, OPT_BUDGET, "--budget")) goto fail;
       if (options_parse_size(val, &b, &pct) != 0) {
-        diag_error(NULL, 0, 0, "--budget expects a size (512M, 8G) or a percentage (50%%), got '%s'",
-                   val);
+        diag_error(NULL, 0, 0, "--budget: %s", options_size_error());
+        goto fail;
+      }
+      if (pct == 0 && b == 0) {
+        diag_error(NULL, 0, 0, "--budget: '%s': a budget must be more than 0 bytes (for no "
+                   "budget, leave --budget out)", val);
         goto fail;
       }
       o->budget = val;
@@ -287,7 +303,10 @@ int options_parse(tidal_options *o, int argc, char **argv, unsigned allowed_form
     goto fail;
   }
   /* Refused before any work: the input as output, a directory, a link. */
-  if (!o->help && output_check(o->output, o->input) != 0) goto fail;
+  /* `rewrite -o DIR/` writes one file per program file (cmd_rewrite.c) */
+  int dir_out = o->output && o->command && !strcmp(o->command, "rewrite") &&
+                (o->output[strlen(o->output) - 1] == '/' || is_dir(o->output));
+  if (!o->help && !dir_out && output_check(o->output, o->input) != 0) goto fail;
   return 0;
 fail:
   options_free(o);

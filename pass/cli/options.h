@@ -85,9 +85,13 @@ frontend_options options_frontend(const tidal_options *o);
 /* Looks a bound value up by symbol name; returns 1 and sets *out if bound. */
 int options_lookup_bind(const tidal_options *o, const char *name, int64_t *out);
 
-/* "512M", "2G", "1048576", "12K" -> bytes (1024-based suffixes; optional
- * trailing B/iB).  "50%" -> *pct = 50, *bytes = 0.  Returns 0 or -1. */
+/* A size through the runtime's parser (tidal_parse_size): "512M", "2GiB",
+ * "4096B" -> bytes (1024-based units); "50%" (of the modelled peak) ->
+ * *pct = 50, *bytes = 0.  A bare number, fractions of a byte unit, hex,
+ * exponents and "N%dev" (a run-time notion) are errors.  Returns 0, or -1
+ * with the reason in options_size_error() ("'TEXT': why"). */
 int options_parse_size(const char *text, uint64_t *bytes, double *pct);
+const char *options_size_error(void);
 
 /* Prints the help lines of the common options `command` accepts. */
 void options_print_help(FILE *fp, const char *command);

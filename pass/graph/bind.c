@@ -82,3 +82,45 @@ char *bind_first_unbound(const graph_bindings *b, const sym *s) {
   const char *r = first_unbound(b, s);
   return r ? strdup(r) : NULL;
 }
+
+/* ---- which bindings the graph uses ---- */
+
+static int mentions(const sym *s, const char *name) {
+  if (!s) return 0;
+  if (sym_get_kind(s) == SYM_VAR) return strcmp(sym_var_name(s), name) == 0;
+  return mentions(sym_lhs(s), name) || mentions(sym_rhs(s), name);
+}
+
+static int graph_uses(const graph *g, const char *n) {
+  for (int i = 0; i < g->n_allocs; i++)
+    if (mentions(g->allocs[i].bytes, n)) return 1;
+  for (int i = 0; i < g->n_regions; i++)
+    if (mentions(g->regions[i].offset, n) || mentions(g->regions[i].bytes, n)) return 1;
+  for (int i = 0; i < g->n_tensors; i++)
+    if (mentions(g->tensors[i].offset, n) || mentions(g->tensors[i].bytes, n)) return 1;
+  for (int i = 0; i < g->n_loops; i++)
+    if (mentions(g->loops[i].lo, n) || mentions(g->loops[i].hi, n) || mentions(g->loops[i].trip, n))
+      return 1;
+  for (int i = 0; i < g->n_ops; i++) {
+    const graph_op *op = &g->ops[i];
+    if (mentions(op->flops, n)) return 1;
+    for (int j = 0; j < op->n_acc; j++)
+      if (mentions(op->acc[j].bytes, n) || mentions(op->acc[j].bytes_local, n) ||
+          mentions(op->acc[j].offset, n))
+        return 1;
+  }
+  return 0;
+}
+
+void bind_prune_unused(graph *g) {
+  graph_bindings *b = &g->binds;
+  int k = 0;
+  for (int i = 0; i < b->n; i++) {
+    if (b->items[i].source != BIND_USER && !graph_uses(g, b->items[i].name)) {
+      free(b->items[i].name);
+      continue;
+    }
+    b->items[k++] = b->items[i];
+  }
+  b->n = k;
+}

@@ -150,6 +150,7 @@ int graph_build(pass_tu *t, const graph_options *opt, graph *g) {
     goto out;
   }
   prune_loops(g);
+  bind_prune_unused(g);
   liveness_phases(g);
   tidal_trace trace;
   if (unroll_graph(g, &trace, 1) == 0) {

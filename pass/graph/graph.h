@@ -96,7 +96,10 @@ typedef struct graph_access {
   int arg;             /* argument index at the op site */
   char *param;         /* kernel parameter name or library role ("A", "dst") */
   int unmanaged;       /* 1: the pointer is into memory tidal does not manage
-                          (cudaMallocManaged, pinned host): never declared to the runtime */
+                          (cudaMallocManaged, pinned host, or NULL): never declared to the
+                          runtime, not unresolved */
+  int null_arg;        /* 1: a null pointer on this call path (an optional argument left
+                          out, `fwd(out, in, NULL, n)`): no access at all (unmanaged is set) */
   /* The same pointer and extent at each call level k = 0..op.n_calls (arrays
    * of n_calls + 1; calltext.c): level k is the statement op.calls[k].stmt
    * (the op's own stmt at k == n_calls), in the function that statement is
@@ -315,6 +318,9 @@ int bind_lookup(const graph_bindings *b, const char *name, int64_t *out);
  * at loop entry that the loop changes: interp.c). */
 void bind_forget_const(graph_bindings *b, const char *name);
 void bind_free(graph_bindings *b);
+/* Drops the constants found in the source that no size, offset, loop bound
+ * or flop count of g uses (setup noise: RNG state, flags); --bind stays. */
+void bind_prune_unused(graph *g);
 /* A sym_value_fn over a graph_bindings (ud): nonzero when bound. */
 int bind_value_fn(void *ud, const char *name, int64_t *out);
 /* The first name in s that b leaves unbound (malloc'd), or NULL. */

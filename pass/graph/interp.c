@@ -333,6 +333,29 @@ static int is_identifier_text(const char *s) {
   return 1;
 }
 
+/* `x`, `x.y`, `p->y`, `a[3].b`: a variable reached through fields and
+ * constant indices, the only names worth binding (and bindable with
+ * --bind): not source text such as `*&x`, `dims[l + 1]` or a call. */
+static int is_plain_lvalue_text(const char *s) {
+  if (!s || !(isalpha((unsigned char)*s) || *s == '_')) return 0;
+  while (*s) {
+    if (isalnum((unsigned char)*s) || *s == '_' || *s == '.') {
+      s++;
+    } else if (s[0] == '-' && s[1] == '>') {
+      s += 2;
+    } else if (*s == '[') {
+      s++;
+      if (!isdigit((unsigned char)*s)) return 0;
+      while (isdigit((unsigned char)*s)) s++;
+      if (*s++ != ']') return 0;
+    } else {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+
 static int is_pointer_type(CXType t) {
   t = clang_getCanonicalType(t);
   return t.kind == CXType_Pointer;
@@ -407,7 +430,7 @@ static gval named_int(gb *b, const char *name, const gval *stored, int is_const_
     return v;
   }
   if (stored && stored->k == GV_INT && int_value_const(b, stored, &c)) {
-    if (is_identifier_text(name) || strchr(name, '.') || strstr(name, "->")) {
+    if (is_plain_lvalue_text(name)) {
       bind_set(&b->g->binds, name, c, BIND_CONST);
       return gb_int(b, sym_var(b->a, name), gb_str(b, name), 1);
     }
@@ -548,7 +571,10 @@ const char *gb_lvalue(gb *b, gb_frame *f, CXCursor e, const char **text, int *te
     CXCursor ch[1];
     if (gb_children(e, ch, 1) != 1) return NULL;
     gval pv = gb_eval(b, f, ch[0]);
-    if (pv.text) {
+    if (pv.text && pv.text[0] == '&' && is_plain_lvalue_text(pv.text + 1)) {
+      *text = pv.text + 1; /* *&x is x: a name a person can --bind */
+      *text_ok = pv.text_ok;
+    } else if (pv.text) {
       *text = gb_fmt(b, "*%s", paren(b, pv.text, pv.prec, 0));
       *text_ok = pv.text_ok;
     }
@@ -734,10 +760,62 @@ static enum CXBinaryOperatorKind compound_base(enum CXBinaryOperatorKind op) {
 }
 
 /* `lhs op= rhs` and `lhs = rhs` (op Invalid). */
+/* Note [struct copies], continued: a copy that is written to is not an
+ * alias any more (`Config tuned = cfg; tuned.batch = n;` must leave
+ * cfg.batch alone, or the value shown as found in the source is not the
+ * one the loop uses).  On the first write through a variable holding an
+ * alias, the original's fields are copied under the variable's own key
+ * and the alias is dropped. */
+static void unalias_root(gb *b, gb_frame *f, CXCursor lhs) {
+  CXCursor e = gb_strip(lhs);
+  for (int guard = 0; guard < 16; guard++) {
+    enum CXCursorKind k = clang_getCursorKind(e);
+    CXCursor ch[2];
+    if (k == CXCursor_MemberRefExpr && gb_children(e, ch, 1) == 1 &&
+        !is_pointer_type(clang_getCursorType(gb_strip(ch[0])))) {
+      e = gb_strip(ch[0]);
+    } else if (k == CXCursor_ArraySubscriptExpr && gb_children(e, ch, 2) == 2 &&
+               is_array_type(clang_getCursorType(gb_strip(ch[0])))) {
+      e = gb_strip(ch[0]);
+    } else {
+      break;
+    }
+  }
+  if (clang_Cursor_isNull(e) || clang_getCursorKind(e) != CXCursor_DeclRefExpr ||
+      clang_equalCursors(e, gb_strip(lhs)))
+    return;
+  CXCursor d = clang_getCursorReferenced(e);
+  char *name = string_and_dispose(clang_getCursorSpelling(d));
+  const char *key = var_key(b, f, d, name);
+  free(name);
+  gval *v = gb_lookup(b, key);
+  if (!v || v->k != GV_ALIAS) return;
+  const char *orig = resolve_alias(b, key);
+  size_t ol = strlen(orig);
+  size_t n = 0;
+  const char **keys = malloc((b->tab_n + 1) * sizeof *keys);
+  gval *vals = malloc((b->tab_n + 1) * sizeof *vals);
+  for (size_t i = 0; keys && vals && i < b->tab_cap; i++) {
+    const char *k = b->tab[i].key;
+    if (k && strncmp(k, orig, ol) == 0 && (k[ol] == '.' || k[ol] == '[')) {
+      keys[n] = gb_fmt(b, "%s%s", key, k + ol);
+      vals[n++] = b->tab[i].v;
+    }
+  }
+  gval own = none_val();
+  own.text = v->text;
+  own.text_ok = v->text_ok;
+  gb_store(b, key, own);
+  for (size_t i = 0; i < n; i++) gb_store(b, keys[i], vals[i]);
+  free(keys);
+  free(vals);
+}
+
 static gval assign(gb *b, gb_frame *f, CXCursor lhs, CXCursor rhs_c, gval rhs,
                    enum CXBinaryOperatorKind op) {
   const char *text;
   int ok;
+  unalias_root(b, f, lhs);
   const char *key = gb_lvalue(b, f, lhs, &text, &ok);
   CXType lt = clang_getCursorType(lhs);
   gval v = rhs;
@@ -856,8 +934,12 @@ gval gb_eval(gb *b, gb_frame *f, CXCursor e) {
   switch (k) {
   case CXCursor_IntegerLiteral:
   case CXCursor_CharacterLiteral:
-  case CXCursor_CXXBoolLiteralExpr:
     return eval_literal(b, e);
+  case CXCursor_CXXBoolLiteralExpr: { /* `true` is a value, not a size to bind */
+    int64_t c = 0;
+    eval_const(e, &c);
+    return gb_int(b, sym_const(b->a, c), gb_text(b, e), 1);
+  }
   case CXCursor_GNUNullExpr:
   case CXCursor_CXXNullPtrLiteralExpr:
     return gb_int(b, sym_const(b->a, 0), gb_text(b, e), 1);
@@ -1113,7 +1195,36 @@ static void descriptor_call(gb *b, gb_frame *f, CXCursor call, const char *name,
   if (key) gb_store(b, key, d);
 }
 
+/* Note [one op per call site]: an error-check macro that evaluates its
+ * argument twice (`#define CHECK(s) do { if ((s) != 0) { report(s);
+ * exit(1); } } while (0)`) puts the same call in the AST twice.  At run
+ * time the second one only runs on the error path, so it is one op (one
+ * allocation, one walk of a user function), never two.  A call is
+ * identified by where it is spelled and where it is expanded (a macro
+ * body spelled once but expanded in two places is two calls), the frame,
+ * and the frame's setup-loop iteration (an unrolled loop runs it again). */
+static int seen_before(gb *b, gb_frame *f, CXCursor e) {
+  CXSourceLocation loc = clang_getRangeStart(clang_getCursorExtent(e));
+  gb_seen_call k;
+  memset(&k, 0, sizeof k);
+  clang_getFileLocation(loc, &k.file, NULL, NULL, &k.off);
+  clang_getExpansionLocation(loc, &k.exp_file, NULL, NULL, &k.exp_off);
+  if (k.file == k.exp_file && k.off == k.exp_off) return 0; /* not in a macro */
+  k.frame = f ? f->id : -1;
+  k.iter = f ? f->iter : 0;
+  int n = b->n_seen < GB_SEEN_CALLS ? b->n_seen : GB_SEEN_CALLS;
+  for (int i = 0; i < n; i++) {
+    const gb_seen_call *s = &b->seen[i];
+    if (s->off == k.off && s->exp_off == k.exp_off && s->frame == k.frame && s->iter == k.iter &&
+        s->file == k.file && s->exp_file == k.exp_file)
+      return 1;
+  }
+  b->seen[b->n_seen++ % GB_SEEN_CALLS] = k;
+  return 0;
+}
+
 static gval eval_call(gb *b, gb_frame *f, CXCursor e) {
+  if (seen_before(b, f, e)) return none_val();
   /* libclang shows C++ constructions as calls: a copy of a struct
    * (`ActivationTensors acts = model->acts;`) is its one argument. */
   CXCursor ref = clang_getCursorReferenced(e);
@@ -1548,6 +1659,7 @@ static void walk_for(gb *b, gb_frame *f, CXCursor s) {
         gval iv = gb_int(b, sym_const(b->a, v), gb_fmt(b, "%lld", (long long)v), 1);
         iv.ind = 1;
         gb_store(b, key, iv);
+        f->iter++; /* the body's calls run again (Note [one op per call site]) */
         gb_walk_stmt(b, f, p.body);
       }
       b->unroll_product = saved_product;

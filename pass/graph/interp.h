@@ -63,7 +63,20 @@ struct gb_frame {
   int call_index;     /* index in gb.path of the call that entered this frame (-1 at top) */
   gval ret;           /* value of the last return statement */
   int keep_names;     /* variables read here stay names (main, the loop's function) */
+  unsigned iter;      /* setup-loop iterations run in this frame (call identity, interp.c
+                         Note [one op per call site]) */
 };
+
+/* A call already evaluated in this frame and loop iteration (Note [one op
+ * per call site]). */
+typedef struct gb_seen_call {
+  CXFile file, exp_file;
+  unsigned off, exp_off;
+  int frame;
+  unsigned iter;
+} gb_seen_call;
+
+#define GB_SEEN_CALLS 64
 
 typedef struct gb_entry {
   char *key;
@@ -110,6 +123,10 @@ typedef struct gb {
   int n_stack;
   CXCursor cur_stmt;      /* statement being walked in the innermost function */
   int have_stmt;
+  /* Calls evaluated recently (a ring): a macro that evaluates its argument
+   * twice must not give two ops or two allocations. */
+  gb_seen_call seen[GB_SEEN_CALLS];
+  int n_seen;
   /* Once and periodic branches (Note [once and periodic] in interp.c). */
   int cur_branch;         /* periodic branch being walked, -1 if none */
   int in_once;            /* walking a once branch (as setup) */

@@ -228,7 +228,17 @@ static void add_access(gb *b, graph_op *op, CXCursor arg_c, gval v, int arg, acc
   a->ptr_local = strdup(local_text ? local_text : gb_text(b, arg_c));
   a->ptr_text = v.text ? strdup(v.text) : NULL;
   a->loop_text_valid = v.text && v.text_ok;
-  if (v.unmanaged) {
+  int64_t zero;
+  if (v.k == GV_INT && v.s && sym_get_const(v.s, &zero) && zero == 0) {
+    /* NULL / nullptr / 0 for an optional pointer: nothing is accessed, so
+     * nothing is declared, and it is not unresolved (which would turn every
+     * drop off) */
+    a->null_arg = 1;
+    a->unmanaged = 1;
+    a->offset = sym_unknown(b->a);
+    a->tensor = -1;
+    a->exact = 0;
+  } else if (v.unmanaged) {
     /* not tidal memory: the rewriter skips it (rewrite_sites.c) */
     a->unmanaged = 1;
     a->offset = sym_unknown(b->a);

@@ -50,6 +50,9 @@ typedef struct rw {
   rw_buf notes;      /* "not resolved" lines for the header */
   rw_buf plan_lines; /* one line per action for the header */
   int emitted, skipped;
+  int elsewhere;     /* actions emitted in another file of the program */
+  const rw_scan *scans; /* every file's (rw_scan_program) */
+  int n_scans;
   int closures;
   unsigned *braced; /* statements given extra braces for plan calls */
   int n_braced;
@@ -168,8 +171,20 @@ static void instrument_main_and_loop(rw *r) {
   rw_scan *s = &r->scan;
   graph *g = r->g;
   if (s->have_main) {
-    insert_s(r, s->main_body_begin + 1, RW_PRIO_DEFAULT,
-             " TIDAL_INIT_OR_EXIT(); /* tidal: the runtime starts before the first allocation */");
+    if (r->req->budget_text) { /* the plan's budget, as written: TIDAL_BUDGET overrides it */
+      rw_buf b = {0};
+      rw_buf_printf(&b,
+                    " TIDAL_INIT_WITH_BUDGET_OR_EXIT(\"%s\"); /* tidal: the runtime starts "
+                    "before the first allocation, with the plan's budget unless TIDAL_BUDGET "
+                    "is set */",
+                    r->req->budget_text); /* a valid size: digits, letters, '%', '.', spaces */
+      if (b.oom) r->oom = 1;
+      insert_s(r, s->main_body_begin + 1, RW_PRIO_DEFAULT, b.p ? b.p : "");
+      rw_buf_free(&b);
+    } else {
+      insert_s(r, s->main_body_begin + 1, RW_PRIO_DEFAULT,
+               " TIDAL_INIT_OR_EXIT(); /* tidal: the runtime starts before the first allocation */");
+    }
     if (!s->main_ends_in_return) {
       rw_buf b = {0};
       rw_line_indent(&r->lines, s->main_body_begin, &b);
@@ -177,7 +192,7 @@ static void instrument_main_and_loop(rw *r) {
       rw_line_restore(&r->lines, s->main_body_end - 1, &b);
       insert(r, s->main_body_end - 1, RW_PRIO_CLOSE, &b);
     }
-  } else {
+  } else if (!r->t->prog || r->t->prog->n_units < 2 || r->t->file_index == 0) {
     rw_buf_puts(&r->notes, " *   no main() in this file: tidal_init/tidal_shutdown were not inserted "
                            "(call them yourself)\n");
   }
@@ -206,6 +221,7 @@ static void instrument_main_and_loop(rw *r) {
   /* The loop body. */
   const char *src = r->t->main_source;
   unsigned b = g->loop_body.begin, e = g->loop_body.end;
+  if (g->loop_body.file != r->t->file_index) return; /* another file of the program */
   if (!g->loop_body.editable || e <= b || e > r->t->main_size) {
     rw_buf_puts(&r->notes, " *   the training loop's body is not editable (inside a macro): no "
                            "iteration markers\n");
@@ -317,7 +333,12 @@ static void emit_action(rw *r, const plan_action *a) {
     goto out;
   }
   if (!pl.emit) {
-    plan_skip(r, a, pl.why);
+    /* listed once, in the header of the file defining main() */
+    if (r->t->file_index == 0) plan_skip(r, a, pl.why);
+    goto out;
+  }
+  if (pl.file != r->t->file_index) {
+    r->elsewhere++; /* emitted in the rewrite of another file of the program */
     goto out;
   }
   if (a->kind == PLAN_RECOMPUTE) {
@@ -402,8 +423,10 @@ static void header(rw *r, const plan_result *p, int planned, const char *why_unp
     fmt_bytes(h, p->evicted_bytes);
     rw_buf_printf(h, " (swapped %" PRIu64 ", dropped %" PRIu64 ", recomputed %" PRIu64 ")\n",
                   p->swapped_bytes, p->dropped_bytes, p->recomputed_bytes);
-    rw_buf_printf(h, " * plan actions: %d emitted, %d not emitted (see below)\n", r->emitted,
+    rw_buf_printf(h, " * plan actions: %d emitted, %d not emitted (see below)", r->emitted,
                   r->skipped);
+    if (r->elsewhere) rw_buf_printf(h, ", %d emitted in other files of the program", r->elsewhere);
+    rw_buf_puts(h, "\n");
     if (r->plan_lines.n) rw_buf_putn(h, r->plan_lines.p, r->plan_lines.n);
   } else {
     rw_buf_puts(h, " * no plan: ");
@@ -488,14 +511,20 @@ void rw_report_free(rw_report *r) {
 unsigned char *rw_allocs_managed(const graph *g, const rw_scan *s) {
   unsigned char *m = calloc((size_t)g->n_allocs + 1, 1);
   if (!m) return NULL;
+  rw_allocs_managed_in(g, s, g->tu ? g->tu->main_path : NULL, m);
+  return m;
+}
+
+/* Marks in m the allocations whose cudaMalloc scan s (of the file at
+ * path) replaces. */
+void rw_allocs_managed_in(const graph *g, const rw_scan *s, const char *path, unsigned char *m) {
   for (int i = 0; i < g->n_allocs; i++) {
     const graph_alloc *a = &g->allocs[i];
-    if (!a->file || !g->tu || strcmp(a->file, g->tu->main_path) != 0) continue;
+    if (!a->file || !path || strcmp(a->file, path) != 0) continue;
     for (int k = 0; k < s->n_mems && !m[i]; k++)
       m[i] = s->mems[k].line == a->line && s->mems[k].col == a->col &&
              strstr(s->mems[k].callee, "Malloc") != NULL;
   }
-  return m;
 }
 
 /* Copies what the command reports out of the rewrite's state. */
@@ -512,6 +541,11 @@ static void fill_report(const rw *r, const plan_result *p, int planned, const ch
     rep->overhead_s = p->modelled_overhead_s;
   }
   rep->alloc_managed = rw_allocs_managed(r->g, &r->scan);
+  /* -o DIR/: every file of the program is rewritten, its allocations too */
+  if (rep->alloc_managed && r->req->all_files && r->t->prog)
+    for (int f = 0; f < r->n_scans && f < r->t->prog->n_files; f++)
+      rw_allocs_managed_in(r->g, &r->scans[f], r->t->prog->files[f]->main_path,
+                           rep->alloc_managed);
   rep->plan_emitted = r->emitted;
   rep->plan_not_emitted = r->skipped;
   rep->n_mems = r->scan.n_mems;
@@ -532,14 +566,16 @@ static void fill_report(const rw *r, const plan_result *p, int planned, const ch
   }
 }
 
-int rw_rewrite(pass_tu *t, graph *g, const rw_request *req, char **out, size_t *out_n,
-               rw_report *rep) {
+int rw_rewrite(pass_tu *t, graph *g, const rw_request *req, const rw_scan *scans, int n_scans,
+               char **out, size_t *out_n, rw_report *rep) {
   if (rep) memset(rep, 0, sizeof *rep);
   rw r;
   memset(&r, 0, sizeof r);
   r.t = t;
   r.g = g;
   r.req = req;
+  r.scans = scans;
+  r.n_scans = n_scans;
   int rc = TIDAL_EXIT_INTERNAL;
   tidal_trace trace;
   memset(&trace, 0, sizeof trace);
@@ -550,8 +586,9 @@ int rw_rewrite(pass_tu *t, graph *g, const rw_request *req, char **out, size_t *
   rw_buf budget_desc = {0}, hdr = {0}, result = {0};
 
   if (rw_lines_init(&r.lines, t->main_source, t->main_size, t->main_path) != 0) goto out;
-  if (rw_scan_tu(t, g, &r.scan) != 0) goto out;
-  if (rw_placer_init(&r.placer, t, g, &r.scan) != 0) goto out;
+  if (t->file_index < 0 || t->file_index >= n_scans) goto out;
+  r.scan = scans[t->file_index]; /* borrowed: freed by the caller */
+  if (rw_placer_init(&r.placer, t, g, scans, n_scans) != 0) goto out;
 
   /* The plan. */
   if (req->mode == PLAN_MODE_NONE) {
@@ -620,7 +657,6 @@ out:
   if (have_trace) trace_free(&trace);
   rw_edits_free(&r.edits);
   rw_placer_free(&r.placer);
-  rw_scan_free(&r.scan);
   rw_lines_free(&r.lines);
   return rc;
 }

@@ -173,6 +173,16 @@ void rw_scan_free(rw_scan *s);
  * allocation's call with tidal_malloc (matched by expansion location in
  * the main file).  NULL when out of memory. */
 unsigned char *rw_allocs_managed(const graph *g, const rw_scan *s);
+/* Marks in m the allocations whose call scan s (of the program file at
+ * path) replaces. */
+void rw_allocs_managed_in(const graph *g, const rw_scan *s, const char *path, unsigned char *m);
+
+/* Whole-program input: registers every project header the inputs include
+ * (a view each, frontend/program.c), then scans every file of t's program:
+ * (*scans)[i] is the scan of file i (pass_tu.file_index), *n the number of
+ * files.  Returns 0 or -1 (out of memory). */
+int rw_scan_program(pass_tu *t, const graph *g, rw_scan **scans, int *n);
+void rw_scans_free(rw_scan *scans, int n);
 
 /* ---- rewrite_closure.c ---- */
 
@@ -192,7 +202,8 @@ int rw_closure_emit(const graph *g, const rw_site *site, int op, int id, const c
 typedef struct rw_placer {
   pass_tu *t;
   const graph *g;
-  const rw_scan *scan;
+  const rw_scan *scans; /* per program file (rw_scan_program) */
+  int n_scans;
   int n_fns;
   char **fn_names; /* every function named on some op's call path */
   int *fn_refs;    /* references to it in the translation unit (calls, address-of) */
@@ -208,19 +219,21 @@ typedef struct rw_place {
   char *ptr, *bytes;   /* the range as C text valid there */
   char *sbytes;        /* the byte count in symbolic form, for the comment (may be NULL) */
   rw_site *site;       /* recompute: the launch site the closure re-runs */
+  int file;            /* the program file begin/end are in (pass_tu.file_index) */
   unsigned char *in_call; /* level < n_calls: per static op, 1 if it runs inside the call at
                              `level` (the action runs before its first / after its last op);
                              NULL at the op's own statement */
 } rw_place;
 
-int rw_placer_init(rw_placer *p, pass_tu *t, const graph *g, const rw_scan *scan); /* 0 or -1 (oom) */
+int rw_placer_init(rw_placer *p, pass_tu *t, const graph *g, const rw_scan *scans,
+                   int n_scans); /* 0 or -1 (oom) */
 void rw_placer_free(rw_placer *p);
 /* Decides for one action; returns 0 (see pl->emit), or -1 on allocation
  * failure.  pl is always to be released with rw_place_free. */
 int rw_plan_place(rw_placer *p, const plan_action *a, rw_place *pl);
 void rw_place_free(rw_place *pl);
-/* The instrumented site of graph op `op`, NULL if none. */
-rw_site *rw_site_of_op(const rw_scan *scan, const graph *g, int op);
+/* The instrumented site of graph op `op` (in the scan of its file), NULL if none. */
+rw_site *rw_site_of_op(const rw_scan *scans, int n_scans, const graph *g, int op);
 /* 1 if the statement at off is the unbraced body of if/for/while/else/do. */
 int rw_is_unbraced_body(const pass_tu *t, unsigned off);
 
@@ -232,6 +245,7 @@ typedef struct rw_request {
   const char *budget_text; /* --budget as given, NULL if none */
   uint64_t budget_bytes;   /* 0 = none */
   double budget_pct;       /* > 0: percent of the modelled unmanaged peak */
+  int all_files;           /* -o DIR/: every file of the program is rewritten */
 } rw_request;
 
 /* An op site left uninstrumented, and why (rw_report). */
@@ -260,12 +274,13 @@ typedef struct rw_report {
 } rw_report;
 void rw_report_free(rw_report *r); /* NULL-safe; members only */
 
-/* Rewrites t's main file into *out (malloc'd, *out_n bytes) and, when rep
+/* Rewrites file t of the program (scans: rw_scan_program) into *out
+ * (malloc'd, *out_n bytes) and, when rep
  * is not NULL, fills *rep (rw_report_free it in every case).  Returns
  * TIDAL_EXIT_OK, TIDAL_EXIT_BAD_INPUT (a diagnostic was printed) or
  * TIDAL_EXIT_INTERNAL. */
-int rw_rewrite(pass_tu *t, graph *g, const rw_request *req, char **out, size_t *out_n,
-               rw_report *rep);
+int rw_rewrite(pass_tu *t, graph *g, const rw_request *req, const rw_scan *scans, int n_scans,
+               char **out, size_t *out_n, rw_report *rep);
 
 /* 1 if src carries the marker of tidal rewrite's output. */
 int rw_is_tidal_output(const char *src, size_t n);

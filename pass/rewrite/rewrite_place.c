@@ -56,11 +56,12 @@ static enum CXChildVisitResult refs_visitor(CXCursor c, CXCursor parent, CXClien
   return CXChildVisit_Recurse;
 }
 
-int rw_placer_init(rw_placer *p, pass_tu *t, const graph *g, const rw_scan *scan) {
+int rw_placer_init(rw_placer *p, pass_tu *t, const graph *g, const rw_scan *scans, int n_scans) {
   memset(p, 0, sizeof *p);
   p->t = t;
   p->g = g;
-  p->scan = scan;
+  p->scans = scans;
+  p->n_scans = n_scans;
   for (int i = 0; i < g->n_ops; i++)
     for (int k = 0; k < g->ops[i].n_calls; k++) {
       const char *f = g->ops[i].calls[k].function;
@@ -76,7 +77,12 @@ int rw_placer_init(rw_placer *p, pass_tu *t, const graph *g, const rw_scan *scan
   p->fn_refs = calloc((size_t)(p->n_fns ? p->n_fns : 1), sizeof *p->fn_refs);
   if (!p->fn_refs) return -1;
   refs_ud u = {p->fn_names, p->fn_refs, p->n_fns};
-  if (p->n_fns) clang_visitChildren(clang_getTranslationUnitCursor(t->tu), refs_visitor, &u);
+  /* references in every input (a header's are counted once per unit that
+   * includes it: more references, so only ever fewer placements) */
+  pass_tu *const *units;
+  int n_units = program_units(t, &units);
+  for (int i = 0; i < n_units && p->n_fns; i++)
+    clang_visitChildren(clang_getTranslationUnitCursor(units[i]->tu), refs_visitor, &u);
   return 0;
 }
 
@@ -113,6 +119,7 @@ static int same_prefix(const graph_op *a, const graph_op *b, int k) {
   if (a->n_calls < k || b->n_calls < k) return 0;
   for (int j = 0; j < k; j++)
     if (a->calls[j].stmt.begin != b->calls[j].stmt.begin ||
+        a->calls[j].stmt.file != b->calls[j].stmt.file ||
         strcmp(a->calls[j].function, b->calls[j].function) != 0)
       return 0;
   return 1;
@@ -123,7 +130,10 @@ static int loop_depth(const graph *g, const graph_op *op) {
   return op->loop >= 0 && op->loop < g->n_loops ? g->loops[op->loop].call_depth : -1;
 }
 
-rw_site *rw_site_of_op(const rw_scan *scan, const graph *g, int op) {
+rw_site *rw_site_of_op(const rw_scan *scans, int n_scans, const graph *g, int op) {
+  int file = g->ops[op].stmt.file;
+  if (file < 0 || file >= n_scans) return NULL;
+  const rw_scan *scan = &scans[file];
   for (int i = 0; i < scan->n_sites; i++)
     if (scan->sites[i].graph_op >= 0 && !scan->sites[i].skip) {
       const graph_op *a = &g->ops[scan->sites[i].graph_op], *b = &g->ops[op];
@@ -162,17 +172,22 @@ int rw_is_unbraced_body(const pass_tu *t, unsigned off) {
 static int text_ok(const char *s) { return s && *s && !strstr(s, "()"); }
 
 /* The statement range at level k of op (end past a following ';'). */
-static int level_stmt(const rw_placer *p, const graph_op *op, int k, unsigned *b, unsigned *e) {
-  const pass_tu *t = p->t;
+static int level_stmt(const rw_placer *p, const graph_op *op, int k, unsigned *b, unsigned *e,
+                      int *file) {
+  graph_range st = k < op->n_calls ? op->calls[k].stmt : op->stmt;
+  *file = st.file;
   if (k == op->n_calls) {
-    rw_site *site = rw_site_of_op(p->scan, p->g, op->id);
+    rw_site *site = rw_site_of_op(p->scans, p->n_scans, p->g, op->id);
     if (site) {
       *b = site->stmt_begin;
       *e = site->stmt_end;
       return 1;
     }
   }
-  graph_range st = k < op->n_calls ? op->calls[k].stmt : op->stmt;
+  /* the statement's own file (an input or a project header) */
+  if (st.file < 0 || st.file >= p->n_scans || !p->t->prog || st.file >= p->t->prog->n_files)
+    return 0;
+  const pass_tu *t = p->t->prog->files[st.file];
   if (!st.editable || st.end <= st.begin || st.end > t->main_size) return 0;
   *b = st.begin;
   *e = st.end;
@@ -193,7 +208,7 @@ static int place_recompute(rw_placer *p, const plan_action *a, rw_place *pl) {
   const graph *g = p->g;
   const graph_op *at = &g->ops[a->at_op];
   const graph_access *ga = &g->ops[a->ref_op].acc[a->ref_access];
-  rw_site *site = rw_site_of_op(p->scan, g, a->at_op);
+  rw_site *site = rw_site_of_op(p->scans, p->n_scans, g, a->at_op);
   const char *why = NULL;
   if (at->kind != GRAPH_OP_LAUNCH)
     why = "the producer is a library call (only kernel launches get closures)";
@@ -208,7 +223,9 @@ static int place_recompute(rw_placer *p, const plan_action *a, rw_place *pl) {
           "loop (a closure there would fire on all of them)";
   else if (loop_depth(g, at) > at->n_calls)
     why = "the producer is inside a loop deeper than its launch";
-  else if (site->braces == 0 && rw_is_unbraced_body(p->t, site->stmt_begin))
+  else if (site->braces == 0 &&
+           rw_is_unbraced_body(p->t->prog ? p->t->prog->files[at->stmt.file] : p->t,
+                               site->stmt_begin))
     why = "the producer is a declaration used as an unbraced body";
   if (why) {
     not_emitted(pl, why);
@@ -233,6 +250,7 @@ static int place_recompute(rw_placer *p, const plan_action *a, rw_place *pl) {
   pl->emit = 1;
   pl->level = at->n_calls;
   pl->site = site;
+  pl->file = at->stmt.file;
   pl->begin = site->stmt_begin;
   pl->end = site->stmt_end;
   return 0;
@@ -276,18 +294,20 @@ int rw_plan_place(rw_placer *p, const plan_action *a, rw_place *pl) {
       continue;
     }
     unsigned b, e;
-    if (!level_stmt(p, at, k, &b, &e)) {
+    int file;
+    if (!level_stmt(p, at, k, &b, &e, &file)) {
       why = "the statement is not editable (inside a macro or another file)";
       continue;
     }
     graph_range sp = ga->text_span_at[k];
-    if (!sp.editable || b < sp.begin || b >= sp.end) {
+    if (!sp.editable || sp.file != file || b < sp.begin || b >= sp.end) {
       why = "its pointer or size uses a local not yet declared (or out of scope) where the call "
             "would go";
       continue;
     }
     pl->emit = 1;
     pl->level = k;
+    pl->file = file;
     pl->begin = b;
     pl->end = e;
     pl->ptr = strdup(ga->ptr_text_at[k]);

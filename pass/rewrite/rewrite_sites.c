@@ -289,6 +289,30 @@ static sym *local_int(scan_ctx *x, CXCursor e) {
   return r ? r : sym_unknown(a);
 }
 
+/* NULL, nullptr or 0 written as a pointer argument (an optional input left
+ * out): not an access, never declared (tidal_op_begin would reject it). */
+static int is_null_constant(CXCursor a) {
+  for (int guard = 0; guard < 16; guard++) {
+    enum CXCursorKind k = clang_getCursorKind(a);
+    if (k == CXCursor_GNUNullExpr || k == CXCursor_CXXNullPtrLiteralExpr) return 1;
+    if (k != CXCursor_UnexposedExpr && k != CXCursor_ParenExpr && k != CXCursor_CStyleCastExpr &&
+        k != CXCursor_CXXStaticCastExpr && k != CXCursor_CXXReinterpretCastExpr)
+      break;
+    kids ch = children(a);
+    if (ch.n < 1) {
+      free(ch.v);
+      break;
+    }
+    a = ch.v[ch.n - 1];
+    free(ch.v);
+  }
+  if (clang_getCursorKind(a) != CXCursor_IntegerLiteral) return 0;
+  CXEvalResult ev = clang_Cursor_Evaluate(a);
+  int zero = ev && clang_EvalResult_getKind(ev) == CXEval_Int && clang_EvalResult_getAsLongLong(ev) == 0;
+  if (ev) clang_EvalResult_dispose(ev);
+  return zero;
+}
+
 /* Accesses computed here, for op sites the graph does not hold (outside
  * the training loop): kernel parameter extents with the launch's argument
  * texts substituted, or the library-call model over the argument texts. */
@@ -327,7 +351,9 @@ static void local_accesses(scan_ctx *x, rw_site *site, CXCursor call, const char
       iv[p] = local_int(x, clang_Cursor_getArgument(call, (unsigned)p));
     for (int p = 0; p < ki->n_params && p < nargs; p++) {
       const kernel_param *kp = &ki->params[p];
-      if (!kp->is_pointer || kp->mode == ACCESS_NONE || !text_ok(args[p]) || covered[p]) continue;
+      if (!kp->is_pointer || kp->mode == ACCESS_NONE || !text_ok(args[p]) || covered[p] ||
+          is_null_constant(clang_Cursor_getArgument(call, (unsigned)p)))
+        continue;
       char *bytes = NULL;
       const char *why = kp->why ? kp->why : "the kernel's index range is not bounded";
       if (!sym_is_unknown(kp->extent) && kp->elem_bytes > 0) {
@@ -348,7 +374,8 @@ static void local_accesses(scan_ctx *x, rw_site *site, CXCursor call, const char
     libcall_env env = {x->t->arena, NULL, NULL, NULL, NULL};
     int n = libcall_accesses(callee, largs, nargs, &env, acc, MAX_LIB_ACCESSES);
     for (int i = 0; i < n && i < MAX_LIB_ACCESSES; i++) {
-      if (acc[i].arg < 0 || acc[i].arg >= nargs || !text_ok(args[acc[i].arg]) || covered[acc[i].arg])
+      if (acc[i].arg < 0 || acc[i].arg >= nargs || !text_ok(args[acc[i].arg]) || covered[acc[i].arg] ||
+          is_null_constant(clang_Cursor_getArgument(call, (unsigned)acc[i].arg)))
         continue;
       char *bytes = sym_is_unknown(acc[i].bytes) ? NULL : sym_to_c(acc[i].bytes);
       add_acc(site, args[acc[i].arg], bytes, tidal_mode_of(acc[i].mode), acc[i].exact,
@@ -368,12 +395,14 @@ out:
 
 /* The graph ops whose statement overlaps [b, e) and call callee (one per
  * call path reaching the statement); returns how many, up to max. */
-static int graph_ops_at(const graph *g, unsigned b, unsigned e, const char *callee, int *out,
-                        int max) {
+static int graph_ops_at(const graph *g, int file, unsigned b, unsigned e, const char *callee,
+                        int *out, int max) {
   int n = 0;
   for (int i = 0; i < g->n_ops; i++) {
     const graph_op *op = &g->ops[i];
-    if (op->stmt.end <= b || op->stmt.begin >= e || strcmp(op->callee, callee)) continue;
+    if (op->stmt.file != file || op->stmt.end <= b || op->stmt.begin >= e ||
+        strcmp(op->callee, callee))
+      continue;
     if (n < max) out[n] = i;
     n++;
   }
@@ -387,7 +416,27 @@ typedef struct expr_walk {
   int braces;      /* wrap in braces */
   int is_return;
   rw_site *site;   /* created on the first op */
+  unsigned seen[16][2]; /* op calls met (spelling, expansion offsets): a check macro
+                           evaluating its argument twice repeats one in the AST */
+  int n_seen;
 } expr_walk;
+
+/* 1 if the op call c was already met in this statement (the same call
+ * written once, duplicated by a macro); else remembers it. */
+static int op_seen(expr_walk *w, CXCursor c) {
+  CXSourceLocation loc = clang_getRangeStart(clang_getCursorExtent(c));
+  unsigned so = 0, eo = 0;
+  clang_getFileLocation(loc, NULL, NULL, NULL, &so);
+  clang_getExpansionLocation(loc, NULL, NULL, NULL, &eo);
+  for (int i = 0; i < w->n_seen && i < 16; i++)
+    if (w->seen[i][0] == so && w->seen[i][1] == eo) return 1;
+  if (w->n_seen < 16) {
+    w->seen[w->n_seen][0] = so;
+    w->seen[w->n_seen][1] = eo;
+    w->n_seen++;
+  }
+  return 0;
+}
 
 static int is_mem_callee(const char *n) {
   return !strcmp(n, "cudaMalloc") || !strcmp(n, "cudaMallocAsync") || !strcmp(n, "cudaFree") ||
@@ -409,6 +458,10 @@ static void record_mem(scan_ctx *x, CXCursor call, const char *callee) {
     return;
   }
   rw_scan *s = x->s;
+  /* a check macro evaluating its argument twice puts the call in the AST
+   * twice, written once: one replacement */
+  for (int i = 0; i < s->n_mems; i++)
+    if (s->mems[i].begin == b && s->mems[i].end == e) return;
   GROW(s->mems, s->n_mems, s->cap_mems, x->oom);
   if (x->oom) return;
   rw_mem *m = &s->mems[s->n_mems++];
@@ -470,7 +523,7 @@ static enum CXChildVisitResult expr_visitor(CXCursor c, CXCursor parent, CXClien
   const libcall_info *li = ki ? NULL : libcall_find(callee);
   if (is_mem_callee(callee)) {
     record_mem(x, c, callee);
-  } else if (ki || (li && (li->flags & LIBCALL_OP))) {
+  } else if ((ki || (li && (li->flags & LIBCALL_OP))) && !op_seen(w, c)) {
     int kind = ki ? GRAPH_OP_LAUNCH
                   : !strncmp(callee, "cudaMemcpy", 10) ? GRAPH_OP_MEMCPY
                   : !strncmp(callee, "cudaMemset", 10) ? GRAPH_OP_MEMSET
@@ -480,7 +533,7 @@ static enum CXChildVisitResult expr_visitor(CXCursor c, CXCursor parent, CXClien
     rw_site *site = w->site;
     if (site && !site->skip) {
       int ops[MAX_PATHS];
-      int n = graph_ops_at(x->g, site->stmt_begin, site->stmt_end, callee, ops, MAX_PATHS);
+      int n = graph_ops_at(x->g, x->t->file_index, site->stmt_begin, site->stmt_end, callee, ops, MAX_PATHS);
       if (first) {
         site->graph_op = n > 0 ? ops[0] : -1;
         site->n_graph_ops = n;
@@ -502,7 +555,7 @@ static enum CXChildVisitResult expr_visitor(CXCursor c, CXCursor parent, CXClien
 
 static void scan_expr(scan_ctx *x, CXCursor e, CXCursor stmt, int stmt_pos, int braces,
                       int is_return) {
-  expr_walk w = {x, stmt, stmt_pos, braces, is_return, NULL};
+  expr_walk w = {x, stmt, stmt_pos, braces, is_return, NULL, {{0}}, 0};
   /* The statement cursor itself may be the call (an expression statement). */
   if (clang_getCursorKind(e) == CXCursor_CallExpr)
     expr_visitor(e, clang_getNullCursor(), &w);
@@ -558,7 +611,7 @@ static void walk_control(scan_ctx *x, CXCursor s, enum CXCursorKind kind) {
   unsigned b = 0;
   int is_train = is_loop && x->g->loop_stmt.end > 0 &&
                  main_offset(x->t, clang_getRangeStart(clang_getCursorExtent(s)), 1, &b) &&
-                 b == x->g->loop_stmt.begin;
+                 b == x->g->loop_stmt.begin && x->g->loop_stmt.file == x->t->file_index;
   kids k = children(s);
   for (int i = 0; i < k.n; i++) {
     CXCursor c = k.v[i];
@@ -717,9 +770,16 @@ static enum CXChildVisitResult top_visitor(CXCursor c, CXCursor parent, CXClient
   switch (clang_getCursorKind(c)) {
   case CXCursor_Namespace:
   case CXCursor_LinkageSpec:
+  /* member functions defined in the class body, constructors included */
+  case CXCursor_StructDecl:
+  case CXCursor_ClassDecl:
+  case CXCursor_ClassTemplate:
     return CXChildVisit_Recurse;
   case CXCursor_FunctionDecl:
   case CXCursor_CXXMethod:
+  case CXCursor_Constructor:
+  case CXCursor_Destructor:
+  case CXCursor_FunctionTemplate:
     walk_function(x, c);
     return CXChildVisit_Continue;
   default:
@@ -735,6 +795,40 @@ int rw_scan_tu(pass_tu *t, const graph *g, rw_scan *out) {
   x.s = out;
   clang_visitChildren(clang_getTranslationUnitCursor(t->tu), top_visitor, &x);
   return x.oom ? -1 : 0;
+}
+
+/* Project headers reach the program through the inputs' #includes. */
+static void inclusion_visitor(CXFile f, CXSourceLocation *stack, unsigned n, CXClientData d) {
+  (void)stack;
+  (void)n;
+  pass_tu *u = d;
+  (void)program_view_of_file(u, clang_getTranslationUnitCursor(u->tu), f);
+}
+
+int rw_scan_program(pass_tu *t, const graph *g, rw_scan **scans, int *n) {
+  *scans = NULL;
+  *n = 0;
+  pass_tu *const *units;
+  int n_units = program_units(t, &units);
+  for (int i = 0; i < n_units; i++) clang_getInclusions(units[i]->tu, inclusion_visitor, units[i]);
+  int nf = t->prog ? t->prog->n_files : 1;
+  rw_scan *v = calloc((size_t)nf, sizeof *v);
+  if (!v) return -1;
+  for (int i = 0; i < nf; i++) {
+    pass_tu *f = t->prog ? t->prog->files[i] : t;
+    if (rw_scan_tu(f, g, &v[i]) != 0) {
+      rw_scans_free(v, i + 1);
+      return -1;
+    }
+  }
+  *scans = v;
+  *n = nf;
+  return 0;
+}
+
+void rw_scans_free(rw_scan *scans, int n) {
+  for (int i = 0; scans && i < n; i++) rw_scan_free(&scans[i]);
+  free(scans);
 }
 
 void rw_scan_free(rw_scan *s) {
