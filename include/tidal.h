@@ -268,6 +268,23 @@ tidal_status tidal_recompute_register(const void *ptr, size_t bytes, tidal_recom
 /* Asks that [ptr, ptr+bytes) stay resident until the iteration ends. */
 tidal_status tidal_keep(const void *ptr, size_t bytes);
 
+/* What a range of memory is to training.  Only observation uses it: the
+ * trace's "resident by group" counter, which `tidal report` stacks. */
+typedef enum tidal_group {
+  TIDAL_GROUP_OTHER = 0,
+  TIDAL_GROUP_PARAMETERS = 1,
+  TIDAL_GROUP_OPTIMIZER = 2,   /* optimizer state (moments, master weights) */
+  TIDAL_GROUP_GRADIENTS = 3,
+  TIDAL_GROUP_ACTIVATIONS = 4,
+  TIDAL_NGROUPS = 5
+} tidal_group;
+
+/* Names [ptr, ptr + bytes) (inside one tidal allocation) and gives it a
+ * group.  Annotating the same range again replaces the name and group;
+ * tidal_free forgets the annotations inside the freed allocation.
+ * TIDAL_ERR_UNKNOWN_POINTER, TIDAL_ERR_OUT_OF_BOUNDS, TIDAL_ERR_INVALID. */
+tidal_status tidal_annotate(const void *ptr, size_t bytes, const char *name, tidal_group group);
+
 /* ---- Observation ---- */
 
 typedef struct tidal_counters {

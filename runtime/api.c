@@ -237,6 +237,7 @@ tidal_status tidal_shutdown(void) {
   rt_trace_close(); /* its last counters read the backend's clock */
   rt_host_destroy();
   rt_g.be->destroy(rt_g.b);
+  rt_annotate_destroy();
   rt_pool_destroy();
   rt_arbiter_leave(); /* after the pool: its chunks are given back first */
   free(rt_g.frames);
@@ -307,6 +308,7 @@ tidal_status tidal_malloc(void **p, size_t bytes) {
     return st;
   }
   *p = (void *)a->base;
+  rt_g.allocated_bytes += a->bytes;
   if (RT_TRACING())
     rt_trace("malloc", "\"ptr\":\"%#lx\",\"bytes\":%zu", (unsigned long)a->base, bytes);
   return TIDAL_OK;
@@ -373,6 +375,8 @@ tidal_status tidal_free(void *p) {
       return rt_error(TIDAL_ERR_INVALID, "tidal_free(%p): an open op (tidal_op_begin) uses it", p);
   if (RT_TRACING())
     rt_trace("free", "\"ptr\":\"%p\"", p);
+  rt_annotate_forget(a->base, a->base + a->reserved);
+  rt_g.allocated_bytes -= a->bytes;
   rt_registry_remove(a);
   return release_alloc(a);
 }

@@ -158,10 +158,22 @@ static option choose(const rt_plan *pl, const model *md, const rt_plan_params *p
   }
   /* swap */
   uint32_t k_out = 1;
+  double out_wait = 0;
   if (gr->dirty) {
     double out = copy_s(p, bytes, p->d2h_bytes_per_s);
     while (k_out < D && span(md, g->from, 1, k_out) < out)
       k_out++;
+    /* Note [exposed swap-out]: when the ops before the peak cannot hide
+     * the device-to-host copy (short gaps, or no measured durations at
+     * all: a rewritten program on the sim, whose sites carry no estimate),
+     * the memory is still free at the peak once the runtime has waited for
+     * the copy (rt_phys_acquire waits for the oldest swap-out): that wait
+     * is the cost, instead of leaving the peak to LRU eviction, which
+     * copies out just the same and faults the data back in. */
+    if (k_peak && k_out > k_peak) {
+      out_wait = out - span(md, g->from, 1, k_peak);
+      k_out = k_peak;
+    }
   }
   uint32_t k_pf = D;
   double exposed = 0;
@@ -191,8 +203,8 @@ static option choose(const rt_plan *pl, const model *md, const rt_plan_params *p
   o.kind = RT_ACT_SWAP;
   o.k_out = k_out;
   o.k_pf = k_pf;
-  o.cost = exposed;
-  o.swap_cost = exposed;
+  o.cost = exposed + out_wait;
+  o.swap_cost = exposed + out_wait;
   if (g->rc_ok && !(adj && adj->no_rc)) {
     double rc = dur[g->from];
     if (!o.valid || rc < o.cost) {

@@ -189,6 +189,7 @@ typedef struct rt_runtime {
   /* registry.c: live allocations sorted by base, and recently freed bases */
   rt_alloc **allocs;
   size_t nallocs, cap_allocs;
+  uint64_t allocated_bytes;   /* live tidal_malloc bytes: the program's footprint without tidal */
   rt_alloc *last_hit;
   uintptr_t *freed;              /* ring of freed bases */
   size_t nfreed, freed_head;
@@ -431,6 +432,13 @@ RT_HIDDEN int rt_costs_parse(const char *text, const char *name, rt_costs *c, ch
                              size_t errlen);
 /* The built-in defaults (runtime/sim_costs.txt), then path if non-NULL. */
 RT_HIDDEN tidal_status rt_costs_load(const char *path, rt_costs *c);
+
+/* ---- annotate.c ---- */
+RT_HIDDEN void rt_annotate_forget(uintptr_t lo, uintptr_t hi); /* annotations starting in [lo, hi) */
+RT_HIDDEN void rt_annotate_destroy(void);
+RT_HIDDEN int rt_annotate_any(void);
+/* Splits `resident` bytes by tidal_group (unannotated: OTHER). */
+RT_HIDDEN void rt_annotate_resident(uint64_t resident, uint64_t out[TIDAL_NGROUPS]);
 
 /* ---- the run-time planner (plan_exec.c; planner.h has the rest) ----
  * Hooks from api.c.  op_enter runs the plan's actions for the op about to

@@ -10,8 +10,12 @@
  *   3 copy H2D     prefetches and fault-ins
  *   4 runtime      instants: malloc, free, drop, evict, error, ...
  *   5 iterations   one slice per tidal_iteration_begin .. _end
- * and counters ("ph":"C") "resident bytes", "host bytes" and "budget bytes",
- * written when they change, at op boundaries and copies.
+ * and counters ("ph":"C") "resident bytes", "host bytes", "budget bytes" and
+ * "allocated bytes" (what tidal_malloc handed out: the program's footprint
+ * without tidal), written when they change, at op boundaries and copies;
+ * once the program annotates ranges (tidal_annotate), "resident by group"
+ * splits the resident bytes: args {"parameters", "optimizer state",
+ * "gradients", "activations", "other"} (`tidal report` stacks them).
  * Clocks (ts, microseconds): the sim backend's virtual clock (copies are
  * placed where its cost model puts them); on CUDA the host's monotonic
  * clock since tidal_init: op slices are the host's launch window (op_begin
@@ -38,6 +42,9 @@ static struct {
   double t0;         /* host clock at open */
   int iter_open;     /* an iteration slice is open */
   uint64_t resident, host, budget; /* counters last written */
+  uint64_t allocated;
+  uint64_t groups[TIDAL_NGROUPS];
+  int groups_written;
   int counters_written;
 } tr;
 
@@ -147,6 +154,24 @@ void rt_trace_counters(void) {
     counter("host bytes", host);
   if (!tr.counters_written || budget != tr.budget)
     counter("budget bytes", budget);
+  if (!tr.counters_written || rt_g.allocated_bytes != tr.allocated)
+    counter("allocated bytes", rt_g.allocated_bytes);
+  tr.allocated = rt_g.allocated_bytes;
+  if (rt_annotate_any()) { /* Note [trace format]: resident by group */
+    uint64_t g[TIDAL_NGROUPS];
+    rt_annotate_resident(resident, g);
+    if (!tr.groups_written || memcmp(g, tr.groups, sizeof g) != 0) {
+      static const char *const names[TIDAL_NGROUPS] = {"other", "parameters", "optimizer state",
+                                                       "gradients", "activations"};
+      event_start("C", now_s(), 0);
+      fputs(",\"name\":\"resident by group\",\"args\":{", rt_g.trace);
+      for (int k = 0; k < TIDAL_NGROUPS; k++)
+        fprintf(rt_g.trace, "%s\"%s\":%llu", k ? "," : "", names[k], (unsigned long long)g[k]);
+      fputs("}}", rt_g.trace);
+      memcpy(tr.groups, g, sizeof g);
+      tr.groups_written = 1;
+    }
+  }
   tr.resident = resident;
   tr.host = host;
   tr.budget = budget;

@@ -83,6 +83,8 @@ enum cover_kind {
 
 typedef struct base_var {
   sym *bound;  /* exclusive upper bound, NULL if unbounded */
+  sym *lbound; /* exclusive upper bound naming the launch (gridDim.x...), when
+                * bound is NULL (Note [launch bounds]) */
   int nonneg;  /* known >= 0 */
   int cover;   /* enum cover_kind */
 } base_var;
@@ -179,6 +181,7 @@ static int new_var(kctx *c, sym *bound, int nonneg) {
     c->cap_vars = cap;
   }
   c->vars[c->n_vars].bound = bound;
+  c->vars[c->n_vars].lbound = NULL;
   c->vars[c->n_vars].nonneg = nonneg;
   c->vars[c->n_vars].cover = COV_NONE;
   return c->n_vars++;
@@ -245,9 +248,26 @@ static int coef_sign(kctx *c, sym *s) {
   return 0;
 }
 
+/* Note [launch bounds]: threadIdx.x < blockDim.x and blockIdx.x <
+ * gridDim.x whatever the kernel tests, so a builtin index no guard bounds
+ * is bounded by the launch: its base variable's lbound names the launch
+ * dimension ("gridDim.x", "blockDim.x"; y and z likewise), and an extent
+ * over it names them too - `embedding_forward` indexing rows by
+ * blockIdx.x has extent gridDim.x*T*C.  The graph and the rewriter
+ * substitute the launch's grid and block x (kernels_launch_dim); where
+ * they are not known (a dim3 variable, y and z) the extent is unknown
+ * there, as it was before.  Guards and the dense proof use own bounds
+ * only, so a guarded index is never bounded by min(N, launch). */
+static sym *launch_name(kctx *c, const char *base, const char *comp) {
+  char nm[32];
+  snprintf(nm, sizeof nm, "%s.%s", base, comp);
+  return sym_var(c->a, nm);
+}
+
 /* Maximum (inclusive) and minimum of an affine value; NULL when a variable
- * is unbounded where it matters, or a coefficient's sign is unknown. */
-static sym *lin_max(kctx *c, lin x) {
+ * is unbounded where it matters, or a coefficient's sign is unknown.
+ * full: a variable without a bound of its own may use its launch bound. */
+static sym *lin_max_mode(kctx *c, lin x, int full) {
   if (!x.ok) return NULL;
   sym *m = x.k;
   for (int i = 0; i < x.n; i++) {
@@ -255,12 +275,15 @@ static sym *lin_max(kctx *c, lin x) {
     int sg = coef_sign(c, x.coef[i]);
     if (sg == 0 || !v->nonneg) return NULL;
     if (sg > 0) {
-      if (!v->bound) return NULL;
-      m = sym_add(c->a, m, sym_mul(c->a, sym_sub(c->a, v->bound, sym_const(c->a, 1)), x.coef[i]));
+      sym *b = v->bound ? v->bound : full ? v->lbound : NULL;
+      if (!b) return NULL;
+      m = sym_add(c->a, m, sym_mul(c->a, sym_sub(c->a, b, sym_const(c->a, 1)), x.coef[i]));
     } /* negative coefficient: the maximum is at v = 0 */
   }
   return sym_is_unknown(m) ? NULL : m;
 }
+
+static sym *lin_max(kctx *c, lin x) { return lin_max_mode(c, x, 1); }
 
 static sym *lin_min(kctx *c, lin x) {
   if (!x.ok) return NULL;
@@ -270,8 +293,9 @@ static sym *lin_min(kctx *c, lin x) {
     int sg = coef_sign(c, x.coef[i]);
     if (sg == 0 || !v->nonneg) return NULL;
     if (sg < 0) {
-      if (!v->bound) return NULL;
-      m = sym_add(c->a, m, sym_mul(c->a, sym_sub(c->a, v->bound, sym_const(c->a, 1)), x.coef[i]));
+      sym *b = v->bound ? v->bound : v->lbound;
+      if (!b) return NULL;
+      m = sym_add(c->a, m, sym_mul(c->a, sym_sub(c->a, b, sym_const(c->a, 1)), x.coef[i]));
     }
   }
   return sym_is_unknown(m) ? NULL : m;
@@ -295,10 +319,14 @@ static int var_cover(kctx *c, const lin *x) {
   return v < 0 ? COV_NONE : c->vars[v].cover;
 }
 
-/* A fresh non-negative variable with a cover kind (Note [dense]). */
-static lin lin_cover(kctx *c, int cover) {
+/* A fresh non-negative variable with a cover kind (Note [dense]) and a
+ * launch bound (Note [launch bounds]; NULL: none). */
+static lin lin_cover(kctx *c, int cover, sym *lbound) {
   int v = new_var(c, NULL, 1);
-  if (v >= 0) c->vars[v].cover = cover;
+  if (v >= 0) {
+    c->vars[v].cover = cover;
+    c->vars[v].lbound = lbound && !sym_is_unknown(lbound) ? lbound : NULL;
+  }
   return lin_var(c, v);
 }
 
@@ -722,6 +750,24 @@ static ptrval ptr_none(kctx *c) {
   return p;
 }
 
+/* x / d (x >= 0, d > 0 over parameters) as a fresh variable bounded by
+ * ceil((max x + 1) / d): own bound from x's own bounds, else a launch
+ * bound from its launch bounds (Note [launch bounds]). */
+static sym *quotient_bound(kctx *c, sym *mx, sym *d) {
+  if (!mx) return NULL;
+  sym *cnt = sym_add(c->a, mx, sym_const(c->a, 1));
+  sym *bound = sym_div_exact(c->a, cnt, d);
+  if (!bound) bound = sym_div(c->a, sym_add(c->a, cnt, sym_sub(c->a, d, sym_const(c->a, 1))), d);
+  return sym_is_unknown(bound) ? NULL : bound;
+}
+
+static lin quotient_var(kctx *c, lin x, sym *d) {
+  sym *own = quotient_bound(c, lin_max_mode(c, x, 0), d);
+  int v = new_var(c, own, 1);
+  if (v >= 0 && !own) c->vars[v].lbound = quotient_bound(c, lin_max_mode(c, x, 1), d);
+  return lin_var(c, v);
+}
+
 static int try_constant(CXCursor e, long long *out) {
   CXEvalResult r = clang_Cursor_Evaluate(e);
   if (!r) return 0;
@@ -758,17 +804,28 @@ static lin eval_int(kctx *c, CXCursor e) {
   case CXCursor_MemberRefExpr: {
     /* threadIdx.x and friends: non-negative, unbounded (the launch decides). */
     int bx = builtin_x(e);
-    if (bx == BI_TID) return lin_cover(c, COV_TID_RAW);
-    if (bx == BI_BID) return lin_cover(c, COV_BID_RAW);
-    if (bx == BI_BDIM) return lin_cover(c, COV_BDIM_RAW);
+    sym *one = sym_const(c->a, 1);
+    if (bx == BI_TID) return lin_cover(c, COV_TID_RAW, launch_name(c, "blockDim", "x"));
+    if (bx == BI_BID) return lin_cover(c, COV_BID_RAW, launch_name(c, "gridDim", "x"));
+    if (bx == BI_BDIM) return lin_cover(c, COV_BDIM_RAW, sym_add(c->a, launch_name(c, "blockDim", "x"), one));
     kids ch = children(e);
     if (ch.n == 1) {
       CXCursor base = strip(ch.v[0]);
       char *bn = string_and_dispose(clang_getCursorSpelling(base));
-      int builtin = !strcmp(bn, "threadIdx") || !strcmp(bn, "blockIdx") ||
-                    !strcmp(bn, "blockDim") || !strcmp(bn, "gridDim");
+      char *mn = member_name(e);
+      /* the launch bound of each builtin: threadIdx < blockDim, blockIdx <
+       * gridDim, blockDim <= blockDim (Note [launch bounds]) */
+      const char *dim = !strcmp(bn, "threadIdx") || !strcmp(bn, "blockDim") ? "blockDim"
+                        : !strcmp(bn, "blockIdx") || !strcmp(bn, "gridDim") ? "gridDim"
+                                                                             : NULL;
+      sym *lb = NULL;
+      if (dim && mn && (!strcmp(mn, "x") || !strcmp(mn, "y") || !strcmp(mn, "z"))) {
+        lb = launch_name(c, dim, mn);
+        if (!strcmp(bn, "blockDim") || !strcmp(bn, "gridDim")) lb = sym_add(c->a, lb, one);
+      }
       free(bn);
-      if (builtin) return lin_opaque(c, 1);
+      free(mn);
+      if (dim) return lin_cover(c, COV_NONE, lb);
     }
     visit_expr(c, e);
     return lin_opaque(c, is_unsigned_type(clang_getCursorType(e)));
@@ -789,9 +846,12 @@ static lin eval_int(kctx *c, CXCursor e) {
     if (op == CXBinaryOperator_Add &&
         ((is_builtin_product(ch.v[0], BI_BID, BI_BDIM) && builtin_x(ch.v[1]) == BI_TID) ||
          (is_builtin_product(ch.v[1], BI_BID, BI_BDIM) && builtin_x(ch.v[0]) == BI_TID)))
-      return lin_cover(c, COV_GTID_RAW);
+      return lin_cover(c, COV_GTID_RAW,
+                       sym_mul(c->a, launch_name(c, "gridDim", "x"), launch_name(c, "blockDim", "x")));
     if (op == CXBinaryOperator_Mul && is_builtin_product(e, BI_BDIM, BI_GDIM))
-      return lin_cover(c, COV_STRIDE_RAW);
+      return lin_cover(c, COV_STRIDE_RAW,
+                       sym_add(c->a, sym_mul(c->a, launch_name(c, "gridDim", "x"), launch_name(c, "blockDim", "x")),
+                               sym_const(c->a, 1)));
     if (op == CXBinaryOperator_Add || op == CXBinaryOperator_Sub || op == CXBinaryOperator_Mul ||
         op == CXBinaryOperator_Div || op == CXBinaryOperator_Rem || op == CXBinaryOperator_Shl) {
       lin x = eval_int(c, ch.v[0]), y = eval_int(c, ch.v[1]);
@@ -825,15 +885,7 @@ static lin eval_int(kctx *c, CXCursor e) {
         }
         if (!nn) return lin_opaque(c, 0);
         if (op == CXBinaryOperator_Rem) return lin_var(c, new_var(c, y.k, 1));
-        sym *mx = lin_max(c, x);
-        sym *bound = NULL;
-        if (mx) {
-          sym *cnt = sym_add(c->a, mx, sym_const(c->a, 1));
-          bound = sym_div_exact(c->a, cnt, y.k);
-          if (!bound) bound = sym_div(c->a, sym_add(c->a, cnt, sym_sub(c->a, y.k, sym_const(c->a, 1))), y.k);
-          if (sym_is_unknown(bound)) bound = NULL;
-        }
-        return lin_var(c, new_var(c, bound, 1));
+        return quotient_var(c, x, y.k);
       }
       }
     }
@@ -849,18 +901,8 @@ static lin eval_int(kctx *c, CXCursor e) {
           return lin_var(c, new_var(c, sym_const(c->a, m + 1), 1));
         return lin_opaque(c, 0);
       }
-      if (y.ok && y.n == 0 && sym_get_const(y.k, &m) && m >= 0 && m <= 40 && lin_nonneg(c, x)) {
-        sym *d = sym_const(c->a, (int64_t)1 << m);
-        sym *mx = lin_max(c, x);
-        sym *bound = NULL;
-        if (mx) {
-          sym *cnt = sym_add(c->a, mx, sym_const(c->a, 1));
-          bound = sym_div_exact(c->a, cnt, d);
-          if (!bound) bound = sym_div(c->a, sym_add(c->a, cnt, sym_const(c->a, ((int64_t)1 << m) - 1)), d);
-          if (sym_is_unknown(bound)) bound = NULL;
-        }
-        return lin_var(c, new_var(c, bound, 1));
-      }
+      if (y.ok && y.n == 0 && sym_get_const(y.k, &m) && m >= 0 && m <= 40 && lin_nonneg(c, x))
+        return quotient_var(c, x, sym_const(c->a, (int64_t)1 << m));
       return lin_opaque(c, 0);
     }
     /* comparisons, logic, bit operations: read the operands, value opaque */
@@ -1832,7 +1874,7 @@ static void rebind_guarded(kctx *c, CXCursor d, lin l, sym *mx, int strict) {
   sym *bound = strict ? mx : sym_add(c->a, mx, sym_const(c->a, 1));
   /* Keep a tighter existing bound if the variable had one of its own. */
   if (b && b->kind == BIND_INT && b->val.ok) {
-    sym *old = lin_max(c, b->val);
+    sym *old = lin_max_mode(c, b->val, 0);
     if (old) bound = sym_min(c->a, bound, sym_add(c->a, old, sym_const(c->a, 1)));
   }
   /* A covering variable bounded by parameters alone stays covering, now
@@ -2580,6 +2622,13 @@ void kernels_launch_dims(CXCursor call, CXCursor *grid_x, CXCursor *block_x) {
   if (clang_Cursor_getNumArguments(cfg) < first + 2) return;
   *grid_x = dim_x(clang_Cursor_getArgument(cfg, (unsigned)first));
   *block_x = dim_x(clang_Cursor_getArgument(cfg, (unsigned)first + 1));
+}
+
+sym *kernels_launch_dim(sym_arena *a, const char *name, sym *grid_x, sym *block_x) {
+  int grid = !strncmp(name, "gridDim.", 8), block = !strncmp(name, "blockDim.", 9);
+  if (!grid && !block) return NULL;
+  sym *v = !strcmp(name, "gridDim.x") ? grid_x : !strcmp(name, "blockDim.x") ? block_x : NULL;
+  return v && !sym_is_unknown(v) ? v : sym_unknown(a);
 }
 
 typedef struct args_ud {

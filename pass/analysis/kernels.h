@@ -72,6 +72,13 @@ void kernels_free(kernel_table *kt);
  * not an integer expression the caller can evaluate (a dim3 variable). */
 void kernels_launch_dims(CXCursor call, CXCursor *grid_x, CXCursor *block_x);
 
+/* An extent may name the launch's dimensions (kernels.c Note [launch
+ * bounds]): "gridDim.x", "blockDim.x", and the y and z components.  For a
+ * name in an extent, the value to substitute at a launch: grid_x or
+ * block_x for the x components when known (non-NULL, not unknown), unknown
+ * otherwise; NULL when name is not a launch dimension (a parameter). */
+sym *kernels_launch_dim(sym_arena *a, const char *name, sym *grid_x, sym *block_x);
+
 /* 1 if a launch of k with grid.x = grid_x and block.x = block_x (syms in
  * one naming context; args[i] is the value of k's parameter i in that
  * context, NULL when unknown) provably meets p's dense conditions, so that

@@ -46,10 +46,7 @@ int cmd_graph(int argc, char **argv) {
     int n_scans = 0;
     unsigned char *managed = NULL;
     if (rw_scan_program(t, &g, &scans, &n_scans) == 0) {
-      managed = rw_allocs_managed(&g, &scans[0]);
-      /* a whole program is rewritten file by file (-o DIR/) */
-      for (int f = 1; managed && f < n_scans && t->prog && t->prog->n_units > 1; f++)
-        rw_allocs_managed_in(&g, &scans[f], t->prog->files[f]->main_path, managed);
+      managed = rw_program_allocs_managed(t, &g, scans, n_scans);
       rw_scans_free(scans, n_scans);
     }
     graph_coverage cov;

@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "cli/build_graph.h"
 #include "cli/commands.h"
@@ -28,6 +30,8 @@
 #include "plan/plan.h"
 #include "replay/replay.h"
 #include "rewrite/rewrite.h"
+#include "cli/summary.h"
+#include "graph/coverage.h"
 
 typedef struct replay_cli {
   cost_model cost;
@@ -39,6 +43,8 @@ typedef struct replay_cli {
   int n_inputs;
   uint64_t budget;      /* --budget in bytes (several programs: the shared total) */
   double pct;           /* --budget as a percentage (one program only) */
+  const char *trace;    /* --trace FILE: the managed run's libtidal trace */
+  const char *timeline; /* --timeline FILE.svg: its memory timeline */
   uint64_t chunk;       /* --chunk: the runtime's eviction unit, 0 = 2 MiB */
   const char *costs;    /* --costs FILE: the sim's cost model (runtime/sim_costs.txt format) */
   const char *profile;  /* --profile FILE: measured op durations (TIDAL_PROFILE) */
@@ -51,9 +57,9 @@ static int replay_extra(void *ud, int argc, char **argv, int *i) {
     c->inputs[c->n_inputs++] = a;
     return c->n_inputs > 1;
   }
-  const char *names[] = {"--cost", "--iterations", "--break", "--runtime-planner",
-                         "--chunk", "--costs", "--profile"};
-  for (int k = 0; k < 7; k++) {
+  const char *names[] = {"--cost", "--iterations", "--break", "--runtime-planner", "--trace",
+                         "--timeline", "--chunk", "--costs", "--profile"};
+  for (int k = 0; k < 9; k++) {
     size_t n = strlen(names[k]);
     if (strncmp(a, names[k], n) != 0) continue;
     if (a[n] == '=') v = a + n + 1;
@@ -78,6 +84,8 @@ static int replay_extra(void *ud, int argc, char **argv, int *i) {
       }
       c->iterations = (int)n_it;
     }
+    if (k == 4) c->trace = v;
+    if (k == 5) c->timeline = v;
     if (k == 3) {
       static const char *const pn[] = {"runtime", "hints", "lru"};
       c->planner = TIDAL_PLANNER_DEFAULT;
@@ -88,7 +96,7 @@ static int replay_extra(void *ud, int argc, char **argv, int *i) {
         return -1;
       }
     }
-    if (k == 4) {
+    if (k == 6) {
       double pct = 0;
       if (options_parse_size(v, &c->chunk, &pct) != 0 || pct > 0 || c->chunk < 4096 ||
           (c->chunk & (c->chunk - 1))) {
@@ -96,8 +104,8 @@ static int replay_extra(void *ud, int argc, char **argv, int *i) {
         return -1;
       }
     }
-    if (k == 5) c->costs = v;
-    if (k == 6) c->profile = v;
+    if (k == 7) c->costs = v;
+    if (k == 8) c->profile = v;
     if (k == 2 && replay_break_parse(v, &c->brk) != 0) {
       diag_error(NULL, 0, 0, "--break must be skip-prefetch or drop-live, not '%s'", v);
       return -1;
@@ -122,6 +130,8 @@ static void usage(FILE *f) {
              "--profile: op durations measured on a GPU (a TIDAL_PROFILE file).\n"
              "Several FILEs: each replays in its own process, at the same time, under one\n"
              "shared --budget SIZE (JSON: workloads, combined_peak_bytes).\n"
+             "--trace FILE writes the managed run's libtidal trace (Chrome trace-event JSON,\n"
+             "opens in Perfetto); --timeline FILE.svg draws its memory timeline (tidal report).\n"
              "See docs/replay.md.\n");
   options_print_help(f, "replay");
 }
@@ -256,6 +266,21 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
   }
   if (cli.iterations) ro.iterations = cli.iterations;
   ro.brk = cli.brk;
+  /* --timeline without --trace: the trace goes to a temporary file. */
+  char tmp_trace[] = "/tmp/tidal-replay-trace-XXXXXX";
+  int have_tmp = 0;
+  ro.trace_path = cli.trace;
+  if (!child && cli.timeline && !cli.trace) {
+    int fd = mkstemp(tmp_trace);
+    if (fd < 0) {
+      diag_error(NULL, 0, 0, "cannot create a temporary trace file: %s", strerror(errno));
+      rc = TIDAL_EXIT_INTERNAL;
+      goto out;
+    }
+    close(fd);
+    have_tmp = 1;
+    ro.trace_path = tmp_trace;
+  }
   replay_report rep;
   int rr = replay_trace(&trace, &plan, &ro, &rep);
 
@@ -275,7 +300,22 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
     else replay_print_text(out.fp, &rep, &plan, plan_mode_name(mode));
     rc = output_commit(&out);
     if (rc != 0) goto out;
+    {
+      unsigned char *managed = rw_program_allocs_managed(tu, &g, scans, n_scans);
+      graph_coverage cov;
+      graph_coverage_of(&g, managed, &cov);
+      free(managed);
+      summary_replay_line(o.input, &cov, &rep, &plan);
+    }
+    if (cli.timeline && rr == 0 && !rep.managed.failed) {
+      char title[512];
+      snprintf(title, sizeof title, "tidal replay %s, budget %s", o.input,
+               o.budget ? o.budget : "none");
+      rc = report_render(ro.trace_path, cli.timeline, -1, title, rep.unmanaged.peak_bytes);
+      if (rc == 0) fprintf(stderr, "tidal: memory timeline: %s\n", cli.timeline);
+    }
   }
+  if (have_tmp) unlink(tmp_trace);
 
   if (failed) {
     if (rep.unmanaged.failed)

@@ -30,6 +30,7 @@ static const struct {
     {OPT_BUDGET, "  --budget SIZE|PCT     device memory budget (512M, 8G, or 50% of the program's peak)\n"},
     {OPT_REQUIRE_PLAN, "  --require-plan        fail when no plan is made or the plan misses the budget\n"},
     {OPT_MIN_COVERAGE, "  --min-coverage=PCT    fail when tidal manages less than PCT% of the device memory\n"},
+    {OPT_MAX_OPS, "  --max-ops N           stop unrolling past N ops + loop iterations (default 2000000)\n"},
     {OPT_CLANG, "  -- FLAGS...           pass the remaining flags to clang\n"},
 };
 
@@ -39,12 +40,13 @@ static const struct {
   const char *command;
   unsigned opts;
 } command_options[] = {
-    {"graph", OPT_OUTPUT | OPT_FORMAT | OPT_BIND | OPT_LOOP | OPT_COMPDB | OPT_MIN_COVERAGE | OPT_CLANG},
+    {"graph", OPT_OUTPUT | OPT_FORMAT | OPT_BIND | OPT_LOOP | OPT_COMPDB | OPT_MIN_COVERAGE |
+                  OPT_MAX_OPS | OPT_CLANG},
     {"kernels", OPT_OUTPUT | OPT_FORMAT | OPT_COMPDB | OPT_CLANG},
     {"rewrite", OPT_OUTPUT | OPT_BIND | OPT_LOOP | OPT_COMPDB | OPT_PLAN | OPT_BUDGET |
-                    OPT_REQUIRE_PLAN | OPT_MIN_COVERAGE | OPT_CLANG},
+                    OPT_REQUIRE_PLAN | OPT_MIN_COVERAGE | OPT_MAX_OPS | OPT_CLANG},
     {"replay", OPT_OUTPUT | OPT_FORMAT | OPT_BIND | OPT_LOOP | OPT_COMPDB | OPT_PLAN | OPT_BUDGET |
-                   OPT_CLANG},
+                   OPT_MAX_OPS | OPT_CLANG},
 };
 
 unsigned options_accepted(const char *command) {
@@ -246,6 +248,18 @@ int options_parse(tidal_options *o, int argc, char **argv, unsigned allowed_form
     if ((r = take_value("--plan", argc, argv, &i, &val)) != 0) {
       if (r < 0 || refuse(o, OPT_PLAN, "--plan")) goto fail;
       o->plan = val;
+      continue;
+    }
+    if ((r = take_value("--max-ops", argc, argv, &i, &val)) != 0) {
+      char *end;
+      if (r < 0 || refuse(o, OPT_MAX_OPS, "--max-ops")) goto fail;
+      errno = 0;
+      long long v = val[0] >= '0' && val[0] <= '9' ? strtoll(val, &end, 10) : -1;
+      if (v <= 0 || errno || *end != '\0') {
+        diag_error(NULL, 0, 0, "--max-ops expects a positive integer, got '%s'", val);
+        goto fail;
+      }
+      o->max_ops = v;
       continue;
     }
     if ((r = take_value("--budget", argc, argv, &i, &val)) != 0) {

@@ -59,7 +59,11 @@ void summary_rewrite_warnings(const char *input, const rw_report *r, int budget_
                  "still keeps the program inside the budget, faulting what it must)",
                  want, got);
   }
-  if (!r->planned && budget_given)
+  if (!r->planned && budget_given && r->plan_emitted)
+    diag_warning(input, 0, 0, "no plan was made for the budget: %s; the output is instrumented, "
+                              "with %d candidate hints, and the runtime decides",
+                 r->why_unplanned ? r->why_unplanned : "unknown reason", r->plan_emitted);
+  else if (!r->planned && budget_given)
     diag_warning(input, 0, 0, "no plan was made for the budget: %s; the output is instrumented "
                               "only, and the runtime decides alone",
                  r->why_unplanned ? r->why_unplanned : "unknown reason");
@@ -71,7 +75,7 @@ double summary_coverage_pct(const graph_coverage *c) {
   return 100.0;
 }
 
-void summary_line(const char *input, const graph_coverage *c, const rw_report *r) {
+static void coverage_part(const char *input, const graph_coverage *c) {
   char managed[32], total[32];
   fprintf(stderr, "tidal: summary: %s: managed %d of %d allocations", input, c->n_allocs_managed,
           c->n_allocs);
@@ -84,6 +88,10 @@ void summary_line(const char *input, const graph_coverage *c, const rw_report *r
   }
   fprintf(stderr, "; %d of %d accesses resolved", c->n_resolved, c->n_accesses);
   if (c->n_unresolved) fprintf(stderr, ", %d unresolved", c->n_unresolved);
+}
+
+void summary_line(const char *input, const graph_coverage *c, const rw_report *r) {
+  coverage_part(input, c);
   if (r) {
     if (r->n_skipped)
       fprintf(stderr, "; %d of %d op sites instrumented", r->n_sites, r->n_sites + r->n_skipped);
@@ -97,8 +105,28 @@ void summary_line(const char *input, const graph_coverage *c, const rw_report *r
         fprintf(stderr, ", modelled overhead %+.1f%%", 100.0 * r->overhead_s / r->compute_s);
     } else {
       fprintf(stderr, "; no plan: %s", r->why_unplanned ? r->why_unplanned : "?");
+      if (r->plan_emitted) fprintf(stderr, "; %d candidate hints", r->plan_emitted);
     }
   }
+  fputc('\n', stderr);
+}
+
+void summary_replay_line(const char *input, const graph_coverage *c, const replay_report *r,
+                         const plan_result *plan) {
+  coverage_part(input, c);
+  char before[32], after[32], budget[32];
+  fmt_bytes(before, sizeof before, (double)r->unmanaged.peak_bytes);
+  fmt_bytes(after, sizeof after, (double)r->managed.peak_bytes);
+  fprintf(stderr, "; replay: peak %s -> %s", before, after);
+  if (r->budget_bytes) {
+    fmt_bytes(budget, sizeof budget, (double)r->budget_bytes);
+    fprintf(stderr, " (budget %s%s)", budget, r->budget_respected ? "" : ", EXCEEDED");
+  }
+  fprintf(stderr, ", %s", r->checksums_match ? "checksums match" : "CHECKSUMS DIFFER");
+  if (r->unmanaged.modelled_s > 0)
+    fprintf(stderr, ", modelled overhead %+.1f%%",
+            100.0 * (r->managed.modelled_s - r->unmanaged.modelled_s) / r->unmanaged.modelled_s);
+  (void)plan;
   fputc('\n', stderr);
 }
 

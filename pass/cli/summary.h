@@ -7,6 +7,7 @@
 #include "graph/coverage.h"
 #include "graph/graph.h"
 #include "rewrite/rewrite.h"
+#include "replay/replay.h"
 
 /* "file:line:col: warning:" for each allocation tidal cannot manage
  * (managed[i] == 0; rw_allocs_managed) and each access it could not
@@ -19,6 +20,12 @@ void summary_rewrite_warnings(const char *input, const rw_report *r, int budget_
 /* "tidal: summary: FILE: ..." - what tidal manages and, for a rewrite, the
  * plan (or why there is none) and its modelled overhead. */
 void summary_line(const char *input, const graph_coverage *c, const rw_report *r);
+
+/* The same line for `tidal replay`: what tidal manages, then the measured
+ * peaks of the unmanaged and managed runs, whether their data agree, and
+ * the modelled overhead. */
+void summary_replay_line(const char *input, const graph_coverage *c, const replay_report *r,
+                         const plan_result *plan);
 
 /* --require-plan / --min-coverage=PCT (min_coverage < 0: not asked).
  * Returns TIDAL_EXIT_OK, or prints "error:" and returns

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "base/stack.h"
+#include "graph/calltext.h"
 #include "graph/interp.h"
 #include "graph/liveness.h"
 #include "graph/loop.h"
@@ -97,6 +98,7 @@ int graph_build(pass_tu *t, const graph_options *opt, graph *g) {
   memset(g, 0, sizeof *g);
   g->tu = t;
   g->unrolled_ops = -1;
+  g->max_unrolled_ops = opt && opt->max_unrolled_ops > 0 ? opt->max_unrolled_ops : GRAPH_MAX_UNROLLED_OPS;
   int rc = kernels_analyze(t, &g->kernels);
   if (rc != 0) return rc;
   if (opt)
@@ -153,9 +155,13 @@ int graph_build(pass_tu *t, const graph_options *opt, graph *g) {
   bind_prune_unused(g);
   liveness_phases(g);
   tidal_trace trace;
-  if (unroll_graph(g, &trace, 1) == 0) {
+  int ur = unroll_graph(g, &trace, 1);
+  if (ur == 0) {
     liveness_candidates(g, &trace);
     trace_free(&trace);
+  } else if (ur == UNROLL_TOO_LARGE) {
+    rc = TIDAL_EXIT_BAD_INPUT; /* reported by unroll_graph */
+    goto out;
   } else {
     liveness_candidates(g, NULL);
   }
@@ -169,6 +175,7 @@ int graph_build(pass_tu *t, const graph_options *opt, graph *g) {
     }
   }
 out:
+  calltext_free(&b);
   for (size_t i = 0; i < b.n_strs; i++) free(b.strs[i]);
   free(b.strs);
   free(b.tab);

@@ -534,6 +534,55 @@ static char *substitute(ct_fn *f, char **args, int nargs, const char *text, int 
   return substitute_at(f, args, nargs, text, 0, bad);
 }
 
+/* ---- the functions loaded so far ----
+ *
+ * fn_load walks a whole function body; calling it per op made `tidal
+ * graph` quadratic in the op statements of one function (50,000 launches
+ * in the loop: over 10 minutes).  Each function is loaded once per graph
+ * build and kept here, keyed by its cursor (calltext_free drops them). */
+
+#define CT_BUCKETS 1024
+
+typedef struct ct_entry {
+  ct_fn f;
+  struct ct_entry *next;
+} ct_entry;
+
+struct ct_cache {
+  ct_entry *bucket[CT_BUCKETS];
+  ct_fn null_fn; /* a call path level with no definition */
+};
+
+static ct_fn *fn_get(gb *b, CXCursor fn) {
+  if (!b->ct_cache) {
+    b->ct_cache = calloc(1, sizeof *b->ct_cache);
+    if (!b->ct_cache) return NULL;
+    b->ct_cache->null_fn.overflow = 1;
+  }
+  if (clang_Cursor_isNull(fn)) return &b->ct_cache->null_fn;
+  unsigned h = clang_hashCursor(fn) % CT_BUCKETS;
+  for (ct_entry *e = b->ct_cache->bucket[h]; e; e = e->next)
+    if (clang_equalCursors(e->f.fn, fn)) return &e->f;
+  ct_entry *e = malloc(sizeof *e);
+  if (!e) return NULL;
+  fn_load(b, fn, &e->f);
+  e->next = b->ct_cache->bucket[h];
+  b->ct_cache->bucket[h] = e;
+  return &e->f;
+}
+
+void calltext_free(gb *b) {
+  if (!b->ct_cache) return;
+  for (int h = 0; h < CT_BUCKETS; h++)
+    for (ct_entry *e = b->ct_cache->bucket[h], *next; e; e = next) {
+      next = e->next;
+      fn_free(&e->f);
+      free(e);
+    }
+  free(b->ct_cache);
+  b->ct_cache = NULL;
+}
+
 /* ---- per op ---- */
 
 static CXCursor called_def(const pass_tu *t, CXCursor call) {
@@ -546,15 +595,20 @@ static CXCursor called_def(const pass_tu *t, CXCursor call) {
 void calltext_op(gb *b, graph_op *op) {
   int n = op->n_calls;
   if (op->n_acc == 0) return;
-  ct_fn *fns = calloc((size_t)n + 1, sizeof *fns);
-  if (!fns) return;
-  fn_load(b, b->loop_frame ? b->loop_frame->fn : clang_getNullCursor(), &fns[0]);
-  for (int k = 1; k <= n; k++) fn_load(b, called_def(b->t, b->path_cursor[k - 1]), &fns[k]);
+  ct_fn **fp = calloc((size_t)n + 1, sizeof *fp);
+  if (!fp) return;
+  fp[0] = fn_get(b, b->loop_frame ? b->loop_frame->fn : clang_getNullCursor());
+  for (int k = 1; k <= n; k++) fp[k] = fn_get(b, called_def(b->t, b->path_cursor[k - 1]));
+  for (int k = 0; k <= n; k++)
+    if (!fp[k]) {
+      free(fp);
+      return;
+    }
   /* argument texts of each call on the path, for its callee's parameters */
   char ***args = calloc((size_t)n + 1, sizeof *args);
   int *nargs = calloc((size_t)n + 1, sizeof *nargs);
   for (int k = 0; args && nargs && k < n; k++)
-    args[k] = call_args(b, b->path_cursor[k], fns[k + 1].fn, &nargs[k]);
+    args[k] = call_args(b, b->path_cursor[k], fp[k + 1]->fn, &nargs[k]);
 
   for (int j = 0; j < op->n_acc; j++) {
     graph_access *a = &op->acc[j];
@@ -567,7 +621,7 @@ void calltext_op(gb *b, graph_op *op) {
     char *bytes = sym_is_unknown(a->bytes_local) ? NULL : sym_to_c(a->bytes_local);
     int ok = ptr != NULL;
     for (int k = n; k >= 0 && ok; k--) {
-      ct_fn *f = &fns[k];
+      ct_fn *f = fp[k];
       classify_ud cu = {f, f->body.begin, f->body.end, 0};
       scan_idents(ptr, classify_ident, &cu);
       if (bytes) scan_idents(bytes, classify_ident, &cu);
@@ -608,6 +662,5 @@ void calltext_op(gb *b, graph_op *op) {
   }
   free(args);
   free(nargs);
-  for (int k = 0; k <= n; k++) fn_free(&fns[k]);
-  free(fns);
+  free(fp);
 }

@@ -8,5 +8,7 @@
  * (the interpreter's path is the op's call path).  graph_free releases
  * them (graph_access_free_texts). */
 void calltext_op(gb *b, graph_op *op);
+/* Releases the functions calltext_op loaded (once each per build). */
+void calltext_free(gb *b);
 
 #endif

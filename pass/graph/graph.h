@@ -279,6 +279,7 @@ typedef struct graph {
   int n_notes;
   graph_note *notes;
   int64_t unrolled_ops;      /* ops in one unrolled iteration, -1 if not fully bound */
+  int64_t max_unrolled_ops;  /* unrolling stops with an error beyond this (graph_options) */
 } graph;
 
 typedef struct graph_options {
@@ -287,7 +288,12 @@ typedef struct graph_options {
   int n_binds;               /* --bind NAME=VALUE */
   const char *const *bind_names;
   const int64_t *bind_values;
+  int64_t max_unrolled_ops;  /* --max-ops; 0: GRAPH_MAX_UNROLLED_OPS */
 } graph_options;
+
+/* Unrolling one iteration past this many ops (and loop iterations) is an
+ * error, not minutes and gigabytes: 25 nested 2-trip loops make 33 M ops. */
+#define GRAPH_MAX_UNROLLED_OPS 2000000
 
 /* Builds the graph of t.  Returns TIDAL_EXIT_OK, or prints a clang-style
  * error ("no training loop found", a bad --loop) and returns

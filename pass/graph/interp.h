@@ -136,6 +136,7 @@ typedef struct gb {
   /* Loop variable names of graph loops (to normalise tensor keys). */
   char **loop_vars;
   int n_loop_vars;
+  struct ct_cache *ct_cache; /* calltext.c: functions loaded once per build */
 } gb;
 
 /* interp.c: the interpreter. */

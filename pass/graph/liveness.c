@@ -43,6 +43,12 @@ static int name_has(const char *s, const char *const *words) {
 static const char *const backward_words[] = {"backward", "bwd", "grad", NULL};
 static const char *const update_words[] = {"update", "adam", "sgd", "optimizer", "optim", NULL};
 
+int liveness_name_phase(const char *name) {
+  if (name_has(name, update_words)) return TRACE_UPDATE;
+  if (name_has(name, backward_words)) return TRACE_BACKWARD;
+  return TRACE_FORWARD;
+}
+
 static int op_named(const graph_op *op, const char *const *words) {
   if (name_has(op->callee, words)) return 1;
   for (int i = 0; i < op->n_calls; i++)

@@ -21,12 +21,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph/liveness.h"
 #include "graph/loop.h"
 #include "graph/opsites.h"
+
+/* Phase bits of the ops a function or loop reaches (Note [step loops]). */
+enum { PB_FWD = 1, PB_BWD = 2, PB_UPD = 4 };
 
 typedef struct fn_count {
   char *usr;
   int count;
+  unsigned bits; /* PB_* of the ops it reaches */
   int busy; /* being counted: recursion */
 } fn_count;
 
@@ -39,6 +44,9 @@ typedef struct loop_cand {
   int file;         /* program file (pass_tu.file_index); offsets compare within one */
   int depth;
   int ops;
+  unsigned bits;    /* PB_* of the ops its body reaches */
+  int fn;           /* index in scan.fns of the function it is written in */
+  int calls_from, calls_to; /* its body's calls: scan.calls[from, to) */
 } loop_cand;
 
 typedef struct scan {
@@ -52,7 +60,26 @@ typedef struct scan {
   int in_main; /* scanning main() */
   char **seen; /* USRs of the functions scanned at top level (headers recur per unit) */
   int n_seen, cap_seen;
+  unsigned bits; /* PB_* of the ops counted in the current subtree */
+  int cur_fn;    /* scan.fns index of the function being scanned */
+  int *calls;    /* callee fns indexes, in scan order (loops keep a range) */
+  int n_calls, cap_calls;
+  int *edges;    /* caller, callee pairs */
+  int n_edges, cap_edges;
 } scan;
+
+static int fn_index(scan *s, CXCursor def);
+
+static void push_int(int **arr, int *n, int *cap, int v) {
+  if (*n == *cap) {
+    int nc = *cap ? *cap * 2 : 64;
+    int *a = realloc(*arr, (size_t)nc * sizeof *a);
+    if (!a) return;
+    *arr = a;
+    *cap = nc;
+  }
+  (*arr)[(*n)++] = v;
+}
 
 static int count_function(scan *s, CXCursor def);
 
@@ -104,25 +131,52 @@ static enum CXChildVisitResult count_visitor(CXCursor c, CXCursor parent, CXClie
   if (k == CXCursor_CallExpr) {
     if (opsite_is_op(&s->b->g->kernels, c)) {
       s->count++;
+      char *n = gb_callee_name(c);
+      int ph = liveness_name_phase(n);
+      free(n);
+      s->bits |= ph == TRACE_BACKWARD ? PB_BWD : ph == TRACE_UPDATE ? PB_UPD : PB_FWD;
     } else {
       CXCursor decl = gb_callee_decl(c);
       if (!clang_Cursor_isNull(decl)) {
         CXCursor def = program_definition(s->b->t, decl); /* in any input */
         if (!clang_Cursor_isNull(def) &&
-            !clang_Location_isInSystemHeader(clang_getCursorLocation(def)))
+            !clang_Location_isInSystemHeader(clang_getCursorLocation(def))) {
+          int caller = s->cur_fn;
           s->count += count_function(s, def);
+          int fi = fn_index(s, def);
+          if (fi >= 0) {
+            s->bits |= s->fns[fi].bits;
+            push_int(&s->calls, &s->n_calls, &s->cap_calls, fi);
+            push_int(&s->edges, &s->n_edges, &s->cap_edges, caller);
+            push_int(&s->edges, &s->n_edges, &s->cap_edges, fi);
+          }
+        }
       }
     }
     return CXChildVisit_Recurse;
   }
   if (k == CXCursor_ForStmt || k == CXCursor_WhileStmt || k == CXCursor_DoStmt) {
+    /* `do { ... } while (0)` (check macros) runs once: no loop */
+    if (k == CXCursor_DoStmt) {
+      CXCursor ch[2];
+      int64_t cv = 1;
+      CXEvalResult ev = gb_children(c, ch, 2) == 2 ? clang_Cursor_Evaluate(ch[1]) : NULL;
+      if (ev && clang_EvalResult_getKind(ev) == CXEval_Int) cv = clang_EvalResult_getAsLongLong(ev);
+      if (ev) clang_EvalResult_dispose(ev);
+      if (cv == 0) return CXChildVisit_Recurse;
+    }
     int saved = s->count;
+    unsigned saved_bits = s->bits;
+    int calls_from = s->n_calls;
     s->count = 0;
+    s->bits = 0;
     s->depth++;
     clang_visitChildren(c, count_visitor, s);
     s->depth--;
     int inner = s->count;
+    unsigned inner_bits = s->bits;
     s->count = saved + inner;
+    s->bits = saved_bits | inner_bits;
     const pass_tu *v = program_view_of(s->b->t, c);
     if (v) {
       if (s->n_loops == s->cap_loops) {
@@ -142,6 +196,10 @@ static enum CXChildVisitResult count_visitor(CXCursor c, CXCursor parent, CXClie
                                  &lc->end);
       lc->in_main = s->in_main;
       lc->layer_like = loop_is_layer_like(c);
+      lc->bits = inner_bits;
+      lc->fn = s->cur_fn;
+      lc->calls_from = calls_from;
+      lc->calls_to = s->n_calls;
     }
     return CXChildVisit_Continue;
   }
@@ -149,13 +207,26 @@ static enum CXChildVisitResult count_visitor(CXCursor c, CXCursor parent, CXClie
 }
 
 /* Op sites reachable from a function body (memoised by USR). */
+static int fn_find(scan *s, const char *usr) {
+  for (int i = 0; i < s->n_fns; i++)
+    if (strcmp(s->fns[i].usr, usr) == 0) return i;
+  return -1;
+}
+
+static int fn_index(scan *s, CXCursor def) {
+  char *usr = string_and_dispose(clang_getCursorUSR(def));
+  int i = usr ? fn_find(s, usr) : -1;
+  free(usr);
+  return i;
+}
+
 static int count_function(scan *s, CXCursor def) {
   char *usr = string_and_dispose(clang_getCursorUSR(def));
-  for (int i = 0; i < s->n_fns; i++)
-    if (strcmp(s->fns[i].usr, usr) == 0) {
-      free(usr);
-      return s->fns[i].busy ? 0 : s->fns[i].count;
-    }
+  int have = fn_find(s, usr);
+  if (have >= 0) {
+    free(usr);
+    return s->fns[have].busy ? 0 : s->fns[have].count;
+  }
   if (s->n_fns == s->cap_fns) {
     int nc = s->cap_fns ? s->cap_fns * 2 : 64;
     fn_count *n = realloc(s->fns, (size_t)nc * sizeof *n);
@@ -170,9 +241,13 @@ static int count_function(scan *s, CXCursor def) {
   s->fns[idx].usr = usr;
   s->fns[idx].busy = 1;
   s->fns[idx].count = 0;
-  int saved = s->count, saved_depth = s->depth;
+  s->fns[idx].bits = 0;
+  int saved = s->count, saved_depth = s->depth, saved_fn = s->cur_fn;
+  unsigned saved_bits = s->bits;
   s->count = 0;
+  s->bits = 0;
   s->depth = 0;
+  s->cur_fn = idx;
   /* Loops inside a function are recorded when the function is scanned at
    * top level (below); here only the count matters, so a nested scan must
    * not record them twice. */
@@ -180,9 +255,19 @@ static int count_function(scan *s, CXCursor def) {
   clang_visitChildren(def, count_visitor, s);
   s->n_loops = saved_n;
   int c = s->count;
+  unsigned bits = s->bits;
+  /* a function named like a phase puts every op it reaches in that phase */
+  char *nm = string_and_dispose(clang_getCursorSpelling(def));
+  int ph = liveness_name_phase(nm);
+  free(nm);
+  if (bits && ph == TRACE_BACKWARD) bits = PB_BWD;
+  if (bits && ph == TRACE_UPDATE) bits = PB_UPD;
   s->count = saved;
+  s->bits = saved_bits;
   s->depth = saved_depth;
+  s->cur_fn = saved_fn;
   s->fns[idx].count = c;
+  s->fns[idx].bits = bits;
   s->fns[idx].busy = 0;
   return c;
 }
@@ -210,11 +295,14 @@ static enum CXChildVisitResult tu_visitor(CXCursor c, CXCursor parent, CXClientD
       s->cap_seen = nc;
     }
     s->seen[s->n_seen++] = usr;
-    s->count = 0;
-    s->depth = 0;
     char *nm = string_and_dispose(clang_getCursorSpelling(c));
     s->in_main = strcmp(nm, "main") == 0;
     free(nm);
+    count_function(s, c); /* its memo entry: the loops in it know their function */
+    s->cur_fn = fn_index(s, c);
+    s->count = 0;
+    s->bits = 0;
+    s->depth = 0;
     clang_visitChildren(c, count_visitor, s);
     s->in_main = 0;
   }
@@ -285,6 +373,75 @@ static int tie_better(const loop_cand *x, const loop_cand *y) {
   if (x->in_main != y->in_main) return x->in_main;
   if (x->file != y->file) return x->file < y->file;
   return x->offset > y->offset;
+}
+
+/* Note [step loops]: the loop reaching the most op sites may be an epoch
+ * loop: around the step loop (directly, or through `train_epoch()`), and
+ * reaching more ops when it also calls a forward-only evaluation.  One
+ * iteration must be one optimizer step, so a loop inside the chosen one
+ * (written inside it, or in a function its body calls) that itself reaches
+ * forward and the same later phases (backward, update: by the names of
+ * Note [phases]; a micro-batch loop without the update does not qualify)
+ * and at least a quarter of its op sites is taken instead, innermost first.  A
+ * layer loop reaches one phase only, so it never qualifies, whatever
+ * pointer arithmetic its counter does (a step loop slicing the epoch's
+ * data `x + b * B * D` looks like a layer loop to tie_better). */
+static int step_like(const loop_cand *c) {
+  return (c->bits & (PB_BWD | PB_UPD)) && (c->bits & (c->bits - 1)); /* two phases or more */
+}
+
+/* Is function fn reached from loop j's body (through any chain of calls)? */
+static int reaches(const scan *s, const loop_cand *j, int fn) {
+  if (fn < 0) return 0;
+  char *seen = calloc((size_t)s->n_fns + 1, 1);
+  int *stack = malloc(((size_t)s->n_fns + 1) * sizeof *stack);
+  int n = 0, found = 0;
+  if (!seen || !stack) goto out;
+  for (int i = j->calls_from; i < j->calls_to; i++)
+    if (!seen[s->calls[i]]) {
+      seen[s->calls[i]] = 1;
+      stack[n++] = s->calls[i];
+    }
+  while (n && !found) {
+    int f = stack[--n];
+    if (f == fn) found = 1;
+    for (int e = 0; e + 1 < s->n_edges; e += 2)
+      if (s->edges[e] == f && s->edges[e + 1] >= 0 && !seen[s->edges[e + 1]]) {
+        seen[s->edges[e + 1]] = 1;
+        stack[n++] = s->edges[e + 1];
+      }
+  }
+out:
+  free(seen);
+  free(stack);
+  return found;
+}
+
+static int inside(const scan *s, const loop_cand *i, const loop_cand *j) {
+  if (i == j) return 0;
+  if (i->file == j->file && i->offset >= j->offset && i->end <= j->end) return 1;
+  return reaches(s, j, i->fn);
+}
+
+static int step_loop_inside(const scan *s, int chosen) {
+  for (int guard = 0; guard < 64 && step_like(&s->loops[chosen]); guard++) {
+    const loop_cand *c = &s->loops[chosen];
+    int best = -1;
+    for (int i = 0; i < s->n_loops; i++) {
+      const loop_cand *x = &s->loops[i];
+      /* every phase past forward the outer loop reaches (a micro-batch loop
+       * without the update is not a step), and a good part of its work */
+      if (!step_like(x) || (x->bits & (PB_BWD | PB_UPD)) != (c->bits & (PB_BWD | PB_UPD)) ||
+          4 * x->ops < c->ops || !inside(s, x, c))
+        continue;
+      if (best < 0 || x->ops > s->loops[best].ops ||
+          (x->ops == s->loops[best].ops && inside(s, x, &s->loops[best])))
+        best = i;
+    }
+    if (best < 0) break;
+    chosen = best;
+  }
+  return chosen;
 }
 
 int loop_choose(gb *b, const graph_options *opt, CXCursor *loop) {
@@ -358,6 +515,12 @@ int loop_choose(gb *b, const graph_options *opt, CXCursor *loop) {
       goto out;
     }
     snprintf(reason, sizeof reason, "heuristic: %d op sites", s.loops[chosen].ops);
+    int outer = chosen;
+    chosen = step_loop_inside(&s, chosen);
+    if (chosen != outer)
+      snprintf(reason, sizeof reason, "heuristic: %d op sites; step loop (reaches forward and "
+               "backward/update) inside the loop at line %u", s.loops[chosen].ops,
+               s.loops[outer].line);
   }
   *loop = s.loops[chosen].c;
   g->loop_reason = strdup(reason);
@@ -369,6 +532,8 @@ out:
   for (int i = 0; i < s.n_seen; i++) free(s.seen[i]);
   free(s.seen);
   free(s.loops);
+  free(s.calls);
+  free(s.edges);
   return rc;
 }
 

@@ -284,13 +284,15 @@ static void add_access(gb *b, graph_op *op, CXCursor arg_c, gval v, int arg, acc
 typedef struct subst_ud {
   const kernel_info *k;
   sym **vals;
+  sym_arena *a;
+  sym *grid, *block; /* the launch's grid.x and block.x, for extents that name them */
 } subst_ud;
 
 static sym *param_lookup(void *ud, const char *name) {
   subst_ud *u = ud;
   for (int i = 0; i < u->k->n_params; i++)
     if (u->k->params[i].name && strcmp(u->k->params[i].name, name) == 0) return u->vals[i];
-  return NULL;
+  return kernels_launch_dim(u->a, name, u->grid, u->block);
 }
 
 /* An integer launch dimension in the loop context (through the call chain). */
@@ -403,7 +405,7 @@ static void launch_accesses(gb *b, gb_frame *f, graph_op *op, const kernel_info 
                 (kernels_launch_covers(b->a, ki, p, loopv, grid_l, block_l, bind_value_fn,
                                        &b->g->binds) ||
                  kernels_launch_covers(b->a, ki, p, localv, grid_c, block_c, NULL, NULL));
-    subst_ud ul = {ki, loopv}, uc = {ki, localv};
+    subst_ud ul = {ki, loopv, b->a, grid_l, block_l}, uc = {ki, localv, b->a, grid_c, block_c};
     sym *ext = p->extent ? p->extent : sym_unknown(b->a);
     sym *eb = sym_const(b->a, p->elem_bytes > 0 ? p->elem_bytes : 0);
     sym *bytes = p->elem_bytes > 0 ? sym_mul(b->a, sym_subst(b->a, ext, param_lookup, &ul), eb)

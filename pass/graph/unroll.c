@@ -23,6 +23,7 @@
  *    on most steps they do not run, so they overwrite nothing the plan may
  *    count on (interp.c, Note [once and periodic]).  Once branches are
  *    setup and have no ops here. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,8 +60,26 @@ typedef struct unroller {
   int next_scope;
   int quiet;
   int failed;
+  int too_large;
+  int64_t work;  /* ops emitted and loop iterations run (g->max_unrolled_ops) */
   int cap_ops, cap_tensors;
 } unroller;
+
+/* Counts one op or loop iteration; past the limit, reports once at the
+ * loop being unrolled (or the training loop) and stops the unrolling. */
+static int over_limit(unroller *u, const graph_loop *L) {
+  if (++u->work <= u->g->max_unrolled_ops) return 0;
+  if (!u->too_large) {
+    const graph *g = u->g;
+    diag_error(L ? L->file : g->loop_file, L ? L->line : g->loop_line, L ? L->col : g->loop_col,
+               "cannot unroll the training loop: one iteration has more than %lld ops and loop "
+               "iterations (nested loops multiply); raise the limit with --max-ops N",
+               (long long)g->max_unrolled_ops);
+  }
+  u->too_large = 1;
+  u->failed = 1;
+  return 1;
+}
 
 /* sym_value_fn: nonzero when bound; loop variables in scope first. */
 static int value_fn(void *ud, const char *name, int64_t *out) {
@@ -258,6 +277,7 @@ static void run_range(unroller *u, int *i, int within) {
     const graph_op *op = &g->ops[*i];
     if (!in_loop(g, op->loop, within)) return;
     if (op->loop == within) {
+      if (over_limit(u, within >= 0 ? &g->loops[within] : NULL)) return;
       emit_op(u, op);
       (*i)++;
       continue;
@@ -287,6 +307,7 @@ static void run_range(unroller *u, int *i, int within) {
     int end = start;
     int iterations = 0;
     for (int64_t v = lo; step > 0 ? v < hi : v > hi; v += step) {
+      if (over_limit(u, L)) return;
       *i = start;
       if (u->n_stack < 64 && L->var && known) {
         u->stack[u->n_stack].var = L->var;
@@ -300,6 +321,7 @@ static void run_range(unroller *u, int *i, int within) {
       end = *i;
       iterations++;
       if (u->failed) return;
+      if (step > 0 ? v > INT64_MAX - step : v < INT64_MIN - step) break; /* v += step overflows */
     }
     if (iterations == 0) {
       /* zero trips: skip the loop's ops */
@@ -333,10 +355,13 @@ int unroll_graph(const graph *g, tidal_trace *out, int quiet) {
   if (!u.failed) run_range(&u, &i, -1);
   if (u.failed) {
     trace_free(out);
-    return TIDAL_EXIT_BAD_INPUT;
+    return u.too_large ? UNROLL_TOO_LARGE : TIDAL_EXIT_BAD_INPUT;
   }
   trace_groups(out);
   return TIDAL_EXIT_OK;
 }
 
-int graph_unroll(const graph *g, tidal_trace *out) { return unroll_graph(g, out, 0); }
+int graph_unroll(const graph *g, tidal_trace *out) {
+  int rc = unroll_graph(g, out, 0);
+  return rc == UNROLL_TOO_LARGE ? TIDAL_EXIT_BAD_INPUT : rc;
+}

@@ -454,6 +454,11 @@ static int one_run(const tidal_trace *t, const plan_result *plan, const replay_o
   cfg.budget_bytes = (size_t)(budget ? budget : cfg.sim_device_bytes);
   cfg.host_budget_bytes = (size_t)(2 * total + SIM_DEVICE_SLACK_BYTES);
   cfg.chunk_bytes = (size_t)replay_chunk_bytes(t, o);
+  /* Pin the host store at tidal_init for what cannot be on the device at
+   * once, as a rewritten program would (Note [host store sizing]), so that
+   * the iterations do not pay for pinning.  It still grows if that is short. */
+  if (budget && total > budget)
+    cfg.host_reserve_bytes = (size_t)(total - budget);
   cfg.sim_costs_path = o->sim_costs_path;
   cfg.sim_h2d_bytes_per_s = o->cost.h2d_bytes_per_s;
   cfg.sim_d2h_bytes_per_s = o->cost.d2h_bytes_per_s;
@@ -468,6 +473,7 @@ static int one_run(const tidal_trace *t, const plan_result *plan, const replay_o
     cfg.shared_budget_bytes = (size_t)o->shared_budget_bytes;
     cfg.shared_name = o->shared_name;
   }
+  if (expect && o->trace_path) cfg.trace_path = o->trace_path;
   tidal_status st = tidal_init(&cfg);
   if (st != TIDAL_OK) {
     run_fail(&E, "tidal_init: %s: %s", tidal_status_string(st), tidal_last_error());
@@ -483,6 +489,17 @@ static int one_run(const tidal_trace *t, const plan_result *plan, const replay_o
       goto out;
     }
   }
+  if (cfg.trace_path) /* names and groups for the trace's memory timeline */
+    for (int k = 0; k < t->n_tensors; k++) {
+      static const tidal_group group_of[TRACE_NGROUPS] = {
+          TIDAL_GROUP_PARAMETERS, TIDAL_GROUP_OPTIMIZER, TIDAL_GROUP_GRADIENTS,
+          TIDAL_GROUP_ACTIVATIONS, TIDAL_GROUP_OTHER};
+      const trace_tensor *tt = &t->tensors[k];
+      int g = tt->group >= 0 && tt->group < TRACE_NGROUPS ? tt->group : TRACE_GROUP_OTHER;
+      if (tt->alloc >= 0 && tt->bytes)
+        tidal_annotate((unsigned char *)E.base[tt->alloc] + tt->offset, (size_t)tt->bytes,
+                       tt->name, group_of[g]);
+    }
   /* initial data: what the loop reads before writing (parameters, ...) */
   for (int k = 0; k < n_li; k++) {
     tidal_access ac = {(unsigned char *)E.base[li[k].alloc] + li[k].offset,

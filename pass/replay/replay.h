@@ -58,6 +58,8 @@ typedef struct replay_options {
    * this group name; budget_bytes then only caps this program's share. */
   uint64_t shared_budget_bytes; /* 0 = not shared */
   const char *shared_name;
+  const char *trace_path;  /* the managed run writes libtidal's trace here (tensors
+                              annotated with their names and groups), or NULL */
   void (*managed_start)(void *ud); /* called before the managed run, or NULL */
   void *managed_start_ud;
 } replay_options;

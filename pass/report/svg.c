@@ -10,10 +10,11 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "report/timeline.h"
 
-enum { W = 980, H = 520, ML = 84, MR = 190, MT = 56, MB = 150 };
+enum { W = 1000, H = 520, ML = 120, MR = 170, MT = 56, MB = 150 };
 #define PW (W - ML - MR)
 #define PH (H - MT - MB)
 
@@ -90,7 +91,37 @@ static void band(FILE *fp, const timeline *t, const scale *s, int g, const char 
   fputs("</title></path>\n", fp);
 }
 
-int timeline_write_svg(const timeline *t, FILE *fp) {
+/* At most two samples per pixel column: within each column keep the sample
+ * with the most resident bytes (the peak is what the picture is for), so a
+ * trace of 100,000 counter events draws in a file of tens of KiB. */
+static timeline downsample(const timeline *t) {
+  timeline d = *t;
+  int cols = 2 * PW;
+  if (t->n_samples <= cols || t->span <= 0) return d;
+  tl_sample *v = malloc((size_t)cols * sizeof *v);
+  if (!v) return d;
+  int n = 0, last_col = -1;
+  for (int i = 0; i < t->n_samples; i++) {
+    int col = (int)(t->samples[i].t / t->span * (cols - 1));
+    if (col != last_col) {
+      v[n] = t->samples[i];
+      v[n].t = (double)col / (cols - 1) * t->span;
+      n++;
+      last_col = col;
+    } else if (t->samples[i].resident > v[n - 1].resident) {
+      double keep_t = v[n - 1].t;
+      v[n - 1] = t->samples[i];
+      v[n - 1].t = keep_t;
+    }
+  }
+  d.samples = v;
+  d.n_samples = n;
+  return d;
+}
+
+int timeline_write_svg(const timeline *full, FILE *fp) {
+  timeline ds = downsample(full);
+  const timeline *t = &ds;
   scale s = {t->span > 0 ? t->span : 1, 1};
   double ymax = (double)t->peak;
   if ((double)t->unmanaged_bytes > ymax) ymax = (double)t->unmanaged_bytes;
@@ -103,20 +134,24 @@ int timeline_write_svg(const timeline *t, FILE *fp) {
               "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n"
               "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
               W, H, W, H);
-  fputs("<text x=\"84\" y=\"24\" font-size=\"15\" font-weight=\"bold\">", fp);
+  fputs("<text x=\"120\" y=\"24\" font-size=\"15\" font-weight=\"bold\">", fp);
   put_escaped(fp, t->title ? t->title : "tidal: resident device memory");
   fputs("</text>\n", fp);
   char pk[32], um[32];
   fmt_bytes(pk, sizeof pk, (double)t->peak);
   fmt_bytes(um, sizeof um, (double)t->unmanaged_bytes);
-  fprintf(fp, "<text x=\"84\" y=\"42\" fill=\"#555\">%s: peak resident %s", 
+  fprintf(fp, "<text x=\"120\" y=\"42\" fill=\"#555\">%s: peak resident %s", 
           t->iteration >= 0 ? "one iteration" : "whole trace", pk);
   if (t->iteration >= 0) fprintf(fp, " (iteration %d)", t->iteration);
   if (t->unmanaged_bytes) fprintf(fp, "; without tidal %s", um);
   fprintf(fp, "; %d ops</text>\n", t->n_ops);
 
-  /* Grid and axes. */
-  double ys = nice_step(s.ymax, 6);
+  /* Grid and axes: byte ticks at round binary units (1, 2, 5 x KiB/MiB/GiB). */
+  double unit = s.ymax >= 2.0 * 1024 * 1024 * 1024 ? 1024.0 * 1024 * 1024
+                : s.ymax >= 2.0 * 1024 * 1024   ? 1024.0 * 1024
+                : s.ymax >= 2.0 * 1024          ? 1024.0
+                                                : 1.0;
+  double ys = nice_step(s.ymax / unit, 6) * unit;
   for (double b = 0; b <= s.ymax; b += ys) {
     char lab[32];
     fmt_bytes(lab, sizeof lab, b);
@@ -171,10 +206,13 @@ int timeline_write_svg(const timeline *t, FILE *fp) {
     fprintf(fp, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" fill=\"#555\">%s (%d)</text>\n", ML - 6,
             y + 4, timeline_mark_names[k], count);
     fprintf(fp, "<g class=\"marks\" stroke=\"%s\" stroke-width=\"1.5\">", mark_colors[k]);
+    int last_px = -1; /* one tick per pixel column and kind */
     for (int i = 0; i < t->n_marks; i++)
-      if (t->marks[i].kind == (tl_mark_kind)k)
+      if (t->marks[i].kind == (tl_mark_kind)k && (int)X(&s, t->marks[i].t) != last_px) {
+        last_px = (int)X(&s, t->marks[i].t);
         fprintf(fp, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>", X(&s, t->marks[i].t), y - 5,
                 X(&s, t->marks[i].t), y + 5);
+      }
     fputs("</g>\n", fp);
   }
 
@@ -199,5 +237,6 @@ int timeline_write_svg(const timeline *t, FILE *fp) {
               "stroke-dasharray=\"2 3\"/><text x=\"%d\" y=\"%d\">without tidal</text>\n",
           lx, ly + 6, lx + 12, ly + 6, lx + 18, ly + 10);
   fputs("</svg>\n", fp);
+  if (ds.samples != full->samples) free(ds.samples);
   return ferror(fp) ? -1 : 0;
 }

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "rewrite/rewrite.h"
+#include "plan/candidates.h"
 
 #ifndef TIDAL_VERSION
 #define TIDAL_VERSION "unknown"
@@ -271,9 +272,11 @@ static void action_comment(rw_buf *b, const plan_action *a, const char *sym_byte
   rw_buf_puts(b, ": ");
   if (sym_bytes) {
     put_commented(b, sym_bytes);
-    rw_buf_puts(b, " = ");
+    /* a candidate's size is known only at run time */
+    rw_buf_puts(b, a->bytes ? " = " : " bytes");
   }
-  rw_buf_printf(b, "%" PRIu64 " bytes, idle %d ops", a->bytes, a->idle_ops);
+  if (a->bytes || !sym_bytes) rw_buf_printf(b, "%" PRIu64 " bytes", a->bytes);
+  rw_buf_printf(b, ", idle %d ops", a->idle_ops);
   if (a->instances > 1) rw_buf_printf(b, ", %d instances per iteration", a->instances);
   rw_buf_puts(b, ": ");
   put_commented(b, a->reason);
@@ -381,7 +384,10 @@ static void emit_action(rw *r, const plan_action *a) {
                   rw_line_of(&r->lines, off), plan_kind_name(a->kind),
                   a->where == PLAN_BEFORE ? "before" : "after");
     put_commented(&r->plan_lines, a->tensor);
-    rw_buf_printf(&r->plan_lines, " (%" PRIu64 " bytes, idle %d ops): ", a->bytes, a->idle_ops);
+    if (a->bytes)
+      rw_buf_printf(&r->plan_lines, " (%" PRIu64 " bytes, idle %d ops): ", a->bytes, a->idle_ops);
+    else
+      rw_buf_printf(&r->plan_lines, " (size known at run time, idle %d ops): ", a->idle_ops);
     put_commented(&r->plan_lines, a->reason);
     rw_buf_puts(&r->plan_lines, "\n");
   }
@@ -427,6 +433,13 @@ static void header(rw *r, const plan_result *p, int planned, const char *why_unp
                   r->skipped);
     if (r->elsewhere) rw_buf_printf(h, ", %d emitted in other files of the program", r->elsewhere);
     rw_buf_puts(h, "\n");
+    if (r->plan_lines.n) rw_buf_putn(h, r->plan_lines.p, r->plan_lines.n);
+  } else if (r->emitted || r->skipped) {
+    rw_buf_puts(h, " * no plan: ");
+    put_commented(h, why_unplanned);
+    rw_buf_printf(h, "\n * candidate hints (Note [candidates without sizes]): %d emitted, %d not "
+                     "emitted (see below); the run-time planner decides which run\n",
+                  r->emitted, r->skipped);
     if (r->plan_lines.n) rw_buf_putn(h, r->plan_lines.p, r->plan_lines.n);
   } else {
     rw_buf_puts(h, " * no plan: ");
@@ -527,6 +540,16 @@ void rw_allocs_managed_in(const graph *g, const rw_scan *s, const char *path, un
   }
 }
 
+unsigned char *rw_program_allocs_managed(pass_tu *t, const graph *g, const rw_scan *scans,
+                                         int n_scans) {
+  if (n_scans < 1) return calloc((size_t)g->n_allocs + 1, 1);
+  unsigned char *m = rw_allocs_managed(g, &scans[0]);
+  /* a whole program is rewritten file by file (-o DIR/) */
+  for (int f = 1; m && f < n_scans && t->prog && t->prog->n_units > 1; f++)
+    rw_allocs_managed_in(g, &scans[f], t->prog->files[f]->main_path, m);
+  return m;
+}
+
 /* Copies what the command reports out of the rewrite's state. */
 static void fill_report(const rw *r, const plan_result *p, int planned, const char *why,
                         rw_report *rep) {
@@ -595,6 +618,8 @@ int rw_rewrite(pass_tu *t, graph *g, const rw_request *req, const rw_scan *scans
     why_unplanned = strdup("--plan none");
   } else if (g->unrolled_ops < 0) {
     why_unplanned = unbound_reason(g);
+    /* sizes known only at run time: the candidates, as hints */
+    if (plan_candidates(g, &plan) != 0) goto out;
   } else {
     if (graph_unroll(g, &trace) != 0) goto out;
     have_trace = 1;
@@ -623,12 +648,11 @@ int rw_rewrite(pass_tu *t, graph *g, const rw_request *req, const rw_scan *scans
   /* Registrations first, so that a recomputable range is registered
    * before the swap_out after the same statement (the runtime then drops
    * it instead of copying). */
-  if (planned) {
-    for (int i = 0; i < plan.n_actions; i++)
-      if (plan.actions[i].kind == PLAN_RECOMPUTE) emit_action(&r, &plan.actions[i]);
-    for (int i = 0; i < plan.n_actions; i++)
-      if (plan.actions[i].kind != PLAN_RECOMPUTE) emit_action(&r, &plan.actions[i]);
-  }
+  /* (without a plan, plan holds only candidate hints: no registrations) */
+  for (int i = 0; i < plan.n_actions; i++)
+    if (plan.actions[i].kind == PLAN_RECOMPUTE) emit_action(&r, &plan.actions[i]);
+  for (int i = 0; i < plan.n_actions; i++)
+    if (plan.actions[i].kind != PLAN_RECOMPUTE) emit_action(&r, &plan.actions[i]);
 
   header(&r, &plan, planned, why_unplanned, budget_desc.p, &hdr);
   if (hdr.oom) goto out;

@@ -182,6 +182,10 @@ void rw_allocs_managed_in(const graph *g, const rw_scan *s, const char *path, un
  * (*scans)[i] is the scan of file i (pass_tu.file_index), *n the number of
  * files.  Returns 0 or -1 (out of memory). */
 int rw_scan_program(pass_tu *t, const graph *g, rw_scan **scans, int *n);
+/* rw_allocs_managed over every file of the program (scans from
+ * rw_scan_program). */
+unsigned char *rw_program_allocs_managed(pass_tu *t, const graph *g, const rw_scan *scans,
+                                         int n_scans);
 void rw_scans_free(rw_scan *scans, int n);
 
 /* ---- rewrite_closure.c ---- */

@@ -44,6 +44,8 @@ typedef struct scan_ctx {
   int loop_depth;       /* loops nested in the training loop body */
   int switch_depth;     /* switches nested in it (break leaves the switch) */
   int oom;
+  int *op_order;        /* graph ops by stmt.begin (graph_ops_at), NULL until needed */
+  unsigned *op_maxend;  /* max stmt.end over op_order[0..i] */
 } scan_ctx;
 
 /* ---- small helpers ---- */
@@ -193,13 +195,14 @@ typedef struct subst_ud {
   const kernel_info *ki;
   char **args;
   int nargs;
+  sym *grid, *block; /* the launch's grid.x and block.x, for extents that name them */
 } subst_ud;
 
 static sym *param_lookup(void *ud, const char *name) {
   subst_ud *u = ud;
   for (int i = 0; i < u->ki->n_params && i < u->nargs; i++)
     if (!strcmp(u->ki->params[i].name, name) && u->args[i]) return sym_var(u->a, u->args[i]);
-  return NULL;
+  return kernels_launch_dim(u->a, name, u->grid, u->block);
 }
 
 static void add_acc(rw_site *site, const char *ptr, char *bytes, int mode, int exact,
@@ -340,13 +343,15 @@ static void local_accesses(scan_ctx *x, rw_site *site, CXCursor call, const char
     if (ev) clang_EvalResult_dispose(ev);
   }
   if (ki) {
-    subst_ud u = {x->t->arena, ki, args, nargs};
+    subst_ud u = {x->t->arena, ki, args, nargs, NULL, NULL};
     /* the launch's arguments and dimensions as integers, for the dense
      * proof (kernels_launch_covers): constants, else the text parsed */
     sym **iv = calloc((size_t)ki->n_params + 1, sizeof *iv);
     CXCursor gx, bx;
     kernels_launch_dims(call, &gx, &bx);
     sym *grid = local_int(x, gx), *block = local_int(x, bx);
+    u.grid = grid;
+    u.block = block;
     for (int p = 0; iv && p < ki->n_params && p < nargs; p++)
       iv[p] = local_int(x, clang_Cursor_getArgument(call, (unsigned)p));
     for (int p = 0; p < ki->n_params && p < nargs; p++) {
@@ -393,19 +398,68 @@ out:
 
 /* ---- op sites and allocation calls ---- */
 
+static const graph *order_graph; /* qsort has no user data */
+
+static int by_stmt_begin(const void *pa, const void *pb) {
+  const graph_op *x = &order_graph->ops[*(const int *)pa], *y = &order_graph->ops[*(const int *)pb];
+  if (x->stmt.file != y->stmt.file) return x->stmt.file < y->stmt.file ? -1 : 1;
+  if (x->stmt.begin != y->stmt.begin) return x->stmt.begin < y->stmt.begin ? -1 : 1;
+  return *(const int *)pa - *(const int *)pb;
+}
+
 /* The graph ops whose statement overlaps [b, e) and call callee (one per
- * call path reaching the statement); returns how many, up to max. */
-static int graph_ops_at(const graph *g, int file, unsigned b, unsigned e, const char *callee,
+ * call path reaching the statement) in input `file`, in op order; returns
+ * how many, up to max.  A scan over every op per site made rewriting
+ * quadratic in the op statements (50,000 launches: minutes): the ops are
+ * sorted by (file, statement start) once, and the search walks back from
+ * the last start before e while some earlier statement of the file may
+ * still reach past b (op_maxend restarts at each file). */
+static int graph_ops_at(scan_ctx *x, int file, unsigned b, unsigned e, const char *callee,
                         int *out, int max) {
-  int n = 0;
-  for (int i = 0; i < g->n_ops; i++) {
-    const graph_op *op = &g->ops[i];
-    if (op->stmt.file != file || op->stmt.end <= b || op->stmt.begin >= e ||
-        strcmp(op->callee, callee))
-      continue;
-    if (n < max) out[n] = i;
-    n++;
+  const graph *g = x->g;
+  if (!x->op_order && g->n_ops > 0) {
+    x->op_order = malloc((size_t)g->n_ops * sizeof *x->op_order);
+    x->op_maxend = malloc((size_t)g->n_ops * sizeof *x->op_maxend);
+    if (!x->op_order || !x->op_maxend) {
+      free(x->op_order);
+      free(x->op_maxend);
+      x->op_order = NULL;
+      x->op_maxend = NULL;
+      x->oom = 1;
+      return 0;
+    }
+    for (int i = 0; i < g->n_ops; i++) x->op_order[i] = i;
+    order_graph = g;
+    qsort(x->op_order, (size_t)g->n_ops, sizeof *x->op_order, by_stmt_begin);
+    for (int i = 0; i < g->n_ops; i++) {
+      const graph_op *op = &g->ops[x->op_order[i]];
+      int same = i && g->ops[x->op_order[i - 1]].stmt.file == op->stmt.file;
+      x->op_maxend[i] = same && x->op_maxend[i - 1] > op->stmt.end ? x->op_maxend[i - 1] : op->stmt.end;
+    }
   }
+  if (!x->op_order) return 0;
+  int lo = 0, hi = g->n_ops; /* first index at or after (file, e) */
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    const graph_op *op = &g->ops[x->op_order[mid]];
+    if (op->stmt.file < file || (op->stmt.file == file && op->stmt.begin < e)) lo = mid + 1;
+    else hi = mid;
+  }
+  /* the first MAX_PATHS matches in op order (callers take the first as
+   * the site's op), kept sorted as they are found */
+  int n = 0, k = 0, found[MAX_PATHS];
+  for (int i = lo - 1; i >= 0 && x->op_maxend[i] > b; i--) {
+    const graph_op *op = &g->ops[x->op_order[i]];
+    if (op->stmt.file != file) break;
+    if (op->stmt.end <= b || strcmp(op->callee, callee)) continue;
+    n++;
+    int v = x->op_order[i];
+    if (k == MAX_PATHS && found[k - 1] < v) continue;
+    int j = k < MAX_PATHS ? k++ : k - 1;
+    for (; j > 0 && found[j - 1] > v; j--) found[j] = found[j - 1];
+    found[j] = v;
+  }
+  for (int i = 0; i < k && i < max; i++) out[i] = found[i];
   return n;
 }
 
@@ -533,7 +587,7 @@ static enum CXChildVisitResult expr_visitor(CXCursor c, CXCursor parent, CXClien
     rw_site *site = w->site;
     if (site && !site->skip) {
       int ops[MAX_PATHS];
-      int n = graph_ops_at(x->g, x->t->file_index, site->stmt_begin, site->stmt_end, callee, ops, MAX_PATHS);
+      int n = graph_ops_at(x, x->t->file_index, site->stmt_begin, site->stmt_end, callee, ops, MAX_PATHS);
       if (first) {
         site->graph_op = n > 0 ? ops[0] : -1;
         site->n_graph_ops = n;
@@ -794,6 +848,8 @@ int rw_scan_tu(pass_tu *t, const graph *g, rw_scan *out) {
   x.g = g;
   x.s = out;
   clang_visitChildren(clang_getTranslationUnitCursor(t->tu), top_visitor, &x);
+  free(x.op_order);
+  free(x.op_maxend);
   return x.oom ? -1 : 0;
 }
 

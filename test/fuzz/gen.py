@@ -20,7 +20,7 @@ import sys
 
 KERNEL = "__global__ void k(float *p, int n) { int i = threadIdx.x; if (i < n) p[i] = 0.f; }\n"
 MAIN = ("int main(int argc, char **argv) {\n  float *p;\n  cudaMalloc((void **)&p, 256);\n"
-        "  int s = argc;\n  for (int step = 0; step < 3; step++) {\n%s\n  }\n  return 0;\n}\n")
+        "  int s = argc;\n#pragma tidal train\n  for (int step = 0; step < 3; step++) {\n%s\n  }\n  return 0;\n}\n")
 
 
 def gen(kind, n):
@@ -42,7 +42,7 @@ def gen(kind, n):
         levels = n if kind == "nest2" else 3
         trips = 2 if kind == "nest2" else n
         for i in range(levels):
-            body = "for (int i%d = 0; i%d < %d; i%d++) { %s }" % (i, i, trips, i, body)
+            body = "for (int i%d = 0; i%d < %d; i%d++) {\n%s\n}" % (i, i, trips, i, body)
         return KERNEL + MAIN % ("    " + body)
     if kind == "parens":
         return KERNEL + MAIN % ("    int t = " + "(" * n + "s" + ")" * n + ";\n    k<<<1, 64>>>(p, t);")

@@ -30,7 +30,8 @@ __global__ void row_pointer_if_guard(float *out, const float *inp, int N, int C)
 // CHECK-NEXT: param out: mode=write extent=N elem=float bytes=4 dense=yes threads_needed=N
 // CHECK-NEXT: param inp: mode=read extent=N*C elem=float
 
-// The guard holds only inside its branch: the read after it is unbounded.
+// The guard holds only inside its branch: the read after it is bounded by
+// the launch only (Note [launch bounds]).
 __global__ void guard_scope_ends(float *out, const float *inp, int N) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   const float *x = inp + i;
@@ -38,7 +39,7 @@ __global__ void guard_scope_ends(float *out, const float *inp, int N) {
   out[0] += x[1];
 }
 // CHECK-LABEL: kernel guard_scope_ends
-// CHECK: param inp: mode=read extent=unknown
+// CHECK: param inp: mode=read extent=max(N, gridDim.x*blockDim.x + 1)
 
 __global__ void float4_cast_of_element(float *out, const float *inp, int N) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -2,8 +2,12 @@
 // (never a guess); the mode is still known.
 // RUN: %tidal kernels %s -- %stubflags | FileCheck %s
 
-__global__ void unguarded(float *out) { out[blockIdx.x * blockDim.x + threadIdx.x] = 0.0f; }
-// CHECK-LABEL: kernel unguarded
+// A loop with no condition bounds nothing.  (An unguarded thread index is
+// bounded by the launch: extent-launch-bounds.cu.)
+__global__ void unbounded(float *out, int s) {
+  for (int j = 0;; j += s) out[j] = 0.0f;
+}
+// CHECK-LABEL: kernel unbounded
 // CHECK-NEXT: param out: mode=write extent=unknown elem=float bytes=4 why="index not bounded by a guard or loop condition"
 
 __global__ void gather(float *out, const float *table, const int *ids, int N) {

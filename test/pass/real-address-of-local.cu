@@ -17,5 +17,5 @@ __global__ void count_and_fill(float *out, int *counter, int N) {
 }
 // CHECK-LABEL: kernel count_and_fill
 // CHECK-NEXT: param out: mode=write extent=N elem=float bytes=4 dense=yes threads_needed=N
-// CHECK-NEXT: param counter: mode=readwrite extent=unknown
+// CHECK-NEXT: param counter: mode=readwrite extent=gridDim.x elem=int
 // CHECK: flags: atomics inplace

@@ -1,0 +1,34 @@
+#!/usr/bin/env python3
+"""check_trace_events.py TRACE.json REPORT.json: the trace is Chrome
+trace-event JSON with "traceEvents"; it has "ph":"C" counter events for
+resident bytes, and exactly one compute slice per op the replay ran
+(ops per iteration x iterations, from replay's JSON report), besides
+replay's own setup slices; the "resident by group" counter names the
+groups.  Exit 1 with the reason otherwise."""
+import json
+import sys
+
+trace = json.load(open(sys.argv[1]))
+report = json.load(open(sys.argv[2]))
+ev = trace.get("traceEvents")
+if not isinstance(ev, list) or not ev:
+    sys.exit("no traceEvents list")
+counters = [e for e in ev if e.get("ph") == "C" and e.get("name") == "resident bytes"]
+if not counters or not all("bytes" in e.get("args", {}) for e in counters):
+    sys.exit("no resident-bytes counter events")
+groups = [e for e in ev if e.get("ph") == "C" and e.get("name") == "resident by group"]
+want = {"parameters", "optimizer state", "gradients", "activations", "other"}
+if not groups or set(groups[-1]["args"]) != want:
+    sys.exit("no resident-by-group counter with the five groups")
+slices = [e for e in ev if e.get("ph") == "B" and e.get("tid") == 1
+          and e.get("name") != "recompute" and not e.get("name", "").startswith("replay: ")]
+expect = report["ops_per_iteration"] * report["iterations"]
+if len(slices) != expect:
+    sys.exit(f"{len(slices)} op slices, expected {expect}")
+ends = [e for e in ev if e.get("ph") == "E" and e.get("tid") == 1]
+if len(ends) < len(slices):
+    sys.exit("unclosed op slices")
+for e in ev:
+    if "ts" in e and not isinstance(e["ts"], (int, float)):
+        sys.exit("a timestamp is not a number")
+print(f"ok: {len(ev)} events, {len(slices)} op slices, {len(counters)} resident counters")
