@@ -180,8 +180,15 @@ int tidal_is_initialized(void);
 /* Drop-in for cudaMalloc: *p receives a device pointer valid until
  * tidal_free, whatever is evicted meanwhile.  Contents start undefined and
  * not resident (the first write maps memory).  Allocations smaller than a
- * chunk are packed and stay resident. */
+ * chunk are packed, in allocation order, into shared chunks (slabs) that
+ * are evicted and restored as one unit. */
 tidal_status tidal_malloc(void **p, size_t bytes);
+
+/* tidal_malloc, packing an allocation smaller than a chunk only with others
+ * of the same nonzero `group` (group 0 is tidal_malloc's allocation order).
+ * The pass gives allocations that the same ops use one group, so an op's
+ * small operands share few slabs.  Same statuses as tidal_malloc. */
+tidal_status tidal_malloc_grouped(void **p, size_t bytes, unsigned group);
 
 /* Drop-in for cudaFree.  NULL is a no-op.  Waits for pending copies of the
  * allocation.  TIDAL_ERR_UNKNOWN_POINTER / TIDAL_ERR_DOUBLE_FREE. */

@@ -192,7 +192,7 @@ static tidal_status release_alloc(rt_alloc *a) {
   tidal_status st = TIDAL_OK;
   rt_g.footprint_bytes -= footprint(a->bytes);
   if (a->slab) {
-    rt_small_free(a);
+    st = rt_small_free(a);
   } else {
     for (uint32_t i = 0; i < a->nchunks; i++) {
       tidal_status s2 = rt_chunk_release(&a->chunks[i]);
@@ -258,7 +258,7 @@ tidal_status tidal_synchronize(void) {
 
 /* ---- allocation ---- */
 
-tidal_status tidal_malloc(void **p, size_t bytes) {
+static tidal_status malloc_grouped(void **p, size_t bytes, uint32_t group) {
   if (!p)
     return rt_error(TIDAL_ERR_INVALID, "tidal_malloc: p is NULL");
   *p = NULL;
@@ -277,7 +277,7 @@ tidal_status tidal_malloc(void **p, size_t bytes) {
     rt_arbiter_poll(0); /* the share follows demand before memory is taken for it */
   tidal_status st;
   if (bytes < cb) {
-    if ((st = rt_small_alloc(a)) != TIDAL_OK)
+    if ((st = rt_small_alloc(a, group)) != TIDAL_OK)
       goto fail;
   } else {
     a->reserved = (bytes + cb - 1) / cb * cb;
@@ -316,6 +316,12 @@ fail:
   rt_g.footprint_bytes -= footprint(bytes);
   free(a);
   return st;
+}
+
+tidal_status tidal_malloc(void **p, size_t bytes) { return malloc_grouped(p, bytes, 0); }
+
+tidal_status tidal_malloc_grouped(void **p, size_t bytes, unsigned group) {
+  return malloc_grouped(p, bytes, (uint32_t)group);
 }
 
 /* The allocation containing [p, p+bytes), with the length resolved. */
@@ -370,9 +376,11 @@ tidal_status tidal_free(void *p) {
                       p, (size_t)(u - a->base), (unsigned long)a->base);
     return rt_error(TIDAL_ERR_UNKNOWN_POINTER, "tidal_free(%p): not a tidal allocation", p);
   }
+  int busy = a->slab && rt_small_busy(a);
   for (uint32_t i = 0; i < a->nchunks; i++)
-    if (a->chunks[i].pins)
-      return rt_error(TIDAL_ERR_INVALID, "tidal_free(%p): an open op (tidal_op_begin) uses it", p);
+    busy |= a->chunks[i].pins != 0;
+  if (busy)
+    return rt_error(TIDAL_ERR_INVALID, "tidal_free(%p): an open op (tidal_op_begin) uses it", p);
   if (RT_TRACING())
     rt_trace("free", "\"ptr\":\"%p\"", p);
   rt_annotate_forget(a->base, a->base + a->reserved);
@@ -462,8 +470,15 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
     size_t off = 0, len = 0;
     if ((st = resolve("tidal_op_begin", site, x->ptr, x->bytes, &a, &off, &len)) != TIDAL_OK)
       goto fail;
-    if (len == 0 || !a->nchunks)
-      continue; /* packed small allocations are always resident */
+    if (len == 0)
+      continue;
+    if (a->slab) { /* a packed member: its slab's chunk, whose other members stay */
+      a->idle = 0; /* in use again: earlier hints on it are moot */
+      uint32_t flags = RT_PIN_NEED_DATA | ((x->mode & TIDAL_WRITE) ? RT_PIN_WRITTEN : 0u);
+      if ((st = pin_chunk(&a->slab->chunk, stamp, flags)) != TIDAL_OK)
+        goto fail;
+      continue;
+    }
     size_t c0 = off / cb, c1 = (off + len - 1) / cb;
     for (size_t ci = c0; ci <= c1; ci++) {
       rt_chunk *c = &a->chunks[ci];
@@ -480,13 +495,12 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
   }
   f->pin_end = rt_g.npinned;
   size_t ws = (f->pin_end - f->pin_start) * cb;
-  size_t avail = ((size_t)rt_g.phys_target - rt_g.slab_phys) * cb;
-  if (ws > avail) {
+  if (ws > rt_g.budget_bytes) {
     st = rt_error(TIDAL_ERR_BUDGET,
-                  "tidal_op_begin %s (%s:%d): the op's working set of %zu bytes exceeds the "
-                  "%zu-byte budget (%zu bytes of it usable after small allocations)",
+                  "tidal_op_begin %s (%s:%d): the op's working set of %zu bytes (whole chunks, "
+                  "small allocations' slabs included) exceeds the %zu-byte budget",
                   site_label(site), site && site->file ? site->file : "?", site ? site->line : 0, ws,
-                  rt_g.budget_bytes, avail);
+                  rt_g.budget_bytes);
     goto fail;
   }
   rt_planner_op_pinned(f->pin_start, f->pin_end);
@@ -628,8 +642,14 @@ static tidal_status hint_range(const char *name, const void *p, size_t bytes, in
   }
   if (rt_g.out.n || rt_g.in.n)
     rt_reap(0);
+  if (*len && (*a)->slab) { /* a packed small allocation: its slab (Note [hints on packed
+                              allocations]) */
+    tidal_status s2 = rt_small_hint(*a, *off, *len, kind);
+    *len = 0;
+    return s2;
+  }
   if (!(*a)->nchunks)
-    *len = 0; /* packed small allocations are always resident */
+    *len = 0;
   return TIDAL_OK;
 }
 

@@ -61,13 +61,13 @@ void rt_budget_iteration_end(void) {
  * recompute closures, the exchange), tidal_malloc (a new slab) or a
  * prefetch; its TIDAL_ERR_BUDGET still names the innermost open op - site,
  * file:line, working set in bytes - and says what holds the memory: chunks
- * pinned by open ops, small-allocation slabs (always resident), or
- * resident chunks that cannot leave because the host store is full. */
+ * pinned by open ops (small allocations' slabs included), or resident
+ * chunks that cannot leave because the host store is full. */
 tidal_status rt_budget_exhausted(const char *why) {
   size_t cb = rt_g.chunk_bytes;
   size_t resident = (size_t)(rt_g.nphys - rt_g.nfree_phys);
-  size_t slabs = rt_g.slab_phys, stuck = rt_g.lru.n, flight = rt_g.out.n + rt_g.in.n;
-  size_t pinned = resident > slabs + stuck + flight ? resident - slabs - stuck - flight : 0;
+  size_t stuck = rt_g.lru.n, flight = rt_g.out.n + rt_g.in.n;
+  size_t pinned = resident > stuck + flight ? resident - stuck - flight : 0;
   char op[256] = "";
   if (rt_g.depth > 0) {
     const rt_frame *f = &rt_g.frames[rt_g.depth - 1];
@@ -83,10 +83,6 @@ tidal_status rt_budget_exhausted(const char *why) {
   if (pinned && rt_g.depth > 0)
     n += snprintf(held + n, sizeof held - (size_t)n, "%s%zu bytes pinned by %d open op%s",
                   n ? ", " : "", pinned * cb, rt_g.depth, rt_g.depth == 1 ? "" : "s");
-  if (slabs && n < (int)sizeof held)
-    n += snprintf(held + n, sizeof held - (size_t)n,
-                  "%s%zu bytes in small-allocation slabs (always resident)", n ? ", " : "",
-                  slabs * cb);
   if (stuck && n < (int)sizeof held)
     n += snprintf(held + n, sizeof held - (size_t)n,
                   "%s%zu bytes that cannot be evicted (host store full: %zu of %zu slots "

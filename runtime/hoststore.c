@@ -159,8 +159,11 @@ int rt_host_check(char *msg, size_t len) {
     }
     seen[s] = 1;
   }
-  for (size_t i = 0; i < rt_g.nallocs; i++) {
-    rt_alloc *a = rt_g.allocs[i];
+  rt_slab *slab = rt_g.slabs; /* after the allocations: the small allocations' slabs */
+  for (size_t i = 0; i < rt_g.nallocs || slab; i++) {
+    rt_alloc *a = i < rt_g.nallocs ? rt_g.allocs[i] : &slab->self;
+    if (i >= rt_g.nallocs)
+      slab = slab->next;
     for (uint32_t k = 0; k < a->nchunks; k++) {
       const rt_chunk *c = &a->chunks[k];
       int64_t s = c->host_slot;

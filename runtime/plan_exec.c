@@ -281,7 +281,7 @@ static rt_plan_params params(void) {
   memset(&p, 0, sizeof p);
   p.chunk_bytes = rt_g.chunk_bytes;
   uint32_t budget = (uint32_t)(rt_g.budget_bytes / rt_g.chunk_bytes); /* not nphys: lazy pools */
-  p.avail_chunks = budget > rt_g.slab_phys ? budget - rt_g.slab_phys : 0;
+  p.avail_chunks = budget;
   p.margin_chunks = S->margin;
   p.h2d_bytes_per_s = rt_g.cfg.sim_h2d_bytes_per_s > 0 ? rt_g.cfg.sim_h2d_bytes_per_s
                                                        : RT_SIM_DEFAULT_BYTES_PER_S;

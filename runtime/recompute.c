@@ -44,7 +44,7 @@ tidal_status rt_recompute_register(uintptr_t lo, uintptr_t hi, tidal_recompute_f
                                    const void *ctx, size_t ctx_bytes) {
   rt_alloc *a = rt_registry_find(lo);
   if (!a || !a->nchunks)
-    return TIDAL_OK; /* packed small allocations are always resident: nothing to do */
+    return TIDAL_OK; /* a packed small allocation has no chunk of its own to drop */
   rt_recompute *rc = calloc(1, sizeof *rc);
   if (!rc)
     return rt_error(TIDAL_ERR_HOST_MEMORY, "tidal_recompute_register: out of host memory");

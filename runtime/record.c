@@ -91,7 +91,7 @@ int rt_record_op(rt_record *r, const tidal_site *site, int n, const tidal_access
   for (int i = 0; i < n; i++) {
     rt_alloc *a = rt_registry_find((uintptr_t)acc[i].ptr);
     if (!a || !a->nchunks)
-      continue; /* packed small allocations are always resident; empty tails */
+      continue; /* packed small allocations (their slab moves by LRU); empty tails */
     size_t off = (uintptr_t)acc[i].ptr - a->base;
     size_t len = acc[i].bytes == TIDAL_EXTENT_UNKNOWN ? a->bytes - off : acc[i].bytes;
     if (len == 0 || len > a->bytes - off)

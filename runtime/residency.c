@@ -404,6 +404,11 @@ static int64_t host_slot_get(const rt_chunk *except) {
         return take_host(c);
     }
   }
+  for (rt_slab *s = rt_g.slabs; s; s = s->next) { /* small allocations' chunks */
+    rt_chunk *c = &s->chunk;
+    if (c->state == RT_RESIDENT && c != except && c->host_slot >= 0 && !c->fresh_from)
+      return take_host(c);
+  }
   return -1;
 }
 

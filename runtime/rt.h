@@ -107,18 +107,22 @@ typedef struct rt_alloc {
   uint32_t nchunks;      /* 0 for packed small allocations */
   rt_chunk *chunks;
   struct rt_slab *slab;  /* packed small allocation: its slab, else NULL */
-  uint32_t slot;         /* slot within the slab */
+  uint8_t idle;          /* packed: RT_IDLE_* hinted since an op last declared it */
 } rt_alloc;
 
-/* ---- packed small allocations (suballoc.c) ---- */
+/* ---- packed small allocations (suballoc.c) ----
+ * Note [lifetime-aware pool]: allocations smaller than a chunk are packed
+ * into slabs, one chunk each, which are evicted, restored and released as
+ * one unit: an op declaring a member pins the slab's chunk. */
 typedef struct rt_slab {
   struct rt_slab *next;
-  uintptr_t base;      /* one chunk, mapped for the slab's whole life */
-  uint32_t phys;
-  size_t slot_bytes;   /* power of two, >= RT_SMALL_MIN_BYTES */
-  uint32_t nslots, used;
-  uint8_t *in_use;     /* one byte per slot */
+  rt_alloc self;         /* a one-chunk allocation over the slab (not in the registry) */
+  rt_chunk chunk;        /* self.chunks: its state is the members' */
+  uint32_t group;        /* packing group: only members of this group share it */
+  uint32_t nmembers, cap_members;
+  struct rt_alloc **members; /* sorted by address */
 } rt_slab;
+enum { RT_IDLE_COLD = 1, RT_IDLE_DEAD = 2 }; /* swap-out / drop hinted */
 #define RT_SMALL_MIN_BYTES 256 /* cudaMalloc's alignment guarantee */
 
 /* ---- host store (hoststore.c) ---- */
@@ -222,7 +226,6 @@ typedef struct rt_runtime {
 
   uint64_t iteration;            /* epoch: tidal_iteration_end calls so far */
   int in_iteration;
-  uint32_t slab_phys;            /* physical chunks held by packed small allocations */
 
   uint64_t iterations_done;
   tidal_counters total, cur;     /* cur: the iteration in progress */
@@ -378,8 +381,13 @@ RT_HIDDEN void rt_host_destroy(void);
 RT_HIDDEN int rt_host_check(char *msg, size_t len);
 
 /* ---- suballoc.c ---- */
-RT_HIDDEN tidal_status rt_small_alloc(rt_alloc *a);
-RT_HIDDEN void rt_small_free(rt_alloc *a);
+RT_HIDDEN tidal_status rt_small_alloc(rt_alloc *a, uint32_t group);
+RT_HIDDEN tidal_status rt_small_free(rt_alloc *a);
+/* A hint (RT_HINT_*, planner.h) on [off, off+len) of packed allocation a:
+ * Note [hints on packed allocations]. */
+RT_HIDDEN tidal_status rt_small_hint(rt_alloc *a, size_t off, size_t len, int kind);
+/* Freeing a would release a slab an open op has pinned. */
+RT_HIDDEN int rt_small_busy(const rt_alloc *a);
 RT_HIDDEN void rt_small_destroy(void);
 
 /* ---- recompute.c ---- */

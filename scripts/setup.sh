@@ -4,7 +4,8 @@
 # not fetched again, so CI can call it on every run.
 set -euo pipefail
 
-need=(clang-19 libclang-19-dev llvm-19-dev llvm-19-tools cmake make gcc g++ python3 graphviz pkg-config)
+need=(clang-19 libclang-19-dev llvm-19-dev llvm-19-tools cmake make gcc g++ python3 graphviz pkg-config
+      man-db groff-base) # man + groff: the man page test
 missing=()
 for p in "${need[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -87,6 +87,7 @@ typedef struct base_var {
                 * bound is NULL (Note [launch bounds]) */
   int nonneg;  /* known >= 0 */
   int cover;   /* enum cover_kind */
+  int data;    /* made while reading memory: a data-dependent value (for the reason only) */
 } base_var;
 
 typedef struct lin {
@@ -140,6 +141,12 @@ typedef struct narrowing {
   int level;
 } narrowing;
 
+/* A local size analysed as a name (Note [derived sizes]). */
+typedef struct derived_size {
+  char name[96];
+  sym *value; /* over parameters (and earlier sizes) */
+} derived_size;
+
 typedef struct kctx {
   pass_tu *t;
   sym_arena *a;
@@ -149,7 +156,11 @@ typedef struct kctx {
   int n_env, cap_env;
   narrowing *trail;
   int n_trail, cap_trail;
+  derived_size *sizes;
+  int n_sizes, cap_sizes;
+  char **param_names; /* the kernel's parameter names (for fresh size names) */
   int n_params;
+  int n_loads;     /* loads seen so far (Note [extents]: the reason for a data-dependent index) */
   param_state *ps;
   const int *param_elem_bytes;
   unsigned flags;
@@ -182,6 +193,7 @@ static int new_var(kctx *c, sym *bound, int nonneg) {
   }
   c->vars[c->n_vars].bound = bound;
   c->vars[c->n_vars].lbound = NULL;
+  c->vars[c->n_vars].data = 0;
   c->vars[c->n_vars].nonneg = nonneg;
   c->vars[c->n_vars].cover = COV_NONE;
   return c->n_vars++;
@@ -663,6 +675,7 @@ static void set_unknown(kctx *c, int p, const char *why) {
 }
 
 static void record(kctx *c, ptrval p, unsigned mode, int len_bytes, const char *why_unknown) {
+  if (mode & ACCESS_READ) c->n_loads++;
   if (p.param < 0 || p.param >= c->n_params) return;
   param_state *ps = &c->ps[p.param];
   ps->mode |= mode;
@@ -675,7 +688,14 @@ static void record(kctx *c, ptrval p, unsigned mode, int len_bytes, const char *
     return set_unknown(c, p.param,
                        "index is not affine in thread indices, loop variables and parameters");
   sym *mx = lin_max(c, p.off);
-  if (!mx) return set_unknown(c, p.param, "index not bounded by a guard or loop condition");
+  if (!mx) {
+    for (int i = 0; i < p.off.n; i++) {
+      const base_var *v = &c->vars[p.off.var[i]];
+      if (v->data && !v->bound && !v->lbound)
+        return set_unknown(c, p.param, "index depends on a value read from memory");
+    }
+    return set_unknown(c, p.param, "index not bounded by a guard or loop condition");
+  }
   if (!lin_nonneg(c, p.off)) return set_unknown(c, p.param, "index may be negative");
   sym *end = sym_add(c->a, mx, sym_const(c->a, len_bytes));
   sym *elems = sym_div_exact(c->a, end, sym_const(c->a, eb));
@@ -777,7 +797,20 @@ static int try_constant(CXCursor e, long long *out) {
   return ok;
 }
 
+/* Values made while evaluating e that read memory are data-dependent
+ * (base_var.data): only the reason given for an unknown extent uses it. */
+static lin eval_int_value(kctx *c, CXCursor e);
+
 static lin eval_int(kctx *c, CXCursor e) {
+  int loads = c->n_loads, vars = c->n_vars;
+  lin r = eval_int_value(c, e);
+  if (c->n_loads != loads)
+    for (int i = 0; r.ok && i < r.n; i++)
+      if (r.var[i] >= vars) c->vars[r.var[i]].data = 1;
+  return r;
+}
+
+static lin eval_int_value(kctx *c, CXCursor e) {
   if (stack_too_deep(e, "expression")) return lin_bad(c);
   e = strip(e);
   enum CXCursorKind k = clang_getCursorKind(e);
@@ -908,6 +941,19 @@ static lin eval_int(kctx *c, CXCursor e) {
     /* comparisons, logic, bit operations: read the operands, value opaque */
     visit_expr(c, e);
     return lin_opaque(c, 0);
+  }
+  case CXCursor_UnaryOperator: {
+    /* -x and +x stay affine */
+    enum CXUnaryOperatorKind uop = clang_getCursorUnaryOperatorKind(e);
+    if (uop == CXUnaryOperator_Minus || uop == CXUnaryOperator_Plus) {
+      kids ch = children(e);
+      if (ch.n == 1) {
+        lin x = eval_int(c, ch.v[0]);
+        lin r = lin_scale(c, x, sym_const(c->a, uop == CXUnaryOperator_Minus ? -1 : 1));
+        return r.ok ? r : lin_opaque(c, 0);
+      }
+    }
+    break;
   }
   case CXCursor_CallExpr: {
     ptrval rp;
@@ -1768,6 +1814,7 @@ static void helper_return(kctx *c, CXCursor value) {
 
 static void narrow_value(kctx *c, lin x, sym *mx, int strict);
 static void rebind_guarded(kctx *c, CXCursor d, lin l, sym *mx, int strict);
+static void rebind_nonneg(kctx *c, CXCursor d);
 
 /* Applies "e holds" (negate: "e does not hold") as bounds on locals:
  * v < E, v <= E, E > v, E >= v, and conjunctions (disjunctions when
@@ -1814,6 +1861,13 @@ static void apply_guard(kctx *c, CXCursor e, int negate) {
   }
   lin x = eval_int(c, var); /* the guarded value, before any rebinding */
   lin l = eval_int(c, lim);
+  /* the other side is bounded below: `oh >= 0` (0 <= oh), `w > -1` make
+   * a local E in `v < E` / `v <= E` non-negative when v's minimum is */
+  sym *mn = lin_min(c, x);
+  if (mn && (sym_nonneg(mn) || (strict && sym_nonneg(sym_add(c->a, mn, sym_const(c->a, 1)))))) {
+    CXCursor ld = local_decl(lim);
+    if (!clang_Cursor_isNull(ld) && is_integer_type(clang_getCursorType(ld))) rebind_nonneg(c, ld);
+  }
   sym *mx = lin_max(c, l);
   if (!mx) return;
   CXCursor d = local_decl(var);
@@ -1864,6 +1918,16 @@ static void narrow_value(kctx *c, lin x, sym *mx, int strict) {
   c->trail[c->n_trail].level = c->n_env;
   c->n_trail++;
   v->bound = bound;
+}
+
+/* The local d shown >= 0 by a guard is rebound to a fresh non-negative
+ * variable keeping its own upper bound. */
+static void rebind_nonneg(kctx *c, CXCursor d) {
+  binding *b = lookup(c, d);
+  if (!b || b->kind != BIND_INT || lin_nonneg(c, b->val)) return;
+  sym *own = b->val.ok ? lin_max_mode(c, b->val, 0) : NULL;
+  int nv = new_var(c, own ? sym_add(c->a, own, sym_const(c->a, 1)) : NULL, 1);
+  if (nv >= 0) bind_int(c, d, lin_var(c, nv));
 }
 
 /* The local d guarded by `d < E` (E's value l, inclusive maximum mx) is
@@ -2099,6 +2163,59 @@ static void bind_reference(kctx *c, CXCursor d, CXType t, CXCursor init) {
   bind_ref(c, d, p, len);
 }
 
+/* Note [derived sizes]: a local initialised from parameters alone whose
+ * sign the analysis cannot decide - `int H_out = H - F + 1;` - is a size,
+ * assumed >= 0 like the parameters themselves (Note [extents]).  It is
+ * analysed as a fresh name (so `idx % H_out`, `oh * W_out` and the like
+ * are bounded), and the name is replaced by its value in the kernel's
+ * extents and launch conditions at the end.  Values that are provably
+ * <= 0 (`-C`) or constants keep their value. */
+static lin size_local(kctx *c, CXCursor d, lin v) {
+  int64_t k;
+  if (!v.ok || v.n != 0 || sym_get_const(v.k, &k) || sym_nonneg(v.k) ||
+      sym_nonneg(sym_sub(c->a, sym_const(c->a, 0), v.k)))
+    return v;
+  if (c->n_sizes == c->cap_sizes) {
+    int cap = c->cap_sizes ? c->cap_sizes * 2 : 8;
+    derived_size *ns = realloc(c->sizes, sizeof *ns * (size_t)cap);
+    if (!ns) return v;
+    c->sizes = ns;
+    c->cap_sizes = cap;
+  }
+  /* a name no parameter or other size has: the spelling, then a number */
+  char *sp = string_and_dispose(clang_getCursorSpelling(d));
+  char nm[96];
+  snprintf(nm, sizeof nm, "%s", sp && *sp ? sp : "size");
+  free(sp);
+  for (int n = 2;; n++) {
+    int taken = 0;
+    for (int i = 0; c->param_names && i < c->n_params && !taken; i++)
+      taken = c->param_names[i] && !strcmp(c->param_names[i], nm);
+    for (int i = 0; i < c->n_sizes && !taken; i++) taken = !strcmp(c->sizes[i].name, nm);
+    if (!taken) break;
+    char base[64];
+    snprintf(base, sizeof base, "%.60s", nm);
+    char *at = strchr(base, '#');
+    if (at) *at = 0;
+    snprintf(nm, sizeof nm, "%s#%d", base, n);
+  }
+  derived_size *ds = &c->sizes[c->n_sizes];
+  snprintf(ds->name, sizeof ds->name, "%s", nm);
+  ds->value = v.k;
+  c->n_sizes++;
+  return lin_const(c, sym_var(c->a, ds->name));
+}
+
+static sym *size_lookup(void *ud, const char *name) {
+  kctx *c = ud;
+  for (int i = 0; i < c->n_sizes; i++)
+    if (!strcmp(c->sizes[i].name, name)) return sym_subst(c->a, c->sizes[i].value, size_lookup, c);
+  return NULL;
+}
+
+/* An extent or launch condition over parameters only (Note [derived sizes]). */
+static sym *unsize(kctx *c, sym *e) { return e && c->n_sizes ? sym_subst(c->a, e, size_lookup, c) : e; }
+
 static void visit_decl(kctx *c, CXCursor d) {
   if (clang_getCursorKind(d) != CXCursor_VarDecl) return;
   CXType t = clang_getCursorType(d);
@@ -2111,7 +2228,7 @@ static void visit_decl(kctx *c, CXCursor d) {
   if (is_pointer_type(t)) {
     bind_ptr(c, d, clang_Cursor_isNull(init) ? ptr_none(c) : eval_ptr(c, init));
   } else if (is_integer_type(t)) {
-    bind_int(c, d, clang_Cursor_isNull(init) ? lin_opaque(c, 0) : eval_int(c, init));
+    bind_int(c, d, clang_Cursor_isNull(init) ? lin_opaque(c, 0) : size_local(c, d, eval_int(c, init)));
   } else if (!clang_Cursor_isNull(init)) {
     visit_expr(c, init);
   }
@@ -2408,6 +2525,9 @@ static int analyze_kernel(pass_tu *t, CXCursor f, kernel_info *ki) {
     }
   }
   free(pl.v);
+  char **names = calloc((size_t)(np ? np : 1), sizeof *names);
+  for (int i = 0; names && i < np; i++) names[i] = ki->params[i].name;
+  c.param_names = names;
   if (ki->has_body) visit_stmt(&c, fn_body(f));
   for (int i = 0; i < np; i++) {
     kernel_param *kp = &ki->params[i];
@@ -2451,12 +2571,18 @@ static int analyze_kernel(pass_tu *t, CXCursor f, kernel_info *ki) {
         kp->blocks_needed = best->blocks;
       }
     }
+    /* over parameters only (Note [derived sizes]) */
+    kp->extent = unsize(&c, kp->extent);
+    kp->threads_needed = unsize(&c, kp->threads_needed);
+    kp->blocks_needed = unsize(&c, kp->blocks_needed);
   }
   ki->flags = c.flags;
   free(c.ps);
   free(c.vars);
   free(c.env);
   free(c.trail);
+  free(c.sizes);
+  free(names);
   free(eb);
   return 0;
 }

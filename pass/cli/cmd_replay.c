@@ -27,6 +27,7 @@
 #include "cli/profile_load.h"
 #include "cli/output.h"
 #include "cli/replay_multi.h"
+#include "plan/pack.h"
 #include "plan/plan.h"
 #include "replay/replay.h"
 #include "rewrite/rewrite.h"
@@ -43,9 +44,9 @@ typedef struct replay_cli {
   int n_inputs;
   uint64_t budget;      /* --budget in bytes (several programs: the shared total) */
   double pct;           /* --budget as a percentage (one program only) */
+  uint64_t chunk;       /* --chunk: the runtime's chunk (0: replay's own choice) */
   const char *trace;    /* --trace FILE: the managed run's libtidal trace */
   const char *timeline; /* --timeline FILE.svg: its memory timeline */
-  uint64_t chunk;       /* --chunk: the runtime's eviction unit, 0 = 2 MiB */
   const char *costs;    /* --costs FILE: the sim's cost model (runtime/sim_costs.txt format) */
   const char *profile;  /* --profile FILE: measured op durations (TIDAL_PROFILE) */
 } replay_cli;
@@ -84,6 +85,15 @@ static int replay_extra(void *ud, int argc, char **argv, int *i) {
       }
       c->iterations = (int)n_it;
     }
+    if (k == 6) {
+      double pct = 0;
+      uint64_t b = 0;
+      if (options_parse_size(v, &b, &pct) != 0 || pct > 0 || b < 4096 || (b & (b - 1))) {
+        diag_error(NULL, 0, 0, "--chunk must be a power of two of at least 4K, not '%s'", v);
+        return -1;
+      }
+      c->chunk = b;
+    }
     if (k == 4) c->trace = v;
     if (k == 5) c->timeline = v;
     if (k == 3) {
@@ -93,14 +103,6 @@ static int replay_extra(void *ud, int argc, char **argv, int *i) {
         if (strcmp(v, pn[q]) == 0) c->planner = (tidal_planner)(TIDAL_PLANNER_RUNTIME + q);
       if (c->planner == TIDAL_PLANNER_DEFAULT) {
         diag_error(NULL, 0, 0, "--runtime-planner must be runtime, hints or lru, not '%s'", v);
-        return -1;
-      }
-    }
-    if (k == 6) {
-      double pct = 0;
-      if (options_parse_size(v, &c->chunk, &pct) != 0 || pct > 0 || c->chunk < 4096 ||
-          (c->chunk & (c->chunk - 1))) {
-        diag_error(NULL, 0, 0, "--chunk must be a power of two of at least 4K, not '%s'", v);
         return -1;
       }
     }
@@ -166,6 +168,7 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
   rw_place *places = NULL;
   replay_place *rplace = NULL;
   double *op_seconds = NULL;
+  unsigned *pack = NULL;
 
   rc = graph_build_from_options(&o, &tu, &g);
   if (rc != TIDAL_EXIT_OK) goto out;
@@ -281,6 +284,17 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
     have_tmp = 1;
     ro.trace_path = tmp_trace;
   }
+  if (cli.chunk) ro.chunk_bytes = cli.chunk;
+  /* Small allocations packed as the rewritten program packs them. */
+  if (mode != PLAN_MODE_NONE) {
+    pack = calloc((size_t)trace.n_allocs + 1, sizeof *pack);
+    if (!pack || plan_pack_groups(&trace, PACK_CHUNK_BYTES, pack) < 0) {
+      diag_error(NULL, 0, 0, "out of memory while packing small allocations");
+      rc = TIDAL_EXIT_INTERNAL;
+      goto out;
+    }
+    ro.pack = pack;
+  }
   replay_report rep;
   int rr = replay_trace(&trace, &plan, &ro, &rep);
 
@@ -333,14 +347,16 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
     rc = TIDAL_EXIT_BAD_INPUT;
   }
 out:
+  /* places first: plan_free zeroes n_actions (the leak ASan found) */
+  for (int k = 0; places && k < plan.n_actions; k++) rw_place_free(&places[k]);
   plan_free(&plan);
   if (have_trace) trace_free(&trace);
   graph_free(&g);
   frontend_dispose(tu);
-  for (int k = 0; places && k < plan.n_actions; k++) rw_place_free(&places[k]);
   free(places);
   free(rplace);
   free(op_seconds);
+  free(pack);
   rw_placer_free(&placer);
   rw_scans_free(scans, n_scans);
   if (child && !reported) replay_child_result(child, rc ? rc : TIDAL_EXIT_INTERNAL, 0);

@@ -118,10 +118,43 @@ int options_parse_size(const char *text, uint64_t *bytes, double *pct) {
   return 0;
 }
 
+/* A bind name is what the source writes for the value: an identifier, or
+ * a member path (cfg.T, model->config.C, dims[2]).  Anything else could
+ * never match and would be ignored silently ('x y', '1x'). */
+static int is_bind_name(const char *s, const char *end) {
+  int need_id = 1;
+  while (s < end) {
+    if (need_id) {
+      if (!(*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z'))) return 0;
+      while (s < end && (*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+                         (*s >= '0' && *s <= '9')))
+        s++;
+      need_id = 0;
+    } else if (*s == '.') {
+      s++, need_id = 1;
+    } else if (*s == '-' && s + 1 < end && s[1] == '>') {
+      s += 2, need_id = 1;
+    } else if (*s == '[') {
+      const char *d = ++s;
+      while (s < end && *s >= '0' && *s <= '9') s++;
+      if (s == d || s >= end || *s != ']') return 0;
+      s++;
+    } else {
+      return 0;
+    }
+  }
+  return !need_id;
+}
+
 static int parse_bind(tidal_options *o, const char *arg) {
   const char *eq = strchr(arg, '=');
   if (!eq || eq == arg || eq[1] == '\0') {
     diag_error(NULL, 0, 0, "--bind expects NAME=VALUE, got '%s'", arg);
+    return -1;
+  }
+  if (!is_bind_name(arg, eq)) {
+    diag_error(NULL, 0, 0, "--bind '%.*s': NAME must be an identifier or a member path "
+               "as the source writes it (B, cfg.T, model->config.C)", (int)(eq - arg), arg);
     return -1;
   }
   uint64_t bytes = 0;

@@ -363,15 +363,56 @@ static int filter_compdb_args(const strvec *args, const char *dir, strvec *out) 
   return 0;
 }
 
+/* Expands nvcc's `--options-file FILE` / `-optf FILE` (CMake writes the
+ * include paths of CUDA targets into such a file: includes_CUDA.rsp) and
+ * `@FILE` response files, in place, relative to the entry's directory;
+ * nested files up to a small depth.  A file that cannot be read is kept as
+ * written (its flags are then simply missing, as before). */
+static int expand_response_files(const strvec *in, const char *dir, strvec *out, int depth) {
+  for (int i = 0; i < in->n; i++) {
+    const char *a = in->v[i];
+    const char *file = NULL;
+    int skip = 0;
+    if ((!strcmp(a, "--options-file") || !strcmp(a, "-optf")) && i + 1 < in->n) {
+      file = in->v[i + 1];
+      skip = 1;
+    } else if (!strncmp(a, "--options-file=", 15)) {
+      file = a + 15;
+    } else if (a[0] == '@' && a[1]) {
+      file = a + 1;
+    }
+    if (file && depth < 8) {
+      char *path = join_path(dir, file);
+      size_t len = 0;
+      char *text = path ? read_file(path, &len) : NULL;
+      free(path);
+      if (text) {
+        strvec sub = {0};
+        int bad = split_command(text, &sub) < 0 || expand_response_files(&sub, dir, out, depth + 1) < 0;
+        sv_free(&sub);
+        free(text);
+        if (bad) return -1;
+        i += skip;
+        continue;
+      }
+    }
+    if (sv_push(out, a) < 0) return -1;
+  }
+  return 0;
+}
+
 /* input's flags into *flags; or, when all is not NULL, every entry's file
  * (directory + file) into *all and no flags (multi-entry -p: the whole
  * program). */
 static int load_compdb(const char *dir, const char *input, strvec *flags, strvec *all) {
-  if (!dir_exists(dir)) {
-    diag_error(NULL, 0, 0, "-p: no such directory: '%s'", dir);
+  /* -p takes the build folder (clang tools' convention) or the database
+   * file itself. */
+  int is_file = !dir_exists(dir) && file_exists(dir);
+  if (!is_file && !dir_exists(dir)) {
+    diag_error(NULL, 0, 0, "-p: no such directory or file: '%s'", dir);
     return TIDAL_EXIT_BAD_INPUT;
   }
-  char *path = join_path(dir, "compile_commands.json");
+  char *path = is_file ? strdup(dir) : join_path(dir, "compile_commands.json");
   size_t len = 0;
   char *text = path ? read_file(path, &len) : NULL;
   int rc = TIDAL_EXIT_BAD_INPUT, found = 0;
@@ -433,7 +474,10 @@ static int load_compdb(const char *dir, const char *input, strvec *flags, strvec
       } else if (full && same_file(full, input)) {
         found = 1;
         if (!have_args && ecmd && split_command(ecmd, &eargs) < 0) r.err = 1;
-        if (!r.err && filter_compdb_args(&eargs, edir, flags) < 0) r.err = 1;
+        strvec expanded = {0};
+        if (!r.err && expand_response_files(&eargs, edir, &expanded, 0) < 0) r.err = 1;
+        if (!r.err && filter_compdb_args(&expanded, edir, flags) < 0) r.err = 1;
+        sv_free(&expanded);
       }
       free(full);
     }
@@ -555,11 +599,29 @@ static void print_diag(CXDiagnostic d) {
   }
 }
 
+/* Note [error limit]
+ * clang parses with -ferror-limit=0: errors in device bodies are only
+ * warnings to tidal, and a clang that stopped at its limit would leave the
+ * host code half parsed.  The limit is applied here instead, to what is
+ * printed: after `limit` diagnostics (errors and device-code warnings;
+ * clang's default of 20, or the -ferror-limit=N the command line gives
+ * after '--'; 0: no limit) the rest are counted, not printed, so 20 KB of
+ * binary garbage prints about 20 errors, not 5,000 lines. */
+static int error_limit(const frontend_options *opt) {
+  int limit = 20;
+  for (int i = 0; i < opt->n_clang_args; i++) {
+    const char *a = opt->clang_args[i];
+    if (!strncmp(a, "-ferror-limit=", 14)) limit = atoi(a + 14);
+    else if (!strcmp(a, "-ferror-limit") && i + 1 < opt->n_clang_args) limit = atoi(opt->clang_args[++i]);
+  }
+  return limit < 0 ? 0 : limit;
+}
+
 /* Returns the number of errors that make the host code unanalyzable. */
-static int scan_diagnostics(pass_tu *t) {
+static int scan_diagnostics(pass_tu *t, int limit) {
   unsigned n = clang_getNumDiagnostics(t->tu);
   range_collect rc = {0};
-  int ranges_done = 0, host_errors = 0;
+  int ranges_done = 0, host_errors = 0, shown = 0, hidden = 0;
   for (unsigned i = 0; i < n; i++) {
     CXDiagnostic d = clang_getDiagnostic(t->tu, i);
     enum CXDiagnosticSeverity sev = clang_getDiagnosticSeverity(d);
@@ -573,7 +635,15 @@ static int scan_diagnostics(pass_tu *t) {
       ranges_done = 1;
     }
     CXSourceLocation loc = clang_getDiagnosticLocation(d);
-    if (sev == CXDiagnostic_Error && in_device_body(&rc, loc)) {
+    int device = sev == CXDiagnostic_Error && in_device_body(&rc, loc);
+    if (!device) host_errors++;
+    if (limit && shown >= limit) {
+      hidden++;
+      clang_disposeDiagnostic(d);
+      continue;
+    }
+    shown++;
+    if (device) {
       CXFile f;
       unsigned line, col;
       clang_getExpansionLocation(loc, &f, &line, &col, NULL);
@@ -585,15 +655,53 @@ static int scan_diagnostics(pass_tu *t) {
       free(msg);
     } else {
       print_diag(d);
-      host_errors++;
     }
     clang_disposeDiagnostic(d);
   }
   free(rc.v);
+  if (hidden)
+    diag_note(t->main_path, 0, 0, "%d more diagnostics not shown (the limit is %d; "
+              "-- -ferror-limit=N changes it, 0 shows all)", hidden, limit);
   return host_errors;
 }
 
 /* ---- parse -------------------------------------------------------------------- */
+
+/* Says why the input cannot be parsed, if it cannot: clang would report a
+ * directory or an unreadable file as "libclang error 1" (exit 2, as if
+ * tidal were broken), and '-' is not stdin to it. */
+static int input_unusable(const char *path) {
+  struct stat st;
+  if (!path || !*path) {
+    diag_error(NULL, 0, 0, "no input file");
+    return 1;
+  }
+  if (!strcmp(path, "-")) {
+    diag_error(NULL, 0, 0, "reading the program from stdin ('-') is not supported: "
+               "give the path of a .cu file");
+    return 1;
+  }
+  if (stat(path, &st) != 0) {
+    if (errno == ENOENT) diag_error(NULL, 0, 0, "no such file: '%s'", path);
+    else diag_error(path, 0, 0, "cannot read the input: %s", strerror(errno));
+    return 1;
+  }
+  if (S_ISDIR(st.st_mode)) {
+    diag_error(path, 0, 0, "the input is a directory, not a source file");
+    return 1;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    diag_error(path, 0, 0, "the input is not a regular file");
+    return 1;
+  }
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    diag_error(path, 0, 0, "cannot read the input: %s", strerror(errno));
+    return 1;
+  }
+  fclose(f);
+  return 0;
+}
 
 static int is_cuda_input(const frontend_options *opt, int whole_program) {
   const char *dot = strrchr(opt->input, '.');
@@ -618,10 +726,7 @@ static int parse_unit(const frontend_options *opt, int whole_program, sym_arena 
   pass_tu *t = NULL;
   int rc = TIDAL_EXIT_INTERNAL;
 
-  if (!opt->input || !file_exists(opt->input)) {
-    diag_error(NULL, 0, 0, "no such file: '%s'", opt->input ? opt->input : "");
-    return TIDAL_EXIT_BAD_INPUT;
-  }
+  if (input_unusable(opt->input)) return TIDAL_EXIT_BAD_INPUT;
   if (!is_cuda_input(opt, whole_program)) {
     diag_error(opt->input, 1, 1,
                "not a CUDA source file (expected a .cu or .cuh file; pass '-- -x cuda' to "
@@ -646,8 +751,15 @@ static int parse_unit(const frontend_options *opt, int whole_program, sym_arena 
     if (rc) goto fail;
     rc = TIDAL_EXIT_INTERNAL;
   }
-  for (int i = 0; i < opt->n_clang_args; i++)
+  for (int i = 0; i < opt->n_clang_args; i++) {
+    /* tidal applies -ferror-limit itself (Note [error limit]) */
+    if (!strncmp(opt->clang_args[i], "-ferror-limit=", 14)) continue;
+    if (!strcmp(opt->clang_args[i], "-ferror-limit")) {
+      i++;
+      continue;
+    }
     if (sv_push(&args, opt->clang_args[i]) < 0) goto oom;
+  }
 
   if (!(t = calloc(1, sizeof *t))) goto oom;
   if (!(t->main_path = strdup(opt->input))) goto oom;
@@ -665,7 +777,7 @@ static int parse_unit(const frontend_options *opt, int whole_program, sym_arena 
                                                                       : TIDAL_EXIT_INTERNAL;
     goto fail;
   }
-  if (scan_diagnostics(t) > 0) {
+  if (scan_diagnostics(t, error_limit(opt)) > 0) {
     rc = TIDAL_EXIT_BAD_INPUT;
     goto fail;
   }

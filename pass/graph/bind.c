@@ -42,6 +42,21 @@ int bind_lookup(const graph_bindings *b, const char *name, int64_t *out) {
       *out = b->items[i].value;
       return 1;
     }
+  /* `dims[2]`: an entry of a constant table */
+  const char *ix;
+  size_t il;
+  const graph_table *t = bind_table_ref(b, name, &ix, &il);
+  if (t && il > 0) {
+    int64_t k = 0;
+    for (size_t i = 0; i < il; i++) {
+      if (ix[i] < '0' || ix[i] > '9') return 0;
+      k = k * 10 + (ix[i] - '0');
+    }
+    if (k < t->n) {
+      *out = t->values[k];
+      return 1;
+    }
+  }
   return 0;
 }
 
@@ -56,8 +71,49 @@ void bind_forget_const(graph_bindings *b, const char *name) {
   }
 }
 
+void bind_set_table(graph_bindings *b, const char *name, const int64_t *values, int n) {
+  if (!name || !*name || n <= 0) return;
+  for (int i = 0; i < b->n_tables; i++)
+    if (strcmp(b->tables[i].name, name) == 0) return; /* constant: recorded once */
+  graph_table *t = realloc(b->tables, (size_t)(b->n_tables + 1) * sizeof *t);
+  if (!t) return;
+  b->tables = t;
+  graph_table *x = &b->tables[b->n_tables];
+  x->name = strdup(name);
+  x->values = malloc((size_t)n * sizeof *x->values);
+  if (!x->name || !x->values) {
+    free(x->name);
+    free(x->values);
+    return;
+  }
+  memcpy(x->values, values, (size_t)n * sizeof *values);
+  x->n = n;
+  b->n_tables++;
+}
+
+const graph_table *bind_table_ref(const graph_bindings *b, const char *name, const char **index,
+                                  size_t *index_len) {
+  const char *lb = name ? strchr(name, '[') : NULL;
+  size_t len = name ? strlen(name) : 0;
+  if (!lb || len < 3 || name[len - 1] != ']') return NULL;
+  for (int i = 0; i < b->n_tables; i++) {
+    const graph_table *t = &b->tables[i];
+    if (strlen(t->name) == (size_t)(lb - name) && strncmp(t->name, name, (size_t)(lb - name)) == 0) {
+      *index = lb + 1;
+      *index_len = (size_t)(name + len - 1 - (lb + 1));
+      return t;
+    }
+  }
+  return NULL;
+}
+
 void bind_free(graph_bindings *b) {
   if (!b) return;
+  for (int i = 0; i < b->n_tables; i++) {
+    free(b->tables[i].name);
+    free(b->tables[i].values);
+  }
+  free(b->tables);
   for (int i = 0; i < b->n; i++) free(b->items[i].name);
   free(b->items);
   memset(b, 0, sizeof *b);
@@ -72,6 +128,11 @@ static const char *first_unbound(const graph_bindings *b, const sym *s) {
   if (!s) return NULL;
   if (sym_get_kind(s) == SYM_VAR) {
     int64_t v;
+    const char *ix;
+    size_t il;
+    /* `dims[l + 1]` is resolved through the table when unrolled: not a
+     * name to --bind (its index is a loop variable's expression) */
+    if (bind_table_ref(b, sym_var_name(s), &ix, &il)) return NULL;
     return bind_lookup(b, sym_var_name(s), &v) ? NULL : sym_var_name(s);
   }
   const char *r = first_unbound(b, sym_lhs(s));

@@ -234,9 +234,20 @@ typedef struct graph_binding {
   bind_source source;
 } graph_binding;
 
+/* A constant integer table (`static const int dims[] = {784, 256, 10};`):
+ * a size written `dims[l + 1]` is a name that evaluates through it once
+ * the index does (unroll.c). */
+typedef struct graph_table {
+  char *name;
+  int n;
+  int64_t *values;
+} graph_table;
+
 typedef struct graph_bindings {
   int n, cap;
   graph_binding *items;
+  int n_tables;
+  graph_table *tables;
 } graph_bindings;
 
 /* Something the analysis could not resolve (reported, never fatal). */
@@ -320,6 +331,12 @@ void graph_access_free_texts(graph_access *a, int n_levels);
 /* bind.c: a binding table (names are copied). */
 void bind_set(graph_bindings *b, const char *name, int64_t value, bind_source src);
 int bind_lookup(const graph_bindings *b, const char *name, int64_t *out);
+/* Records a constant table (values copied). */
+void bind_set_table(graph_bindings *b, const char *name, const int64_t *values, int n);
+/* name is `T[INDEX]` for a recorded table T: its base's table, and in
+ * *index the INDEX text (into name); NULL otherwise. */
+const graph_table *bind_table_ref(const graph_bindings *b, const char *name, const char **index,
+                                  size_t *index_len);
 /* Drops name's binding unless the user gave it (a variable found constant
  * at loop entry that the loop changes: interp.c). */
 void bind_forget_const(graph_bindings *b, const char *name);

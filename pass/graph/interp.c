@@ -927,6 +927,37 @@ static gval eval_literal(gb *b, CXCursor e) {
   return gb_int(b, sym_const(b->a, c), text && *text ? text : gb_fmt(b, "%lld", (long long)c), 1);
 }
 
+/* `dims[i]` read from a constant table (`static const int dims[] = {784,
+ * 256, 10};`): the table is recorded with the bindings, so a size written
+ * `dims[l + 1]` inside a layer loop evaluates per layer when unrolled
+ * (unroll.c) instead of asking for a --bind of an expression. */
+static void const_table(gb *b, CXCursor e) {
+  CXCursor ch[2];
+  if (gb_children(e, ch, 2) != 2) return;
+  CXCursor base = gb_strip(ch[0]);
+  if (clang_getCursorKind(base) != CXCursor_DeclRefExpr) return;
+  CXCursor d = clang_getCursorReferenced(base);
+  CXType t = clang_getCursorType(d);
+  if (clang_getCursorKind(d) != CXCursor_VarDecl || t.kind != CXType_ConstantArray ||
+      !clang_isConstQualifiedType(clang_getArrayElementType(t)))
+    return;
+  CXCursor dk[4];
+  int nk = gb_children(d, dk, 4);
+  CXCursor init = clang_getNullCursor();
+  for (int i = 0; i < nk && i < 4; i++)
+    if (clang_getCursorKind(dk[i]) == CXCursor_InitListExpr) init = dk[i];
+  if (clang_Cursor_isNull(init)) return;
+  CXCursor el[256];
+  int n = gb_children(init, el, 256);
+  if (n <= 0 || n > 256) return;
+  int64_t v[256];
+  for (int i = 0; i < n; i++)
+    if (!eval_const(el[i], &v[i])) return;
+  char *name = string_and_dispose(clang_getCursorSpelling(d));
+  bind_set_table(&b->g->binds, name, v, n);
+  free(name);
+}
+
 gval gb_eval(gb *b, gb_frame *f, CXCursor e) {
   b->steps++; /* bounds setup-loop unrolling, see walk_for */
   if (stack_too_deep(e, "expression")) return none_val();
@@ -998,6 +1029,7 @@ gval gb_eval(gb *b, gb_frame *f, CXCursor e) {
   }
   case CXCursor_MemberRefExpr:
   case CXCursor_ArraySubscriptExpr: {
+    if (k == CXCursor_ArraySubscriptExpr) const_table(b, e);
     const char *text;
     int ok;
     const char *key = gb_lvalue(b, f, e, &text, &ok);

@@ -81,7 +81,9 @@ static int over_limit(unroller *u, const graph_loop *L) {
   return 1;
 }
 
-/* sym_value_fn: nonzero when bound; loop variables in scope first. */
+/* sym_value_fn: nonzero when bound; loop variables in scope first; then
+ * bindings; then `T[INDEX]` through a constant table (`dims[l + 1]`, the
+ * index evaluated here, with the loop variables in scope). */
 static int value_fn(void *ud, const char *name, int64_t *out) {
   unroller *u = ud;
   for (int i = u->n_stack - 1; i >= 0; i--)
@@ -89,7 +91,19 @@ static int value_fn(void *ud, const char *name, int64_t *out) {
       *out = u->stack[i].value;
       return 1;
     }
-  return bind_lookup(&u->g->binds, name, out);
+  if (bind_lookup(&u->g->binds, name, out)) return 1;
+  const char *ix;
+  size_t il;
+  const graph_table *t = bind_table_ref(&u->g->binds, name, &ix, &il);
+  if (!t || il == 0 || il > 200 || !u->g->tu) return 0;
+  char buf[256];
+  memcpy(buf, ix, il);
+  buf[il] = '\0';
+  sym *e = sym_parse(u->g->tu->arena, buf);
+  int64_t k;
+  if (!e || sym_eval(e, value_fn, u, &k) != 0 || k < 0 || k >= t->n) return 0;
+  *out = t->values[k];
+  return 1;
 }
 
 /* Evaluates s; on failure reports the first unbound name at file:line:col. */

@@ -481,7 +481,7 @@ static int one_run(const tidal_trace *t, const plan_result *plan, const replay_o
   }
   started = 1;
   for (int a = 0; a < t->n_allocs; a++) {
-    st = tidal_malloc(&E.base[a], (size_t)t->allocs[a].bytes);
+    st = tidal_malloc_grouped(&E.base[a], (size_t)t->allocs[a].bytes, o->pack ? o->pack[a] : 0);
     if (st != TIDAL_OK) {
       run_fail(&E, "tidal_malloc(%s, %llu): %s: %s", t->allocs[a].name,
                (unsigned long long)t->allocs[a].bytes, tidal_status_string(st),

@@ -51,6 +51,8 @@ typedef struct replay_options {
   replay_break brk;      /* test-only: deliberately break the plan */
   const replay_place *place; /* per plan action (plan->n_actions), or NULL: all at their ops */
   int n_static_ops;      /* length of every in_call array */
+  const unsigned *pack;  /* per allocation: packing group (plan/pack.h, as rewrite emits it:
+                            tidal_malloc_grouped), or NULL */
   tidal_planner planner; /* the managed run's TIDAL_PLANNER (the unmanaged run: lru);
                             default hints: the build-time plan alone */
   /* Several programs replayed at once (docs/replay.md, "Several programs"):

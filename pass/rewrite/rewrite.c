@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan/pack.h"
 #include "rewrite/rewrite.h"
 #include "plan/candidates.h"
 
@@ -55,6 +56,7 @@ typedef struct rw {
   const rw_scan *scans; /* every file's (rw_scan_program) */
   int n_scans;
   int closures;
+  const unsigned *pack; /* per graph allocation: packing group (plan/pack.h), or NULL */
   unsigned *braced; /* statements given extra braces for plan calls */
   int n_braced;
   int oom;
@@ -142,12 +144,36 @@ static void instrument_site(rw *r, int idx, rw_site *s) {
   rw_buf_free(&ind);
 }
 
+/* The packing group of the allocations a cudaMalloc call makes: one group
+ * for all of them (a call in a setup loop makes several), else 0. */
+static unsigned pack_group_of(const rw *r, const rw_mem *m) {
+  unsigned group = 0;
+  int seen = 0;
+  for (int a = 0; r->pack && a < r->g->n_allocs; a++) {
+    const graph_alloc *ga = &r->g->allocs[a];
+    if (ga->line != m->line || ga->col != m->col || !ga->file ||
+        strcmp(ga->file, r->t->main_path) != 0)
+      continue;
+    if (seen && r->pack[a] != group) return 0;
+    group = r->pack[a];
+    seen = 1;
+  }
+  return group;
+}
+
 static void replace_mem(rw *r, const rw_mem *m) {
   rw_buf b = {0};
   const char *c = m->callee;
   if (!strcmp(c, "cudaMalloc") || !strcmp(c, "cudaMallocAsync")) {
-    rw_buf_printf(&b, "(cudaError_t)TIDAL_CUDA_STATUS(tidal_malloc((void **)(%s), %s))", m->args[0],
-                  m->args[1]);
+    unsigned group = pack_group_of(r, m);
+    if (group)
+      rw_buf_printf(&b,
+                    "(cudaError_t)TIDAL_CUDA_STATUS(tidal_malloc_grouped((void **)(%s), %s, %uu)) "
+                    "/* tidal: shares chunks with the small buffers the same ops use */",
+                    m->args[0], m->args[1], group);
+    else
+      rw_buf_printf(&b, "(cudaError_t)TIDAL_CUDA_STATUS(tidal_malloc((void **)(%s), %s))",
+                    m->args[0], m->args[1]);
     if (!strcmp(c, "cudaMallocAsync")) {
       rw_buf_puts(&b, " /* tidal: was cudaMallocAsync on stream ");
       put_commented(&b, m->n_args > 2 ? m->args[2] : "?");
@@ -606,6 +632,7 @@ int rw_rewrite(pass_tu *t, graph *g, const rw_request *req, const rw_scan *scans
   plan_result plan;
   memset(&plan, 0, sizeof plan);
   char *why_unplanned = NULL;
+  unsigned *pack = NULL;
   rw_buf budget_desc = {0}, hdr = {0}, result = {0};
 
   if (rw_lines_init(&r.lines, t->main_source, t->main_size, t->main_path) != 0) goto out;
@@ -632,6 +659,9 @@ int rw_rewrite(pass_tu *t, graph *g, const rw_request *req, const rw_scan *scans
     po.budget_bytes = budget;
     if (plan_make(&trace, &po, &plan) != 0) goto out;
     planned = 1;
+    pack = calloc((size_t)trace.n_allocs + 1, sizeof *pack);
+    if (!pack || plan_pack_groups(&trace, PACK_CHUNK_BYTES, pack) < 0) goto out;
+    r.pack = pack;
     if (req->budget_pct > 0)
       rw_buf_printf(&budget_desc, "%g%% of the modelled peak = %" PRIu64 " bytes", req->budget_pct,
                     budget);
@@ -677,6 +707,7 @@ out:
   rw_buf_free(&r.plan_lines);
   free(r.braced);
   free(why_unplanned);
+  free(pack);
   plan_free(&plan);
   if (have_trace) trace_free(&trace);
   rw_edits_free(&r.edits);

@@ -22,6 +22,8 @@ pc=$(find "$prefix" -name tidal.pc | head -1)
 [ -n "$pc" ] || fail "missing lib/pkgconfig/tidal.pc"
 if [ -e "$build/pass/tidal" ]; then
   [ -x "$prefix/bin/tidal" ] || fail "missing bin/tidal"
+  [ -e "$prefix/share/man/man1/tidal.1" ] || fail "missing share/man/man1/tidal.1"
+  [ -e "$prefix/share/bash-completion/completions/tidal" ] || fail "missing bash completion"
   [ -e "$prefix/share/tidal/compat/tidal_cuda_compat.h" ] || fail "missing share/tidal/compat"
 fi
 
@@ -34,6 +36,14 @@ cmake -S "$src/test/install/consumer" -B "$tmp/consumer" -DCMAKE_PREFIX_PATH="$p
   -DCONSUMER_CUDA=$([ -x "$prefix/bin/tidal" ] && echo ON || echo OFF) \
   -DCONSUMER_CUDA_BUILD=$cuda_build >"$tmp/configure.log" 2>&1 ||
   { cat "$tmp/configure.log"; fail "consumer configure failed"; }
+# tidal_rewrite_sources keeps the original source in the compilation
+# database (tidal -p BUILD_DIR finds the file the user edits).
+if [ -x "$prefix/bin/tidal" ]; then
+  grep -q "\"file\": \"$src/test/install/consumer/train.cu\"" "$tmp/consumer/compile_commands.json" ||
+    fail "no compile_commands.json entry for the original train.cu"
+  "$prefix/bin/tidal" graph "$src/test/install/consumer/train.cu" -p "$tmp/consumer" -o "$tmp/graph.txt" \
+    2>/dev/null || fail "tidal graph -p BUILD_DIR failed on the original source"
+fi
 cmake --build "$tmp/consumer" -j2 >"$tmp/build.log" 2>&1 ||
   { cat "$tmp/build.log"; fail "consumer build failed"; }
 "$tmp/consumer/consumer" | grep -q "consumer: ok" || fail "consumer (cmake) did not run"

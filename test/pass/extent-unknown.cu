@@ -16,7 +16,7 @@ __global__ void gather(float *out, const float *table, const int *ids, int N) {
 }
 // CHECK-LABEL: kernel gather
 // CHECK-NEXT: param out: mode=write extent=N
-// CHECK-NEXT: param table: mode=read extent=unknown {{.*}}why=
+// CHECK-NEXT: param table: mode=read extent=unknown {{.*}}why="index depends on a value read from memory"
 // CHECK-NEXT: param ids: mode=read extent=N
 
 __device__ void opaque_fn(float *p);

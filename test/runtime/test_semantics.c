@@ -153,7 +153,8 @@ int main(int argc, char **argv) {
   CHECK_OK(tidal_op_end(&site));
   CHECK(th_stats().total.swapped_in_bytes - e0.total.swapped_in_bytes == 3 * CH);
 
-  /* Packed small allocations live in slabs and are always resident. */
+  /* Packed small allocations live in slabs that move as one unit: swapped
+   * out with their slab, they come back intact. */
   unsigned char *small;
   CHECK_OK(tidal_malloc((void **)&small, 100));
   CHECK(((uintptr_t)small & 255) == 0);

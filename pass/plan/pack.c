@@ -1,0 +1,264 @@
+/* pack.c - packing groups for allocations smaller than a chunk (pack.h).
+ *
+ * Note [packing small allocations]: items are the small allocations some
+ * op touches, sized as the runtime aligns them (256 bytes); bins are
+ * chunks.  Each distinct set of items one op touches must fit in at most m
+ * bins (then the op needs m slabs resident, not one per operand).  For
+ * m = 1, 2, ... a depth-first search assigns items, largest first, to an
+ * existing bin with room or else one new bin (the first empty bin only:
+ * bins are interchangeable), pruning as soon as a set spans more than m
+ * bins; trying existing bins first keeps the bin count low.  Each m gets a
+ * bounded number of search steps, so the cost stays small on any trace;
+ * when no m up to PACK_MAX_SPAN succeeds, every group is 0 and the runtime
+ * packs in allocation order.  The runtime packs a group's members
+ * first-fit in allocation order into its own slabs, so a bin whose items
+ * fit in one chunk becomes exactly one slab. */
+#include "plan/pack.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define PACK_ALIGN 256u          /* the runtime's small-allocation alignment */
+#define PACK_MAX_SPAN 4          /* slabs per op tried, at most */
+#define PACK_STEPS 200000L       /* search steps per span */
+
+typedef struct pack_set {
+  int n, *items;          /* sorted item numbers */
+  int nb;                 /* bins it spans now */
+  int bin[PACK_MAX_SPAN]; /* those bins */
+  int cnt[PACK_MAX_SPAN]; /* its items in each */
+} pack_set;
+
+typedef struct packer {
+  int n_items;
+  int *alloc;            /* item -> allocation */
+  uint64_t *size;        /* item -> aligned bytes */
+  int n_sets;
+  pack_set *sets;
+  int **sets_of;         /* item -> sets containing it, -1 terminated */
+  uint64_t cap;
+  int span;              /* m */
+  int *bin_of;           /* item -> bin, -1 */
+  uint64_t *load;        /* bin -> bytes */
+  int n_bins;
+  long steps;
+} packer;
+
+static int cmp_int(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+static int cmp_set(const void *a, const void *b) {
+  const pack_set *x = a, *y = b;
+  if (x->n != y->n) return x->n < y->n ? -1 : 1;
+  return memcmp(x->items, y->items, (size_t)x->n * sizeof(int));
+}
+
+/* Puts item i in bin b if no set then spans more than `span` bins. */
+static int place(packer *P, int i, int b) {
+  int *ss = P->sets_of[i], k;
+  for (k = 0; ss[k] >= 0; k++) {
+    pack_set *s = &P->sets[ss[k]];
+    int j = 0;
+    while (j < s->nb && s->bin[j] != b) j++;
+    if (j < s->nb) {
+      s->cnt[j]++;
+    } else if (s->nb < P->span) {
+      s->bin[s->nb] = b;
+      s->cnt[s->nb++] = 1;
+    } else {
+      break;
+    }
+  }
+  if (ss[k] < 0) {
+    P->bin_of[i] = b;
+    P->load[b] += P->size[i];
+    return 1;
+  }
+  while (k-- > 0) { /* undo the sets already counted */
+    pack_set *s = &P->sets[ss[k]];
+    int j = 0;
+    while (s->bin[j] != b) j++;
+    if (--s->cnt[j] == 0) {
+      s->bin[j] = s->bin[s->nb - 1];
+      s->cnt[j] = s->cnt[s->nb - 1];
+      s->nb--;
+    }
+  }
+  return 0;
+}
+
+static void unplace(packer *P, int i) {
+  int b = P->bin_of[i];
+  for (int *ss = P->sets_of[i]; *ss >= 0; ss++) {
+    pack_set *s = &P->sets[*ss];
+    int j = 0;
+    while (s->bin[j] != b) j++;
+    if (--s->cnt[j] == 0) {
+      s->bin[j] = s->bin[s->nb - 1];
+      s->cnt[j] = s->cnt[s->nb - 1];
+      s->nb--;
+    }
+  }
+  P->load[b] -= P->size[i];
+  P->bin_of[i] = -1;
+}
+
+/* 1: items i.. placed; 0: no way; -1: out of steps. */
+static int search(packer *P, int i) {
+  if (i == P->n_items) return 1;
+  if (++P->steps > PACK_STEPS) return -1;
+  for (int b = 0; b <= P->n_bins; b++) {
+    if (P->load[b] + P->size[i] > P->cap) continue;
+    int fresh = b == P->n_bins;
+    if (!place(P, i, b)) continue;
+    if (fresh) P->n_bins++;
+    int r = search(P, i + 1);
+    if (r != 0) return r;
+    if (fresh) P->n_bins--;
+    unplace(P, i);
+  }
+  return 0;
+}
+
+static int cmp_size_desc(const void *a, const void *b, void *ud) {
+  const uint64_t *size = ud;
+  int x = *(const int *)a, y = *(const int *)b;
+  if (size[x] != size[y]) return size[x] > size[y] ? -1 : 1;
+  return (x > y) - (x < y);
+}
+
+/* A small insertion sort with a context (qsort_r is not portable C). */
+static void sort_items(int *v, int n, uint64_t *size) {
+  for (int i = 1; i < n; i++) {
+    int x = v[i], j = i;
+    while (j > 0 && cmp_size_desc(&x, &v[j - 1], size) < 0) {
+      v[j] = v[j - 1];
+      j--;
+    }
+    v[j] = x;
+  }
+}
+
+int plan_pack_groups(const tidal_trace *t, uint64_t chunk_bytes, unsigned *groups) {
+  memset(groups, 0, (size_t)t->n_allocs * sizeof *groups);
+  packer P;
+  memset(&P, 0, sizeof P);
+  int rc = -1, best = 0;
+  int *item_of = malloc(((size_t)t->n_allocs + 1) * sizeof *item_of);
+  int *order = malloc(((size_t)t->n_allocs + 1) * sizeof *order);
+  uint64_t *asize = calloc((size_t)t->n_allocs + 1, sizeof *asize);
+  int *scratch = malloc(((size_t)t->n_allocs + 1) * sizeof *scratch);
+  if (!item_of || !order || !asize || !scratch) goto out;
+  for (int a = 0; a < t->n_allocs; a++) item_of[a] = -1;
+  /* Items: small allocations some op touches, largest first. */
+  int n = 0;
+  for (int o = 0; o < t->n_ops; o++)
+    for (int k = 0; k < t->ops[o].n_acc; k++) {
+      int a = t->tensors[t->ops[o].acc[k].tensor].alloc;
+      uint64_t b = t->allocs[a].bytes;
+      if (b == 0 || b >= chunk_bytes || item_of[a] >= 0) continue;
+      item_of[a] = n;
+      order[n] = a;
+      asize[a] = (b + PACK_ALIGN - 1) / PACK_ALIGN * PACK_ALIGN;
+      n++;
+    }
+  if (n == 0) {
+    rc = 0;
+    goto out;
+  }
+  sort_items(order, n, asize);
+  P.n_items = n;
+  P.cap = chunk_bytes;
+  P.alloc = malloc((size_t)n * sizeof *P.alloc);
+  P.size = malloc((size_t)n * sizeof *P.size);
+  P.bin_of = malloc((size_t)n * sizeof *P.bin_of);
+  P.load = calloc((size_t)n + 1, sizeof *P.load);
+  P.sets = calloc((size_t)t->n_ops + 1, sizeof *P.sets);
+  P.sets_of = calloc((size_t)n, sizeof *P.sets_of);
+  if (!P.alloc || !P.size || !P.bin_of || !P.load || !P.sets || !P.sets_of) goto out;
+  for (int i = 0; i < n; i++) {
+    P.alloc[i] = order[i];
+    P.size[i] = asize[order[i]];
+    item_of[order[i]] = i;
+    P.bin_of[i] = -1;
+  }
+  /* Distinct item sets of the ops. */
+  for (int o = 0; o < t->n_ops; o++) {
+    int m = 0;
+    for (int k = 0; k < t->ops[o].n_acc; k++) {
+      int i = item_of[t->tensors[t->ops[o].acc[k].tensor].alloc];
+      int dup = i < 0;
+      for (int j = 0; j < m && !dup; j++) dup = scratch[j] == i;
+      if (!dup) scratch[m++] = i;
+    }
+    if (m == 0) continue;
+    pack_set *s = &P.sets[P.n_sets];
+    s->items = malloc((size_t)m * sizeof *s->items);
+    if (!s->items) goto out;
+    memcpy(s->items, scratch, (size_t)m * sizeof *scratch);
+    qsort(s->items, (size_t)m, sizeof *s->items, cmp_int);
+    s->n = m;
+    P.n_sets++;
+  }
+  qsort(P.sets, (size_t)P.n_sets, sizeof *P.sets, cmp_set);
+  int w = 0;
+  for (int r = 0; r < P.n_sets; r++) {
+    if (w > 0 && cmp_set(&P.sets[w - 1], &P.sets[r]) == 0) {
+      free(P.sets[r].items);
+      continue;
+    }
+    P.sets[w++] = P.sets[r];
+  }
+  P.n_sets = w;
+  /* item -> its sets */
+  int *count = calloc((size_t)n, sizeof *count);
+  if (!count) goto out;
+  for (int s = 0; s < P.n_sets; s++)
+    for (int k = 0; k < P.sets[s].n; k++) count[P.sets[s].items[k]]++;
+  int fail = 0;
+  for (int i = 0; i < n && !fail; i++) {
+    P.sets_of[i] = malloc(((size_t)count[i] + 1) * sizeof(int));
+    fail = !P.sets_of[i];
+    if (!fail) P.sets_of[i][count[i]] = -1;
+    count[i] = 0;
+  }
+  if (fail) {
+    free(count);
+    goto out;
+  }
+  for (int s = 0; s < P.n_sets; s++)
+    for (int k = 0; k < P.sets[s].n; k++) {
+      int i = P.sets[s].items[k];
+      P.sets_of[i][count[i]++] = s;
+    }
+  free(count);
+  for (int span = 1; span <= PACK_MAX_SPAN && !best; span++) {
+    P.span = span;
+    P.steps = 0;
+    P.n_bins = 0;
+    for (int s = 0; s < P.n_sets; s++) P.sets[s].nb = 0;
+    for (int i = 0; i < n; i++) P.bin_of[i] = -1;
+    memset(P.load, 0, ((size_t)n + 1) * sizeof *P.load);
+    if (search(&P, 0) == 1) {
+      best = span;
+      for (int i = 0; i < n; i++) groups[P.alloc[i]] = (unsigned)P.bin_of[i] + 1;
+    }
+  }
+  rc = best;
+out:
+  for (int s = 0; P.sets && s < P.n_sets; s++) free(P.sets[s].items);
+  for (int i = 0; P.sets_of && i < P.n_items; i++) free(P.sets_of[i]);
+  free(P.sets_of);
+  free(P.sets);
+  free(P.alloc);
+  free(P.size);
+  free(P.bin_of);
+  free(P.load);
+  free(item_of);
+  free(order);
+  free(asize);
+  free(scratch);
+  return rc;
+}

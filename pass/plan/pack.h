@@ -1,0 +1,28 @@
+/* pack.h - which small allocations share a runtime chunk.
+ *
+ * libtidal packs allocations smaller than a chunk into slabs that move as
+ * one unit (runtime/suballoc.c, Note [lifetime-aware pool]), and an op
+ * needs every slab its operands sit in.  Packed in allocation order, the
+ * parameters, gradients, activations and their gradients fill different
+ * slabs, so a backward op (activation, gradient of the output, gradient of
+ * the weight) needs three; from the trace, the pass can pack each op's
+ * operands into as few slabs as possible.  The result is a packing group
+ * per allocation, which `tidal rewrite` emits as tidal_malloc_grouped(...,
+ * group) and `tidal replay` passes to the runtime the same way. */
+#ifndef TIDAL_PASS_PACK_H
+#define TIDAL_PASS_PACK_H
+
+#include <stdint.h>
+#include "graph/trace.h"
+
+/* The chunk the packing is made for: the runtime's default. */
+#define PACK_CHUNK_BYTES ((uint64_t)2 << 20)
+
+/* groups[n_allocs]: 0 for allocations not packed by group (a chunk or
+ * more, untouched, or no packing found), else 1.. (equal: same slabs).
+ * Minimises the most slabs any one op needs, then the number of slabs,
+ * with a bounded search; falls back to all 0 (allocation order).  Returns
+ * that most-slabs figure (0 if nothing is small), -1 when out of memory. */
+int plan_pack_groups(const tidal_trace *t, uint64_t chunk_bytes, unsigned *groups);
+
+#endif
