@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "base/diag.h"
+#include "base/progress.h"
 #include "base/stack.h"
 
 #ifndef TIDAL_VERSION
@@ -82,7 +83,12 @@ static int run_command(void *p) {
     return TIDAL_EXIT_OK;
   }
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-    if (!strcmp(name, commands[i].name)) return commands[i].run(argc - 1, argv + 1);
+    if (!strcmp(name, commands[i].name)) {
+      progress_begin(); /* a status line on a terminal after two seconds */
+      int rc = commands[i].run(argc - 1, argv + 1);
+      progress_done();
+      return rc;
+    }
   if (name[0] == '-')
     fprintf(stderr, "tidal: error: unknown option '%s' (expected a command first)\n", name);
   else

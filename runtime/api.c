@@ -171,6 +171,7 @@ tidal_status tidal_init(const tidal_config *user) {
   rt_clear_error();
   return TIDAL_OK;
 fail:
+  rt_planner_shutdown(); /* a trace path that fails after the planner started */
   rt_host_destroy();
   if (rt_g.b)
     rt_g.be->destroy(rt_g.b);

@@ -191,7 +191,7 @@ static const char *const known_env[] = {
     "TIDAL_PLANNER_FEEDBACK", "TIDAL_HOST_RESERVE", "TIDAL_PROFILE", "TIDAL_SIM_COSTS",
     /* tidal-nvcc, the tidal tool and the test programs */
     "TIDAL_NVCC", "TIDAL_NVCC_VERBOSE", "TIDAL_TOOL", "TIDAL_PLAN", "TIDAL_CUDA_PATH",
-    "TIDAL_REPLAY_BREAK", "TIDAL_TEST_SEED"};
+    "TIDAL_REPLAY_BREAK", "TIDAL_TEST_SEED", "TIDAL_PROGRESS"};
 
 /* Edit distance, to suggest the variable a typo meant. */
 static size_t distance(const char *a, size_t na, const char *b) {

@@ -29,7 +29,7 @@ configure() {
 # the lit feature off, and the tests named nvcc are filtered) and the
 # timing-sized ones (opsites-linear's 20,000 launches, the fuzz test).
 run_pass() {
-  cmake --build "$dir" -j"$jobs" --target tidal-cli
+  cmake --build "$dir" -j"$jobs" --target tidal-cli tidal-man  # the man page: a lit test reads it
   ASAN_OPTIONS=detect_leaks=1 python3 "${TIDAL_LIT:-/usr/lib/llvm-19/build/utils/lit/lit.py}" \
     -s -j"$jobs" --param no_nvcc=1 --filter-out 'nvcc|opsites-linear|fuzz/' "$dir/test"
   # a smaller unrolling cap: an iteration of 700,000 ops takes 2 s in the
@@ -41,11 +41,11 @@ run_pass() {
 # The runtime's C tests on the sim backend (label runtime); the ctest
 # entries set ASAN_OPTIONS=handle_segv=0 for the SIGSEGV oracle.
 run_runtime() {
-  local targets
-  targets=$(sed -n '/^set(TIDAL_RUNTIME_TESTS/,/)/p' test/runtime/CMakeLists.txt |
-            tr -d '()' | sed 's/set//; s/TIDAL_RUNTIME_TESTS//' | tr -s ' \n' ' ')
+  # every runtime test program CMake defines (rt_test_*), sim-only ones too
   local t args=()
-  for t in $targets; do args+=(--target "rt_test_$t"); done
+  for t in $(cmake --build "$dir" --target help | grep -o 'rt_test_[a-z_0-9]*' | sort -u); do
+    args+=(--target "$t")
+  done
   cmake --build "$dir" -j"$jobs" "${args[@]}"
   ctest --test-dir "$dir" -L runtime --output-on-failure -j"$jobs"
 }

@@ -9,12 +9,14 @@
 #include <stdlib.h>
 
 #include "base/diag.h"
+#include "base/progress.h"
 #include "base/cxstring.h"
 
 static int n_errors;
 
 static void vreport(const char *sev, const char *file, unsigned line, unsigned col,
                     const char *fmt, va_list ap) {
+  progress_clear_line();
   if (!file)
     fprintf(stderr, "tidal: ");
   else if (line && col)

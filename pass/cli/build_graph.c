@@ -6,12 +6,14 @@
 #include <string.h>
 
 #include "cli/build_graph.h"
+#include "base/progress.h"
 #include "base/diag.h"
 
 int graph_build_from_options(const tidal_options *o, pass_tu **tu, graph *g) {
   memset(g, 0, sizeof *g);
   *tu = NULL;
   frontend_options fo = options_frontend(o);
+  progress_stage("parsing");
   int rc = frontend_parse(&fo, tu);
   if (rc != TIDAL_EXIT_OK) return rc;
   const char **names = calloc((size_t)o->n_binds + 1, sizeof *names);
@@ -26,6 +28,7 @@ int graph_build_from_options(const tidal_options *o, pass_tu **tu, graph *g) {
     values[i] = o->binds[i].value;
   }
   graph_options go = {o->loop_file, o->loop_line, o->n_binds, names, values, o->max_ops};
+  progress_stage("analysing the training loop");
   rc = graph_build(*tu, &go, g);
 out:
   free(names);

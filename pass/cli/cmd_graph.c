@@ -11,6 +11,8 @@
 #include "cli/build_graph.h"
 #include "cli/commands.h"
 #include "base/diag.h"
+#include "cli/emit.h"
+#include "plan/plan.h"
 #include "graph/graph.h"
 #include "cli/options.h"
 #include "cli/output.h"
@@ -21,8 +23,44 @@ static void usage(FILE *fp) {
   fprintf(fp,
           "usage: tidal graph FILE.cu [--format text|json|dot] [-o OUT] [--bind NAME=VALUE]...\n"
           "                   [--loop FILE:LINE] [-p BUILD_DIR] [-- clang flags...]\n"
-          "Shows the training loop tidal found, its ops, tensors and eviction candidates.\n");
+          "Shows the training loop tidal found, its ops, tensors and eviction candidates.\n"
+          "With --format dot, --plan/--budget draw the plan tidal rewrite would make.\n");
   options_print_help(fp, "graph");
+}
+
+/* The plan for --plan/--budget (as tidal rewrite makes it): 0 and *planned
+ * set when one was made; a graph whose sizes are not all known draws no
+ * plan, with a warning. */
+static int dot_plan(const tidal_options *o, const graph *g, tidal_trace *trace, plan_result *plan,
+                    int *planned) {
+  plan_options po;
+  plan_options_default(&po);
+  if (o->plan && plan_mode_parse(o->plan, &po.mode) != 0) {
+    diag_error(NULL, 0, 0, "--plan must be auto, swap, recompute or none, not '%s'", o->plan);
+    return TIDAL_EXIT_BAD_INPUT;
+  }
+  uint64_t bytes = 0;
+  double pct = 0;
+  if (o->budget && options_parse_size(o->budget, &bytes, &pct) != 0) {
+    diag_error(NULL, 0, 0, "bad --budget '%s'", o->budget);
+    return TIDAL_EXIT_BAD_INPUT;
+  }
+  if (po.mode == PLAN_MODE_NONE) return TIDAL_EXIT_OK;
+  if (g->unrolled_ops < 0 || graph_unroll(g, trace) != 0) {
+    diag_warning(g->loop_file, g->loop_line, 0, "no plan drawn: the sizes are not all known "
+                                                "(--bind them)");
+    return TIDAL_EXIT_OK;
+  }
+  po.budget_bytes = pct > 0 ? (uint64_t)((double)plan_modelled_peak(trace, NULL, 0) * pct / 100.0)
+                            : bytes;
+  if (plan_make(trace, &po, plan) != 0) {
+    trace_free(trace);
+    diag_error(NULL, 0, 0, "out of memory while planning");
+    return TIDAL_EXIT_INTERNAL;
+  }
+  trace_free(trace);
+  *planned = 1;
+  return TIDAL_EXIT_OK;
 }
 
 int cmd_graph(int argc, char **argv) {
@@ -38,6 +76,17 @@ int cmd_graph(int argc, char **argv) {
     options_free(&o);
     return TIDAL_EXIT_OK;
   }
+  if ((o.plan || o.budget) && o.format != FORMAT_DOT) {
+    diag_error(NULL, 0, 0, "--plan and --budget only change what --format dot draws (the plan's "
+                           "actions); use tidal rewrite or tidal replay for the plan itself");
+    options_free(&o);
+    return TIDAL_EXIT_BAD_INPUT;
+  }
+  tidal_trace trace;
+  memset(&trace, 0, sizeof trace);
+  plan_result plan;
+  memset(&plan, 0, sizeof plan);
+  int planned = 0, have_trace = 0;
   rc = graph_build_from_options(&o, &t, &g);
   if (rc != 0) goto out;
   {
@@ -57,11 +106,16 @@ int cmd_graph(int argc, char **argv) {
     free(managed);
     if (rc != 0) goto out;
   }
+  if ((o.plan || o.budget) && o.format == FORMAT_DOT) {
+    /* The plan `tidal rewrite` would make, drawn on the graph. */
+    rc = dot_plan(&o, &g, &trace, &plan, &planned);
+    if (rc != 0) goto out;
+  }
   output_file out;
   rc = output_open(&out, o.output);
   if (rc != 0) goto out;
   int er = o.format == FORMAT_JSON  ? graph_emit_json(&g, out.fp)
-           : o.format == FORMAT_DOT ? graph_emit_dot(&g, out.fp)
+           : o.format == FORMAT_DOT ? graph_emit_dot(&g, planned ? &plan : NULL, out.fp)
                                     : graph_emit_text(&g, out.fp);
   if (er != 0) {
     diag_error(NULL, 0, 0, "writing the output failed");
@@ -71,6 +125,8 @@ int cmd_graph(int argc, char **argv) {
   }
   rc = output_commit(&out);
 out:
+  if (planned) plan_free(&plan);
+  if (have_trace) trace_free(&trace);
   graph_free(&g);
   frontend_dispose(t);
   options_free(&o);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli/build_graph.h"
+#include "base/progress.h"
 #include "cli/commands.h"
 #include "plan/costmodel.h"
 #include "base/diag.h"
@@ -296,6 +297,7 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
     ro.pack = pack;
   }
   replay_report rep;
+  progress_stage("replaying on the simulator");
   int rr = replay_trace(&trace, &plan, &ro, &rep);
 
   int failed = rr != 0 || !replay_ok(&rep);
@@ -326,7 +328,10 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
       snprintf(title, sizeof title, "tidal replay %s, budget %s", o.input,
                o.budget ? o.budget : "none");
       rc = report_render(ro.trace_path, cli.timeline, -1, title, rep.unmanaged.peak_bytes);
-      if (rc == 0) fprintf(stderr, "tidal: memory timeline: %s\n", cli.timeline);
+      if (rc == 0) {
+        progress_clear_line();
+        fprintf(stderr, "tidal: memory timeline: %s\n", cli.timeline);
+      }
     }
   }
   if (have_tmp) unlink(tmp_trace);

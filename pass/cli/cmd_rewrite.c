@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "cli/build_graph.h"
+#include "base/progress.h"
 #include "cli/commands.h"
 #include "base/diag.h"
 #include "graph/graph.h"
@@ -241,6 +242,7 @@ int cmd_rewrite(int argc, char **argv) {
     goto out;
   }
   rw_report rep;
+  progress_stage("rewriting");
   rc = rw_rewrite(t, &g, &req, scans, n_scans, &text, &text_n, &rep);
   if (rc == 0) {
     graph_coverage cov;

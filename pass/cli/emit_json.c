@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/emit.h"
 #include "graph/graph.h"
 
 typedef struct jw {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/emit.h"
 #include "graph/graph.h"
 
 static void human(char *buf, size_t n, int64_t v) {

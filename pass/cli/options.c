@@ -40,7 +40,7 @@ static const struct {
   const char *command;
   unsigned opts;
 } command_options[] = {
-    {"graph", OPT_OUTPUT | OPT_FORMAT | OPT_BIND | OPT_LOOP | OPT_COMPDB | OPT_MIN_COVERAGE |
+    {"graph", OPT_OUTPUT | OPT_FORMAT | OPT_BIND | OPT_LOOP | OPT_COMPDB | OPT_MIN_COVERAGE | OPT_PLAN | OPT_BUDGET |
                   OPT_MAX_OPS | OPT_CLANG},
     {"kernels", OPT_OUTPUT | OPT_FORMAT | OPT_COMPDB | OPT_CLANG},
     {"rewrite", OPT_OUTPUT | OPT_BIND | OPT_LOOP | OPT_COMPDB | OPT_PLAN | OPT_BUDGET |

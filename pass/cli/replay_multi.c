@@ -236,7 +236,9 @@ int replay_multi(tidal_options *o, const char *const *inputs, int n, uint64_t bu
       snprintf(c.group, sizeof c.group, "%s", group);
       c.report = fdopen(dup(up[1]), "w");
       tidal_options mine = *o;
-      mine.input = inputs[i];
+      mine.input = inputs[i]; /* this program alone (not a whole program of several files) */
+      mine.inputs = (const char **)&inputs[i];
+      mine.n_inputs = 1;
       int r = c.report ? fn(&mine, ud, &c) : TIDAL_EXIT_INTERNAL;
       if (c.report) fclose(c.report);
       _exit(r);

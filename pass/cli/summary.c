@@ -14,6 +14,7 @@
 
 #include "base/diag.h"
 #include "cli/summary.h"
+#include "base/progress.h"
 
 static void fmt_bytes(char *buf, size_t cap, double b) {
   if (b >= 1024.0 * 1024 * 1024)
@@ -77,6 +78,7 @@ double summary_coverage_pct(const graph_coverage *c) {
 
 static void coverage_part(const char *input, const graph_coverage *c) {
   char managed[32], total[32];
+  progress_clear_line();
   fprintf(stderr, "tidal: summary: %s: managed %d of %d allocations", input, c->n_allocs_managed,
           c->n_allocs);
   if (c->bytes >= 0) {

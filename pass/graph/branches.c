@@ -121,6 +121,16 @@ static int same_lvalue(reset_scan *r, CXCursor e) {
   return eq;
 }
 
+/* Is the tested lvalue a field of e (`e.f` or `e->f`, sep says which)? */
+static int encloses(reset_scan *r, CXCursor e, const char *sep) {
+  if (!is_lvalue_shape(e)) return 0;
+  char *s = squeeze(r->t, e);
+  size_t n = s ? strlen(s) : 0;
+  int yes = s && strncmp(r->lv, s, n) == 0 && strncmp(r->lv + n, sep, strlen(sep)) == 0;
+  free(s);
+  return yes;
+}
+
 static enum CXChildVisitResult reset_visit(CXCursor c, CXCursor parent, CXClientData d) {
   (void)parent;
   reset_scan *r = d;
@@ -137,9 +147,18 @@ static enum CXChildVisitResult reset_visit(CXCursor c, CXCursor parent, CXClient
   }
   if (r->any && k == CXCursor_UnaryOperator &&
       clang_getCursorUnaryOperatorKind(c) == CXUnaryOperator_AddrOf && children(c, ch) == 1 &&
-      same_lvalue(r, ch[0])) {
-    r->found = 1; /* cudaMalloc(&p, n): the callee stores the pointer */
+      (same_lvalue(r, ch[0]) || encloses(r, ch[0], "."))) {
+    r->found = 1; /* cudaMalloc(&p, n): the callee stores the pointer; init(&s) for s.p */
     return CXChildVisit_Break;
+  }
+  if (r->any && k == CXCursor_CallExpr) {
+    /* init(o) for o->p: the callee may set the field through the pointer */
+    int na = clang_Cursor_getNumArguments(c);
+    for (int i = 0; i < na; i++)
+      if (encloses(r, clang_Cursor_getArgument(c, (unsigned)i), "->")) {
+        r->found = 1;
+        return CXChildVisit_Break;
+      }
   }
   return CXChildVisit_Recurse;
 }

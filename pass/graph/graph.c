@@ -147,6 +147,7 @@ void graph_free(graph *g) {
     free(g->tensors[i].name);
     for (int j = 0; j < g->tensors[i].n_aliases; j++) free(g->tensors[i].aliases[j]);
     free(g->tensors[i].aliases);
+    free(g->tensors[i].family);
   }
   free(g->tensors);
   for (int i = 0; i < g->n_candidates; i++) free(g->candidates[i].instance);

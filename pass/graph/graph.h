@@ -20,7 +20,7 @@
  * is set (in the main file and not produced by a macro expansion).
  *
  * Entry points: graph_build (analysis), bind_* (bind.c), graph_unroll
- * (unroll.c), graph_emit_{text,json,dot}. */
+ * (unroll.c); the emitters are the command line's (cli/emit.h). */
 #ifndef TIDAL_PASS_GRAPH_H
 #define TIDAL_PASS_GRAPH_H
 
@@ -208,6 +208,13 @@ typedef struct graph_tensor {
   sym *bytes;          /* the largest extent any access uses */
   int n_aliases;       /* other names this tensor was accessed through ("dl_btc") */
   char **aliases;
+  /* An element of an array of device pointers at a loop index (`act[l + 1]`,
+   * each element its own cudaMalloc): allocation family[index] (alloc is
+   * family[0]); unroll.c picks the allocation per iteration.  n_family 0
+   * otherwise. */
+  int n_family;
+  int *family;
+  sym *family_index;
 } graph_tensor;
 
 /* An eviction candidate: idle long enough between two uses to be worth
@@ -355,9 +362,5 @@ char *bind_first_unbound(const graph_bindings *b, const sym *s);
  * (may be 0/NULL) bind further names for this call only. */
 int graph_unroll(const graph *g, tidal_trace *out);
 
-/* Emitters (write to fp; return 0 or -1 on a write error). */
-int graph_emit_text(const graph *g, FILE *fp);
-int graph_emit_json(const graph *g, FILE *fp);
-int graph_emit_dot(const graph *g, FILE *fp);
 
 #endif

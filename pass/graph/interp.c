@@ -545,7 +545,10 @@ const char *gb_lvalue(gb *b, gb_frame *f, CXCursor e, const char **text, int *te
       int bok;
       const char *bk = gb_lvalue(b, f, ch[0], &bt, &bok);
       if (bk) res = index_path(b, bk, idx);
-      if (bt && idx.text) *text = gb_fmt(b, "%s[%s]", bt, idx.text);
+      int64_t ic;
+      if (bt && (b->mode == GB_SETUP || idx.ind) && !idx.carried && int_value_const(b, &idx, &ic))
+        *text = gb_fmt(b, "%s[%lld]", bt, (long long)ic); /* in setup, or a setup loop counter: the value names the element */
+      else if (bt && idx.text) *text = gb_fmt(b, "%s[%s]", bt, idx.text);
       *text_ok = bok && idx.text_ok;
     } else {
       gval bv = gb_eval(b, f, ch[0]);
@@ -958,6 +961,44 @@ static void const_table(gb *b, CXCursor e) {
   free(name);
 }
 
+/* Note [pointer arrays]: `float *act[L + 1]` filled by one cudaMalloc per
+ * element in setup, then read as `act[l + 1]` in a layer loop: the index is
+ * symbolic, so the element is none of the stored values in particular.
+ * When every element the store holds (base[0], base[1], ...) is the start
+ * of its own allocation, the value is the family of those allocations with
+ * the index: the access resolves to one graph tensor (`act[l + 1]`), and
+ * unrolling picks the allocation per layer (unroll.c).  Anything else
+ * (elements carved from one arena at offsets, a missing element) stays
+ * unresolved. */
+static void pointer_family(gb *b, gb_frame *f, CXCursor e, const char *key, gval *v) {
+  size_t kl = strlen(key);
+  if (kl < 4 || strcmp(key + kl - 3, "[?]") != 0) return;
+  CXCursor ch[2];
+  if (gb_children(e, ch, 2) != 2) return;
+  char buf[2048];
+  int len = 0, n = 0;
+  for (int i = 0; i < 1024; i++) {
+    gval *el = gb_lookup(b, gb_fmt(b, "%.*s[%d]", (int)(kl - 3), key, i));
+    if (!el) break;
+    int64_t off;
+    if (el->k != GV_DEVPTR || el->alloc < 0 || el->unmanaged ||
+        !sym_get_const(sym_add(b->a, el->base ? el->base : sym_const(b->a, 0),
+                               el->delta ? el->delta : sym_const(b->a, 0)), &off) || off != 0)
+      return;
+    int w = snprintf(buf + len, sizeof buf - (size_t)len, "%s%d", n ? "," : "", el->alloc);
+    if (w < 0 || len + w >= (int)sizeof buf) return;
+    len += w;
+    n++;
+  }
+  if (n < 2) return;
+  gval idx = gb_eval(b, f, ch[1]);
+  if (idx.k != GV_INT || sym_is_unknown(idx.s)) return;
+  v->family = gb_str(b, buf);
+  v->index = idx.s;
+  v->base = sym_const(b->a, 0);
+  v->delta = sym_const(b->a, 0);
+}
+
 gval gb_eval(gb *b, gb_frame *f, CXCursor e) {
   b->steps++; /* bounds setup-loop unrolling, see walk_for */
   if (stack_too_deep(e, "expression")) return none_val();
@@ -1033,7 +1074,10 @@ gval gb_eval(gb *b, gb_frame *f, CXCursor e) {
     const char *text;
     int ok;
     const char *key = gb_lvalue(b, f, e, &text, &ok);
-    return read_lvalue(b, f, key, clang_getCursorType(e), text, ok);
+    gval v = read_lvalue(b, f, key, clang_getCursorType(e), text, ok);
+    if (k == CXCursor_ArraySubscriptExpr && key && v.k == GV_DEVPTR && v.alloc < 0 && !v.family)
+      pointer_family(b, f, e, key, &v);
+    return v;
   }
   case CXCursor_BinaryOperator:
   case CXCursor_CompoundAssignOperator:
@@ -1459,6 +1503,45 @@ int gb_run_function(gb *b, CXCursor fn, gb_frame *caller, CXCursor call, const g
 static void forget_carried(gb *b, gb_frame *f, CXCursor s, const char *skip_key, CXCursor init);
 
 
+/* Stores an initialiser into key (written `name` in the source):
+ * aggregate initialisers element by element and field by field, nested
+ * (`Spec t[] = {{(void **)&a->x, n}, ...}`: a table of addresses a carving
+ * loop stores through), other values as evaluated (a struct copy
+ * aliases, Note [struct copies]). */
+static void init_store(gb *b, gb_frame *f, const char *key, const char *name, CXType ty,
+                       CXCursor init, int depth) {
+  CXCursor si = gb_strip(init);
+  int list = depth < 8 && clang_getCursorKind(si) == CXCursor_InitListExpr;
+  if (list && is_array_type(ty)) {
+    CXType et = clang_getArrayElementType(clang_getCanonicalType(ty));
+    CXCursor el[256];
+    int m = gb_children(si, el, 256);
+    for (int i = 0; i < m && i < 256; i++)
+      init_store(b, f, gb_fmt(b, "%s[%d]", key, i), gb_fmt(b, "%s[%d]", name, i), et, el[i],
+                 depth + 1);
+  } else if (list && is_record_type(ty)) {
+    /* aggregate init of a struct: fields in declaration order */
+    CXCursor el[64];
+    int m = gb_children(si, el, 64);
+    CXCursor decl = clang_getTypeDeclaration(clang_getCanonicalType(ty));
+    CXCursor fl[64];
+    int nf = gb_children(decl, fl, 64), fi = 0;
+    for (int i = 0; i < m && i < 64; i++) {
+      while (fi < nf && fi < 64 && clang_getCursorKind(fl[fi]) != CXCursor_FieldDecl) fi++;
+      if (fi >= nf || fi >= 64) break;
+      CXType ft = clang_getCursorType(fl[fi]);
+      char *fname = string_and_dispose(clang_getCursorSpelling(fl[fi++]));
+      init_store(b, f, gb_fmt(b, "%s.%s", key, fname), gb_fmt(b, "%s.%s", name, fname), ft, el[i],
+                 depth + 1);
+      free(fname);
+    }
+  } else {
+    gval v = gb_eval(b, f, init);
+    if (is_record_type(ty) && v.k == GV_ADDR) v.k = GV_ALIAS;
+    write_lvalue(b, key, name, v);
+  }
+}
+
 static void walk_decl(gb *b, gb_frame *f, CXCursor vd) {
   char *name = string_and_dispose(clang_getCursorSpelling(vd));
   const char *key = var_key(b, f, vd, name);
@@ -1470,38 +1553,9 @@ static void walk_decl(gb *b, gb_frame *f, CXCursor vd) {
     if (clang_isExpression(clang_getCursorKind(ch[i]))) init = ch[i];
   const char *text = gb_str(b, name);
   int keep = f && f->keep_names;
+  (void)keep;
   if (!clang_Cursor_isNull(init)) {
-    CXCursor si = gb_strip(init);
-    if (clang_getCursorKind(si) == CXCursor_InitListExpr && is_array_type(ty)) {
-      CXCursor el[256];
-      int m = gb_children(si, el, 256);
-      for (int i = 0; i < m && i < 256; i++) {
-        gval v = gb_eval(b, f, el[i]);
-        write_lvalue(b, gb_fmt(b, "%s[%d]", key, i), gb_fmt(b, "%s[%d]", name, i), v);
-      }
-    } else if (clang_getCursorKind(si) == CXCursor_InitListExpr && is_record_type(ty)) {
-      /* aggregate init of a struct: fields in declaration order */
-      CXCursor el[64];
-      int m = gb_children(si, el, 64);
-      CXCursor decl = clang_getTypeDeclaration(clang_getCanonicalType(ty));
-      CXCursor fl[64];
-      int nf = gb_children(decl, fl, 64), fi = 0;
-      for (int i = 0; i < m && i < 64; i++) {
-        while (fi < nf && fi < 64 && clang_getCursorKind(fl[fi]) != CXCursor_FieldDecl) fi++;
-        if (fi >= nf || fi >= 64) break;
-        char *fname = string_and_dispose(clang_getCursorSpelling(fl[fi++]));
-        gval v = gb_eval(b, f, el[i]);
-        write_lvalue(b, gb_fmt(b, "%s.%s", key, fname), gb_fmt(b, "%s.%s", name, fname), v);
-        free(fname);
-      }
-    } else {
-      gval v = gb_eval(b, f, init);
-      if (is_record_type(ty) && v.k == GV_ADDR) {
-        v.k = GV_ALIAS;
-        if (!keep) { /* the copy's own name is not in the loop's scope */ }
-      }
-      write_lvalue(b, key, text, v);
-    }
+    init_store(b, f, key, text, ty, init, 0);
   } else if (gb_lookup(b, key)) {
     /* a declaration without initialiser re-entered (loop body): forget */
     gb_store(b, key, none_val());

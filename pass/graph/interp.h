@@ -51,6 +51,10 @@ typedef struct gval {
                         is not its value (interp.c, Note [loop-carried values]) */
   int unmanaged;     /* points into memory tidal does not manage (cudaMallocManaged,
                         pinned host): accesses through it are never declared */
+  const char *family; /* GV_DEVPTR read from an array of device pointers at an index
+                         that is not constant (`act[l + 1]`): the allocations of its
+                         elements, "3,4,5" (interp.c Note [pointer arrays]); else NULL */
+  sym *index;        /* with family: the index */
 } gval;
 
 typedef struct gb_frame gb_frame;

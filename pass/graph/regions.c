@@ -312,6 +312,51 @@ int regions_tensor_whole(gb *b, int alloc) {
   return id;
 }
 
+int regions_tensor_family(gb *b, const gval *v, sym *bytes, const char *ptr_text) {
+  graph *g = b->g;
+  int n = 1;
+  for (const char *c = v->family; *c; c++) n += *c == ',';
+  sym *nidx = sym_subst(b->a, v->index, norm_lookup, b);
+  sym *noff = sym_subst(b->a, v->delta, norm_lookup, b);
+  for (int i = 0; i < g->n_tensors; i++) {
+    graph_tensor *t = &g->tensors[i];
+    if (t->n_family != n || !sym_equal(sym_subst(b->a, t->family_index, norm_lookup, b), nidx) ||
+        !sym_equal(sym_subst(b->a, t->offset, norm_lookup, b), noff))
+      continue;
+    int same = 1;
+    const char *c = v->family;
+    for (int k = 0; k < n && same; k++) {
+      same = atoi(c) == t->family[k];
+      c = strchr(c, ',');
+      c = c ? c + 1 : "";
+    }
+    if (!same) continue;
+    if (sym_is_unknown(t->bytes)) t->bytes = bytes;
+    else if (!sym_is_unknown(bytes) && !sym_equal(t->bytes, bytes)) t->bytes = sym_max(b->a, t->bytes, bytes);
+    return i;
+  }
+  int id = graph_add_tensor(g);
+  if (id < 0) return -1;
+  graph_tensor *t = &g->tensors[id];
+  t->id = id;
+  t->family = calloc((size_t)n, sizeof *t->family);
+  if (!t->family) return -1;
+  const char *c = v->family;
+  for (int k = 0; k < n; k++) {
+    t->family[k] = atoi(c);
+    c = strchr(c, ',');
+    c = c ? c + 1 : "";
+  }
+  t->n_family = n;
+  t->family_index = v->index;
+  t->alloc = t->family[0];
+  t->region = -1;
+  t->offset = v->delta;
+  t->bytes = bytes;
+  t->name = strdup(ptr_text ? ptr_text : g->allocs[t->alloc].name);
+  return id;
+}
+
 int regions_tensor_for(gb *b, const gval *v, sym *bytes, const char *ptr_text) {
   graph *g = b->g;
   if (v->k != GV_DEVPTR || v->alloc < 0) return -1;

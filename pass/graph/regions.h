@@ -13,6 +13,8 @@ void regions_finish_setup(gb *b);
 void regions_once_done(gb *b, gb_frame *f, int first_alloc);
 /* The tensor a device pointer value denotes (created on first use), -1 if unresolved. */
 int regions_tensor_for(gb *b, const gval *v, sym *bytes, const char *ptr_text);
+/* The tensor standing for element `index` of a pointer array (v->family). */
+int regions_tensor_family(gb *b, const gval *v, sym *bytes, const char *ptr_text);
 /* The tensor covering all of allocation alloc (for accesses at an unknown offset). */
 int regions_tensor_whole(gb *b, int alloc);
 

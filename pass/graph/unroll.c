@@ -153,10 +153,11 @@ static int child_loop(const graph *g, int loop, int parent) {
   return prev;
 }
 
-static int tensor_for(unroller *u, const graph_tensor *gt, uint64_t offset, uint64_t bytes) {
+static int tensor_for(unroller *u, const graph_tensor *gt, int alloc, uint64_t offset,
+                      uint64_t bytes) {
   tidal_trace *t = u->t;
   for (int i = t->n_tensors - 1; i >= 0; i--)
-    if (t->tensors[i].alloc == gt->alloc && t->tensors[i].offset == offset) {
+    if (t->tensors[i].alloc == alloc && t->tensors[i].offset == offset) {
       if (bytes > t->tensors[i].bytes) t->tensors[i].bytes = bytes;
       return i;
     }
@@ -169,9 +170,13 @@ static int tensor_for(unroller *u, const graph_tensor *gt, uint64_t offset, uint
   }
   trace_tensor *tt = &t->tensors[t->n_tensors];
   memset(tt, 0, sizeof *tt);
-  tt->alloc = gt->alloc;
+  tt->alloc = alloc;
   tt->offset = offset;
   tt->bytes = bytes;
+  if (gt->n_family) { /* an element of a pointer array: its allocation's own name */
+    tt->name = strdup(u->g->allocs[alloc].name);
+    return t->n_tensors++;
+  }
   /* "acts.ln1[l]" -> "acts.ln1[l=3]" */
   char buf[512];
   const char *lb = strchr(gt->name, '[');
@@ -243,9 +248,23 @@ static void emit_op(unroller *u, const graph_op *op) {
     }
     const graph_tensor *gt = &g->tensors[a->tensor];
     int64_t off, bytes, abytes;
+    int alloc = gt->alloc;
+    if (gt->n_family) { /* element family_index of a pointer array */
+      int64_t k;
+      if (eval_at(u, gt->family_index, &k, op->file, op->line, op->col, "the pointer array's index") != 0)
+        return;
+      if (k < 0 || k >= gt->n_family) {
+        if (!u->quiet)
+          diag_error(op->file, op->line, op->col, "cannot unroll the training loop: index %lld "
+                     "of a pointer array with %d elements", (long long)k, gt->n_family);
+        u->failed = 1;
+        return;
+      }
+      alloc = gt->family[k];
+    }
     if (eval_at(u, a->offset, &off, op->file, op->line, op->col, "the pointer offset") != 0) return;
-    if (eval_at(u, g->allocs[gt->alloc].bytes, &abytes, g->allocs[gt->alloc].file,
-                g->allocs[gt->alloc].line, g->allocs[gt->alloc].col, "the allocation size") != 0)
+    if (eval_at(u, g->allocs[alloc].bytes, &abytes, g->allocs[alloc].file,
+                g->allocs[alloc].line, g->allocs[alloc].col, "the allocation size") != 0)
       return;
     int exact = a->exact;
     if (sym_is_unknown(a->bytes) || sym_eval(a->bytes, value_fn, u, &bytes) != 0) {
@@ -266,7 +285,7 @@ static void emit_op(unroller *u, const graph_op *op) {
     }
     if (off < 0 || bytes < 0) continue;
     if (off + bytes > abytes) bytes = abytes > off ? abytes - off : 0; /* clamp an over-estimate */
-    int ti = tensor_for(u, gt, (uint64_t)off, (uint64_t)bytes);
+    int ti = tensor_for(u, gt, alloc, (uint64_t)off, (uint64_t)bytes);
     if (ti < 0) continue;
     trace_access *ta = &to->acc[to->n_acc++];
     ta->tensor = ti;
