@@ -36,8 +36,10 @@ typedef struct pass_tu {
  * inputs, files[0] the one defining main() (or the first input); project
  * headers follow as the analysis meets them. */
 struct pass_program {
-  pass_tu **files;
+  pass_tu **files;       /* grows (moves) when the analysis meets a header */
   int n_files, n_units, cap_files;
+  pass_tu **units;       /* copy of files[0..n_units) that never moves (program_units) */
+  int n_units_copied;
   CXFileUniqueID *ids;   /* per file, to compare files across translation units */
   sym_arena *arena;      /* shared by every unit */
   char *compat_dir;      /* files under these are not the project's */

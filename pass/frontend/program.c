@@ -209,8 +209,22 @@ int program_units(const pass_tu *t, pass_tu *const **units) {
     *units = none;
     return t ? 1 : 0;
   }
-  *units = t->prog->files;
-  return t->prog->n_units;
+  /* Not files itself: visiting a unit can meet a project header, whose view
+   * is appended to files and may move it under the caller's loop (a
+   * use-after-free on gpt2.cu).  The units never change once parsed. */
+  pass_program *p = t->prog;
+  if (p->n_units_copied != p->n_units) {
+    pass_tu **u = realloc(p->units, (size_t)(p->n_units ? p->n_units : 1) * sizeof *u);
+    if (!u) {
+      *units = p->files;
+      return p->n_units;
+    }
+    p->units = u;
+    p->n_units_copied = p->n_units;
+  }
+  memcpy(p->units, p->files, (size_t)p->n_units * sizeof *p->units);
+  *units = p->units;
+  return p->n_units;
 }
 
 void program_free(pass_program *p) {
@@ -218,6 +232,7 @@ void program_free(pass_program *p) {
   for (int i = 0; i < p->n_defs; i++) free(p->defs[i].usr);
   free(p->defs);
   free(p->files);
+  free(p->units);
   free(p->ids);
   free(p->compat_dir);
   free(p->cuda_dir);

@@ -916,6 +916,19 @@ static gval eval_unary(gb *b, gb_frame *f, CXCursor e) {
   }
 }
 
+/* A macro standing for a constant expression (#define N (256 * 1024)): the
+ * outermost expression it expands to (here the parenthesised product, whose
+ * text is the macro's name) becomes the symbol N, bound to its value, so
+ * its parts (256, 1024) never each bind N.  1 and *out when e is one. */
+static int macro_constant(gb *b, CXCursor e, gval *out) {
+  char *text = gb_text(b, e);
+  int64_t c;
+  if (!is_identifier_text(text) || strncmp(text, "__", 2) == 0 || !eval_const(e, &c)) return 0;
+  bind_set(&b->g->binds, text, c, BIND_MACRO);
+  *out = gb_int(b, sym_var(b->a, text), text, 1);
+  return 1;
+}
+
 /* An integer literal, or a macro standing for one (#define B 4): the macro
  * name becomes the symbol, bound to its value. */
 static gval eval_literal(gb *b, CXCursor e) {
@@ -1003,6 +1016,11 @@ gval gb_eval(gb *b, gb_frame *f, CXCursor e) {
   b->steps++; /* bounds setup-loop unrolling, see walk_for */
   if (stack_too_deep(e, "expression")) return none_val();
   enum CXCursorKind k = clang_getCursorKind(e);
+  if (k == CXCursor_ParenExpr || k == CXCursor_BinaryOperator || k == CXCursor_UnaryOperator ||
+      k == CXCursor_CStyleCastExpr) {
+    gval m;
+    if (macro_constant(b, e, &m)) return m;
+  }
   switch (k) {
   case CXCursor_IntegerLiteral:
   case CXCursor_CharacterLiteral:
