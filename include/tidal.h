@@ -112,10 +112,24 @@ typedef struct tidal_config {
   const char *shared_name;  /* names the group sharing it; NULL = one per device and user */
   /* Sim backend only. */
   size_t sim_device_bytes;       /* emulated device capacity; 0 = 16 GiB */
-  double sim_h2d_bytes_per_s;    /* 0 = 55e9 (H100, PCIe Gen5 x16, pinned) */
-  double sim_d2h_bytes_per_s;    /* 0 = 55e9 */
-  double sim_copy_latency_s;     /* 0 = 10e-6 per copy */
+  double sim_h2d_bytes_per_s;    /* 0 = the cost model's (55e9: H100, PCIe Gen5 x16, pinned) */
+  double sim_d2h_bytes_per_s;    /* 0 = the cost model's (55e9) */
+  double sim_copy_latency_s;     /* 0 = the cost model's (10e-6 per copy) */
   int sim_synchronous;           /* nonzero: copies run inline, no worker thread */
+  /* Pinned at tidal_init for the host store: what the swaps need (from the
+   * plan or a recorded run); 0 = 64 MiB, growing by doubling later.  Bounded
+   * by host_budget_bytes. */
+  size_t host_reserve_bytes;
+  /* If set, per-op-site durations are written here at tidal_shutdown (CUDA:
+   * measured with events; sim: modelled); `tidal replay --profile` reads it. */
+  const char *profile_path;
+  /* Sim backend: the cost model file (docs/runtime-design.md, "Cost model");
+   * NULL = the built-in defaults (runtime/sim_costs.txt). */
+  const char *sim_costs_path;
+  /* Sim backend: multiplies the per-chunk driver-call costs (map, access,
+   * unmap, events, copy issue); 0 = 1.  `tidal replay --chunk 4K` uses
+   * chunk / 2 MiB so that emulating small chunks costs what 2 MiB would. */
+  double sim_call_cost_scale;
   tidal_planner planner;         /* TIDAL_PLANNER_DEFAULT: the environment, else runtime */
   int planner_feedback_off;      /* nonzero: the run-time plan does not learn from iterations */
 } tidal_config;
@@ -125,9 +139,10 @@ void tidal_config_default(tidal_config *cfg);
 
 /* Reads TIDAL_DEVICE, TIDAL_BUDGET (a size: "8G", "50%", "50%dev"),
  * TIDAL_HOST_BUDGET, TIDAL_CHUNK, TIDAL_TRACE, TIDAL_LOG, TIDAL_STATS,
- * TIDAL_SHARED_BUDGET, TIDAL_SHARED_NAME, TIDAL_PLANNER, TIDAL_PLANNER_FEEDBACK
- * into *cfg, leaving fields whose variable is unset untouched (TIDAL_BUDGET
- * replaces all three budget fields).  Returns TIDAL_ERR_CONFIG for a
+ * TIDAL_SHARED_BUDGET, TIDAL_SHARED_NAME, TIDAL_PLANNER, TIDAL_PLANNER_FEEDBACK,
+ * TIDAL_HOST_RESERVE, TIDAL_PROFILE, TIDAL_SIM_COSTS into *cfg, leaving fields
+ * whose variable is unset untouched (TIDAL_BUDGET replaces all three budget
+ * fields).  Returns TIDAL_ERR_CONFIG for a
  * malformed value, naming the variable.  Thread-safe if nobody changes the
  * environment meanwhile. */
 tidal_status tidal_config_from_env(tidal_config *cfg);
@@ -153,6 +168,11 @@ tidal_status tidal_shutdown(void);
  * correctness (tidal_op_begin waits for what it needs); useful in tests and
  * before measuring.  TIDAL_ERR_NOT_INITIALIZED, TIDAL_ERR_BACKEND. */
 tidal_status tidal_synchronize(void);
+
+/* Pins host memory for the host store now, until it holds at least `bytes`
+ * (bounded by the host budget), so that no swap-out pays for pinning.
+ * TIDAL_ERR_HOST_MEMORY if the host refuses (what was pinned is kept). */
+tidal_status tidal_host_reserve(size_t bytes);
 
 /* Nonzero if tidal_init succeeded and tidal_shutdown has not run. */
 int tidal_is_initialized(void);
@@ -286,6 +306,9 @@ typedef struct tidal_counters {
   uint64_t evictions;           /* chunks evicted by budget pressure (LRU) */
   double stall_seconds;         /* time the compute stream waited for data */
   double modelled_seconds;      /* sim backend: virtual clock advanced */
+  uint64_t vmm_calls;           /* map + unmap + set-access driver calls */
+  uint64_t reclaimed_chunks;    /* evicted chunks taken back from memory that still
+                                   held them: no copy, no driver call */
   /* The run-time planner (TIDAL_PLANNER=runtime): chunks it acted on by
    * kind, the build-time hints it ran or skipped, plans built, iterations
    * run on a plan and iterations that left it (their ops differed). */

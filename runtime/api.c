@@ -155,6 +155,10 @@ tidal_status tidal_init(const tidal_config *user) {
     goto fail;
   if (cfg.trace_path && (st = rt_trace_open(cfg.trace_path)) != TIDAL_OK)
     goto fail;
+  /* Pinned now, not inside the first swap-out (Note [host store sizing]). */
+  if (rt_host_reserve(cfg.host_reserve_bytes ? cfg.host_reserve_bytes : RT_HOST_PIECE_MIN_BYTES) !=
+      TIDAL_OK)
+    rt_clear_error(); /* the store grows later if it can; not fatal */
   rt_g.initialized = 1;
   rt_stats_iteration_begin();
   rt_log(3, "initialised: %s backend, budget %zu bytes in %u chunks of %zu, host store %zu bytes",
@@ -221,6 +225,13 @@ tidal_status tidal_shutdown(void) {
       st = s2;
   }
   rt_g.nallocs = 0;
+  if (rt_g.cfg.profile_path) {
+    rt_g.be->profile_flush(rt_g.b);
+    tidal_status s2 = rt_profile_write(rt_g.cfg.profile_path);
+    if (st == TIDAL_OK)
+      st = s2;
+  }
+  rt_profile_destroy();
   rt_registry_destroy();
   rt_small_destroy();
   rt_recompute_destroy();
@@ -234,6 +245,11 @@ tidal_status tidal_shutdown(void) {
   free(rt_g.pinned);
   memset(&rt_g, 0, sizeof rt_g);
   return st;
+}
+
+tidal_status tidal_host_reserve(size_t bytes) {
+  REQUIRE_INIT("tidal_host_reserve");
+  return rt_host_reserve(bytes);
 }
 
 tidal_status tidal_synchronize(void) {
@@ -402,6 +418,7 @@ static tidal_status pin_chunk(rt_chunk *c, uint64_t stamp, uint32_t flags) {
     rt_g.cap_pinned = cap;
   }
   c->op_stamp = stamp;
+  c->hint_lo = c->hint_hi = 0; /* used again: earlier hints are moot (Note [partial-chunk hints]) */
   c->pin_slot = (uint32_t)rt_g.npinned;
   rt_g.pinned[rt_g.npinned].c = c;
   rt_g.pinned[rt_g.npinned].flags = flags;
@@ -450,8 +467,8 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
                     site_label(site), i, (int)x->mode);
       goto fail;
     }
-    rt_alloc *a;
-    size_t off, len;
+    rt_alloc *a = NULL;
+    size_t off = 0, len = 0;
     if ((st = resolve("tidal_op_begin", site, x->ptr, x->bytes, &a, &off, &len)) != TIDAL_OK)
       goto fail;
     if (len == 0)
@@ -520,6 +537,11 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
         goto fail;
     }
 
+  /* Access for the chunks mapped above, one call per run (Note [access
+   * batching]) */
+  if ((st = rt_access_flush()) != TIDAL_OK)
+    goto fail;
+
   /* 3. Nothing can fail any more: every chunk this op mapped fresh stays
    * (a read of an unmapped or dropped chunk is marked too; a mark left
    * behind would let a later failed op unmap it, data and host copy
@@ -538,6 +560,7 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
     c->state = RT_DIRTY;
     c->writer = rt_g.stream;
   }
+  rt_g.be->op_start(rt_g.b, rt_g.stream, site);
   rt_planner_op_ready();
   if (RT_TRACING())
     rt_trace_op_begin(site);
@@ -566,8 +589,9 @@ tidal_status tidal_op_end(const tidal_site *site) {
                             "tidal_op_end %s: the open op is %s (ops must nest)", site_label(site),
                             site_label(f->site)));
   tidal_stream s = f->stream;
+  rt_note_op_end(f->pin_start, rt_g.npinned, s);
   rt_frame_unwind();
-  rt_g.be->op_end(rt_g.b, s, site ? site->est_seconds : 0.0);
+  rt_g.be->op_end(rt_g.b, s, site);
   rt_planner_op_exit(s);
   if (RT_TRACING())
     rt_trace_op_end(site);
@@ -604,49 +628,102 @@ tidal_status tidal_iteration_end(void) {
 
 typedef tidal_status (*chunk_fn)(rt_chunk *c);
 
-/* Applies fn to the chunks of [p, p+bytes): every chunk it touches, or
- * (whole_only) only those it covers completely. */
-static tidal_status for_chunks(const char *name, const void *p, size_t bytes, int whole_only,
-                               int kind, chunk_fn fn) {
+/* Resolves [p, p+bytes) of a plan call; *len = 0 if there is nothing to
+ * do (empty, a packed small allocation, or the run-time planner skips the
+ * hint: Note [hints under a plan]). */
+static tidal_status hint_range(const char *name, const void *p, size_t bytes, int kind,
+                               rt_alloc **a, size_t *off, size_t *len) {
   REQUIRE_INIT(name);
-  rt_alloc *a;
-  size_t off, len;
-  tidal_status st = resolve(name, NULL, p, bytes, &a, &off, &len);
+  tidal_status st = resolve(name, NULL, p, bytes, a, off, len);
   if (st != TIDAL_OK)
     return st;
-  if (!rt_planner_hint(kind, a, off, len)) /* Note [hints under a plan] */
+  if (!rt_planner_hint(kind, *a, *off, *len)) { /* Note [hints under a plan] */
+    *len = 0;
     return TIDAL_OK;
+  }
   if (rt_g.out.n || rt_g.in.n)
     rt_reap(0);
-  if (len && a->slab)
-    return rt_small_hint(a, off, len, kind);
-  if (len == 0 || !a->nchunks)
-    return TIDAL_OK;
+  if (*len && (*a)->slab) { /* a packed small allocation: its slab (Note [hints on packed
+                              allocations]) */
+    tidal_status s2 = rt_small_hint(*a, *off, *len, kind);
+    *len = 0;
+    return s2;
+  }
+  if (!(*a)->nchunks)
+    *len = 0;
+  return TIDAL_OK;
+}
+
+/* Applies fn to every chunk of [p, p+bytes) touches. */
+static tidal_status for_chunks(const char *name, const void *p, size_t bytes, int kind,
+                               chunk_fn fn) {
+  rt_alloc *a = NULL;
+  size_t off = 0, len = 0;
+  tidal_status st = hint_range(name, p, bytes, kind, &a, &off, &len);
+  if (st != TIDAL_OK || len == 0)
+    return st;
   size_t cb = rt_g.chunk_bytes;
-  size_t c0 = off / cb, c1 = (off + len - 1) / cb;
-  for (size_t ci = c0; ci <= c1; ci++) {
+  for (size_t ci = off / cb; ci <= (off + len - 1) / cb; ci++)
+    if ((st = fn(&a->chunks[ci])) != TIDAL_OK)
+      return st;
+  return TIDAL_OK;
+}
+
+/* tidal_swap_out and tidal_drop: a chunk is evicted only once hints cover
+ * all of it (Note [partial-chunk hints]): a hint never evicts bytes of a
+ * neighbour that is still live. */
+static tidal_status evict_hint(const char *name, const void *p, size_t bytes, int drop) {
+  rt_alloc *a = NULL;
+  size_t off = 0, len = 0;
+  tidal_status st =
+      hint_range(name, p, bytes, drop ? RT_HINT_DROP : RT_HINT_SWAP, &a, &off, &len);
+  if (st != TIDAL_OK || len == 0)
+    return st;
+  size_t cb = rt_g.chunk_bytes;
+  for (size_t ci = off / cb; ci <= (off + len - 1) / cb; ci++) {
     rt_chunk *c = &a->chunks[ci];
-    size_t cs = ci * cb, ce = cs + rt_chunk_len(c);
-    if (whole_only && (off > cs || off + len < ce))
+    size_t cs = ci * cb, lo = off > cs ? off - cs : 0, hi = off + len - cs;
+    if (hi > cb)
+      hi = cb;
+    if (c->pins)
+      continue; /* in use by an open op: the hint is moot */
+    if (!rt_chunk_hint(c, (uint32_t)lo, (uint32_t)hi, drop))
       continue;
-    if ((st = fn(c)) != TIDAL_OK)
+    int whole = lo == 0 && hi >= rt_chunk_len(c);
+    if (drop && (whole || c->hint_drop_only))
+      st = rt_chunk_drop(c);
+    else
+      st = rt_chunk_swap_out(c, 0);
+    if (st != TIDAL_OK)
       return st;
   }
   return TIDAL_OK;
 }
 
-static tidal_status swap_async(rt_chunk *c) { return rt_chunk_swap_out(c, 0); }
-
 tidal_status tidal_swap_out(const void *ptr, size_t bytes) {
-  return for_chunks("tidal_swap_out", ptr, bytes, 0, RT_HINT_SWAP, swap_async);
-}
-
-tidal_status tidal_prefetch(const void *ptr, size_t bytes) {
-  return for_chunks("tidal_prefetch", ptr, bytes, 0, RT_HINT_PREFETCH, rt_chunk_prefetch);
+  return evict_hint("tidal_swap_out", ptr, bytes, 0);
 }
 
 tidal_status tidal_drop(const void *ptr, size_t bytes) {
-  return for_chunks("tidal_drop", ptr, bytes, 1, RT_HINT_DROP, rt_chunk_drop);
+  return evict_hint("tidal_drop", ptr, bytes, 1);
+}
+
+tidal_status tidal_prefetch(const void *ptr, size_t bytes) {
+  rt_alloc *a = NULL;
+  size_t off = 0, len = 0;
+  tidal_status st = hint_range("tidal_prefetch", ptr, bytes, RT_HINT_PREFETCH, &a, &off, &len);
+  if (st != TIDAL_OK || len == 0)
+    return st;
+  size_t cb = rt_g.chunk_bytes, c1 = (off + len - 1) / cb;
+  rt_chunk *batch[64];
+  for (size_t ci = off / cb; ci <= c1;) { /* Note [prefetch batches] */
+    size_t n = 0;
+    while (ci <= c1 && n < 64)
+      batch[n++] = &a->chunks[ci++];
+    if ((st = rt_prefetch_chunks(batch, n)) != TIDAL_OK)
+      return st;
+  }
+  return TIDAL_OK;
 }
 
 static tidal_status keep_chunk(rt_chunk *c) {
@@ -655,7 +732,7 @@ static tidal_status keep_chunk(rt_chunk *c) {
 }
 
 tidal_status tidal_keep(const void *ptr, size_t bytes) {
-  return for_chunks("tidal_keep", ptr, bytes, 0, RT_HINT_KEEP, keep_chunk);
+  return for_chunks("tidal_keep", ptr, bytes, RT_HINT_KEEP, keep_chunk);
 }
 
 tidal_status tidal_recompute_register(const void *ptr, size_t bytes, tidal_recompute_fn fn,
@@ -663,8 +740,8 @@ tidal_status tidal_recompute_register(const void *ptr, size_t bytes, tidal_recom
   REQUIRE_INIT("tidal_recompute_register");
   if (!fn || (ctx_bytes && !ctx))
     return rt_error(TIDAL_ERR_INVALID, "tidal_recompute_register(%p): fn or ctx is NULL", ptr);
-  rt_alloc *a;
-  size_t off, len;
+  rt_alloc *a = NULL;
+  size_t off = 0, len = 0;
   tidal_status st = resolve("tidal_recompute_register", NULL, ptr, bytes, &a, &off, &len);
   if (st != TIDAL_OK)
     return st;

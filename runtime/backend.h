@@ -46,22 +46,35 @@ typedef struct rt_backend_ops {
 
   tidal_status (*reserve)(rt_backend *b, size_t bytes, uintptr_t *addr);
   void (*release)(rt_backend *b, uintptr_t addr, size_t bytes);
-  /* Maps physical chunk phys at addr (one chunk).  *ready: when the physical
-   * memory may be written (its previous user's copy has finished). */
+  /* Maps physical chunk phys at addr (one chunk; cuMemMap).  The device may
+   * not touch it before set_access.  *ready: when the physical memory may be
+   * written (its previous user's copy has finished). */
   tidal_status (*map)(rt_backend *b, uintptr_t addr, uint32_t phys, rt_event *ready);
-  /* Unmaps one chunk at addr; afterwards any access to it faults. */
+  /* Grants device access to [addr, addr+bytes), a run of mapped chunks of
+   * one reservation (cuMemSetAccess, once per run: Note [access batching]). */
+  tidal_status (*set_access)(rt_backend *b, uintptr_t addr, size_t bytes);
+  /* Unmaps one chunk at addr (cuMemUnmap).  The caller has made sure that
+   * no work still uses it (a mark covering its last use is done). */
   tidal_status (*unmap)(rt_backend *b, uintptr_t addr, uint32_t phys);
+  /* The chunk at addr is evicted but phys stays mapped there, holding its
+   * contents (Note [lazy unmap]): no driver call on CUDA; the sim makes it
+   * PROT_NONE so that stray accesses still fault.  unpark undoes it. */
+  tidal_status (*park)(rt_backend *b, uintptr_t addr, uint32_t phys);
+  tidal_status (*unpark)(rt_backend *b, uintptr_t addr, uint32_t phys);
 
   /* Pinned host memory for the host store (large pieces, allocated rarely). */
   tidal_status (*host_alloc)(rt_backend *b, size_t bytes, void **p);
   void (*host_free)(rt_backend *b, void *p, size_t bytes);
 
   /* Asynchronous copies on the dedicated engines.  d2h runs after all work
-   * enqueued so far on `after` (the chunk's last writer's stream). */
+   * enqueued so far on `after` (the chunk's last writer's stream).  h2d runs
+   * on the prefetch stream, or (urgent: a fault an op is about to wait for)
+   * on a high-priority stream of its own, so it does not queue behind bulk
+   * prefetches. */
   tidal_status (*copy_d2h)(rt_backend *b, void *dst, uintptr_t src, size_t bytes, uint32_t phys,
                            tidal_stream after, rt_event *done);
   tidal_status (*copy_h2d)(rt_backend *b, uintptr_t dst, const void *src, size_t bytes,
-                           uint32_t phys, rt_event *done);
+                           uint32_t phys, int urgent, rt_event *done);
 
   /* Nonzero if the event completed (never blocks). */
   int (*event_done)(rt_backend *b, const rt_event *ev);
@@ -74,9 +87,23 @@ typedef struct rt_backend_ops {
   /* The core no longer needs ev (CUDA returns the CUevent to its pool). */
   void (*event_release)(rt_backend *b, rt_event *ev);
 
-  /* An op's work of est_seconds was enqueued on s (the sim clock advances). */
-  void (*op_end)(rt_backend *b, tidal_stream s, double est_seconds);
-  /* Modelled seconds elapsed on the compute timeline (0 if not modelled). */
+  /* Note [last-use marks]: a mark is a point on compute stream s after all
+   * work enqueued so far (an event recorded there).  Marks are numbered
+   * from 1 in order; 0 means "nothing to wait for".  mark_done polls (never
+   * blocks); mark_wait blocks the host (*waited_s += the wait). */
+  tidal_status (*mark)(rt_backend *b, tidal_stream s, uint64_t *mark);
+  int (*mark_done)(rt_backend *b, uint64_t mark);
+  tidal_status (*mark_wait)(rt_backend *b, uint64_t mark, double *waited_s);
+
+  /* An op's work is about to be enqueued on s (the end of tidal_op_begin),
+   * and was enqueued (tidal_op_end): the sim advances its clocks; with a
+   * profile open, the CUDA backend times the op with events. */
+  void (*op_start)(rt_backend *b, tidal_stream s, const tidal_site *site);
+  void (*op_end)(rt_backend *b, tidal_stream s, const tidal_site *site);
+  /* Hands every op duration measured so far to rt_profile_add (blocks). */
+  void (*profile_flush)(rt_backend *b);
+  /* Modelled seconds elapsed (0 if not modelled): the later of the host
+   * and device timelines. */
   double (*modelled_now)(rt_backend *b);
 
   /* Time marks for the run-time planner's op durations (record.c): a mark

@@ -3,14 +3,19 @@
  * Each allocation reserves its own address range (cuMemAddressReserve,
  * rounded up to the allocation granularity); physical chunks come from a
  * pool of cuMemCreate handles created once at tidal_init (pool size = the
- * budget) and are mapped with cuMemMap + cuMemSetAccess, unmapped with
- * cuMemUnmap.  The host store is cuMemHostAlloc'd (pinned) memory.  Copies
- * run on two dedicated non-blocking streams (device-to-host, host-to-device)
- * and are ordered with compute by events: a swap-out waits for an event
- * recorded on the last writer's stream; an op waits for its prefetch with
- * cuStreamWaitEvent (no host synchronisation on that path).  CUevents come
- * from a free list and are recycled (cuStreamWaitEvent captures an event's
- * state when called, so re-recording it later is safe).
+ * budget) and are mapped with cuMemMap, given access with one cuMemSetAccess
+ * per run of chunks (Note [access batching] in residency.c), and unmapped
+ * with cuMemUnmap only when another chunk needs the memory (Note [lazy
+ * unmap]: parking is free here).  The host store is cuMemHostAlloc'd
+ * (pinned) memory.  Copies run on three dedicated non-blocking streams
+ * (device-to-host, host-to-device for prefetches, and a highest-priority
+ * host-to-device stream for faults, so that a fault does not queue behind
+ * bulk prefetches) and are ordered with compute by events: a swap-out waits
+ * for an event recorded on the last writer's stream; an op waits for its
+ * prefetch or fault with cuStreamWaitEvent (no host synchronisation on
+ * either path).  CUevents come from a free list and are recycled
+ * (cuStreamWaitEvent captures an event's state when called, so re-recording
+ * it later is safe).
  *
  * Note [driver loading]: the driver is opened with dlopen("libcuda.so.1")
  * at tidal_init instead of linking libcuda: a program linked with libtidal
@@ -21,10 +26,16 @@
  * against lib64/stubs/libcuda.so, so the symbols are checked at link time).
  *
  * Note [unmap ordering]: the driver does not order cuMemUnmap after kernels
- * still using the range, so before unmapping, the backend waits for the
- * compute stream last seen (op_end) to reach the current point.  Swap-outs
- * have completed before the core unmaps them, so that wait only costs for
- * clean chunks evicted right after their last use. */
+ * still using the range.  The core only unmaps memory whose last use is
+ * covered by a completed mark (Note [last-use marks] in residency.c): an
+ * event recorded on the compute stream, polled with cuEventQuery, so
+ * nothing drains the stream.
+ *
+ * Note [op profile]: with TIDAL_PROFILE set, each op is bracketed by two
+ * timing events (recorded at the end of tidal_op_begin and at
+ * tidal_op_end, i.e. around its launch); completed pairs are read with
+ * cuEventElapsedTime and summed per site (profile.c).  Without it no
+ * timing event is recorded. */
 #define _GNU_SOURCE
 #include <cuda.h>
 #include <dlfcn.h>
@@ -40,7 +51,8 @@
   X(cuMemCreate) X(cuMemRelease) X(cuMemMap) X(cuMemUnmap) X(cuMemSetAccess) X(cuMemHostAlloc)   \
   X(cuMemFreeHost) X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamWaitEvent)                      \
   X(cuStreamSynchronize) X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventQuery)     \
-  X(cuEventSynchronize) X(cuEventElapsedTime) X(cuMemcpyDtoHAsync) X(cuMemcpyHtoDAsync)
+  X(cuEventSynchronize) X(cuMemcpyDtoHAsync) X(cuMemcpyHtoDAsync) X(cuStreamCreateWithPriority)  \
+  X(cuCtxGetStreamPriorityRange) X(cuEventElapsedTime)
 
 #define RT_STR(x) #x
 #define RT_XSTR(x) RT_STR(x) /* expands cuda.h's versioned names (cuMemGetInfo_v2) */
@@ -89,11 +101,21 @@ struct rt_backend {
   size_t chunk_bytes;
   uint32_t nphys;                     /* entries of phys */
   CUmemGenericAllocationHandle *phys; /* the pool; 0 = that chunk does not exist now */
-  CUstream d2h, h2d;
-  CUstream last_compute;    /* stream of the last op (Note [unmap ordering]) */
+  CUstream d2h, h2d, fault;
   CUevent *free_events;     /* recycled CUevents */
   size_t nfree_events, cap_free_events;
-  CUevent unmap_event;
+  /* Note [last-use marks]: marks not yet known done, oldest first; mark m
+   * is marks[m - mark_base]; every mark below done_upto has completed. */
+  CUevent *marks;
+  uint64_t mark_base, nmarks, done_upto;
+  size_t cap_marks;
+  /* Note [op profile] */
+  int profile;
+  struct cuda_timed {
+    const tidal_site *site;
+    CUevent start, end;
+  } *open_ops, *timed;      /* ops begun but not ended (a stack); ended, not yet read */
+  size_t nopen, cap_open, ntimed, cap_timed;
 };
 
 static tidal_status cu_fail(CUresult r, const char *what) {
@@ -177,12 +199,17 @@ static tidal_status cuda_create(const tidal_config *cfg, rt_backend **out, size_
     st = cu_fail(r, "cuMemGetInfo");
     goto fail;
   }
-  if ((r = CU(cuStreamCreate)(&b->d2h, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS ||
+  int least = 0, greatest = 0; /* numerically lower = higher priority */
+  if ((r = CU(cuCtxGetStreamPriorityRange)(&least, &greatest)) != CUDA_SUCCESS ||
+      (r = CU(cuStreamCreate)(&b->d2h, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS ||
       (r = CU(cuStreamCreate)(&b->h2d, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS ||
-      (r = CU(cuEventCreate)(&b->unmap_event, CU_EVENT_DISABLE_TIMING)) != CUDA_SUCCESS) {
+      (r = CU(cuStreamCreateWithPriority)(&b->fault, CU_STREAM_NON_BLOCKING, greatest)) !=
+          CUDA_SUCCESS) {
     st = cu_fail(r, "creating the copy streams");
     goto fail;
   }
+  b->mark_base = b->done_upto = 1;
+  b->profile = cfg->profile_path != NULL;
   *out = b;
   *granularity = b->granularity;
   *device_free = free_b;
@@ -247,17 +274,28 @@ static void cuda_destroy(rt_backend *b) {
     CU(cuStreamSynchronize)(b->d2h);
   if (b->h2d)
     CU(cuStreamSynchronize)(b->h2d);
+  if (b->fault)
+    CU(cuStreamSynchronize)(b->fault);
   for (uint32_t i = 0; i < b->nphys; i++)
     if (b->phys[i])
       CU(cuMemRelease)(b->phys[i]);
   for (size_t i = 0; i < b->nfree_events; i++)
     CU(cuEventDestroy)(b->free_events[i]);
-  if (b->unmap_event)
-    CU(cuEventDestroy)(b->unmap_event);
+  for (uint64_t i = 0; i < b->nmarks; i++)
+    CU(cuEventDestroy)(b->marks[i]);
+  for (size_t i = 0; i < b->nopen; i++) {
+    CU(cuEventDestroy)(b->open_ops[i].start);
+  }
+  for (size_t i = 0; i < b->ntimed; i++) {
+    CU(cuEventDestroy)(b->timed[i].start);
+    CU(cuEventDestroy)(b->timed[i].end);
+  }
   if (b->d2h)
     CU(cuStreamDestroy)(b->d2h);
   if (b->h2d)
     CU(cuStreamDestroy)(b->h2d);
+  if (b->fault)
+    CU(cuStreamDestroy)(b->fault);
   if (b->retained_primary) {
     /* Unset it first: releasing the last reference destroys the primary
      * context, and a destroyed context left current breaks the next
@@ -268,6 +306,9 @@ static void cuda_destroy(rt_backend *b) {
     CU(cuDevicePrimaryCtxRelease)(b->dev);
   }
   free(b->free_events);
+  free(b->marks);
+  free(b->open_ops);
+  free(b->timed);
   free(b->phys);
   free(b);
 }
@@ -286,23 +327,25 @@ static void cuda_release(rt_backend *b, uintptr_t addr, size_t bytes) {
 }
 
 static tidal_status cuda_map(rt_backend *b, uintptr_t addr, uint32_t phys, rt_event *ready) {
-  memset(ready, 0, sizeof *ready); /* cuMemMap is synchronous: usable at once */
+  memset(ready, 0, sizeof *ready); /* cuMemMap is synchronous: usable once access is set */
   CHECK(CU(cuMemMap)((CUdeviceptr)addr, b->chunk_bytes, 0, b->phys[phys], 0), "cuMemMap");
-  CUresult r = CU(cuMemSetAccess)((CUdeviceptr)addr, b->chunk_bytes, &b->access, 1);
-  if (r != CUDA_SUCCESS) {
-    CU(cuMemUnmap)((CUdeviceptr)addr, b->chunk_bytes);
-    return cu_fail(r, "cuMemSetAccess");
-  }
+  return TIDAL_OK;
+}
+
+static tidal_status cuda_set_access(rt_backend *b, uintptr_t addr, size_t bytes) {
+  CHECK(CU(cuMemSetAccess)((CUdeviceptr)addr, bytes, &b->access, 1), "cuMemSetAccess");
   return TIDAL_OK;
 }
 
 static tidal_status cuda_unmap(rt_backend *b, uintptr_t addr, uint32_t phys) {
-  /* Note [unmap ordering] */
-  CHECK(CU(cuEventRecord)(b->unmap_event, b->last_compute), "cuEventRecord (unmap)");
-  CHECK(CU(cuEventSynchronize)(b->unmap_event), "cuEventSynchronize (unmap)");
+  /* Note [unmap ordering]: the caller waited for the chunk's last use. */
   CHECK(CU(cuMemUnmap)((CUdeviceptr)addr, b->chunk_bytes), "cuMemUnmap");
   return TIDAL_OK;
 }
+
+/* Note [lazy unmap]: an evicted chunk keeps its memory mapped; nothing to do. */
+static tidal_status cuda_park(rt_backend *b, uintptr_t addr, uint32_t phys) { return TIDAL_OK; }
+static tidal_status cuda_unpark(rt_backend *b, uintptr_t addr, uint32_t phys) { return TIDAL_OK; }
 
 static tidal_status cuda_host_alloc(rt_backend *b, size_t bytes, void **p) {
   CHECK(CU(cuMemHostAlloc)(p, bytes, CU_MEMHOSTALLOC_PORTABLE), "cuMemHostAlloc");
@@ -362,16 +405,17 @@ static tidal_status cuda_copy_d2h(rt_backend *b, void *dst, uintptr_t src, size_
 }
 
 static tidal_status cuda_copy_h2d(rt_backend *b, uintptr_t dst, const void *src, size_t bytes,
-                                  uint32_t phys, rt_event *done) {
+                                  uint32_t phys, int urgent, rt_event *done) {
+  CUstream s = urgent ? b->fault : b->h2d;
   CUevent ev;
   tidal_status st = event_get(b, &ev);
   if (st != TIDAL_OK)
     return st;
   memset(done, 0, sizeof *done);
   done->handle = ev;
-  CUresult r = CU(cuMemcpyHtoDAsync)((CUdeviceptr)dst, src, bytes, b->h2d);
+  CUresult r = CU(cuMemcpyHtoDAsync)((CUdeviceptr)dst, src, bytes, s);
   if (r == CUDA_SUCCESS)
-    r = CU(cuEventRecord)(ev, b->h2d);
+    r = CU(cuEventRecord)(ev, s);
   if (r != CUDA_SUCCESS) {
     cuda_event_release(b, done);
     return cu_fail(r, "restore copy");
@@ -401,9 +445,134 @@ static tidal_status cuda_stream_wait(rt_backend *b, tidal_stream s, const rt_eve
   return TIDAL_OK;
 }
 
-static void cuda_op_end(rt_backend *b, tidal_stream s, double est_seconds) {
-  b->last_compute = (CUstream)s;
+/* ---- marks (Note [last-use marks]) ---- */
+
+/* Retires marks from the oldest while they are done (they complete in
+ * order: all are recorded on the one compute stream). */
+static void marks_poll(rt_backend *b) {
+  size_t done = 0;
+  while (done < b->nmarks && CU(cuEventQuery)(b->marks[done]) == CUDA_SUCCESS)
+    done++;
+  if (!done)
+    return;
+  for (size_t i = 0; i < done; i++) {
+    rt_event e = {0, 0, b->marks[i]};
+    cuda_event_release(b, &e);
+  }
+  memmove(b->marks, b->marks + done, (b->nmarks - done) * sizeof *b->marks);
+  b->nmarks -= done;
+  b->mark_base += done;
+  b->done_upto = b->mark_base;
 }
+
+static tidal_status cuda_mark(rt_backend *b, tidal_stream s, uint64_t *mark) {
+  marks_poll(b); /* keeps the list short: usually one query */
+  if (b->nmarks == b->cap_marks) {
+    size_t cap = b->cap_marks ? b->cap_marks * 2 : 64;
+    CUevent *n = realloc(b->marks, cap * sizeof *n);
+    if (!n)
+      return rt_error(TIDAL_ERR_HOST_MEMORY, "cuda backend: out of host memory for marks");
+    b->marks = n;
+    b->cap_marks = cap;
+  }
+  CUevent ev;
+  tidal_status st = event_get(b, &ev);
+  if (st != TIDAL_OK)
+    return st;
+  CUresult r = CU(cuEventRecord)(ev, (CUstream)s);
+  if (r != CUDA_SUCCESS) {
+    rt_event e = {0, 0, ev};
+    cuda_event_release(b, &e);
+    return cu_fail(r, "cuEventRecord (last-use mark)");
+  }
+  b->marks[b->nmarks] = ev;
+  *mark = b->mark_base + b->nmarks++;
+  return TIDAL_OK;
+}
+
+static int cuda_mark_done(rt_backend *b, uint64_t m) {
+  if (m < b->done_upto)
+    return 1;
+  marks_poll(b);
+  return m < b->done_upto;
+}
+
+static tidal_status cuda_mark_wait(rt_backend *b, uint64_t m, double *waited_s) {
+  if (m < b->done_upto)
+    return TIDAL_OK;
+  double t0 = now_s();
+  CHECK(CU(cuEventSynchronize)(b->marks[m - b->mark_base]), "cuEventSynchronize (last-use mark)");
+  if (waited_s)
+    *waited_s += now_s() - t0;
+  marks_poll(b);
+  return TIDAL_OK;
+}
+
+/* ---- op profile (Note [op profile]) ---- */
+
+static int timed_push(struct cuda_timed **arr, size_t *n, size_t *cap, struct cuda_timed t) {
+  if (*n == *cap) {
+    size_t c = *cap ? *cap * 2 : 64;
+    struct cuda_timed *p = realloc(*arr, c * sizeof *p);
+    if (!p)
+      return 0;
+    *arr = p;
+    *cap = c;
+  }
+  (*arr)[(*n)++] = t;
+  return 1;
+}
+
+/* Reads finished pairs (all of them, waiting, when wait is set). */
+static void timed_harvest(rt_backend *b, int wait) {
+  size_t keep = 0;
+  for (size_t i = 0; i < b->ntimed; i++) {
+    struct cuda_timed *t = &b->timed[i];
+    if (wait)
+      CU(cuEventSynchronize)(t->end);
+    float ms = 0;
+    CUresult r = CU(cuEventElapsedTime)(&ms, t->start, t->end);
+    if (r == CUDA_ERROR_NOT_READY) {
+      b->timed[keep++] = *t;
+      continue;
+    }
+    if (r == CUDA_SUCCESS)
+      rt_profile_add(t->site, (double)ms * 1e-3);
+    CU(cuEventDestroy)(t->start);
+    CU(cuEventDestroy)(t->end);
+  }
+  b->ntimed = keep;
+}
+
+static void cuda_op_start(rt_backend *b, tidal_stream s, const tidal_site *site) {
+  if (!b->profile)
+    return;
+  struct cuda_timed t = {site, NULL, NULL};
+  if (CU(cuEventCreate)(&t.start, CU_EVENT_DEFAULT) != CUDA_SUCCESS)
+    return;
+  CU(cuEventRecord)(t.start, (CUstream)s);
+  if (!timed_push(&b->open_ops, &b->nopen, &b->cap_open, t))
+    CU(cuEventDestroy)(t.start);
+}
+
+static void cuda_op_end(rt_backend *b, tidal_stream s, const tidal_site *site) {
+  if (!b->profile || !b->nopen)
+    return;
+  struct cuda_timed t = b->open_ops[--b->nopen]; /* ops nest */
+  if (t.site != site || CU(cuEventCreate)(&t.end, CU_EVENT_DEFAULT) != CUDA_SUCCESS) {
+    CU(cuEventDestroy)(t.start);
+    return;
+  }
+  CU(cuEventRecord)(t.end, (CUstream)s);
+  if (!timed_push(&b->timed, &b->ntimed, &b->cap_timed, t)) {
+    CU(cuEventDestroy)(t.start);
+    CU(cuEventDestroy)(t.end);
+  }
+  if (b->ntimed >= 256)
+    timed_harvest(b, 0);
+}
+
+static void cuda_profile_flush(rt_backend *b) { timed_harvest(b, 1); }
 
 static double cuda_modelled_now(rt_backend *b) { return 0.0; }
 
@@ -451,7 +620,10 @@ const rt_backend_ops rt_backend_cuda_ops = {
     .reserve = cuda_reserve,
     .release = cuda_release,
     .map = cuda_map,
+    .set_access = cuda_set_access,
     .unmap = cuda_unmap,
+    .park = cuda_park,
+    .unpark = cuda_unpark,
     .host_alloc = cuda_host_alloc,
     .host_free = cuda_host_free,
     .copy_d2h = cuda_copy_d2h,
@@ -460,7 +632,12 @@ const rt_backend_ops rt_backend_cuda_ops = {
     .event_sync = cuda_event_sync,
     .stream_wait = cuda_stream_wait,
     .event_release = cuda_event_release,
+    .mark = cuda_mark,
+    .mark_done = cuda_mark_done,
+    .mark_wait = cuda_mark_wait,
+    .op_start = cuda_op_start,
     .op_end = cuda_op_end,
+    .profile_flush = cuda_profile_flush,
     .modelled_now = cuda_modelled_now,
     .time_mark = cuda_time_mark,
     .time_elapsed = cuda_time_elapsed,

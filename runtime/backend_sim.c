@@ -11,14 +11,29 @@
  * worker's done counter plus a condition variable.  The worker touches only
  * the two buffers of a job; everything else is the training thread's.
  *
- * Note [sim cost model]: three timelines - compute, the device-to-host
- * engine and the host-to-device engine.  A copy costs latency + bytes /
- * bandwidth on its engine and starts no earlier than the compute time at
- * which it was issued (the host is assumed not to run ahead of the device),
- * after the engine is free, and, for copies into a physical chunk, after
- * that chunk's previous user finished with it.  An op costs its site's
- * est_seconds on the compute timeline, after waiting for the events of the
- * data it uses; that wait is the stall. */
+ * Note [sim cost model]: the costs come from a small text file
+ * (runtime/sim_costs.txt, compiled in; TIDAL_SIM_COSTS=FILE or
+ * tidal_config.sim_costs_path over it; bench/vmm_costs measures one on a
+ * GPU).  Five timelines, in modelled seconds:
+ *  - the host (t_host): every driver call the CUDA backend would make costs
+ *    its per-call time here (map, set-access, unmap, event record and
+ *    query, stream wait, copy issue, launch, pinning); a blocking wait
+ *    (event_sync, mark_wait) moves it to the awaited time plus a wake-up;
+ *  - the device's compute stream (t_dev): an op is enqueued at tidal_op_end
+ *    and starts at the latest of: the previous op's end plus the launch
+ *    gap, the host's time (it cannot start before it is launched), and the
+ *    events its begin waited for (prefetches, faults: the stall); it lasts
+ *    its site's est_seconds.  The host runs ahead of the device by at most
+ *    host_ahead_s (then a launch blocks until the device catches up);
+ *  - three copy engines: device-to-host, host-to-device (prefetches) and
+ *    the urgent host-to-device stream (faults).  A copy costs latency +
+ *    bytes / bandwidth; it starts after its issue on the host, after its
+ *    engine is free, after the compute enqueued before it (swap-outs), and
+ *    after its physical chunk's previous user (restores).
+ * An event (copy, mark) is done for the host when the host's time has
+ * reached it: polling never sees the future, so what the runtime decides
+ * does not depend on the copy thread's real speed.  The modelled time is
+ * the later of host and device. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -44,11 +59,16 @@ struct rt_backend {
   uint32_t nphys;          /* physical chunk numbers the memfd and phys_busy cover */
   size_t live_bytes;       /* physical chunks that exist now (the pool can resize) */
   int fd;                  /* the emulated device memory */
-  double h2d_bytes_per_s, d2h_bytes_per_s, latency_s;
+  rt_costs c;
   int synchronous;
-  /* virtual clock (training thread only) */
-  double t_compute, t_h2d, t_d2h;
+  int profile;             /* record modelled op durations (TIDAL_PROFILE) */
+  /* virtual clocks (training thread only; Note [sim cost model]) */
+  double t_host, t_dev, t_h2d, t_d2h, t_fault;
+  double dev_wait;         /* the next op waits for this (its begin's stream waits) */
   double *phys_busy;       /* per physical chunk: modelled time it is free again */
+  double *marks;           /* mark m's time is marks[m - mark_base] */
+  uint64_t mark_base, nmarks;
+  size_t cap_marks;
   /* copy worker */
   pthread_t thread;
   int thread_started;
@@ -90,12 +110,26 @@ static tidal_status sim_create(const tidal_config *cfg, rt_backend **out, size_t
   long page = sysconf(_SC_PAGESIZE);
   b->page_bytes = page > 0 ? (size_t)page : 4096;
   b->device_bytes = cfg->sim_device_bytes ? cfg->sim_device_bytes : RT_SIM_DEFAULT_DEVICE_BYTES;
-  b->h2d_bytes_per_s = cfg->sim_h2d_bytes_per_s > 0 ? cfg->sim_h2d_bytes_per_s
-                                                    : RT_SIM_DEFAULT_BYTES_PER_S;
-  b->d2h_bytes_per_s = cfg->sim_d2h_bytes_per_s > 0 ? cfg->sim_d2h_bytes_per_s
-                                                    : RT_SIM_DEFAULT_BYTES_PER_S;
-  b->latency_s = cfg->sim_copy_latency_s > 0 ? cfg->sim_copy_latency_s : RT_SIM_DEFAULT_LATENCY_S;
+  tidal_status st = rt_costs_load(cfg->sim_costs_path, &b->c);
+  if (st != TIDAL_OK) {
+    free(b);
+    return st;
+  }
+  if (cfg->sim_h2d_bytes_per_s > 0)
+    b->c.h2d_bytes_per_s = cfg->sim_h2d_bytes_per_s;
+  if (cfg->sim_d2h_bytes_per_s > 0)
+    b->c.d2h_bytes_per_s = cfg->sim_d2h_bytes_per_s;
+  if (cfg->sim_copy_latency_s > 0)
+    b->c.copy_latency_s = cfg->sim_copy_latency_s;
+  if (cfg->sim_call_cost_scale > 0) {
+    double k = cfg->sim_call_cost_scale;
+    b->c.map_s *= k, b->c.set_access_s *= k, b->c.unmap_s *= k;
+    b->c.event_record_s *= k, b->c.event_query_s *= k, b->c.event_sync_s *= k;
+    b->c.stream_wait_s *= k, b->c.copy_issue_s *= k;
+  }
   b->synchronous = cfg->sim_synchronous;
+  b->profile = cfg->profile_path != NULL;
+  b->mark_base = 1;
   b->fd = -1;
   pthread_mutex_init(&b->mu, NULL);
   pthread_cond_init(&b->cv_work, NULL);
@@ -179,6 +213,7 @@ static void sim_destroy(rt_backend *b) {
   pthread_cond_destroy(&b->cv_done);
   free(b->q);
   free(b->phys_busy);
+  free(b->marks);
   free(b);
 }
 
@@ -204,15 +239,24 @@ static const char *map_errno_hint(int err) {
                        : "";
 }
 
+static double max2(double a, double x) { return a > x ? a : x; }
+
 static tidal_status sim_map(rt_backend *b, uintptr_t addr, uint32_t phys, rt_event *ready) {
+  /* Mapped with access at once: the sim has no separate grant, only its cost. */
   void *p = mmap((void *)addr, b->chunk_bytes, PROT_READ | PROT_WRITE, MAP_FIXED | MAP_SHARED,
                  b->fd, (off_t)((size_t)phys * b->chunk_bytes));
   if (p == MAP_FAILED)
     return rt_error(TIDAL_ERR_BACKEND, "sim backend: mapping chunk %u at %#lx: %s%s", phys,
                     (unsigned long)addr, strerror(errno), map_errno_hint(errno));
+  b->t_host += b->c.map_s;
   ready->seq = 0;
   ready->vt = b->phys_busy[phys];
   ready->handle = NULL;
+  return TIDAL_OK;
+}
+
+static tidal_status sim_set_access(rt_backend *b, uintptr_t addr, size_t bytes) {
+  b->t_host += b->c.set_access_s;
   return TIDAL_OK;
 }
 
@@ -220,13 +264,28 @@ static tidal_status sim_unmap(rt_backend *b, uintptr_t addr, uint32_t phys) {
   void *p = mmap((void *)addr, b->chunk_bytes, PROT_NONE,
                  MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   int err = errno;
-  /* Ops enqueued so far may still use the physical chunk. */
-  if (b->phys_busy[phys] < b->t_compute)
-    b->phys_busy[phys] = b->t_compute;
+  b->t_host += b->c.unmap_s;
   if (p == MAP_FAILED)
     return rt_error(TIDAL_ERR_BACKEND, "sim backend: unmapping %#lx: %s%s", (unsigned long)addr,
                     strerror(err), map_errno_hint(err));
   return TIDAL_OK;
+}
+
+/* Parking costs nothing on CUDA; here the chunk is made inaccessible so
+ * that the oracle still catches a stray access to evicted memory. */
+static tidal_status sim_protect(uintptr_t addr, size_t bytes, int prot) {
+  if (mprotect((void *)addr, bytes, prot) != 0)
+    return rt_error(TIDAL_ERR_BACKEND, "sim backend: mprotect %#lx: %s%s", (unsigned long)addr,
+                    strerror(errno), map_errno_hint(errno));
+  return TIDAL_OK;
+}
+
+static tidal_status sim_park(rt_backend *b, uintptr_t addr, uint32_t phys) {
+  return sim_protect(addr, b->chunk_bytes, PROT_NONE);
+}
+
+static tidal_status sim_unpark(rt_backend *b, uintptr_t addr, uint32_t phys) {
+  return sim_protect(addr, b->chunk_bytes, PROT_READ | PROT_WRITE);
 }
 
 static tidal_status sim_host_alloc(rt_backend *b, size_t bytes, void **p) {
@@ -234,13 +293,12 @@ static tidal_status sim_host_alloc(rt_backend *b, size_t bytes, void **p) {
                  -1, 0);
   if (m == MAP_FAILED)
     return TIDAL_ERR_HOST_MEMORY;
+  b->t_host += (double)bytes / b->c.pin_bytes_per_s;
   *p = m;
   return TIDAL_OK;
 }
 
 static void sim_host_free(rt_backend *b, void *p, size_t bytes) { munmap(p, bytes); }
-
-static double max2(double a, double x) { return a > x ? a : x; }
 
 static tidal_status enqueue(rt_backend *b, void *dst, const void *src, size_t bytes,
                             rt_event *done) {
@@ -278,8 +336,11 @@ static tidal_status enqueue(rt_backend *b, void *dst, const void *src, size_t by
 
 static tidal_status sim_copy_d2h(rt_backend *b, void *dst, uintptr_t src, size_t bytes,
                                  uint32_t phys, tidal_stream after, rt_event *done) {
-  double start = max2(b->t_d2h, b->t_compute); /* after the last writer: all enqueued compute */
-  double end = start + b->latency_s + (double)bytes / b->d2h_bytes_per_s;
+  /* Issue: an event on the writer's stream, a stream wait, the copy and its
+   * event.  It runs after all compute enqueued so far (the last writer). */
+  b->t_host += b->c.copy_issue_s + b->c.event_record_s + b->c.stream_wait_s;
+  double start = max2(max2(b->t_d2h, b->t_dev), b->t_host);
+  double end = start + b->c.copy_latency_s + (double)bytes / b->c.d2h_bytes_per_s;
   b->t_d2h = end;
   b->phys_busy[phys] = max2(b->phys_busy[phys], end);
   done->vt = end;
@@ -288,54 +349,133 @@ static tidal_status sim_copy_d2h(rt_backend *b, void *dst, uintptr_t src, size_t
 }
 
 static tidal_status sim_copy_h2d(rt_backend *b, uintptr_t dst, const void *src, size_t bytes,
-                                 uint32_t phys, rt_event *done) {
-  double start = max2(max2(b->t_h2d, b->t_compute), b->phys_busy[phys]);
-  double end = start + b->latency_s + (double)bytes / b->h2d_bytes_per_s;
-  b->t_h2d = end;
+                                 uint32_t phys, int urgent, rt_event *done) {
+  b->t_host += b->c.copy_issue_s;
+  double *engine = urgent ? &b->t_fault : &b->t_h2d;
+  double start = max2(max2(*engine, b->t_host), b->phys_busy[phys]);
+  double end = start + b->c.copy_latency_s + (double)bytes / b->c.h2d_bytes_per_s;
+  *engine = end;
   b->phys_busy[phys] = end;
   done->vt = end;
   done->handle = NULL;
   return enqueue(b, (void *)dst, src, bytes, done);
 }
 
-static int sim_event_done(rt_backend *b, const rt_event *ev) {
+static int copied(rt_backend *b, const rt_event *ev) {
   return ev->seq == 0 || atomic_load(&b->done_seq) >= ev->seq;
 }
 
-static tidal_status sim_event_sync(rt_backend *b, const rt_event *ev, double *waited_s) {
-  if (sim_event_done(b, ev))
-    return TIDAL_OK;
+/* The copy thread has really finished ev (the host may touch its memory). */
+static void wait_copied(rt_backend *b, const rt_event *ev) {
+  if (copied(b, ev))
+    return;
   pthread_mutex_lock(&b->mu);
   while (atomic_load(&b->done_seq) < ev->seq)
     pthread_cond_wait(&b->cv_done, &b->mu);
   pthread_mutex_unlock(&b->mu);
-  return TIDAL_OK; /* the modelled wait is charged by sim_stream_wait */
+}
+
+/* Done for the host once the host's modelled time has reached it (Note [sim
+ * cost model]); the real copy is then awaited, which is quick. */
+static int sim_event_done(rt_backend *b, const rt_event *ev) {
+  b->t_host += b->c.event_query_s;
+  if (ev->vt > b->t_host)
+    return 0;
+  wait_copied(b, ev);
+  return 1;
+}
+
+static void host_wait_until(rt_backend *b, double t, double *waited_s) {
+  if (t <= b->t_host)
+    return;
+  if (waited_s)
+    *waited_s += t - b->t_host;
+  b->t_host = t + b->c.event_sync_s;
+}
+
+static tidal_status sim_event_sync(rt_backend *b, const rt_event *ev, double *waited_s) {
+  wait_copied(b, ev);
+  host_wait_until(b, ev->vt, waited_s);
+  return TIDAL_OK;
 }
 
 static tidal_status sim_stream_wait(rt_backend *b, tidal_stream s, const rt_event *ev,
                                     double *stall_s) {
   /* The "kernel" runs on the host right after op_begin: the data must be
-   * there for real, not only on the virtual clock. */
-  sim_event_sync(b, ev, NULL);
-  if (ev->vt > b->t_compute) {
-    *stall_s += ev->vt - b->t_compute;
-    b->t_compute = ev->vt;
-  }
+   * there for real, not only on the modelled clock. */
+  wait_copied(b, ev);
+  b->t_host += b->c.stream_wait_s;
+  /* The device would idle from when it could start the next op to ev. */
+  double could = max2(max2(b->t_dev + b->c.launch_gap_s, b->t_host), b->dev_wait);
+  if (ev->vt > could)
+    *stall_s += ev->vt - could;
+  b->dev_wait = max2(b->dev_wait, ev->vt);
   return TIDAL_OK;
 }
 
 static void sim_event_release(rt_backend *b, rt_event *ev) { (void)ev; }
 
-static void sim_op_end(rt_backend *b, tidal_stream s, double est_seconds) {
-  if (est_seconds > 0)
-    b->t_compute += est_seconds;
+static tidal_status sim_mark(rt_backend *b, tidal_stream s, uint64_t *mark) {
+  b->t_host += b->c.event_record_s;
+  if (b->nmarks == b->cap_marks) {
+    /* Forget marks the host has passed: nothing waits on them any more. */
+    size_t done = 0;
+    while (done < b->nmarks && b->marks[done] <= b->t_host)
+      done++;
+    if (done > 0) {
+      memmove(b->marks, b->marks + done, (b->nmarks - done) * sizeof *b->marks);
+      b->nmarks -= done;
+      b->mark_base += done;
+    }
+    if (b->nmarks == b->cap_marks) {
+      size_t cap = b->cap_marks ? b->cap_marks * 2 : 256;
+      double *n = realloc(b->marks, cap * sizeof *n);
+      if (!n)
+        return rt_error(TIDAL_ERR_HOST_MEMORY, "sim backend: out of host memory for marks");
+      b->marks = n;
+      b->cap_marks = cap;
+    }
+  }
+  b->marks[b->nmarks] = b->t_dev; /* all compute enqueued so far ends then */
+  *mark = b->mark_base + b->nmarks++;
+  return TIDAL_OK;
 }
 
-static double sim_modelled_now(rt_backend *b) { return b->t_compute; }
+static double mark_time(rt_backend *b, uint64_t m) {
+  return m < b->mark_base ? 0.0 : b->marks[m - b->mark_base];
+}
+
+static int sim_mark_done(rt_backend *b, uint64_t m) {
+  b->t_host += b->c.event_query_s;
+  return mark_time(b, m) <= b->t_host;
+}
+
+static tidal_status sim_mark_wait(rt_backend *b, uint64_t m, double *waited_s) {
+  host_wait_until(b, mark_time(b, m), waited_s);
+  return TIDAL_OK;
+}
+
+static void sim_op_start(rt_backend *b, tidal_stream s, const tidal_site *site) {}
+
+static void sim_op_end(rt_backend *b, tidal_stream s, const tidal_site *site) {
+  double est = site && site->est_seconds > 0 ? site->est_seconds : 0.0;
+  b->t_host += b->c.launch_s;
+  double start = max2(max2(b->t_dev + b->c.launch_gap_s, b->t_host), b->dev_wait);
+  b->t_dev = start + est;
+  b->dev_wait = 0;
+  if (b->t_dev - b->t_host > b->c.host_ahead_s) /* the launch queue is full: the host waits */
+    b->t_host = b->t_dev - b->c.host_ahead_s;
+  if (b->profile)
+    rt_profile_add(site, est);
+}
+
+static void sim_profile_flush(rt_backend *b) {}
+
+static double sim_modelled_now(rt_backend *b) { return max2(b->t_host, b->t_dev); }
 
 static tidal_status sim_time_mark(rt_backend *b, tidal_stream s, rt_event *mark) {
   memset(mark, 0, sizeof *mark);
-  mark->vt = b->t_compute;
+  mark->vt = b->t_dev; /* all compute enqueued so far ends then */
   return TIDAL_OK;
 }
 
@@ -357,7 +497,10 @@ const rt_backend_ops rt_backend_sim_ops = {
     .reserve = sim_reserve,
     .release = sim_release,
     .map = sim_map,
+    .set_access = sim_set_access,
     .unmap = sim_unmap,
+    .park = sim_park,
+    .unpark = sim_unpark,
     .host_alloc = sim_host_alloc,
     .host_free = sim_host_free,
     .copy_d2h = sim_copy_d2h,
@@ -366,7 +509,12 @@ const rt_backend_ops rt_backend_sim_ops = {
     .event_sync = sim_event_sync,
     .stream_wait = sim_stream_wait,
     .event_release = sim_event_release,
+    .mark = sim_mark,
+    .mark_done = sim_mark_done,
+    .mark_wait = sim_mark_wait,
+    .op_start = sim_op_start,
     .op_end = sim_op_end,
+    .profile_flush = sim_profile_flush,
     .modelled_now = sim_modelled_now,
     .time_mark = sim_time_mark,
     .time_elapsed = sim_time_elapsed,

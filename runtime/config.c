@@ -155,6 +155,13 @@ tidal_status tidal_config_from_env(tidal_config *cfg) {
   if ((v = getenv("TIDAL_SHARED_BUDGET")) && *v &&
       (st = env_bytes("TIDAL_SHARED_BUDGET", v, &c.shared_budget_bytes)) != TIDAL_OK)
     return st;
+  if ((v = getenv("TIDAL_HOST_RESERVE")) && *v &&
+      (st = env_bytes("TIDAL_HOST_RESERVE", v, &c.host_reserve_bytes)) != TIDAL_OK)
+    return st;
+  if ((v = getenv("TIDAL_PROFILE")) && *v)
+    c.profile_path = v;
+  if ((v = getenv("TIDAL_SIM_COSTS")) && *v)
+    c.sim_costs_path = v;
   if ((v = getenv("TIDAL_SHARED_NAME")) && *v)
     c.shared_name = v;
   if ((v = getenv("TIDAL_TRACE")) && *v)
@@ -181,7 +188,7 @@ tidal_status tidal_config_from_env(tidal_config *cfg) {
 static const char *const known_env[] = {
     "TIDAL_DEVICE", "TIDAL_BUDGET", "TIDAL_HOST_BUDGET", "TIDAL_CHUNK", "TIDAL_TRACE",
     "TIDAL_LOG", "TIDAL_STATS", "TIDAL_SHARED_BUDGET", "TIDAL_SHARED_NAME", "TIDAL_PLANNER",
-    "TIDAL_PLANNER_FEEDBACK",
+    "TIDAL_PLANNER_FEEDBACK", "TIDAL_HOST_RESERVE", "TIDAL_PROFILE", "TIDAL_SIM_COSTS",
     /* tidal-nvcc, the tidal tool and the test programs */
     "TIDAL_NVCC", "TIDAL_NVCC_VERBOSE", "TIDAL_TOOL", "TIDAL_PLAN", "TIDAL_CUDA_PATH",
     "TIDAL_REPLAY_BREAK", "TIDAL_TEST_SEED", "TIDAL_PROGRESS"};

@@ -3,76 +3,106 @@
  * Note [host store layout]: every host copy is exactly one chunk, so the
  * store is a free list of chunk-sized slots carved out of a few large pieces
  * of pinned memory (pinning is slow and fragments the driver's bookkeeping:
- * never per swap).  Pieces are allocated lazily, at most RT_HOST_PIECES_MAX,
- * together bounded by the host budget, and kept until tidal_shutdown.  When
- * no slot is left rt_host_slot_alloc returns -1 and the caller keeps the
- * data resident (or drops it for recompute): nothing is ever lost. */
+ * never per swap).  Pieces are kept until tidal_shutdown and together
+ * bounded by the host budget.  When no slot is left rt_host_slot_alloc
+ * returns -1 and the caller keeps the data resident (or drops it for
+ * recompute): nothing is ever lost.
+ *
+ * Note [host store sizing]: pinning costs about a second per few GiB
+ * (bench/vmm_costs measures it), so it must neither happen inside the first
+ * swap-out (it once pinned a sixteenth of host RAM there: 8 GiB on the H200
+ * machine) nor be sized for the worst case.  The store is sized to need:
+ *  - tidal_init pins the first piece: TIDAL_HOST_RESERVE bytes (what the
+ *    plan or a recorded run says the swaps need), else RT_HOST_PIECE_MIN_BYTES;
+ *  - each later piece is as large as the store so far (the store doubles),
+ *    so it ends within 2x of the most it ever held;
+ *  - it grows ahead: when fewer than a quarter of its slots are free after
+ *    an allocation, the next piece is pinned then, before a swap-out finds
+ *    the store full;
+ *  - all within TIDAL_HOST_BUDGET (default half of host RAM). */
 #include <stdlib.h>
 #include "rt.h"
 
 void rt_host_init(size_t slot_bytes, size_t budget_bytes) {
   rt_hoststore *h = &rt_g.hs;
   h->slot_bytes = slot_bytes;
-  size_t slots_total = budget_bytes / slot_bytes;
-  size_t piece = budget_bytes / RT_HOST_PIECES_MAX;
-  if (piece < RT_HOST_PIECE_MIN_BYTES)
-    piece = RT_HOST_PIECE_MIN_BYTES;
-  size_t per_piece = piece / slot_bytes;
-  if (per_piece == 0)
-    per_piece = 1;
-  if (per_piece > slots_total)
-    per_piece = slots_total;
-  if (per_piece > UINT32_MAX) /* slot numbers within a piece are 32-bit */
-    per_piece = UINT32_MAX;
-  h->slots_per_piece = (uint32_t)per_piece;
-  h->piece_bytes = per_piece * slot_bytes;
-  h->max_pieces = per_piece ? (uint32_t)(slots_total / per_piece) : 0;
-  if (h->max_pieces > RT_HOST_PIECES_MAX)
-    h->max_pieces = RT_HOST_PIECES_MAX;
+  h->max_slots = budget_bytes / slot_bytes;
+  h->min_piece_slots = RT_HOST_PIECE_MIN_BYTES / slot_bytes;
+  if (h->min_piece_slots == 0)
+    h->min_piece_slots = 1;
   h->npieces = 0;
+  h->exhausted = 0;
+  h->first_slot[0] = 0;
   h->nfree = h->used = 0;
 }
 
-size_t rt_host_capacity_slots(void) {
-  return (size_t)rt_g.hs.max_pieces * rt_g.hs.slots_per_piece;
-}
+size_t rt_host_capacity_slots(void) { return rt_g.hs.max_slots; }
 
-/* Adds one piece's slots to the free list. */
-static int grow(void) {
+static size_t carved(void) { return rt_g.hs.first_slot[rt_g.hs.npieces]; }
+
+/* Adds one piece of at least `want` slots (doubling the store, bounded by
+ * the budget) to the free list. */
+static int grow(size_t want) {
   rt_hoststore *h = &rt_g.hs;
-  if (h->npieces >= h->max_pieces)
+  size_t total = carved();
+  if (h->exhausted || h->npieces >= RT_HOST_PIECES_MAX || total >= h->max_slots)
     return 0;
+  size_t n = total > h->min_piece_slots ? total : h->min_piece_slots;
+  if (n < want)
+    n = want;
+  if (n > h->max_slots - total)
+    n = h->max_slots - total;
   /* Room for every slot carved out so far, not just the free ones: slots in
    * use now all come back here when freed (Note [host slot ownership]). */
-  size_t need = (size_t)(h->npieces + 1) * h->slots_per_piece;
-  if (need > h->cap_free) {
-    int64_t *n = realloc(h->free_slots, need * sizeof *n);
-    if (!n)
+  if (total + n > h->cap_free) {
+    int64_t *f = realloc(h->free_slots, (total + n) * sizeof *f);
+    if (!f)
       return 0;
-    h->free_slots = n;
-    h->cap_free = need;
+    h->free_slots = f;
+    h->cap_free = total + n;
   }
   void *p = NULL;
-  if (rt_g.be->host_alloc(rt_g.b, h->piece_bytes, &p) != TIDAL_OK || !p) {
-    rt_log(2, "host store: could not allocate a %zu-byte piece; the store stays at %u pieces",
-           h->piece_bytes, h->npieces);
-    h->max_pieces = h->npieces; /* do not retry on every swap */
+  if (rt_g.be->host_alloc(rt_g.b, n * h->slot_bytes, &p) != TIDAL_OK || !p) {
+    rt_log(2, "host store: could not pin a %zu-byte piece; the store stays at %zu bytes",
+           n * h->slot_bytes, total * h->slot_bytes);
+    rt_clear_error();
+    h->exhausted = 1; /* do not retry on every swap */
     return 0;
   }
   uint32_t piece = h->npieces++;
   h->pieces[piece] = p;
+  h->first_slot[piece + 1] = total + n;
   /* Push high slots first so the lowest are handed out first. */
-  for (uint32_t i = h->slots_per_piece; i-- > 0;)
-    h->free_slots[h->nfree++] = (int64_t)piece * h->slots_per_piece + i;
+  for (size_t i = n; i-- > 0;)
+    h->free_slots[h->nfree++] = (int64_t)(total + i);
+  if (RT_TRACING())
+    rt_trace("host_pin", "\"bytes\":%zu,\"store_bytes\":%zu", n * h->slot_bytes,
+             (total + n) * h->slot_bytes);
   return 1;
+}
+
+tidal_status rt_host_reserve(size_t bytes) {
+  rt_hoststore *h = &rt_g.hs;
+  size_t want = (bytes + h->slot_bytes - 1) / h->slot_bytes;
+  if (want > h->max_slots)
+    want = h->max_slots;
+  while (carved() < want)
+    if (!grow(want - carved()))
+      return rt_error(TIDAL_ERR_HOST_MEMORY,
+                      "host store: could pin only %zu of the %zu bytes reserved",
+                      carved() * h->slot_bytes, want * h->slot_bytes);
+  return TIDAL_OK;
 }
 
 int64_t rt_host_slot_alloc(void) {
   rt_hoststore *h = &rt_g.hs;
-  if (h->nfree == 0 && (!grow() || h->nfree == 0))
+  if (h->nfree == 0 && !grow(1))
     return -1;
   h->used++;
-  return h->free_slots[--h->nfree];
+  int64_t slot = h->free_slots[--h->nfree];
+  if (h->nfree < carved() / 4)
+    grow(1); /* ahead of need (Note [host store sizing]); failure is not an error yet */
+  return slot;
 }
 
 void rt_host_slot_free(int64_t slot) {
@@ -85,14 +115,16 @@ void rt_host_slot_free(int64_t slot) {
 
 void *rt_host_slot_addr(int64_t slot) {
   rt_hoststore *h = &rt_g.hs;
-  size_t piece = (size_t)slot / h->slots_per_piece, i = (size_t)slot % h->slots_per_piece;
-  return (char *)h->pieces[piece] + i * h->slot_bytes;
+  uint32_t piece = 0;
+  while ((size_t)slot >= h->first_slot[piece + 1])
+    piece++;
+  return (char *)h->pieces[piece] + ((size_t)slot - h->first_slot[piece]) * h->slot_bytes;
 }
 
 void rt_host_destroy(void) {
   rt_hoststore *h = &rt_g.hs;
   for (uint32_t i = 0; i < h->npieces; i++)
-    rt_g.be->host_free(rt_g.b, h->pieces[i], h->piece_bytes);
+    rt_g.be->host_free(rt_g.b, h->pieces[i], (h->first_slot[i + 1] - h->first_slot[i]) * h->slot_bytes);
   free(h->free_slots);
   h->free_slots = NULL;
   h->npieces = 0;
@@ -106,7 +138,7 @@ void rt_host_destroy(void) {
  * every chunk). */
 int rt_host_check(char *msg, size_t len) {
   rt_hoststore *h = &rt_g.hs;
-  size_t total = (size_t)h->npieces * h->slots_per_piece, owned = 0;
+  size_t total = carved(), owned = 0;
   int ok = 0;
   unsigned char *seen = calloc(total ? total : 1, 1); /* 1 free, 2 owned */
   if (!seen) {

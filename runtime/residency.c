@@ -15,7 +15,36 @@
  *    full, host copies of clean resident chunks are reclaimed, and failing
  *    that the chunk stays resident and the next LRU candidate is tried.
  *  - Waits for copies go through the backend's stream_wait at op_begin, so
- *    on CUDA the compute stream waits on an event, not the host. */
+ *    on CUDA the compute stream waits on an event, not the host.
+ *
+ * Note [lazy unmap]: evicting a chunk (swap-out done, clean eviction, drop,
+ * drop for recompute) does not unmap it.  Its physical chunk stays mapped
+ * at its address and keeps its last contents ("parked", on rt_g.parked,
+ * oldest first); it no longer counts as resident.  If the chunk is needed
+ * again before anyone else needs the memory, it is taken back with no
+ * driver call and no copy: a swapped-out or recomputable chunk's device
+ * copy is still current (nothing can write a parked chunk: every op
+ * restores its chunks first, which unparks them).  Only real pressure - a
+ * chunk that needs memory when no physical chunk is free - reassigns a
+ * parked chunk's memory (cuMemUnmap, cuMemMap, cuMemSetAccess).  So at a
+ * budget that holds the working set, steady state makes no VMM call
+ * however many hints run; under pressure each reassignment costs three.
+ *
+ * Note [last-use marks]: the driver does not order cuMemUnmap after
+ * kernels still using the range.  Instead of draining the compute stream
+ * before every unmap, each chunk remembers the op count after its last op
+ * (last_op); when it is parked, a backend mark (an event recorded on the
+ * compute stream) covering that op is attached (park_mark), shared by every
+ * chunk parked before the next op ends.  Reassignment picks the oldest
+ * parked chunk whose mark is done (polled), and only blocks on a mark when
+ * none of the first RT_PARK_SCAN_MAX is.  A finished swap-out needs no
+ * mark: its copy ran after the chunk's last use.
+ *
+ * Note [access batching]: mapping and granting access are separate calls;
+ * chunks mapped one after another in one allocation's address order (the
+ * chunks of an access, of a prefetch) collect into one pending range that
+ * gets a single set_access before the device may touch it: before a copy
+ * into it, at the end of tidal_op_begin, before any unmap. */
 #include <stdlib.h>
 #include <string.h>
 #include "rt.h"
@@ -97,9 +126,94 @@ static void settle_resident(rt_chunk *c, int state) {
 
 /* ---- physical pool ---- */
 
+tidal_status rt_access_flush(void) {
+  if (rt_g.access_hi == rt_g.access_lo)
+    return TIDAL_OK;
+  uintptr_t lo = rt_g.access_lo;
+  size_t bytes = rt_g.access_hi - lo;
+  rt_g.access_lo = rt_g.access_hi = 0;
+  rt_g.access_alloc = NULL;
+  RT_COUNT(vmm_calls, 1);
+  return rt_g.be->set_access(rt_g.b, lo, bytes);
+}
+
+/* c's chunk was mapped: add it to the pending access range. */
+static tidal_status access_note(const rt_chunk *c) {
+  uintptr_t a = rt_chunk_addr(c);
+  if (rt_g.access_alloc == c->alloc && rt_g.access_hi == a) {
+    rt_g.access_hi += rt_g.chunk_bytes;
+    return TIDAL_OK;
+  }
+  tidal_status st = rt_access_flush();
+  rt_g.access_alloc = c->alloc;
+  rt_g.access_lo = a;
+  rt_g.access_hi = a + rt_g.chunk_bytes;
+  return st;
+}
+
+static tidal_status vmm_unmap(uintptr_t addr, uint32_t phys) {
+  tidal_status st = TIDAL_OK;
+  if (addr >= rt_g.access_lo && addr < rt_g.access_hi)
+    st = rt_access_flush(); /* mapped since, never granted: grant before unmapping */
+  RT_COUNT(vmm_calls, 1);
+  tidal_status s2 = rt_g.be->unmap(rt_g.b, addr, phys);
+  return st != TIDAL_OK ? st : s2;
+}
+
+/* A mark covering the last op that used c (Note [last-use marks]). */
+static tidal_status mark_last_use(rt_chunk *c) {
+  c->park_mark = 0;
+  if (!c->last_op)
+    return TIDAL_OK;
+  if (c->last_op > rt_g.marked_ops) {
+    uint64_t m;
+    tidal_status st = rt_g.be->mark(rt_g.b, rt_g.last_stream, &m);
+    if (st != TIDAL_OK)
+      return st;
+    rt_g.last_mark = m;
+    rt_g.marked_ops = rt_g.ops_ended;
+  }
+  c->park_mark = rt_g.last_mark;
+  return TIDAL_OK;
+}
+
+static tidal_status wait_mark(uint64_t m) {
+  if (!m || rt_g.be->mark_done(rt_g.b, m))
+    return TIDAL_OK;
+  double waited = 0;
+  tidal_status st = rt_g.be->mark_wait(rt_g.b, m, &waited);
+  RT_COUNT_TIME(stall_seconds, waited);
+  return st;
+}
+
+tidal_status rt_map_now(uintptr_t addr, uint32_t phys) {
+  rt_event ready = {0, 0, NULL};
+  tidal_status st = rt_access_flush();
+  if (st != TIDAL_OK)
+    return st;
+  RT_COUNT(vmm_calls, 2);
+  st = rt_g.be->map(rt_g.b, addr, phys, &ready);
+  if (st == TIDAL_OK && (st = rt_g.be->set_access(rt_g.b, addr, rt_g.chunk_bytes)) != TIDAL_OK)
+    rt_g.be->unmap(rt_g.b, addr, phys);
+  rt_g.be->event_release(rt_g.b, &ready);
+  return st;
+}
+
+tidal_status rt_unmap_now(uintptr_t addr, uint32_t phys) {
+  uint64_t m = 0;
+  tidal_status st = rt_g.ops_ended ? rt_g.be->mark(rt_g.b, rt_g.last_stream, &m) : TIDAL_OK;
+  if (st == TIDAL_OK)
+    st = wait_mark(m);
+  tidal_status s2 = vmm_unmap(addr, phys);
+  return st != TIDAL_OK ? st : s2;
+}
+
 static tidal_status map_chunk(rt_chunk *c, uint32_t phys) {
   rt_event ready = {0, 0, NULL};
+  RT_COUNT(vmm_calls, 1);
   tidal_status st = rt_g.be->map(rt_g.b, rt_chunk_addr(c), phys, &ready);
+  if (st == TIDAL_OK && (st = access_note(c)) != TIDAL_OK)
+    rt_g.be->unmap(rt_g.b, rt_chunk_addr(c), phys);
   if (st != TIDAL_OK) {
     rt_phys_release(phys);
     return st;
@@ -110,12 +224,85 @@ static tidal_status map_chunk(rt_chunk *c, uint32_t phys) {
   return TIDAL_OK;
 }
 
-static tidal_status unmap_chunk(rt_chunk *c) {
+/* c leaves the mapped states: its memory stays mapped, parked (Note [lazy
+ * unmap]).  need_mark: its last use may still be running. */
+static tidal_status park_chunk(rt_chunk *c, int need_mark) {
   unlist(c);
-  tidal_status st = rt_g.be->unmap(rt_g.b, rt_chunk_addr(c), c->phys);
-  rt_phys_release(c->phys);
+  if (c->ready_pending) {
+    rt_g.be->event_release(rt_g.b, &c->ready);
+    c->ready_pending = 0;
+  }
+  tidal_status st = need_mark ? mark_last_use(c) : TIDAL_OK;
+  if (!need_mark)
+    c->park_mark = 0;
+  tidal_status s2 = rt_g.be->park(rt_g.b, rt_chunk_addr(c), c->phys);
+  c->parked = 1;
+  rt_list_push(&rt_g.parked, RT_LIST_PARKED, c);
+  return st != TIDAL_OK ? st : s2;
+}
+
+/* Takes c's parked memory back for c itself: no driver call, contents
+ * intact. */
+static tidal_status unpark_chunk(rt_chunk *c) {
+  rt_list_remove(&rt_g.parked, c);
+  c->parked = 0;
+  c->park_mark = 0;
   c->ready_pending = 0;
+  RT_COUNT(reclaimed_chunks, 1);
+  rt_stats_note_resident();
+  return rt_g.be->unpark(rt_g.b, rt_chunk_addr(c), c->phys);
+}
+
+/* Really unmaps c's memory (mapped or parked) and returns it to the free
+ * stack: tidal_free, and a parked chunk whose memory another chunk needs. */
+static tidal_status unmap_chunk(rt_chunk *c) {
+  tidal_status st = TIDAL_OK;
+  if (c->parked) {
+    rt_list_remove(&rt_g.parked, c);
+    c->parked = 0;
+    st = wait_mark(c->park_mark);
+  } else {
+    unlist(c);
+    if (c->ready_pending) {
+      rt_g.be->event_release(rt_g.b, &c->ready);
+      c->ready_pending = 0;
+    }
+    if ((st = mark_last_use(c)) == TIDAL_OK)
+      st = wait_mark(c->park_mark);
+  }
+  c->park_mark = 0;
+  tidal_status s2 = vmm_unmap(rt_chunk_addr(c), c->phys);
+  rt_phys_release(c->phys);
+  return st != TIDAL_OK ? st : s2;
+}
+
+/* Test hook: gives back every parked chunk's memory, as pressure would. */
+RT_HIDDEN tidal_status rt_release_parked(void);
+tidal_status rt_release_parked(void) {
+  tidal_status st = TIDAL_OK;
+  while (rt_g.parked.n) {
+    tidal_status s2 = unmap_chunk(rt_g.parked.head);
+    if (st == TIDAL_OK)
+      st = s2;
+  }
   return st;
+}
+
+/* Reassigns the memory of a parked chunk (real pressure): the oldest whose
+ * last use is done, else waits for the oldest. */
+static tidal_status steal_parked(void) {
+  rt_chunk *v = NULL;
+  int scanned = 0;
+  for (rt_chunk *c = rt_g.parked.head; c && scanned < RT_PARK_SCAN_MAX; c = c->next, scanned++)
+    if (!c->park_mark || rt_g.be->mark_done(rt_g.b, c->park_mark)) {
+      v = c;
+      break;
+    }
+  if (!v)
+    v = rt_g.parked.head;
+  if (RT_TRACING())
+    rt_trace("reassign", "\"ptr\":\"%#lx\"", (unsigned long)rt_chunk_addr(v));
+  return unmap_chunk(v); /* its state (on host, dropped, recomputable) stays */
 }
 
 /* The swap-out of c completed: its device memory goes back to the pool. */
@@ -123,7 +310,7 @@ static tidal_status finish_swap_out(rt_chunk *c) {
   if (RT_TRACING())
     rt_trace_copy_done(1, "swap_out", rt_chunk_addr(c));
   rt_g.be->event_release(rt_g.b, &c->ev);
-  tidal_status st = unmap_chunk(c); /* also takes it off the OUT list */
+  tidal_status st = park_chunk(c, 0); /* also takes it off the OUT list */
   c->state = RT_ON_HOST;
   return st;
 }
@@ -142,6 +329,9 @@ static void finish_prefetch(rt_chunk *c) {
   settle_resident(c, RT_RESIDENT);
 }
 
+/* Copies in each direction run in issue order on one stream, so polling
+ * stops at the first one still running: one query per call, not one per
+ * copy in flight. */
 tidal_status rt_reap(int wait_all) {
   tidal_status st = TIDAL_OK;
   double waited = 0;
@@ -150,7 +340,7 @@ tidal_status rt_reap(int wait_all) {
     if (wait_all)
       st = rt_g.be->event_sync(rt_g.b, &c->ev, &waited);
     else if (!rt_g.be->event_done(rt_g.b, &c->ev))
-      continue;
+      break;
     tidal_status s2 = finish_swap_out(c);
     if (st == TIDAL_OK)
       st = s2;
@@ -160,7 +350,7 @@ tidal_status rt_reap(int wait_all) {
     if (wait_all)
       st = rt_g.be->event_sync(rt_g.b, &c->ev, &waited);
     else if (!rt_g.be->event_done(rt_g.b, &c->ev))
-      continue;
+      break;
     finish_prefetch(c);
   }
   if (waited > 0)
@@ -244,7 +434,7 @@ static void start_swap_out(rt_chunk *c, int64_t slot) {
 /* Drops c because its closure can regenerate it. */
 static tidal_status drop_for_recompute(rt_chunk *c) {
   size_t len = rt_chunk_len(c);
-  tidal_status st = unmap_chunk(c);
+  tidal_status st = park_chunk(c, 1);
   rt_chunk_free_host(c);
   c->state = RT_RECOMPUTABLE;
   RT_COUNT(dropped_bytes, len);
@@ -259,7 +449,7 @@ static tidal_status drop_for_recompute(rt_chunk *c) {
  * it cannot (dirty, no closure, host store full): it stays resident. */
 static int evict_one(rt_chunk *c, tidal_status *st, int copy) {
   if (c->state == RT_RESIDENT && c->host_slot >= 0) { /* clean: the host has it */
-    *st = unmap_chunk(c);
+    *st = park_chunk(c, 1);
     c->state = RT_ON_HOST;
     if (RT_TRACING())
       rt_trace("evict_clean", "\"ptr\":\"%#lx\"", (unsigned long)rt_chunk_addr(c));
@@ -281,10 +471,11 @@ static int evict_one(rt_chunk *c, tidal_status *st, int copy) {
  * over kept ones first), else lands a prefetch.  TIDAL_ERR_BUDGET when
  * nothing can move. */
 tidal_status rt_phys_free_one(const char *why) {
+  if (rt_g.parked.n) /* memory already given up: reassign it (Note [lazy unmap]) */
+    return steal_parked();
   if (rt_g.out.n) { /* a swap-out will free memory: take the oldest */
-    uint32_t before = rt_g.nfree_phys, nphys = rt_g.nphys;
     tidal_status st = rt_reap(0);
-    if (st != TIDAL_OK || rt_g.nfree_phys != before || rt_g.nphys != nphys)
+    if (st != TIDAL_OK || rt_g.parked.n || !rt_g.out.n) /* finished ones park */
       return st;
     double waited = 0;
     st = rt_g.be->event_sync(rt_g.b, &rt_g.out.head->ev, &waited);
@@ -343,6 +534,13 @@ tidal_status rt_phys_acquire(uint32_t *phys, const char *why) {
   }
 }
 
+void rt_note_op_end(size_t pin_start, size_t pin_end, tidal_stream s) {
+  uint64_t n = ++rt_g.ops_ended;
+  for (size_t i = pin_start; i < pin_end; i++)
+    rt_g.pinned[i].c->last_op = n;
+  rt_g.last_stream = s;
+}
+
 /* ---- transitions ---- */
 
 static tidal_status wait_ready(rt_chunk *c) {
@@ -395,8 +593,8 @@ static tidal_status fault_in_exchange(rt_chunk *c) {
   }
   rt_clear_error();
   double waited = 0;
-  if ((st = wait_ready(c)) == TIDAL_OK)
-    st = rt_g.be->copy_h2d(rt_g.b, rt_chunk_addr(c), heap, len, c->phys, &c->ready);
+  if ((st = wait_ready(c)) == TIDAL_OK && (st = rt_access_flush()) == TIDAL_OK)
+    st = rt_g.be->copy_h2d(rt_g.b, rt_chunk_addr(c), heap, len, c->phys, 1, &c->ready);
   if (st == TIDAL_OK)
     st = rt_g.be->event_sync(rt_g.b, &c->ready, &waited); /* heap is freed next */
   free(heap);
@@ -412,8 +610,63 @@ static tidal_status fault_in_exchange(rt_chunk *c) {
   return st != TIDAL_OK ? st : s2;
 }
 
+/* c is parked (Note [lazy unmap]): its memory still holds its last
+ * contents.  A swapped-out chunk comes back clean (its host copy is
+ * identical), a recomputable one with its closure's output (no re-run); a
+ * dropped one mapped as if fresh. */
+static tidal_status reclaim(rt_chunk *c, int need_data) {
+  uint8_t before = c->state;
+  tidal_status st = unpark_chunk(c);
+  if (st != TIDAL_OK)
+    return st;
+  if (RT_TRACING())
+    rt_trace("reclaim", "\"ptr\":\"%#lx\",\"state\":%d", (unsigned long)rt_chunk_addr(c),
+             before);
+  if (before == RT_ON_HOST) {
+    c->state = RT_RESIDENT;
+    if (!need_data)
+      c->fresh_from = RT_ON_HOST | RT_FRESH_OWN; /* the op's step 3 frees the copy */
+    return TIDAL_OK;
+  }
+  c->state = RT_DIRTY;
+  /* A recomputable chunk read back keeps its closure, as if never evicted;
+   * one only written gives it up in the op's step 3. */
+  if (before == RT_DROPPED || !need_data)
+    c->fresh_from = before | RT_FRESH_OWN;
+  return TIDAL_OK;
+}
+
+/* A fault: the copy runs on the urgent stream and the op's stream waits for
+ * it on the device; the host does not block.  The copy's event stays with
+ * the chunk until the host slot may change hands (Note [host slot reuse]). */
+static tidal_status fault_in(rt_chunk *c) {
+  size_t len = rt_chunk_len(c);
+  rt_event ev = {0, 0, NULL};
+  tidal_status st = rt_access_flush();
+  if (st == TIDAL_OK)
+    st = rt_g.be->copy_h2d(rt_g.b, rt_chunk_addr(c), rt_host_slot_addr(c->host_slot), len,
+                           c->phys, 1, &ev);
+  if (st != TIDAL_OK)
+    return st;
+  double stall = 0;
+  st = rt_g.be->stream_wait(rt_g.b, rt_g.stream, &ev, &stall);
+  if (stall > 0)
+    RT_COUNT_TIME(stall_seconds, stall);
+  retire_host_ev(c);
+  c->host_ev = ev;
+  c->host_ev_pending = 1;
+  c->state = RT_RESIDENT;
+  RT_COUNT(faults, 1);
+  RT_COUNT(swapped_in_bytes, len);
+  if (RT_TRACING())
+    rt_trace("fault", "\"ptr\":\"%#lx\",\"bytes\":%zu", (unsigned long)rt_chunk_addr(c), len);
+  return st;
+}
+
 tidal_status rt_chunk_restore(rt_chunk *c, int need_data) {
   tidal_status st;
+  if (c->parked)
+    return reclaim(c, need_data);
   switch ((rt_chunk_state)c->state) {
   case RT_RESIDENT:
   case RT_DIRTY:
@@ -457,23 +710,7 @@ tidal_status rt_chunk_restore(rt_chunk *c, int need_data) {
       c->fresh_from = RT_ON_HOST;
       return TIDAL_OK;
     }
-    {
-      size_t len = rt_chunk_len(c);
-      double waited = 0;
-      st = rt_g.be->copy_h2d(rt_g.b, rt_chunk_addr(c), rt_host_slot_addr(c->host_slot), len,
-                             c->phys, &c->ready);
-      if (st == TIDAL_OK)
-        st = rt_g.be->event_sync(rt_g.b, &c->ready, &waited); /* a fault restores synchronously */
-      RT_COUNT_TIME(stall_seconds, waited);
-      c->ready_pending = 1;
-      c->state = RT_RESIDENT;
-      RT_COUNT(faults, 1);
-      RT_COUNT(swapped_in_bytes, len);
-      if (RT_TRACING())
-        rt_trace_copy(0, "fault", rt_chunk_addr(c), len, &c->ready, waited);
-      tidal_status s2 = wait_ready(c);
-      return st != TIDAL_OK ? st : s2;
-    }
+    return fault_in(c);
   case RT_RECOMPUTABLE:
     if (need_data) {
       st = rt_recompute_run(c);
@@ -513,11 +750,18 @@ tidal_status rt_chunk_restore(rt_chunk *c, int need_data) {
 void rt_chunk_unrestore(rt_chunk *c) {
   if (!c->fresh_from)
     return;
+  uint8_t before = c->fresh_from & ~RT_FRESH_OWN;
   /* An outer op pinning it too has not restored it yet: a chunk it had
    * restored would be mapped, and mapped chunks are never marked. */
-  if (rt_chunk_mapped(c))
-    unmap_chunk(c);
-  c->state = c->fresh_from;
+  if (rt_chunk_mapped(c)) {
+    /* Its own memory (reclaimed) still holds its data: park it again.  A
+     * fresh chunk holds garbage: parked only as dead data, else unmapped. */
+    if ((c->fresh_from & RT_FRESH_OWN) || before == RT_DROPPED)
+      park_chunk(c, 0);
+    else
+      unmap_chunk(c);
+  }
+  c->state = before;
   c->fresh_from = 0;
 }
 
@@ -548,7 +792,7 @@ tidal_status rt_chunk_swap_out(rt_chunk *c, unsigned flags) {
   if (!evict_one(c, &st, (flags & RT_SWAP_COPY) != 0)) {
     rt_log(4, "swap_out %#lx: host store full and no recompute closure; kept resident",
            (unsigned long)rt_chunk_addr(c));
-    return TIDAL_OK;
+    return st;
   }
   /* Finished already (synchronous sim copies)?  Release the memory now. */
   if (c->state == RT_SWAPPING_OUT &&
@@ -557,36 +801,68 @@ tidal_status rt_chunk_swap_out(rt_chunk *c, unsigned flags) {
   return st;
 }
 
-tidal_status rt_chunk_prefetch(rt_chunk *c) {
-  if (c->state != RT_ON_HOST || c->pins)
-    return TIDAL_OK; /* resident, in flight, or nothing to copy */
-  uint32_t phys;
-  if (rt_phys_acquire(&phys, "prefetch") != TIDAL_OK) {
-    rt_clear_error(); /* a hint that does not fit is ignored */
-    return TIDAL_OK;
+/* Note [prefetch batches]: a prefetch maps every chunk of its range first,
+ * grants access once for the run, then issues the copies.  Chunks whose
+ * parked memory still holds them come back without a copy. */
+tidal_status rt_chunk_prefetch(rt_chunk *c) { return rt_prefetch_chunks(&c, 1); }
+
+tidal_status rt_prefetch_chunks(rt_chunk **cs, size_t n) {
+  tidal_status st = TIDAL_OK;
+  size_t nmapped = 0;
+  for (size_t i = 0; i < n; i++) {
+    rt_chunk *c = cs[i];
+    if (c->pins)
+      continue; /* in use by an open op: resident already */
+    if (c->parked) {
+      if (c->state != RT_ON_HOST && c->state != RT_RECOMPUTABLE)
+        continue; /* dropped: nothing to fetch */
+      uint8_t before = c->state;
+      if ((st = unpark_chunk(c)) != TIDAL_OK)
+        return st;
+      settle_resident(c, before == RT_ON_HOST ? RT_RESIDENT : RT_DIRTY);
+      continue;
+    }
+    if (c->state != RT_ON_HOST)
+      continue; /* resident, in flight, or nothing to copy */
+    uint32_t phys;
+    if (rt_phys_acquire(&phys, "prefetch") != TIDAL_OK) {
+      rt_clear_error(); /* a hint that does not fit is ignored */
+      break;
+    }
+    if ((st = map_chunk(c, phys)) != TIDAL_OK)
+      break;
+    rt_pin(c); /* not evictable before its copy is issued */
+    cs[nmapped++] = c;
   }
-  tidal_status st = map_chunk(c, phys);
-  if (st != TIDAL_OK)
-    return st;
-  /* The copy is ordered after the physical chunk is free (ready). */
-  rt_event ready = c->ready;
-  c->ready_pending = 0;
-  size_t len = rt_chunk_len(c);
-  st = rt_g.be->copy_h2d(rt_g.b, rt_chunk_addr(c), rt_host_slot_addr(c->host_slot), len, c->phys,
-                         &c->ev);
-  rt_g.be->event_release(rt_g.b, &ready);
-  if (st != TIDAL_OK) {
-    unmap_chunk(c);
-    c->state = RT_ON_HOST;
-    return st;
+  if (st == TIDAL_OK)
+    st = rt_access_flush();
+  for (size_t i = 0; i < nmapped; i++) {
+    rt_chunk *c = cs[i];
+    c->pins--; /* not on the LRU: rt_unpin would list it */
+    if (st != TIDAL_OK) {
+      unmap_chunk(c);
+      continue;
+    }
+    /* The copy is ordered after the physical chunk is free (ready). */
+    rt_event ready = c->ready;
+    c->ready_pending = 0;
+    size_t len = rt_chunk_len(c);
+    st = rt_g.be->copy_h2d(rt_g.b, rt_chunk_addr(c), rt_host_slot_addr(c->host_slot), len,
+                           c->phys, 0, &c->ev);
+    rt_g.be->event_release(rt_g.b, &ready);
+    if (st != TIDAL_OK) {
+      unmap_chunk(c);
+      continue;
+    }
+    c->state = RT_PREFETCHING;
+    rt_list_push(&rt_g.in, RT_LIST_IN, c);
+    RT_COUNT(swapped_in_bytes, len);
+    RT_COUNT(prefetched_bytes, len);
+    if (RT_TRACING())
+      rt_trace("prefetch", "\"ptr\":\"%#lx\",\"bytes\":%zu", (unsigned long)rt_chunk_addr(c),
+               len);
   }
-  c->state = RT_PREFETCHING;
-  rt_list_push(&rt_g.in, RT_LIST_IN, c);
-  RT_COUNT(swapped_in_bytes, len);
-  RT_COUNT(prefetched_bytes, len);
-  if (RT_TRACING())
-    rt_trace_copy(0, "prefetch", rt_chunk_addr(c), len, &c->ev, -1);
-  return TIDAL_OK;
+  return st;
 }
 
 tidal_status rt_chunk_drop(rt_chunk *c) {
@@ -595,7 +871,7 @@ tidal_status rt_chunk_drop(rt_chunk *c) {
   tidal_status st = rt_chunk_settle(c); /* a copy in flight still reads or writes it */
   int had_data = c->state != RT_UNMAPPED && c->state != RT_DROPPED;
   if (rt_chunk_mapped(c)) {
-    tidal_status s2 = unmap_chunk(c);
+    tidal_status s2 = park_chunk(c, 1);
     if (st == TIDAL_OK)
       st = s2;
   }
@@ -612,7 +888,7 @@ tidal_status rt_chunk_drop(rt_chunk *c) {
 
 tidal_status rt_chunk_release(rt_chunk *c) {
   tidal_status st = rt_chunk_settle(c);
-  if (rt_chunk_mapped(c)) {
+  if (rt_chunk_mapped(c) || c->parked) {
     tidal_status s2 = unmap_chunk(c);
     if (st == TIDAL_OK)
       st = s2;
@@ -624,4 +900,30 @@ tidal_status rt_chunk_release(rt_chunk *c) {
   c->state = RT_UNMAPPED;
   c->fresh_from = 0;
   return st;
+}
+
+/* Note [partial-chunk hints]: a swap-out or drop hint covers a tensor, and
+ * tensors need not start or end on chunk boundaries (per-layer slices of an
+ * arena).  Evicting every chunk the range touches would evict bytes of the
+ * neighbouring tensor, which then faults back (seen on the GPU: most of
+ * the faults at no pressure).  So a hint evicts only chunks it covers
+ * completely; a chunk it covers in part remembers the hinted bytes
+ * [hint_lo, hint_hi) until its next use, and once hints have covered all of
+ * it (the neighbour's hint came too) it is evicted: dropped if every hint
+ * was a drop, else swapped out.  One interval per chunk: hints that leave a
+ * hole keep the larger piece (conservative: the chunk stays). */
+int rt_chunk_hint(rt_chunk *c, uint32_t lo, uint32_t hi, int drop) {
+  uint32_t len = (uint32_t)rt_chunk_len(c);
+  if (lo == 0 && hi >= len)
+    return 1;
+  if (c->hint_hi > c->hint_lo && lo <= c->hint_hi && hi >= c->hint_lo) { /* overlaps or touches */
+    c->hint_lo = lo < c->hint_lo ? lo : c->hint_lo;
+    c->hint_hi = hi > c->hint_hi ? hi : c->hint_hi;
+    c->hint_drop_only = c->hint_drop_only && drop;
+  } else if (hi - lo > c->hint_hi - c->hint_lo) {
+    c->hint_lo = lo;
+    c->hint_hi = hi;
+    c->hint_drop_only = (uint8_t)drop;
+  }
+  return c->hint_lo == 0 && c->hint_hi >= len;
 }

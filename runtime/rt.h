@@ -24,13 +24,16 @@
 /* Defaults, with units in the names. */
 #define RT_DEFAULT_CHUNK_BYTES ((size_t)2 << 20)
 #define RT_SIM_DEFAULT_DEVICE_BYTES ((size_t)16 << 30)
+/* The sim's copy costs come from runtime/sim_costs.txt; these two are only
+ * trace.c's fallback for a copy event without a modelled end. */
 #define RT_SIM_DEFAULT_BYTES_PER_S 55e9
 #define RT_SIM_DEFAULT_LATENCY_S 10e-6
-#define RT_HOST_PIECES_MAX 8                /* the host store grows in at most this many pieces */
+#define RT_HOST_PIECES_MAX 40               /* pieces double: 64 MiB * 2^39 is beyond any host */
 #define RT_HOST_PIECE_MIN_BYTES ((size_t)64 << 20)
 #define RT_RECOMPUTE_DEPTH_MAX 64           /* nested recompute closures before giving up */
 #define RT_FREED_REMEMBERED 4096            /* freed bases kept to report double frees */
 #define RT_KEEP_SCAN_MAX 64                 /* LRU entries skipped for tidal_keep before giving in */
+#define RT_PARK_SCAN_MAX 16                 /* parked chunks polled for an idle one before waiting */
 
 /* ---- chunks (residency.c) ----
  * Note [chunk states]: a chunk's bytes are in exactly one of these places.
@@ -55,7 +58,7 @@ typedef enum rt_chunk_state {
   RT_RECOMPUTABLE
 } rt_chunk_state;
 
-enum rt_list_id { RT_LIST_NONE = 0, RT_LIST_LRU, RT_LIST_OUT, RT_LIST_IN };
+enum rt_list_id { RT_LIST_NONE = 0, RT_LIST_LRU, RT_LIST_OUT, RT_LIST_IN, RT_LIST_PARKED };
 
 struct rt_alloc;
 struct rt_recompute;
@@ -81,7 +84,15 @@ typedef struct rt_chunk {
   uint8_t fresh_from;           /* mapped fresh for a write-only access of an op whose
                                    begin has not finished: the state to go back to if
                                    it fails (Note [write-only restore]), else 0 */
+#define RT_FRESH_OWN 0x80u      /* fresh_from flag: the memory is the chunk's own (reclaimed) */
+  uint8_t parked;               /* evicted, but phys is still mapped here and holds its
+                                   last contents (Note [lazy unmap]); on rt_g.parked */
+  uint8_t hint_drop_only;       /* every hint in [hint_lo, hint_hi) was a drop */
   uint32_t pin_slot;            /* scratch for op_begin: its entry in rt_g.pinned */
+  uint32_t hint_lo, hint_hi;    /* bytes of it hinted (swap_out/drop) since its last use:
+                                   Note [partial-chunk hints] */
+  uint64_t last_op;             /* rt_g.ops_ended after the last op that declared it */
+  uint64_t park_mark;           /* backend mark covering its last use when parked, 0 = none */
 } rt_chunk;
 
 typedef struct rt_list {
@@ -117,10 +128,12 @@ enum { RT_IDLE_COLD = 1, RT_IDLE_DEAD = 2 }; /* swap-out / drop hinted */
 /* ---- host store (hoststore.c) ---- */
 typedef struct rt_hoststore {
   size_t slot_bytes;        /* = chunk bytes: every host copy is one chunk */
-  size_t piece_bytes;
-  uint32_t slots_per_piece;
-  uint32_t npieces, max_pieces;
+  size_t max_slots;         /* the host budget, in slots */
+  size_t min_piece_slots;
+  uint32_t npieces;
+  int exhausted;            /* pinning failed once: do not retry on every swap */
   void *pieces[RT_HOST_PIECES_MAX];
+  size_t first_slot[RT_HOST_PIECES_MAX + 1]; /* piece i holds [first_slot[i], first_slot[i+1]) */
   int64_t *free_slots;      /* stack of free slot numbers */
   size_t nfree, cap_free;
   size_t used;              /* slots handed out */
@@ -188,6 +201,13 @@ typedef struct rt_runtime {
   rt_list lru;                   /* resident, unpinned, evictable */
   rt_list out;                   /* swap-outs in flight, oldest first */
   rt_list in;                    /* prefetches in flight */
+  rt_list parked;                /* evicted chunks still mapped, oldest first (Note [lazy unmap]) */
+  uint64_t ops_ended;            /* tidal_op_end calls so far */
+  uint64_t marked_ops;           /* ops_ended when last_mark was taken */
+  uint64_t last_mark;            /* the backend's latest mark (0 = none yet) */
+  tidal_stream last_stream;      /* stream of the last op ended */
+  uintptr_t access_lo, access_hi; /* mapped, access not yet granted (Note [access batching]) */
+  const rt_alloc *access_alloc;  /* the allocation [access_lo, access_hi) is in */
 
   rt_frame *frames;
   int depth, cap_frames;
@@ -279,8 +299,21 @@ RT_HIDDEN tidal_status rt_reap(int wait_all);
 /* A free physical chunk, evicting LRU chunks if needed. */
 RT_HIDDEN tidal_status rt_phys_acquire(uint32_t *phys, const char *why);
 RT_HIDDEN void rt_phys_release(uint32_t phys); /* pool.c */
-/* One step towards a free physical chunk (reap, evict, land a prefetch). */
+/* One step towards a free physical chunk (reassign parked memory, reap,
+ * evict, land a prefetch). */
 RT_HIDDEN tidal_status rt_phys_free_one(const char *why);
+/* Maps phys at addr and grants access at once (not batched): for slabs. */
+RT_HIDDEN tidal_status rt_map_now(uintptr_t addr, uint32_t phys);
+/* Unmaps phys from addr after the ops enqueued so far are done with it. */
+RT_HIDDEN tidal_status rt_unmap_now(uintptr_t addr, uint32_t phys);
+/* Grants access to every chunk mapped since the last flush: one
+ * set_access per contiguous range (Note [access batching]). */
+RT_HIDDEN tidal_status rt_access_flush(void);
+/* tidal_op_end: the chunks of the ending op were used up to now. */
+RT_HIDDEN void rt_note_op_end(size_t pin_start, size_t pin_end, tidal_stream s);
+/* A swap-out / drop hint covering [lo, hi) of c's bytes (chunk-relative):
+ * 1 if every byte of c is now hinted (Note [partial-chunk hints]). */
+RT_HIDDEN int rt_chunk_hint(rt_chunk *c, uint32_t lo, uint32_t hi, int drop);
 /* Makes c mapped and current (need_data) or mapped with undefined
  * contents (write-only access).  c must be pinned by the caller. */
 RT_HIDDEN tidal_status rt_chunk_restore(rt_chunk *c, int need_data);
@@ -290,6 +323,8 @@ RT_HIDDEN tidal_status rt_chunk_restore(rt_chunk *c, int need_data);
 enum { RT_SWAP_SYNC = 1, RT_SWAP_COPY = 2 };
 RT_HIDDEN tidal_status rt_chunk_swap_out(rt_chunk *c, unsigned flags);
 RT_HIDDEN tidal_status rt_chunk_prefetch(rt_chunk *c);
+/* Prefetches the chunks cs[0..n) (Note [prefetch batches]); cs is scratch. */
+RT_HIDDEN tidal_status rt_prefetch_chunks(rt_chunk **cs, size_t n);
 RT_HIDDEN tidal_status rt_chunk_drop(rt_chunk *c);
 /* Undoes a write-only restore of an op whose begin failed (fresh_from). */
 RT_HIDDEN void rt_chunk_unrestore(rt_chunk *c);
@@ -334,6 +369,9 @@ RT_HIDDEN void rt_arbiter_stats(uint64_t *total, uint64_t *peak);
 
 /* ---- hoststore.c ---- */
 RT_HIDDEN void rt_host_init(size_t slot_bytes, size_t budget_bytes);
+/* Pins host pieces now until at least `bytes` of slots exist (bounded by
+ * the host budget): Note [host store sizing]. */
+RT_HIDDEN tidal_status rt_host_reserve(size_t bytes);
 RT_HIDDEN int64_t rt_host_slot_alloc(void); /* -1 when the store is full */
 RT_HIDDEN void rt_host_slot_free(int64_t slot);
 RT_HIDDEN void *rt_host_slot_addr(int64_t slot);
@@ -374,8 +412,34 @@ RT_HIDDEN void rt_stats_iteration_end(void);
 #define RT_COUNT(field, v) rt_stats_add(offsetof(tidal_counters, field), (uint64_t)(v))
 #define RT_COUNT_TIME(field, s) rt_stats_add_time(offsetof(tidal_counters, field), (s))
 static inline size_t rt_resident_bytes(void) {
-  return (size_t)(rt_g.nphys - rt_g.nfree_phys) * rt_g.chunk_bytes;
+  return (size_t)(rt_g.nphys - rt_g.nfree_phys - rt_g.parked.n) * rt_g.chunk_bytes;
 }
+
+/* ---- profile.c: per-site op durations (TIDAL_PROFILE) ---- */
+RT_HIDDEN void rt_profile_add(const tidal_site *site, double seconds);
+RT_HIDDEN tidal_status rt_profile_write(const char *path);
+RT_HIDDEN void rt_profile_destroy(void);
+
+/* ---- costs.c: the sim's cost model (Note [sim cost model]) ---- */
+typedef struct rt_costs {
+  double map_s, set_access_s, unmap_s;        /* per driver call, host */
+  double event_record_s, event_query_s;       /* host */
+  double event_sync_s;                        /* host wake-up after a blocking wait */
+  double stream_wait_s;                       /* cuStreamWaitEvent, host */
+  double launch_s;                            /* host cost of one op's launch */
+  double launch_gap_s;                        /* device idle between back-to-back ops */
+  double copy_issue_s;                        /* host cost of issuing one async copy */
+  double copy_latency_s;                      /* device: per copy, before bytes move */
+  double h2d_bytes_per_s, d2h_bytes_per_s;    /* pinned, per direction */
+  double pin_bytes_per_s;                     /* host pinning (cuMemHostAlloc) */
+  double host_ahead_s;                        /* most the host runs ahead of the device */
+} rt_costs;
+/* Parses the cost file format ("key value  # comment" lines) over the
+ * values already in *c; 0 on success, else -1 and a message in err. */
+RT_HIDDEN int rt_costs_parse(const char *text, const char *name, rt_costs *c, char *err,
+                             size_t errlen);
+/* The built-in defaults (runtime/sim_costs.txt), then path if non-NULL. */
+RT_HIDDEN tidal_status rt_costs_load(const char *path, rt_costs *c);
 
 /* ---- annotate.c ---- */
 RT_HIDDEN void rt_annotate_forget(uintptr_t lo, uintptr_t hi); /* annotations starting in [lo, hi) */

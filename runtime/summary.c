@@ -27,6 +27,8 @@ static const struct row {
     {"evictions (LRU)", offsetof(tidal_counters, evictions), ROW_COUNT},
     {"stall time", offsetof(tidal_counters, stall_seconds), ROW_SECONDS},
     {"modelled time (sim)", offsetof(tidal_counters, modelled_seconds), ROW_SECONDS},
+    {"VMM driver calls", offsetof(tidal_counters, vmm_calls), ROW_COUNT},
+    {"reclaimed (no copy, no call)", offsetof(tidal_counters, reclaimed_chunks), ROW_COUNT},
     {"planner: swap-outs", offsetof(tidal_counters, planner_swap_outs), ROW_COUNT},
     {"planner: prefetches", offsetof(tidal_counters, planner_prefetches), ROW_COUNT},
     {"planner: drops", offsetof(tidal_counters, planner_drops), ROW_COUNT},

@@ -25,6 +25,7 @@
 #include "frontend/frontend.h"
 #include "graph/graph.h"
 #include "cli/options.h"
+#include "cli/profile_load.h"
 #include "cli/output.h"
 #include "cli/replay_multi.h"
 #include "plan/pack.h"
@@ -47,6 +48,8 @@ typedef struct replay_cli {
   uint64_t chunk;       /* --chunk: the runtime's chunk (0: replay's own choice) */
   const char *trace;    /* --trace FILE: the managed run's libtidal trace */
   const char *timeline; /* --timeline FILE.svg: its memory timeline */
+  const char *costs;    /* --costs FILE: the sim's cost model (runtime/sim_costs.txt format) */
+  const char *profile;  /* --profile FILE: measured op durations (TIDAL_PROFILE) */
 } replay_cli;
 
 static int replay_extra(void *ud, int argc, char **argv, int *i) {
@@ -57,8 +60,8 @@ static int replay_extra(void *ud, int argc, char **argv, int *i) {
     return c->n_inputs > 1;
   }
   const char *names[] = {"--cost", "--iterations", "--break", "--runtime-planner", "--trace",
-                         "--timeline", "--chunk"};
-  for (int k = 0; k < 7; k++) {
+                         "--timeline", "--chunk", "--costs", "--profile"};
+  for (int k = 0; k < 9; k++) {
     size_t n = strlen(names[k]);
     if (strncmp(a, names[k], n) != 0) continue;
     if (a[n] == '=') v = a + n + 1;
@@ -104,6 +107,8 @@ static int replay_extra(void *ud, int argc, char **argv, int *i) {
         return -1;
       }
     }
+    if (k == 7) c->costs = v;
+    if (k == 8) c->profile = v;
     if (k == 2 && replay_break_parse(v, &c->brk) != 0) {
       diag_error(NULL, 0, 0, "--break must be skip-prefetch or drop-live, not '%s'", v);
       return -1;
@@ -117,12 +122,15 @@ static void usage(FILE *f) {
   fprintf(f, "usage: tidal replay FILE.cu... [--budget SIZE|PCT] [--plan auto|swap|recompute|none]\n"
              "                    [--bind NAME=VALUE]... [--format text|json] [-o OUT]\n"
              "                    [--cost KEY=VALUE]... [--iterations N] [--chunk SIZE]\n"
+             "                    [--costs FILE] [--profile FILE]\n"
              "                    [--runtime-planner runtime|hints|lru] [-- clang flags]\n"
              "Runs one training iteration's op trace (twice, or N times) on libtidal's CPU\n"
              "simulator, unmanaged and under the plan `tidal rewrite` would emit, and\n"
              "compares every op's output checksum.  --budget 50%% is half the modelled\n"
              "unmanaged peak; default: no budget (drops only).  Cost model keys:\n"
-             "peak_flops, hbm_bw, launch, h2d_bw, d2h_bw, latency (also TIDAL_COST_<KEY>).\n"
+             "peak_flops, hbm_bw, launch, h2d_bw, d2h_bw, latency (also TIDAL_COST_<KEY>).\n"             "--chunk: the runtime's eviction unit (default 2M, the CUDA backend's);\n"
+             "--costs: the simulator's per-call cost file (runtime/sim_costs.txt format);\n"
+             "--profile: op durations measured on a GPU (a TIDAL_PROFILE file).\n"
              "Several FILEs: each replays in its own process, at the same time, under one\n"
              "shared --budget SIZE (JSON: workloads, combined_peak_bytes).\n"
              "--trace FILE writes the managed run's libtidal trace (Chrome trace-event JSON,\n"
@@ -160,6 +168,7 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
   memset(&placer, 0, sizeof placer);
   rw_place *places = NULL;
   replay_place *rplace = NULL;
+  double *op_seconds = NULL;
   unsigned *pack = NULL;
 
   rc = graph_build_from_options(&o, &tu, &g);
@@ -167,6 +176,18 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
   rc = graph_unroll(&g, &trace);
   if (rc != TIDAL_EXIT_OK) goto out;
   have_trace = 1;
+  if (cli.profile) { /* measured op durations for the plan and the sim clock */
+    int matched = 0;
+    if (profile_load(cli.profile, &g, &op_seconds, &matched) != 0) {
+      rc = TIDAL_EXIT_BAD_INPUT;
+      goto out;
+    }
+    cli.cost.op_seconds = op_seconds;
+    cli.cost.n_op_seconds = g.n_ops;
+    if (matched == 0)
+      diag_warning(cli.profile, 0, 0, "no op site of %s is in the profile: roofline estimates "
+                   "used", o.input);
+  }
   if (trace.n_ops == 0) {
     diag_error(o.input, 0, 0, "the training loop has no ops to replay");
     rc = TIDAL_EXIT_BAD_INPUT;
@@ -215,6 +236,9 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
   ro.place = rplace;
   ro.n_static_ops = g.n_ops;
   ro.budget_bytes = budget;
+  ro.budget_percent = child ? 0 : pct;
+  ro.chunk_bytes = cli.chunk;
+  ro.sim_costs_path = cli.costs;
   ro.cost = cli.cost;
   /* Who decides at run time: --runtime-planner, else TIDAL_PLANNER, else
    * the run-time planner when there is no build-time plan (--plan none) and
@@ -336,6 +360,7 @@ out:
   frontend_dispose(tu);
   free(places);
   free(rplace);
+  free(op_seconds);
   free(pack);
   rw_placer_free(&placer);
   rw_scans_free(scans, n_scans);

@@ -30,6 +30,8 @@ void cost_model_default(cost_model *m) {
   m->h2d_bytes_per_s = DEFAULT_COPY_BYTES_PER_S;
   m->d2h_bytes_per_s = DEFAULT_COPY_BYTES_PER_S;
   m->copy_latency_s = DEFAULT_COPY_LATENCY_S;
+  m->op_seconds = NULL;
+  m->n_op_seconds = 0;
 }
 
 /* "55G", "3.35e12", "5e-6", "10u" -> value; -1 on syntax error. */

@@ -18,6 +18,11 @@ typedef struct cost_model {
   double h2d_bytes_per_s;  /* host -> device copy bandwidth (pinned) */
   double d2h_bytes_per_s;  /* device -> host copy bandwidth (pinned) */
   double copy_latency_s;   /* fixed cost per copy */
+  /* Measured op durations (a TIDAL_PROFILE file, `tidal replay --profile`):
+   * per static (graph) op, seconds per instance, < 0 where unmeasured; NULL
+   * = the roofline estimate for every op. */
+  const double *op_seconds;
+  int n_op_seconds;
 } cost_model;
 
 /* The H100 SXM / PCIe Gen5 defaults. */

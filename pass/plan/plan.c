@@ -79,6 +79,9 @@ void plan_options_default(plan_options *o) {
 
 double plan_op_seconds(const tidal_trace *t, int i, const cost_model *m) {
   const trace_op *op = &t->ops[i];
+  if (m->op_seconds && op->static_op >= 0 && op->static_op < m->n_op_seconds &&
+      m->op_seconds[op->static_op] >= 0)
+    return m->op_seconds[op->static_op]; /* measured (--profile) */
   uint64_t bytes = 0;
   for (int a = 0; a < op->n_acc; a++) bytes += op->acc[a].bytes;
   return cost_op_seconds(m, op->flops, bytes);

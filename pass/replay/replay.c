@@ -43,7 +43,7 @@
 
 /* Extra emulated device capacity beyond the trace's allocations. */
 #define SIM_DEVICE_SLACK_BYTES ((uint64_t)256 << 20)
-#define DEFAULT_REPLAY_CHUNK_BYTES 4096u
+#define DEFAULT_REPLAY_CHUNK_BYTES ((uint64_t)2 << 20) /* the CUDA backend's chunk */
 /* At most this many chunks over all allocations: the sim backend maps each
  * chunk separately, and the kernel allows about 65530 mappings a process
  * (vm.max_map_count).  Bigger models get bigger chunks. */
@@ -54,12 +54,28 @@
 #define REAL_CHUNK_BYTES ((uint64_t)2 << 20)
 
 /* Note [latency per chunk]
- * Replay uses small chunks so that residency follows tensor boundaries (the
- * plan's byte model), but the runtime charges the copy latency per chunk
- * copied.  With 4 KiB chunks a 10 us latency would dominate every copy, an
- * artefact of emulation.  So the latency is scaled by chunk / 2 MiB: every
- * byte pays the latency share it would pay with the CUDA backend's 2 MiB
- * chunks. */
+ * Replay runs the runtime with the CUDA backend's 2 MiB chunks by default,
+ * so that the sim pays what the GPU pays: the per-call costs of its cost
+ * model (runtime/sim_costs.txt) are per chunk or per call.  With --chunk
+ * smaller (residency closer to tensor boundaries, the plan's byte model),
+ * the copy latency is scaled by chunk / 2 MiB: every byte pays the latency
+ * share it would pay with 2 MiB chunks, and the per-chunk driver-call
+ * costs likewise (tidal_config.sim_call_cost_scale).
+ *
+ * Note [budgets in chunks]
+ * --budget N% is N% of the modelled unmanaged peak for the plan (bytes, as
+ * `tidal rewrite` computes it).  The runtime holds whole chunks, so the
+ * unmanaged run's peak is at least that; the managed run gets N% of the
+ * unmanaged run's peak (runtime_budget_bytes), so that 100% holds every
+ * chunk the program touches and 50% half of them, at any chunk size. */
+
+uint64_t replay_chunk_bytes(const tidal_trace *t, const replay_options *o) {
+  uint64_t total = 0, c = o->chunk_bytes ? o->chunk_bytes : DEFAULT_REPLAY_CHUNK_BYTES;
+  for (int a = 0; a < t->n_allocs; a++) total += t->allocs[a].bytes;
+  while (!o->chunk_bytes && total / c > REPLAY_MAX_CHUNKS)
+    c *= 2;
+  return c;
+}
 
 int replay_break_parse(const char *s, replay_break *out) {
   if (strcmp(s, "skip-prefetch") == 0) { *out = REPLAY_BREAK_SKIP_PREFETCH; return 0; }
@@ -437,14 +453,20 @@ static int one_run(const tidal_trace *t, const plan_result *plan, const replay_o
   if (budget > cfg.sim_device_bytes) cfg.sim_device_bytes = (size_t)budget;
   cfg.budget_bytes = (size_t)(budget ? budget : cfg.sim_device_bytes);
   cfg.host_budget_bytes = (size_t)(2 * total + SIM_DEVICE_SLACK_BYTES);
-  cfg.chunk_bytes = (size_t)(o->chunk_bytes ? o->chunk_bytes : DEFAULT_REPLAY_CHUNK_BYTES);
-  while (!o->chunk_bytes && total / cfg.chunk_bytes > REPLAY_MAX_CHUNKS)
-    cfg.chunk_bytes *= 2;
+  cfg.chunk_bytes = (size_t)replay_chunk_bytes(t, o);
+  /* Pin the host store at tidal_init for what cannot be on the device at
+   * once, as a rewritten program would (Note [host store sizing]), so that
+   * the iterations do not pay for pinning.  It still grows if that is short. */
+  if (budget && total > budget)
+    cfg.host_reserve_bytes = (size_t)(total - budget);
+  cfg.sim_costs_path = o->sim_costs_path;
   cfg.sim_h2d_bytes_per_s = o->cost.h2d_bytes_per_s;
   cfg.sim_d2h_bytes_per_s = o->cost.d2h_bytes_per_s;
   cfg.sim_copy_latency_s =
       o->cost.copy_latency_s * (double)cfg.chunk_bytes / (double)REAL_CHUNK_BYTES;
   if (cfg.sim_copy_latency_s <= 0) cfg.sim_copy_latency_s = 1e-12; /* 0 means "default" */
+  if (cfg.chunk_bytes < REAL_CHUNK_BYTES) /* Note [latency per chunk] */
+    cfg.sim_call_cost_scale = (double)cfg.chunk_bytes / (double)REAL_CHUNK_BYTES;
   cfg.log_level = 1;
   cfg.planner = o->planner;
   if (expect && o->shared_budget_bytes) { /* the managed run of several programs */
@@ -529,6 +551,8 @@ static int one_run(const tidal_trace *t, const plan_result *plan, const replay_o
   run->plans_built = s1.total.plans_built - s0.total.plans_built;
   run->last_modelled_s = s1.last_iteration.modelled_seconds;
   run->last_stall_s = s1.last_iteration.stall_seconds;
+  run->vmm_calls = s1.total.vmm_calls - s0.total.vmm_calls;
+  run->last_vmm_calls = s1.last_iteration.vmm_calls;
   /* recomputed_ops counts our closures; the runtime's count must agree */
   if (s1.total.recomputes - s0.total.recomputes > run->recomputed_ops)
     run->recomputed_ops = s1.total.recomputes - s0.total.recomputes;
@@ -548,6 +572,7 @@ int replay_trace(const tidal_trace *t, const plan_result *plan, const replay_opt
                  replay_report *out) {
   memset(out, 0, sizeof *out);
   out->budget_bytes = o->budget_bytes;
+  out->chunk_bytes = replay_chunk_bytes(t, o);
   out->planner = o->planner;
   out->iterations = o->iterations > 0 ? o->iterations : DEFAULT_ITERATIONS;
   out->n_ops = t->n_ops;
@@ -576,8 +601,14 @@ int replay_trace(const tidal_trace *t, const plan_result *plan, const replay_opt
   one_run(t, &none, &ou, 0, su, NULL, &out->unmanaged, &dummy, li, n_li, &fu);
   if (out->unmanaged.failed) goto done;
   if (o->managed_start) o->managed_start(o->managed_start_ud);
-  one_run(t, plan, o, o->budget_bytes, sm, su, &out->managed, &out->recompute_mismatches, li,
-          n_li, &fm);
+  /* Note [budgets in chunks] */
+  out->runtime_budget_bytes = o->budget_bytes;
+  if (o->budget_percent > 0) {
+    uint64_t b = (uint64_t)((double)out->unmanaged.peak_bytes * o->budget_percent / 100.0);
+    if (b > out->runtime_budget_bytes) out->runtime_budget_bytes = b;
+  }
+  one_run(t, plan, o, out->runtime_budget_bytes, sm, su, &out->managed,
+          &out->recompute_mismatches, li, n_li, &fm);
   rc = 0;
   if (out->managed.failed) goto done;
   for (size_t k = 0; k < n; k++)
@@ -592,7 +623,8 @@ int replay_trace(const tidal_trace *t, const plan_result *plan, const replay_opt
   out->final_state_match = fu == fm;
   out->checksums_match = out->mismatched_ops == 0 && out->final_state_match &&
                          out->recompute_mismatches == 0;
-  out->budget_respected = o->budget_bytes == 0 || out->managed.peak_bytes <= o->budget_bytes;
+  out->budget_respected =
+      out->runtime_budget_bytes == 0 || out->managed.peak_bytes <= out->runtime_budget_bytes;
 done:
   free(su);
   free(sm);
@@ -622,12 +654,13 @@ static void json_run(FILE *f, const char *name, const replay_run *r) {
   fprintf(f, "  \"%s\": {\"peak_bytes\": %llu, \"swapped_out_bytes\": %llu, "
           "\"swapped_in_bytes\": %llu, \"prefetched_bytes\": %llu, \"dropped_bytes\": %llu, "
           "\"recomputed_ops\": %llu, \"faults\": %llu, \"evictions\": %llu, "
-          "\"modelled_time_s\": %.9g, \"stall_s\": %.9g, \"hint_errors\": %d, \"error\": ",
+          "\"modelled_time_s\": %.9g, \"stall_s\": %.9g, \"vmm_calls\": %llu, "
+          "\"hint_errors\": %d, \"error\": ",
           name, (unsigned long long)r->peak_bytes, (unsigned long long)r->swapped_out_bytes,
           (unsigned long long)r->swapped_in_bytes, (unsigned long long)r->prefetched_bytes,
           (unsigned long long)r->dropped_bytes, (unsigned long long)r->recomputed_ops,
           (unsigned long long)r->faults, (unsigned long long)r->evictions, r->modelled_s,
-          r->stall_s, r->hint_errors);
+          r->stall_s, (unsigned long long)r->vmm_calls, r->hint_errors);
   if (r->failed) json_str(f, r->error);
   else fputs("null", f);
   fputs("},\n", f);
@@ -640,6 +673,9 @@ void replay_print_json(FILE *f, const replay_report *r, const plan_result *plan,
   json_str(f, mode_name);
   fprintf(f, ",\n  \"iterations\": %d,\n  \"ops_per_iteration\": %d,\n", r->iterations, r->n_ops);
   fprintf(f, "  \"budget_bytes\": %llu,\n", (unsigned long long)r->budget_bytes);
+  fprintf(f, "  \"runtime_budget_bytes\": %llu,\n", (unsigned long long)r->runtime_budget_bytes);
+  fprintf(f, "  \"chunk_bytes\": %llu,\n", (unsigned long long)r->chunk_bytes);
+  fprintf(f, "  \"vmm_calls_per_iteration\": %llu,\n", (unsigned long long)m->last_vmm_calls);
   fprintf(f, "  \"peak_unmanaged_bytes\": %llu,\n", (unsigned long long)r->unmanaged.peak_bytes);
   fprintf(f, "  \"peak_managed_bytes\": %llu,\n", (unsigned long long)m->peak_bytes);
   fprintf(f, "  \"checksums_match\": %s,\n", r->checksums_match ? "true" : "false");
@@ -714,6 +750,10 @@ void replay_print_text(FILE *f, const replay_report *r, const plan_result *plan,
   fprintf(f, "  budget %s; peak unmanaged %s, managed %s%s\n",
           r->budget_bytes ? a : "unlimited", b, c,
           r->budget_respected ? "" : " (OVER BUDGET)");
+  mib(a, sizeof a, r->runtime_budget_bytes);
+  mib(b, sizeof b, r->chunk_bytes);
+  fprintf(f, "  runtime: budget %s in chunks of %s; %llu VMM calls in the last iteration\n",
+          r->runtime_budget_bytes ? a : "unlimited", b, (unsigned long long)m->last_vmm_calls);
   if (plan) {
     mib(a, sizeof a, plan->peak_before);
     mib(b, sizeof b, plan->peak_after);

@@ -43,8 +43,11 @@ typedef struct replay_options {
   uint64_t budget_bytes; /* of the managed run; 0 = unlimited */
   int iterations;        /* >= 2 so cross-iteration state matters; 0 = 2 */
   cost_model cost;       /* op durations and copy rates for the sim clock */
-  uint64_t chunk_bytes;  /* runtime eviction unit; 0 = 4096 (close to the plan's bytes),
+  uint64_t chunk_bytes;  /* runtime eviction unit (--chunk); 0 = the CUDA backend's 2 MiB,
                             doubled until the allocations span at most 24576 chunks */
+  double budget_percent; /* --budget N%: the managed run's budget is N% of the unmanaged
+                            run's peak in chunks (Note [budgets in chunks]); 0 = bytes */
+  const char *sim_costs_path; /* --costs: the sim's cost model file, NULL = built in */
   replay_break brk;      /* test-only: deliberately break the plan */
   const replay_place *place; /* per plan action (plan->n_actions), or NULL: all at their ops */
   int n_static_ops;      /* length of every in_call array */
@@ -85,6 +88,8 @@ typedef struct replay_run {
   uint64_t hints_run, hints_skipped, plans_built;
   double last_modelled_s; /* the last iteration alone: the steady state */
   double last_stall_s;
+  uint64_t vmm_calls;      /* map + unmap + set-access over the iterations */
+  uint64_t last_vmm_calls; /* in the last iteration: the steady state */
   uint64_t shared_peak_bytes; /* shared budget: the most all its processes held at once,
                                  as seen at the end of this run */
   int failed;            /* the run stopped: error says why */
@@ -93,6 +98,8 @@ typedef struct replay_run {
 
 typedef struct replay_report {
   uint64_t budget_bytes;
+  uint64_t runtime_budget_bytes; /* what the managed run's runtime was given */
+  uint64_t chunk_bytes;          /* the runtime's eviction unit in both runs */
   int iterations;
   int n_ops;             /* dynamic ops per iteration */
   replay_run unmanaged;
@@ -115,6 +122,9 @@ typedef struct replay_report {
  * error fields say why). */
 int replay_trace(const tidal_trace *t, const plan_result *plan, const replay_options *o,
                  replay_report *out);
+
+/* The chunk size the runtime uses for this trace (Note [latency per chunk]). */
+uint64_t replay_chunk_bytes(const tidal_trace *t, const replay_options *o);
 
 /* 0 when the report is a success: both runs completed, checksums match and
  * the budget was respected. */

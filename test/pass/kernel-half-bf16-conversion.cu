@@ -9,7 +9,7 @@
 // RUN: %tidal kernels %s | FileCheck %s
 // RUN: %tidal graph %s | FileCheck %s --check-prefix=GRAPH
 // RUN: %tidal rewrite %s -o %t.cu && FileCheck %s --check-prefix=REWRITE < %t.cu
-// RUN: %tidal replay %s --budget 60%% | FileCheck %s --check-prefix=REPLAY
+// RUN: %tidal replay %s --chunk 4K --budget 60%% | FileCheck %s --check-prefix=REPLAY
 #include <cuda_runtime.h>
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>

@@ -4,7 +4,7 @@
 // element's allocation is picked per layer when unrolling), nothing is
 // left unresolved, and the plan's replay matches checksums.
 // RUN: %tidal graph %s -- %stubflags | FileCheck %s
-// RUN: %tidal replay %s --budget 60% -- %stubflags | FileCheck --check-prefix=REPLAY %s
+// RUN: %tidal replay %s --chunk 4K --budget 60% -- %stubflags | FileCheck --check-prefix=REPLAY %s
 // CHECK: ops: 2 static, 6 per iteration unrolled
 // CHECK: write     act[l + 1]
 // CHECK-NEXT: read      act[l]

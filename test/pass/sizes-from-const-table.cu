@@ -4,7 +4,7 @@
 // `--bind dims[l + 1]=VALUE`, an expression of a loop variable that no
 // --bind can give: a bind suggestion names bindable identifiers only.
 // RUN: %tidal graph %s -- %stubflags | FileCheck %s
-// RUN: %tidal replay %s --budget 70% -- %stubflags | FileCheck --check-prefix=REPLAY %s
+// RUN: %tidal replay %s --chunk 4K --budget 70% -- %stubflags | FileCheck --check-prefix=REPLAY %s
 // REPLAY: checksums match (6 ops
 // CHECK-NOT: --bind dims
 // CHECK: ops: 2 static, 6 per iteration unrolled

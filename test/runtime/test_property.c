@@ -351,6 +351,12 @@ static void step_produce(void) {
   CHECK_OK(tidal_op_end(&produce_site));
   CHECK_OK(tidal_recompute_register(ctx.dst, dl, produce_closure, &ctx, sizeof ctx));
   regs[slot] = (reg){1, sa, da, so, sl, dof, dl};
+  if (th_below(4) == 0) { /* evicted at once and its memory taken (Note [lazy unmap]): the
+                             next reader runs the closure, so every round covers recompute */
+    CHECK_OK(tidal_swap_out(ctx.dst, dl));
+    CHECK_OK(tidal_synchronize());
+    CHECK_OK(rt_release_parked());
+  }
 }
 
 static size_t alloc_size(int i) {
@@ -473,6 +479,10 @@ static void one_round(const profile *prof, int synchronous) {
     } else if (action < 97) {
       what = "synchronize";
       CHECK_OK(tidal_synchronize());
+      if (th_below(4)) { /* pressure from elsewhere takes parked memory (Note [lazy unmap]) */
+        what = "synchronize + release parked memory";
+        CHECK_OK(rt_release_parked());
+      }
     } else {
       what = "iteration end";
       CHECK_OK(tidal_iteration_end());

@@ -119,6 +119,7 @@ static void one_round(int synchronous) {
       CHECK_OK(tidal_keep(s->dev + off, len));
     } else if (th_below(2)) {
       CHECK_OK(tidal_synchronize());
+      CHECK_OK(rt_release_parked()); /* as pressure would: copies back get exercised */
     } else {
       CHECK_OK(tidal_iteration_end());
       CHECK_OK(tidal_iteration_begin());

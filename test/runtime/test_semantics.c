@@ -2,6 +2,7 @@
  * re-eviction, drop semantics, tidal_keep, EXTENT_UNKNOWN and the sim's
  * modelled clock, each checked through the counters users read. */
 #include "testhelp.h"
+#include <fcntl.h>
 
 static size_t CH;
 static const tidal_site site = {"semantics_op", __FILE__, __LINE__, 0};
@@ -44,6 +45,7 @@ int main(int argc, char **argv) {
   tidal_stats s0 = th_stats();
   CHECK_OK(tidal_swap_out(a, TIDAL_EXTENT_UNKNOWN));
   CHECK_OK(tidal_synchronize());
+  CHECK_OK(rt_release_parked()); /* as if another tensor took the memory */
   tidal_stats s1 = th_stats();
   CHECK(s1.total.swapped_out_bytes - s0.total.swapped_out_bytes == 4 * CH);
   CHECK(s1.resident_bytes == s0.resident_bytes - 4 * CH);
@@ -61,6 +63,7 @@ int main(int argc, char **argv) {
   CHECK(s3.resident_bytes == s2.resident_bytes - 4 * CH);
 
   /* Prefetch: restored ahead of the op, so no faults. */
+  CHECK_OK(rt_release_parked());
   CHECK_OK(tidal_prefetch(a, TIDAL_EXTENT_UNKNOWN));
   expect(a, 0, 4 * CH, 4 * CH, 1);
   tidal_stats s4 = th_stats();
@@ -81,6 +84,7 @@ int main(int argc, char **argv) {
   /* ... but a write covering part of an evicted chunk keeps the rest. */
   CHECK_OK(tidal_swap_out(b, TIDAL_EXTENT_UNKNOWN));
   CHECK_OK(tidal_synchronize());
+  CHECK_OK(rt_release_parked());
   {
     unsigned char half[4096];
     size_t n = CH / 2 < sizeof half ? CH / 2 : sizeof half;
@@ -173,33 +177,72 @@ int main(int argc, char **argv) {
   CHECK_OK(tidal_free(small));
 
 #ifndef TH_GPU
-  /* The modelled clock: op time plus the stall of a fault. */
+  /* The modelled clock (Note [sim cost model]): per-call host costs from a
+   * cost file; four chunks mapped for one write pay four maps and one
+   * set-access (Note [access batching]), then the op runs. */
   {
     CHECK_OK(tidal_shutdown());
+    const char *costs_a = "map_s 1m\nset_access_s 10m\nunmap_s 0\nevent_record_s 0\n"
+                          "event_query_s 0\nevent_sync_s 0\nstream_wait_s 0\nlaunch_s 0\n"
+                          "launch_gap_s 0\ncopy_issue_s 0\ncopy_latency_s 1u\n"
+                          "h2d_bytes_per_s 1G\nd2h_bytes_per_s 1G\npin_bytes_per_s 1T\n";
+    char path[] = "/tmp/tidal-costs-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0 && write(fd, costs_a, strlen(costs_a)) == (ssize_t)strlen(costs_a));
+    close(fd);
     th_config(&cfg, 4096, 4096 * 16);
+    cfg.sim_costs_path = path;
+    th_init(&cfg);
+    unsigned char *x;
+    CHECK_OK(tidal_malloc((void **)&x, 4 * CH));
+    static const tidal_site op1 = {"op_1ms", __FILE__, __LINE__, 1e-3};
+    tidal_access w = {x, TIDAL_EXTENT_UNKNOWN, TIDAL_WRITE};
+    tidal_stats before = th_stats();
+    CHECK_OK(tidal_op_begin(&op1, 1, &w));
+    CHECK_OK(tidal_op_end(&op1));
+    tidal_stats m0 = th_stats();
+    CHECK(m0.total.vmm_calls - before.total.vmm_calls == 5);
+    double want = 4 * 1e-3 + 10e-3 + 1e-3; /* the device waits for its launch */
+    CHECK(m0.total.modelled_seconds - before.total.modelled_seconds > want - 1e-9);
+    CHECK(m0.total.modelled_seconds - before.total.modelled_seconds < want + 1e-9);
+    CHECK_OK(tidal_shutdown());
+
+    /* Per-call costs zero: op time plus the stall of a fault. */
+    const char *costs_b = "map_s 0\nset_access_s 0\nlaunch_s 0\nevent_record_s 0\n"
+                          "event_query_s 0\nevent_sync_s 0\nstream_wait_s 0\n"
+                          "launch_gap_s 0\ncopy_issue_s 0\nunmap_s 0\n";
+    fd = open(path, O_WRONLY | O_TRUNC);
+    CHECK(fd >= 0 && write(fd, costs_b, strlen(costs_b)) == (ssize_t)strlen(costs_b));
+    close(fd);
+    th_config(&cfg, 4096, 4096 * 16);
+    cfg.sim_costs_path = path;
     cfg.sim_h2d_bytes_per_s = 1e9;
     cfg.sim_d2h_bytes_per_s = 1e9;
     cfg.sim_copy_latency_s = 1e-6;
     th_init(&cfg);
-    unsigned char *x;
     CHECK_OK(tidal_malloc((void **)&x, 4 * CH));
     static const tidal_site slow = {"slow_op", __FILE__, __LINE__, 1e-3};
-    tidal_access w = {x, TIDAL_EXTENT_UNKNOWN, TIDAL_WRITE};
+    w.ptr = x;
+    before = th_stats(); /* after pinning the host store at init */
     CHECK_OK(tidal_op_begin(&slow, 1, &w));
     CHECK_OK(tidal_op_end(&slow));
-    tidal_stats m0 = th_stats();
-    CHECK(m0.total.modelled_seconds > 0.99e-3 && m0.total.modelled_seconds < 1.01e-3);
+    m0 = th_stats();
+    double t0 = m0.total.modelled_seconds - before.total.modelled_seconds;
+    CHECK(t0 > 0.99e-3 && t0 < 1.01e-3);
     CHECK(m0.total.stall_seconds == 0);
     CHECK_OK(tidal_swap_out(x, TIDAL_EXTENT_UNKNOWN)); /* 16 KiB at 1 GB/s, 4 copies */
+    CHECK_OK(tidal_synchronize());
+    CHECK_OK(rt_release_parked());
     tidal_access r = {x, TIDAL_EXTENT_UNKNOWN, TIDAL_READ};
-    CHECK_OK(tidal_op_begin(&slow, 1, &r)); /* fault-in waits for the copies */
+    CHECK_OK(tidal_op_begin(&slow, 1, &r)); /* fault-in: the device waits for the copies */
     CHECK_OK(tidal_op_end(&slow));
     tidal_stats m1 = th_stats();
     double copy_s = 4 * (1e-6 + (double)CH / 1e9);
     CHECK(m1.total.stall_seconds >= copy_s * 0.99);
-    CHECK(m1.total.modelled_seconds >= 2e-3 + copy_s * 0.99);
+    CHECK(m1.total.modelled_seconds - before.total.modelled_seconds >= 2e-3 + copy_s * 0.99);
     /* A prefetch issued early enough hides the copy behind compute. */
     CHECK_OK(tidal_swap_out(x, TIDAL_EXTENT_UNKNOWN)); /* clean: no copy */
+    CHECK_OK(rt_release_parked());
     CHECK_OK(tidal_prefetch(x, TIDAL_EXTENT_UNKNOWN));
     unsigned char *y;
     CHECK_OK(tidal_malloc((void **)&y, CH));
@@ -208,11 +251,13 @@ int main(int argc, char **argv) {
     CHECK_OK(tidal_op_begin(&long_op, 1, &wy));
     CHECK_OK(tidal_op_end(&long_op));
     tidal_stats m2 = th_stats();
+    CHECK(m2.total.prefetched_bytes - m1.total.prefetched_bytes == 4 * CH);
     CHECK_OK(tidal_op_begin(&slow, 1, &r));
     CHECK_OK(tidal_op_end(&slow));
     tidal_stats m3 = th_stats();
     CHECK(m3.total.stall_seconds == m2.total.stall_seconds);
     CHECK(m3.total.faults == m2.total.faults);
+    unlink(path);
   }
 #endif
   CHECK_OK(tidal_shutdown());

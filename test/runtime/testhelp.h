@@ -138,6 +138,10 @@ static inline uint64_t th_hash(const unsigned char *p, size_t n) { /* FNV-1a */
 /* libtidal's internal check of Note [host slot ownership] (hoststore.c):
  * reachable because the tests link the static library. */
 int rt_host_check(char *msg, size_t len);
+/* Library internal (residency.c): gives back the memory evicted chunks
+ * still hold (Note [lazy unmap]), as pressure would, so that a test can
+ * exercise the paths that copy data back. */
+tidal_status rt_release_parked(void);
 
 static inline void th_check_host(const char *when) {
   char msg[256];

@@ -31,6 +31,7 @@ static void run(const plan_result *plan, uint64_t budget, replay_break brk, repl
                 const char *what) {
   replay_options o;
   replay_options_default(&o);
+  o.chunk_bytes = 4096; /* the hand trace's tensors are KiB-sized (the default is 2 MiB) */
   o.budget_bytes = budget;
   o.brk = brk;
   int rc = replay_trace(trace, plan, &o, rep);
@@ -96,6 +97,7 @@ int main(void) {
     replay_report rep;
     replay_options o;
     replay_options_default(&o);
+    o.chunk_bytes = 4096;
     o.budget_bytes = 64 * KIB;
     replay_trace(trace, &plan, &o, &rep);
     CHECK(rep.managed.failed);

@@ -1,0 +1,181 @@
+/* vmm_costs.c - measures, on a CUDA device, the per-call costs the sim
+ * backend's cost model charges (runtime/sim_costs.txt), and prints them in
+ * that file's format: `tidal replay --costs FILE` and TIDAL_SIM_COSTS=FILE
+ * read it.
+ *
+ * GPU only; not built by default (no device in CI).  Build and run on the
+ * GPU machine (docs/gpu-runs.md):
+ *     cc -O2 -std=c11 bench/vmm_costs.c -I/usr/local/cuda/include \
+ *        -L/usr/local/cuda/lib64 -lcuda -o vmm_costs && ./vmm_costs > h100.costs
+ * Each figure is the median of many calls (host wall time, CLOCK_MONOTONIC),
+ * on 2 MiB chunks (the CUDA backend's), the way libtidal makes the calls.
+ * Exit status 77 when there is no device. */
+#define _POSIX_C_SOURCE 200809L
+#include <cuda.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define N 200          /* samples per figure */
+#define CHUNK ((size_t)2 << 20)
+#define RUN 8          /* chunks in a run for set-access */
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static int cmp(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cmp);
+  return v[n / 2];
+}
+
+#define CK(call)                                                                                   \
+  do {                                                                                             \
+    CUresult r_ = (call);                                                                          \
+    if (r_ != CUDA_SUCCESS) {                                                                      \
+      const char *s_ = NULL;                                                                       \
+      cuGetErrorString(r_, &s_);                                                                   \
+      fprintf(stderr, "vmm_costs: %s: %s\n", #call, s_ ? s_ : "?");                                \
+      exit(1);                                                                                     \
+    }                                                                                              \
+  } while (0)
+
+int main(void) {
+  int count = 0;
+  if (cuInit(0) != CUDA_SUCCESS || cuDeviceGetCount(&count) != CUDA_SUCCESS || count == 0) {
+    fprintf(stderr, "vmm_costs: no CUDA device\n");
+    return 77;
+  }
+  CUdevice dev;
+  CUcontext ctx;
+  CK(cuDeviceGet(&dev, 0));
+  CK(cuDevicePrimaryCtxRetain(&ctx, dev));
+  CK(cuCtxSetCurrent(ctx));
+  char name[256];
+  CK(cuDeviceGetName(name, sizeof name, dev));
+  int drv = 0;
+  CK(cuDriverGetVersion(&drv));
+
+  CUmemAllocationProp prop;
+  memset(&prop, 0, sizeof prop);
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  prop.location.id = (int)dev;
+  CUmemAccessDesc acc = {prop.location, CU_MEM_ACCESS_FLAGS_PROT_READWRITE};
+  CUmemGenericAllocationHandle h[RUN];
+  for (int i = 0; i < RUN; i++)
+    CK(cuMemCreate(&h[i], CHUNK, &prop, 0));
+  CUdeviceptr va;
+  CK(cuMemAddressReserve(&va, RUN * CHUNK, CHUNK, 0, 0));
+  CUstream s, copy;
+  CK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+  CK(cuStreamCreate(&copy, CU_STREAM_NON_BLOCKING));
+  CUevent ev, ev2;
+  CK(cuEventCreate(&ev, CU_EVENT_DISABLE_TIMING));
+  CK(cuEventCreate(&ev2, CU_EVENT_DISABLE_TIMING));
+
+  double map[N], access1[N], accessrun[N], unmap[N], rec[N], query[N], sync[N], wait[N];
+  double launch[N], issue[N], lat[N];
+  for (int k = 0; k < N; k++) {
+    double t0 = now();
+    CK(cuMemMap(va, CHUNK, 0, h[0], 0));
+    double t1 = now();
+    CK(cuMemSetAccess(va, CHUNK, &acc, 1));
+    double t2 = now();
+    CK(cuMemUnmap(va, CHUNK));
+    double t3 = now();
+    map[k] = t1 - t0, access1[k] = t2 - t1, unmap[k] = t3 - t2;
+    for (int i = 0; i < RUN; i++)
+      CK(cuMemMap(va + i * CHUNK, CHUNK, 0, h[i], 0));
+    t0 = now();
+    CK(cuMemSetAccess(va, RUN * CHUNK, &acc, 1)); /* one call per run (libtidal) */
+    accessrun[k] = now() - t0;
+    for (int i = 0; i < RUN; i++)
+      CK(cuMemUnmap(va + i * CHUNK, CHUNK));
+  }
+  /* the device memory used below */
+  for (int i = 0; i < RUN; i++)
+    CK(cuMemMap(va + i * CHUNK, CHUNK, 0, h[i], 0));
+  CK(cuMemSetAccess(va, RUN * CHUNK, &acc, 1));
+  void *host;
+  size_t pin_bytes = (size_t)256 << 20;
+  double t0 = now();
+  CK(cuMemHostAlloc(&host, pin_bytes, CU_MEMHOSTALLOC_PORTABLE));
+  double pin_s = now() - t0;
+  for (int k = 0; k < N; k++) {
+    double a = now();
+    CK(cuEventRecord(ev, s));
+    double b = now();
+    (void)cuEventQuery(ev); /* a poll: done or not, the cost is the same */
+    double c = now();
+    CK(cuStreamWaitEvent(copy, ev, 0));
+    double d = now();
+    rec[k] = b - a, query[k] = c - b, wait[k] = d - c;
+    /* a small async op: what a launch costs the host (cuMemsetD8Async) */
+    a = now();
+    CK(cuMemsetD8Async(va, 0, 256, s));
+    launch[k] = now() - a;
+    /* a copy's issue, then its end-to-end latency (4 KiB) and the host's
+     * wake-up from a blocking wait */
+    CK(cuStreamSynchronize(s));
+    a = now();
+    CK(cuMemcpyHtoDAsync(va, host, 4096, copy));
+    b = now();
+    CK(cuEventRecord(ev2, copy));
+    CK(cuEventSynchronize(ev2));
+    c = now();
+    issue[k] = b - a, lat[k] = c - a;
+    /* sync: a wait on an event already done */
+    a = now();
+    CK(cuEventSynchronize(ev2));
+    sync[k] = now() - a;
+  }
+  /* bandwidth: 16 MiB pinned each way, a few times */
+  double h2d[8], d2h[8];
+  size_t bw_bytes = RUN * CHUNK;
+  for (int k = 0; k < 8; k++) {
+    double a = now();
+    CK(cuMemcpyHtoDAsync(va, host, bw_bytes, copy));
+    CK(cuStreamSynchronize(copy));
+    h2d[k] = (double)bw_bytes / (now() - a);
+    a = now();
+    CK(cuMemcpyDtoHAsync(host, va, bw_bytes, copy));
+    CK(cuStreamSynchronize(copy));
+    d2h[k] = (double)bw_bytes / (now() - a);
+  }
+  printf("# vmm_costs: measured on %s (driver %d.%d), %s\n", name, drv / 1000, (drv % 1000) / 10,
+         "medians of host wall time per call; 2 MiB chunks");
+  printf("# set_access of one chunk: %.3gu; of a run of %d chunks: %.3gu (libtidal: one per run)\n",
+         median(access1, N) * 1e6, RUN, median(accessrun, N) * 1e6);
+  printf("map_s           %.3gu\n", median(map, N) * 1e6);
+  printf("set_access_s    %.3gu\n", median(accessrun, N) * 1e6);
+  printf("unmap_s         %.3gu\n", median(unmap, N) * 1e6);
+  printf("event_record_s  %.3gu\n", median(rec, N) * 1e6);
+  printf("event_query_s   %.3gu\n", median(query, N) * 1e6);
+  printf("event_sync_s    %.3gu\n", median(sync, N) * 1e6);
+  printf("stream_wait_s   %.3gu\n", median(wait, N) * 1e6);
+  printf("launch_s        %.3gu   # cuMemsetD8Async as the launch proxy\n", median(launch, N) * 1e6);
+  printf("copy_issue_s    %.3gu\n", median(issue, N) * 1e6);
+  printf("copy_latency_s  %.3gu   # a 4 KiB copy, issue to completion seen by the host\n",
+         median(lat, N) * 1e6);
+  printf("h2d_bytes_per_s %.3gG\n", median(h2d, 8) / 1e9);
+  printf("d2h_bytes_per_s %.3gG\n", median(d2h, 8) / 1e9);
+  printf("pin_bytes_per_s %.3gG   # cuMemHostAlloc of %zu MiB\n", (double)pin_bytes / pin_s / 1e9,
+         pin_bytes >> 20);
+  cuMemFreeHost(host);
+  for (int i = 0; i < RUN; i++)
+    cuMemUnmap(va + i * CHUNK, CHUNK);
+  cuMemAddressFree(va, RUN * CHUNK);
+  for (int i = 0; i < RUN; i++)
+    cuMemRelease(h[i]);
+  cuDevicePrimaryCtxRelease(dev);
+  return 0;
+}
