@@ -29,6 +29,7 @@
 
 #include "base/diag.h"
 #include "cli/output.h"
+#include "replay/replay.h"
 
 /* ---- child side ---- */
 
@@ -162,17 +163,6 @@ static void advance(child_state *ks, int n) {
   }
 }
 
-static void json_str(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; s && *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-    else if (c < 0x20) fprintf(f, "\\u%04x", c);
-    else fputc(c, f);
-  }
-  fputc('"', f);
-}
-
 static void print_json(FILE *f, child_state *ks, int n, uint64_t budget, uint64_t peak, int ok) {
   fprintf(f, "{\n  \"budget_bytes\": %llu,\n  \"combined_peak_bytes\": %llu,\n  \"workloads\": [",
           (unsigned long long)budget, (unsigned long long)peak);
@@ -182,7 +172,7 @@ static void print_json(FILE *f, child_state *ks, int n, uint64_t budget, uint64_
     /* The child's own report, with the program's name put first. */
     const char *r = k->report ? strchr(k->report, '{') : NULL;
     fputs("{\"program\": ", f);
-    json_str(f, k->input);
+    replay_json_string(f, k->input);
     if (r) {
       size_t len = strlen(r + 1);
       while (len && (r[1 + len - 1] == '\n' || r[1 + len - 1] == ' ')) len--;

@@ -639,7 +639,7 @@ int replay_ok(const replay_report *r) {
 
 /* ---- output ---- */
 
-static void json_str(FILE *f, const char *s) {
+void replay_json_string(FILE *f, const char *s) {
   fputc('"', f);
   for (; s && *s; s++) {
     unsigned char c = (unsigned char)*s;
@@ -661,7 +661,7 @@ static void json_run(FILE *f, const char *name, const replay_run *r) {
           (unsigned long long)r->dropped_bytes, (unsigned long long)r->recomputed_ops,
           (unsigned long long)r->faults, (unsigned long long)r->evictions, r->modelled_s,
           r->stall_s, (unsigned long long)r->vmm_calls, r->hint_errors);
-  if (r->failed) json_str(f, r->error);
+  if (r->failed) replay_json_string(f, r->error);
   else fputs("null", f);
   fputs("},\n", f);
 }
@@ -670,7 +670,7 @@ void replay_print_json(FILE *f, const replay_report *r, const plan_result *plan,
                        const char *mode_name) {
   const replay_run *m = &r->managed;
   fprintf(f, "{\n  \"plan\": ");
-  json_str(f, mode_name);
+  replay_json_string(f, mode_name);
   fprintf(f, ",\n  \"iterations\": %d,\n  \"ops_per_iteration\": %d,\n", r->iterations, r->n_ops);
   fprintf(f, "  \"budget_bytes\": %llu,\n", (unsigned long long)r->budget_bytes);
   fprintf(f, "  \"runtime_budget_bytes\": %llu,\n", (unsigned long long)r->runtime_budget_bytes);
@@ -681,7 +681,7 @@ void replay_print_json(FILE *f, const replay_report *r, const plan_result *plan,
   fprintf(f, "  \"checksums_match\": %s,\n", r->checksums_match ? "true" : "false");
   fprintf(f, "  \"mismatched_ops\": %d,\n", r->mismatched_ops);
   fprintf(f, "  \"first_mismatch\": ");
-  if (r->first_mismatch >= 0) json_str(f, r->first_mismatch_label);
+  if (r->first_mismatch >= 0) replay_json_string(f, r->first_mismatch_label);
   else fputs("null", f);
   fprintf(f, ",\n  \"final_state_match\": %s,\n", r->final_state_match ? "true" : "false");
   fprintf(f, "  \"recompute_mismatches\": %d,\n", r->recompute_mismatches);
@@ -708,7 +708,7 @@ void replay_print_json(FILE *f, const replay_report *r, const plan_result *plan,
     fprintf(f, "  \"plan_notes\": [");
     for (int k = 0; k < plan->n_notes; k++) {
       if (k) fputs(", ", f);
-      json_str(f, plan->notes[k]);
+      replay_json_string(f, plan->notes[k]);
     }
     fputs("],\n", f);
   }

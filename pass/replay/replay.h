@@ -131,6 +131,10 @@ uint64_t replay_chunk_bytes(const tidal_trace *t, const replay_options *o);
 int replay_ok(const replay_report *r);
 
 /* Writes the report as JSON (one object) or as text. */
+/* Writes s as a JSON string (quoted, escaped); shared with the report of
+ * several programs (cli/replay_multi.c). */
+void replay_json_string(FILE *f, const char *s);
+
 void replay_print_json(FILE *f, const replay_report *r, const plan_result *plan,
                        const char *mode_name);
 void replay_print_text(FILE *f, const replay_report *r, const plan_result *plan,
