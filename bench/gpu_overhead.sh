@@ -85,8 +85,8 @@ for src in "$rw"/*.tidal.cu; do
     b=$((peak * pct / 100))
     prof=()
     [ "$pct" = 100 ] && prof=(TIDAL_PROFILE="$out/$v.profile")
-    t1=$(best "build-gpu/$v-tidal" "$n1" "$out/$v-$pct-$n1.txt" TIDAL_DEVICE=cuda TIDAL_BUDGET="$b")
-    t2=$(best "build-gpu/$v-tidal" "$n2" "$out/$v-$pct-$n2.txt" TIDAL_DEVICE=cuda TIDAL_BUDGET="$b" "${prof[@]}")
+    t1=$(best "build-gpu/$v-tidal" "$n1" "$out/$v-$pct-$n1.txt" TIDAL_DEVICE=cuda TIDAL_BUDGET="${b}B")
+    t2=$(best "build-gpu/$v-tidal" "$n2" "$out/$v-$pct-$n2.txt" TIDAL_DEVICE=cuda TIDAL_BUDGET="${b}B" "${prof[@]}")
     if [ "$t1" = fail ] || [ "$t2" = fail ]; then
       echo "| rewritten | $pct% ($((b >> 20)) MiB) | failed | | | | | see runs.log |" >> "$tab"
       continue

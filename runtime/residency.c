@@ -858,9 +858,8 @@ tidal_status rt_prefetch_chunks(rt_chunk **cs, size_t n) {
     rt_list_push(&rt_g.in, RT_LIST_IN, c);
     RT_COUNT(swapped_in_bytes, len);
     RT_COUNT(prefetched_bytes, len);
-    if (RT_TRACING())
-      rt_trace("prefetch", "\"ptr\":\"%#lx\",\"bytes\":%zu", (unsigned long)rt_chunk_addr(c),
-               len);
+    if (RT_TRACING()) /* a copy slice, as swap-outs are: ends in finish_prefetch */
+      rt_trace_copy(0, "prefetch", rt_chunk_addr(c), len, &c->ev, -1);
   }
   return st;
 }

@@ -151,7 +151,11 @@ int rt_size_parse(const char *text, tidal_size *out) {
     if (frac)
       return fail(text, "a size needs a unit: did you mean %.*s.%.*s%% (of the peak)?", (int)nint,
                   d, (int)nfrac, frac);
-    return fail(text, "a size needs a unit: did you mean %.*sM (bytes) or %.*s%% (of the peak)?",
+    if (nint >= 7) /* a million or more reads as a byte count, never a percentage */
+      return fail(text, "a size needs a unit: did you mean %.*sB (bytes)?", (int)nint, d);
+    if (nint > 3 || strtod(d, NULL) > 100)
+      return fail(text, "a size needs a unit: did you mean %.*sM (MiB)?", (int)nint, d);
+    return fail(text, "a size needs a unit: did you mean %.*sM (MiB) or %.*s%% (of the peak)?",
                 (int)nint, d, (int)nint, d);
   }
   int shift = unit_shift(u, (size_t)(ue - u));

@@ -69,7 +69,7 @@ int main(int argc, char **argv) {
   }
   setenv("TIDAL_BUDGET", "50", 1); /* a bare number says what it might have meant */
   from_env(TIDAL_ERR_CONFIG);
-  CHECK_MESSAGE("did you mean 50M (bytes) or 50% (of the peak)?");
+  CHECK_MESSAGE("did you mean 50M (MiB) or 50% (of the peak)?");
   unsetenv("TIDAL_BUDGET");
 
   setenv("TIDAL_DEVICE", "sim", 1);

@@ -43,10 +43,11 @@ static const struct {
   const char *text;
   const char *why; /* a fragment of the message */
 } bad[] = {
-    {"50", "did you mean 50M (bytes) or 50% (of the peak)?"},
+    {"50", "did you mean 50M (MiB) or 50% (of the peak)?"},
     {"0", "0 does not mean 'no limit'"},
     {"000", "0 does not mean 'no limit'"},
-    {" 4096 ", "did you mean 4096M"},
+    {" 4096 ", "did you mean 4096M (MiB)?"},
+    {"1551892480", "did you mean 1551892480B (bytes)?"},
     {"1.5", "did you mean 1.5% (of the peak)?"},
     {"1.5G", "(write 1536M)"},
     {"0.5K", "(write 512B)"},
