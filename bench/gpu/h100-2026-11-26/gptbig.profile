@@ -1,0 +1,37 @@
+# tidal profile v1: per op site, measured (CUDA events) durations
+# file:line	count	mean_seconds	label
+samples/gpt/train.cu:457	800	6.02452801e-05	matmul_backward -> matmul_backward_bias_kernel
+samples/gpt/train.cu:398	25	3.15571193e-05	encoder_forward -> encoder_forward_kernel
+samples/gpt/train.cu:522	200	2.30912e-05	attention_backward -> cublasSgemmStridedBatched
+samples/gpt/train.cu:896	25	6.70476802e-05	gpt_zero_grad -> cudaMemset
+samples/gpt/train.cu:552	200	3.01292801e-05	gelu_backward -> gelu_backward_kernel
+samples/gpt/train.cu:518	200	2.621312e-05	attention_backward -> cublasSgemmStridedBatched
+samples/gpt/train.cu:405	25	8.47872008e-06	encoder_backward -> encoder_backward_kernel
+samples/gpt/train.cu:454	825	8.35708509e-05	matmul_backward -> cublasSgemm_v2
+samples/gpt/train.cu:547	200	1.48512e-05	gelu_forward -> gelu_forward_kernel
+samples/gpt/train.cu:887	25	2.34560001e-05	gpt_forward -> cudaMemcpy
+samples/gpt/train.cu:481	200	2.274672e-05	attention_forward -> cublasSgemmStridedBatched
+samples/gpt/train.cu:413	425	0.000330817883	layernorm_forward -> layernorm_forward_kernel
+samples/gpt/train.cu:529	200	2.113584e-05	attention_backward -> cublasSgemmStridedBatched
+samples/gpt/train.cu:986	400	2.17147201e-05	adamw_update -> adamw_kernel
+samples/gpt/train.cu:773	1	0.013588768	gpt_build -> cudaMemcpy
+samples/gpt/train.cu:473	200	1.062736e-05	attention_forward -> permute_kernel
+samples/gpt/train.cu:422	425	0.000477484048	layernorm_backward -> layernorm_backward_dinp_kernel
+samples/gpt/train.cu:525	200	0.0001392672	attention_backward -> softmax_backward_kernel
+samples/gpt/train.cu:897	25	3.09721602e-05	gpt_zero_grad -> cudaMemset
+samples/gpt/train.cu:559	25	0.00255492479	fused_classifier -> fused_classifier_kernel
+samples/gpt/train.cu:425	425	0.000180983115	layernorm_backward -> layernorm_backward_dparams_kernel
+samples/gpt/train.cu:489	200	2.05359999e-05	attention_forward -> cublasSgemmStridedBatched
+samples/gpt/train.cu:781	1	4.97279987e-05	gpt_build -> cudaMemset
+samples/gpt/train.cu:436	825	0.000179736748	matmul_forward -> cublasSgemm_v2
+samples/gpt/train.cu:536	200	1.2168e-05	attention_backward -> permute_backward_kernel
+samples/gpt/train.cu:533	200	2.04248e-05	attention_backward -> cublasSgemmStridedBatched
+samples/gpt/train.cu:484	200	0.00015934624	attention_forward -> softmax_forward_kernel
+samples/gpt/train.cu:779	1	7.15520009e-05	gpt_build -> cudaMemset
+samples/gpt/train.cu:514	200	8.83599997e-06	attention_backward -> unpermute_backward_kernel
+samples/gpt/train.cu:451	825	9.40486207e-05	matmul_backward -> cublasSgemm_v2
+samples/gpt/train.cu:828	25	8.84351999e-06	gpt_forward -> cudaMemcpy
+samples/gpt/train.cu:492	200	8.51183994e-06	attention_forward -> unpermute_kernel
+samples/gpt/train.cu:827	25	2.11571199e-05	gpt_forward -> cudaMemcpy
+samples/gpt/train.cu:439	800	1.011004e-05	matmul_forward -> add_bias_kernel
+samples/gpt/train.cu:542	400	8.12792001e-06	residual_forward -> residual_forward_kernel

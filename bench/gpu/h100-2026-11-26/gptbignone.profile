@@ -1,0 +1,37 @@
+# tidal profile v1: per op site, measured (CUDA events) durations
+# file:line	count	mean_seconds	label
+samples/gpt/train.cu:896	25	6.76198399e-05	gpt_zero_grad -> cudaMemset
+samples/gpt/train.cu:552	200	3.011104e-05	gelu_backward -> gelu_backward_kernel
+samples/gpt/train.cu:518	200	2.62393599e-05	attention_backward -> cublasSgemmStridedBatched
+samples/gpt/train.cu:454	825	8.31474813e-05	matmul_backward -> cublasSgemm_v2
+samples/gpt/train.cu:398	25	3.26681601e-05	encoder_forward -> encoder_forward_kernel
+samples/gpt/train.cu:779	1	6.62079975e-05	gpt_build -> cudaMemset
+samples/gpt/train.cu:529	200	2.102064e-05	attention_backward -> cublasSgemmStridedBatched
+samples/gpt/train.cu:481	200	2.293168e-05	attention_forward -> cublasSgemmStridedBatched
+samples/gpt/train.cu:422	425	0.000474599831	layernorm_backward -> layernorm_backward_dinp_kernel
+samples/gpt/train.cu:986	400	2.16327201e-05	adamw_update -> adamw_kernel
+samples/gpt/train.cu:773	1	0.0143754559	gpt_build -> cudaMemcpy
+samples/gpt/train.cu:525	200	0.00013839504	attention_backward -> softmax_backward_kernel
+samples/gpt/train.cu:473	200	1.065616e-05	attention_forward -> permute_kernel
+samples/gpt/train.cu:413	425	0.00032916367	layernorm_forward -> layernorm_forward_kernel
+samples/gpt/train.cu:827	25	2.05695998e-05	gpt_forward -> cudaMemcpy
+samples/gpt/train.cu:536	200	1.208528e-05	attention_backward -> permute_backward_kernel
+samples/gpt/train.cu:489	200	2.054368e-05	attention_forward -> cublasSgemmStridedBatched
+samples/gpt/train.cu:436	825	0.000180548891	matmul_forward -> cublasSgemm_v2
+samples/gpt/train.cu:781	1	5.16479984e-05	gpt_build -> cudaMemset
+samples/gpt/train.cu:533	200	2.02584e-05	attention_backward -> cublasSgemmStridedBatched
+samples/gpt/train.cu:484	200	0.00015887904	attention_forward -> softmax_forward_kernel
+samples/gpt/train.cu:425	425	0.000180354711	layernorm_backward -> layernorm_backward_dparams_kernel
+samples/gpt/train.cu:887	25	2.68633598e-05	gpt_forward -> cudaMemcpy
+samples/gpt/train.cu:547	200	1.48104e-05	gelu_forward -> gelu_forward_kernel
+samples/gpt/train.cu:514	200	8.78831998e-06	attention_backward -> unpermute_backward_kernel
+samples/gpt/train.cu:451	825	9.42734738e-05	matmul_backward -> cublasSgemm_v2
+samples/gpt/train.cu:828	25	9.03424002e-06	gpt_forward -> cudaMemcpy
+samples/gpt/train.cu:542	400	8.10559999e-06	residual_forward -> residual_forward_kernel
+samples/gpt/train.cu:492	200	8.53023998e-06	attention_forward -> unpermute_kernel
+samples/gpt/train.cu:439	800	1.00688e-05	matmul_forward -> add_bias_kernel
+samples/gpt/train.cu:897	25	3.10246401e-05	gpt_zero_grad -> cudaMemset
+samples/gpt/train.cu:559	25	0.00253822208	fused_classifier -> fused_classifier_kernel
+samples/gpt/train.cu:522	200	2.30833601e-05	attention_backward -> cublasSgemmStridedBatched
+samples/gpt/train.cu:457	800	5.99546799e-05	matmul_backward -> matmul_backward_bias_kernel
+samples/gpt/train.cu:405	25	8.39680005e-06	encoder_backward -> encoder_backward_kernel
