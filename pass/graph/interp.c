@@ -1117,7 +1117,7 @@ static void select_leaf(select_ud *u, const char *full, CXType t) {
   gval v = none_val();
   if (hx && hy && xv.k == yv.k) {
     v = select_scalar(b, u->f, u->cond, u->c, &xv, &yv,
-                      u->text ? gb_fmt(b, "(%s)%s", u->text, suffix) : NULL);
+                      u->text ? gb_fmt(b, "%s%s", u->text, suffix) : NULL);
   } else if (is_ptr) { /* set on one side only: a pointer of unknown origin */
     v.k = GV_DEVPTR;
     v.base = sym_const(b->a, 0);
@@ -1135,9 +1135,8 @@ static gval select_struct(gb *b, gb_frame *f, CXCursor e, CXCursor cond, const g
   gval v = none_val();
   v.k = GV_ADDR;
   v.path = gb_fmt(b, "c%d", b->next_frame++);
-  v.text = gb_text(b, e);
+  v.text = gb_fmt(b, "(%s)", gb_text(b, e)); /* a copy's fields append `.data` to it */
   v.text_ok = x->text_ok && y->text_ok && c->text_ok;
-  v.prec = 3;
   select_ud u = {b, f, cond, c, x, y, v.path, v.path, v.text, 0};
   clang_Type_visitFields(clang_getCanonicalType(clang_getCursorType(e)), select_field_visitor, &u);
   return v;
