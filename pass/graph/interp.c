@@ -486,6 +486,18 @@ static const char *index_path(gb *b, const char *base, gval idx) {
   return gb_fmt(b, "%s[?]", base);
 }
 
+static const char *smart_deref_path(gb *b, gb_frame *f, CXCursor e, const char **text, int *ok);
+static int makes_heap_object(CXCursor e);
+static gval eval_new(gb *b, gb_frame *f, CXCursor e);
+static void eval_delete(gb *b, gb_frame *f, CXCursor e);
+
+/* A member of the object at path, named after the object as its owner
+ * wrote it (`context.m_ws`, not "f3:context.m_ws"). */
+static const char *member_text(gb *b, const char *obj, const char *field) {
+  const char *colon = strchr(obj, ':');
+  return gb_fmt(b, "%s.%s", colon ? colon + 1 : obj, field);
+}
+
 /* The store key of the lvalue e, its loop-context text and validity. */
 const char *gb_lvalue(gb *b, gb_frame *f, CXCursor e, const char **text, int *text_ok) {
   e = gb_strip(e);
@@ -613,8 +625,10 @@ const char *gb_lvalue(gb *b, gb_frame *f, CXCursor e, const char **text, int *te
     }
     return pv.k == GV_ADDR ? resolve_alias(b, pv.path) : NULL;
   }
+  if (k == CXCursor_CallExpr) return smart_deref_path(b, f, e, text, text_ok); /* `*model` */
   return NULL;
 }
+
 
 /* Reads the value at key (an lvalue of type ty written as text). */
 static gval read_lvalue(gb *b, gb_frame *f, const char *key, CXType ty, const char *text,
@@ -875,7 +889,9 @@ static gval eval_binary(gb *b, gb_frame *f, CXCursor e) {
   if (gb_children(e, ch, 2) != 2) return none_val();
   enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(e);
   if (op == CXBinaryOperator_Assign) {
+    if (makes_heap_object(ch[1])) b->new_name = gb_text(b, ch[0]); /* Note [heap objects] */
     gval r = gb_eval(b, f, ch[1]);
+    b->new_name = NULL;
     return assign(b, f, ch[0], ch[1], r, CXBinaryOperator_Invalid);
   }
   enum CXBinaryOperatorKind base = compound_base(op);
@@ -1137,6 +1153,11 @@ gval gb_eval(gb *b, gb_frame *f, CXCursor e) {
     return eval_unary(b, f, e);
   case CXCursor_CallExpr:
     return eval_call(b, f, e);
+  case CXCursor_CXXNewExpr:
+    return eval_new(b, f, e);
+  case CXCursor_CXXDeleteExpr:
+    eval_delete(b, f, e);
+    return none_val();
   case CXCursor_CXXThisExpr: {
     const char *obj = this_of(b, f);
     if (!obj) return none_val();
@@ -1380,6 +1401,362 @@ static const char *method_object(gb *b, gb_frame *f, CXCursor call) {
   return gb_lvalue(b, f, ob[0], NULL, NULL);
 }
 
+/* ---- C++ heap objects and smart pointers ---- */
+
+/* Note [heap objects]: `new T(args)` is a fresh host object whose store
+ * path is "hN:(*m)", named after the variable the result is stored to
+ * (b->new_name; "hN[0]" when there is none), and T's user constructor runs
+ * with that path as `this`, so `m->forward(x)` finds the members it set.
+ * `new T[n]` is "hN[0]", indexed like a malloc'd array: `new float *[L]`
+ * filled by one cudaMalloc per element is a pointer array (Note [pointer
+ * arrays]).  `delete p` runs T's user destructor on the object (its
+ * cudaFree calls are recorded frees).  Not followed: the constructors and
+ * destructors of the elements of `new T[n]` beyond the first, placement
+ * new, and destructors run at the end of a scope.
+ *
+ * Note [smart pointers]: std::unique_ptr<T> and std::shared_ptr<T> are
+ * modelled as the raw pointer they hold: a smart pointer's store entry
+ * holds the held value itself (the heap object's address, or the device
+ * pointer of a shared_ptr<float> owning a cudaMalloc'd buffer), and get(),
+ * operator-> and operator* read it.  Construction from a raw pointer or
+ * another smart pointer (copy, std::move), make_unique/make_shared (a heap
+ * object, its constructor chosen by the number of arguments), assignment,
+ * reset, release and swap are followed.  Ownership is not: a custom
+ * deleter (`[](float *q) { cudaFree(q); }`) runs when the last owner goes,
+ * which the interpreter does not follow (the rewriter still replaces its
+ * cudaFree: it edits every call).  What cannot be followed holds a pointer
+ * of unknown origin, reported where an op uses it. */
+
+/* std::unique_ptr<...> or std::shared_ptr<...> (libstdc++ or libc++). */
+static int is_smart_ptr(CXType t) {
+  char *sp = string_and_dispose(clang_getTypeSpelling(clang_getCanonicalType(t)));
+  const char *s = sp ? sp : "";
+  if (strncmp(s, "const ", 6) == 0) s += 6;
+  int r = 0;
+  if (strncmp(s, "std::", 5) == 0) {
+    s += 5;
+    if (strncmp(s, "__1::", 5) == 0) s += 5;
+    r = strncmp(s, "unique_ptr<", 11) == 0 || strncmp(s, "shared_ptr<", 11) == 0;
+  }
+  free(sp);
+  return r;
+}
+
+/* A smart pointer of type t whose held value is not known. */
+static gval smart_unknown(gb *b, CXType t) {
+  gval v = none_val();
+  CXType pt = clang_Type_getTemplateArgumentAsType(clang_getCanonicalType(t), 0);
+  if (!is_record_type(pt)) { /* a buffer: unresolved where an op uses it */
+    v.k = GV_DEVPTR;
+    v.base = sym_const(b->a, 0);
+    v.delta = sym_unknown(b->a);
+  }
+  return v;
+}
+
+/* std::move(x) / std::forward<T>(x): x. */
+static CXCursor strip_move(CXCursor e) {
+  CXCursor s = gb_strip(e);
+  if (clang_getCursorKind(s) != CXCursor_CallExpr || clang_Cursor_getNumArguments(s) != 1) return s;
+  char *n = gb_callee_name(s);
+  int mv = n && (strcmp(n, "move") == 0 || strcmp(n, "forward") == 0) &&
+           clang_Location_isInSystemHeader(clang_getCursorLocation(gb_callee_decl(s)));
+  free(n);
+  return mv ? gb_strip(clang_Cursor_getArgument(s, 0)) : s;
+}
+
+/* The pointer a smart-pointer expression holds: its store entry when it is
+ * an lvalue (key set to it), else (a temporary: make_unique, a constructor,
+ * a function returning one) its value. */
+static gval smart_held(gb *b, gb_frame *f, CXCursor e, const char **key_out) {
+  CXCursor s = strip_move(e);
+  enum CXCursorKind k = clang_getCursorKind(s);
+  if (key_out) *key_out = NULL;
+  if (k == CXCursor_DeclRefExpr || k == CXCursor_MemberRefExpr || k == CXCursor_ArraySubscriptExpr ||
+      k == CXCursor_UnaryOperator) {
+    const char *text;
+    int ok;
+    const char *key = gb_lvalue(b, f, s, &text, &ok);
+    gval *st = key ? gb_lookup(b, key) : NULL;
+    gval v = st && st->k != GV_ALIAS ? *st : smart_unknown(b, clang_getCursorType(s));
+    if (key_out) *key_out = key;
+    v.text = text ? gb_fmt(b, "%s.get()", text) : NULL;
+    v.text_ok = ok;
+    v.prec = 0;
+    return v;
+  }
+  return gb_eval(b, f, e);
+}
+
+/* Does e make a heap object to be stored (`new T`, make_unique,
+ * `unique_ptr<T>(new T)`)?  Its target then names it (b->new_name). */
+static int makes_heap_object(CXCursor e) {
+  CXCursor s = gb_strip(e);
+  enum CXCursorKind k = clang_getCursorKind(s);
+  if (k == CXCursor_CXXNewExpr) return 1;
+  if (k != CXCursor_CallExpr) return 0;
+  CXCursor ref = clang_getCursorReferenced(s);
+  if (clang_getCursorKind(ref) == CXCursor_Constructor)
+    return is_smart_ptr(clang_getCursorType(s)) && clang_Cursor_getNumArguments(s) >= 1 &&
+           clang_getCursorKind(gb_strip(clang_Cursor_getArgument(s, 0))) == CXCursor_CXXNewExpr;
+  char *n = gb_callee_name(s);
+  int r = n && (strcmp(n, "make_unique") == 0 || strcmp(n, "make_shared") == 0);
+  free(n);
+  return r;
+}
+
+/* A fresh heap object (Note [heap objects]); array: `new T[n]`. */
+static gval heap_object(gb *b, int array) {
+  const char *nm = b->new_name;
+  b->new_name = NULL;
+  gval v = none_val();
+  v.k = GV_ADDR;
+  int id = b->next_frame++;
+  v.path = !array && nm && *nm ? gb_fmt(b, "h%d:(*%s)", id, nm) : gb_fmt(b, "h%d[0]", id);
+  return v;
+}
+
+/* Arguments of call bound to def's parameters, the call's argument `skip`
+ * first: a reference parameter is the argument's lvalue (an alias), a
+ * smart pointer passed by value the pointer it holds, others the value.
+ * Returns how many were bound. */
+static int bind_call_args(gb *b, gb_frame *f, CXCursor call, CXCursor def, int skip, gval *args,
+                          int max) {
+  int n = clang_Cursor_getNumArguments(call);
+  int np = clang_Cursor_isNull(def) ? 0 : clang_Cursor_getNumArguments(def);
+  int na = n - skip < max ? n - skip : max;
+  if (na < 0) na = 0;
+  for (int i = 0; i < na; i++) {
+    CXCursor ac = clang_Cursor_getArgument(call, (unsigned)(i + skip));
+    CXType pt = i < np ? clang_getCursorType(clang_Cursor_getArgument(def, (unsigned)i))
+                       : clang_getCursorType(ac);
+    const char *key = NULL, *text = NULL;
+    int ok = 0;
+    if (i < np && (pt.kind == CXType_LValueReference || pt.kind == CXType_RValueReference))
+      key = gb_lvalue(b, f, ac, &text, &ok);
+    if (!key) {
+      args[i] = i < np && is_smart_ptr(pt) ? smart_held(b, f, ac, NULL) : gb_eval(b, f, ac);
+      continue;
+    }
+    args[i] = none_val();
+    args[i].k = GV_ALIAS;
+    args[i].path = key;
+    args[i].text = text;
+    args[i].text_ok = ok;
+  }
+  return na;
+}
+
+/* The user constructor of record type t taking nargs arguments (make_unique
+ * forwards its arguments to one; the first of that arity), or a null cursor. */
+static CXCursor constructor_for(CXType t, int nargs) {
+  CXCursor decl = clang_getTypeDeclaration(clang_getCanonicalType(t));
+  CXCursor ch[256];
+  int n = gb_children(decl, ch, 256);
+  for (int i = 0; i < n && i < 256; i++)
+    if (clang_getCursorKind(ch[i]) == CXCursor_Constructor &&
+        !clang_CXXConstructor_isCopyConstructor(ch[i]) &&
+        !clang_CXXConstructor_isMoveConstructor(ch[i]) &&
+        clang_Cursor_getNumArguments(ch[i]) == nargs)
+      return ch[i];
+  return clang_getNullCursor();
+}
+
+/* Runs T's user destructor on the object at path (`delete p`). */
+static void run_destructor(gb *b, gb_frame *f, CXCursor at, CXType t, const char *path) {
+  CXCursor decl = clang_getTypeDeclaration(clang_getCanonicalType(t));
+  CXCursor ch[256];
+  int n = gb_children(decl, ch, 256);
+  for (int i = 0; i < n && i < 256; i++) {
+    if (clang_getCursorKind(ch[i]) != CXCursor_Destructor) continue;
+    CXCursor def = program_definition(b->t, ch[i]);
+    if (!is_user_function(b, def)) return;
+    b->this_path = path;
+    gb_run_function(b, def, f, at, NULL, 0, NULL);
+    b->this_path = NULL;
+    return;
+  }
+}
+
+/* `new T(args)`, `new T[n]` (Note [heap objects]). */
+static gval eval_new(gb *b, gb_frame *f, CXCursor e) {
+  /* an array new has its '[' before any '(' or '{' (`new float *[L]`) */
+  const char *text = gb_text(b, e);
+  const char *br = text ? strpbrk(text, "[({") : NULL;
+  gval v = heap_object(b, br && *br == '[');
+  CXCursor ch[8];
+  int n = gb_children(e, ch, 8);
+  for (int i = 0; i < n && i < 8; i++) {
+    if (!clang_isExpression(clang_getCursorKind(ch[i]))) continue;
+    CXCursor s = gb_strip(ch[i]);
+    int ctor = clang_getCursorKind(s) == CXCursor_CallExpr &&
+               clang_getCursorKind(clang_getCursorReferenced(s)) == CXCursor_Constructor;
+    b->this_path = ctor ? v.path : NULL;
+    gb_eval(b, f, ch[i]);
+    b->this_path = NULL;
+  }
+  return v;
+}
+
+/* `delete p`, `delete[] p`. */
+static void eval_delete(gb *b, gb_frame *f, CXCursor e) {
+  CXCursor ch[2];
+  int n = gb_children(e, ch, 2);
+  if (n < 1) return;
+  CXCursor p = ch[n - 1];
+  gval v = gb_eval(b, f, p);
+  CXType pt = clang_getPointeeType(clang_getCanonicalType(clang_getCursorType(p)));
+  if (v.k == GV_ADDR && is_record_type(pt)) run_destructor(b, f, e, pt, v.path);
+}
+
+/* make_unique<T>(args) / make_shared<T>(args): a heap object, T's
+ * constructor run on it; the value is the pointer the result holds. */
+static gval make_smart(gb *b, gb_frame *f, CXCursor e) {
+  CXType t = clang_Type_getTemplateArgumentAsType(clang_getCanonicalType(clang_getCursorType(e)), 0);
+  int n = clang_Cursor_getNumArguments(e);
+  gval v = heap_object(b, !is_record_type(t));
+  if (!is_record_type(t)) {
+    for (int i = 0; i < n; i++) gb_eval(b, f, clang_Cursor_getArgument(e, (unsigned)i));
+    return v; /* a host scalar or array */
+  }
+  CXCursor ctor = constructor_for(t, n);
+  CXCursor def = clang_Cursor_isNull(ctor) ? ctor : program_definition(b->t, ctor);
+  if (!is_user_function(b, def)) {
+    for (int i = 0; i < n; i++) gb_eval(b, f, clang_Cursor_getArgument(e, (unsigned)i));
+    if (n > 0 || !clang_Cursor_isNull(ctor)) {
+      char *ts = string_and_dispose(clang_getTypeSpelling(t));
+      gb_note(b, e, "no user constructor of '%s' taking %d argument%s was found for this call: "
+              "the members it sets are not followed", ts, n, n == 1 ? "" : "s");
+      free(ts);
+    }
+    return v;
+  }
+  gval args[64];
+  int na = bind_call_args(b, f, e, def, 0, args, 64);
+  b->this_path = v.path;
+  gb_run_function(b, def, f, e, args, na, NULL);
+  b->this_path = NULL;
+  return v;
+}
+
+/* A smart pointer's constructor (the object, when declared, is obj). */
+static gval smart_construct(gb *b, gb_frame *f, CXCursor e, const char *obj) {
+  int n = clang_Cursor_getNumArguments(e);
+  gval held = gb_int(b, sym_const(b->a, 0), NULL, 0); /* empty: nullptr */
+  if (n >= 1) {
+    CXCursor a0 = clang_Cursor_getArgument(e, 0);
+    CXType at = clang_getCursorType(a0);
+    if (is_smart_ptr(at)) {
+      const char *src = NULL;
+      held = smart_held(b, f, a0, &src);
+      /* a move leaves the source empty */
+      CXCursor s = gb_strip(a0);
+      if (src && !clang_equalCursors(s, strip_move(a0)))
+        gb_store(b, src, gb_int(b, sym_const(b->a, 0), NULL, 0));
+    } else if (is_pointer_type(at) || clang_getCanonicalType(at).kind == CXType_NullPtr) {
+      held = gb_eval(b, f, a0);
+    } else {
+      gb_eval(b, f, a0);
+      held = smart_unknown(b, clang_getCursorType(e));
+      gb_note(b, e, "smart pointer constructed from a value tidal does not follow: the pointer "
+              "it holds is unknown");
+    }
+    for (int i = 1; i < n; i++) gb_eval(b, f, clang_Cursor_getArgument(e, (unsigned)i)); /* deleter */
+  }
+  if (obj) write_lvalue(b, obj, NULL, held);
+  return held;
+}
+
+/* A method of std::unique_ptr/std::shared_ptr (Note [smart pointers]): 1
+ * and *out when e calls one. */
+static int smart_method(gb *b, gb_frame *f, CXCursor e, CXCursor ref, gval *out) {
+  int n = clang_Cursor_getNumArguments(e);
+  int np = clang_Cursor_getNumArguments(ref);
+  CXCursor obj;
+  int first = 0;
+  char *m = string_and_dispose(clang_getCursorSpelling(ref));
+  if (strncmp(m, "operator", 8) == 0 && n == np + 1) {
+    obj = clang_Cursor_getArgument(e, 0); /* operator calls list the object first */
+    first = 1;
+  } else {
+    CXCursor ch[1], ob[1];
+    if (gb_children(e, ch, 1) < 1 || clang_getCursorKind(gb_strip(ch[0])) != CXCursor_MemberRefExpr ||
+        gb_children(gb_strip(ch[0]), ob, 1) < 1) {
+      free(m);
+      return 0;
+    }
+    obj = ob[0];
+  }
+  /* shared_ptr's get() is its base class's: the object is cast to it */
+  if (!is_smart_ptr(clang_getCursorType(obj)) && !is_smart_ptr(clang_getCursorType(gb_strip(obj)))) {
+    free(m);
+    return 0;
+  }
+  const char *key = NULL;
+  gval held = smart_held(b, f, obj, &key);
+  *out = none_val();
+  if (strcmp(m, "get") == 0) {
+    *out = held;
+    out->text = gb_text(b, e);
+  } else if (strcmp(m, "operator->") == 0) {
+    *out = held;
+    const char *t = NULL;
+    int ok = 0;
+    if (key) gb_lvalue(b, f, strip_move(obj), &t, &ok);
+    out->text = t; /* `m->n_` as written */
+    out->text_ok = ok;
+  } else if (strcmp(m, "operator*") == 0) {
+    if (held.k == GV_ADDR) *out = held; /* an object: read by address */
+  } else if (strcmp(m, "release") == 0) {
+    *out = held;
+    if (key) gb_store(b, key, gb_int(b, sym_const(b->a, 0), NULL, 0));
+  } else if (strcmp(m, "reset") == 0 || strcmp(m, "operator=") == 0) {
+    gval nv = gb_int(b, sym_const(b->a, 0), NULL, 0);
+    if (n > first) {
+      CXCursor a = clang_Cursor_getArgument(e, (unsigned)first);
+      if (is_smart_ptr(clang_getCursorType(a))) {
+        const char *src = NULL;
+        nv = smart_held(b, f, a, &src);
+        if (src && !clang_equalCursors(gb_strip(a), strip_move(a)))
+          gb_store(b, src, gb_int(b, sym_const(b->a, 0), NULL, 0));
+      } else {
+        nv = gb_eval(b, f, a);
+      }
+    }
+    if (key) write_lvalue(b, key, NULL, nv);
+  } else if (strcmp(m, "swap") == 0 && n > first) {
+    const char *k2 = NULL;
+    gval other = smart_held(b, f, clang_Cursor_getArgument(e, (unsigned)first), &k2);
+    if (key && k2) {
+      gb_store(b, key, other);
+      gb_store(b, k2, held);
+    } else {
+      if (key) gb_store(b, key, smart_unknown(b, clang_getCursorType(obj)));
+      if (k2) gb_store(b, k2, smart_unknown(b, clang_getCursorType(obj)));
+    }
+  } else {
+    /* use_count, operator bool, ...: the held pointer is unchanged */
+    for (int i = first; i < n; i++) gb_eval(b, f, clang_Cursor_getArgument(e, (unsigned)i));
+    *out = gb_int(b, sym_unknown(b->a), NULL, 0);
+  }
+  free(m);
+  return 1;
+}
+
+/* `*p` of a smart pointer to an object, as an lvalue: the object's path. */
+static const char *smart_deref_path(gb *b, gb_frame *f, CXCursor e, const char **text, int *ok) {
+  CXCursor ref = clang_getCursorReferenced(e);
+  if (clang_getCursorKind(ref) != CXCursor_CXXMethod) return NULL;
+  gval v;
+  char *m = string_and_dispose(clang_getCursorSpelling(ref));
+  int deref = strcmp(m, "operator*") == 0;
+  free(m);
+  if (!deref || !smart_method(b, f, e, ref, &v) || v.k != GV_ADDR) return NULL;
+  *text = v.text ? gb_fmt(b, "(*%s)", v.text) : NULL;
+  *ok = v.text_ok;
+  return resolve_alias(b, v.path);
+}
+
 static gval eval_call(gb *b, gb_frame *f, CXCursor e) {
   if (seen_before(b, f, e)) return none_val();
   /* libclang shows C++ constructions as calls: a copy of a struct
@@ -1392,6 +1769,7 @@ static gval eval_call(gb *b, gb_frame *f, CXCursor e) {
      * (Note [C++ objects]). */
     const char *obj = b->this_path;
     b->this_path = NULL;
+    if (is_smart_ptr(clang_getCursorType(e))) return smart_construct(b, f, e, obj);
     if (obj && is_std_vector(clang_getCursorType(e))) {
       /* std::vector<T> v(count[, value]): its size() is count */
       gval cnt = none_val();
@@ -1408,8 +1786,7 @@ static gval eval_call(gb *b, gb_frame *f, CXCursor e) {
     if (obj && !clang_CXXConstructor_isCopyConstructor(ref) &&
         !clang_CXXConstructor_isMoveConstructor(ref) && is_user_function(b, cdef)) {
       gval args[64];
-      int na = n < 64 ? (n < 0 ? 0 : n) : 64;
-      for (int i = 0; i < na; i++) args[i] = gb_eval(b, f, clang_Cursor_getArgument(e, (unsigned)i));
+      int na = bind_call_args(b, f, e, cdef, 0, args, 64); /* `Model(const Config &c)` */
       b->this_path = obj;
       gb_run_function(b, cdef, f, e, args, na, NULL);
       b->this_path = NULL;
@@ -1419,6 +1796,10 @@ static gval eval_call(gb *b, gb_frame *f, CXCursor e) {
       return gb_eval(b, f, clang_Cursor_getArgument(e, 0));
     for (int i = 0; i < n; i++) gb_eval(b, f, clang_Cursor_getArgument(e, (unsigned)i));
     return none_val();
+  }
+  if (!clang_Cursor_isNull(ref) && clang_getCursorKind(ref) == CXCursor_CXXMethod) {
+    gval sv;
+    if (smart_method(b, f, e, ref, &sv)) return sv;
   }
   /* v.size() of a std::vector whose construction gave its count */
   if (!clang_Cursor_isNull(ref) && clang_getCursorKind(ref) == CXCursor_CXXMethod &&
@@ -1449,6 +1830,11 @@ static gval eval_call(gb *b, gb_frame *f, CXCursor e) {
   char *name = gb_callee_name(e);
   gval ret = none_val();
   if (!name) goto generic;
+  if ((strcmp(name, "make_unique") == 0 || strcmp(name, "make_shared") == 0) &&
+      is_smart_ptr(clang_getCursorType(e))) {
+    ret = make_smart(b, f, e);
+    goto out;
+  }
   const libcall_info *li = libcall_find(name);
   if (li && (li->flags & (LIBCALL_ALLOC | LIBCALL_FREE))) {
     if (b->h->alloc_call(b, f, e, name)) {
@@ -1480,33 +1866,15 @@ static gval eval_call(gb *b, gb_frame *f, CXCursor e) {
     int n = clang_Cursor_getNumArguments(e);
     if (n < 0) n = 0;
     gval args[64];
-    /* C++ reference parameters (`void alloc(P &p)`, `float *&q`): the
-     * parameter is the argument's lvalue, so writes through it land there */
     int np = clang_Cursor_isNull(def) ? 0 : clang_Cursor_getNumArguments(def);
     /* An operator call (a lambda `launch(p.w, g.w, 150)`, a functor) lists
      * the object as argument 0: the parameters bind the ones after it. */
     int skip = !clang_Cursor_isNull(def) && clang_getCursorKind(def) == CXCursor_CXXMethod &&
                n == np + 1;
     if (skip) gb_eval(b, f, clang_Cursor_getArgument(e, 0));
-    int na = n - skip < 64 ? n - skip : 64;
-    for (int i = 0; i < na; i++) {
-      CXCursor ac = clang_Cursor_getArgument(e, (unsigned)(i + skip));
-      enum CXTypeKind pk = i < np ? clang_getCursorType(clang_Cursor_getArgument(def, (unsigned)i)).kind
-                                  : CXType_Invalid;
-      const char *key = NULL, *text = NULL;
-      int ok = 0;
-      if (pk == CXType_LValueReference || pk == CXType_RValueReference)
-        key = gb_lvalue(b, f, ac, &text, &ok);
-      if (!key) {
-        args[i] = gb_eval(b, f, ac);
-        continue;
-      }
-      args[i] = none_val();
-      args[i].k = GV_ALIAS;
-      args[i].path = key;
-      args[i].text = text;
-      args[i].text_ok = ok;
-    }
+    /* C++ reference parameters (`void alloc(P &p)`, `float *&q`): the
+     * parameter is the argument's lvalue, so writes through it land there */
+    int na = bind_call_args(b, f, e, def, skip, args, 64);
     if (is_user_function(b, def) && !clang_Cursor_isNull(def)) {
       if (clang_getCursorKind(def) == CXCursor_CXXMethod && !clang_CXXMethod_isStatic(def)) {
         b->this_path = method_object(b, f, e);
@@ -1608,7 +1976,7 @@ int gb_run_function(gb *b, CXCursor fn, gb_frame *caller, CXCursor call, const g
       CXType pt = clang_getCursorType(pd);
       if (i >= nargs) {
         v = read_lvalue(b, &fr, NULL, pt, gb_str(b, pname), 0);
-      } else if (is_record_type(pt) && v.k == GV_ADDR) {
+      } else if (is_record_type(pt) && !is_smart_ptr(pt) && v.k == GV_ADDR) {
         v.k = GV_ALIAS; /* struct passed by value */
       } else if (!caller && v.k == GV_NONE) {
         v = read_lvalue(b, &fr, NULL, pt, gb_str(b, pname), 1);
@@ -1644,11 +2012,17 @@ int gb_run_function(gb *b, CXCursor fn, gb_frame *caller, CXCursor call, const g
             v.k = GV_ALIAS;
             v.path = key;
           }
+        } else if (is_smart_ptr(ft)) {
+          /* `layer_(new Layer(n))`, `buf_(std::move(b))` (Note [smart pointers]) */
+          if (makes_heap_object(mi[i + 1])) b->new_name = member_text(b, obj, field);
+          v = smart_held(b, &fr, mi[i + 1], NULL);
         } else {
+          if (makes_heap_object(mi[i + 1])) b->new_name = member_text(b, obj, field);
           v = gb_eval(b, &fr, mi[i + 1]);
           if (is_record_type(ft) && v.k == GV_ADDR) v.k = GV_ALIAS; /* Note [struct copies] */
         }
         b->this_path = NULL;
+        b->new_name = NULL;
         gb_store(b, gb_fmt(b, "%s.%s", obj, field), v);
         free(field);
       }
@@ -1730,9 +2104,12 @@ static void init_store(gb *b, gb_frame *f, const char *key, const char *name, CX
   } else {
     /* `Relu relu(4096);`: a user constructor runs on the object (Note [C++ objects]) */
     if (is_record_type(ty)) b->this_path = key;
-    gval v = gb_eval(b, f, init);
+    if (makes_heap_object(init)) b->new_name = name; /* Note [heap objects] */
+    int smart = is_smart_ptr(ty);
+    gval v = smart ? smart_held(b, f, init, NULL) : gb_eval(b, f, init);
     b->this_path = NULL;
-    if (is_record_type(ty) && v.k == GV_ADDR) v.k = GV_ALIAS;
+    b->new_name = NULL;
+    if (is_record_type(ty) && !smart && v.k == GV_ADDR) v.k = GV_ALIAS;
     write_lvalue(b, key, name, v);
   }
 }

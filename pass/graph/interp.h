@@ -140,6 +140,9 @@ typedef struct gb {
   /* The object of the method or constructor being entered (interp.c,
    * Note [C++ objects]); consumed by gb_run_function. */
   const char *this_path;
+  /* The source text a `new T`/make_unique result is about to be stored to
+   * (`m`), naming the heap object "(*m)" (interp.c Note [heap objects]). */
+  const char *new_name;
   /* Loop variable names of graph loops (to normalise tensor keys). */
   char **loop_vars;
   int n_loop_vars;
