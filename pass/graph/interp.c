@@ -1407,7 +1407,7 @@ static const char *method_object(gb *b, gb_frame *f, CXCursor call) {
  * path is "hN:(*m)", named after the variable the result is stored to
  * (b->new_name; "hN[0]" when there is none), and T's user constructor runs
  * with that path as `this`, so `m->forward(x)` finds the members it set.
- * `new T[n]` is "hN[0]", indexed like a malloc'd array: `new float *[L]`
+ * `new T[n]` is "hN:acts[0]", indexed like a malloc'd array: `new float *[L]`
  * filled by one cudaMalloc per element is a pointer array (Note [pointer
  * arrays]).  `delete p` runs T's user destructor on the object (its
  * cudaFree calls are recorded frees).  Not followed: the constructors and
@@ -1512,7 +1512,10 @@ static gval heap_object(gb *b, int array) {
   gval v = none_val();
   v.k = GV_ADDR;
   int id = b->next_frame++;
-  v.path = !array && nm && *nm ? gb_fmt(b, "h%d:(*%s)", id, nm) : gb_fmt(b, "h%d[0]", id);
+  if (nm && *nm) /* named: its tensors read `(*m).w_`, `acts[2]` */
+    v.path = array ? gb_fmt(b, "h%d:%s[0]", id, nm) : gb_fmt(b, "h%d:(*%s)", id, nm);
+  else
+    v.path = gb_fmt(b, "h%d[0]", id);
   return v;
 }
 
