@@ -107,6 +107,17 @@ gval *gb_lookup(gb *b, const char *key) {
 
 void gb_store(gb *b, const char *key, gval v) {
   if (!key) return;
+  if (b->dry && !b->in_once) { /* Note [state changed by calls] */
+    if (b->n_dry_keys == b->cap_dry_keys) {
+      size_t nc = b->cap_dry_keys ? b->cap_dry_keys * 2 : 256;
+      const char **n = realloc(b->dry_keys, nc * sizeof *n);
+      if (n) {
+        b->dry_keys = n;
+        b->cap_dry_keys = nc;
+      }
+    }
+    if (b->n_dry_keys < b->cap_dry_keys) b->dry_keys[b->n_dry_keys++] = gb_str(b, key);
+  }
   if ((b->tab_n + 1) * 2 > b->tab_cap) {
     size_t nc = b->tab_cap ? b->tab_cap * 2 : 1024;
     gb_entry *n = calloc(nc, sizeof *n);
@@ -418,11 +429,25 @@ static int int_value_const(gb *b, const gval *v, int64_t *out) {
   return sym_eval(v->s, bind_value_fn, &b->g->binds, out) == 0;
 }
 
+/* 1 if name was bound, when read earlier, to a constant other than c: the
+ * variable was written since (`top += bytes` in a setup call).  Rebinding
+ * it would move every earlier read (the first block's offset) to the new
+ * value, so this read is the constant itself. */
+static int const_rebound(gb *b, const char *name, int64_t c) {
+  const graph_bindings *bs = &b->g->binds;
+  for (int i = 0; i < bs->n; i++)
+    if (strcmp(bs->items[i].name, name) == 0)
+      return bs->items[i].source == BIND_CONST && bs->items[i].value != c;
+  return 0;
+}
+
 /* An integer read from a name-keeping place (main's or the loop function's
  * variables, globals): the name, bound when its value is constant. */
 static gval named_int(gb *b, const char *name, const gval *stored, int is_const_decl) {
   int64_t c;
-  if (stored && stored->ind) {
+  /* an unknown the loop carries stays that (not the symbol `name`, which
+   * reads as one loop-invariant value) */
+  if (stored && (stored->ind || stored->carried)) {
     gval v = *stored;
     v.text = gb_str(b, name);
     v.text_ok = 1;
@@ -430,7 +455,7 @@ static gval named_int(gb *b, const char *name, const gval *stored, int is_const_
     return v;
   }
   if (stored && stored->k == GV_INT && int_value_const(b, stored, &c)) {
-    if (is_plain_lvalue_text(name)) {
+    if (is_plain_lvalue_text(name) && !const_rebound(b, name, c)) {
       bind_set(&b->g->binds, name, c, BIND_CONST);
       return gb_int(b, sym_var(b->a, name), gb_str(b, name), 1);
     }
@@ -1539,6 +1564,11 @@ static int bind_call_args(gb *b, gb_frame *f, CXCursor call, CXCursor def, int s
       key = gb_lvalue(b, f, ac, &text, &ok);
     if (!key) {
       args[i] = i < np && is_smart_ptr(pt) ? smart_held(b, f, ac, NULL) : gb_eval(b, f, ac);
+      /* a temporary object bound to a reference (`relu(w1 * x)`): the
+       * parameter names the object the call returned */
+      if (i < np && (pt.kind == CXType_LValueReference || pt.kind == CXType_RValueReference) &&
+          args[i].k == GV_ADDR && is_record_type(clang_getPointeeType(pt)) && !is_smart_ptr(pt))
+        args[i].k = GV_ALIAS;
       continue;
     }
     args[i] = none_val();
@@ -1640,6 +1670,33 @@ static gval make_smart(gb *b, gb_frame *f, CXCursor e) {
   gb_run_function(b, def, f, e, args, na, NULL);
   b->this_path = NULL;
   return v;
+}
+
+/* Default member initialisers (`size_t top = 0;` in the class): every
+ * constructor applies them to the members its initialiser list leaves
+ * out; applied first here, the list and the body then override them.
+ * Member objects and bit-field widths are not initialisers to apply. */
+static void default_members(gb *b, gb_frame *f, const char *obj, CXType t) {
+  CXCursor decl = clang_getTypeDeclaration(clang_getCanonicalType(t));
+  if (clang_Cursor_isNull(decl) || clang_Location_isInSystemHeader(clang_getCursorLocation(decl)))
+    return;
+  CXCursor fl[256];
+  int n = gb_children(decl, fl, 256);
+  for (int i = 0; i < n && i < 256; i++) {
+    if (clang_getCursorKind(fl[i]) != CXCursor_FieldDecl || clang_Cursor_isBitField(fl[i])) continue;
+    CXType ft = clang_getCursorType(fl[i]);
+    if (is_record_type(ft) && !is_smart_ptr(ft)) continue;
+    CXCursor ch[4];
+    int nc = gb_children(fl[i], ch, 4);
+    CXCursor init = clang_getNullCursor();
+    for (int j = 0; j < nc && j < 4; j++)
+      if (clang_isExpression(clang_getCursorKind(ch[j]))) init = ch[j];
+    if (clang_Cursor_isNull(init)) continue;
+    char *field = string_and_dispose(clang_getCursorSpelling(fl[i]));
+    gval v = is_smart_ptr(ft) ? smart_held(b, f, init, NULL) : gb_eval(b, f, init);
+    write_lvalue(b, gb_fmt(b, "%s.%s", obj, field), NULL, v);
+    free(field);
+  }
 }
 
 /* A smart pointer's constructor (the object, when declared, is obj). */
@@ -1787,6 +1844,9 @@ static gval eval_call(gb *b, gb_frame *f, CXCursor e) {
     }
     CXCursor cdef = program_definition(b->t, ref);
     if (obj && !clang_CXXConstructor_isCopyConstructor(ref) &&
+        !clang_CXXConstructor_isMoveConstructor(ref))
+      default_members(b, f, obj, clang_getCursorType(e));
+    if (obj && !clang_CXXConstructor_isCopyConstructor(ref) &&
         !clang_CXXConstructor_isMoveConstructor(ref) && is_user_function(b, cdef)) {
       gval args[64];
       int na = bind_call_args(b, f, e, cdef, 0, args, 64); /* `Model(const Config &c)` */
@@ -1888,6 +1948,12 @@ static gval eval_call(gb *b, gb_frame *f, CXCursor e) {
       gb_run_function(b, def, f, e, args, na, &ret);
       b->this_path = NULL;
     } else {
+      /* a pure virtual method has no body for the static type: say so, or
+       * the ops of its overrides would vanish without a word */
+      if (!clang_Cursor_isNull(decl) && clang_getCursorKind(decl) == CXCursor_CXXMethod &&
+          clang_CXXMethod_isPureVirtual(decl))
+        gb_note(b, e, "call of a pure virtual method: overrides in derived classes are not "
+                "followed, ops below them are not in the graph");
       /* An opaque call may write through the addresses it is given
        * (cudaGetDeviceCount(&n)): forget integers stored there. */
       for (int i = 0; i < na; i++) {
@@ -1910,8 +1976,10 @@ out:
 static void walk_decl(gb *b, gb_frame *f, CXCursor vd);
 
 /* Global structs initialised at file scope (`config_t config = {.n_embd
- * = 768, ...}`) in any input: their fields hold those values when main()
- * starts, as the program's own reads will see them. */
+ * = 768, ...}`) and global objects (`static Pool pool;`: default member
+ * initialisers, then the constructor) in any input: their fields hold
+ * those values when main() starts, as the program's own reads will see
+ * them. */
 static enum CXChildVisitResult global_init_visitor(CXCursor c, CXCursor parent, CXClientData d) {
   (void)parent;
   gb *b = d;
@@ -1922,8 +1990,14 @@ static enum CXChildVisitResult global_init_visitor(CXCursor c, CXCursor parent, 
     return CXChildVisit_Continue;
   CXCursor ch[8];
   int n = gb_children(c, ch, 8), has_init = 0;
-  for (int i = 0; i < n && i < 8; i++)
-    if (clang_getCursorKind(gb_strip(ch[i])) == CXCursor_InitListExpr) has_init = 1;
+  for (int i = 0; i < n && i < 8; i++) {
+    CXCursor s = gb_strip(ch[i]);
+    if (clang_getCursorKind(s) == CXCursor_InitListExpr) has_init = 1;
+    /* an object whose constructor runs before main (`static Pool pool;`) */
+    if (clang_getCursorKind(s) == CXCursor_CallExpr &&
+        clang_getCursorKind(clang_getCursorReferenced(s)) == CXCursor_Constructor)
+      has_init = 1;
+  }
   if (has_init) walk_decl(b, NULL, c);
   return CXChildVisit_Continue;
 }
@@ -2429,6 +2503,154 @@ static void forget_carried(gb *b, gb_frame *f, CXCursor s, const char *skip_key,
   clang_visitChildren(s, carried_visitor, &cd);
 }
 
+/* Note [state changed by calls]: the syntactic scan of Note [loop-carried
+ * values] sees what the loop body itself assigns, not what the functions
+ * it calls assign: a caching allocator's `top += bytes` inside `pool.get()`
+ * (called by a Matrix constructor, called by `operator*`) moves every
+ * later iteration's blocks, yet the one walk reads its entry value and
+ * puts each iteration's temporaries at the first iteration's offsets -
+ * where the weights were carved before the loop, so a plan could take the
+ * weights for dead.  So the body is first walked dry: with handlers that
+ * record nothing (b->quiet), noting every store key written outside once
+ * branches.  A key that held a value before the dry walk and holds a
+ * different one after it is state carried from one iteration to the next
+ * by some call; the store is put back as it was, such keys are forgotten
+ * as Note [loop-carried values] forgets (integers unknown, pointers
+ * keeping their allocation with an unknown offset, marked carried), and
+ * the body is walked for real.  Keys written with the value they held
+ * (`model->batch_size = B` every step) stay.  Only when the body calls a
+ * user function (the syntactic scan covers the rest); state created
+ * inside the iteration and carried between the iterations of an inner loop
+ * by calls is not seen. */
+typedef struct user_call_scan {
+  gb *b;
+  int found;
+} user_call_scan;
+
+static enum CXChildVisitResult user_call_visitor(CXCursor c, CXCursor parent, CXClientData d) {
+  (void)parent;
+  user_call_scan *u = d;
+  if (clang_getCursorKind(c) == CXCursor_CallExpr) {
+    CXCursor decl = gb_callee_decl(c);
+    if (!clang_Cursor_isNull(decl) && is_user_function(u->b, program_definition(u->b->t, decl))) {
+      u->found = 1;
+      return CXChildVisit_Break;
+    }
+  }
+  return CXChildVisit_Recurse;
+}
+
+static int gval_same(const gval *x, const gval *y) {
+  if (x->k != y->k) return 0;
+  switch (x->k) {
+  case GV_INT:
+  case GV_DESC:
+    return x->s == y->s || (x->s && y->s && sym_equal(x->s, y->s));
+  case GV_DEVPTR:
+    return x->alloc == y->alloc && x->region == y->region &&
+           (x->base == y->base || (x->base && y->base && sym_equal(x->base, y->base))) &&
+           (x->delta == y->delta || (x->delta && y->delta && sym_equal(x->delta, y->delta))) &&
+           (x->family == y->family || (x->family && y->family && !strcmp(x->family, y->family)));
+  case GV_ADDR:
+  case GV_ALIAS:
+    return x->path == y->path || (x->path && y->path && !strcmp(x->path, y->path));
+  default:
+    return 1;
+  }
+}
+
+/* A value some call changes between iterations: unknown from here on. */
+static void carry_key(gb *b, const char *key) {
+  gval *st = gb_lookup(b, key);
+  if (!st || st->carried) return;
+  gval v = *st;
+  if (v.k == GV_INT) {
+    /* the name's binding stays: setup's reads (a block carved before the
+     * loop) used the value it held then, the loop reads this unknown */
+    v = gb_int(b, sym_unknown(b->a), st->text, st->text_ok);
+    v.ind = 1;
+  } else if (v.k == GV_DEVPTR) {
+    v.delta = sym_unknown(b->a);
+  } else if (v.k == GV_ADDR) {
+    const char *lb = strrchr(v.path, '[');
+    v.path = lb ? gb_fmt(b, "%.*s[?]", (int)(lb - v.path), v.path) : gb_fmt(b, "%s+?", v.path);
+  } else {
+    return;
+  }
+  v.carried = 1;
+  gb_store(b, key, v);
+}
+
+static void dry_walk(gb *b, gb_frame *f, CXCursor body) {
+  user_call_scan u = {b, 0};
+  clang_visitChildren(body, user_call_visitor, &u);
+  if (!b->quiet || !u.found) return;
+  graph *g = b->g;
+  /* what the dry walk may change, saved */
+  gb_entry *tab = malloc((b->tab_cap ? b->tab_cap : 1) * sizeof *tab);
+  if (!tab) return;
+  if (b->tab_cap) memcpy(tab, b->tab, b->tab_cap * sizeof *tab);
+  size_t tab_cap = b->tab_cap, tab_n = b->tab_n;
+  unsigned seq = b->store_seq;
+  gb_seen_call seen[GB_SEEN_CALLS];
+  memcpy(seen, b->seen, sizeof seen);
+  int n_seen = b->n_seen, once_sites = b->once_sites;
+  int n_loops = g->n_loops, n_branches = g->n_branches, n_notes = g->n_notes;
+  const gb_handlers *h = b->h;
+  b->h = b->quiet;
+  b->dry = 1;
+  b->n_dry_keys = 0;
+  gb_walk_stmt(b, f, body);
+  b->dry = 0;
+  b->h = h;
+  /* keys that existed before and now hold another value */
+  size_t n_changed = 0;
+  const char **changed = malloc((b->n_dry_keys + 1) * sizeof *changed);
+  for (size_t i = 0; changed && i < b->n_dry_keys; i++) {
+    const char *key = b->dry_keys[i];
+    const gval *now = gb_lookup(b, key);
+    const gval *old = NULL;
+    if (tab_cap) {
+      size_t j = hash_str(key) & (tab_cap - 1);
+      while (tab[j].key) {
+        if (strcmp(tab[j].key, key) == 0) {
+          old = &tab[j].v;
+          break;
+        }
+        j = (j + 1) & (tab_cap - 1);
+      }
+    }
+    if (old && now && !gval_same(old, now)) changed[n_changed++] = key;
+  }
+  /* put everything back */
+  free(b->tab);
+  b->tab = tab;
+  b->tab_cap = tab_cap;
+  b->tab_n = tab_n;
+  b->store_seq = seq;
+  memcpy(b->seen, seen, sizeof seen);
+  b->n_seen = n_seen;
+  b->once_sites = once_sites;
+  for (int i = n_loops; i < g->n_loops; i++) {
+    free(g->loops[i].var);
+    free(g->loops[i].file);
+  }
+  g->n_loops = n_loops;
+  for (int i = n_branches; i < g->n_branches; i++) {
+    free(g->branches[i].cond);
+    free(g->branches[i].function);
+    free(g->branches[i].file);
+  }
+  g->n_branches = n_branches;
+  for (int i = n_notes; i < g->n_notes; i++) {
+    free(g->notes[i].file);
+    free(g->notes[i].message);
+  }
+  g->n_notes = n_notes;
+  for (size_t i = 0; i < n_changed; i++) carry_key(b, changed[i]);
+  free(changed);
+}
+
 static void walk_train_loop(gb *b, gb_frame *f, CXCursor s) {
   graph *g = b->g;
   b->reached_loop = 1;
@@ -2466,9 +2688,11 @@ static void walk_train_loop(gb *b, gb_frame *f, CXCursor s) {
         }
       }
       forget_carried(b, f, s, step_key, p.has_init ? p.init : clang_getNullCursor());
+      dry_walk(b, f, p.body);
       gb_walk_stmt(b, f, p.body);
     } else {
       forget_carried(b, f, s, NULL, clang_getNullCursor());
+      dry_walk(b, f, ch[n - 1]);
       gb_walk_stmt(b, f, ch[n - 1]);
     }
   }

@@ -98,6 +98,11 @@ typedef enum gb_mode { GB_SETUP = 0, GB_GRAPH = 1, GB_AFTER = 2 } gb_mode;
 
 typedef struct gb {
   const gb_handlers *h;   /* op sites, allocations, graph loops (handlers.h) */
+  const gb_handlers *quiet; /* the same, recording nothing: the dry walk of interp.c
+                               Note [state changed by calls]; NULL: no dry walk */
+  const char **dry_keys;  /* keys written during the dry walk (outside once branches) */
+  size_t n_dry_keys, cap_dry_keys;
+  int dry;                /* walking the training loop's body dry */
   graph *g;
   pass_tu *t;
   sym_arena *a;
