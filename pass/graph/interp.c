@@ -2912,6 +2912,27 @@ void gb_walk_stmt(gb *b, gb_frame *f, CXCursor s) {
     }
     return;
   }
+  case CXCursor_CXXForRangeStmt: {
+    /* `for (auto &l : layers)`: the element is not followed; inside the
+     * iteration it is a graph loop of unknown trip count, like a while */
+    CXCursor ch[4];
+    int n = gb_children(s, ch, 4);
+    if (n < 1) return;
+    for (int i = 0; i + 1 < n; i++)
+      if (clang_isExpression(clang_getCursorKind(ch[i]))) gb_eval(b, f, ch[i]);
+    if (b->mode == GB_GRAPH) {
+      int id = b->h->graph_loop(b, f, s, ch[n - 1], NULL, NULL, NULL, 0);
+      forget_carried(b, f, s, NULL, clang_getNullCursor());
+      b->loops[b->n_loops].id = id;
+      b->loops[b->n_loops].frame = f;
+      if (b->n_loops < 63) b->n_loops++;
+      gb_walk_stmt(b, f, ch[n - 1]);
+      if (b->n_loops) b->n_loops--;
+    } else {
+      gb_walk_stmt(b, f, ch[n - 1]);
+    }
+    return;
+  }
   case CXCursor_IfStmt:
     walk_if(b, f, s);
     return;
