@@ -109,6 +109,14 @@ typedef struct gb_loopctx {
 
 typedef enum gb_mode { GB_SETUP = 0, GB_GRAPH = 1, GB_AFTER = 2 } gb_mode;
 
+/* A store entry as it was before a write being logged (store.c). */
+typedef struct gb_undo {
+  const char *key; /* builder-owned */
+  int had;         /* the key existed (else the write created it) */
+  gval v;
+  unsigned seq;
+} gb_undo;
+
 typedef struct gb {
   const gb_handlers *h;   /* op sites, allocations, graph loops (handlers.h) */
   graph *g;
@@ -125,6 +133,9 @@ typedef struct gb {
   gb_entry *tab;
   size_t tab_cap, tab_n;
   unsigned store_seq;
+  gb_undo *undo;          /* writes to take back (gb_undo_begin/end) */
+  size_t n_undo, cap_undo;
+  int undo_depth;         /* > 0: gb_store logs what it overwrites */
   /* Strings owned by the builder (freed at the end). */
   char **strs;
   size_t n_strs, cap_strs;
@@ -171,6 +182,8 @@ gval *gb_lookup(gb *b, const char *key);
 void gb_store(gb *b, const char *key, gval v);
 const char *gb_resolve_alias(gb *b, const char *key); /* GV_ALIAS entries on the whole key */
 const char *gb_canon(gb *b, const char *key);       /* ... and on every prefix */
+size_t gb_undo_begin(gb *b);                        /* from here, writes are logged */
+void gb_undo_end(gb *b, size_t mark);               /* ... and taken back */
 
 /* elements.c: arrays read at an index that is not constant. */
 int gb_element_read(gb *b, const char *key, sym *index, int is_ptr, gval *out);
