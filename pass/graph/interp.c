@@ -1817,7 +1817,24 @@ static gval smart_construct(gb *b, gb_frame *f, CXCursor e, const char *obj) {
       gb_note(b, e, "smart pointer constructed from a value tidal does not follow: the pointer "
               "it holds is unknown");
     }
-    for (int i = 1; i < n; i++) gb_eval(b, f, clang_Cursor_getArgument(e, (unsigned)i)); /* deleter */
+    for (int i = 1; i < n; i++) { /* the deleter */
+      CXCursor d = gb_strip(clang_Cursor_getArgument(e, (unsigned)i));
+      if (clang_getCursorKind(d) == CXCursor_UnaryOperator &&
+          clang_getCursorUnaryOperatorKind(d) == CXUnaryOperator_AddrOf) {
+        CXCursor ch[1];
+        if (gb_children(d, ch, 1) == 1) d = gb_strip(ch[0]);
+      }
+      char *dn = clang_getCursorKind(d) == CXCursor_DeclRefExpr
+                     ? string_and_dispose(clang_getCursorSpelling(clang_getCursorReferenced(d)))
+                     : NULL;
+      /* the rewriter replaces calls of cudaFree, not the function passed
+       * as a value: the deleter would hand tidal's memory to cudaFree */
+      if (dn && strncmp(dn, "cudaFree", 8) == 0)
+        gb_note(b, d, "%s passed as a deleter is not replaced by tidal_free: the memory it "
+                "frees is tidal's (use a lambda calling %s, which is rewritten)", dn, dn);
+      free(dn);
+      gb_eval(b, f, clang_Cursor_getArgument(e, (unsigned)i));
+    }
   }
   if (obj) write_lvalue(b, obj, NULL, held);
   return held;
