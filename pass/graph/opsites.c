@@ -122,18 +122,6 @@ static sym *env_descriptor_bytes(void *ud, int arg) {
   return v.k == GV_DESC ? v.s : NULL;
 }
 
-/* The local context (the op's own scope, for the rewriter's declaration
- * at the op): a descriptor's bytes are named in the training loop's scope
- * (the setter's values went through the call chain), so they are text only
- * there; in a method or helper they may name what is not in scope (lenet's
- * `conv2.kernel_size` inside a method whose parameter `conv2` is a float*):
- * unknown, and the rewriter declares the extent to the allocation's end. */
-static sym *env_descriptor_bytes_local(void *ud, int arg) {
-  libenv_ud *u = ud;
-  if (!u->f || !(u->f->is_loop_frame || u->f == u->b->loop_frame)) return NULL;
-  return env_descriptor_bytes(ud, arg);
-}
-
 static int env_descriptor_dense(void *ud, int arg) {
   libenv_ud *u = ud;
   gval v = gb_eval(u->b, u->f, clang_Cursor_getArgument(u->call, (unsigned)arg));
@@ -618,9 +606,7 @@ int opsite_handle(gb *b, gb_frame *f, CXCursor call) {
   libcall_env env = {b->a, env_descriptor_bytes, &ud, env_descriptor_dense, env_scalar_is_zero};
   libcall_access acc[OPSITE_MAX_ACC], lacc[OPSITE_MAX_ACC];
   int na = libcall_accesses(name, args, n, &env, acc, OPSITE_MAX_ACC);
-  libcall_env lenv = env;
-  lenv.descriptor_bytes = env_descriptor_bytes_local;
-  int nl = libcall_accesses(name, largs, n, &lenv, lacc, OPSITE_MAX_ACC);
+  int nl = libcall_accesses(name, largs, n, &env, lacc, OPSITE_MAX_ACC);
   if (na > OPSITE_MAX_ACC) na = OPSITE_MAX_ACC;
   for (int i = 0; i < na; i++) {
     int ai = acc[i].arg;

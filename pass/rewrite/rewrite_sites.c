@@ -275,11 +275,7 @@ static void graph_accesses(scan_ctx *x, rw_site *site, const int *ops, int n_ops
         for (int p = 0; p < ki->n_params; p++)
           if (a->param && !strcmp(ki->params[p].name, a->param) && ki->params[p].why)
             why = ki->params[p].why;
-      if (!ki && !bytes)
-        why = sym_is_unknown(a->bytes)
-                  ? "the library-call model gives no bound for this argument"
-                  : "its size (a descriptor's, set up in another scope) names what is not in "
-                    "scope at this op";
+      if (!ki && !bytes) why = "the library-call model gives no bound for this argument";
       add_acc(site, a->ptr_local, bytes, tidal_mode_of(a->mode),
               exact_on_every_path(x, ops, n_ops, a->arg), why, &x->oom);
     }
