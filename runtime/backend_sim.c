@@ -134,7 +134,7 @@ static tidal_status sim_create(const tidal_config *cfg, rt_backend **out, size_t
     b->c.copy_latency_s = cfg->sim_copy_latency_s;
   if (cfg->sim_call_cost_scale > 0) {
     double k = cfg->sim_call_cost_scale;
-    b->c.map_s *= k, b->c.set_access_s *= k, b->c.unmap_s *= k;
+    b->c.map_s *= k, b->c.set_access_s *= k, b->c.unmap_s *= k, b->c.set_access_chunk_s *= k;
     b->c.event_record_s *= k, b->c.event_query_s *= k, b->c.event_sync_s *= k;
     b->c.stream_wait_s *= k, b->c.copy_issue_s *= k, b->c.vmm_enqueue_s *= k;
   }
@@ -289,8 +289,13 @@ static tidal_status sim_map(rt_backend *b, uintptr_t addr, uint32_t phys, rt_eve
   return TIDAL_OK;
 }
 
+/* One cuMemSetAccess over a run of bytes / chunk chunks. */
+static double set_access_cost(const rt_backend *b, size_t bytes) {
+  return b->c.set_access_s + b->c.set_access_chunk_s * (double)(bytes / b->chunk_bytes);
+}
+
 static tidal_status sim_set_access(rt_backend *b, uintptr_t addr, size_t bytes) {
-  b->t_host += b->c.set_access_s;
+  b->t_host += set_access_cost(b, bytes);
   return TIDAL_OK;
 }
 
@@ -543,7 +548,7 @@ static tidal_status sim_cmd_prepare(rt_backend *b, rt_cmd *cmd, rt_event *ev, do
     b->t_vmm = start + b->c.map_s;
     ev->vt = b->phys_busy[cmd->phys];
     break;
-  case RT_CMD_SET_ACCESS: b->t_vmm = start + b->c.set_access_s; break;
+  case RT_CMD_SET_ACCESS: b->t_vmm = start + set_access_cost(b, cmd->bytes); break;
   case RT_CMD_UNMAP:
     b->t_vmm = max2(start, mark_time(b, cmd->mark)) + b->c.unmap_s;
     break;
