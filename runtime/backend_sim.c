@@ -134,7 +134,7 @@ static tidal_status sim_create(const tidal_config *cfg, rt_backend **out, size_t
     b->c.copy_latency_s = cfg->sim_copy_latency_s;
   if (cfg->sim_call_cost_scale > 0) {
     double k = cfg->sim_call_cost_scale;
-    b->c.map_s *= k, b->c.set_access_s *= k, b->c.unmap_s *= k, b->c.set_access_chunk_s *= k;
+    b->c.map_s *= k, b->c.set_access_s *= k, b->c.unmap_s *= k;
     b->c.event_record_s *= k, b->c.event_query_s *= k, b->c.event_sync_s *= k;
     b->c.stream_wait_s *= k, b->c.copy_issue_s *= k, b->c.vmm_enqueue_s *= k;
   }
@@ -289,9 +289,12 @@ static tidal_status sim_map(rt_backend *b, uintptr_t addr, uint32_t phys, rt_eve
   return TIDAL_OK;
 }
 
-/* One cuMemSetAccess over a run of bytes / chunk chunks. */
+/* One cuMemSetAccess over [addr, addr + bytes).  Measured on an H100
+ * (bench/gpu/h100-2026-11-26): a set-access over a run of 8 chunks costs 8
+ * times one chunk's, so the cost is per chunk. */
 static double set_access_cost(const rt_backend *b, size_t bytes) {
-  return b->c.set_access_s + b->c.set_access_chunk_s * (double)(bytes / b->chunk_bytes);
+  size_t n = (bytes + b->chunk_bytes - 1) / b->chunk_bytes;
+  return b->c.set_access_s * (double)(n ? n : 1);
 }
 
 static tidal_status sim_set_access(rt_backend *b, uintptr_t addr, size_t bytes) {
@@ -524,14 +527,27 @@ static void sim_profile_flush(rt_backend *b) {}
 
 static double sim_modelled_now(rt_backend *b) { return max2(b->t_host, b->t_dev); }
 
+/* Time marks cost what the CUDA backend's timing events cost the host
+ * (a record; a poll per query), and reading one before the device has
+ * reached it is a blocking wait, as cuEventSynchronize is: the host's
+ * clock jumps to the mark (Note [time marks], plan_exec.c). */
 static tidal_status sim_time_mark(rt_backend *b, tidal_stream s, rt_event *mark) {
   memset(mark, 0, sizeof *mark);
-  mark->vt = b->t_dev; /* all compute enqueued so far ends then */
+  b->t_host += b->c.event_record_s;
+  /* recorded after the op's stream waits, as on CUDA: an op's duration
+   * leaves out its stall */
+  mark->vt = max2(b->t_dev, b->dev_wait);
   return TIDAL_OK;
+}
+
+static int sim_time_ready(rt_backend *b, const rt_event *mark) {
+  b->t_host += b->c.event_query_s;
+  return mark->vt <= b->t_host;
 }
 
 static tidal_status sim_time_elapsed(rt_backend *b, const rt_event *a, const rt_event *e,
                                      double *s) {
+  host_wait_until(b, e->vt, NULL);
   *s = e->vt - a->vt;
   return TIDAL_OK;
 }
@@ -616,6 +632,7 @@ const rt_backend_ops rt_backend_sim_ops = {
     .profile_flush = sim_profile_flush,
     .modelled_now = sim_modelled_now,
     .time_mark = sim_time_mark,
+    .time_ready = sim_time_ready,
     .time_elapsed = sim_time_elapsed,
     .time_release = sim_time_release,
     .cmd_prepare = sim_cmd_prepare,

@@ -447,7 +447,6 @@ RT_HIDDEN void rt_profile_destroy(void);
 /* ---- costs.c: the sim's cost model (Note [sim cost model]) ---- */
 typedef struct rt_costs {
   double map_s, set_access_s, unmap_s;        /* per driver call, host */
-  double set_access_chunk_s;                  /* cuMemSetAccess: more per chunk of the run */
   double event_record_s, event_query_s;       /* host */
   double event_sync_s;                        /* host wake-up after a blocking wait */
   double stream_wait_s;                       /* cuStreamWaitEvent, host */

@@ -153,8 +153,8 @@ static int child_loop(const graph *g, int loop, int parent) {
   return prev;
 }
 
-static int tensor_for(unroller *u, const graph_tensor *gt, int alloc, uint64_t offset,
-                      uint64_t bytes) {
+static int tensor_for(unroller *u, const graph_tensor *gt, int family_k, int alloc,
+                      uint64_t offset, uint64_t bytes) {
   tidal_trace *t = u->t;
   for (int i = t->n_tensors - 1; i >= 0; i--)
     if (t->tensors[i].alloc == alloc && t->tensors[i].offset == offset) {
@@ -173,8 +173,11 @@ static int tensor_for(unroller *u, const graph_tensor *gt, int alloc, uint64_t o
   tt->alloc = alloc;
   tt->offset = offset;
   tt->bytes = bytes;
-  if (gt->n_family) { /* an element of a pointer array: its allocation's own name */
-    tt->name = strdup(u->g->allocs[alloc].name);
+  if (gt->n_family) { /* an element of an array: the element's own name */
+    const char *en = u->g->allocs[alloc].name;
+    if (family_k >= 0 && family_k < gt->n_family && gt->family_name[family_k])
+      en = gt->family_name[family_k];
+    tt->name = strdup(en);
     return t->n_tensors++;
   }
   /* "acts.ln1[l]" -> "acts.ln1[l=3]" */
@@ -248,10 +251,10 @@ static void emit_op(unroller *u, const graph_op *op) {
     }
     const graph_tensor *gt = &g->tensors[a->tensor];
     int64_t off, bytes, abytes;
-    int alloc = gt->alloc;
+    int alloc = gt->alloc, family_k = -1;
     if (gt->n_family) { /* element family_index of a pointer array */
       int64_t k;
-      if (eval_at(u, gt->family_index, &k, op->file, op->line, op->col, "the pointer array's index") != 0)
+      if (eval_at(u, a->index ? a->index : gt->family_index, &k, op->file, op->line, op->col, "the pointer array's index") != 0)
         return;
       if (k < 0 || k >= gt->n_family) {
         if (!u->quiet)
@@ -261,8 +264,16 @@ static void emit_op(unroller *u, const graph_op *op) {
         return;
       }
       alloc = gt->family[k];
+      family_k = (int)k;
     }
     if (eval_at(u, a->offset, &off, op->file, op->line, op->col, "the pointer offset") != 0) return;
+    if (family_k >= 0) { /* the offset is past the element's start */
+      int64_t eo;
+      if (eval_at(u, gt->family_off[family_k], &eo, op->file, op->line, op->col,
+                  "the element's offset") != 0)
+        return;
+      off += eo;
+    }
     if (eval_at(u, g->allocs[alloc].bytes, &abytes, g->allocs[alloc].file,
                 g->allocs[alloc].line, g->allocs[alloc].col, "the allocation size") != 0)
       return;
@@ -274,10 +285,11 @@ static void emit_op(unroller *u, const graph_op *op) {
       }
       /* unknown extent: to the end of the region (or the allocation) */
       int64_t end = abytes;
-      if (gt->region >= 0) {
+      int region = family_k >= 0 ? gt->family_region[family_k] : gt->region;
+      if (region >= 0) {
         int64_t ro, rb;
-        if (graph_eval(g, g->regions[gt->region].offset, &ro) == 0 &&
-            graph_eval(g, g->regions[gt->region].bytes, &rb) == 0 && ro + rb > off)
+        if (graph_eval(g, g->regions[region].offset, &ro) == 0 &&
+            graph_eval(g, g->regions[region].bytes, &rb) == 0 && ro + rb > off)
           end = ro + rb;
       }
       bytes = end - off;
@@ -285,7 +297,7 @@ static void emit_op(unroller *u, const graph_op *op) {
     }
     if (off < 0 || bytes < 0) continue;
     if (off + bytes > abytes) bytes = abytes > off ? abytes - off : 0; /* clamp an over-estimate */
-    int ti = tensor_for(u, gt, alloc, (uint64_t)off, (uint64_t)bytes);
+    int ti = tensor_for(u, gt, family_k, alloc, (uint64_t)off, (uint64_t)bytes);
     if (ti < 0) continue;
     trace_access *ta = &to->acc[to->n_acc++];
     ta->tensor = ti;

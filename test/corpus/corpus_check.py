@@ -61,11 +61,6 @@ PROGRAMS = {
 
 # Checks expected to fail today, with the reason (see docs/limitations.md).
 KNOWN = {
-    "gpt2": {
-        "resolved": "per-layer structs indexed by the layer variable (&model.h[l], "
-                    "&buffers.blocks[l]) do not resolve (interp: arrays of structs, idiom 8)",
-        "replay": "needs the per-layer accesses resolved first (idiom 8)",
-    },
     "p15": {
         "replay": "the batch slice d_images + b * batch_size * 784 uses the training loop's own "
                   "counter b: unroll wants it bound (interp/unroll: input slicing by the step)",
