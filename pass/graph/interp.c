@@ -1767,7 +1767,24 @@ static gval smart_construct(gb *b, gb_frame *f, CXCursor e, const char *obj) {
       gb_note(b, e, "smart pointer constructed from a value tidal does not follow: the pointer "
               "it holds is unknown");
     }
-    for (int i = 1; i < n; i++) gb_eval(b, f, clang_Cursor_getArgument(e, (unsigned)i)); /* deleter */
+    for (int i = 1; i < n; i++) { /* the deleter */
+      CXCursor d = gb_strip(clang_Cursor_getArgument(e, (unsigned)i));
+      if (clang_getCursorKind(d) == CXCursor_UnaryOperator &&
+          clang_getCursorUnaryOperatorKind(d) == CXUnaryOperator_AddrOf) {
+        CXCursor ch[1];
+        if (gb_children(d, ch, 1) == 1) d = gb_strip(ch[0]);
+      }
+      char *dn = clang_getCursorKind(d) == CXCursor_DeclRefExpr
+                     ? string_and_dispose(clang_getCursorSpelling(clang_getCursorReferenced(d)))
+                     : NULL;
+      /* the rewriter replaces calls of cudaFree, not the function passed
+       * as a value: the deleter would hand tidal's memory to cudaFree */
+      if (dn && strncmp(dn, "cudaFree", 8) == 0)
+        gb_note(b, d, "%s passed as a deleter is not replaced by tidal_free: the memory it "
+                "frees is tidal's (use a lambda calling %s, which is rewritten)", dn, dn);
+      free(dn);
+      gb_eval(b, f, clang_Cursor_getArgument(e, (unsigned)i));
+    }
   }
   if (obj) write_lvalue(b, obj, NULL, held);
   return held;
@@ -2840,6 +2857,52 @@ static branch_shape graph_branch_shape(gb *b, gb_frame *f, CXCursor cond, CXCurs
   return sh;
 }
 
+/* Note [arms that return]: both arms of an `if` whose condition is not
+ * known are walked, and their effects stay in the store.  An arm that ends
+ * the function (`if (init(&m) != 0) { free_model(&m); return 1; }`, or one
+ * calling exit/abort) is different: nothing after the `if` runs when it is
+ * taken, so what follows sees the state of the path that did not take it.
+ * Keeping such an arm's writes would make the code after it read a freed,
+ * NULLed buffer as NULL - an optional argument, no access, so a plan could
+ * evict a buffer the program uses.  Its ops are still recorded; its store
+ * writes are taken back (store.c's undo log) once it has been walked. */
+
+/* 1 if statement s always ends the function: a return, a call of exit or
+ * abort, or a block whose last statement does. */
+static int ends_function(CXCursor s) {
+  for (int guard = 0; guard < 64; guard++) {
+    enum CXCursorKind k = clang_getCursorKind(s);
+    if (k == CXCursor_ReturnStmt) return 1;
+    if (k == CXCursor_CompoundStmt) {
+      CXCursor ch[256];
+      int n = gb_children(s, ch, 256);
+      if (n <= 0 || n > 256) return 0;
+      s = ch[n - 1];
+      continue;
+    }
+    CXCursor e = gb_strip(s);
+    if (clang_getCursorKind(e) != CXCursor_CallExpr) return 0;
+    char *name = gb_callee_name(e);
+    int r = name && (strcmp(name, "exit") == 0 || strcmp(name, "abort") == 0 ||
+                     strcmp(name, "_Exit") == 0 || strcmp(name, "quick_exit") == 0);
+    free(name);
+    return r;
+  }
+  return 0;
+}
+
+/* One arm of an if; may: the other arm may run instead (the condition is
+ * not known), so an arm that ends the function leaves no writes behind. */
+static void walk_arm(gb *b, gb_frame *f, CXCursor arm, int may) {
+  if (!may || !ends_function(arm)) {
+    gb_walk_stmt(b, f, arm);
+    return;
+  }
+  size_t mark = gb_undo_begin(b);
+  gb_walk_stmt(b, f, arm);
+  gb_undo_end(b, mark);
+}
+
 static void walk_if(gb *b, gb_frame *f, CXCursor s) {
   CXCursor ch[4];
   int n = gb_children(s, ch, 4);
@@ -2873,8 +2936,8 @@ static void walk_if(gb *b, gb_frame *f, CXCursor s) {
       return;
     }
   }
-  if (ci + 1 < n && (!known || cv)) gb_walk_stmt(b, f, ch[ci + 1]);
-  if (ci + 2 < n && (!known || !cv)) gb_walk_stmt(b, f, ch[ci + 2]);
+  if (ci + 1 < n && (!known || cv)) walk_arm(b, f, ch[ci + 1], !known);
+  if (ci + 2 < n && (!known || !cv)) walk_arm(b, f, ch[ci + 2], !known);
 }
 
 /* A block's statements in order.  Its own function so that the cursor

@@ -61,6 +61,11 @@ PROGRAMS = {
 
 # Checks expected to fail today, with the reason (see docs/limitations.md).
 KNOWN = {
+    "gpt2": {
+        "replay": "one op needs more than half the peak whatever the plan: the AdamW launch "
+                  "(gpt2_update -> adamw_kernel) updates all 124M parameters at once, "
+                  "params + grads + m + v = 1.9 GB of the 2.6 GB peak",
+    },
     "p15": {
         "replay": "the batch slice d_images + b * batch_size * 784 uses the training loop's own "
                   "counter b: unroll wants it bound (interp/unroll: input slicing by the step)",
