@@ -288,6 +288,18 @@ static int name_count(const char *src, unsigned b, unsigned e, const char *name)
   return c;
 }
 
+/* 1 if op is the first static op run inside its level-(k-1) call statement
+ * (where == BEFORE) or the last (AFTER). */
+static int first_or_last_in_call(const graph *g, const graph_op *op, int k, plan_where where) {
+  int first = -1, last = -1;
+  for (int s = 0; s < g->n_ops; s++)
+    if (same_prefix(&g->ops[s], op, k)) {
+      if (first < 0) first = s;
+      last = s;
+    }
+  return where == PLAN_BEFORE ? first == op->id : last == op->id;
+}
+
 /* The guard for placing at level k (statement at offset b of file) of op,
  * registered once per call statement; -1 with *why when none is possible,
  * -2 on allocation failure. */
@@ -353,6 +365,9 @@ int rw_plan_place(rw_placer *p, const plan_action *a, rw_place *pl) {
   while (maxk > 0 && !same_prefix(at, ref, maxk)) maxk--;
   int depth = loop_depth(g, at);
   const char *why = NULL;
+  /* pass 0 prefers the call statement to a flag where both are the same
+   * place; pass 1, when pass 0 placed nothing, takes the flag anyway */
+  for (int pass = 0; pass < 2; pass++) {
   for (int k = maxk; k >= 0; k--) {
     /* F_k alone on several paths: a path flag (Note [guarded placement]) */
     int guarded = 0;
@@ -360,6 +375,12 @@ int rw_plan_place(rw_placer *p, const plan_action *a, rw_place *pl) {
       if (k < 1 || !single_path(p, at, k - 1)) {
         why = "its op sits in a function called from several places (or outside the training "
               "loop), and the range cannot be named further out";
+        continue;
+      }
+      /* at the call's first op (before) or last op (after), the call
+       * statement one level up is the same place and needs no flag */
+      if (pass == 0 && first_or_last_in_call(g, at, k, a->where)) {
+        why = "its op sits in a function called from several places";
         continue;
       }
       guarded = 1;
@@ -414,6 +435,7 @@ int rw_plan_place(rw_placer *p, const plan_action *a, rw_place *pl) {
       for (int s = 0; s < g->n_ops; s++) pl->in_call[s] = (unsigned char)same_prefix(&g->ops[s], at, k + 1);
     }
     return 0;
+  }
   }
   not_emitted(pl, why ? why : "no call level can hold it");
   return 0;
