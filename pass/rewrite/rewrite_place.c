@@ -274,8 +274,9 @@ static int place_recompute(rw_placer *p, const plan_action *a, rw_place *pl) {
  * other one, nested or recursive included, sees 0; the plan call is `if
  * (tidal_on_path_N) ...`.  Conditions: S and F_k's body are in one
  * program file (the flag is a static of that file), S is editable, not an
- * unbraced body, not a `return`, and names F_k once (one call of F_k per
- * execution of S).  Replay runs the action at the same op as unguarded
+ * unbraced body, not a `return`, names F_k once and makes no other call
+ * (one call of F_k per execution of S, and no argument that could reach
+ * F_k first while the flag is set).  Replay runs the action at the same op as unguarded
  * (the trace is the training loop's path, the one the flag selects). */
 static int name_count(const char *src, unsigned b, unsigned e, const char *name) {
   size_t n = strlen(name);
@@ -318,11 +319,15 @@ static int guard_for(rw_placer *p, const graph_op *op, int k, unsigned b, int fi
   const char *src = ft->main_source;
   unsigned sb = cb;
   while (sb < ce && strchr(" \t\r\n", src[sb])) sb++;
+  /* one call in the statement: an argument that calls something could
+   * enter F_k first, with the flag set, and take the flag from S's call */
+  int parens = 0;
+  for (unsigned i = cb; i < ce; i++) parens += src[i] == '(';
   if (rw_is_unbraced_body(ft, cb) || !strncmp(src + sb, "return", 6) ||
-      name_count(src, cb, ce, fn) != 1) {
+      name_count(src, cb, ce, fn) != 1 || parens != 1) {
     *why = "its op sits in a function called from several places, and the call from the "
            "training loop's path cannot carry a path flag (an unbraced body, a return, or "
-           "several calls in one statement)";
+           "another call in the same statement)";
     return -1;
   }
   /* the innermost body around b in that file: F_k's */
