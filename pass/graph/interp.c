@@ -2064,8 +2064,27 @@ static void walk_train_loop(gb *b, gb_frame *f, CXCursor s) {
     if (clang_getCursorKind(s) == CXCursor_ForStmt) {
       for_parts p;
       for_split(b, s, &p);
-      const char *step_key = NULL;
-      if (p.has_init) {
+      const char *var = NULL;
+      gval lo, hi;
+      int step = 0;
+      const char *step_key = for_shape(b, f, &p, &var, &lo, &hi, &step);
+      if (step_key && lo.k == GV_INT && lo.s && hi.s) {
+        /* the step counter: symbolic, in scope; its range lets unroll.c
+         * follow accesses that move with it (Note [stepped accesses]) */
+        gval iv = gb_int(b, sym_var(b->a, var), var, 1);
+        iv.ind = 1;
+        int64_t l0;
+        if (int_value_const(b, &lo, &l0)) {
+          b->train_var = var; /* `if (step == lo)` is the first iteration */
+          b->train_lo = l0;
+        }
+        g->train_var = strdup(var);
+        g->train_lo = lo.s;
+        g->train_hi = hi.s;
+        g->train_step = step;
+        gb_store(b, step_key, iv);
+      } else if (p.has_init) {
+        step_key = NULL;
         /* the step counter: symbolic, in scope */
         if (clang_getCursorKind(p.init) == CXCursor_DeclStmt) {
           CXCursor vd[1];
@@ -2191,6 +2210,95 @@ static branch_shape graph_branch_shape(gb *b, gb_frame *f, CXCursor cond, CXCurs
   return sh;
 }
 
+/* Note [clamp branch]: `if (start + cur > n) cur = n - start;` (the short
+ * last batch of an epoch) or `if (v > m) v = m;` inside the iteration.  Its
+ * condition depends on the step, so both arms are walked, and walking the
+ * then-arm after nothing leaves `cur = n - start`: at the first step the
+ * whole epoch's remaining samples, an extent many times the batch.  When
+ * the arm lowers v by exactly the amount the condition says it exceeds
+ * (E - v == Y - X for `X > Y` or `X >= Y`, `Y < X`, `Y <= X`), the value
+ * after the if is min(v, E): exact, not a bound.  The identity is checked
+ * by evaluating both sides with the names at three arbitrary values. */
+static enum CXChildVisitResult call_visitor(CXCursor c, CXCursor parent, CXClientData d) {
+  (void)parent;
+  if (clang_getCursorKind(c) != CXCursor_CallExpr) return CXChildVisit_Recurse;
+  *(int *)d = 1;
+  return CXChildVisit_Break;
+}
+
+/* 1 if e calls something (evaluating it again could record an op twice). */
+static int has_call(CXCursor e) {
+  int r = clang_getCursorKind(e) == CXCursor_CallExpr;
+  if (!r) clang_visitChildren(e, call_visitor, &r);
+  return r;
+}
+
+static int probe_value_fn(void *ud, const char *name, int64_t *out) {
+  size_t h = hash_str(name) ^ *(const size_t *)ud;
+  *out = (int64_t)(h % 100003u) + 7;
+  return 1;
+}
+
+/* 1 if s is 0 whatever its names hold (probed at three points). */
+static int sym_zero_everywhere(const sym *s) {
+  static const size_t seeds[3] = {0x9e3779b9u, 0x85ebca6bu, 0xc2b2ae35u};
+  for (int i = 0; i < 3; i++) {
+    int64_t v;
+    if (sym_is_unknown(s) || sym_eval(s, probe_value_fn, (void *)&seeds[i], &v) != 0 || v != 0)
+      return 0;
+  }
+  return 1;
+}
+
+/* The clamp shape (Note [clamp branch]): the key of v, its value before
+ * the branch in *old and the clamp E in *lim; NULL if not that shape. */
+static const char *clamp_shape(gb *b, gb_frame *f, CXCursor cond, CXCursor then_s, gval *old,
+                               gval *lim) {
+  CXCursor st = then_s;
+  if (clang_getCursorKind(st) == CXCursor_CompoundStmt) {
+    CXCursor one[2];
+    if (gb_children(st, one, 2) != 1) return NULL;
+    st = one[0];
+  }
+  st = gb_strip(st);
+  CXCursor as[2], cs[2];
+  if (clang_getCursorKind(st) != CXCursor_BinaryOperator ||
+      clang_getCursorBinaryOperatorKind(st) != CXBinaryOperator_Assign || gb_children(st, as, 2) != 2)
+    return NULL;
+  cond = gb_strip(cond);
+  if (clang_getCursorKind(cond) != CXCursor_BinaryOperator || gb_children(cond, cs, 2) != 2)
+    return NULL;
+  enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(cond);
+  CXCursor x, y; /* the condition as x > y or x >= y */
+  if (op == CXBinaryOperator_GT || op == CXBinaryOperator_GE) {
+    x = cs[0];
+    y = cs[1];
+  } else if (op == CXBinaryOperator_LT || op == CXBinaryOperator_LE) {
+    x = cs[1];
+    y = cs[0];
+  } else {
+    return NULL;
+  }
+  CXType t = clang_getCanonicalType(clang_getCursorType(as[0]));
+  if (!(t.kind >= CXType_Bool && t.kind <= CXType_Int128) || !plain_lvalue(as[0]) ||
+      has_call(as[1]) || has_call(x) || has_call(y))
+    return NULL;
+  const char *key = gb_lvalue(b, f, gb_strip(as[0]), NULL, NULL);
+  if (!key) return NULL;
+  gval *sv = gb_lookup(b, key);
+  if (!sv || sv->k != GV_INT || sv->carried || sym_is_unknown(sv->s)) return NULL;
+  gval xv = gb_eval(b, f, x), yv = gb_eval(b, f, y), ev = gb_eval(b, f, as[1]);
+  if (xv.k != GV_INT || yv.k != GV_INT || ev.k != GV_INT || !xv.s || !yv.s || !ev.s) return NULL;
+  /* the value v is read as inside the condition: named or substituted */
+  gval vv = gb_eval(b, f, as[0]);
+  if (vv.k != GV_INT || !vv.s) return NULL;
+  sym *diff = sym_sub(b->a, sym_sub(b->a, ev.s, vv.s), sym_sub(b->a, yv.s, xv.s));
+  if (!sym_zero_everywhere(diff)) return NULL;
+  *old = *sv;
+  *lim = ev;
+  return key;
+}
+
 static void walk_if(gb *b, gb_frame *f, CXCursor s) {
   CXCursor ch[4];
   int n = gb_children(s, ch, 4);
@@ -2224,8 +2332,21 @@ static void walk_if(gb *b, gb_frame *f, CXCursor s) {
       return;
     }
   }
+  gval old, lim;
+  const char *clamp = NULL;
+  if (b->mode == GB_GRAPH && !known && ci + 2 == n) clamp = clamp_shape(b, f, ch[ci], ch[ci + 1], &old, &lim);
   if (ci + 1 < n && (!known || cv)) gb_walk_stmt(b, f, ch[ci + 1]);
   if (ci + 2 < n && (!known || !cv)) gb_walk_stmt(b, f, ch[ci + 2]);
+  if (clamp) { /* Note [clamp branch] */
+    gval v = old;
+    v.s = sym_min(b->a, old.s, lim.s);
+    v.text = old.text && lim.text ? gb_fmt(b, "(%s < %s ? %s : %s)", old.text, lim.text, old.text,
+                                           lim.text) : NULL;
+    v.text_ok = v.text && old.text_ok && lim.text_ok;
+    v.prec = 0;
+    v.ind = 0;
+    gb_store(b, clamp, v);
+  }
 }
 
 /* A block's statements in order.  Its own function so that the cursor
