@@ -67,8 +67,10 @@ KNOWN = {
         "replay": "needs the per-layer accesses resolved first (idiom 8)",
     },
     "p15": {
-        "replay": "the batch slice d_images + b * batch_size * 784 uses the training loop's own "
-                  "counter b: unroll wants it bound (interp/unroll: input slicing by the step)",
+        "replay": "the batch slice now replays (stepped accesses; with --chunk 4K checksums match "
+                  "at 50%), but at the default 2 MiB chunks maxpool_forward's operands sit in 3 "
+                  "of the 4 slabs and the budget holds 2: plan/pack.c's bounded search gives up on "
+                  "a 2-slab packing that exists",
     },
     "lenet": {
         "replay": "replays (at 60% checksums match), but at 50% one op, cudnnPoolingBackward, "
