@@ -321,6 +321,11 @@ typedef struct tidal_counters {
   uint64_t plans_built;
   uint64_t plan_iterations;
   uint64_t off_plan_iterations;
+  /* Iteration ends at which the planner blocked the host until the device
+   * had run the iteration, to read its ops' durations: only to plan from a
+   * new record (the first iteration, a changed steady state); in steady
+   * state the durations are read later, once ready (Note [time marks]). */
+  uint64_t timing_waits;
 } tidal_counters;
 
 typedef struct tidal_stats {

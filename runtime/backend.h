@@ -108,8 +108,11 @@ typedef struct rt_backend_ops {
 
   /* Time marks for the run-time planner's op durations (record.c): a mark
    * on stream s now (sim: the compute clock; CUDA: a timing event);
-   * elapsed: seconds from a to b, waiting for b; release: a is unused. */
+   * ready: the device has reached it (never blocks; cuEventQuery);
+   * elapsed: seconds from a to e, blocking the host until e is reached
+   * (callers ask time_ready first: Note [time marks]); release: unused. */
   tidal_status (*time_mark)(rt_backend *b, tidal_stream s, rt_event *mark);
+  int (*time_ready)(rt_backend *b, const rt_event *mark);
   tidal_status (*time_elapsed)(rt_backend *b, const rt_event *a, const rt_event *e, double *s);
   void (*time_release)(rt_backend *b, rt_event *mark);
 } rt_backend_ops;

@@ -578,7 +578,8 @@ static double cuda_modelled_now(rt_backend *b) { return 0.0; }
 
 /* Timing marks: events created with timing enabled (the copy events are
  * not), one per mark, destroyed when released; the planner times only the
- * iterations it records for a plan. */
+ * iterations it learns from and a sample of the others, and reads them
+ * once cuEventQuery says they are done (Note [time marks], plan_exec.c). */
 static tidal_status cuda_time_mark(rt_backend *b, tidal_stream s, rt_event *mark) {
   memset(mark, 0, sizeof *mark);
   CUevent ev;
@@ -590,6 +591,10 @@ static tidal_status cuda_time_mark(rt_backend *b, tidal_stream s, rt_event *mark
   }
   mark->handle = ev;
   return TIDAL_OK;
+}
+
+static int cuda_time_ready(rt_backend *b, const rt_event *mark) {
+  return !mark->handle || CU(cuEventQuery)((CUevent)mark->handle) != CUDA_ERROR_NOT_READY;
 }
 
 static tidal_status cuda_time_elapsed(rt_backend *b, const rt_event *a, const rt_event *e,
@@ -640,6 +645,7 @@ const rt_backend_ops rt_backend_cuda_ops = {
     .profile_flush = cuda_profile_flush,
     .modelled_now = cuda_modelled_now,
     .time_mark = cuda_time_mark,
+    .time_ready = cuda_time_ready,
     .time_elapsed = cuda_time_elapsed,
     .time_release = cuda_time_release,
 };

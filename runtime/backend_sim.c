@@ -256,7 +256,10 @@ static tidal_status sim_map(rt_backend *b, uintptr_t addr, uint32_t phys, rt_eve
 }
 
 static tidal_status sim_set_access(rt_backend *b, uintptr_t addr, size_t bytes) {
-  b->t_host += b->c.set_access_s;
+  /* Measured on an H100 (bench/gpu/h100-2026-11-26): a set-access over a
+   * run of 8 chunks costs 8 times one chunk's, so the cost is per chunk. */
+  size_t n = (bytes + b->chunk_bytes - 1) / b->chunk_bytes;
+  b->t_host += b->c.set_access_s * (double)(n ? n : 1);
   return TIDAL_OK;
 }
 
@@ -473,14 +476,27 @@ static void sim_profile_flush(rt_backend *b) {}
 
 static double sim_modelled_now(rt_backend *b) { return max2(b->t_host, b->t_dev); }
 
+/* Time marks cost what the CUDA backend's timing events cost the host
+ * (a record; a poll per query), and reading one before the device has
+ * reached it is a blocking wait, as cuEventSynchronize is: the host's
+ * clock jumps to the mark (Note [time marks], plan_exec.c). */
 static tidal_status sim_time_mark(rt_backend *b, tidal_stream s, rt_event *mark) {
   memset(mark, 0, sizeof *mark);
-  mark->vt = b->t_dev; /* all compute enqueued so far ends then */
+  b->t_host += b->c.event_record_s;
+  /* recorded after the op's stream waits, as on CUDA: an op's duration
+   * leaves out its stall */
+  mark->vt = max2(b->t_dev, b->dev_wait);
   return TIDAL_OK;
+}
+
+static int sim_time_ready(rt_backend *b, const rt_event *mark) {
+  b->t_host += b->c.event_query_s;
+  return mark->vt <= b->t_host;
 }
 
 static tidal_status sim_time_elapsed(rt_backend *b, const rt_event *a, const rt_event *e,
                                      double *s) {
+  host_wait_until(b, e->vt, NULL);
   *s = e->vt - a->vt;
   return TIDAL_OK;
 }
@@ -517,6 +533,7 @@ const rt_backend_ops rt_backend_sim_ops = {
     .profile_flush = sim_profile_flush,
     .modelled_now = sim_modelled_now,
     .time_mark = sim_time_mark,
+    .time_ready = sim_time_ready,
     .time_elapsed = sim_time_elapsed,
     .time_release = sim_time_release,
 };

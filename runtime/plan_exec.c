@@ -24,20 +24,60 @@
  *
  * Feedback (Note [feedback]), after each iteration that ran on the plan:
  * an op that waited for a prefetched tensor moves that prefetch earlier by
- * the time it waited; a chunk that had to be faulted in although the plan
- * kept it makes the plan release and prefetch that gap (LRU evicted it
- * anyway) and adds a chunk of margin; one faulted although it was
+ * the time it waited (unless the last such move did not shorten the wait:
+ * then the wait is not about distance, and that prefetch stays); a chunk
+ * that had to be faulted in although the plan kept it makes the plan
+ * release and prefetch that gap (LRU evicted it anyway) and adds a chunk
+ * of margin; one faulted although it was
  * prefetched adds margin (the prefetch was evicted again); a recompute
- * that took longer than its swap's modelled cost switches to swap.  Any
- * change rebuilds the plan from the same record. */
+ * that took longer than its swap's modelled cost switches to swap;
+ * measured durations that moved materially replace the recorded ones.
+ * Changes rebuild the plan from the same record: at once while the plan
+ * is new (its first RT_LEARN_ITERS iterations), then at most every
+ * RT_REBUILD_EVERY iterations.  Noise must not replan: a build costs
+ * milliseconds of host time at the iteration boundary, while the device
+ * waits for the next iteration's launches.  So durations have hysteresis
+ * (an op's measured duration replaces the plan's only when it moved by
+ * more than 20% of it and 0.2% of the iteration, or the iteration's ops
+ * moved by more than 10% of it together), late prefetches count only when
+ * their stalls add up to 1% of the iteration, and while a change waits
+ * for its rebuild nothing more is learnt from stalls and faults (the plan
+ * that produced them has not changed: they would be counted twice).  A
+ * budget change replans at the next iteration end.
+ *
+ * Note [time marks]: op durations come from backend time marks around
+ * each op (CUDA: timing events).  Reading a mark the device has not
+ * reached blocks the host until the device has run the iteration: the host
+ * could then never run ahead of the device, and on a GPU that drain was a
+ * third of a step (bench/gpu/h100-2026-11-26).  So marks are read only
+ * once the backend says they are reached (time_ready, a poll): an
+ * iteration whose marks are not reached at its end keeps them (S->pend)
+ * and they are read at a later iteration end, when its durations are
+ * learnt.  Only a record about to be planned from (the first iteration, a
+ * new steady state) is read at once, waiting if need be (counted in
+ * timing_waits): a plan from unmeasured durations costs more than one
+ * drain.  Which iterations are timed: every op off the plan (the record
+ * may be planned from), the first RT_LEARN_ITERS iterations on a plan, and
+ * then one in RT_SAMPLE_EVERY, never while an earlier iteration's marks
+ * are pending; the others record no mark at all.  The sim models the same
+ * (a mark costs an event record, a poll a query, a read before the mark
+ * a blocking wait). */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "planner.h"
+
+/* Note [feedback], Note [time marks] */
+enum { RT_LEARN_ITERS = 3, RT_SAMPLE_EVERY = 16, RT_REBUILD_EVERY = 8 };
 
 typedef struct rt_planner_state {
   rt_record rec;            /* the iteration in progress */
   rt_record base;           /* the iteration the plan was made from */
+  rt_record pend;           /* an earlier iteration whose time marks were not reached */
+  uint32_t since_build;     /* iteration ends since the plan was built */
+  int soft;                 /* feedback learnt and not yet planned with */
   rt_plan plan;
   int have_plan;
   rt_gap_adj *adj;          /* per plan gap */
@@ -79,6 +119,7 @@ void rt_planner_shutdown(void) {
   drop_plan();
   rt_record_free(&S->rec);
   rt_record_free(&S->base);
+  rt_record_free(&S->pend);
   free(S->adj);
   free(S->pf_issued);
   free(S);
@@ -187,10 +228,13 @@ void rt_planner_op_pinned(size_t pin_start, size_t pin_end) {
   }
 }
 
+/* Note [time marks] */
 static int timing_wanted(void) {
-  /* the sim clock is free; CUDA events are timed only while a record may
-   * become the plan's */
-  return rt_g.be == &rt_backend_sim_ops || !on_plan();
+  if (!on_plan())
+    return 1; /* this record may be planned from */
+  if (rt_record_has_marks(&S->pend))
+    return 0;
+  return S->streak < RT_LEARN_ITERS || S->streak % RT_SAMPLE_EVERY == 0;
 }
 
 void rt_planner_op_ready(void) {
@@ -304,7 +348,16 @@ static void build(int new_base) {
     S->margin = 0;
     p.margin_chunks = 0;
   }
-  if (rt_plan_build(&S->base, &p, S->adj, &pl) != 0) {
+  struct timespec c0, c1;
+  clock_gettime(CLOCK_MONOTONIC, &c0);
+  int failed = rt_plan_build(&S->base, &p, S->adj, &pl) != 0;
+  clock_gettime(CLOCK_MONOTONIC, &c1);
+  double build_ms =
+      (double)(c1.tv_sec - c0.tv_sec) * 1e3 + (double)(c1.tv_nsec - c0.tv_nsec) * 1e-6;
+  S->soft = 0;
+  S->stale = 0;
+  S->since_build = 0;
+  if (failed) {
     rt_log(2, "run-time planner: out of host memory; keeping %s", S->have_plan ? "the old plan"
                                                                                 : "no plan");
     return;
@@ -324,12 +377,52 @@ static void build(int new_base) {
   RT_COUNT(plans_built, 1);
   rt_log(3,
          "run-time plan: %u ops, %u groups, %u gaps, %s, peak %u -> %u chunks of %u available, "
-         "%u actions, modelled exposed time %g s",
+         "%u actions, modelled exposed time %g s, built in %.3g ms",
          pl.nops, pl.ngroups, pl.ngaps, pl.binding ? "binding" : "not binding", pl.peak_before,
-         pl.peak_after, p.avail_chunks, pl.nacts, pl.est_cost_s);
+         pl.peak_after, p.avail_chunks, pl.nacts, pl.est_cost_s, build_ms);
   if (RT_TRACING())
-    rt_trace("plan", "\"ops\":%u,\"binding\":%d,\"peak_before\":%u,\"peak_after\":%u,\"actions\":%u",
-             pl.nops, pl.binding, pl.peak_before, pl.peak_after, pl.nacts);
+    rt_trace("plan",
+             "\"ops\":%u,\"binding\":%d,\"peak_before\":%u,\"peak_after\":%u,\"actions\":%u,"
+             "\"build_ms\":%.3f",
+             pl.nops, pl.binding, pl.peak_before, pl.peak_after, pl.nacts, build_ms);
+}
+
+static double cycle_s(const rt_record *r) {
+  double c = 0;
+  for (uint32_t i = 0; i < r->nops; i++)
+    c += r->ops[i].dur_s;
+  return c;
+}
+
+/* Measured durations of an iteration that ran the plan's ops (its marks
+ * read now or later: Note [time marks]) replace the plan's where they moved
+ * materially (Note [feedback]); returns whether any did. */
+static int learn_durations(const rt_record *r) {
+  rt_record *b = &S->base;
+  if (!S->have_plan || !r->timed || r->nops != b->nops || r->sig != b->sig)
+    return 0;
+  double cycle = cycle_s(b), moved = 0;
+  for (uint32_t i = 0; i < r->nops; i++)
+    moved += fabs(r->ops[i].dur_s - b->ops[i].dur_s);
+  int all = moved > 0.1 * cycle, changed = 0;
+  for (uint32_t i = 0; i < r->nops; i++) {
+    double d = fabs(r->ops[i].dur_s - b->ops[i].dur_s);
+    if (d > 0 && (all || (d > 0.2 * b->ops[i].dur_s && d > 0.002 * cycle))) {
+      b->ops[i].dur_s = r->ops[i].dur_s;
+      changed = 1;
+    }
+  }
+  return changed;
+}
+
+/* A pending iteration's marks, once the device has reached them. */
+static void harvest(void) {
+  if (!rt_record_has_marks(&S->pend) || !rt_record_marks_ready(&S->pend))
+    return;
+  rt_record_finish(&S->pend);
+  if (!rt_g.cfg.planner_feedback_off && learn_durations(&S->pend))
+    S->soft = 1;
+  rt_record_reset(&S->pend);
 }
 
 /* Note [feedback]; returns whether anything changed. */
@@ -337,27 +430,44 @@ static int feedback(void) {
   const rt_plan *pl = &S->plan;
   const rt_record *r = &S->rec;
   int changed = 0;
+  /* what this iteration shows under a plan already adjusted and not yet
+   * rebuilt would be counted twice */
+  int fresh = !S->soft;
   uint64_t it = rt_g.iterations_done + 1; /* this iteration's stamp, as run_act wrote it */
-  /* durations drift (warm-up, clocks): plan from the latest measured */
-  if (r->timed)
-    for (uint32_t i = 0; i < r->nops && i < S->base.nops; i++)
-      if (fabs(S->base.ops[i].dur_s - r->ops[i].dur_s) > 0.02 * S->base.ops[i].dur_s + 1e-9) {
-        S->base.ops[i].dur_s = r->ops[i].dur_s;
-        changed = 1;
-      }
-  for (uint32_t i = 0; i < r->nops && i < pl->nops; i++) {
-    const rt_rec_op *o = &r->ops[i];
-    /* late prefetches: every prefetched gap ending here waited */
-    if (o->stall_s > 1e-12) {
+  /* late prefetches: every prefetched gap ending at an op that waited;
+   * only when the waits add up to something (noise must not replan) */
+  double late = 0;
+  for (int apply = 0; apply < 2 && fresh; apply++) {
+    if (apply && !(late > 0.01 * cycle_s(&S->base)))
+      break;
+    for (uint32_t i = 0; i < r->nops && i < pl->nops; i++) {
+      const rt_rec_op *o = &r->ops[i];
+      if (!(o->stall_s > 1e-12))
+        continue;
       for (uint32_t k = 0; k < pl->ngaps; k++) {
         const rt_plan_gap *g = &pl->gaps[k];
+        rt_gap_adj *ad = &S->adj[k];
         uint64_t when = S->pf_issued[k];
-        if (g->to != i || !g->has_pf || !(when == it || when + 1 == it))
+        if (g->to != i || !g->has_pf || !(when == it || when + 1 == it) || ad->lead_stuck)
           continue;
-        S->adj[k].extra_lead_s += o->stall_s;
+        if (ad->lead_stall_s > 0 && o->stall_s >= 0.8 * ad->lead_stall_s) {
+          /* issued earlier, waited as long: the wait is not the prefetch's
+           * distance (a swap-out to finish, a busy copy engine) */
+          ad->lead_stuck = 1;
+          continue;
+        }
+        if (!apply) {
+          late += o->stall_s;
+          break;
+        }
+        ad->extra_lead_s += o->stall_s;
+        ad->lead_stall_s = o->stall_s;
         changed = 1;
       }
     }
+  }
+  for (uint32_t i = 0; i < r->nops && i < pl->nops; i++) {
+    const rt_rec_op *o = &r->ops[i];
     /* faults: not on the first iteration of a plan (the cold start's
      * residency, no prefetches from the iteration before) */
     for (uint32_t q = 0; S->streak > 1 && q < o->nmiss; q++) {
@@ -371,20 +481,19 @@ static int feedback(void) {
       if (gp < 0)
         continue;
       const rt_plan_gap *x = &pl->gaps[gp];
+      int more_margin = 0;
       if (!x->released) {
         if (!S->adj[gp].forced) {
           S->adj[gp].forced = 1;
           changed = 1;
         }
-        if (S->margin < pl->peak_before / 8) {
-          S->margin++;
-          changed = 1;
-        }
+        more_margin = 1;
       } else if (x->has_pf && (S->pf_issued[gp] == it || S->pf_issued[gp] + 1 == it)) {
-        if (S->margin < pl->peak_before / 8) {
-          S->margin++;
-          changed = 1;
-        }
+        more_margin = 1;
+      }
+      if (more_margin && fresh && S->margin < pl->peak_before / 8) {
+        S->margin++;
+        changed = 1;
       }
     }
     /* recomputes dearer than their swap */
@@ -401,49 +510,70 @@ static int feedback(void) {
   return changed;
 }
 
+static void swap_records(rt_record *a, rt_record *b) {
+  rt_record t = *a;
+  *a = *b;
+  *b = t;
+}
+
 void rt_planner_iteration_end(void) {
   if (!S)
     return;
   S->saw_end = 1;
-  rt_record_finish(&S->rec);
+  harvest(); /* an earlier iteration's durations, if the device got there */
   int planned = on_plan() && S->rec.nops == S->plan.nops && S->rec.sig == S->base.sig;
   if (S->have_plan && !planned && !S->off_plan && S->rec.nops) {
     S->off_plan = 1; /* ended early: fewer ops than the plan */
     RT_COUNT(off_plan_iterations, 1);
   }
-  if (!S->have_plan && S->rec.nops) {
-    rt_record t = S->base;
-    S->base = S->rec;
-    S->rec = t;
+  /* off plan: a new steady state once two iterations in a row agree */
+  int new_steady = S->have_plan && !planned && S->rec.nops && S->odd_count &&
+                   S->rec.sig == S->odd_sig;
+  int new_base = (!S->have_plan && S->rec.nops) || new_steady;
+  /* Note [time marks]: read now only what is ready, or what is planned
+   * from now; keep the rest for a later iteration end */
+  int keep_marks = 0;
+  if (rt_record_has_marks(&S->rec)) {
+    int ready = rt_record_marks_ready(&S->rec);
+    if (ready || new_base) {
+      if (!ready)
+        RT_COUNT(timing_waits, 1);
+      rt_record_finish(&S->rec);
+    } else {
+      keep_marks = 1;
+    }
+  } else {
+    rt_record_finish(&S->rec); /* untimed: the sites' estimates */
+  }
+  if (new_base) {
+    swap_records(&S->base, &S->rec);
+    S->odd_count = 0;
     S->streak = 0;
     build(1);
   } else if (planned) {
     RT_COUNT(plan_iterations, 1);
     S->streak++;
-    int changed = !rt_g.cfg.planner_feedback_off && feedback();
-    if (changed || S->stale) {
-      S->stale = 0;
-      build(0);
+    if (!rt_g.cfg.planner_feedback_off) {
+      if (!keep_marks && learn_durations(&S->rec))
+        S->soft = 1;
+      if (feedback())
+        S->soft = 1;
     }
   } else if (S->have_plan && S->rec.nops) {
-    /* off plan: a new steady state once two iterations in a row agree */
-    if (S->odd_count && S->rec.sig == S->odd_sig) {
-      rt_record t = S->base;
-      S->base = S->rec;
-      S->rec = t;
-      S->odd_count = 0;
-      S->streak = 0;
-      build(1);
-    } else {
-      S->odd_sig = S->rec.sig;
-      S->odd_count = 1;
-    }
+    S->odd_sig = S->rec.sig;
+    S->odd_count = 1;
   }
   if (planned)
     S->odd_count = 0;
-  if (S->stale && S->have_plan) {
-    S->stale = 0;
+  S->since_build++;
+  if (S->have_plan && !new_base &&
+      (S->stale || (S->soft && (S->streak <= RT_LEARN_ITERS ||
+                                S->since_build >= RT_REBUILD_EVERY)))) {
     build(0);
+  }
+  if (keep_marks) { /* the newest marks replace any older pending ones */
+    rt_record_reset(&S->pend);
+    swap_records(&S->pend, &S->rec);
   }
   rt_record_reset(&S->rec);
   S->pos = 0;

@@ -66,8 +66,14 @@ RT_HIDDEN int rt_record_op(rt_record *r, const tidal_site *site, int n, const ti
 RT_HIDDEN void rt_record_miss(rt_record *r, uint32_t op, uintptr_t chunk_addr);
 RT_HIDDEN void rt_record_hint(rt_record *r, uint32_t pos, int kind, uintptr_t base,
                               size_t alloc_bytes, size_t off, size_t len);
-/* Reads the time marks (waits for the last one) into dur_s; frees them. */
+/* Reads the time marks into dur_s (untimed ops: est_s) and frees them;
+ * blocks until the device reaches the last one unless rt_record_marks_ready
+ * said it has.  Sets r->timed when every op was timed. */
 RT_HIDDEN void rt_record_finish(rt_record *r);
+/* Some op of r holds time marks (not read yet). */
+RT_HIDDEN int rt_record_has_marks(const rt_record *r);
+/* The device has reached every mark of r (never blocks; 1 if none). */
+RT_HIDDEN int rt_record_marks_ready(const rt_record *r);
 /* The identity hash of an op as rt_record_op computes it. */
 RT_HIDDEN uint64_t rt_record_op_hash(const tidal_site *site, int n, const tidal_access *acc);
 
@@ -78,6 +84,8 @@ enum { RT_ACT_SWAP = 1, RT_ACT_DROP, RT_ACT_RECOMPUTE, RT_ACT_PREFETCH };
 /* What feedback learnt about one gap; survives replanning from one record. */
 typedef struct rt_gap_adj {
   double extra_lead_s;  /* its prefetch was late by this much: issue it earlier */
+  double lead_stall_s;  /* the wait that last moved it earlier */
+  uint8_t lead_stuck;   /* moving it earlier did not shorten the wait: stop */
   uint8_t forced;       /* a fault showed it gets evicted anyway: release and prefetch it */
   uint8_t no_rc;        /* its recompute cost more than a swap would */
 } rt_gap_adj;

@@ -15,7 +15,9 @@
  *    iteration's signature is the hash of those, so an iteration that runs
  *    other ops (evaluation) or the same ops on other buffers differs.
  *  - Durations come from backend time marks (the sim clock; CUDA events
- *    recorded on the op's stream), read once at iteration end. */
+ *    recorded on the op's stream).  Reading them waits for the device, so
+ *    plan_exec.c reads a record's marks only once rt_record_marks_ready
+ *    says they are reached (Note [time marks], plan_exec.c). */
 #include <stdlib.h>
 #include <string.h>
 #include "planner.h"
@@ -129,6 +131,23 @@ void rt_record_hint(rt_record *r, uint32_t pos, int kind, uintptr_t base, size_t
   h->alloc_bytes = alloc_bytes;
   h->off = off;
   h->len = len;
+}
+
+/* The last timed op's end mark: marks complete in stream order (one
+ * compute stream is the supported case), so when it is reached, every
+ * earlier one is. */
+static const rt_rec_op *last_timed(const rt_record *r) {
+  for (uint32_t i = r->nops; i-- > 0;)
+    if (r->ops[i].timed)
+      return &r->ops[i];
+  return NULL;
+}
+
+int rt_record_has_marks(const rt_record *r) { return last_timed(r) != NULL; }
+
+int rt_record_marks_ready(const rt_record *r) {
+  const rt_rec_op *o = last_timed(r);
+  return !o || rt_g.be->time_ready(rt_g.b, &o->t1);
 }
 
 void rt_record_finish(rt_record *r) {

@@ -38,6 +38,7 @@ static const struct row {
     {"plans built", offsetof(tidal_counters, plans_built), ROW_COUNT},
     {"iterations on a plan", offsetof(tidal_counters, plan_iterations), ROW_COUNT},
     {"iterations off the plan", offsetof(tidal_counters, off_plan_iterations), ROW_COUNT},
+    {"planner waits for op times", offsetof(tidal_counters, timing_waits), ROW_COUNT},
 };
 
 /* Every counter is 8 bytes (uint64_t or double): a field added to

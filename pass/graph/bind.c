@@ -158,8 +158,12 @@ static int graph_uses(const graph *g, const char *n) {
     if (mentions(g->allocs[i].bytes, n)) return 1;
   for (int i = 0; i < g->n_regions; i++)
     if (mentions(g->regions[i].offset, n) || mentions(g->regions[i].bytes, n)) return 1;
-  for (int i = 0; i < g->n_tensors; i++)
-    if (mentions(g->tensors[i].offset, n) || mentions(g->tensors[i].bytes, n)) return 1;
+  for (int i = 0; i < g->n_tensors; i++) {
+    const graph_tensor *t = &g->tensors[i];
+    if (mentions(t->offset, n) || mentions(t->bytes, n) || mentions(t->family_index, n)) return 1;
+    for (int k = 0; k < t->n_family; k++)
+      if (mentions(t->family_off[k], n)) return 1; /* elements carved from an arena */
+  }
   for (int i = 0; i < g->n_loops; i++)
     if (mentions(g->loops[i].lo, n) || mentions(g->loops[i].hi, n) || mentions(g->loops[i].trip, n))
       return 1;
@@ -168,7 +172,7 @@ static int graph_uses(const graph *g, const char *n) {
     if (mentions(op->flops, n)) return 1;
     for (int j = 0; j < op->n_acc; j++)
       if (mentions(op->acc[j].bytes, n) || mentions(op->acc[j].bytes_local, n) ||
-          mentions(op->acc[j].offset, n))
+          mentions(op->acc[j].offset, n) || mentions(op->acc[j].index, n))
         return 1;
   }
   return 0;

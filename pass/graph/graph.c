@@ -149,6 +149,11 @@ void graph_free(graph *g) {
     for (int j = 0; j < g->tensors[i].n_aliases; j++) free(g->tensors[i].aliases[j]);
     free(g->tensors[i].aliases);
     free(g->tensors[i].family);
+    free(g->tensors[i].family_off);
+    free(g->tensors[i].family_region);
+    for (int k = 0; g->tensors[i].family_name && k < g->tensors[i].n_family; k++)
+      free(g->tensors[i].family_name[k]);
+    free(g->tensors[i].family_name);
   }
   free(g->tensors);
   for (int i = 0; i < g->n_candidates; i++) free(g->candidates[i].instance);

@@ -88,6 +88,8 @@ typedef struct graph_access {
   sym *bytes_local;    /* the same, local context */
   sym *offset;         /* byte offset of the pointer in its allocation, loop context
                           (SYM_UNKNOWN when unresolved) */
+  sym *index;          /* tensor with a family: the element this access reads (its own:
+                          two loops may name the same elements by different variables) */
   int exact;           /* 1 if exactly `bytes` bytes are touched (every one, for writes) */
   char *ptr_text;      /* pointer expression as C text, loop context */
   int loop_text_valid; /* 1 if ptr_text and sym_to_c(bytes) are valid in the training loop
@@ -208,12 +210,17 @@ typedef struct graph_tensor {
   sym *bytes;          /* the largest extent any access uses */
   int n_aliases;       /* other names this tensor was accessed through ("dl_btc") */
   char **aliases;
-  /* An element of an array of device pointers at a loop index (`act[l + 1]`,
-   * each element its own cudaMalloc): allocation family[index] (alloc is
-   * family[0]); unroll.c picks the allocation per iteration.  n_family 0
-   * otherwise. */
+  /* An element of an array read at a loop index (`act[l + 1]`,
+   * `model.h[l].w`; graph/elements.c): element k is allocation family[k]
+   * at family_off[k] (offset is then the bytes past the element's start),
+   * inside region family_region[k] (-1 if none), named family_name[k];
+   * alloc is family[0].  unroll.c picks the element per iteration.
+   * n_family 0 otherwise. */
   int n_family;
   int *family;
+  sym **family_off;
+  int *family_region;
+  char **family_name;
   sym *family_index;
 } graph_tensor;
 

@@ -54,88 +54,6 @@
 #include "graph/branches.h"
 #include "analysis/libcalls.h"
 
-/* ---- strings ---- */
-
-char *gb_str(gb *b, const char *s) {
-  if (!s) return NULL;
-  if (b->n_strs == b->cap_strs) {
-    size_t nc = b->cap_strs ? b->cap_strs * 2 : 256;
-    char **n = realloc(b->strs, nc * sizeof *n);
-    if (!n) return NULL;
-    b->strs = n;
-    b->cap_strs = nc;
-  }
-  char *r = strdup(s);
-  if (r) b->strs[b->n_strs++] = r;
-  return r;
-}
-
-char *gb_fmt(gb *b, const char *fmt, ...) {
-  char buf[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  if (n < (int)sizeof buf) return gb_str(b, buf);
-  char *big = malloc((size_t)n + 1);
-  if (!big) return NULL;
-  va_start(ap, fmt);
-  vsnprintf(big, (size_t)n + 1, fmt, ap);
-  va_end(ap);
-  char *r = gb_str(b, big);
-  free(big);
-  return r;
-}
-
-/* ---- the store: open addressing over lvalue paths ---- */
-
-static size_t hash_str(const char *s) {
-  size_t h = 1469598103934665603ull;
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-  return h;
-}
-
-gval *gb_lookup(gb *b, const char *key) {
-  if (!key || !b->tab_cap) return NULL;
-  size_t i = hash_str(key) & (b->tab_cap - 1);
-  while (b->tab[i].key) {
-    if (strcmp(b->tab[i].key, key) == 0) return &b->tab[i].v;
-    i = (i + 1) & (b->tab_cap - 1);
-  }
-  return NULL;
-}
-
-void gb_store(gb *b, const char *key, gval v) {
-  if (!key) return;
-  if ((b->tab_n + 1) * 2 > b->tab_cap) {
-    size_t nc = b->tab_cap ? b->tab_cap * 2 : 1024;
-    gb_entry *n = calloc(nc, sizeof *n);
-    if (!n) return;
-    for (size_t i = 0; i < b->tab_cap; i++) {
-      if (!b->tab[i].key) continue;
-      size_t j = hash_str(b->tab[i].key) & (nc - 1);
-      while (n[j].key) j = (j + 1) & (nc - 1);
-      n[j] = b->tab[i];
-    }
-    free(b->tab);
-    b->tab = n;
-    b->tab_cap = nc;
-  }
-  size_t i = hash_str(key) & (b->tab_cap - 1);
-  while (b->tab[i].key) {
-    if (strcmp(b->tab[i].key, key) == 0) {
-      b->tab[i].v = v;
-      b->tab[i].seq = ++b->store_seq;
-      return;
-    }
-    i = (i + 1) & (b->tab_cap - 1);
-  }
-  b->tab[i].key = gb_str(b, key);
-  b->tab[i].v = v;
-  b->tab[i].seq = ++b->store_seq;
-  b->tab_n++;
-}
-
 /* ---- cursor helpers ---- */
 
 typedef struct kids {
@@ -455,16 +373,6 @@ static const char *var_key(gb *b, gb_frame *f, CXCursor decl, const char *name) 
   return gb_fmt(b, "f%d:%s", f ? f->id : 0, name);
 }
 
-/* Follows GV_ALIAS entries on the root of a path. */
-static const char *resolve_alias(gb *b, const char *key) {
-  for (int guard = 0; guard < 8; guard++) {
-    gval *v = gb_lookup(b, key);
-    if (!v || v->k != GV_ALIAS) return key;
-    key = v->path;
-  }
-  return key;
-}
-
 /* 1 for std::vector<...> (its size() is tracked from its construction). */
 static int is_std_vector(CXType t) {
   char *sp = string_and_dispose(clang_getTypeSpelling(clang_getCanonicalType(t)));
@@ -486,9 +394,38 @@ static const char *index_path(gb *b, const char *base, gval idx) {
   return gb_fmt(b, "%s[?]", base);
 }
 
-/* The store key of the lvalue e, its loop-context text and validity. */
+/* An index that names an element: known, not carried around a loop. */
+static sym *element_index(const gval *idx) {
+  if (idx->k != GV_INT || !idx->s || sym_is_unknown(idx->s) || idx->carried) return NULL;
+  return idx->s;
+}
+
+/* The index a path's "[?]" stands for after one more subscript: the
+ * base's own (*idx, if its path had one) and the new one (add, NULL if
+ * constant): two symbolic indices are not tracked (elements.c). */
+static sym *subscript_index(sym *base_idx, int base_has, sym *add, int add_sym) {
+  if (!add_sym) return base_has ? base_idx : NULL;
+  if (base_has) return NULL;
+  return add;
+}
+
+static const char *lvalue_at(gb *b, gb_frame *f, CXCursor e, const char **text, int *text_ok,
+                             sym **idx_out);
+
+/* The store key of the lvalue e, its loop-context text and validity; the
+ * index of a "[?]" in the key is left in b->lv_index (elements.c). */
 const char *gb_lvalue(gb *b, gb_frame *f, CXCursor e, const char **text, int *text_ok) {
+  sym *idx = NULL;
+  const char *key = lvalue_at(b, f, e, text, text_ok, &idx);
+  b->lv_key = key;
+  b->lv_index = key && strstr(key, "[?]") ? idx : NULL;
+  return key;
+}
+
+static const char *lvalue_at(gb *b, gb_frame *f, CXCursor e, const char **text, int *text_ok,
+                             sym **idx_out) {
   e = gb_strip(e);
+  *idx_out = NULL;
   enum CXCursorKind k = clang_getCursorKind(e);
   const char *dummy_t;
   int dummy_ok;
@@ -513,7 +450,8 @@ const char *gb_lvalue(gb *b, gb_frame *f, CXCursor e, const char **text, int *te
         *text = v->text;
         *text_ok = v->text_ok;
       }
-      return resolve_alias(b, key);
+      *idx_out = v->index; /* a struct parameter or reference bound to `blocks[l]` */
+      return gb_resolve_alias(b, key);
     }
     return key;
   }
@@ -528,7 +466,10 @@ const char *gb_lvalue(gb *b, gb_frame *f, CXCursor e, const char **text, int *te
           is_pointer_type(clang_getCursorType(base))) {
         gval bv = gb_eval(b, f, base);
         if (bv.k == GV_ADDR) {
-          res = gb_fmt(b, "%s.%s", resolve_alias(b, bv.path), field);
+          /* the member may itself hold a struct copy (`blk->t` assigned a
+           * struct a helper returned): its fields are the copy's */
+          res = gb_resolve_alias(b, gb_fmt(b, "%s.%s", gb_resolve_alias(b, bv.path), field));
+          *idx_out = bv.index;
           if (bv.text && bv.text[0] == '&' && !strpbrk(bv.text + 1, " +-*/()&"))
             *text = gb_fmt(b, "%s.%s", bv.text + 1, field);
           else if (bv.text)
@@ -541,8 +482,8 @@ const char *gb_lvalue(gb *b, gb_frame *f, CXCursor e, const char **text, int *te
       } else {
         const char *bt;
         int bok;
-        const char *bk = gb_lvalue(b, f, base, &bt, &bok);
-        if (bk) res = resolve_alias(b, gb_fmt(b, "%s.%s", bk, field));
+        const char *bk = lvalue_at(b, f, base, &bt, &bok, idx_out);
+        if (bk) res = gb_resolve_alias(b, gb_fmt(b, "%s.%s", bk, field));
         if (bt) *text = gb_fmt(b, "%s.%s", bt, field);
         *text_ok = bok;
       }
@@ -552,8 +493,8 @@ const char *gb_lvalue(gb *b, gb_frame *f, CXCursor e, const char **text, int *te
       const char *obj = this_of(b, f);
       if (obj) {
         char *fname = string_and_dispose(clang_getCursorSpelling(e));
-        const char *base = resolve_alias(b, obj);
-        res = resolve_alias(b, gb_fmt(b, "%s.%s", base, fname));
+        const char *base = gb_resolve_alias(b, obj);
+        res = gb_resolve_alias(b, gb_fmt(b, "%s.%s", base, fname));
         /* named after the object as its owner wrote it (`context.m_ws`), so
          * one --bind names the field whichever method reads it */
         const char *colon = strchr(base, ':');
@@ -573,8 +514,13 @@ const char *gb_lvalue(gb *b, gb_frame *f, CXCursor e, const char **text, int *te
     if (is_array_type(clang_getCursorType(gb_strip(ch[0])))) {
       const char *bt;
       int bok;
-      const char *bk = gb_lvalue(b, f, ch[0], &bt, &bok);
-      if (bk) res = index_path(b, bk, idx);
+      sym *bidx = NULL;
+      const char *bk = lvalue_at(b, f, ch[0], &bt, &bok, &bidx);
+      if (bk) res = gb_resolve_alias(b, index_path(b, bk, idx));
+      int64_t c0;
+      int is_sym = !(idx.k == GV_INT && int_value_const(b, &idx, &c0));
+      *idx_out = subscript_index(bidx, bk && strstr(bk, "[?]") != NULL, element_index(&idx),
+                                 is_sym);
       int64_t ic;
       if (bt && (b->mode == GB_SETUP || idx.ind) && !idx.carried && int_value_const(b, &idx, &ic))
         *text = gb_fmt(b, "%s[%lld]", bt, (long long)ic); /* in setup, or a setup loop counter: the value names the element */
@@ -586,13 +532,25 @@ const char *gb_lvalue(gb *b, gb_frame *f, CXCursor e, const char **text, int *te
         /* bv.path is "X[k]" (decayed array, malloc'd host array): add idx */
         const char *lb = strrchr(bv.path, '[');
         int64_t k0, c;
-        if (lb && sscanf(lb, "[%lld]", (long long *)&k0) == 1 && idx.k == GV_INT &&
-            int_value_const(b, &idx, &c))
+        int have_k0 = lb && sscanf(lb, "[%lld]", (long long *)&k0) == 1;
+        int is_const = idx.k == GV_INT && int_value_const(b, &idx, &c);
+        sym *is = element_index(&idx);
+        if (have_k0 && is_const) {
           res = gb_fmt(b, "%.*s[%lld]", (int)(lb - bv.path), bv.path, (long long)(k0 + c));
-        else if (lb)
+          *idx_out = bv.index;
+        } else if (lb) {
           res = gb_fmt(b, "%.*s[?]", (int)(lb - bv.path), bv.path);
-        else
+          /* `p = &blocks[l]; p[1]`, `q = blocks; q[l]`: the element is base + index */
+          sym *add = is_const ? sym_const(b->a, c) : is;
+          if (have_k0 && is)
+            *idx_out = sym_add(b->a, sym_const(b->a, k0), is);
+          else if (!have_k0 && bv.index && add && strcmp(lb, "[?]") == 0)
+            *idx_out = sym_add(b->a, bv.index, add);
+        } else {
           res = index_path(b, bv.path, idx);
+          if (!is_const) *idx_out = is;
+        }
+        res = gb_resolve_alias(b, res);
       }
       if (bv.text && idx.text) *text = gb_fmt(b, "%s[%s]", paren(b, bv.text, bv.prec, 0), idx.text);
       *text_ok = bv.text_ok && idx.text_ok;
@@ -611,7 +569,8 @@ const char *gb_lvalue(gb *b, gb_frame *f, CXCursor e, const char **text, int *te
       *text = gb_fmt(b, "*%s", paren(b, pv.text, pv.prec, 0));
       *text_ok = pv.text_ok;
     }
-    return pv.k == GV_ADDR ? resolve_alias(b, pv.path) : NULL;
+    if (pv.k == GV_ADDR) *idx_out = pv.index;
+    return pv.k == GV_ADDR ? gb_resolve_alias(b, pv.path) : NULL;
   }
   return NULL;
 }
@@ -620,12 +579,15 @@ const char *gb_lvalue(gb *b, gb_frame *f, CXCursor e, const char **text, int *te
 static gval read_lvalue(gb *b, gb_frame *f, const char *key, CXType ty, const char *text,
                         int text_ok) {
   gval *st = key ? gb_lookup(b, key) : NULL;
+  /* the index of the key's "[?]", when gb_lvalue just made the key */
+  sym *index = key && b->lv_key == key ? b->lv_index : NULL;
   if (is_record_type(ty) || is_array_type(ty)) {
     /* structs and arrays are read by address: copies alias, arrays decay */
     gval v = none_val();
     if (key) {
       v.k = GV_ADDR;
       v.path = is_array_type(ty) ? gb_fmt(b, "%s[0]", key) : key;
+      v.index = index;
     }
     v.text = text;
     v.text_ok = text_ok;
@@ -642,6 +604,9 @@ static gval read_lvalue(gb *b, gb_frame *f, const char *key, CXType ty, const ch
       keep = kf && kf->keep_names;
     }
   }
+  /* an element at a loop index: from the elements setup stored (elements.c) */
+  gval ev;
+  if (!st && index && gb_element_read(b, key, index, is_pointer_type(ty), &ev)) st = &ev;
   if (is_pointer_type(ty)) {
     gval v = st ? *st : none_val();
     if (!st) {
@@ -683,11 +648,20 @@ static gval ptr_add(gb *b, gval p, gval n, int64_t elem, int negate, CXCursor at
     /* host pointer arithmetic over an array path "X[k]" */
     const char *lb = strrchr(p.path, '[');
     int64_t k0, c;
-    if (lb && sscanf(lb, "[%lld]", (long long *)&k0) == 1 && int_value_const(b, &n, &c))
+    int have_k0 = lb && sscanf(lb, "[%lld]", (long long *)&k0) == 1;
+    sym *ns = n.k == GV_INT && n.s && !sym_is_unknown(n.s) && !n.carried ? n.s : NULL;
+    if (have_k0 && int_value_const(b, &n, &c)) {
       p.path = gb_fmt(b, "%.*s[%lld]", (int)(lb - p.path), p.path,
                       (long long)(negate ? k0 - c : k0 + c));
-    else
+    } else if (lb && ns && (have_k0 || (p.index && strcmp(lb, "[?]") == 0))) {
+      /* `blocks + l`, `&blocks[l] + 1`: an element at a symbolic index (elements.c) */
+      sym *from = have_k0 ? sym_const(b->a, k0) : p.index;
+      p.index = negate ? sym_sub(b->a, from, ns) : sym_add(b->a, from, ns);
+      p.path = gb_fmt(b, "%.*s[?]", (int)(lb - p.path), p.path);
+    } else {
       p.path = gb_fmt(b, "%s+?", p.path);
+      p.index = NULL;
+    }
   } else if (p.k == GV_DEVPTR) {
     sym *bytes = sym_mul(b->a, n.k == GV_INT ? n.s : sym_unknown(b->a), sym_const(b->a, elem));
     p.delta = negate ? sym_sub(b->a, p.delta, bytes) : sym_add(b->a, p.delta, bytes);
@@ -826,7 +800,7 @@ static void unalias_root(gb *b, gb_frame *f, CXCursor lhs) {
   free(name);
   gval *v = gb_lookup(b, key);
   if (!v || v->k != GV_ALIAS) return;
-  const char *orig = resolve_alias(b, key);
+  const char *orig = gb_resolve_alias(b, key);
   size_t ol = strlen(orig);
   size_t n = 0;
   const char **keys = malloc((b->tab_n + 1) * sizeof *keys);
@@ -912,6 +886,7 @@ static gval eval_unary(gb *b, gb_frame *f, CXCursor e) {
     if (key) {
       v.k = GV_ADDR;
       v.path = key;
+      v.index = b->lv_index;
     }
     v.text = text ? gb_fmt(b, "&%s", text) : NULL;
     v.text_ok = ok;
@@ -1007,42 +982,164 @@ static void const_table(gb *b, CXCursor e) {
   free(name);
 }
 
-/* Note [pointer arrays]: `float *act[L + 1]` filled by one cudaMalloc per
- * element in setup, then read as `act[l + 1]` in a layer loop: the index is
- * symbolic, so the element is none of the stored values in particular.
- * When every element the store holds (base[0], base[1], ...) is the start
- * of its own allocation, the value is the family of those allocations with
- * the index: the access resolves to one graph tensor (`act[l + 1]`), and
- * unrolling picks the allocation per layer (unroll.c).  Anything else
- * (elements carved from one arena at offsets, a missing element) stays
- * unresolved. */
-static void pointer_family(gb *b, gb_frame *f, CXCursor e, const char *key, gval *v) {
-  size_t kl = strlen(key);
-  if (kl < 4 || strcmp(key + kl - 3, "[?]") != 0) return;
-  CXCursor ch[2];
-  if (gb_children(e, ch, 2) != 2) return;
-  char buf[2048];
-  int len = 0, n = 0;
-  for (int i = 0; i < 1024; i++) {
-    gval *el = gb_lookup(b, gb_fmt(b, "%.*s[%d]", (int)(kl - 3), key, i));
-    if (!el) break;
-    int64_t off;
-    if (el->k != GV_DEVPTR || el->alloc < 0 || el->unmanaged ||
-        !sym_get_const(sym_add(b->a, el->base ? el->base : sym_const(b->a, 0),
-                               el->delta ? el->delta : sym_const(b->a, 0)), &off) || off != 0)
-      return;
-    int w = snprintf(buf + len, sizeof buf - (size_t)len, "%s%d", n ? "," : "", el->alloc);
-    if (w < 0 || len + w >= (int)sizeof buf) return;
-    len += w;
-    n++;
+/* The condition `v == k` (either side the constant): 1 and *var, *k. */
+static int equality_test(gb *b, gb_frame *f, CXCursor cond, sym **var, sym **k) {
+  CXCursor cc = gb_strip(cond);
+  CXCursor cs[2];
+  if (clang_getCursorKind(cc) != CXCursor_BinaryOperator ||
+      clang_getCursorBinaryOperatorKind(cc) != CXBinaryOperator_EQ || gb_children(cc, cs, 2) != 2)
+    return 0;
+  gval l = gb_eval(b, f, cs[0]), r = gb_eval(b, f, cs[1]);
+  if (l.k != GV_INT || r.k != GV_INT || sym_is_unknown(l.s) || sym_is_unknown(r.s)) return 0;
+  *var = l.s;
+  *k = r.s;
+  return 1;
+}
+
+/* `c ? x : y` with c not constant, for values of one scalar or pointer
+ * (x, y already evaluated; text: the expression's). */
+static gval select_scalar(gb *b, gb_frame *f, CXCursor cond, const gval *c, const gval *xp,
+                          const gval *yp, const char *text) {
+  gval x = *xp, y = *yp;
+  if (x.k == GV_INT && y.k == GV_INT)
+    return gb_int(b, sym_max(b->a, x.s, y.s), text, 0);
+  if (x.k == GV_DEVPTR && y.k == GV_DEVPTR && x.alloc == y.alloc && x.region == y.region &&
+      !x.family && !y.family && x.delta && y.delta && sym_equal(x.delta, y.delta))
+    return x;
+  sym *var, *k;
+  int eq = x.k == GV_DEVPTR && y.k == GV_DEVPTR && equality_test(b, f, cond, &var, &k);
+  /* `v == k ? A : B` over one allocation (the first layer reads the
+   * embedding, later ones the previous residual): offset A + sel*(B - A)
+   * with sel = min(|v - k|, 1), exact for every integer v. */
+  if (eq && x.alloc >= 0 && x.alloc == y.alloc && !x.family && !y.family && x.delta && y.delta &&
+      !sym_is_unknown(x.delta) && !sym_is_unknown(y.delta)) {
+    sym *d = sym_sub(b->a, var, k);
+    sym *sel = sym_min(b->a, sym_max(b->a, d, sym_sub(b->a, sym_const(b->a, 0), d)),
+                       sym_const(b->a, 1));
+    sym *xo = sym_add(b->a, x.base, x.delta), *yo = sym_add(b->a, y.base, y.delta);
+    gval r = x;
+    r.region = -1;
+    r.base = sym_const(b->a, 0);
+    r.delta = sym_add(b->a, xo, sym_mul(b->a, sel, sym_sub(b->a, yo, xo)));
+    r.text = text;
+    r.text_ok = x.text_ok && y.text_ok && c->text_ok;
+    r.prec = 3;
+    return r;
   }
-  if (n < 2) return;
-  gval idx = gb_eval(b, f, ch[1]);
-  if (idx.k != GV_INT || sym_is_unknown(idx.s)) return;
-  v->family = gb_str(b, buf);
-  v->index = idx.s;
-  v->base = sym_const(b->a, 0);
-  v->delta = sym_const(b->a, 0);
+  /* the same over elements of arrays (`l == 0 ? in : blocks[l - 1].out`): a
+   * family indexed by v (elements.c) */
+  gval r;
+  if (eq && gb_element_select(b, var, k, &x, &y, &r)) {
+    r.text = text;
+    r.text_ok = x.text_ok && y.text_ok && c->text_ok;
+    r.prec = 3;
+    return r;
+  }
+  /* a pointer chosen at run time otherwise: not one tensor */
+  gval u = none_val();
+  u.k = GV_DEVPTR;
+  u.alloc = -1;
+  u.base = sym_const(b->a, 0);
+  u.delta = sym_unknown(b->a);
+  u.text = text;
+  u.text_ok = x.text_ok && y.text_ok;
+  return u;
+}
+
+static gval select_value(gb *b, gb_frame *f, CXCursor e, CXCursor cond, const gval *c,
+                         const gval *x, const gval *y) {
+  return select_scalar(b, f, cond, c, x, y, gb_text(b, e));
+}
+
+/* The value stored at path (which may hold one "[?]" standing for index). */
+static int read_path(gb *b, const char *path, sym *index, int is_ptr, gval *out) {
+  const char *key = gb_canon(b, path);
+  gval *st = gb_lookup(b, key);
+  if (st) {
+    *out = *st;
+    return 1;
+  }
+  return strstr(key, "[?]") && index && gb_element_read(b, key, index, is_ptr, out);
+}
+
+#define SELECT_FIELDS_MAX 4096 /* leaves of a struct selected field by field */
+
+typedef struct select_ud {
+  gb *b;
+  gb_frame *f;
+  CXCursor cond;
+  const gval *c, *x, *y;
+  const char *root; /* the new struct's path */
+  const char *to;   /* the struct being filled (root or a nested member) */
+  const char *text; /* the conditional's text */
+  int leaves;
+} select_ud;
+
+static void select_leaf(select_ud *u, const char *full, CXType t);
+
+static enum CXVisitorResult select_field_visitor(CXCursor fc, CXClientData d) {
+  select_ud *u = d;
+  char *name = string_and_dispose(clang_getCursorSpelling(fc));
+  select_leaf(u, gb_fmt(u->b, "%s.%s", u->to, name), clang_getCursorType(fc));
+  free(name);
+  return CXVisit_Continue;
+}
+
+/* The field at path `full` (the new struct's path, then a suffix): its
+ * value selected from x's and y's at the same suffix; nested structs and
+ * constant arrays field by field. */
+static void select_leaf(select_ud *u, const char *full, CXType t) {
+  gb *b = u->b;
+  if (u->leaves >= SELECT_FIELDS_MAX) return;
+  CXType ct = clang_getCanonicalType(t);
+  if (ct.kind == CXType_Record) {
+    const char *to = u->to;
+    u->to = full;
+    clang_Type_visitFields(ct, select_field_visitor, u);
+    u->to = to;
+    return;
+  }
+  if (ct.kind == CXType_ConstantArray) {
+    long long n = clang_getNumElements(ct);
+    CXType et = clang_getArrayElementType(ct);
+    for (long long i = 0; i < n && i < 256; i++) select_leaf(u, gb_fmt(b, "%s[%lld]", full, i), et);
+    return;
+  }
+  int is_ptr = ct.kind == CXType_Pointer;
+  int is_int = (ct.kind >= CXType_Bool && ct.kind <= CXType_Int128) || ct.kind == CXType_Enum;
+  if (!is_ptr && !is_int) return;
+  u->leaves++;
+  const char *suffix = full + strlen(u->root);
+  gval xv, yv;
+  int hx = read_path(b, gb_fmt(b, "%s%s", u->x->path, suffix), u->x->index, is_ptr, &xv);
+  int hy = read_path(b, gb_fmt(b, "%s%s", u->y->path, suffix), u->y->index, is_ptr, &yv);
+  if (!hx && !hy) return; /* set on neither side: read as never assigned */
+  gval v = none_val();
+  if (hx && hy && xv.k == yv.k) {
+    v = select_scalar(b, u->f, u->cond, u->c, &xv, &yv,
+                      u->text ? gb_fmt(b, "%s%s", u->text, suffix) : NULL);
+  } else if (is_ptr) { /* set on one side only: a pointer of unknown origin */
+    v.k = GV_DEVPTR;
+    v.base = sym_const(b->a, 0);
+    v.delta = sym_unknown(b->a);
+  }
+  gb_store(b, full, v);
+}
+
+/* `c ? A : B` of struct type (`tensor_t res = l == 0 ? bufs.in :
+ * bufs.blocks[l - 1].out;`): a new struct whose every field is selected
+ * from A's and B's as a scalar would be, so `res.data` resolves like
+ * `l == 0 ? bufs.in.data : bufs.blocks[l - 1].out.data`. */
+static gval select_struct(gb *b, gb_frame *f, CXCursor e, CXCursor cond, const gval *c,
+                          const gval *x, const gval *y) {
+  gval v = none_val();
+  v.k = GV_ADDR;
+  v.path = gb_fmt(b, "c%d", b->next_frame++);
+  v.text = gb_fmt(b, "(%s)", gb_text(b, e)); /* a copy's fields append `.data` to it */
+  v.text_ok = x->text_ok && y->text_ok && c->text_ok;
+  select_ud u = {b, f, cond, c, x, y, v.path, v.path, v.text, 0};
+  clang_Type_visitFields(clang_getCanonicalType(clang_getCursorType(e)), select_field_visitor, &u);
+  return v;
 }
 
 gval gb_eval(gb *b, gb_frame *f, CXCursor e) {
@@ -1125,10 +1222,7 @@ gval gb_eval(gb *b, gb_frame *f, CXCursor e) {
     const char *text;
     int ok;
     const char *key = gb_lvalue(b, f, e, &text, &ok);
-    gval v = read_lvalue(b, f, key, clang_getCursorType(e), text, ok);
-    if (k == CXCursor_ArraySubscriptExpr && key && v.k == GV_DEVPTR && v.alloc < 0 && !v.family)
-      pointer_family(b, f, e, key, &v);
-    return v;
+    return read_lvalue(b, f, key, clang_getCursorType(e), text, ok);
   }
   case CXCursor_BinaryOperator:
   case CXCursor_CompoundAssignOperator:
@@ -1160,47 +1254,9 @@ gval gb_eval(gb *b, gb_frame *f, CXCursor e) {
     if (int_value_const(b, &c, &cv)) return gb_eval(b, f, ch[cv ? 1 : 2]);
     gval x = gb_eval(b, f, ch[1]);
     gval y = gb_eval(b, f, ch[2]);
-    if (x.k == GV_INT && y.k == GV_INT)
-      return gb_int(b, sym_max(b->a, x.s, y.s), gb_text(b, e), 0);
-    if (x.k == GV_DEVPTR && y.k == GV_DEVPTR && x.alloc == y.alloc && x.region == y.region &&
-        x.delta && y.delta && sym_equal(x.delta, y.delta))
-      return x;
-    /* `v == k ? A : B` over one allocation (the first layer reads the
-     * embedding, later ones the previous residual): offset A + sel*(B - A)
-     * with sel = min(|v - k|, 1), exact for every integer v. */
-    CXCursor cc = gb_strip(ch[0]);
-    if (x.k == GV_DEVPTR && y.k == GV_DEVPTR && x.alloc >= 0 && x.alloc == y.alloc &&
-        clang_getCursorKind(cc) == CXCursor_BinaryOperator &&
-        clang_getCursorBinaryOperatorKind(cc) == CXBinaryOperator_EQ && x.delta && y.delta &&
-        !sym_is_unknown(x.delta) && !sym_is_unknown(y.delta)) {
-      CXCursor cs[2];
-      if (gb_children(cc, cs, 2) == 2) {
-        gval cv0 = gb_eval(b, f, cs[0]), cv1 = gb_eval(b, f, cs[1]);
-        if (cv0.k == GV_INT && cv1.k == GV_INT && !sym_is_unknown(cv0.s) && !sym_is_unknown(cv1.s)) {
-          sym *d = sym_sub(b->a, cv0.s, cv1.s);
-          sym *sel = sym_min(b->a, sym_max(b->a, d, sym_sub(b->a, sym_const(b->a, 0), d)),
-                             sym_const(b->a, 1));
-          sym *xo = sym_add(b->a, x.base, x.delta), *yo = sym_add(b->a, y.base, y.delta);
-          gval r = x;
-          r.region = -1;
-          r.base = sym_const(b->a, 0);
-          r.delta = sym_add(b->a, xo, sym_mul(b->a, sel, sym_sub(b->a, yo, xo)));
-          r.text = gb_text(b, e);
-          r.text_ok = x.text_ok && y.text_ok && c.text_ok;
-          r.prec = 3;
-          return r;
-        }
-      }
-    }
-    /* a pointer chosen at run time otherwise: not one tensor */
-    gval u = none_val();
-    u.k = GV_DEVPTR;
-    u.alloc = -1;
-    u.base = sym_const(b->a, 0);
-    u.delta = sym_unknown(b->a);
-    u.text = gb_text(b, e);
-    u.text_ok = x.text_ok && y.text_ok;
-    return u;
+    if (is_record_type(clang_getCursorType(e)) && x.k == GV_ADDR && y.k == GV_ADDR)
+      return select_struct(b, f, e, ch[0], &c, &x, &y);
+    return select_value(b, f, e, ch[0], &c, &x, &y);
   }
   default:
     break;
@@ -1428,11 +1484,11 @@ static gval eval_call(gb *b, gb_frame *f, CXCursor e) {
     free(m);
     const char *obj = method_object(b, f, e);
     if (is_size) {
-      gval *sz = obj ? gb_lookup(b, gb_fmt(b, "%s.@size", resolve_alias(b, obj))) : NULL;
+      gval *sz = obj ? gb_lookup(b, gb_fmt(b, "%s.@size", gb_resolve_alias(b, obj))) : NULL;
       return sz ? *sz : none_val();
     }
     /* anything else (push_back, resize, assign) may change the size */
-    if (obj) gb_store(b, gb_fmt(b, "%s.@size", resolve_alias(b, obj)), none_val());
+    if (obj) gb_store(b, gb_fmt(b, "%s.@size", gb_resolve_alias(b, obj)), none_val());
   }
   /* C++ spells a struct assignment `b->a = tensor_alloc(n)` as a call of
    * the implicit (defaulted) operator=: the same alias as the C assignment. */
@@ -1504,6 +1560,7 @@ static gval eval_call(gb *b, gb_frame *f, CXCursor e) {
       args[i] = none_val();
       args[i].k = GV_ALIAS;
       args[i].path = key;
+      args[i].index = b->lv_index;
       args[i].text = text;
       args[i].text_ok = ok;
     }
@@ -1749,7 +1806,22 @@ static void walk_decl(gb *b, gb_frame *f, CXCursor vd) {
   const char *text = gb_str(b, name);
   int keep = f && f->keep_names;
   (void)keep;
-  if (!clang_Cursor_isNull(init)) {
+  const char *ref = NULL, *rtext = NULL;
+  int rok = 0;
+  if (!clang_Cursor_isNull(init) &&
+      (ty.kind == CXType_LValueReference || ty.kind == CXType_RValueReference))
+    ref = gb_lvalue(b, f, init, &rtext, &rok);
+  if (ref) {
+    /* `Block &blk = model.h[l];`: the name is the element itself, so writes
+     * through it land there and reads see what setup stored (not a copy) */
+    gval a = none_val();
+    a.k = GV_ALIAS;
+    a.path = ref;
+    a.index = b->lv_index;
+    a.text = rtext;
+    a.text_ok = rok;
+    gb_store(b, key, a);
+  } else if (!clang_Cursor_isNull(init)) {
     init_store(b, f, key, text, ty, init, 0);
   } else if (gb_lookup(b, key)) {
     /* a declaration without initialiser re-entered (loop body): forget */
@@ -2010,6 +2082,7 @@ static void forget_value(carried_ud *cd, CXCursor target) {
   } else if (v.k == GV_ADDR) {
     const char *lb = strrchr(v.path, '[');
     v.path = lb ? gb_fmt(b, "%.*s[?]", (int)(lb - v.path), v.path) : gb_fmt(b, "%s+?", v.path);
+    v.index = NULL; /* which element is not known */
   } else {
     return;
   }
@@ -2234,7 +2307,8 @@ static int has_call(CXCursor e) {
 }
 
 static int probe_value_fn(void *ud, const char *name, int64_t *out) {
-  size_t h = hash_str(name) ^ *(const size_t *)ud;
+  size_t h = *(const size_t *)ud;
+  for (const char *c = name; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ull;
   *out = (int64_t)(h % 100003u) + 7;
   return 1;
 }

@@ -34,6 +34,18 @@ typedef enum gval_kind {
   GV_ALIAS     /* a struct variable copied from another: path names the original */
 } gval_kind;
 
+/* The elements of an array read at an index that is not constant
+ * (elements.c, Note [element families]): element k is allocation alloc[k]
+ * at byte offset off[k] in it, inside region region[k] (-1 if none), and
+ * is written name[k] ("bufs.blocks[3].a.data").  Builder-owned. */
+typedef struct gb_family {
+  int n;
+  int *alloc;
+  sym **off;
+  int *region;
+  const char **name;
+} gb_family;
+
 typedef struct gval {
   gval_kind k;
   sym *s;            /* GV_INT value; GV_DESC bytes */
@@ -51,10 +63,11 @@ typedef struct gval {
                         is not its value (interp.c, Note [loop-carried values]) */
   int unmanaged;     /* points into memory tidal does not manage (cudaMallocManaged,
                         pinned host): accesses through it are never declared */
-  const char *family; /* GV_DEVPTR read from an array of device pointers at an index
-                         that is not constant (`act[l + 1]`): the allocations of its
-                         elements, "3,4,5" (interp.c Note [pointer arrays]); else NULL */
-  sym *index;        /* with family: the index */
+  const gb_family *family; /* GV_DEVPTR read from an array (of pointers, or of structs
+                              holding them) at an index that is not constant (`act[l + 1]`,
+                              `model.h[l].w`): its elements (elements.c); else NULL */
+  sym *index;        /* with family: the index; GV_ADDR and GV_ALIAS whose path holds
+                        one "[?]": the index that stands for (NULL if not known) */
 } gval;
 
 typedef struct gb_frame gb_frame;
@@ -144,13 +157,26 @@ typedef struct gb {
   char **loop_vars;
   int n_loop_vars;
   struct ct_cache *ct_cache; /* calltext.c: functions loaded once per build */
+  /* The key gb_lvalue returned last and the index of the one "[?]" in it
+   * (NULL if none or unknown): read_lvalue resolves elements with it. */
+  const char *lv_key;
+  sym *lv_index;
 } gb;
 
-/* interp.c: the interpreter. */
+/* store.c: builder-owned memory and the store. */
 char *gb_str(gb *b, const char *s);                 /* builder-owned copy */
 char *gb_fmt(gb *b, const char *fmt, ...) TIDAL_PRINTF(2, 3);
+void *gb_own(gb *b, void *p);                       /* builder takes a malloc'd block */
 gval *gb_lookup(gb *b, const char *key);
 void gb_store(gb *b, const char *key, gval v);
+const char *gb_resolve_alias(gb *b, const char *key); /* GV_ALIAS entries on the whole key */
+const char *gb_canon(gb *b, const char *key);       /* ... and on every prefix */
+
+/* elements.c: arrays read at an index that is not constant. */
+int gb_element_read(gb *b, const char *key, sym *index, int is_ptr, gval *out);
+int gb_element_select(gb *b, sym *var, sym *k, const gval *x, const gval *y, gval *out);
+
+/* interp.c: the interpreter. */
 gval gb_eval(gb *b, gb_frame *f, CXCursor e);      /* rvalue, loop context */
 sym *gb_eval_local(gb *b, CXCursor e);              /* integer, local context */
 const char *gb_lvalue(gb *b, gb_frame *f, CXCursor e, const char **text, int *text_ok);

@@ -239,8 +239,9 @@ static void add_access(gb *b, graph_op *op, CXCursor arg_c, gval v, int arg, acc
     a->tensor = -1;
     a->exact = 0;
   } else if (v.k == GV_DEVPTR && v.family && !v.carried && v.delta && !sym_is_unknown(v.delta)) {
-    /* an element of an array of device pointers (interp.c Note [pointer arrays]) */
+    /* an element of an array of device pointers (elements.c, Note [element families]) */
     a->offset = v.delta;
+    a->index = v.index;
     a->tensor = regions_tensor_family(b, &v, a->bytes, v.text);
   } else if (v.unmanaged) {
     /* not tidal memory: the rewriter skips it (rewrite_sites.c) */

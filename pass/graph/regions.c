@@ -314,8 +314,8 @@ int regions_tensor_whole(gb *b, int alloc) {
 
 int regions_tensor_family(gb *b, const gval *v, sym *bytes, const char *ptr_text) {
   graph *g = b->g;
-  int n = 1;
-  for (const char *c = v->family; *c; c++) n += *c == ',';
+  const gb_family *fm = v->family;
+  int n = fm->n;
   sym *nidx = sym_subst(b->a, v->index, norm_lookup, b);
   sym *noff = sym_subst(b->a, v->delta, norm_lookup, b);
   for (int i = 0; i < g->n_tensors; i++) {
@@ -324,12 +324,8 @@ int regions_tensor_family(gb *b, const gval *v, sym *bytes, const char *ptr_text
         !sym_equal(sym_subst(b->a, t->offset, norm_lookup, b), noff))
       continue;
     int same = 1;
-    const char *c = v->family;
-    for (int k = 0; k < n && same; k++) {
-      same = atoi(c) == t->family[k];
-      c = strchr(c, ',');
-      c = c ? c + 1 : "";
-    }
+    for (int k = 0; k < n && same; k++)
+      same = fm->alloc[k] == t->family[k] && sym_equal(fm->off[k], t->family_off[k]);
     if (!same) continue;
     if (sym_is_unknown(t->bytes)) t->bytes = bytes;
     else if (!sym_is_unknown(bytes) && !sym_equal(t->bytes, bytes)) t->bytes = sym_max(b->a, t->bytes, bytes);
@@ -340,12 +336,15 @@ int regions_tensor_family(gb *b, const gval *v, sym *bytes, const char *ptr_text
   graph_tensor *t = &g->tensors[id];
   t->id = id;
   t->family = calloc((size_t)n, sizeof *t->family);
-  if (!t->family) return -1;
-  const char *c = v->family;
+  t->family_off = calloc((size_t)n, sizeof *t->family_off);
+  t->family_region = calloc((size_t)n, sizeof *t->family_region);
+  t->family_name = calloc((size_t)n, sizeof *t->family_name);
+  if (!t->family || !t->family_off || !t->family_region || !t->family_name) return -1;
   for (int k = 0; k < n; k++) {
-    t->family[k] = atoi(c);
-    c = strchr(c, ',');
-    c = c ? c + 1 : "";
+    t->family[k] = fm->alloc[k];
+    t->family_off[k] = fm->off[k];
+    t->family_region[k] = fm->region[k];
+    t->family_name[k] = strdup(fm->name[k] ? fm->name[k] : g->allocs[fm->alloc[k]].name);
   }
   t->n_family = n;
   t->family_index = v->index;

@@ -179,8 +179,8 @@ static int child_loop(const graph *g, int loop, int parent) {
   return prev;
 }
 
-static int tensor_for(unroller *u, const graph_tensor *gt, int alloc, uint64_t offset,
-                      uint64_t bytes) {
+static int tensor_for(unroller *u, const graph_tensor *gt, int family_k, int alloc,
+                      uint64_t offset, uint64_t bytes) {
   tidal_trace *t = u->t;
   for (int i = t->n_tensors - 1; i >= 0; i--)
     if (t->tensors[i].alloc == alloc && t->tensors[i].offset == offset) {
@@ -199,8 +199,11 @@ static int tensor_for(unroller *u, const graph_tensor *gt, int alloc, uint64_t o
   tt->alloc = alloc;
   tt->offset = offset;
   tt->bytes = bytes;
-  if (gt->n_family) { /* an element of a pointer array: its allocation's own name */
-    tt->name = strdup(u->g->allocs[alloc].name);
+  if (gt->n_family) { /* an element of an array: the element's own name */
+    const char *en = u->g->allocs[alloc].name;
+    if (family_k >= 0 && family_k < gt->n_family && gt->family_name[family_k])
+      en = gt->family_name[family_k];
+    tt->name = strdup(en);
     return t->n_tensors++;
   }
   /* "acts.ln1[l]" -> "acts.ln1[l=3]" */
@@ -256,11 +259,13 @@ static int eval_step(unroller *u, const sym *s, int64_t k, int64_t lo, int64_t *
 }
 
 /* Fills ta's covered range and slice for a stepped access (Note [stepped
- * accesses]) whose allocation holds abytes and whose extent, when unknown,
- * runs to `end`.  Returns 0, or -1 (reported) when not even the first
+ * accesses]) at eo bytes past its element's start (0 unless an element of
+ * a family), whose allocation holds abytes and whose extent, when unknown,
+ * runs to `end`.  When the counter only shapes the extent (the same place
+ * every step), ta is a plain access (stepped 0) with the largest extent.  Returns 0, or -1 (reported) when not even the first
  * step's offset evaluates. */
-static int stepped_range(unroller *u, const graph_op *op, const graph_access *a, int64_t abytes,
-                         int64_t end, trace_access *ta) {
+static int stepped_range(unroller *u, const graph_op *op, const graph_access *a, int64_t eo,
+                         int64_t abytes, int64_t end, trace_access *ta) {
   const graph *g = u->g;
   int64_t lo, hi, trips = 0;
   if (eval_at(u, g->train_lo, &lo, g->loop_file, g->loop_line, g->loop_col,
@@ -285,6 +290,7 @@ static int stepped_range(unroller *u, const graph_op *op, const graph_access *a,
       u->n_stack--;
       return -1;
     }
+    offs[i] += eo;
     if (known_bytes && eval_step(u, a->bytes, ks[i], lo, &sizes[i]) != 0) known_bytes = 0;
   }
   int64_t stride = offs[1] - offs[0];
@@ -387,10 +393,10 @@ static void emit_op(unroller *u, const graph_op *op) {
     }
     const graph_tensor *gt = &g->tensors[a->tensor];
     int64_t off, bytes, abytes;
-    int alloc = gt->alloc;
+    int alloc = gt->alloc, family_k = -1;
     if (gt->n_family) { /* element family_index of a pointer array */
       int64_t k;
-      if (eval_at(u, gt->family_index, &k, op->file, op->line, op->col, "the pointer array's index") != 0)
+      if (eval_at(u, a->index ? a->index : gt->family_index, &k, op->file, op->line, op->col, "the pointer array's index") != 0)
         return;
       if (k < 0 || k >= gt->n_family) {
         if (!u->quiet)
@@ -400,22 +406,28 @@ static void emit_op(unroller *u, const graph_op *op) {
         return;
       }
       alloc = gt->family[k];
+      family_k = (int)k;
     }
+    int64_t eo = 0; /* an element of a family: the offset is past the element's start */
+    if (family_k >= 0 && eval_at(u, gt->family_off[family_k], &eo, op->file, op->line, op->col,
+                                 "the element's offset") != 0)
+      return;
     if (eval_at(u, g->allocs[alloc].bytes, &abytes, g->allocs[alloc].file,
                 g->allocs[alloc].line, g->allocs[alloc].col, "the allocation size") != 0)
       return;
     if (is_stepped(u, a)) {
       int64_t end = abytes;
-      if (gt->region >= 0) {
+      int region = family_k >= 0 ? gt->family_region[family_k] : gt->region;
+      if (region >= 0) {
         int64_t ro, rb;
-        if (graph_eval(g, g->regions[gt->region].offset, &ro) == 0 &&
-            graph_eval(g, g->regions[gt->region].bytes, &rb) == 0 && ro + rb < abytes)
+        if (graph_eval(g, g->regions[region].offset, &ro) == 0 &&
+            graph_eval(g, g->regions[region].bytes, &rb) == 0 && ro + rb < abytes)
           end = ro + rb;
       }
       trace_access st;
       memset(&st, 0, sizeof st);
-      if (stepped_range(u, op, a, abytes, end, &st) != 0) return;
-      int ti = tensor_for(u, gt, alloc, st.offset, st.bytes);
+      if (stepped_range(u, op, a, eo, abytes, end, &st) != 0) return;
+      int ti = tensor_for(u, gt, family_k, alloc, st.offset, st.bytes);
       if (ti < 0) continue;
       st.tensor = ti;
       st.mode = a->mode;
@@ -430,6 +442,7 @@ static void emit_op(unroller *u, const graph_op *op) {
       continue;
     }
     if (eval_at(u, a->offset, &off, op->file, op->line, op->col, "the pointer offset") != 0) return;
+    off += eo;
     int exact = a->exact;
     if (sym_is_unknown(a->bytes) || sym_eval(a->bytes, value_fn, u, &bytes) != 0) {
       if (!sym_is_unknown(a->bytes)) {
@@ -438,10 +451,11 @@ static void emit_op(unroller *u, const graph_op *op) {
       }
       /* unknown extent: to the end of the region (or the allocation) */
       int64_t end = abytes;
-      if (gt->region >= 0) {
+      int region = family_k >= 0 ? gt->family_region[family_k] : gt->region;
+      if (region >= 0) {
         int64_t ro, rb;
-        if (graph_eval(g, g->regions[gt->region].offset, &ro) == 0 &&
-            graph_eval(g, g->regions[gt->region].bytes, &rb) == 0 && ro + rb > off)
+        if (graph_eval(g, g->regions[region].offset, &ro) == 0 &&
+            graph_eval(g, g->regions[region].bytes, &rb) == 0 && ro + rb > off)
           end = ro + rb;
       }
       bytes = end - off;
@@ -449,7 +463,7 @@ static void emit_op(unroller *u, const graph_op *op) {
     }
     if (off < 0 || bytes < 0) continue;
     if (off + bytes > abytes) bytes = abytes > off ? abytes - off : 0; /* clamp an over-estimate */
-    int ti = tensor_for(u, gt, alloc, (uint64_t)off, (uint64_t)bytes);
+    int ti = tensor_for(u, gt, family_k, alloc, (uint64_t)off, (uint64_t)bytes);
     if (ti < 0) continue;
     trace_access *ta = &to->acc[to->n_acc++];
     ta->tensor = ti;

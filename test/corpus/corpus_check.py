@@ -61,11 +61,6 @@ PROGRAMS = {
 
 # Checks expected to fail today, with the reason (see docs/limitations.md).
 KNOWN = {
-    "gpt2": {
-        "resolved": "per-layer structs indexed by the layer variable (&model.h[l], "
-                    "&buffers.blocks[l]) do not resolve (interp: arrays of structs, idiom 8)",
-        "replay": "needs the per-layer accesses resolved first (idiom 8)",
-    },
     "p15": {
         "replay": "the batch slice now replays (stepped accesses; with --chunk 4K checksums match "
                   "at 50%), but at the default 2 MiB chunks maxpool_forward's operands sit in 3 "

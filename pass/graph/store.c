@@ -1,0 +1,148 @@
+/* store.c - the interpreter's memory: strings the builder owns and the
+ * store from lvalue paths to abstract values (interp.h).
+ *
+ * Paths: "f3:acts.ln1" is field ln1 of local `acts` in frame 3, "g:B" a
+ * global, "h7[0]" a host array, "X[?]" an element at an index that is not
+ * constant.  A path whose prefix holds a GV_ALIAS (a struct copy, a
+ * reference) stands for the same path under the alias's target;
+ * gb_canon rewrites a path to the one its values are stored under.
+ * Everything returned is owned by the builder and freed with it (build.c). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/interp.h"
+
+/* ---- strings ---- */
+
+char *gb_str(gb *b, const char *s) {
+  if (!s) return NULL;
+  if (b->n_strs == b->cap_strs) {
+    size_t nc = b->cap_strs ? b->cap_strs * 2 : 256;
+    char **n = realloc(b->strs, nc * sizeof *n);
+    if (!n) return NULL;
+    b->strs = n;
+    b->cap_strs = nc;
+  }
+  char *r = strdup(s);
+  if (r) b->strs[b->n_strs++] = r;
+  return r;
+}
+
+char *gb_fmt(gb *b, const char *fmt, ...) {
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  if (n < (int)sizeof buf) return gb_str(b, buf);
+  char *big = malloc((size_t)n + 1);
+  if (!big) return NULL;
+  va_start(ap, fmt);
+  vsnprintf(big, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  char *r = gb_str(b, big);
+  free(big);
+  return r;
+}
+
+/* ---- the store: open addressing over lvalue paths ---- */
+
+static size_t hash_str(const char *s) {
+  size_t h = 1469598103934665603ull;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h;
+}
+
+gval *gb_lookup(gb *b, const char *key) {
+  if (!key || !b->tab_cap) return NULL;
+  size_t i = hash_str(key) & (b->tab_cap - 1);
+  while (b->tab[i].key) {
+    if (strcmp(b->tab[i].key, key) == 0) return &b->tab[i].v;
+    i = (i + 1) & (b->tab_cap - 1);
+  }
+  return NULL;
+}
+
+void gb_store(gb *b, const char *key, gval v) {
+  if (!key) return;
+  if ((b->tab_n + 1) * 2 > b->tab_cap) {
+    size_t nc = b->tab_cap ? b->tab_cap * 2 : 1024;
+    gb_entry *n = calloc(nc, sizeof *n);
+    if (!n) return;
+    for (size_t i = 0; i < b->tab_cap; i++) {
+      if (!b->tab[i].key) continue;
+      size_t j = hash_str(b->tab[i].key) & (nc - 1);
+      while (n[j].key) j = (j + 1) & (nc - 1);
+      n[j] = b->tab[i];
+    }
+    free(b->tab);
+    b->tab = n;
+    b->tab_cap = nc;
+  }
+  size_t i = hash_str(key) & (b->tab_cap - 1);
+  while (b->tab[i].key) {
+    if (strcmp(b->tab[i].key, key) == 0) {
+      b->tab[i].v = v;
+      b->tab[i].seq = ++b->store_seq;
+      return;
+    }
+    i = (i + 1) & (b->tab_cap - 1);
+  }
+  b->tab[i].key = gb_str(b, key);
+  b->tab[i].v = v;
+  b->tab[i].seq = ++b->store_seq;
+  b->tab_n++;
+}
+
+/* Follows GV_ALIAS entries on the root of a path. */
+const char *gb_resolve_alias(gb *b, const char *key) {
+  for (int guard = 0; guard < 8; guard++) {
+    gval *v = gb_lookup(b, key);
+    if (!v || v->k != GV_ALIAS) return key;
+    key = v->path;
+  }
+  return key;
+}
+
+/* Takes ownership of a malloc'd block: freed with the builder's strings. */
+void *gb_own(gb *b, void *p) {
+  if (!p) return NULL;
+  if (b->n_strs == b->cap_strs) {
+    size_t nc = b->cap_strs ? b->cap_strs * 2 : 256;
+    char **n = realloc(b->strs, nc * sizeof *n);
+    if (!n) {
+      free(p);
+      return NULL;
+    }
+    b->strs = n;
+    b->cap_strs = nc;
+  }
+  b->strs[b->n_strs++] = p;
+  return p;
+}
+
+/* The path key's values are stored under: every prefix that is an alias
+ * replaced by its target ("g:bufs.blocks[3].a.data", where blocks[3].a was
+ * assigned the struct a helper returned, is "f9:t.data"). */
+const char *gb_canon(gb *b, const char *key) {
+  if (!key) return NULL;
+  const char *cur = key;
+  const char *colon = strchr(cur, ':');
+  size_t i = colon ? (size_t)(colon - cur) + 1 : 0;
+  char buf[512];
+  for (int guard = 0; guard < 64 && cur[i]; i++) {
+    if (cur[i] != '.' && cur[i] != '[') continue;
+    if (i >= sizeof buf) break;
+    memcpy(buf, cur, i);
+    buf[i] = '\0';
+    gval *v = gb_lookup(b, buf);
+    if (!v || v->k != GV_ALIAS) continue;
+    const char *to = gb_resolve_alias(b, buf);
+    cur = gb_fmt(b, "%s%s", to, cur + i);
+    i = strlen(to) - 1; /* the loop's i++ lands on the boundary after the target */
+    guard++;
+  }
+  return gb_resolve_alias(b, cur);
+}
