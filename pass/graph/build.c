@@ -85,6 +85,46 @@ static void prune_loops(graph *g) {
  * later op (activations saved for backward)? */
 static int forward_then_backward(const graph *g) { return g->n_candidates > 0; }
 
+/* The dry walk's handlers (interp.c Note [state changed by calls]): an op
+ * site or an allocation records nothing, but its arguments are evaluated
+ * (a call inside one may change state); graph loops are recorded and
+ * dropped again by the interpreter. */
+static int quiet_op_site(gb *b, gb_frame *f, CXCursor call) {
+  if (!opsite_is_op(&b->g->kernels, call)) return 0;
+  int n = clang_Cursor_getNumArguments(call);
+  for (int i = 0; i < n; i++) gb_eval(b, f, clang_Cursor_getArgument(call, (unsigned)i));
+  return 1;
+}
+
+static int quiet_alloc_call(gb *b, gb_frame *f, CXCursor call, const char *callee) {
+  (void)callee;
+  int n = clang_Cursor_getNumArguments(call);
+  for (int i = 0; i < n; i++) gb_eval(b, f, clang_Cursor_getArgument(call, (unsigned)i));
+  return 1;
+}
+
+static void quiet_pointer_stored(gb *b, const char *key, const char *name, gval *v) {
+  (void)b;
+  (void)key;
+  (void)name;
+  (void)v;
+}
+
+static void quiet_once_done(gb *b, gb_frame *f, int first_alloc) {
+  (void)b;
+  (void)f;
+  (void)first_alloc;
+}
+
+static const gb_handlers quiet_handlers = {
+    .op_site = quiet_op_site,
+    .alloc_call = quiet_alloc_call,
+    .pointer_stored = quiet_pointer_stored,
+    .setup_done = regions_finish_setup, /* never called: the dry walk is inside the loop */
+    .once_done = quiet_once_done,
+    .graph_loop = loop_record,
+};
+
 static const gb_handlers handlers = {
     .op_site = opsite_handle,
     .alloc_call = regions_handle_call,
@@ -107,6 +147,7 @@ int graph_build(pass_tu *t, const graph_options *opt, graph *g) {
   gb b;
   memset(&b, 0, sizeof b);
   b.h = &handlers;
+  b.quiet = &quiet_handlers;
   b.g = g;
   b.t = t;
   b.a = t->arena;
@@ -136,8 +177,9 @@ int graph_build(pass_tu *t, const graph_options *opt, graph *g) {
     b.mode = GB_SETUP;
     gb_run_function(&b, fn, NULL, clang_getNullCursor(), NULL, 0, NULL);
     if (b.reached_loop)
-      gb_note(&b, b.train_loop, "the training loop's function is not called from main(); "
-              "its parameters are treated as unknown");
+      gb_note(&b, b.train_loop, "the training loop's function '%s' is not reached from main() "
+              "by direct calls (a test harness, a function pointer or a virtual call runs it): "
+              "it is analysed on its own, its parameters unknown", g->loop_function);
   }
   /* A construct too deep to interpret was reported (base/stack.h): the
    * graph would miss whatever it held. */
@@ -179,6 +221,7 @@ out:
   for (size_t i = 0; i < b.n_strs; i++) free(b.strs[i]);
   free(b.strs);
   free(b.tab);
+  free(b.dry_keys);
   return rc;
 }
 

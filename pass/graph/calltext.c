@@ -613,6 +613,37 @@ static CXCursor called_def(const pass_tu *t, CXCursor call) {
   return clang_Cursor_isNull(def) ? d : def;
 }
 
+/* Note [object-named sizes]: a size read from an object's member inside
+ * one of its methods, or from a cuDNN descriptor set in the training loop,
+ * is the loop-level name of that member (`conv1.in_channels`, interp.c
+ * member_text), not text written at the op.  Substituted up the call path
+ * like the op's own text, its root would be taken for a parameter or local
+ * of the same name (`float *conv1` in Backpropagation) and replaced by that
+ * argument (`d_conv1.in_channels`: not C), and a root that is a local of
+ * the loop's function (`context`) is no name inside the callee.  Such a
+ * name of an op below the loop's function, whose root a function on the
+ * path declares (the loop's included) and that is bound, is written as its
+ * value instead; one that is not bound keeps its name. */
+typedef struct shadow_ud {
+  gb *b;
+  ct_fn **fp;
+  int n;
+} shadow_ud;
+
+static sym *shadowed_value(void *ud, const char *name) {
+  shadow_ud *u = ud;
+  size_t root = strcspn(name, ".-[");
+  if (!name[root] || u->n == 0) return NULL; /* a plain name is the op's own text */
+  /* level 0 too: a local of the loop's function is no name in a callee */
+  for (int k = 0; k <= u->n; k++)
+    for (int i = 0; i < u->fp[k]->n; i++)
+      if (strlen(u->fp[k]->names[i].name) == root && !strncmp(u->fp[k]->names[i].name, name, root)) {
+        int64_t v;
+        return bind_lookup(&u->b->g->binds, name, &v) ? sym_const(u->b->a, v) : NULL;
+      }
+  return NULL;
+}
+
 void calltext_op(gb *b, graph_op *op) {
   int n = op->n_calls;
   if (op->n_acc == 0) return;
@@ -639,6 +670,9 @@ void calltext_op(gb *b, graph_op *op) {
     a->text_span_at = calloc((size_t)n + 1, sizeof *a->text_span_at);
     if (!a->ptr_text_at || !a->bytes_text_at || !a->text_valid_at || !a->text_span_at) break;
     char *ptr = a->ptr_local ? strdup(a->ptr_local) : NULL;
+    shadow_ud su = {b, fp, n};
+    if (!sym_is_unknown(a->bytes_local)) /* the op's own declaration too (rewrite_sites.c) */
+      a->bytes_local = sym_subst(b->a, a->bytes_local, shadowed_value, &su);
     char *bytes = sym_is_unknown(a->bytes_local) ? NULL : sym_to_c(a->bytes_local);
     int ok = ptr != NULL;
     for (int k = n; k >= 0 && ok; k--) {

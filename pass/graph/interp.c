@@ -336,11 +336,25 @@ static int int_value_const(gb *b, const gval *v, int64_t *out) {
   return sym_eval(v->s, bind_value_fn, &b->g->binds, out) == 0;
 }
 
+/* 1 if name was bound, when read earlier, to a constant other than c: the
+ * variable was written since (`top += bytes` in a setup call).  Rebinding
+ * it would move every earlier read (the first block's offset) to the new
+ * value, so this read is the constant itself. */
+static int const_rebound(gb *b, const char *name, int64_t c) {
+  const graph_bindings *bs = &b->g->binds;
+  for (int i = 0; i < bs->n; i++)
+    if (strcmp(bs->items[i].name, name) == 0)
+      return bs->items[i].source == BIND_CONST && bs->items[i].value != c;
+  return 0;
+}
+
 /* An integer read from a name-keeping place (main's or the loop function's
  * variables, globals): the name, bound when its value is constant. */
 static gval named_int(gb *b, const char *name, const gval *stored, int is_const_decl) {
   int64_t c;
-  if (stored && stored->ind) {
+  /* an unknown the loop carries stays that (not the symbol `name`, which
+   * reads as one loop-invariant value) */
+  if (stored && (stored->ind || stored->carried)) {
     gval v = *stored;
     v.text = gb_str(b, name);
     v.text_ok = 1;
@@ -348,7 +362,7 @@ static gval named_int(gb *b, const char *name, const gval *stored, int is_const_
     return v;
   }
   if (stored && stored->k == GV_INT && int_value_const(b, stored, &c)) {
-    if (is_plain_lvalue_text(name)) {
+    if (is_plain_lvalue_text(name) && !const_rebound(b, name, c)) {
       bind_set(&b->g->binds, name, c, BIND_CONST);
       return gb_int(b, sym_var(b->a, name), gb_str(b, name), 1);
     }
@@ -392,6 +406,18 @@ static const char *index_path(gb *b, const char *base, gval idx) {
   int64_t c;
   if (idx.k == GV_INT && int_value_const(b, &idx, &c)) return gb_fmt(b, "%s[%lld]", base, (long long)c);
   return gb_fmt(b, "%s[?]", base);
+}
+
+static const char *smart_deref_path(gb *b, gb_frame *f, CXCursor e, const char **text, int *ok);
+static int makes_heap_object(CXCursor e);
+static gval eval_new(gb *b, gb_frame *f, CXCursor e);
+static void eval_delete(gb *b, gb_frame *f, CXCursor e);
+
+/* A member of the object at path, named after the object as its owner
+ * wrote it (`context.m_ws`, not "f3:context.m_ws"). */
+static const char *member_text(gb *b, const char *obj, const char *field) {
+  const char *colon = strchr(obj, ':');
+  return gb_fmt(b, "%s.%s", colon ? colon + 1 : obj, field);
 }
 
 /* An index that names an element: known, not carried around a loop. */
@@ -572,8 +598,10 @@ static const char *lvalue_at(gb *b, gb_frame *f, CXCursor e, const char **text, 
     if (pv.k == GV_ADDR) *idx_out = pv.index;
     return pv.k == GV_ADDR ? gb_resolve_alias(b, pv.path) : NULL;
   }
+  if (k == CXCursor_CallExpr) return smart_deref_path(b, f, e, text, text_ok); /* `*model` */
   return NULL;
 }
+
 
 /* Reads the value at key (an lvalue of type ty written as text). */
 static gval read_lvalue(gb *b, gb_frame *f, const char *key, CXType ty, const char *text,
@@ -849,7 +877,9 @@ static gval eval_binary(gb *b, gb_frame *f, CXCursor e) {
   if (gb_children(e, ch, 2) != 2) return none_val();
   enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(e);
   if (op == CXBinaryOperator_Assign) {
+    if (makes_heap_object(ch[1])) b->new_name = gb_text(b, ch[0]); /* Note [heap objects] */
     gval r = gb_eval(b, f, ch[1]);
+    b->new_name = NULL;
     return assign(b, f, ch[0], ch[1], r, CXBinaryOperator_Invalid);
   }
   enum CXBinaryOperatorKind base = compound_base(op);
@@ -1231,6 +1261,11 @@ gval gb_eval(gb *b, gb_frame *f, CXCursor e) {
     return eval_unary(b, f, e);
   case CXCursor_CallExpr:
     return eval_call(b, f, e);
+  case CXCursor_CXXNewExpr:
+    return eval_new(b, f, e);
+  case CXCursor_CXXDeleteExpr:
+    eval_delete(b, f, e);
+    return none_val();
   case CXCursor_CXXThisExpr: {
     const char *obj = this_of(b, f);
     if (!obj) return none_val();
@@ -1436,6 +1471,398 @@ static const char *method_object(gb *b, gb_frame *f, CXCursor call) {
   return gb_lvalue(b, f, ob[0], NULL, NULL);
 }
 
+/* ---- C++ heap objects and smart pointers ---- */
+
+/* Note [heap objects]: `new T(args)` is a fresh host object whose store
+ * path is "hN:(*m)", named after the variable the result is stored to
+ * (b->new_name; "hN[0]" when there is none), and T's user constructor runs
+ * with that path as `this`, so `m->forward(x)` finds the members it set.
+ * `new T[n]` is "hN:acts[0]", indexed like a malloc'd array: `new float *[L]`
+ * filled by one cudaMalloc per element is a pointer array (Note [pointer
+ * arrays]).  `delete p` runs T's user destructor on the object (its
+ * cudaFree calls are recorded frees).  Not followed: the constructors and
+ * destructors of the elements of `new T[n]` beyond the first, placement
+ * new, and destructors run at the end of a scope.
+ *
+ * Note [smart pointers]: std::unique_ptr<T> and std::shared_ptr<T> are
+ * modelled as the raw pointer they hold: a smart pointer's store entry
+ * holds the held value itself (the heap object's address, or the device
+ * pointer of a shared_ptr<float> owning a cudaMalloc'd buffer), and get(),
+ * operator-> and operator* read it.  Construction from a raw pointer or
+ * another smart pointer (copy, std::move), make_unique/make_shared (a heap
+ * object, its constructor chosen by the number of arguments), assignment,
+ * reset, release and swap are followed.  Ownership is not: a custom
+ * deleter (`[](float *q) { cudaFree(q); }`) runs when the last owner goes,
+ * which the interpreter does not follow (the rewriter still replaces its
+ * cudaFree: it edits every call).  What cannot be followed holds a pointer
+ * of unknown origin, reported where an op uses it. */
+
+/* std::unique_ptr<...> or std::shared_ptr<...> (libstdc++ or libc++). */
+static int is_smart_ptr(CXType t) {
+  char *sp = string_and_dispose(clang_getTypeSpelling(clang_getCanonicalType(t)));
+  const char *s = sp ? sp : "";
+  if (strncmp(s, "const ", 6) == 0) s += 6;
+  int r = 0;
+  if (strncmp(s, "std::", 5) == 0) {
+    s += 5;
+    if (strncmp(s, "__1::", 5) == 0) s += 5;
+    r = strncmp(s, "unique_ptr<", 11) == 0 || strncmp(s, "shared_ptr<", 11) == 0;
+  }
+  free(sp);
+  return r;
+}
+
+/* A smart pointer of type t whose held value is not known. */
+static gval smart_unknown(gb *b, CXType t) {
+  gval v = none_val();
+  CXType pt = clang_Type_getTemplateArgumentAsType(clang_getCanonicalType(t), 0);
+  if (!is_record_type(pt)) { /* a buffer: unresolved where an op uses it */
+    v.k = GV_DEVPTR;
+    v.base = sym_const(b->a, 0);
+    v.delta = sym_unknown(b->a);
+  }
+  return v;
+}
+
+/* std::move(x) / std::forward<T>(x): x. */
+static CXCursor strip_move(CXCursor e) {
+  CXCursor s = gb_strip(e);
+  if (clang_getCursorKind(s) != CXCursor_CallExpr || clang_Cursor_getNumArguments(s) != 1) return s;
+  char *n = gb_callee_name(s);
+  int mv = n && (strcmp(n, "move") == 0 || strcmp(n, "forward") == 0) &&
+           clang_Location_isInSystemHeader(clang_getCursorLocation(gb_callee_decl(s)));
+  free(n);
+  return mv ? gb_strip(clang_Cursor_getArgument(s, 0)) : s;
+}
+
+/* The pointer a smart-pointer expression holds: its store entry when it is
+ * an lvalue (key set to it), else (a temporary: make_unique, a constructor,
+ * a function returning one) its value. */
+static gval smart_held(gb *b, gb_frame *f, CXCursor e, const char **key_out) {
+  CXCursor s = strip_move(e);
+  enum CXCursorKind k = clang_getCursorKind(s);
+  if (key_out) *key_out = NULL;
+  if (k == CXCursor_DeclRefExpr || k == CXCursor_MemberRefExpr || k == CXCursor_ArraySubscriptExpr ||
+      k == CXCursor_UnaryOperator) {
+    const char *text;
+    int ok;
+    const char *key = gb_lvalue(b, f, s, &text, &ok);
+    gval *st = key ? gb_lookup(b, key) : NULL;
+    gval v = st && st->k != GV_ALIAS ? *st : smart_unknown(b, clang_getCursorType(s));
+    if (key_out) *key_out = key;
+    v.text = text ? gb_fmt(b, "%s.get()", text) : NULL;
+    v.text_ok = ok;
+    v.prec = 0;
+    return v;
+  }
+  return gb_eval(b, f, e);
+}
+
+/* Does e make a heap object to be stored (`new T`, make_unique,
+ * `unique_ptr<T>(new T)`)?  Its target then names it (b->new_name). */
+static int makes_heap_object(CXCursor e) {
+  CXCursor s = gb_strip(e);
+  enum CXCursorKind k = clang_getCursorKind(s);
+  if (k == CXCursor_CXXNewExpr) return 1;
+  if (k != CXCursor_CallExpr) return 0;
+  CXCursor ref = clang_getCursorReferenced(s);
+  if (clang_getCursorKind(ref) == CXCursor_Constructor)
+    return is_smart_ptr(clang_getCursorType(s)) && clang_Cursor_getNumArguments(s) >= 1 &&
+           clang_getCursorKind(gb_strip(clang_Cursor_getArgument(s, 0))) == CXCursor_CXXNewExpr;
+  char *n = gb_callee_name(s);
+  int r = n && (strcmp(n, "make_unique") == 0 || strcmp(n, "make_shared") == 0);
+  free(n);
+  return r;
+}
+
+/* A fresh heap object (Note [heap objects]); array: `new T[n]`. */
+static gval heap_object(gb *b, int array) {
+  const char *nm = b->new_name;
+  b->new_name = NULL;
+  gval v = none_val();
+  v.k = GV_ADDR;
+  int id = b->next_frame++;
+  if (nm && *nm) /* named: its tensors read `(*m).w_`, `acts[2]` */
+    v.path = array ? gb_fmt(b, "h%d:%s[0]", id, nm) : gb_fmt(b, "h%d:(*%s)", id, nm);
+  else
+    v.path = gb_fmt(b, "h%d[0]", id);
+  return v;
+}
+
+/* Arguments of call bound to def's parameters, the call's argument `skip`
+ * first: a reference parameter is the argument's lvalue (an alias), a
+ * smart pointer passed by value the pointer it holds, others the value.
+ * Returns how many were bound. */
+static int bind_call_args(gb *b, gb_frame *f, CXCursor call, CXCursor def, int skip, gval *args,
+                          int max) {
+  int n = clang_Cursor_getNumArguments(call);
+  int np = clang_Cursor_isNull(def) ? 0 : clang_Cursor_getNumArguments(def);
+  int na = n - skip < max ? n - skip : max;
+  if (na < 0) na = 0;
+  for (int i = 0; i < na; i++) {
+    CXCursor ac = clang_Cursor_getArgument(call, (unsigned)(i + skip));
+    CXType pt = i < np ? clang_getCursorType(clang_Cursor_getArgument(def, (unsigned)i))
+                       : clang_getCursorType(ac);
+    const char *key = NULL, *text = NULL;
+    int ok = 0;
+    if (i < np && (pt.kind == CXType_LValueReference || pt.kind == CXType_RValueReference))
+      key = gb_lvalue(b, f, ac, &text, &ok);
+    if (!key) {
+      args[i] = i < np && is_smart_ptr(pt) ? smart_held(b, f, ac, NULL) : gb_eval(b, f, ac);
+      /* a temporary object bound to a reference (`relu(w1 * x)`): the
+       * parameter names the object the call returned */
+      if (i < np && (pt.kind == CXType_LValueReference || pt.kind == CXType_RValueReference) &&
+          args[i].k == GV_ADDR && is_record_type(clang_getPointeeType(pt)) && !is_smart_ptr(pt))
+        args[i].k = GV_ALIAS;
+      continue;
+    }
+    args[i] = none_val();
+    args[i].k = GV_ALIAS;
+    args[i].path = key;
+    args[i].index = b->lv_index;
+    args[i].text = text;
+    args[i].text_ok = ok;
+  }
+  return na;
+}
+
+/* The user constructor of record type t taking nargs arguments (make_unique
+ * forwards its arguments to one; the first of that arity), or a null cursor. */
+static CXCursor constructor_for(CXType t, int nargs) {
+  CXCursor decl = clang_getTypeDeclaration(clang_getCanonicalType(t));
+  CXCursor ch[256];
+  int n = gb_children(decl, ch, 256);
+  for (int i = 0; i < n && i < 256; i++)
+    if (clang_getCursorKind(ch[i]) == CXCursor_Constructor &&
+        !clang_CXXConstructor_isCopyConstructor(ch[i]) &&
+        !clang_CXXConstructor_isMoveConstructor(ch[i]) &&
+        clang_Cursor_getNumArguments(ch[i]) == nargs)
+      return ch[i];
+  return clang_getNullCursor();
+}
+
+/* Runs T's user destructor on the object at path (`delete p`). */
+static void run_destructor(gb *b, gb_frame *f, CXCursor at, CXType t, const char *path) {
+  CXCursor decl = clang_getTypeDeclaration(clang_getCanonicalType(t));
+  CXCursor ch[256];
+  int n = gb_children(decl, ch, 256);
+  for (int i = 0; i < n && i < 256; i++) {
+    if (clang_getCursorKind(ch[i]) != CXCursor_Destructor) continue;
+    CXCursor def = program_definition(b->t, ch[i]);
+    if (!is_user_function(b, def)) return;
+    b->this_path = path;
+    gb_run_function(b, def, f, at, NULL, 0, NULL);
+    b->this_path = NULL;
+    return;
+  }
+}
+
+/* `new T(args)`, `new T[n]` (Note [heap objects]). */
+static gval eval_new(gb *b, gb_frame *f, CXCursor e) {
+  /* an array new has its '[' before any '(' or '{' (`new float *[L]`) */
+  const char *text = gb_text(b, e);
+  const char *br = text ? strpbrk(text, "[({") : NULL;
+  gval v = heap_object(b, br && *br == '[');
+  CXCursor ch[8];
+  int n = gb_children(e, ch, 8);
+  for (int i = 0; i < n && i < 8; i++) {
+    if (!clang_isExpression(clang_getCursorKind(ch[i]))) continue;
+    CXCursor s = gb_strip(ch[i]);
+    int ctor = clang_getCursorKind(s) == CXCursor_CallExpr &&
+               clang_getCursorKind(clang_getCursorReferenced(s)) == CXCursor_Constructor;
+    b->this_path = ctor ? v.path : NULL;
+    gb_eval(b, f, ch[i]);
+    b->this_path = NULL;
+  }
+  return v;
+}
+
+/* `delete p`, `delete[] p`. */
+static void eval_delete(gb *b, gb_frame *f, CXCursor e) {
+  CXCursor ch[2];
+  int n = gb_children(e, ch, 2);
+  if (n < 1) return;
+  CXCursor p = ch[n - 1];
+  gval v = gb_eval(b, f, p);
+  CXType pt = clang_getPointeeType(clang_getCanonicalType(clang_getCursorType(p)));
+  if (v.k == GV_ADDR && is_record_type(pt)) run_destructor(b, f, e, pt, v.path);
+}
+
+/* make_unique<T>(args) / make_shared<T>(args): a heap object, T's
+ * constructor run on it; the value is the pointer the result holds. */
+static gval make_smart(gb *b, gb_frame *f, CXCursor e) {
+  CXType t = clang_Type_getTemplateArgumentAsType(clang_getCanonicalType(clang_getCursorType(e)), 0);
+  int n = clang_Cursor_getNumArguments(e);
+  gval v = heap_object(b, !is_record_type(t));
+  if (!is_record_type(t)) {
+    for (int i = 0; i < n; i++) gb_eval(b, f, clang_Cursor_getArgument(e, (unsigned)i));
+    return v; /* a host scalar or array */
+  }
+  CXCursor ctor = constructor_for(t, n);
+  CXCursor def = clang_Cursor_isNull(ctor) ? ctor : program_definition(b->t, ctor);
+  if (!is_user_function(b, def)) {
+    for (int i = 0; i < n; i++) gb_eval(b, f, clang_Cursor_getArgument(e, (unsigned)i));
+    if (n > 0 || !clang_Cursor_isNull(ctor)) {
+      char *ts = string_and_dispose(clang_getTypeSpelling(t));
+      gb_note(b, e, "no user constructor of '%s' taking %d argument%s was found for this call: "
+              "the members it sets are not followed", ts, n, n == 1 ? "" : "s");
+      free(ts);
+    }
+    return v;
+  }
+  gval args[64];
+  int na = bind_call_args(b, f, e, def, 0, args, 64);
+  b->this_path = v.path;
+  gb_run_function(b, def, f, e, args, na, NULL);
+  b->this_path = NULL;
+  return v;
+}
+
+/* Default member initialisers (`size_t top = 0;` in the class): every
+ * constructor applies them to the members its initialiser list leaves
+ * out; applied first here, the list and the body then override them.
+ * Member objects and bit-field widths are not initialisers to apply. */
+static void default_members(gb *b, gb_frame *f, const char *obj, CXType t) {
+  CXCursor decl = clang_getTypeDeclaration(clang_getCanonicalType(t));
+  if (clang_Cursor_isNull(decl) || clang_Location_isInSystemHeader(clang_getCursorLocation(decl)))
+    return;
+  CXCursor fl[256];
+  int n = gb_children(decl, fl, 256);
+  for (int i = 0; i < n && i < 256; i++) {
+    if (clang_getCursorKind(fl[i]) != CXCursor_FieldDecl || clang_Cursor_isBitField(fl[i])) continue;
+    CXType ft = clang_getCursorType(fl[i]);
+    if (is_record_type(ft) && !is_smart_ptr(ft)) continue;
+    CXCursor ch[4];
+    int nc = gb_children(fl[i], ch, 4);
+    CXCursor init = clang_getNullCursor();
+    for (int j = 0; j < nc && j < 4; j++)
+      if (clang_isExpression(clang_getCursorKind(ch[j]))) init = ch[j];
+    if (clang_Cursor_isNull(init)) continue;
+    char *field = string_and_dispose(clang_getCursorSpelling(fl[i]));
+    gval v = is_smart_ptr(ft) ? smart_held(b, f, init, NULL) : gb_eval(b, f, init);
+    write_lvalue(b, gb_fmt(b, "%s.%s", obj, field), NULL, v);
+    free(field);
+  }
+}
+
+/* A smart pointer's constructor (the object, when declared, is obj). */
+static gval smart_construct(gb *b, gb_frame *f, CXCursor e, const char *obj) {
+  int n = clang_Cursor_getNumArguments(e);
+  gval held = gb_int(b, sym_const(b->a, 0), NULL, 0); /* empty: nullptr */
+  if (n >= 1) {
+    CXCursor a0 = clang_Cursor_getArgument(e, 0);
+    CXType at = clang_getCursorType(a0);
+    if (is_smart_ptr(at)) {
+      const char *src = NULL;
+      held = smart_held(b, f, a0, &src);
+      /* a move leaves the source empty */
+      CXCursor s = gb_strip(a0);
+      if (src && !clang_equalCursors(s, strip_move(a0)))
+        gb_store(b, src, gb_int(b, sym_const(b->a, 0), NULL, 0));
+    } else if (is_pointer_type(at) || clang_getCanonicalType(at).kind == CXType_NullPtr) {
+      held = gb_eval(b, f, a0);
+    } else {
+      gb_eval(b, f, a0);
+      held = smart_unknown(b, clang_getCursorType(e));
+      gb_note(b, e, "smart pointer constructed from a value tidal does not follow: the pointer "
+              "it holds is unknown");
+    }
+    for (int i = 1; i < n; i++) gb_eval(b, f, clang_Cursor_getArgument(e, (unsigned)i)); /* deleter */
+  }
+  if (obj) write_lvalue(b, obj, NULL, held);
+  return held;
+}
+
+/* A method of std::unique_ptr/std::shared_ptr (Note [smart pointers]): 1
+ * and *out when e calls one. */
+static int smart_method(gb *b, gb_frame *f, CXCursor e, CXCursor ref, gval *out) {
+  int n = clang_Cursor_getNumArguments(e);
+  int np = clang_Cursor_getNumArguments(ref);
+  CXCursor obj;
+  int first = 0;
+  char *m = string_and_dispose(clang_getCursorSpelling(ref));
+  if (strncmp(m, "operator", 8) == 0 && n == np + 1) {
+    obj = clang_Cursor_getArgument(e, 0); /* operator calls list the object first */
+    first = 1;
+  } else {
+    CXCursor ch[1], ob[1];
+    if (gb_children(e, ch, 1) < 1 || clang_getCursorKind(gb_strip(ch[0])) != CXCursor_MemberRefExpr ||
+        gb_children(gb_strip(ch[0]), ob, 1) < 1) {
+      free(m);
+      return 0;
+    }
+    obj = ob[0];
+  }
+  /* shared_ptr's get() is its base class's: the object is cast to it */
+  if (!is_smart_ptr(clang_getCursorType(obj)) && !is_smart_ptr(clang_getCursorType(gb_strip(obj)))) {
+    free(m);
+    return 0;
+  }
+  const char *key = NULL;
+  gval held = smart_held(b, f, obj, &key);
+  *out = none_val();
+  if (strcmp(m, "get") == 0) {
+    *out = held;
+    out->text = gb_text(b, e);
+  } else if (strcmp(m, "operator->") == 0) {
+    *out = held;
+    const char *t = NULL;
+    int ok = 0;
+    if (key) gb_lvalue(b, f, strip_move(obj), &t, &ok);
+    out->text = t; /* `m->n_` as written */
+    out->text_ok = ok;
+  } else if (strcmp(m, "operator*") == 0) {
+    if (held.k == GV_ADDR) *out = held; /* an object: read by address */
+  } else if (strcmp(m, "release") == 0) {
+    *out = held;
+    if (key) gb_store(b, key, gb_int(b, sym_const(b->a, 0), NULL, 0));
+  } else if (strcmp(m, "reset") == 0 || strcmp(m, "operator=") == 0) {
+    gval nv = gb_int(b, sym_const(b->a, 0), NULL, 0);
+    if (n > first) {
+      CXCursor a = clang_Cursor_getArgument(e, (unsigned)first);
+      if (is_smart_ptr(clang_getCursorType(a))) {
+        const char *src = NULL;
+        nv = smart_held(b, f, a, &src);
+        if (src && !clang_equalCursors(gb_strip(a), strip_move(a)))
+          gb_store(b, src, gb_int(b, sym_const(b->a, 0), NULL, 0));
+      } else {
+        nv = gb_eval(b, f, a);
+      }
+    }
+    if (key) write_lvalue(b, key, NULL, nv);
+  } else if (strcmp(m, "swap") == 0 && n > first) {
+    const char *k2 = NULL;
+    gval other = smart_held(b, f, clang_Cursor_getArgument(e, (unsigned)first), &k2);
+    if (key && k2) {
+      gb_store(b, key, other);
+      gb_store(b, k2, held);
+    } else {
+      if (key) gb_store(b, key, smart_unknown(b, clang_getCursorType(obj)));
+      if (k2) gb_store(b, k2, smart_unknown(b, clang_getCursorType(obj)));
+    }
+  } else {
+    /* use_count, operator bool, ...: the held pointer is unchanged */
+    for (int i = first; i < n; i++) gb_eval(b, f, clang_Cursor_getArgument(e, (unsigned)i));
+    *out = gb_int(b, sym_unknown(b->a), NULL, 0);
+  }
+  free(m);
+  return 1;
+}
+
+/* `*p` of a smart pointer to an object, as an lvalue: the object's path. */
+static const char *smart_deref_path(gb *b, gb_frame *f, CXCursor e, const char **text, int *ok) {
+  CXCursor ref = clang_getCursorReferenced(e);
+  if (clang_getCursorKind(ref) != CXCursor_CXXMethod) return NULL;
+  gval v;
+  char *m = string_and_dispose(clang_getCursorSpelling(ref));
+  int deref = strcmp(m, "operator*") == 0;
+  free(m);
+  if (!deref || !smart_method(b, f, e, ref, &v) || v.k != GV_ADDR) return NULL;
+  *text = v.text ? gb_fmt(b, "(*%s)", v.text) : NULL;
+  *ok = v.text_ok;
+  return gb_resolve_alias(b, v.path);
+}
+
 static gval eval_call(gb *b, gb_frame *f, CXCursor e) {
   if (seen_before(b, f, e)) return none_val();
   /* libclang shows C++ constructions as calls: a copy of a struct
@@ -1448,6 +1875,7 @@ static gval eval_call(gb *b, gb_frame *f, CXCursor e) {
      * (Note [C++ objects]). */
     const char *obj = b->this_path;
     b->this_path = NULL;
+    if (is_smart_ptr(clang_getCursorType(e))) return smart_construct(b, f, e, obj);
     if (obj && is_std_vector(clang_getCursorType(e))) {
       /* std::vector<T> v(count[, value]): its size() is count */
       gval cnt = none_val();
@@ -1462,10 +1890,12 @@ static gval eval_call(gb *b, gb_frame *f, CXCursor e) {
     }
     CXCursor cdef = program_definition(b->t, ref);
     if (obj && !clang_CXXConstructor_isCopyConstructor(ref) &&
+        !clang_CXXConstructor_isMoveConstructor(ref))
+      default_members(b, f, obj, clang_getCursorType(e));
+    if (obj && !clang_CXXConstructor_isCopyConstructor(ref) &&
         !clang_CXXConstructor_isMoveConstructor(ref) && is_user_function(b, cdef)) {
       gval args[64];
-      int na = n < 64 ? (n < 0 ? 0 : n) : 64;
-      for (int i = 0; i < na; i++) args[i] = gb_eval(b, f, clang_Cursor_getArgument(e, (unsigned)i));
+      int na = bind_call_args(b, f, e, cdef, 0, args, 64); /* `Model(const Config &c)` */
       b->this_path = obj;
       gb_run_function(b, cdef, f, e, args, na, NULL);
       b->this_path = NULL;
@@ -1475,6 +1905,10 @@ static gval eval_call(gb *b, gb_frame *f, CXCursor e) {
       return gb_eval(b, f, clang_Cursor_getArgument(e, 0));
     for (int i = 0; i < n; i++) gb_eval(b, f, clang_Cursor_getArgument(e, (unsigned)i));
     return none_val();
+  }
+  if (!clang_Cursor_isNull(ref) && clang_getCursorKind(ref) == CXCursor_CXXMethod) {
+    gval sv;
+    if (smart_method(b, f, e, ref, &sv)) return sv;
   }
   /* v.size() of a std::vector whose construction gave its count */
   if (!clang_Cursor_isNull(ref) && clang_getCursorKind(ref) == CXCursor_CXXMethod &&
@@ -1505,6 +1939,11 @@ static gval eval_call(gb *b, gb_frame *f, CXCursor e) {
   char *name = gb_callee_name(e);
   gval ret = none_val();
   if (!name) goto generic;
+  if ((strcmp(name, "make_unique") == 0 || strcmp(name, "make_shared") == 0) &&
+      is_smart_ptr(clang_getCursorType(e))) {
+    ret = make_smart(b, f, e);
+    goto out;
+  }
   const libcall_info *li = libcall_find(name);
   if (li && (li->flags & (LIBCALL_ALLOC | LIBCALL_FREE))) {
     if (b->h->alloc_call(b, f, e, name)) {
@@ -1536,34 +1975,15 @@ static gval eval_call(gb *b, gb_frame *f, CXCursor e) {
     int n = clang_Cursor_getNumArguments(e);
     if (n < 0) n = 0;
     gval args[64];
-    /* C++ reference parameters (`void alloc(P &p)`, `float *&q`): the
-     * parameter is the argument's lvalue, so writes through it land there */
     int np = clang_Cursor_isNull(def) ? 0 : clang_Cursor_getNumArguments(def);
     /* An operator call (a lambda `launch(p.w, g.w, 150)`, a functor) lists
      * the object as argument 0: the parameters bind the ones after it. */
     int skip = !clang_Cursor_isNull(def) && clang_getCursorKind(def) == CXCursor_CXXMethod &&
                n == np + 1;
     if (skip) gb_eval(b, f, clang_Cursor_getArgument(e, 0));
-    int na = n - skip < 64 ? n - skip : 64;
-    for (int i = 0; i < na; i++) {
-      CXCursor ac = clang_Cursor_getArgument(e, (unsigned)(i + skip));
-      enum CXTypeKind pk = i < np ? clang_getCursorType(clang_Cursor_getArgument(def, (unsigned)i)).kind
-                                  : CXType_Invalid;
-      const char *key = NULL, *text = NULL;
-      int ok = 0;
-      if (pk == CXType_LValueReference || pk == CXType_RValueReference)
-        key = gb_lvalue(b, f, ac, &text, &ok);
-      if (!key) {
-        args[i] = gb_eval(b, f, ac);
-        continue;
-      }
-      args[i] = none_val();
-      args[i].k = GV_ALIAS;
-      args[i].path = key;
-      args[i].index = b->lv_index;
-      args[i].text = text;
-      args[i].text_ok = ok;
-    }
+    /* C++ reference parameters (`void alloc(P &p)`, `float *&q`): the
+     * parameter is the argument's lvalue, so writes through it land there */
+    int na = bind_call_args(b, f, e, def, skip, args, 64);
     if (is_user_function(b, def) && !clang_Cursor_isNull(def)) {
       if (clang_getCursorKind(def) == CXCursor_CXXMethod && !clang_CXXMethod_isStatic(def)) {
         b->this_path = method_object(b, f, e);
@@ -1574,6 +1994,12 @@ static gval eval_call(gb *b, gb_frame *f, CXCursor e) {
       gb_run_function(b, def, f, e, args, na, &ret);
       b->this_path = NULL;
     } else {
+      /* a pure virtual method has no body for the static type: say so, or
+       * the ops of its overrides would vanish without a word */
+      if (!clang_Cursor_isNull(decl) && clang_getCursorKind(decl) == CXCursor_CXXMethod &&
+          clang_CXXMethod_isPureVirtual(decl))
+        gb_note(b, e, "call of a pure virtual method: overrides in derived classes are not "
+                "followed, ops below them are not in the graph");
       /* An opaque call may write through the addresses it is given
        * (cudaGetDeviceCount(&n)): forget integers stored there. */
       for (int i = 0; i < na; i++) {
@@ -1596,8 +2022,10 @@ out:
 static void walk_decl(gb *b, gb_frame *f, CXCursor vd);
 
 /* Global structs initialised at file scope (`config_t config = {.n_embd
- * = 768, ...}`) in any input: their fields hold those values when main()
- * starts, as the program's own reads will see them. */
+ * = 768, ...}`) and global objects (`static Pool pool;`: default member
+ * initialisers, then the constructor) in any input: their fields hold
+ * those values when main() starts, as the program's own reads will see
+ * them. */
 static enum CXChildVisitResult global_init_visitor(CXCursor c, CXCursor parent, CXClientData d) {
   (void)parent;
   gb *b = d;
@@ -1608,8 +2036,14 @@ static enum CXChildVisitResult global_init_visitor(CXCursor c, CXCursor parent, 
     return CXChildVisit_Continue;
   CXCursor ch[8];
   int n = gb_children(c, ch, 8), has_init = 0;
-  for (int i = 0; i < n && i < 8; i++)
-    if (clang_getCursorKind(gb_strip(ch[i])) == CXCursor_InitListExpr) has_init = 1;
+  for (int i = 0; i < n && i < 8; i++) {
+    CXCursor s = gb_strip(ch[i]);
+    if (clang_getCursorKind(s) == CXCursor_InitListExpr) has_init = 1;
+    /* an object whose constructor runs before main (`static Pool pool;`) */
+    if (clang_getCursorKind(s) == CXCursor_CallExpr &&
+        clang_getCursorKind(clang_getCursorReferenced(s)) == CXCursor_Constructor)
+      has_init = 1;
+  }
   if (has_init) walk_decl(b, NULL, c);
   return CXChildVisit_Continue;
 }
@@ -1665,7 +2099,7 @@ int gb_run_function(gb *b, CXCursor fn, gb_frame *caller, CXCursor call, const g
       CXType pt = clang_getCursorType(pd);
       if (i >= nargs) {
         v = read_lvalue(b, &fr, NULL, pt, gb_str(b, pname), 0);
-      } else if (is_record_type(pt) && v.k == GV_ADDR) {
+      } else if (is_record_type(pt) && !is_smart_ptr(pt) && v.k == GV_ADDR) {
         v.k = GV_ALIAS; /* struct passed by value */
       } else if (!caller && v.k == GV_NONE) {
         v = read_lvalue(b, &fr, NULL, pt, gb_str(b, pname), 1);
@@ -1701,11 +2135,17 @@ int gb_run_function(gb *b, CXCursor fn, gb_frame *caller, CXCursor call, const g
             v.k = GV_ALIAS;
             v.path = key;
           }
+        } else if (is_smart_ptr(ft)) {
+          /* `layer_(new Layer(n))`, `buf_(std::move(b))` (Note [smart pointers]) */
+          if (makes_heap_object(mi[i + 1])) b->new_name = member_text(b, obj, field);
+          v = smart_held(b, &fr, mi[i + 1], NULL);
         } else {
+          if (makes_heap_object(mi[i + 1])) b->new_name = member_text(b, obj, field);
           v = gb_eval(b, &fr, mi[i + 1]);
           if (is_record_type(ft) && v.k == GV_ADDR) v.k = GV_ALIAS; /* Note [struct copies] */
         }
         b->this_path = NULL;
+        b->new_name = NULL;
         gb_store(b, gb_fmt(b, "%s.%s", obj, field), v);
         free(field);
       }
@@ -1787,9 +2227,12 @@ static void init_store(gb *b, gb_frame *f, const char *key, const char *name, CX
   } else {
     /* `Relu relu(4096);`: a user constructor runs on the object (Note [C++ objects]) */
     if (is_record_type(ty)) b->this_path = key;
-    gval v = gb_eval(b, f, init);
+    if (makes_heap_object(init)) b->new_name = name; /* Note [heap objects] */
+    int smart = is_smart_ptr(ty);
+    gval v = smart ? smart_held(b, f, init, NULL) : gb_eval(b, f, init);
     b->this_path = NULL;
-    if (is_record_type(ty) && v.k == GV_ADDR) v.k = GV_ALIAS;
+    b->new_name = NULL;
+    if (is_record_type(ty) && !smart && v.k == GV_ADDR) v.k = GV_ALIAS;
     write_lvalue(b, key, name, v);
   }
 }
@@ -2122,6 +2565,137 @@ static void forget_carried(gb *b, gb_frame *f, CXCursor s, const char *skip_key,
   clang_visitChildren(s, carried_visitor, &cd);
 }
 
+/* Note [state changed by calls]: the syntactic scan of Note [loop-carried
+ * values] sees what the loop body itself assigns, not what the functions
+ * it calls assign: a caching allocator's `top += bytes` inside `pool.get()`
+ * (called by a Matrix constructor, called by `operator*`) moves every
+ * later iteration's blocks, yet the one walk reads its entry value and
+ * puts each iteration's temporaries at the first iteration's offsets -
+ * where the weights were carved before the loop, so a plan could take the
+ * weights for dead.  So the body is first walked dry: with handlers that
+ * record nothing (b->quiet), noting every store key written outside once
+ * branches.  A key that held a value before the dry walk and holds a
+ * different one after it is state carried from one iteration to the next
+ * by some call; the store is put back as it was, such keys are forgotten
+ * as Note [loop-carried values] forgets (integers unknown, pointers
+ * keeping their allocation with an unknown offset, marked carried), and
+ * the body is walked for real.  Keys written with the value they held
+ * (`model->batch_size = B` every step) stay.  Only when the body calls a
+ * user function (the syntactic scan covers the rest); state created
+ * inside the iteration and carried between the iterations of an inner loop
+ * by calls is not seen. */
+typedef struct user_call_scan {
+  gb *b;
+  int found;
+} user_call_scan;
+
+static enum CXChildVisitResult user_call_visitor(CXCursor c, CXCursor parent, CXClientData d) {
+  (void)parent;
+  user_call_scan *u = d;
+  if (clang_getCursorKind(c) == CXCursor_CallExpr) {
+    CXCursor decl = gb_callee_decl(c);
+    if (!clang_Cursor_isNull(decl) && is_user_function(u->b, program_definition(u->b->t, decl))) {
+      u->found = 1;
+      return CXChildVisit_Break;
+    }
+  }
+  return CXChildVisit_Recurse;
+}
+
+static int gval_same(const gval *x, const gval *y) {
+  if (x->k != y->k) return 0;
+  switch (x->k) {
+  case GV_INT:
+  case GV_DESC:
+    return x->s == y->s || (x->s && y->s && sym_equal(x->s, y->s));
+  case GV_DEVPTR:
+    return x->alloc == y->alloc && x->region == y->region &&
+           (x->base == y->base || (x->base && y->base && sym_equal(x->base, y->base))) &&
+           (x->delta == y->delta || (x->delta && y->delta && sym_equal(x->delta, y->delta))) &&
+           x->family == y->family; /* a family read again is a new one: conservative */
+  case GV_ADDR:
+  case GV_ALIAS:
+    return x->path == y->path || (x->path && y->path && !strcmp(x->path, y->path));
+  default:
+    return 1;
+  }
+}
+
+/* A value some call changes between iterations: unknown from here on. */
+static void carry_key(gb *b, const char *key) {
+  gval *st = gb_lookup(b, key);
+  if (!st || st->carried) return;
+  gval v = *st;
+  if (v.k == GV_INT) {
+    /* the name's binding stays: setup's reads (a block carved before the
+     * loop) used the value it held then, the loop reads this unknown */
+    v = gb_int(b, sym_unknown(b->a), st->text, st->text_ok);
+    v.ind = 1;
+  } else if (v.k == GV_DEVPTR) {
+    v.delta = sym_unknown(b->a);
+  } else if (v.k == GV_ADDR) {
+    const char *lb = strrchr(v.path, '[');
+    v.path = lb ? gb_fmt(b, "%.*s[?]", (int)(lb - v.path), v.path) : gb_fmt(b, "%s+?", v.path);
+  } else {
+    return;
+  }
+  v.carried = 1;
+  gb_store(b, key, v);
+}
+
+static void dry_walk(gb *b, gb_frame *f, CXCursor body) {
+  user_call_scan u = {b, 0};
+  clang_visitChildren(body, user_call_visitor, &u);
+  if (!b->quiet || !u.found) return;
+  graph *g = b->g;
+  /* what the dry walk may change, saved */
+  gb_store_copy saved;
+  if (gb_store_save(b, &saved) != 0) return;
+  gb_seen_call seen[GB_SEEN_CALLS];
+  memcpy(seen, b->seen, sizeof seen);
+  int n_seen = b->n_seen, once_sites = b->once_sites;
+  int n_loops = g->n_loops, n_branches = g->n_branches, n_notes = g->n_notes;
+  const gb_handlers *h = b->h;
+  b->h = b->quiet;
+  b->dry = 1;
+  b->n_dry_keys = 0;
+  gb_walk_stmt(b, f, body);
+  b->dry = 0;
+  b->h = h;
+  /* keys that existed before and now hold another value */
+  size_t n_changed = 0;
+  const char **changed = malloc((b->n_dry_keys + 1) * sizeof *changed);
+  for (size_t i = 0; changed && i < b->n_dry_keys; i++) {
+    const char *key = b->dry_keys[i];
+    const gval *now = gb_lookup(b, key);
+    const gval *old = gb_store_copy_lookup(&saved, key);
+    if (old && now && !gval_same(old, now)) changed[n_changed++] = key;
+  }
+  /* put everything back */
+  gb_store_restore(b, &saved);
+  memcpy(b->seen, seen, sizeof seen);
+  b->n_seen = n_seen;
+  b->once_sites = once_sites;
+  for (int i = n_loops; i < g->n_loops; i++) {
+    free(g->loops[i].var);
+    free(g->loops[i].file);
+  }
+  g->n_loops = n_loops;
+  for (int i = n_branches; i < g->n_branches; i++) {
+    free(g->branches[i].cond);
+    free(g->branches[i].function);
+    free(g->branches[i].file);
+  }
+  g->n_branches = n_branches;
+  for (int i = n_notes; i < g->n_notes; i++) {
+    free(g->notes[i].file);
+    free(g->notes[i].message);
+  }
+  g->n_notes = n_notes;
+  for (size_t i = 0; i < n_changed; i++) carry_key(b, changed[i]);
+  free(changed);
+}
+
 static void walk_train_loop(gb *b, gb_frame *f, CXCursor s) {
   graph *g = b->g;
   b->reached_loop = 1;
@@ -2178,9 +2752,11 @@ static void walk_train_loop(gb *b, gb_frame *f, CXCursor s) {
         }
       }
       forget_carried(b, f, s, step_key, p.has_init ? p.init : clang_getNullCursor());
+      dry_walk(b, f, p.body);
       gb_walk_stmt(b, f, p.body);
     } else {
       forget_carried(b, f, s, NULL, clang_getNullCursor());
+      dry_walk(b, f, ch[n - 1]);
       gb_walk_stmt(b, f, ch[n - 1]);
     }
   }
@@ -2500,6 +3076,27 @@ void gb_walk_stmt(gb *b, gb_frame *f, CXCursor s) {
       if (b->n_loops) b->n_loops--;
     } else {
       gb_walk_stmt(b, f, body);
+    }
+    return;
+  }
+  case CXCursor_CXXForRangeStmt: {
+    /* `for (auto &l : layers)`: the element is not followed; inside the
+     * iteration it is a graph loop of unknown trip count, like a while */
+    CXCursor ch[4];
+    int n = gb_children(s, ch, 4);
+    if (n < 1) return;
+    for (int i = 0; i + 1 < n; i++)
+      if (clang_isExpression(clang_getCursorKind(ch[i]))) gb_eval(b, f, ch[i]);
+    if (b->mode == GB_GRAPH) {
+      int id = b->h->graph_loop(b, f, s, ch[n - 1], NULL, NULL, NULL, 0);
+      forget_carried(b, f, s, NULL, clang_getNullCursor());
+      b->loops[b->n_loops].id = id;
+      b->loops[b->n_loops].frame = f;
+      if (b->n_loops < 63) b->n_loops++;
+      gb_walk_stmt(b, f, ch[n - 1]);
+      if (b->n_loops) b->n_loops--;
+    } else {
+      gb_walk_stmt(b, f, ch[n - 1]);
     }
     return;
   }

@@ -111,6 +111,11 @@ typedef enum gb_mode { GB_SETUP = 0, GB_GRAPH = 1, GB_AFTER = 2 } gb_mode;
 
 typedef struct gb {
   const gb_handlers *h;   /* op sites, allocations, graph loops (handlers.h) */
+  const gb_handlers *quiet; /* the same, recording nothing: the dry walk of interp.c
+                               Note [state changed by calls]; NULL: no dry walk */
+  const char **dry_keys;  /* keys written during the dry walk (outside once branches) */
+  size_t n_dry_keys, cap_dry_keys;
+  int dry;                /* walking the training loop's body dry */
   graph *g;
   pass_tu *t;
   sym_arena *a;
@@ -153,6 +158,9 @@ typedef struct gb {
   /* The object of the method or constructor being entered (interp.c,
    * Note [C++ objects]); consumed by gb_run_function. */
   const char *this_path;
+  /* The source text a `new T`/make_unique result is about to be stored to
+   * (`m`), naming the heap object "(*m)" (interp.c Note [heap objects]). */
+  const char *new_name;
   /* Loop variable names of graph loops (to normalise tensor keys). */
   char **loop_vars;
   int n_loop_vars;
@@ -171,6 +179,16 @@ gval *gb_lookup(gb *b, const char *key);
 void gb_store(gb *b, const char *key, gval v);
 const char *gb_resolve_alias(gb *b, const char *key); /* GV_ALIAS entries on the whole key */
 const char *gb_canon(gb *b, const char *key);       /* ... and on every prefix */
+/* A copy of the store, put back after the dry walk (interp.c Note [state
+ * changed by calls]). */
+typedef struct gb_store_copy {
+  gb_entry *tab;
+  size_t cap, n;
+  unsigned seq;
+} gb_store_copy;
+int gb_store_save(gb *b, gb_store_copy *c);          /* 0, or -1 out of memory */
+const gval *gb_store_copy_lookup(const gb_store_copy *c, const char *key);
+void gb_store_restore(gb *b, gb_store_copy *c);      /* c is consumed */
 
 /* elements.c: arrays read at an index that is not constant. */
 int gb_element_read(gb *b, const char *key, sym *index, int is_ptr, gval *out);

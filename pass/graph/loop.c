@@ -113,6 +113,10 @@ static enum CXChildVisitResult layer_visitor(CXCursor c, CXCursor parent, CXClie
 }
 
 static int loop_is_layer_like(CXCursor loop) {
+  /* `for (auto &l : layers)`: over a container, as a layer loop is; as the
+   * step loop inside an epoch loop it is still taken when it reaches
+   * forward and backward/update (Note [step loops]) */
+  if (clang_getCursorKind(loop) == CXCursor_CXXForRangeStmt) return 1;
   if (clang_getCursorKind(loop) != CXCursor_ForStmt) return 0;
   CXCursor ch[4];
   int n = gb_children(loop, ch, 4);
@@ -155,7 +159,8 @@ static enum CXChildVisitResult count_visitor(CXCursor c, CXCursor parent, CXClie
     }
     return CXChildVisit_Recurse;
   }
-  if (k == CXCursor_ForStmt || k == CXCursor_WhileStmt || k == CXCursor_DoStmt) {
+  if (k == CXCursor_ForStmt || k == CXCursor_WhileStmt || k == CXCursor_DoStmt ||
+      k == CXCursor_CXXForRangeStmt) {
     /* `do { ... } while (0)` (check macros) runs once: no loop */
     if (k == CXCursor_DoStmt) {
       CXCursor ch[2];

@@ -67,6 +67,17 @@ gval *gb_lookup(gb *b, const char *key) {
 
 void gb_store(gb *b, const char *key, gval v) {
   if (!key) return;
+  if (b->dry && !b->in_once) { /* interp.c Note [state changed by calls] */
+    if (b->n_dry_keys == b->cap_dry_keys) {
+      size_t nc = b->cap_dry_keys ? b->cap_dry_keys * 2 : 256;
+      const char **n = realloc(b->dry_keys, nc * sizeof *n);
+      if (n) {
+        b->dry_keys = n;
+        b->cap_dry_keys = nc;
+      }
+    }
+    if (b->n_dry_keys < b->cap_dry_keys) b->dry_keys[b->n_dry_keys++] = gb_str(b, key);
+  }
   if ((b->tab_n + 1) * 2 > b->tab_cap) {
     size_t nc = b->tab_cap ? b->tab_cap * 2 : 1024;
     gb_entry *n = calloc(nc, sizeof *n);
@@ -94,6 +105,35 @@ void gb_store(gb *b, const char *key, gval v) {
   b->tab[i].v = v;
   b->tab[i].seq = ++b->store_seq;
   b->tab_n++;
+}
+
+int gb_store_save(gb *b, gb_store_copy *c) {
+  c->tab = malloc((b->tab_cap ? b->tab_cap : 1) * sizeof *c->tab);
+  if (!c->tab) return -1;
+  if (b->tab_cap) memcpy(c->tab, b->tab, b->tab_cap * sizeof *c->tab);
+  c->cap = b->tab_cap;
+  c->n = b->tab_n;
+  c->seq = b->store_seq;
+  return 0;
+}
+
+const gval *gb_store_copy_lookup(const gb_store_copy *c, const char *key) {
+  if (!key || !c->cap) return NULL;
+  size_t i = hash_str(key) & (c->cap - 1);
+  while (c->tab[i].key) {
+    if (strcmp(c->tab[i].key, key) == 0) return &c->tab[i].v;
+    i = (i + 1) & (c->cap - 1);
+  }
+  return NULL;
+}
+
+void gb_store_restore(gb *b, gb_store_copy *c) {
+  free(b->tab);
+  b->tab = c->tab;
+  b->tab_cap = c->cap;
+  b->tab_n = c->n;
+  b->store_seq = c->seq;
+  c->tab = NULL;
 }
 
 /* Follows GV_ALIAS entries on the root of a path. */

@@ -219,8 +219,16 @@ static void add_acc(rw_site *site, const char *ptr, char *bytes, int mode, int e
 
 /* 1 if C text taken from the graph is usable: non-empty, and no name in it
  * came out empty (the graph cannot always read text inside a macro
- * argument; then the access is computed here instead). */
-static int text_ok(const char *s) { return s && *s && !strstr(s, "()"); }
+ * argument; then the access is computed here instead).  The one call a
+ * text may hold is a smart pointer's `.get()`/`->get()` (interp.c Note
+ * [smart pointers]): an accessor, safe to evaluate again at the op. */
+static int text_ok(const char *s) {
+  if (!s || !*s) return 0;
+  for (const char *p = strstr(s, "()"); p; p = strstr(p + 2, "()"))
+    if (!((p - s >= 4 && !strncmp(p - 4, ".get", 4)) || (p - s >= 5 && !strncmp(p - 5, "->get", 5))))
+      return 0;
+  return 1;
+}
 
 /* 1 if argument `arg` is an exact access on every call path reaching the
  * statement: the declared mode is shared by all paths, so a write counts as
@@ -356,9 +364,18 @@ static void local_accesses(scan_ctx *x, rw_site *site, CXCursor call, const char
       iv[p] = local_int(x, clang_Cursor_getArgument(call, (unsigned)p));
     for (int p = 0; p < ki->n_params && p < nargs; p++) {
       const kernel_param *kp = &ki->params[p];
-      if (!kp->is_pointer || kp->mode == ACCESS_NONE || !text_ok(args[p]) || covered[p] ||
+      if (!kp->is_pointer || kp->mode == ACCESS_NONE || covered[p] ||
           is_null_constant(clang_Cursor_getArgument(call, (unsigned)p)))
         continue;
+      if (!text_ok(args[p])) {
+        /* never silently: the runtime cannot see this access */
+        char msg[256];
+        snprintf(msg, sizeof msg, "argument %d of %s ('%.80s') is not declared to the runtime: "
+                 "its text holds a call tidal does not evaluate again at the op", p, callee,
+                 args[p] ? args[p] : "");
+        note(x, call, msg);
+        continue;
+      }
       char *bytes = NULL;
       const char *why = kp->why ? kp->why : "the kernel's index range is not bounded";
       if (!sym_is_unknown(kp->extent) && kp->elem_bytes > 0) {
@@ -379,9 +396,17 @@ static void local_accesses(scan_ctx *x, rw_site *site, CXCursor call, const char
     libcall_env env = {x->t->arena, NULL, NULL, NULL, NULL};
     int n = libcall_accesses(callee, largs, nargs, &env, acc, MAX_LIB_ACCESSES);
     for (int i = 0; i < n && i < MAX_LIB_ACCESSES; i++) {
-      if (acc[i].arg < 0 || acc[i].arg >= nargs || !text_ok(args[acc[i].arg]) || covered[acc[i].arg] ||
+      if (acc[i].arg < 0 || acc[i].arg >= nargs || covered[acc[i].arg] ||
           is_null_constant(clang_Cursor_getArgument(call, (unsigned)acc[i].arg)))
         continue;
+      if (!text_ok(args[acc[i].arg])) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "argument %d of %s ('%.80s') is not declared to the runtime: "
+                 "its text holds a call tidal does not evaluate again at the op", acc[i].arg,
+                 callee, args[acc[i].arg] ? args[acc[i].arg] : "");
+        note(x, call, msg);
+        continue;
+      }
       char *bytes = sym_is_unknown(acc[i].bytes) ? NULL : sym_to_c(acc[i].bytes);
       add_acc(site, args[acc[i].arg], bytes, tidal_mode_of(acc[i].mode), acc[i].exact,
               "the library-call model gives no bound for this argument (a descriptor's "

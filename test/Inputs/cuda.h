@@ -19,7 +19,11 @@
 #define __shared__ __attribute__((shared))
 #define __managed__ __attribute__((managed))
 #define __forceinline__ __inline__ __attribute__((always_inline))
+/* clang 15+ takes __noinline__ as a keyword in CUDA mode; a macro would
+ * break libstdc++'s own __attribute__((__noinline__)) (<memory>). */
+#if !defined(__clang__) || __clang_major__ < 15
 #define __noinline__ __attribute__((noinline))
+#endif
 #define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
 #define __restrict__ __restrict
 
