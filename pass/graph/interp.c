@@ -603,6 +603,8 @@ static const char *lvalue_at(gb *b, gb_frame *f, CXCursor e, const char **text, 
 }
 
 
+static int sym_mentions(const sym *s, const char *name);
+
 /* Reads the value at key (an lvalue of type ty written as text). */
 static gval read_lvalue(gb *b, gb_frame *f, const char *key, CXType ty, const char *text,
                         int text_ok) {
@@ -651,7 +653,19 @@ static gval read_lvalue(gb *b, gb_frame *f, const char *key, CXType ty, const ch
     }
     return v;
   }
-  if (keep && text) return named_int(b, text, st, 0);
+  if (keep && text) {
+    gval v = named_int(b, text, st, 0);
+    /* Note [accumulators]: a constant is read as its name, bound to the
+     * value.  A stored value written in terms of that name (`off + 64`,
+     * from `off += 64`) then becomes the name: left as it was, every
+     * later read would evaluate it against the name's newest binding and
+     * add 64 again. */
+    if (st && st->k == GV_INT && !st->ind && v.k == GV_INT && v.s &&
+        sym_get_kind(v.s) == SYM_VAR && strcmp(sym_var_name(v.s), text) == 0 &&
+        sym_mentions(st->s, text))
+      st->s = v.s;
+    return v;
+  }
   if (st && st->k == GV_INT) return *st;
   if (st) return *st;
   /* An integer never assigned on the walked paths: keep it symbolic. */
@@ -2696,6 +2710,94 @@ static void dry_walk(gb *b, gb_frame *f, CXCursor body) {
   free(changed);
 }
 
+/* Note [while counter]: `int step = 0; while (step < n) { if (step == 0)
+ * {...} ...; step++; }`.  A while loop has no induction variable: its
+ * counter is loop-carried (unknown inside the body), so `step == 0` could
+ * not be told from any other test and its setup ran every iteration.  The
+ * counter is recognised when the body's last statement increments it by
+ * one (`step++`, `++step`, `step += 1`, `step = step + 1`), nothing else
+ * in the body assigns it, and its value on entry is a constant: then the
+ * first iteration is the one with that value.  It stays unknown otherwise
+ * (nothing about later iterations is assumed), and a test of it inside a
+ * called function (through a parameter) is not recognised. */
+typedef struct assign_count {
+  gb *b;
+  gb_frame *f;
+  const char *key;
+  int n;
+} assign_count;
+
+static enum CXChildVisitResult assign_count_visitor(CXCursor c, CXCursor parent, CXClientData d) {
+  (void)parent;
+  assign_count *ac = d;
+  enum CXCursorKind k = clang_getCursorKind(c);
+  CXCursor ch[2], target = clang_getNullCursor();
+  if ((k == CXCursor_BinaryOperator || k == CXCursor_CompoundAssignOperator) &&
+      clang_getCursorBinaryOperatorKind(c) >= CXBinaryOperator_Assign &&
+      clang_getCursorBinaryOperatorKind(c) <= CXBinaryOperator_OrAssign && gb_children(c, ch, 2) == 2)
+    target = ch[0];
+  else if (k == CXCursor_UnaryOperator &&
+           ((clang_getCursorUnaryOperatorKind(c) >= CXUnaryOperator_PostInc &&
+             clang_getCursorUnaryOperatorKind(c) <= CXUnaryOperator_PreDec) ||
+            clang_getCursorUnaryOperatorKind(c) == CXUnaryOperator_AddrOf) &&
+           gb_children(c, ch, 1) == 1)
+    target = ch[0]; /* &step escapes: a callee may assign it */
+  if (!clang_Cursor_isNull(target) && plain_lvalue(target)) {
+    const char *key = gb_lvalue(ac->b, ac->f, gb_strip(target), NULL, NULL);
+    if (key && strcmp(key, ac->key) == 0) ac->n++;
+  }
+  return CXChildVisit_Recurse;
+}
+
+/* The counter of while-loop body `body` (Note [while counter]): its store
+ * key and entry value, or NULL. */
+static const char *while_counter(gb *b, gb_frame *f, CXCursor body, int64_t *first) {
+  CXCursor last = body;
+  if (clang_getCursorKind(body) == CXCursor_CompoundStmt) {
+    CXCursor ch[64];
+    int n = gb_children(body, ch, 64);
+    if (n < 1 || n > 64) return NULL;
+    last = ch[n - 1];
+  }
+  last = gb_strip(last);
+  CXCursor ch[2], target;
+  enum CXCursorKind k = clang_getCursorKind(last);
+  int64_t one;
+  if (k == CXCursor_UnaryOperator &&
+      (clang_getCursorUnaryOperatorKind(last) == CXUnaryOperator_PostInc ||
+       clang_getCursorUnaryOperatorKind(last) == CXUnaryOperator_PreInc) &&
+      gb_children(last, ch, 1) == 1) {
+    target = ch[0];
+  } else if (k == CXCursor_CompoundAssignOperator &&
+             clang_getCursorBinaryOperatorKind(last) == CXBinaryOperator_AddAssign &&
+             gb_children(last, ch, 2) == 2 && eval_const(ch[1], &one) && one == 1) {
+    target = ch[0];
+  } else if (k == CXCursor_BinaryOperator &&
+             clang_getCursorBinaryOperatorKind(last) == CXBinaryOperator_Assign &&
+             gb_children(last, ch, 2) == 2) {
+    /* step = step + 1 */
+    CXCursor rhs = gb_strip(ch[1]), rc[2];
+    if (clang_getCursorKind(rhs) != CXCursor_BinaryOperator ||
+        clang_getCursorBinaryOperatorKind(rhs) != CXBinaryOperator_Add || gb_children(rhs, rc, 2) != 2 ||
+        !eval_const(rc[1], &one) || one != 1)
+      return NULL;
+    const char *a = gb_lvalue(b, f, gb_strip(ch[0]), NULL, NULL);
+    const char *c = plain_lvalue(rc[0]) ? gb_lvalue(b, f, gb_strip(rc[0]), NULL, NULL) : NULL;
+    if (!a || !c || strcmp(a, c) != 0) return NULL;
+    target = ch[0];
+  } else {
+    return NULL;
+  }
+  CXType t = clang_getCanonicalType(clang_getCursorType(target));
+  if (!(t.kind >= CXType_Bool && t.kind <= CXType_Int128) || !plain_lvalue(target)) return NULL;
+  const char *key = gb_lvalue(b, f, gb_strip(target), NULL, NULL);
+  gval *v = key ? gb_lookup(b, key) : NULL;
+  if (!v || v->carried || !int_value_const(b, v, first)) return NULL;
+  assign_count ac = {b, f, key, 0};
+  clang_visitChildren(body, assign_count_visitor, &ac);
+  return ac.n == 1 ? key : NULL;
+}
+
 static void walk_train_loop(gb *b, gb_frame *f, CXCursor s) {
   graph *g = b->g;
   b->reached_loop = 1;
@@ -2755,9 +2857,13 @@ static void walk_train_loop(gb *b, gb_frame *f, CXCursor s) {
       dry_walk(b, f, p.body);
       gb_walk_stmt(b, f, p.body);
     } else {
+      CXCursor body = clang_getCursorKind(s) == CXCursor_DoStmt ? ch[0] : ch[n - 1];
+      if (clang_getCursorKind(s) == CXCursor_DoStmt) g->loop_body = gb_range(b, body, 1);
+      /* before forget_carried: the counter's entry value */
+      b->train_key = while_counter(b, f, body, &b->train_lo);
       forget_carried(b, f, s, NULL, clang_getNullCursor());
-      dry_walk(b, f, ch[n - 1]);
-      gb_walk_stmt(b, f, ch[n - 1]);
+      dry_walk(b, f, body);
+      gb_walk_stmt(b, f, body);
     }
   }
   b->mode = GB_AFTER;
@@ -2843,6 +2949,11 @@ static branch_shape graph_branch_shape(gb *b, gb_frame *f, CXCursor cond, CXCurs
     gval v = gb_eval(b, f, var);
     int first = b->train_var && v.k == GV_INT && v.s && sym_get_kind(v.s) == SYM_VAR &&
                 strcmp(sym_var_name(v.s), b->train_var) == 0 && k == b->train_lo;
+    if (!first && b->train_key && k == b->train_lo && plain_lvalue(var)) {
+      /* a while loop's counter (Note [while counter]) */
+      const char *vk = gb_lvalue(b, f, gb_strip(var), NULL, NULL);
+      first = vk && strcmp(vk, b->train_key) == 0;
+    }
     return first ? BRANCH_ONCE : BRANCH_EVERY;
   }
   if (sh == BRANCH_PERIODIC) {

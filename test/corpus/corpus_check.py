@@ -61,12 +61,6 @@ PROGRAMS = {
 
 # Checks expected to fail today, with the reason (see docs/limitations.md).
 KNOWN = {
-    "p15": {
-        "replay": "the batch slice now replays (stepped accesses; with --chunk 4K checksums match "
-                  "at 50%), but at the default 2 MiB chunks maxpool_forward's operands sit in 3 "
-                  "of the 4 slabs and the budget holds 2: plan/pack.c's bounded search gives up on "
-                  "a 2-slab packing that exists",
-    },
     "lenet": {
         "replay": "replays (at 60% checksums match), but at 50% one op, cudnnPoolingBackward, "
                   "touches 7.4 MB of the 14 MB peak: more than the budget whatever the plan "
