@@ -12,18 +12,23 @@
 #   1. builds libtidal (CUDA backend) and bench/vmm_costs; measures the
 #      per-call costs into OUT_DIR/costs.txt (the sim's cost-model format);
 #   2. builds the original and the rewritten program;
-#   3. times each at N1 and N2 steps (GPU_OVERHEAD_STEPS="N1 N2", default
-#      "5 25"; best of GPU_OVERHEAD_REPEAT=2): the steady-state step time is
-#      (T(N2) - T(N1)) / (N2 - N1), which leaves out start-up, the first
-#      iteration and the host store's pinning; the whole-process time is
-#      T(N2);
+#   3. runs each for N steps (GPU_OVERHEAD_STEPS, default 25; of "N1 N2",
+#      as older callers pass, the last), GPU_OVERHEAD_REPEAT times (default
+#      2): the steady-state step time is the median of the per-step wall
+#      times of steps >= 3 of every run (the samples write them as the loss
+#      file's third column, taken after the loss is read back), which leaves
+#      out CUDA start-up, the first iterations and the host store's
+#      pinning; the whole-process time is the best run's wall time.  (It
+#      used to be (T(25) - T(5)) / 20 of whole-process times, which start-up
+#      noise dominated: the same original read 11.3 and 28.6 ms.)
 #   4. compares every step's loss with the original's;
 #   5. writes OUT_DIR/V.profile (TIDAL_PROFILE of the 100% run: measured op
 #      durations for `tidal replay --profile`) and the table OUT_DIR/table.md.
 set -uo pipefail
 rw=$(cd "$1" && pwd); out=$(mkdir -p "$2" && cd "$2" && pwd)
 cd "$(dirname "$0")/.."
-read -r n1 n2 <<< "${GPU_OVERHEAD_STEPS:-5 25}"
+steps=${GPU_OVERHEAD_STEPS:-25}
+steps=${steps##* }
 rep=${GPU_OVERHEAD_REPEAT:-2}
 arch=${TIDAL_CUDA_ARCHITECTURES:-90}
 tab=$out/table.md
@@ -51,16 +56,31 @@ timed() {
   t1=$(date +%s.%N)
   awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.4f", b-a}'
 }
-best() { # best of $rep runs: prog steps lossfile [env...]
+# $rep runs of: prog steps lossbase [env...]; prints the best whole-process
+# time; the runs' loss files are lossbase.1 .. lossbase.$rep.
+best() {
+  local prog=$1 steps=$2 lb=$3; shift 3
   local b=
-  for _ in $(seq "$rep"); do
-    local t; t=$(timed "$@")
+  for r in $(seq "$rep"); do
+    local t; t=$(timed "$prog" "$steps" "$lb.$r" "$@")
     [ "$t" = fail ] && { echo fail; return; }
     [ -z "$b" ] && b=$t || b=$(awk -v x="$b" -v y="$t" 'BEGIN{print (y<x)?y:x}')
   done
   echo "$b"
 }
-maxdiff() { paste "$1" "$2" | awk 'BEGIN{m=0} {d=$2-$4; if (d<0) d=-d; if (d>m) m=d} END{printf "%.3g", m}'; }
+# ms: the median per-step wall time (third column) of steps >= 3 in the
+# given loss files; n/a when the program writes no times.
+median_step() {
+  awk '$1 >= 3 && NF >= 3 {print $3}' "$@" | sort -g |
+    awk '{a[NR] = $1} END {if (!NR) {print "n/a"; exit}
+         printf "%.2f", NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN{if (a + 0 > 0 && b + 0 > 0) printf "%.2f", a / b; else print "n/a"}'; }
+# the largest difference between two loss files' losses (second column)
+maxdiff() {
+  paste <(awk '{print $2}' "$1") <(awk '{print $2}' "$2") |
+    awk 'BEGIN{m=0} {d=$1-$2; if (d<0) d=-d; if (d>m) m=d} END{printf "%.3g", m}'
+}
 
 for src in "$rw"/*.tidal.cu; do
   v=$(basename "$src" .tidal.cu)
@@ -70,30 +90,28 @@ for src in "$rw"/*.tidal.cu; do
     nvcc -O2 -arch=sm_"$arch" $oflags -Iinclude "$src" test/gpu/stats_at_exit.c \
       -Xlinker --wrap=tidal_shutdown "$lib" -lcublas -ldl -lpthread -o "build-gpu/$v-tidal" \
       >> "$out/$v-compile.log" 2>&1 || { echo "$v: compile failed ($out/$v-compile.log)" >> "$tab"; continue; }
-  o1=$(best "build-gpu/$v-orig" "$n1" "$out/$v-orig-$n1.txt")
-  o2=$(best "build-gpu/$v-orig" "$n2" "$out/$v-orig-$n2.txt")
-  ostep=$(awk -v a="$o1" -v b="$o2" -v n="$((n2 - n1))" 'BEGIN{printf "%.2f", (b-a)/n*1e3}')
+  o=$(best "build-gpu/$v-orig" "$steps" "$out/$v-orig")
+  ostep=$(median_step "$out/$v-orig".*)
   {
     echo
-    echo "### $v ($osrc $oflags): peak $((peak >> 20)) MiB; steps $n1 and $n2, best of $rep"
+    echo "### $v ($osrc $oflags): peak $((peak >> 20)) MiB; $steps steps, $rep runs"
     echo
-    echo "| program | budget | steady step | x original | whole process ($n2 steps) | x original | max loss diff | tidal stats |"
+    echo "| program | budget | steady step (median, steps >= 3) | x original | whole process ($steps steps, best) | x original | max loss diff | tidal stats |"
     echo "|---|---|---|---|---|---|---|---|"
-    echo "| original | - | $ostep ms | 1.00 | ${o2} s | 1.00 | - | |"
+    echo "| original | - | $ostep ms | 1.00 | ${o} s | 1.00 | - | |"
   } >> "$tab"
   for pct in 100 75 50 35; do
     b=$((peak * pct / 100))
     prof=()
     [ "$pct" = 100 ] && prof=(TIDAL_PROFILE="$out/$v.profile")
-    t1=$(best "build-gpu/$v-tidal" "$n1" "$out/$v-$pct-$n1.txt" TIDAL_DEVICE=cuda TIDAL_BUDGET="${b}B")
-    t2=$(best "build-gpu/$v-tidal" "$n2" "$out/$v-$pct-$n2.txt" TIDAL_DEVICE=cuda TIDAL_BUDGET="${b}B" "${prof[@]}")
-    if [ "$t1" = fail ] || [ "$t2" = fail ]; then
+    t=$(best "build-gpu/$v-tidal" "$steps" "$out/$v-$pct" TIDAL_DEVICE=cuda TIDAL_BUDGET="${b}B" "${prof[@]}")
+    if [ "$t" = fail ]; then
       echo "| rewritten | $pct% ($((b >> 20)) MiB) | failed | | | | | see runs.log |" >> "$tab"
       continue
     fi
-    step=$(awk -v a="$t1" -v b="$t2" -v n="$((n2 - n1))" 'BEGIN{printf "%.2f", (b-a)/n*1e3}')
+    step=$(median_step "$out/$v-$pct".*)
     stats=$(grep tidal-stats "$out/runs.log" | tail -1 | cut -c1-160)
-    echo "| rewritten | $pct% ($((b >> 20)) MiB) | $step ms | $(awk -v a="$step" -v b="$ostep" 'BEGIN{printf "%.2f", a/b}') | $t2 s | $(awk -v a="$t2" -v b="$o2" 'BEGIN{printf "%.2f", a/b}') | $(maxdiff "$out/$v-orig-$n2.txt" "$out/$v-$pct-$n2.txt") | $stats |" >> "$tab"
+    echo "| rewritten | $pct% ($((b >> 20)) MiB) | $step ms | $(ratio "$step" "$ostep") | $t s | $(ratio "$t" "$o") | $(maxdiff "$out/$v-orig.1" "$out/$v-$pct.1") | $stats |" >> "$tab"
   done
 done
 cat "$tab"

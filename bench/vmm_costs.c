@@ -9,6 +9,11 @@
  *        -L/usr/local/cuda/lib64 -lcuda -o vmm_costs && ./vmm_costs > h100.costs
  * Each figure is the median of many calls (host wall time, CLOCK_MONOTONIC),
  * on 2 MiB chunks (the CUDA backend's), the way libtidal makes the calls.
+ * Comment lines at the end add map, set-access and unmap of ONE physical
+ * handle of 8 MiB and of 32 MiB, and set-access of 2 MiB of the 32 MiB
+ * handle: whether set-access costs per handle, per 2 MiB page or per byte
+ * decides whether larger chunks would pay (docs/gpu-runs.md says what to
+ * compare).
  * Exit status 77 when there is no device. */
 #define _POSIX_C_SOURCE 200809L
 #include <cuda.h>
@@ -37,6 +42,9 @@ static double median(double *v, int n) {
   return v[n / 2];
 }
 
+#define NBIG 50 /* samples per large-handle figure */
+
+
 #define CK(call)                                                                                   \
   do {                                                                                             \
     CUresult r_ = (call);                                                                          \
@@ -47,6 +55,9 @@ static double median(double *v, int n) {
       exit(1);                                                                                     \
     }                                                                                              \
   } while (0)
+
+static void one_handle(const CUmemAllocationProp *prop, const CUmemAccessDesc *acc,
+                       size_t bytes);
 
 int main(void) {
   int count = 0;
@@ -172,6 +183,12 @@ int main(void) {
   printf("d2h_bytes_per_s %.3gG\n", median(d2h, 8) / 1e9);
   printf("pin_bytes_per_s %.3gG   # cuMemHostAlloc of %zu MiB\n", (double)pin_bytes / pin_s / 1e9,
          pin_bytes >> 20);
+  /* One large handle (issue 10: is set-access per handle, per 2 MiB page
+   * or per byte?).  Last, and never fatal: the lines above are the cost
+   * file gpu_overhead.sh needs. */
+  fflush(stdout);
+  one_handle(&prop, &acc, 4 * CHUNK);
+  one_handle(&prop, &acc, 16 * CHUNK);
   cuMemFreeHost(host);
   for (int i = 0; i < RUN; i++)
     cuMemUnmap(va + i * CHUNK, CHUNK);
@@ -180,4 +197,66 @@ int main(void) {
     cuMemRelease(h[i]);
   cuDevicePrimaryCtxRelease(dev);
   return 0;
+}
+
+/* Prints one comment line: map, set-access (all of it, then only its
+ * first 2 MiB) and unmap of one physical handle of `bytes`, medians; or
+ * which call failed. */
+static void one_handle(const CUmemAllocationProp *prop, const CUmemAccessDesc *acc,
+                       size_t bytes) {
+  CUmemGenericAllocationHandle h;
+  CUdeviceptr va;
+  const char *what = "cuMemCreate";
+  CUresult r = cuMemCreate(&h, bytes, prop, 0);
+  if (r != CUDA_SUCCESS)
+    goto fail;
+  what = "cuMemAddressReserve";
+  if ((r = cuMemAddressReserve(&va, bytes, CHUNK, 0, 0)) != CUDA_SUCCESS) {
+    cuMemRelease(h);
+    goto fail;
+  }
+  double map[NBIG], access[NBIG], first[NBIG], unmap[NBIG];
+  int first_ok = 1;
+  CUresult first_err = CUDA_SUCCESS;
+  for (int k = 0; k < NBIG && r == CUDA_SUCCESS; k++) {
+    double t0 = now();
+    what = "cuMemMap";
+    if ((r = cuMemMap(va, bytes, 0, h, 0)) != CUDA_SUCCESS)
+      break;
+    double t1 = now();
+    what = "cuMemSetAccess";
+    r = cuMemSetAccess(va, bytes, acc, 1);
+    double t2 = now();
+    CUresult u = cuMemUnmap(va, bytes);
+    double t3 = now();
+    if (r == CUDA_SUCCESS && u != CUDA_SUCCESS)
+      what = "cuMemUnmap", r = u;
+    if (r != CUDA_SUCCESS)
+      break;
+    map[k] = t1 - t0, access[k] = t2 - t1, unmap[k] = t3 - t2;
+    /* the first 2 MiB only: a per-handle cost costs this much too; the
+     * driver may also refuse a range that splits a handle (reported) */
+    if (first_ok && (r = cuMemMap(va, bytes, 0, h, 0)) == CUDA_SUCCESS) {
+      t0 = now();
+      CUresult a = cuMemSetAccess(va, CHUNK, acc, 1);
+      first[k] = now() - t0;
+      if (a != CUDA_SUCCESS)
+        first_ok = 0, first_err = a;
+      r = cuMemUnmap(va, bytes);
+      what = "cuMemUnmap";
+    }
+  }
+  cuMemAddressFree(va, bytes);
+  cuMemRelease(h);
+  if (r != CUDA_SUCCESS)
+    goto fail;
+  printf("# one %zu MiB handle: map %.3gu, set_access %.3gu, unmap %.3gu; ", bytes >> 20,
+         median(map, NBIG) * 1e6, median(access, NBIG) * 1e6, median(unmap, NBIG) * 1e6);
+  if (first_ok)
+    printf("set_access of its first 2 MiB %.3gu\n", median(first, NBIG) * 1e6);
+  else
+    printf("set_access of its first 2 MiB refused (CUresult %d)\n", (int)first_err);
+  return;
+fail:
+  printf("# one %zu MiB handle: %s failed (CUresult %d)\n", bytes >> 20, what, (int)r);
 }

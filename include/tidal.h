@@ -132,6 +132,12 @@ typedef struct tidal_config {
   double sim_call_cost_scale;
   tidal_planner planner;         /* TIDAL_PLANNER_DEFAULT: the environment, else runtime */
   int planner_feedback_off;      /* nonzero: the run-time plan does not learn from iterations */
+  /* Nonzero: the driver's virtual-memory calls (map, set-access, unmap)
+   * and copy issues run in order on a worker thread instead of the calling
+   * thread; tidal_op_begin still returns only once its chunks are mapped
+   * (docs/runtime-design.md, "The VMM worker").  0 = off (the default
+   * until measured on a GPU).  TIDAL_VMM_THREAD. */
+  int vmm_thread;
 } tidal_config;
 
 /* Fills *cfg with defaults (all zeros mean "backend default"). */
@@ -140,7 +146,7 @@ void tidal_config_default(tidal_config *cfg);
 /* Reads TIDAL_DEVICE, TIDAL_BUDGET (a size: "8G", "50%", "50%dev"),
  * TIDAL_HOST_BUDGET, TIDAL_CHUNK, TIDAL_TRACE, TIDAL_LOG, TIDAL_STATS,
  * TIDAL_SHARED_BUDGET, TIDAL_SHARED_NAME, TIDAL_PLANNER, TIDAL_PLANNER_FEEDBACK,
- * TIDAL_HOST_RESERVE, TIDAL_PROFILE, TIDAL_SIM_COSTS into *cfg, leaving fields
+ * TIDAL_HOST_RESERVE, TIDAL_PROFILE, TIDAL_SIM_COSTS, TIDAL_VMM_THREAD into *cfg, leaving fields
  * whose variable is unset untouched (TIDAL_BUDGET replaces all three budget
  * fields).  Returns TIDAL_ERR_CONFIG for a
  * malformed value, naming the variable.  Thread-safe if nobody changes the

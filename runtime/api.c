@@ -151,6 +151,8 @@ tidal_status tidal_init(const tidal_config *user) {
     goto fail;
   }
   rt_host_init(chunk, host_budget);
+  if (cfg.vmm_thread && (st = rt_vmmq_start()) != TIDAL_OK) /* Note [vmm worker] */
+    goto fail;
   if ((st = rt_planner_init()) != TIDAL_OK)
     goto fail;
   if (cfg.trace_path && (st = rt_trace_open(cfg.trace_path)) != TIDAL_OK)
@@ -172,6 +174,7 @@ tidal_status tidal_init(const tidal_config *user) {
   return TIDAL_OK;
 fail:
   rt_planner_shutdown(); /* a trace path that fails after the planner started */
+  rt_vmmq_stop();
   rt_host_destroy();
   if (rt_g.b)
     rt_g.be->destroy(rt_g.b);
@@ -200,6 +203,9 @@ static tidal_status release_alloc(rt_alloc *a) {
       if (st == TIDAL_OK)
         st = s2;
     }
+    tidal_status s2 = rt_vmmq_drain(); /* its unmaps run before the range goes */
+    if (st == TIDAL_OK)
+      st = s2;
     rt_g.be->release(rt_g.b, a->base, a->reserved);
     free(a->chunks);
   }
@@ -236,6 +242,7 @@ tidal_status tidal_shutdown(void) {
   rt_small_destroy();
   rt_recompute_destroy();
   rt_trace_close(); /* its last counters read the backend's clock */
+  rt_vmmq_stop();    /* before the host store: queued copies may read it */
   rt_host_destroy();
   rt_g.be->destroy(rt_g.b);
   rt_annotate_destroy();
@@ -254,7 +261,9 @@ tidal_status tidal_host_reserve(size_t bytes) {
 
 tidal_status tidal_synchronize(void) {
   REQUIRE_INIT("tidal_synchronize");
-  return rt_reap(1);
+  tidal_status st = rt_reap(1);
+  tidal_status s2 = rt_vmmq_drain(); /* maps and unmaps too (Note [vmm worker]) */
+  return st != TIDAL_OK ? st : s2;
 }
 
 /* ---- allocation ---- */
@@ -540,6 +549,10 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
   /* Access for the chunks mapped above, one call per run (Note [access
    * batching]) */
   if ((st = rt_access_flush()) != TIDAL_OK)
+    goto fail;
+  /* The program launches the op when this returns: its chunks' queued
+   * driver commands must have run (Note [vmm worker]). */
+  if ((st = rt_chunks_ready(f->pin_start, f->pin_end)) != TIDAL_OK)
     goto fail;
 
   /* 3. Nothing can fail any more: every chunk this op mapped fresh stays

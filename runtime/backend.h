@@ -13,7 +13,9 @@
  *    changes (phys_add / phys_remove; numbers may then have gaps);
  *  - an event marks the completion of a copy (or the moment a physical chunk
  *    may be reused); it is a plain value the core stores in a chunk.
- * All functions are called from the training thread only. */
+ * All functions are called from the training thread only, except
+ * cmd_run and worker_attach, which the VMM worker calls (Note [vmm worker]
+ * in vmmq.c). */
 #ifndef TIDAL_RT_BACKEND_H
 #define TIDAL_RT_BACKEND_H
 
@@ -21,10 +23,35 @@
 #include "tidal.h"
 
 typedef struct rt_event {
-  uint64_t seq;  /* sim: copy sequence number, 0 = complete already */
-  double vt;     /* sim: virtual time the event completes at */
-  void *handle;  /* cuda: a CUevent from the backend's pool, NULL = none */
+  uint64_t seq;    /* sim: copy sequence number, 0 = complete already */
+  double vt;       /* sim: virtual time the event completes at */
+  void *handle;    /* cuda: a CUevent from the backend's pool, NULL = none */
+  uint64_t ticket; /* the VMM worker's command that issues it (Note [vmm worker]);
+                      0 = issued already.  Every event call waits for it first. */
 } rt_event;
+
+/* Note [vmm worker] (vmmq.c): a driver command the VMM worker runs, in
+ * the order the training thread queued them. */
+typedef enum rt_cmd_kind {
+  RT_CMD_MAP = 1,    /* map phys at addr */
+  RT_CMD_SET_ACCESS, /* grant access to [addr, addr + bytes) */
+  RT_CMD_UNMAP,      /* unmap addr once `mark` is done */
+  RT_CMD_D2H,        /* copy bytes from addr to host, after `stream`'s work */
+  RT_CMD_H2D         /* copy bytes from host to addr (urgent: the fault stream) */
+} rt_cmd_kind;
+
+typedef struct rt_cmd {
+  uint64_t seq;        /* its ticket: commands are numbered from 1 in queue order */
+  uintptr_t addr;      /* device address */
+  size_t bytes;        /* SET_ACCESS, copies */
+  void *host;          /* copies: the host side */
+  void *handle;        /* the backend's: cuda memory handle (MAP), CUevent (copies) */
+  tidal_stream stream; /* D2H: runs after the work enqueued on it */
+  uint64_t mark;       /* UNMAP: the last-use mark to wait for first, 0 = none */
+  uint32_t phys;       /* MAP, UNMAP, copies: the physical chunk */
+  uint8_t kind;        /* rt_cmd_kind */
+  uint8_t urgent;      /* H2D: a fault */
+} rt_cmd;
 
 typedef struct rt_backend rt_backend; /* each backend's private state */
 
@@ -115,6 +142,27 @@ typedef struct rt_backend_ops {
   int (*time_ready)(rt_backend *b, const rt_event *mark);
   tidal_status (*time_elapsed)(rt_backend *b, const rt_event *a, const rt_event *e, double *s);
   void (*time_release)(rt_backend *b, rt_event *mark);
+
+  /* Note [vmm worker]: with the worker on, map, set_access, unmap and the
+   * copies are split in two.  cmd_prepare runs on the training thread when
+   * the command is queued: the bookkeeping (sim: the command's cost on the
+   * worker's timeline, *vt = when it ends there; cuda: the copy's event
+   * from the pool, the physical handle) and *ev (MAP: ready; copies: done;
+   * unused otherwise).  cmd_run runs on the worker: the driver calls only,
+   * touching nothing the training thread changes; a failure is written to
+   * err (not rt_error: the trace and the last error belong to the training
+   * thread).  worker_attach runs once on the worker before any command
+   * (cuda: makes the context current).  worker_waited: the training
+   * thread waited for the command ending at vt, real_s seconds of wall
+   * time; *waited_s += the wait (sim: the host clock moves to vt; cuda:
+   * real_s). */
+  tidal_status (*cmd_prepare)(rt_backend *b, rt_cmd *cmd, rt_event *ev, double *vt);
+  tidal_status (*cmd_run)(rt_backend *b, const rt_cmd *cmd, char *err, size_t errlen);
+  tidal_status (*worker_attach)(rt_backend *b, char *err, size_t errlen);
+  void (*worker_waited)(rt_backend *b, double vt, double real_s, double *waited_s);
+  /* park/unpark change the mapping (sim: mprotect), so they wait for the
+   * chunk's queued commands first; on cuda they are free and never wait. */
+  int park_touches_mapping;
 } rt_backend_ops;
 
 extern const rt_backend_ops rt_backend_sim_ops;

@@ -31,6 +31,16 @@
  * event recorded on the compute stream, polled with cuEventQuery, so
  * nothing drains the stream.
  *
+ * With the VMM worker on (Note [vmm worker] in vmmq.c), cuMemMap,
+ * cuMemSetAccess, cuMemUnmap and the copies' issue (cuEventRecord,
+ * cuStreamWaitEvent, cuMemcpy*Async) run on the worker thread, which makes
+ * the context current first.  Events and physical handles are taken on the
+ * training thread when a command is queued (cmd_prepare); every event call
+ * waits for the command that records the event first (an event never
+ * recorded reads as complete).  The worker waits for an unmap's last-use
+ * mark with cuEventSynchronize; marks_mu guards the mark list against the
+ * training thread retiring that mark's event meanwhile (worker_mark).
+ *
  * Note [op profile]: with TIDAL_PROFILE set, each op is bracketed by two
  * timing events (recorded at the end of tidal_op_begin and at
  * tidal_op_end, i.e. around its launch); completed pairs are read with
@@ -39,6 +49,7 @@
 #define _GNU_SOURCE
 #include <cuda.h>
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -109,6 +120,12 @@ struct rt_backend {
   CUevent *marks;
   uint64_t mark_base, nmarks, done_upto;
   size_t cap_marks;
+  /* Note [vmm worker]: guards the mark list's changes (training thread)
+   * against the worker's reads; worker_mark: the mark the worker waits for
+   * (not retired while it waits), 0 = none. */
+  pthread_mutex_t marks_mu;
+  uint64_t worker_mark;
+  int marks_mu_init;
   /* Note [op profile] */
   int profile;
   struct cuda_timed {
@@ -210,6 +227,8 @@ static tidal_status cuda_create(const tidal_config *cfg, rt_backend **out, size_
   }
   b->mark_base = b->done_upto = 1;
   b->profile = cfg->profile_path != NULL;
+  pthread_mutex_init(&b->marks_mu, NULL);
+  b->marks_mu_init = 1;
   *out = b;
   *granularity = b->granularity;
   *device_free = free_b;
@@ -305,6 +324,8 @@ static void cuda_destroy(rt_backend *b) {
       CU(cuCtxSetCurrent)(NULL);
     CU(cuDevicePrimaryCtxRelease)(b->dev);
   }
+  if (b->marks_mu_init)
+    pthread_mutex_destroy(&b->marks_mu);
   free(b->free_events);
   free(b->marks);
   free(b->open_ops);
@@ -366,6 +387,10 @@ static tidal_status event_get(rt_backend *b, CUevent *ev) {
 static void cuda_event_release(rt_backend *b, rt_event *ev) {
   if (!ev->handle)
     return;
+  /* Not back to the pool before the worker has recorded it: a stale
+   * record would land on the event's next user (a mark, say). */
+  if (ev->ticket)
+    rt_vmmq_sync(ev->ticket);
   if (b->nfree_events == b->cap_free_events) {
     size_t cap = b->cap_free_events ? b->cap_free_events * 2 : 64;
     CUevent *n = realloc(b->free_events, cap * sizeof *n);
@@ -424,6 +449,8 @@ static tidal_status cuda_copy_h2d(rt_backend *b, uintptr_t dst, const void *src,
 }
 
 static int cuda_event_done(rt_backend *b, const rt_event *ev) {
+  if (ev->ticket && !rt_vmmq_done(ev->ticket))
+    return 0; /* not even recorded yet */
   return !ev->handle || CU(cuEventQuery)((CUevent)ev->handle) == CUDA_SUCCESS;
 }
 
@@ -431,6 +458,9 @@ static tidal_status cuda_event_sync(rt_backend *b, const rt_event *ev, double *w
   if (!ev->handle)
     return TIDAL_OK;
   double t0 = now_s();
+  tidal_status st = rt_vmmq_sync(ev->ticket);
+  if (st != TIDAL_OK)
+    return st;
   CHECK(CU(cuEventSynchronize)((CUevent)ev->handle), "cuEventSynchronize");
   if (waited_s)
     *waited_s += now_s() - t0;
@@ -441,6 +471,10 @@ static tidal_status cuda_stream_wait(rt_backend *b, tidal_stream s, const rt_eve
                                      double *stall_s) {
   if (!ev->handle)
     return TIDAL_OK;
+  /* A wait on an event not recorded yet would be a no-op. */
+  tidal_status st = rt_vmmq_sync(ev->ticket);
+  if (st != TIDAL_OK)
+    return st;
   CHECK(CU(cuStreamWaitEvent)((CUstream)s, (CUevent)ev->handle, 0), "cuStreamWaitEvent");
   return TIDAL_OK;
 }
@@ -451,29 +485,38 @@ static tidal_status cuda_stream_wait(rt_backend *b, tidal_stream s, const rt_eve
  * order: all are recorded on the one compute stream). */
 static void marks_poll(rt_backend *b) {
   size_t done = 0;
-  while (done < b->nmarks && CU(cuEventQuery)(b->marks[done]) == CUDA_SUCCESS)
+  pthread_mutex_lock(&b->marks_mu);
+  while (done < b->nmarks && (!b->worker_mark || b->mark_base + done < b->worker_mark) &&
+         CU(cuEventQuery)(b->marks[done]) == CUDA_SUCCESS)
     done++;
-  if (!done)
+  if (!done) {
+    pthread_mutex_unlock(&b->marks_mu);
     return;
+  }
   for (size_t i = 0; i < done; i++) {
-    rt_event e = {0, 0, b->marks[i]};
+    rt_event e = {0, 0, b->marks[i], 0};
     cuda_event_release(b, &e);
   }
   memmove(b->marks, b->marks + done, (b->nmarks - done) * sizeof *b->marks);
   b->nmarks -= done;
   b->mark_base += done;
   b->done_upto = b->mark_base;
+  pthread_mutex_unlock(&b->marks_mu);
 }
 
 static tidal_status cuda_mark(rt_backend *b, tidal_stream s, uint64_t *mark) {
   marks_poll(b); /* keeps the list short: usually one query */
   if (b->nmarks == b->cap_marks) {
     size_t cap = b->cap_marks ? b->cap_marks * 2 : 64;
+    pthread_mutex_lock(&b->marks_mu);
     CUevent *n = realloc(b->marks, cap * sizeof *n);
+    if (n) {
+      b->marks = n;
+      b->cap_marks = cap;
+    }
+    pthread_mutex_unlock(&b->marks_mu);
     if (!n)
       return rt_error(TIDAL_ERR_HOST_MEMORY, "cuda backend: out of host memory for marks");
-    b->marks = n;
-    b->cap_marks = cap;
   }
   CUevent ev;
   tidal_status st = event_get(b, &ev);
@@ -481,12 +524,14 @@ static tidal_status cuda_mark(rt_backend *b, tidal_stream s, uint64_t *mark) {
     return st;
   CUresult r = CU(cuEventRecord)(ev, (CUstream)s);
   if (r != CUDA_SUCCESS) {
-    rt_event e = {0, 0, ev};
+    rt_event e = {0, 0, ev, 0};
     cuda_event_release(b, &e);
     return cu_fail(r, "cuEventRecord (last-use mark)");
   }
+  pthread_mutex_lock(&b->marks_mu);
   b->marks[b->nmarks] = ev;
   *mark = b->mark_base + b->nmarks++;
+  pthread_mutex_unlock(&b->marks_mu);
   return TIDAL_OK;
 }
 
@@ -615,6 +660,100 @@ static void cuda_time_release(rt_backend *b, rt_event *mark) {
   mark->handle = NULL;
 }
 
+/* ---- the VMM worker's half (Note [vmm worker]) ---- */
+
+/* Training thread: what the worker will need that the training thread may
+ * change later (the physical handle: b->phys can be reallocated), and the
+ * copy's event. */
+static tidal_status cuda_cmd_prepare(rt_backend *b, rt_cmd *cmd, rt_event *ev, double *vt) {
+  *vt = 0;
+  if (cmd->kind == RT_CMD_MAP) {
+    cmd->handle = (void *)(uintptr_t)b->phys[cmd->phys];
+  } else if (cmd->kind == RT_CMD_D2H || cmd->kind == RT_CMD_H2D) {
+    CUevent e;
+    tidal_status st = event_get(b, &e);
+    if (st != TIDAL_OK)
+      return st;
+    cmd->handle = e;
+    ev->handle = e;
+  }
+  return TIDAL_OK;
+}
+
+static tidal_status worker_fail(CUresult r, const char *what, char *err, size_t n) {
+  const char *s = NULL;
+  if (CU(cuGetErrorString)(r, &s) != CUDA_SUCCESS || !s)
+    s = "unknown error";
+  snprintf(err, n, "cuda backend: %s: %s (CUresult %d)", what, s, (int)r);
+  return TIDAL_ERR_BACKEND;
+}
+
+/* Worker: waits for mark m (Note [last-use marks]).  While it waits, the
+ * training thread's marks_poll keeps the mark's event (worker_mark). */
+static CUresult worker_mark_wait(rt_backend *b, uint64_t m) {
+  pthread_mutex_lock(&b->marks_mu);
+  if (m < b->done_upto) {
+    pthread_mutex_unlock(&b->marks_mu);
+    return CUDA_SUCCESS;
+  }
+  CUevent ev = b->marks[m - b->mark_base];
+  b->worker_mark = m;
+  pthread_mutex_unlock(&b->marks_mu);
+  CUresult r = CU(cuEventSynchronize)(ev);
+  pthread_mutex_lock(&b->marks_mu);
+  b->worker_mark = 0;
+  pthread_mutex_unlock(&b->marks_mu);
+  return r;
+}
+
+static tidal_status cuda_cmd_run(rt_backend *b, const rt_cmd *c, char *err, size_t n) {
+  CUresult r = CUDA_SUCCESS;
+  CUevent ev = (CUevent)c->handle;
+  switch ((rt_cmd_kind)c->kind) {
+  case RT_CMD_MAP:
+    r = CU(cuMemMap)((CUdeviceptr)c->addr, b->chunk_bytes, 0,
+                     (CUmemGenericAllocationHandle)(uintptr_t)c->handle, 0);
+    return r == CUDA_SUCCESS ? TIDAL_OK : worker_fail(r, "cuMemMap", err, n);
+  case RT_CMD_SET_ACCESS:
+    r = CU(cuMemSetAccess)((CUdeviceptr)c->addr, c->bytes, &b->access, 1);
+    return r == CUDA_SUCCESS ? TIDAL_OK : worker_fail(r, "cuMemSetAccess", err, n);
+  case RT_CMD_UNMAP:
+    /* Note [unmap ordering]: the chunk's last use first. */
+    if (c->mark && (r = worker_mark_wait(b, c->mark)) != CUDA_SUCCESS)
+      return worker_fail(r, "cuEventSynchronize (last-use mark)", err, n);
+    r = CU(cuMemUnmap)((CUdeviceptr)c->addr, b->chunk_bytes);
+    return r == CUDA_SUCCESS ? TIDAL_OK : worker_fail(r, "cuMemUnmap", err, n);
+  case RT_CMD_D2H:
+    /* After the last writer: everything enqueued on its stream by now. */
+    r = CU(cuEventRecord)(ev, (CUstream)c->stream);
+    if (r == CUDA_SUCCESS)
+      r = CU(cuStreamWaitEvent)(b->d2h, ev, 0);
+    if (r == CUDA_SUCCESS)
+      r = CU(cuMemcpyDtoHAsync)(c->host, (CUdeviceptr)c->addr, c->bytes, b->d2h);
+    if (r == CUDA_SUCCESS)
+      r = CU(cuEventRecord)(ev, b->d2h);
+    return r == CUDA_SUCCESS ? TIDAL_OK : worker_fail(r, "swap-out copy", err, n);
+  case RT_CMD_H2D: {
+    CUstream s = c->urgent ? b->fault : b->h2d;
+    r = CU(cuMemcpyHtoDAsync)((CUdeviceptr)c->addr, c->host, c->bytes, s);
+    if (r == CUDA_SUCCESS)
+      r = CU(cuEventRecord)(ev, s);
+    return r == CUDA_SUCCESS ? TIDAL_OK : worker_fail(r, "restore copy", err, n);
+  }
+  }
+  snprintf(err, n, "cuda backend: unknown VMM command %d", c->kind);
+  return TIDAL_ERR_BACKEND;
+}
+
+static tidal_status cuda_worker_attach(rt_backend *b, char *err, size_t n) {
+  CUresult r = CU(cuCtxSetCurrent)(b->ctx);
+  return r == CUDA_SUCCESS ? TIDAL_OK : worker_fail(r, "cuCtxSetCurrent (VMM worker)", err, n);
+}
+
+static void cuda_worker_waited(rt_backend *b, double vt, double real_s, double *waited_s) {
+  *waited_s += real_s;
+}
+
 const rt_backend_ops rt_backend_cuda_ops = {
     .name = "cuda",
     .create = cuda_create,
@@ -648,4 +787,9 @@ const rt_backend_ops rt_backend_cuda_ops = {
     .time_ready = cuda_time_ready,
     .time_elapsed = cuda_time_elapsed,
     .time_release = cuda_time_release,
+    .cmd_prepare = cuda_cmd_prepare,
+    .cmd_run = cuda_cmd_run,
+    .worker_attach = cuda_worker_attach,
+    .worker_waited = cuda_worker_waited,
+    .park_touches_mapping = 0,
 };

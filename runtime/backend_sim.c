@@ -29,7 +29,17 @@
  *    the urgent host-to-device stream (faults).  A copy costs latency +
  *    bytes / bandwidth; it starts after its issue on the host, after its
  *    engine is free, after the compute enqueued before it (swap-outs), and
- *    after its physical chunk's previous user (restores).
+ *    after its physical chunk's previous user (restores);
+ *  - with the VMM worker on (Note [vmm worker], vmmq.c), the worker's
+ *    timeline (t_vmm): map, set-access, unmap and copy issue cost their
+ *    time there instead of on the host, which pays vmm_enqueue_s per
+ *    command.  A command starts when the worker is free and the host has
+ *    queued it (an unmap also waits for its last-use mark); a copy starts
+ *    no earlier than its issue there.  The host's clock jumps to a
+ *    command's end only when it waits for its ticket (tidal_op_begin, an
+ *    event it issued).  Times are computed when a command is queued, on
+ *    the training thread, so they do not depend on the worker thread's
+ *    real speed; the worker does the real mmap and memcpy.
  * An event (copy, mark) is done for the host when the host's time has
  * reached it: polling never sees the future, so what the runtime decides
  * does not depend on the copy thread's real speed.  The modelled time is
@@ -64,6 +74,7 @@ struct rt_backend {
   int profile;             /* record modelled op durations (TIDAL_PROFILE) */
   /* virtual clocks (training thread only; Note [sim cost model]) */
   double t_host, t_dev, t_h2d, t_d2h, t_fault;
+  double t_vmm;            /* the VMM worker's timeline (Note [vmm worker]) */
   double dev_wait;         /* the next op waits for this (its begin's stream waits) */
   double *phys_busy;       /* per physical chunk: modelled time it is free again */
   double *marks;           /* mark m's time is marks[m - mark_base] */
@@ -125,7 +136,7 @@ static tidal_status sim_create(const tidal_config *cfg, rt_backend **out, size_t
     double k = cfg->sim_call_cost_scale;
     b->c.map_s *= k, b->c.set_access_s *= k, b->c.unmap_s *= k;
     b->c.event_record_s *= k, b->c.event_query_s *= k, b->c.event_sync_s *= k;
-    b->c.stream_wait_s *= k, b->c.copy_issue_s *= k;
+    b->c.stream_wait_s *= k, b->c.copy_issue_s *= k, b->c.vmm_enqueue_s *= k;
   }
   b->synchronous = cfg->sim_synchronous;
   b->profile = cfg->profile_path != NULL;
@@ -241,13 +252,36 @@ static const char *map_errno_hint(int err) {
 
 static double max2(double a, double x) { return a > x ? a : x; }
 
-static tidal_status sim_map(rt_backend *b, uintptr_t addr, uint32_t phys, rt_event *ready) {
+/* The mapping itself, shared with the VMM worker: a message in err, not
+ * rt_error (which belongs to the training thread). */
+static tidal_status do_map(rt_backend *b, uintptr_t addr, uint32_t phys, char *err, size_t n) {
   /* Mapped with access at once: the sim has no separate grant, only its cost. */
   void *p = mmap((void *)addr, b->chunk_bytes, PROT_READ | PROT_WRITE, MAP_FIXED | MAP_SHARED,
                  b->fd, (off_t)((size_t)phys * b->chunk_bytes));
-  if (p == MAP_FAILED)
-    return rt_error(TIDAL_ERR_BACKEND, "sim backend: mapping chunk %u at %#lx: %s%s", phys,
-                    (unsigned long)addr, strerror(errno), map_errno_hint(errno));
+  if (p == MAP_FAILED) {
+    snprintf(err, n, "sim backend: mapping chunk %u at %#lx: %s%s", phys, (unsigned long)addr,
+             strerror(errno), map_errno_hint(errno));
+    return TIDAL_ERR_BACKEND;
+  }
+  return TIDAL_OK;
+}
+
+static tidal_status do_unmap(rt_backend *b, uintptr_t addr, char *err, size_t n) {
+  void *p = mmap((void *)addr, b->chunk_bytes, PROT_NONE,
+                 MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) {
+    int e = errno;
+    snprintf(err, n, "sim backend: unmapping %#lx: %s%s", (unsigned long)addr, strerror(e),
+             map_errno_hint(e));
+    return TIDAL_ERR_BACKEND;
+  }
+  return TIDAL_OK;
+}
+
+static tidal_status sim_map(rt_backend *b, uintptr_t addr, uint32_t phys, rt_event *ready) {
+  char err[256];
+  if (do_map(b, addr, phys, err, sizeof err) != TIDAL_OK)
+    return rt_error(TIDAL_ERR_BACKEND, "%s", err);
   b->t_host += b->c.map_s;
   ready->seq = 0;
   ready->vt = b->phys_busy[phys];
@@ -255,22 +289,24 @@ static tidal_status sim_map(rt_backend *b, uintptr_t addr, uint32_t phys, rt_eve
   return TIDAL_OK;
 }
 
-static tidal_status sim_set_access(rt_backend *b, uintptr_t addr, size_t bytes) {
-  /* Measured on an H100 (bench/gpu/h100-2026-11-26): a set-access over a
-   * run of 8 chunks costs 8 times one chunk's, so the cost is per chunk. */
+/* One cuMemSetAccess over [addr, addr + bytes).  Measured on an H100
+ * (bench/gpu/h100-2026-11-26): a set-access over a run of 8 chunks costs 8
+ * times one chunk's, so the cost is per chunk. */
+static double set_access_cost(const rt_backend *b, size_t bytes) {
   size_t n = (bytes + b->chunk_bytes - 1) / b->chunk_bytes;
-  b->t_host += b->c.set_access_s * (double)(n ? n : 1);
+  return b->c.set_access_s * (double)(n ? n : 1);
+}
+
+static tidal_status sim_set_access(rt_backend *b, uintptr_t addr, size_t bytes) {
+  b->t_host += set_access_cost(b, bytes);
   return TIDAL_OK;
 }
 
 static tidal_status sim_unmap(rt_backend *b, uintptr_t addr, uint32_t phys) {
-  void *p = mmap((void *)addr, b->chunk_bytes, PROT_NONE,
-                 MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  int err = errno;
+  char err[256];
   b->t_host += b->c.unmap_s;
-  if (p == MAP_FAILED)
-    return rt_error(TIDAL_ERR_BACKEND, "sim backend: unmapping %#lx: %s%s", (unsigned long)addr,
-                    strerror(err), map_errno_hint(err));
+  if (do_unmap(b, addr, err, sizeof err) != TIDAL_OK)
+    return rt_error(TIDAL_ERR_BACKEND, "%s", err);
   return TIDAL_OK;
 }
 
@@ -337,16 +373,32 @@ static tidal_status enqueue(rt_backend *b, void *dst, const void *src, size_t by
   return TIDAL_OK;
 }
 
-static tidal_status sim_copy_d2h(rt_backend *b, void *dst, uintptr_t src, size_t bytes,
-                                 uint32_t phys, tidal_stream after, rt_event *done) {
-  /* Issue: an event on the writer's stream, a stream wait, the copy and its
-   * event.  It runs after all compute enqueued so far (the last writer). */
-  b->t_host += b->c.copy_issue_s + b->c.event_record_s + b->c.stream_wait_s;
-  double start = max2(max2(b->t_d2h, b->t_dev), b->t_host);
+/* A copy's modelled end, issued at `issued` (the host's or the worker's
+ * time after the issue calls). */
+static double model_d2h(rt_backend *b, size_t bytes, uint32_t phys, double issued) {
+  /* It runs after all compute enqueued so far (the last writer). */
+  double start = max2(max2(b->t_d2h, b->t_dev), issued);
   double end = start + b->c.copy_latency_s + (double)bytes / b->c.d2h_bytes_per_s;
   b->t_d2h = end;
   b->phys_busy[phys] = max2(b->phys_busy[phys], end);
-  done->vt = end;
+  return end;
+}
+
+static double model_h2d(rt_backend *b, size_t bytes, uint32_t phys, int urgent, double issued) {
+  double *engine = urgent ? &b->t_fault : &b->t_h2d;
+  double start = max2(max2(*engine, issued), b->phys_busy[phys]);
+  double end = start + b->c.copy_latency_s + (double)bytes / b->c.h2d_bytes_per_s;
+  *engine = end;
+  b->phys_busy[phys] = end;
+  return end;
+}
+
+static tidal_status sim_copy_d2h(rt_backend *b, void *dst, uintptr_t src, size_t bytes,
+                                 uint32_t phys, tidal_stream after, rt_event *done) {
+  /* Issue: an event on the writer's stream, a stream wait, the copy and its
+   * event. */
+  b->t_host += b->c.copy_issue_s + b->c.event_record_s + b->c.stream_wait_s;
+  done->vt = model_d2h(b, bytes, phys, b->t_host);
   done->handle = NULL;
   return enqueue(b, dst, (const void *)src, bytes, done);
 }
@@ -354,12 +406,7 @@ static tidal_status sim_copy_d2h(rt_backend *b, void *dst, uintptr_t src, size_t
 static tidal_status sim_copy_h2d(rt_backend *b, uintptr_t dst, const void *src, size_t bytes,
                                  uint32_t phys, int urgent, rt_event *done) {
   b->t_host += b->c.copy_issue_s;
-  double *engine = urgent ? &b->t_fault : &b->t_h2d;
-  double start = max2(max2(*engine, b->t_host), b->phys_busy[phys]);
-  double end = start + b->c.copy_latency_s + (double)bytes / b->c.h2d_bytes_per_s;
-  *engine = end;
-  b->phys_busy[phys] = end;
-  done->vt = end;
+  done->vt = model_h2d(b, bytes, phys, urgent, b->t_host);
   done->handle = NULL;
   return enqueue(b, (void *)dst, src, bytes, done);
 }
@@ -368,8 +415,12 @@ static int copied(rt_backend *b, const rt_event *ev) {
   return ev->seq == 0 || atomic_load(&b->done_seq) >= ev->seq;
 }
 
-/* The copy thread has really finished ev (the host may touch its memory). */
+/* The copy thread (or the VMM worker, which issues it: ev->ticket) has
+ * really finished ev (the host may touch its memory).  A worker failure
+ * surfaces at the next op's wait for its chunks. */
 static void wait_copied(rt_backend *b, const rt_event *ev) {
+  if (ev->ticket)
+    rt_vmmq_sync(ev->ticket);
   if (copied(b, ev))
     return;
   pthread_mutex_lock(&b->mu);
@@ -503,6 +554,54 @@ static tidal_status sim_time_elapsed(rt_backend *b, const rt_event *a, const rt_
 
 static void sim_time_release(rt_backend *b, rt_event *mark) { (void)mark; }
 
+/* ---- the VMM worker's half (Note [vmm worker], Note [sim cost model]) ---- */
+
+static tidal_status sim_cmd_prepare(rt_backend *b, rt_cmd *cmd, rt_event *ev, double *vt) {
+  b->t_host += b->c.vmm_enqueue_s;
+  double start = max2(b->t_vmm, b->t_host);
+  switch ((rt_cmd_kind)cmd->kind) {
+  case RT_CMD_MAP:
+    b->t_vmm = start + b->c.map_s;
+    ev->vt = b->phys_busy[cmd->phys];
+    break;
+  case RT_CMD_SET_ACCESS: b->t_vmm = start + set_access_cost(b, cmd->bytes); break;
+  case RT_CMD_UNMAP:
+    b->t_vmm = max2(start, mark_time(b, cmd->mark)) + b->c.unmap_s;
+    break;
+  case RT_CMD_D2H:
+    b->t_vmm = start + b->c.copy_issue_s + b->c.event_record_s + b->c.stream_wait_s;
+    ev->vt = model_d2h(b, cmd->bytes, cmd->phys, b->t_vmm);
+    break;
+  case RT_CMD_H2D:
+    b->t_vmm = start + b->c.copy_issue_s;
+    ev->vt = model_h2d(b, cmd->bytes, cmd->phys, cmd->urgent, b->t_vmm);
+    break;
+  }
+  *vt = b->t_vmm;
+  return TIDAL_OK;
+}
+
+/* On the worker thread: the mapping calls and the copies themselves, in
+ * queue order (so a copy into a chunk runs after its map). */
+static tidal_status sim_cmd_run(rt_backend *b, const rt_cmd *cmd, char *err, size_t n) {
+  switch ((rt_cmd_kind)cmd->kind) {
+  case RT_CMD_MAP: return do_map(b, cmd->addr, cmd->phys, err, n);
+  case RT_CMD_SET_ACCESS: return TIDAL_OK;
+  case RT_CMD_UNMAP: return do_unmap(b, cmd->addr, err, n); /* its last use ended: Note [vmm worker] */
+  case RT_CMD_D2H: memcpy(cmd->host, (const void *)cmd->addr, cmd->bytes); return TIDAL_OK;
+  case RT_CMD_H2D: memcpy((void *)cmd->addr, cmd->host, cmd->bytes); return TIDAL_OK;
+  }
+  snprintf(err, n, "sim backend: unknown VMM command %d", cmd->kind);
+  return TIDAL_ERR_BACKEND;
+}
+
+static tidal_status sim_worker_attach(rt_backend *b, char *err, size_t n) { return TIDAL_OK; }
+
+static void sim_worker_waited(rt_backend *b, double vt, double real_s, double *waited_s) {
+  (void)real_s; /* the modelled clock only */
+  host_wait_until(b, vt, waited_s);
+}
+
 const rt_backend_ops rt_backend_sim_ops = {
     .name = "sim",
     .create = sim_create,
@@ -536,4 +635,9 @@ const rt_backend_ops rt_backend_sim_ops = {
     .time_ready = sim_time_ready,
     .time_elapsed = sim_time_elapsed,
     .time_release = sim_time_release,
+    .cmd_prepare = sim_cmd_prepare,
+    .cmd_run = sim_cmd_run,
+    .worker_attach = sim_worker_attach,
+    .worker_waited = sim_worker_waited,
+    .park_touches_mapping = 1,
 };

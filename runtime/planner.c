@@ -139,47 +139,43 @@ static double copy_s(const rt_plan_params *p, size_t bytes, double bw) {
   return chunks * p->latency_s + (double)bytes / bw;
 }
 
-/* The director's choice for gap g; when k_peak > 0 it must free memory at
- * that offset. */
-static option choose(const rt_plan *pl, const model *md, const rt_plan_params *p,
-                     const rt_plan_gap *g, const rt_gap_adj *adj, const double *dur,
-                     uint32_t k_peak) {
-  option o;
-  memset(&o, 0, sizeof o);
+/* What the director needs of a gap that does not depend on the op whose
+ * peak it must lower: the durations, hence span(), are fixed while a plan
+ * is built, so this is computed once per gap and choose() is O(1) (it ran
+ * a linear scan per gap per filter step, which made a build of the 8-layer
+ * gpt variant take tens of ms). */
+typedef struct gap_pre {
+  uint32_t D;      /* gap_len */
+  uint32_t k_out;  /* the swap-out's copy has finished by then (offset) */
+  uint32_t k_pf;   /* the latest prefetch offset that hides the copy-in */
+  double out, in;  /* copy times each way */
+} gap_pre;
+
+static void prepare(const rt_plan *pl, const model *md, const rt_plan_params *p,
+                    const rt_plan_gap *g, const rt_gap_adj *adj, gap_pre *q) {
   const rt_plan_group *gr = &pl->groups[g->group];
   uint32_t D = gap_len(g, md->n);
   size_t bytes = (size_t)(gr->c1 - gr->c0 + 1) * p->chunk_bytes;
-  if (g->drop_ok) {
-    o.valid = 1;
-    o.kind = RT_ACT_DROP;
-    o.k_out = 1;
-    o.k_pf = D;
-    return o;
-  }
-  /* swap */
-  uint32_t k_out = 1;
-  double out_wait = 0;
+  memset(q, 0, sizeof *q);
+  q->D = D;
+  q->k_out = 1;
   if (gr->dirty) {
-    double out = copy_s(p, bytes, p->d2h_bytes_per_s);
-    while (k_out < D && span(md, g->from, 1, k_out) < out)
-      k_out++;
-    /* Note [exposed swap-out]: when the ops before the peak cannot hide
-     * the device-to-host copy (short gaps, or no measured durations at
-     * all: a rewritten program on the sim, whose sites carry no estimate),
-     * the memory is still free at the peak once the runtime has waited for
-     * the copy (rt_phys_acquire waits for the oldest swap-out): that wait
-     * is the cost, instead of leaving the peak to LRU eviction, which
-     * copies out just the same and faults the data back in. */
-    if (k_peak && k_out > k_peak) {
-      out_wait = out - span(md, g->from, 1, k_peak);
-      k_out = k_peak;
+    /* the first offset whose ops since the use cover the copy (or D) */
+    q->out = copy_s(p, bytes, p->d2h_bytes_per_s);
+    uint32_t lo = 1, hi = D;
+    while (lo < hi) {
+      uint32_t mid = lo + (hi - lo) / 2;
+      if (span(md, g->from, 1, mid) >= q->out)
+        hi = mid;
+      else
+        lo = mid + 1;
     }
+    q->k_out = lo;
   }
-  uint32_t k_pf = D;
-  double exposed = 0;
+  q->k_pf = D;
   if (g->need) {
-    double in = copy_s(p, bytes, p->h2d_bytes_per_s);
-    double lead = in * (1 + p->slack) + (adj ? adj->extra_lead_s : 0);
+    q->in = copy_s(p, bytes, p->h2d_bytes_per_s);
+    double lead = q->in * (1 + p->slack) + (adj ? adj->extra_lead_s : 0);
     /* the latest offset whose ops up to the use cover the lead */
     uint32_t lo = 1, hi = D - 1, best = 0;
     while (lo <= hi && hi >= 1) {
@@ -193,11 +189,47 @@ static option choose(const rt_plan *pl, const model *md, const rt_plan_params *p
         hi = mid - 1;
       }
     }
-    k_pf = best ? best : 1;
+    q->k_pf = best ? best : 1;
+  }
+}
+
+/* The director's choice for gap g; when k_peak > 0 it must free memory at
+ * that offset. */
+static option choose(const rt_plan *pl, const model *md, const gap_pre *q,
+                     const rt_plan_gap *g, const rt_gap_adj *adj, const double *dur,
+                     uint32_t k_peak) {
+  option o;
+  memset(&o, 0, sizeof o);
+  const rt_plan_group *gr = &pl->groups[g->group];
+  uint32_t D = gap_len(g, md->n);
+  if (g->drop_ok) {
+    o.valid = 1;
+    o.kind = RT_ACT_DROP;
+    o.k_out = 1;
+    o.k_pf = D;
+    return o;
+  }
+  /* swap */
+  uint32_t k_out = q->k_out;
+  double out_wait = 0;
+  /* Note [exposed swap-out]: when the ops before the peak cannot hide the
+   * device-to-host copy (short gaps, or no measured durations at all: a
+   * rewritten program on the sim, whose sites carry no estimate), the
+   * memory is still free at the peak once the runtime has waited for the
+   * copy (rt_phys_acquire waits for the oldest swap-out): that wait is the
+   * cost, instead of leaving the peak to LRU eviction, which copies out
+   * just the same and faults the data back in. */
+  if (gr->dirty && k_peak && k_out > k_peak) {
+    out_wait = q->out - span(md, g->from, 1, k_peak);
+    k_out = k_peak;
+  }
+  uint32_t k_pf = q->k_pf;
+  double exposed = 0;
+  if (g->need) {
     if (k_peak && k_pf <= k_peak)
       k_pf = k_peak + 1; /* come back after the peak: partly exposed */
     double hidden = span(md, g->from, k_pf, D);
-    exposed = in > hidden ? in - hidden : 0;
+    exposed = q->in > hidden ? q->in - hidden : 0;
   }
   o.valid = k_out < k_pf && (!k_peak || (k_out <= k_peak && k_peak < k_pf));
   o.kind = RT_ACT_SWAP;
@@ -242,6 +274,7 @@ int rt_plan_build(const rt_record *rec, const rt_plan_params *p, const rt_gap_ad
   double *t = NULL, *dur = NULL;
   int64_t *m = NULL;
   uint8_t *stuck = NULL;
+  gap_pre *pre = NULL;
   out->nops = N;
   out->op_hash = malloc((N ? N : 1) * sizeof *out->op_hash);
   out->act_start = calloc((size_t)N + 1, sizeof *out->act_start);
@@ -435,15 +468,18 @@ int rt_plan_build(const rt_record *rec, const rt_plan_params *p, const rt_gap_ad
   /* 6. the filter */
   uint32_t nreleased = 0;
   stuck = calloc(N, 1);
-  if (!stuck)
+  pre = malloc((out->ngaps ? out->ngaps : 1) * sizeof *pre);
+  if (!stuck || !pre)
     goto done;
+  for (uint32_t k = 0; out->binding && k < out->ngaps; k++)
+    prepare(out, &md, p, &out->gaps[k], adj ? &adj[k] : NULL, &pre[k]);
   if (out->binding) {
     /* feedback first: gaps that faults showed get evicted anyway */
     for (uint32_t k = 0; adj && k < out->ngaps; k++) {
       rt_plan_gap *g = &out->gaps[k];
       if (!adj[k].forced)
         continue;
-      option o = choose(out, &md, p, g, &adj[k], dur, 0);
+      option o = choose(out, &md, &pre[k], g, &adj[k], dur, 0);
       if (!o.valid)
         continue;
       int64_t chunks = out->groups[g->group].c1 - out->groups[g->group].c0 + 1;
@@ -471,10 +507,12 @@ int rt_plan_build(const rt_record *rec, const rt_plan_params *p, const rt_gap_ad
         rt_plan_gap *g = &out->gaps[k];
         if (g->released)
           continue;
-        uint32_t D = gap_len(g, N), kp = offset_after(g->from, ip, N);
-        if (kp >= D)
+        /* offset_after(g->from, ip, N), without a division: this loop runs
+         * over every gap for every release */
+        uint32_t kp = ip > g->from ? ip - g->from : ip + N - g->from;
+        if (kp >= pre[k].D)
           continue; /* ip is the use itself, or outside */
-        option o = choose(out, &md, p, g, adj ? &adj[k] : NULL, dur, kp);
+        option o = choose(out, &md, &pre[k], g, adj ? &adj[k] : NULL, dur, kp);
         if (!o.valid)
           continue;
         int64_t chunks = out->groups[g->group].c1 - out->groups[g->group].c0 + 1;
@@ -482,18 +520,26 @@ int rt_plan_build(const rt_record *rec, const rt_plan_params *p, const rt_gap_ad
          * whole window, not only at this op, so one long release beats
          * several short ones; copy traffic costs a little even when hidden
          * (it shares the engines with every other copy). */
-        double benefit = 0;
-        for (uint32_t q = o.k_out; q < o.k_pf; q++) {
-          int64_t ex = m[(g->from + q) % N] - target;
-          if (ex > 0)
-            benefit += (double)(ex < chunks ? ex : chunks);
-        }
         double traffic = o.kind == RT_ACT_SWAP
                              ? copy_s(p, (size_t)chunks * cb, p->d2h_bytes_per_s) *
                                    (out->groups[g->group].dirty ? 1 : 0) +
                                    (g->need ? copy_s(p, (size_t)chunks * cb, p->h2d_bytes_per_s) : 0)
                              : 0;
-        double score = (o.cost + 0.05 * traffic + 1e-12) / (benefit > 0 ? benefit : 1e-9);
+        double num = o.cost + 0.05 * traffic + 1e-12;
+        /* the benefit is at most chunks per op of the window: a choice that
+         * cannot beat the best so far even so is not summed (exact) */
+        if (best >= 0 && num / ((double)chunks * (double)(o.k_pf - o.k_out)) > bscore)
+          continue;
+        double benefit = 0;
+        uint32_t at = (g->from + o.k_out) % N;
+        for (uint32_t q = o.k_out; q < o.k_pf; q++) {
+          int64_t ex = m[at] - target;
+          if (ex > 0)
+            benefit += (double)(ex < chunks ? ex : chunks);
+          if (++at == N)
+            at = 0;
+        }
+        double score = num / (benefit > 0 ? benefit : 1e-9);
         if (best < 0 || score < bscore || (score == bscore && chunks > bchunks)) {
           best = (int)k, bo = o, bscore = score, bchunks = chunks;
         }
@@ -567,6 +613,7 @@ done:
   free(dur);
   free(m);
   free(stuck);
+  free(pre);
   if (rc != 0)
     rt_plan_free(out);
   return rc;

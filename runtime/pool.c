@@ -89,6 +89,8 @@ tidal_status rt_pool_add(uint32_t *phys) {
 }
 
 static void remove_one(uint32_t phys) {
+  if (rt_vmmq_drain() != TIDAL_OK) /* its unmap must have run (Note [vmm worker]) */
+    rt_clear_error(); /* the failed worker fails every later op; releasing is still safe */
   rt_g.be->phys_remove(rt_g.b, phys);
   rt_g.absent_phys[rt_g.nabsent_phys++] = phys;
   rt_g.nphys--;

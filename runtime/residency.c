@@ -46,7 +46,11 @@
  * gets a single set_access before the device may touch it: before a copy
  * into it, at the end of tidal_op_begin, before any unmap.  On an H100 this
  * saves calls, not time: a set-access over 8 chunks cost 8 times one
- * chunk's (bench/gpu/h100-2026-11-26), so the sim charges it per chunk. */
+ * chunk's (bench/gpu/h100-2026-11-26), so the sim charges it per chunk.
+ *
+ * Every driver call that maps, unmaps, grants or copies goes through the
+ * be_* helpers below: direct on the training thread, or queued for the VMM
+ * worker with the chunk's ticket updated (Note [vmm worker], vmmq.c). */
 #include <stdlib.h>
 #include <string.h>
 #include "rt.h"
@@ -126,6 +130,92 @@ static void settle_resident(rt_chunk *c, int state) {
     rt_list_push(&rt_g.lru, RT_LIST_LRU, c);
 }
 
+/* ---- driver calls: direct, or through the VMM worker ---- */
+
+static void note_ticket(rt_chunk *c, const rt_ticket *t) {
+  if (t->seq > c->ticket.seq)
+    c->ticket = *t;
+}
+
+static tidal_status queue(rt_chunk *c, rt_cmd *cmd, rt_event *ev) {
+  rt_ticket t;
+  tidal_status st = rt_vmmq_submit(cmd, ev, &t);
+  if (st == TIDAL_OK && c)
+    note_ticket(c, &t);
+  return st;
+}
+
+static tidal_status be_map(rt_chunk *c, uint32_t phys, rt_event *ready) {
+  if (!rt_vmmq_on())
+    return rt_g.be->map(rt_g.b, rt_chunk_addr(c), phys, ready);
+  rt_cmd cmd = {.kind = RT_CMD_MAP, .addr = rt_chunk_addr(c), .phys = phys};
+  return queue(c, &cmd, ready);
+}
+
+/* Unmaps c's memory at its address; the worker first waits for `mark`
+ * (the training thread has already waited for it when the worker is off). */
+static tidal_status be_unmap(rt_chunk *c, uint32_t phys, uint64_t mark) {
+  if (!rt_vmmq_on())
+    return rt_g.be->unmap(rt_g.b, rt_chunk_addr(c), phys);
+  rt_cmd cmd = {.kind = RT_CMD_UNMAP, .addr = rt_chunk_addr(c), .phys = phys, .mark = mark};
+  return queue(c, &cmd, NULL);
+}
+
+/* [lo, lo + bytes) of allocation a: its chunks' tickets cover the grant. */
+static tidal_status be_set_access(rt_alloc *a, uintptr_t lo, size_t bytes) {
+  if (!rt_vmmq_on())
+    return rt_g.be->set_access(rt_g.b, lo, bytes);
+  rt_cmd cmd = {.kind = RT_CMD_SET_ACCESS, .addr = lo, .bytes = bytes};
+  rt_ticket t;
+  tidal_status st = rt_vmmq_submit(&cmd, NULL, &t);
+  if (st != TIDAL_OK)
+    return st;
+  size_t first = (lo - a->base) / rt_g.chunk_bytes, n = bytes / rt_g.chunk_bytes;
+  for (size_t i = first; i < first + n && i < a->nchunks; i++)
+    note_ticket(&a->chunks[i], &t);
+  return TIDAL_OK;
+}
+
+static tidal_status be_copy_d2h(rt_chunk *c, void *dst, size_t len, rt_event *done) {
+  if (!rt_vmmq_on())
+    return rt_g.be->copy_d2h(rt_g.b, dst, rt_chunk_addr(c), len, c->phys, c->writer, done);
+  rt_cmd cmd = {.kind = RT_CMD_D2H, .addr = rt_chunk_addr(c), .bytes = len, .host = dst,
+                .stream = c->writer, .phys = c->phys};
+  return queue(c, &cmd, done);
+}
+
+static tidal_status be_copy_h2d(rt_chunk *c, const void *src, size_t len, int urgent,
+                                rt_event *done) {
+  if (!rt_vmmq_on())
+    return rt_g.be->copy_h2d(rt_g.b, rt_chunk_addr(c), src, len, c->phys, urgent, done);
+  rt_cmd cmd = {.kind = RT_CMD_H2D, .addr = rt_chunk_addr(c), .bytes = len, .host = (void *)src,
+                .phys = c->phys, .urgent = (uint8_t)urgent};
+  return queue(c, &cmd, done);
+}
+
+/* Parking changes no mapping on CUDA; on the sim it changes the chunk's
+ * protection, which must not overtake the chunk's queued commands. */
+static tidal_status be_park(rt_chunk *c, int park) {
+  if (rt_vmmq_on() && rt_g.be->park_touches_mapping) {
+    tidal_status st = rt_vmmq_sync(c->ticket.seq);
+    if (st != TIDAL_OK)
+      return st;
+  }
+  return park ? rt_g.be->park(rt_g.b, rt_chunk_addr(c), c->phys)
+              : rt_g.be->unpark(rt_g.b, rt_chunk_addr(c), c->phys);
+}
+
+tidal_status rt_chunks_ready(size_t pin_start, size_t pin_end) {
+  if (!rt_vmmq_on())
+    return TIDAL_OK;
+  rt_ticket last = {0, 0};
+  for (size_t i = pin_start; i < pin_end; i++)
+    if (rt_g.pinned[i].c->ticket.seq > last.seq)
+      last = rt_g.pinned[i].c->ticket;
+  return rt_vmmq_wait(&last); /* modelled even when the worker is done: the sim's clock
+                                 must not depend on the worker thread's real speed */
+}
+
 /* ---- physical pool ---- */
 
 tidal_status rt_access_flush(void) {
@@ -133,10 +223,11 @@ tidal_status rt_access_flush(void) {
     return TIDAL_OK;
   uintptr_t lo = rt_g.access_lo;
   size_t bytes = rt_g.access_hi - lo;
+  rt_alloc *a = rt_g.access_alloc;
   rt_g.access_lo = rt_g.access_hi = 0;
   rt_g.access_alloc = NULL;
   RT_COUNT(vmm_calls, 1);
-  return rt_g.be->set_access(rt_g.b, lo, bytes);
+  return be_set_access(a, lo, bytes);
 }
 
 /* c's chunk was mapped: add it to the pending access range. */
@@ -153,12 +244,13 @@ static tidal_status access_note(const rt_chunk *c) {
   return st;
 }
 
-static tidal_status vmm_unmap(uintptr_t addr, uint32_t phys) {
+static tidal_status vmm_unmap(rt_chunk *c, uint64_t mark) {
   tidal_status st = TIDAL_OK;
+  uintptr_t addr = rt_chunk_addr(c);
   if (addr >= rt_g.access_lo && addr < rt_g.access_hi)
     st = rt_access_flush(); /* mapped since, never granted: grant before unmapping */
   RT_COUNT(vmm_calls, 1);
-  tidal_status s2 = rt_g.be->unmap(rt_g.b, addr, phys);
+  tidal_status s2 = be_unmap(c, c->phys, mark);
   return st != TIDAL_OK ? st : s2;
 }
 
@@ -188,34 +280,12 @@ static tidal_status wait_mark(uint64_t m) {
   return st;
 }
 
-tidal_status rt_map_now(uintptr_t addr, uint32_t phys) {
-  rt_event ready = {0, 0, NULL};
-  tidal_status st = rt_access_flush();
-  if (st != TIDAL_OK)
-    return st;
-  RT_COUNT(vmm_calls, 2);
-  st = rt_g.be->map(rt_g.b, addr, phys, &ready);
-  if (st == TIDAL_OK && (st = rt_g.be->set_access(rt_g.b, addr, rt_g.chunk_bytes)) != TIDAL_OK)
-    rt_g.be->unmap(rt_g.b, addr, phys);
-  rt_g.be->event_release(rt_g.b, &ready);
-  return st;
-}
-
-tidal_status rt_unmap_now(uintptr_t addr, uint32_t phys) {
-  uint64_t m = 0;
-  tidal_status st = rt_g.ops_ended ? rt_g.be->mark(rt_g.b, rt_g.last_stream, &m) : TIDAL_OK;
-  if (st == TIDAL_OK)
-    st = wait_mark(m);
-  tidal_status s2 = vmm_unmap(addr, phys);
-  return st != TIDAL_OK ? st : s2;
-}
-
 static tidal_status map_chunk(rt_chunk *c, uint32_t phys) {
-  rt_event ready = {0, 0, NULL};
+  rt_event ready = {0, 0, NULL, 0};
   RT_COUNT(vmm_calls, 1);
-  tidal_status st = rt_g.be->map(rt_g.b, rt_chunk_addr(c), phys, &ready);
+  tidal_status st = be_map(c, phys, &ready);
   if (st == TIDAL_OK && (st = access_note(c)) != TIDAL_OK)
-    rt_g.be->unmap(rt_g.b, rt_chunk_addr(c), phys);
+    be_unmap(c, phys, 0); /* never used: no mark to wait for */
   if (st != TIDAL_OK) {
     rt_phys_release(phys);
     return st;
@@ -237,7 +307,7 @@ static tidal_status park_chunk(rt_chunk *c, int need_mark) {
   tidal_status st = need_mark ? mark_last_use(c) : TIDAL_OK;
   if (!need_mark)
     c->park_mark = 0;
-  tidal_status s2 = rt_g.be->park(rt_g.b, rt_chunk_addr(c), c->phys);
+  tidal_status s2 = be_park(c, 1);
   c->parked = 1;
   rt_list_push(&rt_g.parked, RT_LIST_PARKED, c);
   return st != TIDAL_OK ? st : s2;
@@ -252,7 +322,7 @@ static tidal_status unpark_chunk(rt_chunk *c) {
   c->ready_pending = 0;
   RT_COUNT(reclaimed_chunks, 1);
   rt_stats_note_resident();
-  return rt_g.be->unpark(rt_g.b, rt_chunk_addr(c), c->phys);
+  return be_park(c, 0);
 }
 
 /* Really unmaps c's memory (mapped or parked) and returns it to the free
@@ -262,18 +332,22 @@ static tidal_status unmap_chunk(rt_chunk *c) {
   if (c->parked) {
     rt_list_remove(&rt_g.parked, c);
     c->parked = 0;
-    st = wait_mark(c->park_mark);
   } else {
     unlist(c);
     if (c->ready_pending) {
       rt_g.be->event_release(rt_g.b, &c->ready);
       c->ready_pending = 0;
     }
-    if ((st = mark_last_use(c)) == TIDAL_OK)
-      st = wait_mark(c->park_mark);
+    st = mark_last_use(c);
+  }
+  /* The worker waits for the last use itself (Note [vmm worker]). */
+  uint64_t mark = c->park_mark;
+  if (st == TIDAL_OK && !rt_vmmq_on()) {
+    st = wait_mark(mark);
+    mark = 0;
   }
   c->park_mark = 0;
-  tidal_status s2 = vmm_unmap(rt_chunk_addr(c), c->phys);
+  tidal_status s2 = vmm_unmap(c, mark);
   rt_phys_release(c->phys);
   return st != TIDAL_OK ? st : s2;
 }
@@ -418,8 +492,7 @@ static void start_swap_out(rt_chunk *c, int64_t slot) {
   size_t len = rt_chunk_len(c);
   c->host_slot = slot;
   unlist(c);
-  tidal_status st = rt_g.be->copy_d2h(rt_g.b, rt_host_slot_addr(slot), rt_chunk_addr(c), len,
-                                      c->phys, c->writer, &c->ev);
+  tidal_status st = be_copy_d2h(c, rt_host_slot_addr(slot), len, &c->ev);
   if (st != TIDAL_OK) { /* keep it resident: the data is still on the device */
     rt_host_slot_free(slot);
     c->host_slot = -1;
@@ -596,7 +669,7 @@ static tidal_status fault_in_exchange(rt_chunk *c) {
   rt_clear_error();
   double waited = 0;
   if ((st = wait_ready(c)) == TIDAL_OK && (st = rt_access_flush()) == TIDAL_OK)
-    st = rt_g.be->copy_h2d(rt_g.b, rt_chunk_addr(c), heap, len, c->phys, 1, &c->ready);
+    st = be_copy_h2d(c, heap, len, 1, &c->ready);
   if (st == TIDAL_OK)
     st = rt_g.be->event_sync(rt_g.b, &c->ready, &waited); /* heap is freed next */
   free(heap);
@@ -643,11 +716,10 @@ static tidal_status reclaim(rt_chunk *c, int need_data) {
  * the chunk until the host slot may change hands (Note [host slot reuse]). */
 static tidal_status fault_in(rt_chunk *c) {
   size_t len = rt_chunk_len(c);
-  rt_event ev = {0, 0, NULL};
+  rt_event ev = {0, 0, NULL, 0};
   tidal_status st = rt_access_flush();
   if (st == TIDAL_OK)
-    st = rt_g.be->copy_h2d(rt_g.b, rt_chunk_addr(c), rt_host_slot_addr(c->host_slot), len,
-                           c->phys, 1, &ev);
+    st = be_copy_h2d(c, rt_host_slot_addr(c->host_slot), len, 1, &ev);
   if (st != TIDAL_OK)
     return st;
   double stall = 0;
@@ -849,8 +921,7 @@ tidal_status rt_prefetch_chunks(rt_chunk **cs, size_t n) {
     rt_event ready = c->ready;
     c->ready_pending = 0;
     size_t len = rt_chunk_len(c);
-    st = rt_g.be->copy_h2d(rt_g.b, rt_chunk_addr(c), rt_host_slot_addr(c->host_slot), len,
-                           c->phys, 0, &c->ev);
+    st = be_copy_h2d(c, rt_host_slot_addr(c->host_slot), len, 0, &c->ev);
     rt_g.be->event_release(rt_g.b, &ready);
     if (st != TIDAL_OK) {
       unmap_chunk(c);

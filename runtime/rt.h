@@ -63,6 +63,13 @@ enum rt_list_id { RT_LIST_NONE = 0, RT_LIST_LRU, RT_LIST_OUT, RT_LIST_IN, RT_LIS
 struct rt_alloc;
 struct rt_recompute;
 
+/* A command queued for the VMM worker (Note [vmm worker], vmmq.c): its
+ * sequence number, and when it ends on the sim's worker timeline. */
+typedef struct rt_ticket {
+  uint64_t seq; /* 0 = nothing queued */
+  double vt;
+} rt_ticket;
+
 typedef struct rt_chunk {
   struct rt_chunk *prev, *next; /* links on the list named by `list` */
   struct rt_alloc *alloc;       /* owner */
@@ -93,6 +100,8 @@ typedef struct rt_chunk {
                                    Note [partial-chunk hints] */
   uint64_t last_op;             /* rt_g.ops_ended after the last op that declared it */
   uint64_t park_mark;           /* backend mark covering its last use when parked, 0 = none */
+  rt_ticket ticket;             /* its last command queued for the VMM worker: an op may
+                                   touch it once the worker has run it (Note [vmm worker]) */
 } rt_chunk;
 
 typedef struct rt_list {
@@ -207,7 +216,7 @@ typedef struct rt_runtime {
   uint64_t last_mark;            /* the backend's latest mark (0 = none yet) */
   tidal_stream last_stream;      /* stream of the last op ended */
   uintptr_t access_lo, access_hi; /* mapped, access not yet granted (Note [access batching]) */
-  const rt_alloc *access_alloc;  /* the allocation [access_lo, access_hi) is in */
+  rt_alloc *access_alloc;        /* the allocation [access_lo, access_hi) is in */
 
   rt_frame *frames;
   int depth, cap_frames;
@@ -302,13 +311,13 @@ RT_HIDDEN void rt_phys_release(uint32_t phys); /* pool.c */
 /* One step towards a free physical chunk (reassign parked memory, reap,
  * evict, land a prefetch). */
 RT_HIDDEN tidal_status rt_phys_free_one(const char *why);
-/* Maps phys at addr and grants access at once (not batched): for slabs. */
-RT_HIDDEN tidal_status rt_map_now(uintptr_t addr, uint32_t phys);
-/* Unmaps phys from addr after the ops enqueued so far are done with it. */
-RT_HIDDEN tidal_status rt_unmap_now(uintptr_t addr, uint32_t phys);
 /* Grants access to every chunk mapped since the last flush: one
  * set_access per contiguous range (Note [access batching]). */
 RT_HIDDEN tidal_status rt_access_flush(void);
+/* The VMM worker has run every command queued for the chunks of
+ * rt_g.pinned[pin_start, pin_end) (Note [vmm worker]): the end of
+ * tidal_op_begin.  No-op when the worker is off. */
+RT_HIDDEN tidal_status rt_chunks_ready(size_t pin_start, size_t pin_end);
 /* tidal_op_end: the chunks of the ending op were used up to now. */
 RT_HIDDEN void rt_note_op_end(size_t pin_start, size_t pin_end, tidal_stream s);
 /* A swap-out / drop hint covering [lo, hi) of c's bytes (chunk-relative):
@@ -334,6 +343,21 @@ RT_HIDDEN tidal_status rt_chunk_settle(rt_chunk *c);
 RT_HIDDEN void rt_chunk_free_host(rt_chunk *c);
 /* Releases everything c holds (tidal_free). */
 RT_HIDDEN tidal_status rt_chunk_release(rt_chunk *c);
+
+/* ---- vmmq.c: the VMM worker (Note [vmm worker]) ---- */
+RT_HIDDEN tidal_status rt_vmmq_start(void); /* tidal_init, when cfg.vmm_thread */
+RT_HIDDEN void rt_vmmq_stop(void);          /* drains, then joins; no-op when off */
+RT_HIDDEN int rt_vmmq_on(void);
+/* Queues cmd (backend cmd_prepare first): *ev as the backend fills it (a
+ * copy's carries the ticket), *t its ticket; ev and t may be NULL. */
+RT_HIDDEN tidal_status rt_vmmq_submit(rt_cmd *cmd, rt_event *ev, rt_ticket *t);
+RT_HIDDEN int rt_vmmq_done(uint64_t seq);       /* never blocks */
+/* Blocks until the worker has run command seq: the real wait only (the
+ * backends' event calls).  The worker's failure, if any. */
+RT_HIDDEN tidal_status rt_vmmq_sync(uint64_t seq);
+/* rt_vmmq_sync, and the sim's host clock waits for t->vt. */
+RT_HIDDEN tidal_status rt_vmmq_wait(const rt_ticket *t);
+RT_HIDDEN tidal_status rt_vmmq_drain(void); /* every command queued so far */
 
 /* ---- pool.c ---- */
 /* Creates the pool for `budget` bytes: eagerly, or (lazy) one chunk at a
@@ -429,6 +453,8 @@ typedef struct rt_costs {
   double launch_s;                            /* host cost of one op's launch */
   double launch_gap_s;                        /* device idle between back-to-back ops */
   double copy_issue_s;                        /* host cost of issuing one async copy */
+  double vmm_enqueue_s;                       /* host cost of queuing one command for the
+                                                 VMM worker (Note [vmm worker]) */
   double copy_latency_s;                      /* device: per copy, before bytes move */
   double h2d_bytes_per_s, d2h_bytes_per_s;    /* pinned, per direction */
   double pin_bytes_per_s;                     /* host pinning (cuMemHostAlloc) */

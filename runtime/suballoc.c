@@ -70,6 +70,9 @@ static tidal_status slab_create(uint32_t group, rt_slab **out) {
 
 static tidal_status slab_destroy(rt_slab *s) {
   tidal_status st = rt_chunk_release(&s->chunk); /* waits for copies in flight */
+  tidal_status s2 = rt_vmmq_drain(); /* its unmap runs before the range goes */
+  if (st == TIDAL_OK)
+    st = s2;
   rt_g.be->release(rt_g.b, s->self.base, rt_g.chunk_bytes);
   free(s->members);
   free(s);

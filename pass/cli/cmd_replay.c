@@ -259,6 +259,22 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
       ro.planner = mode == PLAN_MODE_NONE ? TIDAL_PLANNER_RUNTIME : TIDAL_PLANNER_HINTS;
     }
   }
+  /* TIDAL_VMM_THREAD as libtidal reads it: driver calls on its worker */
+  const char *vv = getenv("TIDAL_VMM_THREAD");
+  if (vv && *vv) {
+    static const char *const on[] = {"1", "yes", "on", "true"}, *const off[] = {"0", "no", "off",
+                                                                                "false"};
+    int known = 0;
+    for (int q = 0; q < 4; q++) {
+      if (strcasecmp(vv, on[q]) == 0) ro.vmm_thread = 1, known = 1;
+      if (strcasecmp(vv, off[q]) == 0) known = 1;
+    }
+    if (!known) {
+      diag_error(NULL, 0, 0, "TIDAL_VMM_THREAD must be 1/0, yes/no, on/off, not '%s'", vv);
+      rc = TIDAL_EXIT_BAD_INPUT;
+      goto out;
+    }
+  }
   /* the run-time planner records one iteration, then plans and learns */
   if (ro.planner == TIDAL_PLANNER_RUNTIME) ro.iterations = 4;
   if (child) { /* the managed run shares the total; its own cap is the total */

@@ -221,6 +221,7 @@ out:
   for (size_t i = 0; i < b.n_strs; i++) free(b.strs[i]);
   free(b.strs);
   free(b.tab);
+  free(b.undo);
   free(b.dry_keys);
   return rc;
 }

@@ -1404,6 +1404,19 @@ static int host_allocator(const char *name) {
          strcmp(name, "mallocCheck") == 0 || strcmp(name, "malloc_check") == 0;
 }
 
+/* The store key of the descriptor variable passed as argument i of call
+ * (`d`, `this->d`, a reference parameter bound to a field, `&layout`). */
+static const char *descriptor_key(gb *b, gb_frame *f, CXCursor call, int i) {
+  CXCursor a = clang_Cursor_getArgument(call, (unsigned)i);
+  CXCursor s = gb_strip(a);
+  if (clang_getCursorKind(s) == CXCursor_UnaryOperator &&
+      clang_getCursorUnaryOperatorKind(s) == CXUnaryOperator_AddrOf) {
+    gval av = gb_eval(b, f, s);
+    return av.k == GV_ADDR ? av.path : NULL;
+  }
+  return gb_lvalue(b, f, a, NULL, NULL);
+}
+
 /* Stores a descriptor setter's result into the descriptor variable. */
 static void descriptor_call(gb *b, gb_frame *f, CXCursor call, const char *name, int nargs) {
   libcall_arg args[32];
@@ -1423,17 +1436,54 @@ static void descriptor_call(gb *b, gb_frame *f, CXCursor call, const char *name,
   d.k = GV_DESC;
   d.s = bytes ? bytes : sym_unknown(b->a);
   d.dense = dense;
-  CXCursor a = clang_Cursor_getArgument(call, (unsigned)desc);
-  CXCursor s = gb_strip(a);
-  const char *key = NULL;
-  if (clang_getCursorKind(s) == CXCursor_UnaryOperator &&
-      clang_getCursorUnaryOperatorKind(s) == CXUnaryOperator_AddrOf) {
-    gval av = gb_eval(b, f, s);
-    if (av.k == GV_ADDR) key = av.path;
-  } else {
-    key = gb_lvalue(b, f, a, NULL, NULL);
+  const char *key = descriptor_key(b, f, call, desc);
+  if (!key) return;
+  gb_store(b, key, d);
+  /* Note [descriptor parameters]: the setter's integers (n, c, h, w; a
+   * convolution's pads, strides, dilations) are kept beside the
+   * descriptor as "KEY.@dI", their count as "KEY.@nd", so that a query
+   * (cudnnGetConvolution2dForwardOutputDim) can compute the shapes a
+   * program reads back from cuDNN; a setter keeping none clears them. */
+  sym *params[LIBCALL_QUERY_MAX * 2];
+  int np = libcall_descriptor_params(name, args, nargs, params, LIBCALL_QUERY_MAX * 2);
+  if (np < 0 || np > LIBCALL_QUERY_MAX * 2) np = 0;
+  gb_store(b, gb_fmt(b, "%s.@nd", key), gb_int(b, sym_const(b->a, np), NULL, 0));
+  for (int i = 0; i < np; i++) gb_store(b, gb_fmt(b, "%s.@d%d", key, i), gb_int(b, params[i], NULL, 0));
+}
+
+/* A descriptor query (cudnnGetConvolution2dForwardOutputDim(conv, x, w,
+ * &n, &c, &h, &w)): the integers it writes, computed from the parameters
+ * the setters kept (Note [descriptor parameters]).  What cannot be
+ * computed is forgotten, as after any opaque call. */
+static void descriptor_query(gb *b, gb_frame *f, CXCursor call, const char *name, int nargs) {
+  int da[LIBCALL_QUERY_MAX], oa[LIBCALL_QUERY_MAX], nd = 0, no = 0;
+  if (libcall_query_args(name, da, &nd, oa, &no) != 0) return;
+  sym *pv[LIBCALL_QUERY_MAX][LIBCALL_QUERY_MAX * 2];
+  sym *const *params[LIBCALL_QUERY_MAX];
+  int np[LIBCALL_QUERY_MAX];
+  for (int i = 0; i < nd; i++) {
+    params[i] = pv[i];
+    np[i] = 0;
+    const char *key = da[i] < nargs ? descriptor_key(b, f, call, da[i]) : NULL;
+    gval *cnt = key ? gb_lookup(b, gb_fmt(b, "%s.@nd", gb_resolve_alias(b, key))) : NULL;
+    int64_t c = 0;
+    if (!cnt || cnt->k != GV_INT || !sym_get_const(cnt->s, &c) || c < 0 ||
+        c > LIBCALL_QUERY_MAX * 2)
+      continue;
+    for (int k = 0; k < (int)c; k++) {
+      gval *v = gb_lookup(b, gb_fmt(b, "%s.@d%d", gb_resolve_alias(b, key), k));
+      pv[i][k] = v && v->k == GV_INT ? v->s : sym_unknown(b->a);
+    }
+    np[i] = (int)c;
   }
-  if (key) gb_store(b, key, d);
+  sym *out[LIBCALL_QUERY_MAX];
+  if (libcall_query_eval(name, params, np, b->a, out) != 0) return;
+  for (int i = 0; i < no; i++) {
+    if (oa[i] >= nargs) continue;
+    gval p = gb_eval(b, f, clang_Cursor_getArgument(call, (unsigned)oa[i]));
+    if (p.k != GV_ADDR) continue;
+    gb_store(b, p.path, sym_is_unknown(out[i]) ? none_val() : gb_int(b, out[i], NULL, 0));
+  }
 }
 
 /* Note [one op per call site]: an error-check macro that evaluates its
@@ -1781,7 +1831,24 @@ static gval smart_construct(gb *b, gb_frame *f, CXCursor e, const char *obj) {
       gb_note(b, e, "smart pointer constructed from a value tidal does not follow: the pointer "
               "it holds is unknown");
     }
-    for (int i = 1; i < n; i++) gb_eval(b, f, clang_Cursor_getArgument(e, (unsigned)i)); /* deleter */
+    for (int i = 1; i < n; i++) { /* the deleter */
+      CXCursor d = gb_strip(clang_Cursor_getArgument(e, (unsigned)i));
+      if (clang_getCursorKind(d) == CXCursor_UnaryOperator &&
+          clang_getCursorUnaryOperatorKind(d) == CXUnaryOperator_AddrOf) {
+        CXCursor ch[1];
+        if (gb_children(d, ch, 1) == 1) d = gb_strip(ch[0]);
+      }
+      char *dn = clang_getCursorKind(d) == CXCursor_DeclRefExpr
+                     ? string_and_dispose(clang_getCursorSpelling(clang_getCursorReferenced(d)))
+                     : NULL;
+      /* the rewriter replaces calls of cudaFree, not the function passed
+       * as a value: the deleter would hand tidal's memory to cudaFree */
+      if (dn && strncmp(dn, "cudaFree", 8) == 0)
+        gb_note(b, d, "%s passed as a deleter is not replaced by tidal_free: the memory it "
+                "frees is tidal's (use a lambda calling %s, which is rewritten)", dn, dn);
+      free(dn);
+      gb_eval(b, f, clang_Cursor_getArgument(e, (unsigned)i));
+    }
   }
   if (obj) write_lvalue(b, obj, NULL, held);
   return held;
@@ -1969,6 +2036,10 @@ static gval eval_call(gb *b, gb_frame *f, CXCursor e) {
   }
   if (li && (li->flags & LIBCALL_DESCRIPTOR_SETTER)) {
     descriptor_call(b, f, e, name, clang_Cursor_getNumArguments(e));
+    goto out;
+  }
+  if (li && (li->flags & LIBCALL_DESCRIPTOR_QUERY)) {
+    descriptor_query(b, f, e, name, clang_Cursor_getNumArguments(e));
     goto out;
   }
   if (b->h->op_site(b, f, e)) {
@@ -3060,6 +3131,52 @@ static const char *clamp_shape(gb *b, gb_frame *f, CXCursor cond, CXCursor then_
   return key;
 }
 
+/* Note [arms that return]: both arms of an `if` whose condition is not
+ * known are walked, and their effects stay in the store.  An arm that ends
+ * the function (`if (init(&m) != 0) { free_model(&m); return 1; }`, or one
+ * calling exit/abort) is different: nothing after the `if` runs when it is
+ * taken, so what follows sees the state of the path that did not take it.
+ * Keeping such an arm's writes would make the code after it read a freed,
+ * NULLed buffer as NULL - an optional argument, no access, so a plan could
+ * evict a buffer the program uses.  Its ops are still recorded; its store
+ * writes are taken back (store.c's undo log) once it has been walked. */
+
+/* 1 if statement s always ends the function: a return, a call of exit or
+ * abort, or a block whose last statement does. */
+static int ends_function(CXCursor s) {
+  for (int guard = 0; guard < 64; guard++) {
+    enum CXCursorKind k = clang_getCursorKind(s);
+    if (k == CXCursor_ReturnStmt) return 1;
+    if (k == CXCursor_CompoundStmt) {
+      CXCursor ch[256];
+      int n = gb_children(s, ch, 256);
+      if (n <= 0 || n > 256) return 0;
+      s = ch[n - 1];
+      continue;
+    }
+    CXCursor e = gb_strip(s);
+    if (clang_getCursorKind(e) != CXCursor_CallExpr) return 0;
+    char *name = gb_callee_name(e);
+    int r = name && (strcmp(name, "exit") == 0 || strcmp(name, "abort") == 0 ||
+                     strcmp(name, "_Exit") == 0 || strcmp(name, "quick_exit") == 0);
+    free(name);
+    return r;
+  }
+  return 0;
+}
+
+/* One arm of an if; may: the other arm may run instead (the condition is
+ * not known), so an arm that ends the function leaves no writes behind. */
+static void walk_arm(gb *b, gb_frame *f, CXCursor arm, int may) {
+  if (!may || !ends_function(arm)) {
+    gb_walk_stmt(b, f, arm);
+    return;
+  }
+  size_t mark = gb_undo_begin(b);
+  gb_walk_stmt(b, f, arm);
+  gb_undo_end(b, mark);
+}
+
 static void walk_if(gb *b, gb_frame *f, CXCursor s) {
   CXCursor ch[4];
   int n = gb_children(s, ch, 4);
@@ -3096,8 +3213,8 @@ static void walk_if(gb *b, gb_frame *f, CXCursor s) {
   gval old, lim;
   const char *clamp = NULL;
   if (b->mode == GB_GRAPH && !known && ci + 2 == n) clamp = clamp_shape(b, f, ch[ci], ch[ci + 1], &old, &lim);
-  if (ci + 1 < n && (!known || cv)) gb_walk_stmt(b, f, ch[ci + 1]);
-  if (ci + 2 < n && (!known || !cv)) gb_walk_stmt(b, f, ch[ci + 2]);
+  if (ci + 1 < n && (!known || cv)) walk_arm(b, f, ch[ci + 1], !known);
+  if (ci + 2 < n && (!known || !cv)) walk_arm(b, f, ch[ci + 2], !known);
   if (clamp) { /* Note [clamp branch] */
     gval v = old;
     v.s = sym_min(b->a, old.s, lim.s);

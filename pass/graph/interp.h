@@ -109,6 +109,14 @@ typedef struct gb_loopctx {
 
 typedef enum gb_mode { GB_SETUP = 0, GB_GRAPH = 1, GB_AFTER = 2 } gb_mode;
 
+/* A store entry as it was before a write being logged (store.c). */
+typedef struct gb_undo {
+  const char *key; /* builder-owned */
+  int had;         /* the key existed (else the write created it) */
+  gval v;
+  unsigned seq;
+} gb_undo;
+
 typedef struct gb {
   const gb_handlers *h;   /* op sites, allocations, graph loops (handlers.h) */
   const gb_handlers *quiet; /* the same, recording nothing: the dry walk of interp.c
@@ -130,6 +138,9 @@ typedef struct gb {
   gb_entry *tab;
   size_t tab_cap, tab_n;
   unsigned store_seq;
+  gb_undo *undo;          /* writes to take back (gb_undo_begin/end) */
+  size_t n_undo, cap_undo;
+  int undo_depth;         /* > 0: gb_store logs what it overwrites */
   /* Strings owned by the builder (freed at the end). */
   char **strs;
   size_t n_strs, cap_strs;
@@ -181,6 +192,8 @@ gval *gb_lookup(gb *b, const char *key);
 void gb_store(gb *b, const char *key, gval v);
 const char *gb_resolve_alias(gb *b, const char *key); /* GV_ALIAS entries on the whole key */
 const char *gb_canon(gb *b, const char *key);       /* ... and on every prefix */
+size_t gb_undo_begin(gb *b);                        /* from here, writes are logged */
+void gb_undo_end(gb *b, size_t mark);               /* ... and taken back */
 /* A copy of the store, put back after the dry walk (interp.c Note [state
  * changed by calls]). */
 typedef struct gb_store_copy {

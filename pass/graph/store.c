@@ -6,6 +6,8 @@
  * constant.  A path whose prefix holds a GV_ALIAS (a struct copy, a
  * reference) stands for the same path under the alias's target;
  * gb_canon rewrites a path to the one its values are stored under.
+ * Writes made between gb_undo_begin and gb_undo_end are taken back at the
+ * end (an arm that returns, interp.c Note [arms that return]).
  * Everything returned is owned by the builder and freed with it (build.c). */
 #include <stdarg.h>
 #include <stdio.h>
@@ -65,6 +67,8 @@ gval *gb_lookup(gb *b, const char *key) {
   return NULL;
 }
 
+static void undo_log(gb *b, const char *key, const gb_entry *e);
+
 void gb_store(gb *b, const char *key, gval v) {
   if (!key) return;
   if (b->dry && !b->in_once) { /* interp.c Note [state changed by calls] */
@@ -95,6 +99,7 @@ void gb_store(gb *b, const char *key, gval v) {
   size_t i = hash_str(key) & (b->tab_cap - 1);
   while (b->tab[i].key) {
     if (strcmp(b->tab[i].key, key) == 0) {
+      if (b->undo_depth) undo_log(b, key, &b->tab[i]);
       b->tab[i].v = v;
       b->tab[i].seq = ++b->store_seq;
       return;
@@ -102,6 +107,7 @@ void gb_store(gb *b, const char *key, gval v) {
     i = (i + 1) & (b->tab_cap - 1);
   }
   b->tab[i].key = gb_str(b, key);
+  if (b->undo_depth && b->tab[i].key) undo_log(b, b->tab[i].key, NULL);
   b->tab[i].v = v;
   b->tab[i].seq = ++b->store_seq;
   b->tab_n++;
@@ -185,4 +191,65 @@ const char *gb_canon(gb *b, const char *key) {
     guard++;
   }
   return gb_resolve_alias(b, cur);
+}
+
+/* ---- undo: store writes taken back (interp.c, Note [arms that return]) ---- */
+
+/* Removes key from the table (backward-shift deletion keeps every other
+ * key reachable from its home slot). */
+static void store_delete(gb *b, const char *key) {
+  if (!b->tab_cap) return;
+  size_t mask = b->tab_cap - 1, i = hash_str(key) & mask;
+  while (b->tab[i].key && strcmp(b->tab[i].key, key) != 0) i = (i + 1) & mask;
+  if (!b->tab[i].key) return;
+  b->tab[i].key = NULL;
+  b->tab_n--;
+  for (size_t j = (i + 1) & mask; b->tab[j].key; j = (j + 1) & mask) {
+    size_t home = hash_str(b->tab[j].key) & mask;
+    /* move j back into the hole i unless its home lies cyclically in (i, j] */
+    int stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
+    if (stays) continue;
+    b->tab[i] = b->tab[j];
+    b->tab[j].key = NULL;
+    i = j;
+  }
+}
+
+size_t gb_undo_begin(gb *b) {
+  b->undo_depth++;
+  return b->n_undo;
+}
+
+void gb_undo_end(gb *b, size_t mark) {
+  b->undo_depth--;
+  while (b->n_undo > mark) {
+    gb_undo *u = &b->undo[--b->n_undo];
+    if (!u->had) {
+      store_delete(b, u->key);
+      continue;
+    }
+    size_t mask = b->tab_cap - 1, i = hash_str(u->key) & mask;
+    while (b->tab[i].key && strcmp(b->tab[i].key, u->key) != 0) i = (i + 1) & mask;
+    if (!b->tab[i].key) continue;
+    b->tab[i].v = u->v;
+    b->tab[i].seq = u->seq;
+  }
+}
+
+/* Logs the entry key is about to overwrite (had: it exists). */
+static void undo_log(gb *b, const char *key, const gb_entry *e) {
+  if (b->n_undo == b->cap_undo) {
+    size_t nc = b->cap_undo ? b->cap_undo * 2 : 256;
+    gb_undo *n = realloc(b->undo, nc * sizeof *n);
+    if (!n) return;
+    b->undo = n;
+    b->cap_undo = nc;
+  }
+  gb_undo *u = &b->undo[b->n_undo++];
+  u->key = e ? e->key : key;
+  u->had = e != NULL;
+  if (e) {
+    u->v = e->v;
+    u->seq = e->seq;
+  }
 }

@@ -491,6 +491,7 @@ static int one_run(const tidal_trace *t, const plan_result *plan, const replay_o
     cfg.sim_call_cost_scale = (double)cfg.chunk_bytes / (double)REAL_CHUNK_BYTES;
   cfg.log_level = 1;
   cfg.planner = o->planner;
+  cfg.vmm_thread = o->vmm_thread;
   if (expect && o->shared_budget_bytes) { /* the managed run of several programs */
     cfg.shared_budget_bytes = (size_t)o->shared_budget_bytes;
     cfg.shared_name = o->shared_name;

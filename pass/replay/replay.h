@@ -55,6 +55,8 @@ typedef struct replay_options {
                             tidal_malloc_grouped), or NULL */
   tidal_planner planner; /* the managed run's TIDAL_PLANNER (the unmanaged run: lru);
                             default hints: the build-time plan alone */
+  int vmm_thread;        /* TIDAL_VMM_THREAD: both runs queue driver calls for libtidal's
+                            VMM worker, modelled on its own timeline */
   /* Several programs replayed at once (docs/replay.md, "Several programs"):
    * the managed run joins this shared budget (libtidal's arbiter) under
    * this group name; budget_bytes then only caps this program's share. */

@@ -42,7 +42,10 @@ static enum CXChildVisitResult refs_visitor(CXCursor c, CXCursor parent, CXClien
   refs_ud *u = d;
   if (clang_Location_isInSystemHeader(clang_getCursorLocation(c))) return CXChildVisit_Continue;
   enum CXCursorKind k = clang_getCursorKind(c);
-  if (k == CXCursor_DeclRefExpr || k == CXCursor_OverloadedDeclRef) {
+  /* a method call `obj.m()`, `p->m()` or `m()` inside a method is a
+   * MemberRefExpr: counted too, or every method looked never called */
+  if (k == CXCursor_DeclRefExpr || k == CXCursor_OverloadedDeclRef ||
+      k == CXCursor_MemberRefExpr) {
     CXCursor r = clang_getCursorReferenced(c);
     enum CXCursorKind rk = clang_getCursorKind(r);
     if (k == CXCursor_OverloadedDeclRef || rk == CXCursor_FunctionDecl ||

@@ -20,8 +20,9 @@
  *    which scatters with float atomics (as real trainers do); see there.
  *  - Matrices are row-major; cuBLAS is column-major, so each GEMM computes
  *    the transposed product (the comment above each call says which).
- *  - SAMPLE_LOSS_FILE=path makes the program write "step loss" lines there,
- *    for comparison with the CPU reference (test/samples/compare_losses.py).
+ *  - SAMPLE_LOSS_FILE=path makes the program write "step loss ms" lines
+ *    there (ms: the step's wall time), for comparison with the CPU
+ *    reference (test/samples/compare_losses.py) and for timing.
  *  - Exit 77 without a CUDA device (the ctest SKIP_RETURN_CODE).
  */
 #include <cublas_v2.h>
@@ -31,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Model and batch sizes.  Keep the defaults in sync with
  * gpt_ref_default_config() in ref.c: the GPU loss comparison checks the
@@ -1040,6 +1042,15 @@ static void make_batch(uint64_t *rng, int *inputs, int *targets) {
   }
 }
 
+/* Host wall clock in ms: the third column of SAMPLE_LOSS_FILE is each
+ * step's wall time, taken after the loss is read back (which waits for the
+ * device), so per-step times exclude start-up (bench/gpu_overhead.sh). */
+static double wall_ms(void) {
+  struct timespec ts; /* C11's clock: the sim twin is built as strict C11 */
+  timespec_get(&ts, TIME_UTC);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
 int main(int argc, char **argv) {
   int steps = DEFAULT_STEPS;
   if (argc > 1) {
@@ -1082,6 +1093,7 @@ int main(int argc, char **argv) {
   }
   uint64_t data_rng = DATA_SEED;
 
+  double t_prev = wall_ms();
   for (int step = 0; step < steps; step++) {
     make_batch(&data_rng, inputs, targets);
     gpt_forward(&model, inputs, targets);
@@ -1089,8 +1101,11 @@ int main(int argc, char **argv) {
     gpt_backward(&model);
     gpt_update(&model, LEARNING_RATE, BETA1, BETA2, ADAM_EPS, WEIGHT_DECAY, step + 1);
     cudaCheck(cudaDeviceSynchronize());
+    double t_now = wall_ms();
     printf("step %d: loss %.6f\n", step, model.mean_loss);
-    if (loss_file != NULL) fprintf(loss_file, "%d %.9g\n", step, model.mean_loss);
+    if (loss_file != NULL)
+      fprintf(loss_file, "%d %.9g %.3f\n", step, model.mean_loss, t_now - t_prev);
+    t_prev = t_now;
   }
 
   if (loss_file != NULL && fclose(loss_file) != 0) {

@@ -12,8 +12,9 @@
  *  - The training loop is marked with `#pragma tidal train`.
  *  - float32 only.  Matrices are row-major; cuBLAS is column-major, so each
  *    GEMM computes the transposed product (see linear_forward).
- *  - SAMPLE_LOSS_FILE=path makes the program write "step loss" lines there
- *    (test/samples/compare_losses.py compares them with the reference).
+ *  - SAMPLE_LOSS_FILE=path makes the program write "step loss ms" lines
+ *    there (ms: the step's wall time; test/samples/compare_losses.py
+ *    compares the losses with the reference).
  *  - Exit 77 without a CUDA device (the ctest SKIP_RETURN_CODE).
  */
 #include <cublas_v2.h>
@@ -22,6 +23,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 /* Sizes.  Keep in sync with mlp_ref_default_config() in ref.c: the GPU loss
  * comparison checks the printed config line. */
@@ -217,6 +219,15 @@ static void init_linear(uint64_t *rng, float *host, float *weight, float *bias, 
   CUDA_CHECK(cudaMemset(bias, 0, (size_t)OUT * sizeof(float)));
 }
 
+/* Host wall clock in ms: the third column of SAMPLE_LOSS_FILE is each
+ * step's wall time, taken after the loss is read back (which waits for the
+ * device), so per-step times exclude start-up (bench/gpu_overhead.sh). */
+static double wall_ms(void) {
+  struct timespec ts; /* C11's clock: the sim twin is built as strict C11 */
+  timespec_get(&ts, TIME_UTC);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
 int main(int argc, char **argv) {
   int steps = DEFAULT_STEPS;
   if (argc > 1) {
@@ -292,6 +303,7 @@ int main(int argc, char **argv) {
   uint64_t data_rng = DATA_SEED;
   make_centres(&data_rng, centres);
 
+  double t_prev = wall_ms();
 #pragma tidal train
   for (int step = 0; step < steps; step++) {
     make_batch(&data_rng, centres, host_x, host_labels);
@@ -327,8 +339,10 @@ int main(int argc, char **argv) {
     for (int n = 0; n < BATCH; n++)
       loss += host_losses[n];
     loss /= BATCH;
+    double t_now = wall_ms();
     printf("step %d: loss %.6f\n", step, loss);
-    if (loss_file != NULL) fprintf(loss_file, "%d %.9g\n", step, loss);
+    if (loss_file != NULL) fprintf(loss_file, "%d %.9g %.3f\n", step, loss, t_now - t_prev);
+    t_prev = t_now;
   }
 
   if (loss_file != NULL && fclose(loss_file) != 0) {

@@ -197,7 +197,13 @@ int main(int argc, char **argv) {
   tidal_stats m0 = th_stats();
   write_salt(z, CH, 2); /* takes x's memory: x's use is long done */
 #ifndef TH_GPU
-  CHECK(th_stats().total.stall_seconds == m0.total.stall_seconds);
+  /* Not the long op's second.  With the VMM worker on (runtime.vmmthread.*)
+   * the op waits for the worker's unmap, map and set-access, tens of
+   * microseconds; without it that time is the host's own, not a stall. */
+  if (getenv("TIDAL_VMM_THREAD") && atoi(getenv("TIDAL_VMM_THREAD")) > 0)
+    CHECK(th_stats().total.stall_seconds - m0.total.stall_seconds < 1e-3);
+  else
+    CHECK(th_stats().total.stall_seconds == m0.total.stall_seconds);
 #endif
   CHECK(th_stats().total.vmm_calls - m0.total.vmm_calls == 3);
   CHECK_OK(tidal_shutdown());

@@ -126,7 +126,7 @@ static void start(size_t budget, tidal_planner pl, int feedback) {
   if (!costs[0]) {
     strcpy(costs, "/tmp/tidal-planner-costs-XXXXXX");
     int fd = mkstemp(costs);
-    const char *text = "host_ahead_s 0\nmap_s 0\nset_access_s 0\nunmap_s 0\nevent_record_s 0\nevent_query_s 0\nevent_sync_s 0\nstream_wait_s 0\nlaunch_s 0\nlaunch_gap_s 0\ncopy_issue_s 0\n";
+    const char *text = "host_ahead_s 0\nmap_s 0\nset_access_s 0\nunmap_s 0\nevent_record_s 0\nevent_query_s 0\nevent_sync_s 0\nstream_wait_s 0\nlaunch_s 0\nlaunch_gap_s 0\ncopy_issue_s 0\nvmm_enqueue_s 0\n";
     CHECK(fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text));
     close(fd);
   }
@@ -202,11 +202,11 @@ int main(int argc, char **argv) {
       tidal_stats s = th_stats();
       (fb ? stall_fb : stall_nofb)[it] = s.last_iteration.stall_seconds;
       printf("feedback %d iteration %d: stall %.3g us, planner swap %llu prefetch %llu, "
-             "faults %llu\n",
+             "faults %llu modelled %.4g us\n",
              fb, it, s.last_iteration.stall_seconds * 1e6,
              (unsigned long long)s.last_iteration.planner_swap_outs,
              (unsigned long long)s.last_iteration.planner_prefetches,
-             (unsigned long long)s.last_iteration.faults);
+             (unsigned long long)s.last_iteration.faults, s.last_iteration.modelled_seconds * 1e6);
     }
     tidal_stats s = th_stats();
     CHECK(s.total.planner_swap_outs > 0 && s.total.planner_prefetches > 0);

@@ -185,7 +185,7 @@ int main(int argc, char **argv) {
     CHECK_OK(tidal_shutdown());
     const char *costs_a = "map_s 1m\nset_access_s 10m\nunmap_s 0\nevent_record_s 0\n"
                           "event_query_s 0\nevent_sync_s 0\nstream_wait_s 0\nlaunch_s 0\n"
-                          "launch_gap_s 0\ncopy_issue_s 0\ncopy_latency_s 1u\n"
+                          "launch_gap_s 0\ncopy_issue_s 0\ncopy_latency_s 1u\nvmm_enqueue_s 0\n"
                           "h2d_bytes_per_s 1G\nd2h_bytes_per_s 1G\npin_bytes_per_s 1T\n";
     char path[] = "/tmp/tidal-costs-XXXXXX";
     int fd = mkstemp(path);
@@ -211,7 +211,7 @@ int main(int argc, char **argv) {
     /* Per-call costs zero: op time plus the stall of a fault. */
     const char *costs_b = "map_s 0\nset_access_s 0\nlaunch_s 0\nevent_record_s 0\n"
                           "event_query_s 0\nevent_sync_s 0\nstream_wait_s 0\n"
-                          "launch_gap_s 0\ncopy_issue_s 0\nunmap_s 0\n";
+                          "launch_gap_s 0\ncopy_issue_s 0\nunmap_s 0\nvmm_enqueue_s 0\n";
     fd = open(path, O_WRONLY | O_TRUNC);
     CHECK(fd >= 0 && write(fd, costs_b, strlen(costs_b)) == (ssize_t)strlen(costs_b));
     close(fd);

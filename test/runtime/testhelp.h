@@ -86,6 +86,9 @@ static inline void th_config(tidal_config *cfg, size_t chunk, size_t budget) {
    * default) would skip hints at budgets with room to spare.  The planner's
    * own tests (test_planner*.c) set TIDAL_PLANNER_RUNTIME. */
   cfg->planner = TIDAL_PLANNER_HINTS;
+  /* The runtime.vmmthread.* variants run every test with the VMM worker on
+   * (an explicit config does not read the environment itself). */
+  cfg->vmm_thread = getenv("TIDAL_VMM_THREAD") && atoi(getenv("TIDAL_VMM_THREAD")) > 0;
 #ifdef TH_GPU
   cfg->chunk_bytes = chunk < ((size_t)2 << 20) ? ((size_t)2 << 20) : chunk;
   cfg->budget_bytes = budget / chunk * cfg->chunk_bytes;

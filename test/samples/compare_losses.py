@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Runs a sample program and checks its per-step losses.
 
-The samples (train.cu and ref.c) write "step loss" lines to the file named
-by SAMPLE_LOSS_FILE and print a "config: ..." line with their sizes.
+The samples write "step loss" lines (the CUDA programs "step loss ms", ms
+being the step's wall time) to the file named by SAMPLE_LOSS_FILE and print
+a "config: ..." line with their sizes.
 
   compare_losses.py --run PROG [--steps N] --falling
       the losses are finite and fall: the mean of the last three steps is
@@ -44,7 +45,10 @@ def run(prog, steps, tmpdir, tag):
     losses = []
     with open(path) as f:
         for line in f:
-            step, loss = line.split()
+            fields = line.split()
+            if len(fields) not in (2, 3):
+                sys.exit(f"error: {prog}: loss file line {line!r} is not 'step loss [ms]'")
+            step, loss = fields[0], fields[1]
             if int(step) != len(losses):
                 sys.exit(f"error: {prog}: loss file out of order at step {step}")
             losses.append(float(loss))
