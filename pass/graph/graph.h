@@ -179,6 +179,8 @@ typedef struct graph_alloc {
   graph_range call;    /* the call expression alone (the rewriter replaces it) */
   int in_loop;         /* allocated inside the training loop */
   int freed;           /* a matching cudaFree was seen */
+  int local_name;      /* name is a local of a helper (`t.data` in a function returning the
+                          struct it fills): tensors take the name they are reached by */
 } graph_alloc;
 
 /* A cudaFree / cudaFreeAsync call seen anywhere in the analysed code. */

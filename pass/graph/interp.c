@@ -636,7 +636,12 @@ static gval read_lvalue(gb *b, gb_frame *f, const char *key, CXType ty, const ch
   }
   /* an element at a loop index: from the elements setup stored (elements.c) */
   gval ev;
-  if (!st && index && gb_element_read(b, key, index, is_pointer_type(ty), &ev)) st = &ev;
+  if (!st && index && gb_element_read(b, key, index, is_pointer_type(ty), &ev)) {
+    ev.text = text; /* the element's own text was written in setup */
+    ev.text_ok = text_ok;
+    ev.prec = 0;
+    st = &ev;
+  }
   if (is_pointer_type(ty)) {
     gval v = st ? *st : none_val();
     if (!st) {
@@ -646,7 +651,9 @@ static gval read_lvalue(gb *b, gb_frame *f, const char *key, CXType ty, const ch
       v.base = sym_const(b->a, 0);
       v.delta = sym_unknown(b->a);
     }
-    if (keep || !v.text) {
+    /* the name it was read by when that is valid in the loop and the stored
+     * text is not (`bufs.in.data`, stored as the helper's `t.data`) */
+    if (keep || !v.text || (text && text_ok && !v.text_ok)) {
       v.text = text;
       v.text_ok = text_ok;
       v.prec = 0;
