@@ -156,6 +156,34 @@ int libcall_descriptor_setter(const char *callee, const libcall_arg *args, int n
   return libcall_descriptor_info(callee, args, nargs, a, desc_arg, bytes, NULL);
 }
 
+int libcall_descriptor_params(const char *callee, const libcall_arg *args, int nargs,
+                              sym **out, int max) {
+  const libcalls_row *r = find_row(callee);
+  if (!r || !(r->info.flags & LIBCALL_DESCRIPTOR_SETTER)) return -1;
+  if (r->n_dims <= 0 || nargs < r->dims_first + r->n_dims) return 0;
+  for (int i = 0; i < r->n_dims && i < max; i++) out[i] = args[r->dims_first + i].value;
+  return r->n_dims;
+}
+
+int libcall_query_args(const char *callee, int *desc_args, int *n_desc, int *out_args,
+                       int *n_out) {
+  const libcalls_row *r = find_row(callee);
+  if (!r || !(r->info.flags & LIBCALL_DESCRIPTOR_QUERY)) return -1;
+  *n_desc = r->n_dims;
+  for (int i = 0; i < r->n_dims; i++) desc_args[i] = r->sp[i];
+  *n_out = r->n_out;
+  for (int i = 0; i < r->n_out; i++) out_args[i] = r->out_first + i;
+  return 0;
+}
+
+int libcall_query_eval(const char *callee, sym *const *const *params, const int *np,
+                       sym_arena *a, sym **out) {
+  const libcalls_row *r = find_row(callee);
+  if (!r || !(r->info.flags & LIBCALL_DESCRIPTOR_QUERY) || !r->query) return -1;
+  r->query(a, params, np, out);
+  return 0;
+}
+
 int libcall_alloc_info(const char *callee, int *ptr_arg, int *size_arg) {
   const libcalls_row *r = find_row(callee);
   if (!r || !(r->info.flags & (LIBCALL_ALLOC | LIBCALL_FREE))) return -1;

@@ -63,7 +63,8 @@ enum {
   LIBCALL_OP = 8,                 /* touches device memory: an op site */
   LIBCALL_NONDETERMINISTIC = 16,  /* result may differ between runs (reduction order) */
   LIBCALL_HOST_ALLOC = 32,        /* with ALLOC/FREE: host (pinned) memory, not a device tensor */
-  LIBCALL_MANAGED = 64            /* with ALLOC: unified memory (cudaMallocManaged) */
+  LIBCALL_MANAGED = 64,           /* with ALLOC: unified memory (cudaMallocManaged) */
+  LIBCALL_DESCRIPTOR_QUERY = 128  /* computes integers from descriptors, written through pointers */
 };
 
 /* The table row for callee, or NULL if not modelled. */
@@ -86,6 +87,31 @@ int libcall_descriptor_setter(const char *callee, const libcall_arg *args, int n
  * tensor (packed strides), 0 if it may have gaps.  dense may be NULL. */
 int libcall_descriptor_info(const char *callee, const libcall_arg *args, int nargs,
                             sym_arena *a, int *desc_arg, sym **bytes, int *dense);
+
+/* The integer parameters a descriptor setter gives its descriptor, in
+ * argument order, so that a later query can compute from them:
+ * cudnnSetTensor4dDescriptor[Ex] n, c, h, w; cudnnSetFilter4dDescriptor k,
+ * c, h, w; cudnnSetConvolution2dDescriptor pad_h, pad_w, stride_h,
+ * stride_w, dilation_h, dilation_w.  Writes at most max syms to out[] and
+ * returns how many the setter has (0: none recorded, e.g. the Nd forms;
+ * -1: callee is not a setter). */
+int libcall_descriptor_params(const char *callee, const libcall_arg *args, int nargs,
+                              sym **out, int max);
+
+#define LIBCALL_QUERY_MAX 4 /* descriptors read / integers written by one query */
+
+/* A descriptor query (LIBCALL_DESCRIPTOR_QUERY):
+ * cudnnGetConvolution2dForwardOutputDim(conv, x, w, &n, &c, &h, &w).
+ * libcall_query_args: the descriptor arguments it reads (desc_args[], *n_desc)
+ * and the pointer arguments it writes an integer through (out_args[],
+ * *n_out).  libcall_query_eval: given each descriptor's parameters (as
+ * libcall_descriptor_params returned them; params[i] NULL or np[i] too
+ * small: unknown), the integers written, in out_args order; unknown ones
+ * are SYM_UNKNOWN.  Both return 0, or -1 if callee is not a query. */
+int libcall_query_args(const char *callee, int *desc_args, int *n_desc, int *out_args,
+                       int *n_out);
+int libcall_query_eval(const char *callee, sym *const *const *params, const int *np,
+                       sym_arena *a, sym **out);
 
 /* For allocations: which arg receives the pointer (cudaMalloc(&p, n) -> 0)
  * and which is the size (1); for frees the pointer arg (size_arg -1).

@@ -107,7 +107,7 @@ const libcalls_row libcalls_cublas_rows[] = {
               LC_DESC("A", 3, READ, 4, -1, 0), LC_DESC("B", 5, READ, 6, -1, 0),
               LC_DESC("C", 8, READ, 9, -1, LIBCALLS_OPTIONAL),
               LC_DESC("D", 10, WRITE, 11, -1, 0),
-              LC_WS("workspace", 13, READWRITE, 14)),
+              LC_SCRATCH("workspace", 13, 14)),
     /* cublasLtMatrixLayoutCreate(&layout, type, rows, cols, ld) */
     LC_SETTER_ROW("cublasLtMatrixLayoutCreate", CUBLASLT, 5, libcalls_setter_layout,
                   LC_DT(1, CUDA), 0, 2, 3, 4),

@@ -4,8 +4,9 @@
  * libcall_env.descriptor_bytes (the walker remembers what the setters at
  * the bottom of this table said about each descriptor variable).  Outputs
  * blended with beta (y = alpha*op + beta*y) are READWRITE with beta as
- * .aux, WRITE only when the walker proves beta == 0.  Workspaces and
- * reserve spaces are upper bounds (cuDNN may use less).  Optional pointers
+ * .aux, WRITE only when the walker proves beta == 0.  Convolution
+ * workspaces are scratch (LC_SCRATCH: an exact write); reserve spaces
+ * are upper bounds (cuDNN may use less).  Optional pointers
  * (batch-norm saved statistics) may be NULL.  Backward convolutions are
  * flagged nondeterministic: several of their algorithms accumulate with
  * atomics.  Signatures: cuDNN 9 cudnn_ops.h, cudnn_cnn.h, cudnn_graph.h. */
@@ -18,15 +19,15 @@ const libcalls_row libcalls_cudnn_rows[] = {
     /* (h, alpha, xDesc, x, wDesc, w, convDesc, algo, ws, wsSize, beta, yDesc, y) */
     LC_OP_ROW("cudnnConvolutionForward", CUDNN, 13, 0, NULL, LC_NOP,
               LC_DESC("x", 3, READ, 2, -1, 0), LC_DESC("w", 5, READ, 4, -1, 0),
-              LC_WS("workspace", 8, READWRITE, 9), LC_DESC("y", 12, READWRITE, 11, 10, 0)),
+              LC_SCRATCH("workspace", 8, 9), LC_DESC("y", 12, READWRITE, 11, 10, 0)),
     /* (h, alpha, wDesc, w, dyDesc, dy, convDesc, algo, ws, wsSize, beta, dxDesc, dx) */
     LC_OP_ROW("cudnnConvolutionBackwardData", CUDNN, 13, NONDET, NULL, LC_NOP,
               LC_DESC("w", 3, READ, 2, -1, 0), LC_DESC("dy", 5, READ, 4, -1, 0),
-              LC_WS("workspace", 8, READWRITE, 9), LC_DESC("dx", 12, READWRITE, 11, 10, 0)),
+              LC_SCRATCH("workspace", 8, 9), LC_DESC("dx", 12, READWRITE, 11, 10, 0)),
     /* (h, alpha, xDesc, x, dyDesc, dy, convDesc, algo, ws, wsSize, beta, dwDesc, dw) */
     LC_OP_ROW("cudnnConvolutionBackwardFilter", CUDNN, 13, NONDET, NULL, LC_NOP,
               LC_DESC("x", 3, READ, 2, -1, 0), LC_DESC("dy", 5, READ, 4, -1, 0),
-              LC_WS("workspace", 8, READWRITE, 9), LC_DESC("dw", 12, READWRITE, 11, 10, 0)),
+              LC_SCRATCH("workspace", 8, 9), LC_DESC("dw", 12, READWRITE, 11, 10, 0)),
     /* (h, alpha, dyDesc, dy, beta, dbDesc, db) */
     LC_OP_ROW("cudnnConvolutionBackwardBias", CUDNN, 7, 0, NULL, LC_NOP,
               LC_DESC("dy", 3, READ, 2, -1, 0), LC_DESC("db", 6, READWRITE, 5, 4, 0)),
@@ -34,7 +35,7 @@ const libcalls_row libcalls_cudnn_rows[] = {
      *  zDesc, z, biasDesc, bias, activationDesc, yDesc, y): y is not blended */
     LC_OP_ROW("cudnnConvolutionBiasActivationForward", CUDNN, 18, 0, NULL, LC_NOP,
               LC_DESC("x", 3, READ, 2, -1, 0), LC_DESC("w", 5, READ, 4, -1, 0),
-              LC_WS("workspace", 8, READWRITE, 9), LC_DESC("z", 12, READ, 11, -1, 0),
+              LC_SCRATCH("workspace", 8, 9), LC_DESC("z", 12, READ, 11, -1, 0),
               LC_DESC("bias", 14, READ, 13, -1, 0), LC_DESC("y", 17, WRITE, 16, -1, 0)),
     /* (h, activationDesc, alpha, xDesc, x, beta, yDesc, y) */
     LC_OP_ROW("cudnnActivationForward", CUDNN, 8, 0, NULL, LC_NOP,
@@ -103,14 +104,18 @@ const libcalls_row libcalls_cudnn_rows[] = {
 
     /* Descriptor setters: sp[0] the descriptor, then the formula's arguments. */
     /* (desc, format, dataType, n, c, h, w) */
-    LC_SETTER_ROW("cudnnSetTensor4dDescriptor", CUDNN, 7, libcalls_setter_dims,
-                  LC_DT(2, CUDNN), 0, 3, 4, 5, 6),
+    LC_SETTER_DIMS_ROW("cudnnSetTensor4dDescriptor", CUDNN, 7, libcalls_setter_dims,
+                       LC_DT(2, CUDNN), 3, 4, 0, 3, 4, 5, 6),
     /* (desc, dataType, n, c, h, w, nStride, cStride, hStride, wStride) */
-    LC_SETTER_ROW("cudnnSetTensor4dDescriptorEx", CUDNN, 10, libcalls_setter_strided4d,
-                  LC_DT(1, CUDNN), 0, 2),
+    LC_SETTER_DIMS_ROW("cudnnSetTensor4dDescriptorEx", CUDNN, 10, libcalls_setter_strided4d,
+                       LC_DT(1, CUDNN), 2, 4, 0, 2),
     /* (desc, dataType, format, k, c, h, w) */
-    LC_SETTER_ROW("cudnnSetFilter4dDescriptor", CUDNN, 7, libcalls_setter_dims,
-                  LC_DT(1, CUDNN), 0, 3, 4, 5, 6),
+    LC_SETTER_DIMS_ROW("cudnnSetFilter4dDescriptor", CUDNN, 7, libcalls_setter_dims,
+                       LC_DT(1, CUDNN), 3, 4, 0, 3, 4, 5, 6),
+    /* (desc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType):
+     * describes no tensor (bytes unknown); its parameters feed the query */
+    LC_SETTER_DIMS_ROW("cudnnSetConvolution2dDescriptor", CUDNN, 9, libcalls_setter_unknown,
+                       LC_E(0), 1, 6, 0),
     /* Nd forms: the dimensions are in an array the model does not read. */
     LC_SETTER_ROW("cudnnSetTensorNdDescriptor", CUDNN, 5, libcalls_setter_unknown,
                   LC_DT(1, CUDNN), 0),
@@ -118,5 +123,9 @@ const libcalls_row libcalls_cudnn_rows[] = {
                   LC_DT(2, CUDNN), 0),
     LC_SETTER_ROW("cudnnSetFilterNdDescriptor", CUDNN, 5, libcalls_setter_unknown,
                   LC_DT(1, CUDNN), 0),
+
+    /* Queries: (convDesc, inputTensorDesc, filterDesc, &n, &c, &h, &w) */
+    LC_QUERY_ROW("cudnnGetConvolution2dForwardOutputDim", CUDNN, 7,
+                 libcalls_query_conv2d_fwd_dims, 3, 3, 4, 0, 1, 2),
     LC_TABLE_END,
 };

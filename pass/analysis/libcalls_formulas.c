@@ -342,3 +342,28 @@ sym *libcalls_setter_layout(const libcalls_ctx *c, const int *p, libcalls_elem e
   return sym_mul(c->a, el, elem_sym(c, e));
 }
 
+
+/* ---- descriptor queries ---- */
+
+static sym *param(sym_arena *a, sym *const *const *params, const int *np, int d, int i) {
+  return params[d] && np[d] > i && params[d][i] ? params[d][i] : sym_unknown(a);
+}
+
+/* cudnnGetConvolution2dForwardOutputDim: params[0] the convolution (pad_h,
+ * pad_w, stride_h, stride_w, dilation_h, dilation_w), params[1] the input
+ * (n, c, h, w), params[2] the filter (k, c, r, s).  cuDNN's formula:
+ * out = 1 + (in + 2*pad - ((filter - 1)*dilation + 1)) / stride; n is the
+ * input's, c the filter's k. */
+void libcalls_query_conv2d_fwd_dims(sym_arena *a, sym *const *const *params, const int *np,
+                                    sym **out) {
+  out[0] = param(a, params, np, 1, 0);
+  out[1] = param(a, params, np, 2, 0);
+  for (int d = 0; d < 2; d++) {
+    sym *in = param(a, params, np, 1, 2 + d), *f = param(a, params, np, 2, 2 + d);
+    sym *pad = param(a, params, np, 0, d), *stride = param(a, params, np, 0, 2 + d);
+    sym *dil = param(a, params, np, 0, 4 + d);
+    sym *span = sym_add(a, sym_mul(a, sym_sub(a, f, sym_const(a, 1)), dil), sym_const(a, 1));
+    sym *num = sym_sub(a, sym_add(a, in, sym_mul(a, sym_const(a, 2), pad)), span);
+    out[2 + d] = sym_add(a, sym_const(a, 1), sym_div(a, num, stride));
+  }
+}

@@ -69,6 +69,11 @@ typedef sym *(*libcalls_flops_fn)(const libcalls_ctx *c, const int *p);
 typedef sym *(*libcalls_setter_fn)(const libcalls_ctx *c, const int *p, libcalls_elem elem,
                                    int *dense);
 
+/* Descriptor queries: out[] from params[i] (np[i] of them) of each
+ * descriptor the query reads. */
+typedef void (*libcalls_query_fn)(sym_arena *a, sym *const *const *params, const int *np,
+                                  sym **out);
+
 typedef struct libcalls_row {
   libcall_info info;
   libcalls_acc acc[LIBCALLS_MAX_ACC + 1]; /* role == NULL terminates */
@@ -78,6 +83,13 @@ typedef struct libcalls_row {
   int sp[LIBCALLS_NP];                    /* arguments setter reads; sp[0] is the descriptor */
   libcalls_elem selem;                    /* element type of the described tensor */
   int alloc_ptr, alloc_size;              /* ALLOC/FREE rows; -1 when absent */
+  /* Setters: the parameters kept for queries are arguments
+   * dims_first .. dims_first+n_dims-1 (n_dims 0: none).  Queries: the
+   * descriptors are arguments sp[0..n_dims-1], the outputs the n_out
+   * arguments from out_first. */
+  int dims_first, n_dims;
+  libcalls_query_fn query;
+  int out_first, n_out;
 } libcalls_row;
 
 /* The family tables (libcalls_<family>.c), each ended by a row whose
@@ -114,6 +126,9 @@ sym *libcalls_setter_strided4d(const libcalls_ctx *, const int *, libcalls_elem,
 sym *libcalls_setter_layout(const libcalls_ctx *, const int *, libcalls_elem, int *);   /* sp[1] rows, sp[2] cols, sp[3] ld */
 sym *libcalls_setter_unknown(const libcalls_ctx *, const int *, libcalls_elem, int *);  /* Nd descriptors: dims in an array */
 
+/* Query formulas (libcalls_formulas.c). */
+void libcalls_query_conv2d_fwd_dims(sym_arena *, sym *const *const *, const int *, sym **); /* conv, x, w -> n, c, h, w */
+
 /* ---- Row-building macros (keep tables one line per access) ---- */
 #define LC_E(b) (b)                                               /* constant element bytes */
 #define LC_DT(arg, tab) (-(LIBCALLS_DT_##tab * LIBCALLS_DT_SCALE + (arg))) /* type from an argument */
@@ -142,6 +157,13 @@ sym *libcalls_setter_unknown(const libcalls_ctx *, const int *, libcalls_elem, i
 #define LC_WS(role, arg, mode, bytesarg) \
   LC_ACC(role, arg, mode, libcalls_size_arg, LC_E(1), LIBCALLS_INEXACT | LIBCALLS_OPTIONAL, -1, \
          bytesarg, -1, -1, -1, -1, -1)
+/* Scratch (cuDNN convolution and cublasLt workspaces): the library may
+ * clobber every byte of the size argument and never reads what was there,
+ * so the old contents are dead before the call and the new ones after it:
+ * an exact write (the runtime maps it fresh, the planner never keeps it). */
+#define LC_SCRATCH(role, arg, bytesarg) \
+  LC_ACC(role, arg, WRITE, libcalls_size_arg, LC_E(1), LIBCALLS_OPTIONAL, -1, bytesarg, -1, -1, \
+         -1, -1, -1)
 #define LC_UNK(role, arg, mode) \
   LC_ACC(role, arg, mode, libcalls_size_unknown, LC_E(1), LIBCALLS_INEXACT, -1, -1, -1, -1, -1, -1, -1)
 #define LC_END {NULL, 0, ACCESS_NONE, NULL, LC_NOP, LC_E(0), 0, -1}
@@ -150,13 +172,23 @@ sym *libcalls_setter_unknown(const libcalls_ctx *, const int *, libcalls_elem, i
  * before lookup). */
 #define LC_OP_ROW(name, fam, nargs, flags, flopsfn, fps, ...) \
   {{(name), LIBCALL_##fam, (nargs), LIBCALL_OP | (flags)}, {__VA_ARGS__, LC_END}, (flopsfn), fps, \
-   NULL, LC_NOP, LC_E(0), -1, -1}
+   NULL, LC_NOP, LC_E(0), -1, -1, 0, 0, NULL, -1, 0}
 #define LC_ALLOC_ROW(name, fam, nargs, flags, ptrarg, sizearg) \
   {{(name), LIBCALL_##fam, (nargs), (flags)}, {LC_END}, NULL, LC_NOP, NULL, LC_NOP, LC_E(0), \
-   (ptrarg), (sizearg)}
+   (ptrarg), (sizearg), 0, 0, NULL, -1, 0}
 #define LC_SETTER_ROW(name, fam, nargs, setterfn, e, ...) \
   {{(name), LIBCALL_##fam, (nargs), LIBCALL_DESCRIPTOR_SETTER}, {LC_END}, NULL, LC_NOP, \
-   (setterfn), {__VA_ARGS__}, e, -1, -1}
-#define LC_TABLE_END {{NULL, 0, 0, 0}, {LC_END}, NULL, LC_NOP, NULL, LC_NOP, LC_E(0), -1, -1}
+   (setterfn), {__VA_ARGS__}, e, -1, -1, 0, 0, NULL, -1, 0}
+/* A setter whose parameters n_dims arguments from dims_first are kept. */
+#define LC_SETTER_DIMS_ROW(name, fam, nargs, setterfn, e, dfirst, ndims, ...) \
+  {{(name), LIBCALL_##fam, (nargs), LIBCALL_DESCRIPTOR_SETTER}, {LC_END}, NULL, LC_NOP, \
+   (setterfn), {__VA_ARGS__}, e, -1, -1, (dfirst), (ndims), NULL, -1, 0}
+/* A query reading ndesc descriptors (arguments listed) and writing nout
+ * integers through the arguments from ofirst on. */
+#define LC_QUERY_ROW(name, fam, nargs, queryfn, ndesc, ofirst, nout, ...) \
+  {{(name), LIBCALL_##fam, (nargs), LIBCALL_DESCRIPTOR_QUERY}, {LC_END}, NULL, LC_NOP, NULL, \
+   {__VA_ARGS__}, LC_E(0), -1, -1, 0, (ndesc), (queryfn), (ofirst), (nout)}
+#define LC_TABLE_END \
+  {{NULL, 0, 0, 0}, {LC_END}, NULL, LC_NOP, NULL, LC_NOP, LC_E(0), -1, -1, 0, 0, NULL, -1, 0}
 
 #endif

@@ -261,7 +261,21 @@ int graph_emit_json(const graph *g, FILE *fp) {
       if (j) fputs(", ", fp);
       jstr(fp, t->aliases[j]);
     }
-    fputs("]}", fp);
+    fputc(']', fp);
+    if (t->n_family) { /* an array's element at a loop index */
+      fputs(", ", fp);
+      jsym(&w, "index", t->family_index);
+      fputs(", \"elements\": [", fp);
+      for (int k = 0; k < t->n_family; k++) {
+        fputs(k ? ", {\"name\": " : "{\"name\": ", fp);
+        jstr(fp, t->family_name[k]);
+        fprintf(fp, ", \"allocation\": %d, ", t->family[k]);
+        jsym(&w, "offset", t->family_off[k]);
+        fputc('}', fp);
+      }
+      fputc(']', fp);
+    }
+    fputc('}', fp);
   }
   fputs("\n  ],\n  \"candidates\": [", fp);
   for (int i = 0; i < g->n_candidates; i++) {

@@ -118,8 +118,15 @@ int graph_emit_text(const graph *g, FILE *fp) {
     char *o = sym_to_string(t->offset);
     snprintf(off, sizeof off, "%s", o ? o : "?");
     free(o);
-    fprintf(fp, "  T%-3d %-30s %s in %s at +%s", t->id, t->name, sz,
-            t->alloc >= 0 ? g->allocs[t->alloc].name : "?", off);
+    if (t->n_family) { /* an array's element at a loop index: which elements */
+      char *ix = sym_to_string(t->family_index);
+      fprintf(fp, "  T%-3d %-30s %s element %s of %s .. %s at +%s", t->id, t->name, sz,
+              ix ? ix : "?", t->family_name[0], t->family_name[t->n_family - 1], off);
+      free(ix);
+    } else {
+      fprintf(fp, "  T%-3d %-30s %s in %s at +%s", t->id, t->name, sz,
+              t->alloc >= 0 ? g->allocs[t->alloc].name : "?", off);
+    }
     if (t->n_aliases) {
       fprintf(fp, "  aka");
       for (int j = 0; j < t->n_aliases; j++) fprintf(fp, " %s", t->aliases[j]);

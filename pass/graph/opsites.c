@@ -128,7 +128,63 @@ static int env_descriptor_dense(void *ud, int arg) {
   return v.k == GV_DESC ? v.dense : 0;
 }
 
-/* 1 if argument `arg` is &x for a const float/double x initialised to 0. */
+/* Note [zero beta]: `float alpha = 1.0f, beta = 0.0f;` then `&beta` as a
+ * GEMM's or cuDNN op's beta makes the output written, not read-modify-
+ * written.  The scalar is proven 0 when it is initialised to 0 and never
+ * written after: const, or a local of its function whose every use there is
+ * `&x` passed to a pointer-to-const parameter (no assignment, no ++, no
+ * address escaping to a callee that may write, no lambda capture). */
+typedef struct zero_uses {
+  CXCursor var;
+  int uses, safe;
+} zero_uses;
+
+/* The parameter type of argument i of call (the declaration's). */
+static int param_is_const_pointer(CXCursor call, int i) {
+  CXCursor fn = clang_getCursorReferenced(call);
+  if (clang_Cursor_isNull(fn) || i >= clang_Cursor_getNumArguments(fn)) return 0;
+  CXType t = clang_getCanonicalType(clang_getCursorType(clang_Cursor_getArgument(fn, (unsigned)i)));
+  return t.kind == CXType_Pointer && clang_isConstQualifiedType(clang_getPointeeType(t));
+}
+
+static int is_ref_to(CXCursor e, CXCursor var) {
+  return clang_getCursorKind(e) == CXCursor_DeclRefExpr &&
+         clang_equalCursors(clang_getCursorReferenced(e), var);
+}
+
+static enum CXChildVisitResult zero_visitor(CXCursor c, CXCursor parent, CXClientData d) {
+  zero_uses *u = d;
+  if (is_ref_to(c, u->var)) u->uses++;
+  if (clang_getCursorKind(c) == CXCursor_CallExpr) {
+    int n = clang_Cursor_getNumArguments(c);
+    for (int i = 0; i < n; i++) {
+      CXCursor a = gb_strip(clang_Cursor_getArgument(c, (unsigned)i));
+      if (clang_getCursorKind(a) != CXCursor_UnaryOperator ||
+          clang_getCursorUnaryOperatorKind(a) != CXUnaryOperator_AddrOf)
+        continue;
+      CXCursor ch[1];
+      if (gb_children(a, ch, 1) == 1 && is_ref_to(gb_strip(ch[0]), u->var) &&
+          param_is_const_pointer(c, i))
+        u->safe++;
+    }
+  }
+  return CXChildVisit_Recurse;
+}
+
+static int never_written_local(CXCursor d) {
+  if (clang_getCursorKind(d) != CXCursor_VarDecl) return 0;
+  if (clang_Cursor_getStorageClass(d) == CX_SC_Static) return 0;
+  CXCursor fn = clang_getCursorSemanticParent(d);
+  enum CXCursorKind fk = clang_getCursorKind(fn);
+  if (fk != CXCursor_FunctionDecl && fk != CXCursor_CXXMethod && fk != CXCursor_Constructor)
+    return 0; /* a global or a field: written anywhere */
+  zero_uses u = {d, 0, 0};
+  clang_visitChildren(fn, zero_visitor, &u);
+  return u.uses > 0 && u.uses == u.safe;
+}
+
+/* 1 if argument `arg` is &x for a float/double x initialised to 0 and never
+ * written after (Note [zero beta]). */
 static int env_scalar_is_zero(void *ud, int arg) {
   libenv_ud *u = ud;
   CXCursor a = gb_strip(clang_Cursor_getArgument(u->call, (unsigned)arg));
@@ -140,7 +196,7 @@ static int env_scalar_is_zero(void *ud, int arg) {
   CXCursor r = gb_strip(ch[0]);
   if (clang_getCursorKind(r) != CXCursor_DeclRefExpr) return 0;
   CXCursor d = clang_getCursorReferenced(r);
-  if (!clang_isConstQualifiedType(clang_getCursorType(d))) return 0;
+  if (!clang_isConstQualifiedType(clang_getCursorType(d)) && !never_written_local(d)) return 0;
   CXEvalResult ev = clang_Cursor_Evaluate(d);
   if (!ev) return 0;
   int zero = 0;

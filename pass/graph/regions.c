@@ -20,6 +20,7 @@
  *  - Aliases: a region reached through another name (a backward scratch
  *    buffer `dl_btc = acts.lnf`) is the same tensor; the other name is kept
  *    in graph_tensor.aliases. */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,6 +99,12 @@ int regions_handle_call(gb *b, gb_frame *f, CXCursor call, const char *callee) {
   al->stmt = b->have_stmt ? gb_range(b, b->cur_stmt, 1) : gb_range(b, call, 0);
   al->call = gb_range(b, call, 0);
   al->in_loop = b->mode == GB_GRAPH;
+  if (target.path[0] == 'f') { /* a local of a frame that forgets names: gone after the call */
+    gb_frame *lf = f;
+    int fid = atoi(target.path + 1);
+    while (lf && lf->id != fid) lf = lf->caller;
+    al->local_name = lf && !lf->keep_names;
+  }
   gval p = gb_int(b, NULL, NULL, 0);
   p.k = GV_DEVPTR;
   p.s = NULL;
@@ -282,6 +289,20 @@ static void loop_vars_in(gb *b, const sym *s, char *buf, size_t cap) {
   loop_vars_in(b, sym_rhs(s), buf, cap);
 }
 
+/* `a.b`, `p->b`, `a[3].b`: a name, not an expression. */
+static int plain_text(const char *s) {
+  if (!s || !(isalpha((unsigned char)*s) || *s == '_')) return 0;
+  while (*s) {
+    if (isalnum((unsigned char)*s) || *s == '_' || *s == '.' || *s == '[' || *s == ']')
+      s++;
+    else if (s[0] == '-' && s[1] == '>')
+      s += 2;
+    else
+      return 0;
+  }
+  return 1;
+}
+
 static int text_mentions(const char *hay, const char *name) {
   return hay && name && strstr(hay, name) != NULL;
 }
@@ -383,6 +404,17 @@ int regions_tensor_for(gb *b, const gval *v, sym *bytes, const char *ptr_text) {
     t->offset = offset;
     t->bytes = bytes;
     const char *base = v->region >= 0 ? g->regions[v->region].name : g->allocs[v->alloc].name;
+    /* `bufs.in = talloc(n)`: named as reached (`bufs.in.data`), not as the
+     * helper's local the allocation was stored to (`t.data`) */
+    if (v->region < 0 && g->allocs[v->alloc].local_name && plain_text(ptr_text)) {
+      base = ptr_text;
+      int64_t z;
+      if (sym_get_const(offset, &z) && z == 0) { /* the allocation too, once */
+        free(g->allocs[v->alloc].name);
+        g->allocs[v->alloc].name = strdup(ptr_text);
+        g->allocs[v->alloc].local_name = 0;
+      }
+    }
     int64_t dz;
     char vars[128] = "";
     loop_vars_in(b, delta, vars, sizeof vars);

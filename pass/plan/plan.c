@@ -410,6 +410,8 @@ typedef struct group {
                       early prefetch holds memory at the peak (Note [late prefetch]) */
   method chosen;
   int considered;
+  int short_drop; /* dead across an idle span shorter than min_idle: only a
+                     budget-driven drop (Note [short drops]) */
 } group;
 
 typedef struct planner {
@@ -728,12 +730,18 @@ static int build_groups(planner *p) {
   }
   /* recompute: every instance of the producer must be safe (Note [groups are
    * static]); drops and swaps need an idle span worth the call */
+  /* Note [short drops]: data dead across a short span (a cuDNN workspace
+   * between two convolutions at the peak) costs no copy to drop, only the
+   * unmap and the fresh map: not worth it when the budget does not bind,
+   * so not a free drop, but a candidate of the budget loop, where holding
+   * it may be what exceeds the budget. */
   for (int k = 0; k < p->n_groups; k++) {
     group *gr = &p->groups[k];
     if (gr->max_idle < min_idle) {
+      gr->short_drop = gr->drop_ok && gr->max_idle >= 1;
       gr->drop_ok = 0;
       gr->recompute_ok = 0;
-      gr->considered = -1; /* not a candidate */
+      if (!gr->short_drop) gr->considered = -1; /* not a candidate */
     }
   }
   /* (drops are settled first: recompute_safe checks against them) */
@@ -1029,9 +1037,13 @@ static int plan_make_mode(const tidal_trace *t, const plan_options *o, plan_mode
         if (!group_spans(&P, gr, at)) continue;
         method m = M_NONE;
         double cost = 0;
-        int can_swap = mode == PLAN_MODE_AUTO || mode == PLAN_MODE_SWAP;
+        int can_swap = (mode == PLAN_MODE_AUTO || mode == PLAN_MODE_SWAP) && !gr->short_drop;
         int can_rec = (mode == PLAN_MODE_AUTO || mode == PLAN_MODE_RECOMPUTE) &&
                       gr->recompute_ok;
+        if (gr->short_drop && t->n_unresolved == 0) {
+          m = M_DROP; /* Note [short drops]: the two calls are its whole cost */
+          cost = 2 * PLAN_CALL_OVERHEAD_S;
+        }
         if (can_swap) { m = M_SWAP; cost = gr->swap_cost; }
         if (can_rec && (m == M_NONE || gr->recompute_cost < cost)) {
           m = M_RECOMPUTE;

@@ -13,7 +13,7 @@
 // CHECK: 12 of 12 accesses resolved
 // CHECK: ops: 3 static, 9 per iteration unrolled
 // CHECK: write     bufs.blocks[l].a.data
-// CHECK-NEXT: read      t.data
+// CHECK-NEXT: read      bufs.in.data
 // CHECK-NEXT: read      model.h[l].fc.w
 // CHECK-NEXT: read      model.h[l].fc.b
 // CHECK: write     model.h[l].proj.b

@@ -10,7 +10,9 @@
 // CHECK: write     layers[l].out
 // CHECK-NEXT: read      l == 0 ? in : layers[l - 1].out
 // CHECK-NEXT: read      layers[l].w
+// CHECK: T0   layers[l].out {{.*}} element l of layers[0].out .. layers[5].out at +0
 // CHECK: unresolved (0):
+// JSON-DAG: "name": "layers[l].out", {{.*}} "index": "l", "elements": [{"name": "layers[0].out", "allocation": 1, "offset": "{{[^"]*}}", "offset_value": 2097152}, {"name": "layers[1].out", "allocation": 1, "offset": "{{[^"]*}}", "offset_value": 2629632},
 // JSON-DAG: "instance": "layers[0].out", "bytes": "{{[^"]*}}", "instance_bytes": 8192, {{.*}} "idle_ops": 9
 // JSON-DAG: "instance": "layers[1].out", "bytes": "{{[^"]*}}", "instance_bytes": 4096, {{.*}} "idle_ops": 7
 #define L 6

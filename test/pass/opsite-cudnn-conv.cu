@@ -1,7 +1,8 @@
 // cuDNN op sites: tensor sizes come from the descriptor setters seen for
 // each descriptor variable (cudnnSetTensor4dDescriptor: n*c*h*w*sizeof(type),
 // cudnnSetFilter4dDescriptor: k*c*h*w*sizeof(type)).  The output blended
-// with a zero beta is written; the workspace is an upper bound.
+// with a zero beta is written; the workspace is scratch (an exact write of
+// its size argument: cuDNN clobbers it and never reads what was there).
 // RUN: %tidal graph %s --format json -- %stubflags | FileCheck %s
 #include <cuda_runtime.h>
 #include <cudnn.h>
@@ -40,5 +41,5 @@ int main(void) {
 // CHECK:      "kind": "library", "callee": "cudnnConvolutionForward"
 // CHECK:      "mode": "read", "bytes": "4*N*C*H*W", "bytes_value": 1536, {{.*}}"exact": true, {{.*}}"pointer": "x", {{.*}}"param": "x"
 // CHECK-NEXT: "mode": "read", "bytes": "4*K*C*R*S", "bytes_value": 432, {{.*}}"exact": true, {{.*}}"pointer": "w", {{.*}}"param": "w"
-// CHECK-NEXT: "mode": "readwrite", "bytes": "WS", "bytes_value": 4096, {{.*}}"exact": false, {{.*}}"pointer": "ws", {{.*}}"param": "workspace"
+// CHECK-NEXT: "mode": "write", "bytes": "WS", "bytes_value": 4096, {{.*}}"exact": true, {{.*}}"pointer": "ws", {{.*}}"param": "workspace"
 // CHECK-NEXT: "mode": "write", "bytes": "4*N*K*P*Q", "bytes_value": 1152, {{.*}}"exact": true, {{.*}}"pointer": "y", {{.*}}"param": "y"

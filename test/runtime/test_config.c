@@ -158,6 +158,20 @@ int main(int argc, char **argv) {
   unsetenv("TIDAL_PLANNER_FEEDBACK");
   setenv("TIDAL_PLANNER", "oracle", 1);
   from_env(TIDAL_ERR_CONFIG);
+  unsetenv("TIDAL_PLANNER");
+
+  /* TIDAL_VMM_THREAD: a flag; off unless set (Note [vmm worker]). */
+  unsetenv("TIDAL_VMM_THREAD");
+  CHECK(from_env(TIDAL_OK).vmm_thread == 0);
+  setenv("TIDAL_VMM_THREAD", "yes", 1);
+  CHECK(from_env(TIDAL_OK).vmm_thread == 1);
+  setenv("TIDAL_VMM_THREAD", "0", 1);
+  CHECK(from_env(TIDAL_OK).vmm_thread == 0);
+  setenv("TIDAL_VMM_THREAD", "sometimes", 1);
+  from_env(TIDAL_ERR_CONFIG);
+  CHECK_MESSAGE("TIDAL_VMM_THREAD");
+  unsetenv("TIDAL_VMM_THREAD");
+  setenv("TIDAL_PLANNER", "oracle", 1); /* what the lines below expect */
   {
     tidal_config pc;
     tidal_config_default(&pc);

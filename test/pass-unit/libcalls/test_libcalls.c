@@ -351,7 +351,8 @@ static void test_cublaslt(void) {
   EXPECT(n, "A", 3, READ, 1, "2*M*K", 48);
   EXPECT(n, "C", 8, READ, 1, NULL, 40);
   EXPECT(n, "D", 10, WRITE, 1, NULL, 40);
-  EXPECT(n, "workspace", 13, READWRITE, 0, "ws_bytes", 4096);
+  /* scratch: clobbered, never read, so an exact write (LC_SCRATCH) */
+  EXPECT(n, "workspace", 13, WRITE, 1, "ws_bytes", 4096);
   /* a gapped output layout makes D an upper bound; an unseen one unknown */
   desc_sparse[11] = 1;
   desc_table[6] = NULL;
@@ -407,6 +408,54 @@ static void test_cudnn_setters(void) {
         "an op is not a setter");
 }
 
+/* Setters keep their parameters; cudnnGetConvolution2dForwardOutputDim
+ * computes the output shape from the three descriptors' parameters. */
+static void test_cudnn_conv_output_dims(void) {
+  sym *x[4], *w[4], *cv[6];
+  set_args(7, "xdesc", "CUDNN_TENSOR_NCHW", "CUDNN_DATA_FLOAT", "N", "C", "H", "W");
+  CHECK(libcall_descriptor_params("cudnnSetTensor4dDescriptor", args, nargs, x, 4) == 4,
+        "tensor params");
+  set_args(7, "wdesc", "CUDNN_DATA_FLOAT", "CUDNN_TENSOR_NCHW", "K", "C", "R", "S");
+  CHECK(libcall_descriptor_params("cudnnSetFilter4dDescriptor", args, nargs, w, 4) == 4,
+        "filter params");
+  set_args(9, "cdesc", "P", "Q", "U", "V", "DH", "DW", "CUDNN_CROSS_CORRELATION",
+           "CUDNN_DATA_FLOAT");
+  CHECK(libcall_descriptor_params("cudnnSetConvolution2dDescriptor", args, nargs, cv, 6) == 6,
+        "conv params");
+  set_args(5, "desc", "CUDNN_DATA_FLOAT", "3", "dims", "strides");
+  sym *none[4];
+  CHECK(libcall_descriptor_params("cudnnSetTensorNdDescriptor", args, nargs, none, 4) == 0,
+        "Nd: no parameters kept");
+  CHECK(libcall_descriptor_params("cudnnConvolutionForward", args, nargs, none, 4) == -1,
+        "not a setter");
+
+  int da[LIBCALL_QUERY_MAX], oa[LIBCALL_QUERY_MAX], nd = 0, no = 0;
+  CHECK(libcall_query_args("cudnnGetConvolution2dForwardOutputDim", da, &nd, oa, &no) == 0 &&
+            nd == 3 && da[0] == 0 && da[1] == 1 && da[2] == 2 && no == 4 && oa[0] == 3 &&
+            oa[3] == 6,
+        "query arguments");
+  sym *const *params[3] = {cv, x, w};
+  int np[3] = {6, 4, 4};
+  sym *out[4];
+  CHECK(libcall_query_eval("cudnnGetConvolution2dForwardOutputDim", params, np, A, out) == 0,
+        "query eval");
+  /* 28x28 input, 5x5 filter, pad 0, stride 1: 24x24; pad 2, stride 2,
+   * dilation 2 on 28 with 3x3: 1 + (28 + 4 - 5) / 2 = 14 */
+  BIND({"N", 64}, {"C", 1}, {"H", 28}, {"W", 28}, {"K", 20}, {"R", 5}, {"S", 5}, {"P", 0},
+       {"Q", 0}, {"U", 1}, {"V", 1}, {"DH", 1}, {"DW", 1});
+  CHECK(eval(out[0]) == 64 && eval(out[1]) == 20 && eval(out[2]) == 24 && eval(out[3]) == 24,
+        "lenet conv1 shape %lld %lld %lld %lld", (long long)eval(out[0]), (long long)eval(out[1]),
+        (long long)eval(out[2]), (long long)eval(out[3]));
+  BIND({"N", 1}, {"C", 1}, {"H", 28}, {"W", 30}, {"K", 8}, {"R", 3}, {"S", 3}, {"P", 2},
+       {"Q", 2}, {"U", 2}, {"V", 2}, {"DH", 2}, {"DW", 1});
+  CHECK(eval(out[2]) == 14 && eval(out[3]) == 1 + (30 + 4 - 3) / 2, "padded strided dilated");
+  /* a descriptor whose parameters are not known: unknown outputs */
+  int np_none[3] = {6, 0, 4};
+  CHECK(libcall_query_eval("cudnnGetConvolution2dForwardOutputDim", params, np_none, A, out) == 0 &&
+            sym_is_unknown(out[0]) && sym_is_unknown(out[2]) && !sym_is_unknown(out[1]),
+        "unknown input descriptor");
+}
+
 static void test_cudnn_ops(void) {
   reset_env();
   set_args(13, "h", "&one", "xd", NULL, "wd", NULL, "convd", "algo", NULL, "ws_size", "&zero",
@@ -420,7 +469,7 @@ static void test_cudnn_ops(void) {
   CHECK(n == 4, "conv fwd %d", n);
   EXPECT(n, "x", 3, READ, 1, "4*N*C*H*W", 2 * 3 * 64 * 4);
   EXPECT(n, "w", 5, READ, 1, NULL, 4 * 3 * 9 * 4);
-  EXPECT(n, "workspace", 8, READWRITE, 0, "ws_size", 1000);
+  EXPECT(n, "workspace", 8, WRITE, 1, "ws_size", 1000);
   EXPECT(n, "y", 12, READWRITE, 1, NULL, 2 * 4 * 36 * 4);
   zero_beta_arg = 10;
   n = run("cudnnConvolutionForward");
@@ -625,8 +674,19 @@ static void test_tables_consistent(void) {
       CHECK(libcall_find(nm) == &r->info, "%s: lookup finds another row (duplicate name?)", nm);
       unsigned f = r->info.flags;
       CHECK(!!(f & LIBCALL_OP) + !!(f & (LIBCALL_ALLOC | LIBCALL_FREE)) +
-                    !!(f & LIBCALL_DESCRIPTOR_SETTER) == 1,
-            "%s: exactly one of op/alloc/setter", nm);
+                    !!(f & LIBCALL_DESCRIPTOR_SETTER) + !!(f & LIBCALL_DESCRIPTOR_QUERY) == 1,
+            "%s: exactly one of op/alloc/setter/query", nm);
+      if (f & LIBCALL_DESCRIPTOR_SETTER)
+        CHECK(r->n_dims == 0 || (r->dims_first > r->sp[0] && r->dims_first + r->n_dims <= na),
+              "%s: kept parameters %d..+%d", nm, r->dims_first, r->n_dims);
+      if (f & LIBCALL_DESCRIPTOR_QUERY) {
+        CHECK(r->query && r->n_dims > 0 && r->n_dims <= LIBCALL_QUERY_MAX && r->n_out > 0 &&
+                  r->n_out <= LIBCALL_QUERY_MAX && r->out_first >= 0 &&
+                  r->out_first + r->n_out <= na,
+              "%s: query arguments", nm);
+        for (int k = 0; k < r->n_dims; k++)
+          CHECK(r->sp[k] >= 0 && r->sp[k] < na, "%s: query descriptor %d", nm, k);
+      }
       if (f & LIBCALL_OP) CHECK(r->acc[0].role != NULL, "%s: an op with no access", nm);
       for (const libcalls_acc *x = r->acc; x->role; x++) {
         CHECK(x->arg >= 0 && x->arg < na, "%s/%s: pointer arg %d of %d", nm, x->role, x->arg, na);
@@ -656,6 +716,7 @@ int main(void) {
   test_level12();
   test_cublaslt();
   test_cudnn_setters();
+  test_cudnn_conv_output_dims();
   test_cudnn_ops();
   test_nccl();
   test_memcpy_kinds();
