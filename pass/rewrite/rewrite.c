@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "plan/pack.h"
+#include "base/diag.h"
 #include "rewrite/rewrite.h"
 #include "plan/candidates.h"
 
@@ -57,6 +58,7 @@ typedef struct rw {
   int n_scans;
   int closures;
   const unsigned *pack; /* per graph allocation: packing group (plan/pack.h), or NULL */
+  rw_buf guard_decls; /* declarations of the path flags (emit_guards) */
   unsigned *braced; /* statements given extra braces for plan calls */
   int n_braced;
   int oom;
@@ -362,8 +364,16 @@ static void emit_action(rw *r, const plan_action *a) {
     goto out;
   }
   if (!pl.emit) {
-    /* listed once, in the header of the file defining main() */
-    if (r->t->file_index == 0) plan_skip(r, a, pl.why);
+    /* listed once, in the header of the file defining main(), and said on
+     * stderr: the plan the program runs is not the plan replay proved */
+    if (r->t->file_index == 0) {
+      plan_skip(r, a, pl.why);
+      const graph_op *op =
+          a->at_op >= 0 && a->at_op < r->g->n_ops ? &r->g->ops[a->at_op] : NULL;
+      diag_warning(op ? op->file : r->t->main_path, op ? op->line : 0, op ? op->col : 0,
+                   "plan action not emitted: %s of '%s': %s", plan_kind_name(a->kind),
+                   a->tensor ? a->tensor : "?", pl.why);
+    }
     goto out;
   }
   if (pl.file != r->t->file_index) {
@@ -396,8 +406,12 @@ static void emit_action(rw *r, const plan_action *a) {
     unsigned off = a->where == PLAN_BEFORE ? begin : end;
     if (a->where == PLAN_AFTER) rw_buf_printf(&blk, "\n%s", in);
     action_comment(&blk, a, pl.sbytes);
-    rw_buf_printf(&blk, "\n%sTIDAL_HINT(%s((const void *)(%s), %s));", in, call_name(a->kind),
-                  pl.ptr, pl.bytes);
+    if (pl.guard >= 0) /* Note [guarded placement]: only on the training loop's path */
+      rw_buf_printf(&blk, "\n%sif (tidal_on_path_%d) TIDAL_HINT(%s((const void *)(%s), %s));", in,
+                    r->placer.guards[pl.guard].id, call_name(a->kind), pl.ptr, pl.bytes);
+    else
+      rw_buf_printf(&blk, "\n%sTIDAL_HINT(%s((const void *)(%s), %s));", in, call_name(a->kind),
+                    pl.ptr, pl.bytes);
     rw_line_restore(&r->lines, off, &blk);
     insert(r, off, a->where == PLAN_BEFORE ? RW_PRIO_BEFORE : RW_PRIO_AFTER, &blk);
     if (need_braces) {
@@ -410,6 +424,9 @@ static void emit_action(rw *r, const plan_action *a) {
                   rw_line_of(&r->lines, off), plan_kind_name(a->kind),
                   a->where == PLAN_BEFORE ? "before" : "after");
     put_commented(&r->plan_lines, a->tensor);
+    if (pl.guard >= 0)
+      rw_buf_printf(&r->plan_lines, " (only when called from line %u)",
+                    rw_line_of(&r->lines, r->placer.guards[pl.guard].call_begin));
     if (a->bytes)
       rw_buf_printf(&r->plan_lines, " (%" PRIu64 " bytes, idle %d ops): ", a->bytes, a->idle_ops);
     else
@@ -419,6 +436,29 @@ static void emit_action(rw *r, const plan_action *a) {
   }
 out:
   rw_place_free(&pl);
+}
+
+/* The path flags of guarded plan calls in this file (Note [guarded
+ * placement], rewrite_place.c): set around the one call statement, read
+ * and cleared at the callee's body; their declarations go in decl. */
+static void emit_guards(rw *r, rw_buf *decl) {
+  for (int i = 0; i < r->placer.n_guards; i++) {
+    const rw_guard *gd = &r->placer.guards[i];
+    if (gd->file != r->t->file_index) continue;
+    rw_buf b = {0};
+    rw_buf_printf(&b, "tidal_path_%d = 1; ", gd->id);
+    insert(r, gd->call_begin, RW_PRIO_BEFORE + 5, &b);
+    rw_buf_printf(&b, " tidal_path_%d = 0;", gd->id);
+    insert(r, gd->call_end, RW_PRIO_CLOSE + 5, &b);
+    rw_buf_printf(&b,
+                  " const int tidal_on_path_%d = tidal_path_%d; tidal_path_%d = 0; /* tidal: "
+                  "called from line %u (the training loop's path): the plan calls below fire "
+                  "then only */",
+                  gd->id, gd->id, gd->id, rw_line_of(&r->lines, gd->call_begin));
+    insert(r, gd->body_open, RW_PRIO_OPEN, &b);
+    rw_buf_printf(decl, "static int tidal_path_%d; /* tidal: path flag (guarded plan calls) */\n",
+                  gd->id);
+  }
 }
 
 /* ---- the header ---- */
@@ -514,6 +554,7 @@ static void header(rw *r, const plan_result *p, int planned, const char *why_unp
   }
   rw_buf_puts(h, " */\n#include <stdio.h>\n#include <stdlib.h>\n#include \"tidal.h\"\n"
                  "#include \"tidal/rewrite.h\"\n");
+  if (r->guard_decls.n) rw_buf_putn(h, r->guard_decls.p, r->guard_decls.n);
   rw_buf_printf(h, "#line 1 \"%s\"\n", r->lines.path_c);
 }
 
@@ -685,6 +726,7 @@ int rw_rewrite(pass_tu *t, graph *g, const rw_request *req, const rw_scan *scans
   for (int i = 0; i < plan.n_actions; i++)
     if (plan.actions[i].kind != PLAN_RECOMPUTE) emit_action(&r, &plan.actions[i]);
 
+  emit_guards(&r, &r.guard_decls);
   header(&r, &plan, planned, why_unplanned, budget_desc.p, &hdr);
   if (hdr.oom) goto out;
   insert(&r, 0, 0, &hdr);
@@ -706,6 +748,7 @@ out:
   rw_buf_free(&budget_desc);
   rw_buf_free(&r.notes);
   rw_buf_free(&r.plan_lines);
+  rw_buf_free(&r.guard_decls);
   free(r.braced);
   free(why_unplanned);
   free(pack);

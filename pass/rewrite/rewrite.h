@@ -147,7 +147,15 @@ typedef struct rw_note {
   char *text;
 } rw_note;
 
+/* A host function's body: where a guarded plan call's path flag is read
+ * (Note [guarded placement], rewrite_place.c). */
+typedef struct rw_fn_body {
+  unsigned begin, end; /* '{' and one past '}' */
+} rw_fn_body;
+
 typedef struct rw_scan {
+  int n_fns, cap_fns;
+  rw_fn_body *fns; /* every host function body walked, in file order */
   int n_sites, cap_sites;
   rw_site *sites;
   int n_mems, cap_mems;
@@ -211,7 +219,19 @@ typedef struct rw_placer {
   int n_fns;
   char **fn_names; /* every function named on some op's call path */
   int *fn_refs;    /* references to it in the translation unit (calls, address-of) */
+  int n_guards;
+  struct rw_guard *guards; /* Note [guarded placement] */
 } rw_placer;
+
+/* Note [guarded placement] (rewrite_place.c): a path flag set around one
+ * call statement and read once at the callee's body, so that a plan call
+ * inside the callee fires only on the call from that statement. */
+typedef struct rw_guard {
+  int id;                     /* tidal_path_<id>, tidal_on_path_<id> */
+  int file;                   /* the program file of both edits */
+  unsigned call_begin, call_end; /* the call statement (end past ';') */
+  unsigned body_open;         /* offset just past the callee body's '{' */
+} rw_guard;
 
 /* Whether and where one plan action is emitted (Note [placement levels]). */
 typedef struct rw_place {
@@ -227,6 +247,7 @@ typedef struct rw_place {
   unsigned char *in_call; /* level < n_calls: per static op, 1 if it runs inside the call at
                              `level` (the action runs before its first / after its last op);
                              NULL at the op's own statement */
+  int guard;           /* index into the placer's guards, -1: unguarded */
 } rw_place;
 
 int rw_placer_init(rw_placer *p, pass_tu *t, const graph *g, const rw_scan *scans,

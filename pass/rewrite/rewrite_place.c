@@ -25,6 +25,7 @@
  * Recompute registrations need the launch's own arguments: only level n
  * (the launch statement), under the same single-path rule.  What nothing
  * satisfies is not emitted; rw_place.why says why. */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,6 +91,7 @@ int rw_placer_init(rw_placer *p, pass_tu *t, const graph *g, const rw_scan *scan
 }
 
 void rw_placer_free(rw_placer *p) {
+  free(p->guards);
   for (int i = 0; i < p->n_fns; i++) free(p->fn_names[i]);
   free(p->fn_names);
   free(p->fn_refs);
@@ -259,9 +261,99 @@ static int place_recompute(rw_placer *p, const plan_action *a, rw_place *pl) {
   return 0;
 }
 
+/* Note [guarded placement]
+ * An op inside a function F_k called from several places (lenet's
+ * ForwardPropagation: the training loop and the test loop) has no
+ * single-path statement inside F_k: a plan call there would also fire on
+ * the other calls, and a drop there could discard live data.  When
+ * F_1..F_{k-1} are single-path, the call can still go inside F_k, guarded
+ * by a path flag: the rewriter sets `tidal_path_N = 1;` before the one
+ * call statement S at level k-1 and `tidal_path_N = 0;` after it, and
+ * F_k's body starts with `const int tidal_on_path_N = tidal_path_N;
+ * tidal_path_N = 0;`, so the activation entered from S sees 1 and every
+ * other one, nested or recursive included, sees 0; the plan call is `if
+ * (tidal_on_path_N) ...`.  Conditions: S and F_k's body are in one
+ * program file (the flag is a static of that file), S is editable, not an
+ * unbraced body, not a `return`, names F_k once and makes no other call
+ * (one call of F_k per execution of S, and no argument that could reach
+ * F_k first while the flag is set).  Replay runs the action at the same op as unguarded
+ * (the trace is the training loop's path, the one the flag selects). */
+static int name_count(const char *src, unsigned b, unsigned e, const char *name) {
+  size_t n = strlen(name);
+  int c = 0;
+  for (unsigned i = b; n && i + n <= e; i++)
+    if (!strncmp(src + i, name, n) && (i == b || !(isalnum((unsigned char)src[i - 1]) ||
+                                                   src[i - 1] == '_')) &&
+        (i + n == e || !(isalnum((unsigned char)src[i + n]) || src[i + n] == '_')))
+      c++;
+  return c;
+}
+
+/* 1 if op is the first static op run inside its level-(k-1) call statement
+ * (where == BEFORE) or the last (AFTER). */
+static int first_or_last_in_call(const graph *g, const graph_op *op, int k, plan_where where) {
+  int first = -1, last = -1;
+  for (int s = 0; s < g->n_ops; s++)
+    if (same_prefix(&g->ops[s], op, k)) {
+      if (first < 0) first = s;
+      last = s;
+    }
+  return where == PLAN_BEFORE ? first == op->id : last == op->id;
+}
+
+/* The guard for placing at level k (statement at offset b of file) of op,
+ * registered once per call statement; -1 with *why when none is possible,
+ * -2 on allocation failure. */
+static int guard_for(rw_placer *p, const graph_op *op, int k, unsigned b, int file,
+                     const char **why) {
+  unsigned cb, ce;
+  int cfile;
+  if (!level_stmt(p, op, k - 1, &cb, &ce, &cfile) || cfile != file || !p->t->prog ||
+      file >= p->t->prog->n_files) {
+    *why = "its op sits in a function called from several places, and the call from the "
+           "training loop's path is not in the same editable file (no path flag possible)";
+    return -1;
+  }
+  const pass_tu *ft = p->t->prog->files[file];
+  const char *fn = op->calls[k - 1].function;
+  const char *src = ft->main_source;
+  unsigned sb = cb;
+  while (sb < ce && strchr(" \t\r\n", src[sb])) sb++;
+  /* one call in the statement: an argument that calls something could
+   * enter F_k first, with the flag set, and take the flag from S's call */
+  int parens = 0;
+  for (unsigned i = cb; i < ce; i++) parens += src[i] == '(';
+  if (rw_is_unbraced_body(ft, cb) || !strncmp(src + sb, "return", 6) ||
+      name_count(src, cb, ce, fn) != 1 || parens != 1) {
+    *why = "its op sits in a function called from several places, and the call from the "
+           "training loop's path cannot carry a path flag (an unbraced body, a return, or "
+           "another call in the same statement)";
+    return -1;
+  }
+  /* the innermost body around b in that file: F_k's */
+  const rw_scan *sc = &p->scans[file];
+  int best = -1;
+  for (int i = 0; i < sc->n_fns; i++)
+    if (sc->fns[i].begin < b && b < sc->fns[i].end &&
+        (best < 0 || sc->fns[i].begin > sc->fns[best].begin))
+      best = i;
+  if (best < 0) {
+    *why = "its op sits in a function called from several places whose body was not found";
+    return -1;
+  }
+  for (int i = 0; i < p->n_guards; i++)
+    if (p->guards[i].file == file && p->guards[i].call_begin == cb) return i;
+  rw_guard *ng = realloc(p->guards, (size_t)(p->n_guards + 1) * sizeof *ng);
+  if (!ng) return -2;
+  p->guards = ng;
+  p->guards[p->n_guards] = (rw_guard){p->n_guards, file, cb, ce, sc->fns[best].begin + 1};
+  return p->n_guards++;
+}
+
 int rw_plan_place(rw_placer *p, const plan_action *a, rw_place *pl) {
   const graph *g = p->g;
   memset(pl, 0, sizeof *pl);
+  pl->guard = -1;
   if (a->at_op < 0 || a->at_op >= g->n_ops || a->ref_op < 0 || a->ref_op >= g->n_ops) {
     not_emitted(pl, "the action names no op of the graph");
     return 0;
@@ -278,11 +370,25 @@ int rw_plan_place(rw_placer *p, const plan_action *a, rw_place *pl) {
   while (maxk > 0 && !same_prefix(at, ref, maxk)) maxk--;
   int depth = loop_depth(g, at);
   const char *why = NULL;
+  /* pass 0 prefers the call statement to a flag where both are the same
+   * place; pass 1, when pass 0 placed nothing, takes the flag anyway */
+  for (int pass = 0; pass < 2; pass++) {
   for (int k = maxk; k >= 0; k--) {
+    /* F_k alone on several paths: a path flag (Note [guarded placement]) */
+    int guarded = 0;
     if (!single_path(p, at, k)) {
-      why = "its op sits in a function called from several places (or outside the training "
-            "loop), and the range cannot be named further out";
-      continue;
+      if (k < 1 || !single_path(p, at, k - 1)) {
+        why = "its op sits in a function called from several places (or outside the training "
+              "loop), and the range cannot be named further out";
+        continue;
+      }
+      /* at the call's first op (before) or last op (after), the call
+       * statement one level up is the same place and needs no flag */
+      if (pass == 0 && first_or_last_in_call(g, at, k, a->where)) {
+        why = "its op sits in a function called from several places";
+        continue;
+      }
+      guarded = 1;
     }
     if (depth > k) {
       why = "a loop inside a called function runs the op several times per call, and the "
@@ -308,6 +414,17 @@ int rw_plan_place(rw_placer *p, const plan_action *a, rw_place *pl) {
             "would go";
       continue;
     }
+    pl->guard = -1;
+    if (guarded) {
+      const char *gwhy = NULL;
+      int gi = guard_for(p, at, k, b, file, &gwhy);
+      if (gi == -2) return -1;
+      if (gi < 0) {
+        why = gwhy;
+        continue;
+      }
+      pl->guard = gi;
+    }
     pl->emit = 1;
     pl->level = k;
     pl->file = file;
@@ -323,6 +440,7 @@ int rw_plan_place(rw_placer *p, const plan_action *a, rw_place *pl) {
       for (int s = 0; s < g->n_ops; s++) pl->in_call[s] = (unsigned char)same_prefix(&g->ops[s], at, k + 1);
     }
     return 0;
+  }
   }
   not_emitted(pl, why ? why : "no call level can hold it");
   return 0;

@@ -849,6 +849,15 @@ static void walk_function(scan_ctx *x, CXCursor fn) {
   x->in_loop = x->loop_depth = x->switch_depth = 0;
   if (!main_offset(x->t, clang_getRangeStart(clang_getCursorExtent(fn)), 1, &x->fn_begin))
     x->fn_begin = 0;
+  {
+    unsigned b, e;
+    if (main_offset(x->t, clang_getRangeStart(clang_getCursorExtent(body)), 1, &b) &&
+        main_offset(x->t, clang_getRangeEnd(clang_getCursorExtent(body)), 1, &e) && e > b &&
+        x->t->main_source[b] == '{' && x->t->main_source[e - 1] == '}') {
+      GROW(x->s->fns, x->s->n_fns, x->s->cap_fns, x->oom);
+      if (!x->oom) x->s->fns[x->s->n_fns++] = (rw_fn_body){b, e};
+    }
+  }
   if (x->is_main) {
     unsigned b, e;
     if (main_offset(x->t, clang_getRangeStart(clang_getCursorExtent(body)), 1, &b) &&
@@ -942,6 +951,7 @@ void rw_scans_free(rw_scan *scans, int n) {
 
 void rw_scan_free(rw_scan *s) {
   if (!s) return;
+  free(s->fns);
   for (int i = 0; i < s->n_sites; i++) {
     rw_site *site = &s->sites[i];
     for (int j = 0; j < site->n_acc; j++) {
