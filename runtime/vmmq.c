@@ -150,8 +150,12 @@ tidal_status rt_vmmq_wait(const rt_ticket *t) {
   double real = 0, waited = 0;
   tidal_status st = sync_timed(t->seq, &real);
   rt_g.be->worker_waited(rt_g.b, t->vt, real, &waited);
-  if (waited > 0)
+  if (waited > 0) {
     RT_COUNT_TIME(stall_seconds, waited);
+    if (RT_TRACING()) /* where the training thread waited for the worker */
+      rt_trace("vmm_wait", "\"seconds\":%.9f,\"ticket\":%llu", waited,
+               (unsigned long long)t->seq);
+  }
   return st;
 }
 

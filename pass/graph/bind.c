@@ -153,6 +153,7 @@ static int mentions(const sym *s, const char *name) {
 }
 
 static int graph_uses(const graph *g, const char *n) {
+  if (mentions(g->train_lo, n) || mentions(g->train_hi, n)) return 1; /* stepped accesses */
   for (int i = 0; i < g->n_allocs; i++)
     if (mentions(g->allocs[i].bytes, n)) return 1;
   for (int i = 0; i < g->n_regions; i++)

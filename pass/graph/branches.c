@@ -11,6 +11,12 @@
  *    pointer (`p = ...`, or passes `&p`, as cudaMalloc(&p, n) does), or
  *    assigns the flag the constant that falsifies the test.  A branch
  *    that does not reset its own test may run again: not once.
+ *  - A flag may be cleared by a function the branch calls (`if (first)
+ *    init();` with `first = false;` inside init, or `init(&first)` with
+ *    `*done = 1;`, or `init(&st)` / `init(o)` with `s->ready = 1;`):
+ *    the scan follows calls to defined functions, a few levels deep, for
+ *    a global flag by its declaration and for one passed by address
+ *    through the parameter it is passed as.
  *  - The lvalue is compared by its spelling without blanks (`o->m`,
  *    `model.acts_memory`), which is what a person reads as "the same
  *    variable" and is stable through the macro-free code this applies to.
@@ -103,6 +109,9 @@ static int is_pointer(CXCursor e) {
   return clang_getCanonicalType(clang_getCursorType(strip(e))).kind == CXType_Pointer;
 }
 
+/* Calls followed when a flag is cleared by a called function. */
+#define RESET_CALL_DEPTH 3
+
 /* What the then-branch must do to its tested lvalue. */
 typedef struct reset_scan {
   const pass_tu *t;
@@ -111,14 +120,119 @@ typedef struct reset_scan {
   int64_t falsify;    /* else: the value assigned must be this ... */
   int not_equal;      /* ... or, if set, anything but this */
   int found;
+  /* Inside a called function (depth > 0), the flag is reached either as
+   * the same global (decl: the declaration its spelling's base names) or
+   * through a parameter: `*param` (field NULL) or `param->field`. */
+  int depth;
+  CXCursor decl;      /* the flag's base variable when global, else null */
+  CXCursor param;     /* the parameter the flag (or its struct) was passed as, or null */
+  const char *field;  /* with param: the flag's field name, NULL for `*param` */
 } reset_scan;
 
+/* The variable a DeclRefExpr names (through casts), or a null cursor. */
+static CXCursor named_decl(CXCursor e) {
+  e = strip(e);
+  if (clang_getCursorKind(e) != CXCursor_DeclRefExpr) return clang_getNullCursor();
+  return clang_getCursorReferenced(e);
+}
+
+/* The base variable of an lvalue `v`, `v.f`, `v.f.g` (not through `->`). */
+static CXCursor base_decl(CXCursor e) {
+  for (int guard = 0; guard < 16; guard++) {
+    e = strip(e);
+    if (clang_getCursorKind(e) == CXCursor_DeclRefExpr) return clang_getCursorReferenced(e);
+    if (clang_getCursorKind(e) != CXCursor_MemberRefExpr) break;
+    CXCursor ch[4];
+    if (children(e, ch) != 1) break;
+    e = ch[0];
+  }
+  return clang_getNullCursor();
+}
+
+static int is_global(CXCursor d) {
+  if (clang_getCursorKind(d) != CXCursor_VarDecl) return 0;
+  enum CXCursorKind pk = clang_getCursorKind(clang_getCursorSemanticParent(d));
+  return pk == CXCursor_TranslationUnit || pk == CXCursor_Namespace;
+}
+
 static int same_lvalue(reset_scan *r, CXCursor e) {
+  if (r->depth > 0 && !clang_Cursor_isNull(r->param)) {
+    /* `*param` or `param->field` */
+    e = strip(e);
+    CXCursor ch[4];
+    enum CXCursorKind k = clang_getCursorKind(e);
+    if (!r->field && k == CXCursor_UnaryOperator &&
+        clang_getCursorUnaryOperatorKind(e) == CXUnaryOperator_Deref && children(e, ch) == 1)
+      return clang_equalCursors(named_decl(ch[0]), r->param);
+    if (r->field && k == CXCursor_MemberRefExpr && children(e, ch) == 1) {
+      char *m = string_and_dispose(clang_getCursorSpelling(e));
+      int eq = m && strcmp(m, r->field) == 0 && clang_equalCursors(named_decl(ch[0]), r->param);
+      free(m);
+      return eq;
+    }
+    return 0;
+  }
   if (!is_lvalue_shape(e)) return 0;
   char *s = squeeze(r->t, e);
   int eq = s && strcmp(s, r->lv) == 0;
   free(s);
+  /* in a called function, the same spelling must name the same global */
+  if (eq && r->depth > 0) eq = clang_equalCursors(base_decl(e), r->decl);
   return eq;
+}
+
+static enum CXChildVisitResult reset_visit(CXCursor c, CXCursor parent, CXClientData d);
+
+/* The flag cleared by the function call c calls (depth-limited): as the
+ * same global, or through the parameter it is passed to by address. */
+static int reset_in_callee(reset_scan *r, CXCursor c) {
+  if (r->depth >= RESET_CALL_DEPTH || r->any) return 0;
+  CXCursor fn = clang_getCursorDefinition(clang_getCursorReferenced(c));
+  if (clang_Cursor_isNull(fn) || clang_getCursorKind(fn) != CXCursor_FunctionDecl) return 0;
+  reset_scan in = *r;
+  in.depth = r->depth + 1;
+  in.found = 0;
+  if (r->depth == 0 || clang_Cursor_isNull(r->param)) {
+    if (!clang_Cursor_isNull(r->decl)) { /* a global flag: the callee names it too */
+      in.param = clang_getNullCursor();
+      clang_visitChildren(fn, reset_visit, &in);
+      if (in.found) return 1;
+    }
+  }
+  if (r->depth > 0) return 0; /* parameters are followed one call deep */
+  /* `init(&flag)` -> `*p = 0`; `init(&s)` for s.f and `init(o)` for o->f -> `p->f = 0` */
+  const char *dot = strrchr(r->lv, '.'), *arrow = strstr(r->lv, "->");
+  int na = clang_Cursor_getNumArguments(c);
+  for (int i = 0; i < na && i < clang_Cursor_getNumArguments(fn); i++) {
+    CXCursor a = strip(clang_Cursor_getArgument(c, (unsigned)i)), ch[4];
+    char *as = squeeze(r->t, a);
+    if (!as) continue;
+    const char *field = NULL;
+    int match = 0;
+    if (clang_getCursorKind(a) == CXCursor_UnaryOperator &&
+        clang_getCursorUnaryOperatorKind(a) == CXUnaryOperator_AddrOf && children(a, ch) == 1) {
+      if (strcmp(as + 1, r->lv) == 0) {
+        match = 1; /* &flag */
+      } else if (dot && !arrow && strlen(as + 1) == (size_t)(dot - r->lv) &&
+                 strncmp(as + 1, r->lv, (size_t)(dot - r->lv)) == 0) {
+        match = 1; /* &s for s.f */
+        field = dot + 1;
+      }
+    } else if (arrow && strlen(as) == (size_t)(arrow - r->lv) &&
+               strncmp(as, r->lv, (size_t)(arrow - r->lv)) == 0 && !strchr(arrow + 2, '.') &&
+               !strstr(arrow + 2, "->")) {
+      match = 1; /* o for o->f */
+      field = arrow + 2;
+    }
+    free(as);
+    if (!match) continue;
+    in.param = clang_Cursor_getArgument(fn, (unsigned)i);
+    in.field = field;
+    in.found = 0;
+    clang_visitChildren(fn, reset_visit, &in);
+    if (in.found) return 1;
+  }
+  return 0;
 }
 
 /* Is the tested lvalue a field of e (`e.f` or `e->f`, sep says which)? */
@@ -151,6 +265,10 @@ static enum CXChildVisitResult reset_visit(CXCursor c, CXCursor parent, CXClient
     r->found = 1; /* cudaMalloc(&p, n): the callee stores the pointer; init(&s) for s.p */
     return CXChildVisit_Break;
   }
+  if (!r->any && k == CXCursor_CallExpr && reset_in_callee(r, c)) {
+    r->found = 1;
+    return CXChildVisit_Break;
+  }
   if (r->any && k == CXCursor_CallExpr) {
     /* init(o) for o->p: the callee may set the field through the pointer */
     int na = clang_Cursor_getNumArguments(c);
@@ -167,8 +285,13 @@ static int resets(const pass_tu *t, CXCursor then_s, CXCursor lv, int any, int64
                   int not_equal) {
   char *s = squeeze(t, lv);
   if (!s) return 0;
-  reset_scan r = {t, s, any, falsify, not_equal, 0};
-  clang_visitChildren(then_s, reset_visit, &r);
+  reset_scan r = {t, s, any, falsify, not_equal, 0, 0, clang_getNullCursor(),
+                  clang_getNullCursor(), NULL};
+  CXCursor base = base_decl(lv);
+  if (!clang_Cursor_isNull(base) && is_global(base)) r.decl = base;
+  /* the arm itself may be the statement (`if (first) init();`) */
+  if (reset_visit(then_s, clang_getNullCursor(), &r) != CXChildVisit_Break)
+    clang_visitChildren(then_s, reset_visit, &r);
   free(s);
   return r.found;
 }

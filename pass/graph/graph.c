@@ -93,6 +93,7 @@ void graph_free(graph *g) {
   free(g->loop_file);
   free(g->loop_reason);
   free(g->loop_function);
+  free(g->train_var);
   free(g->main_returns);
   for (int i = 0; i < g->n_ops; i++) {
     graph_op *op = &g->ops[i];

@@ -283,6 +283,13 @@ typedef struct graph {
   graph_range loop_stmt;     /* the for/while statement */
   graph_range loop_body;     /* its body */
   char *loop_function;       /* function containing it ("main") */
+  /* The training loop's own counter, when its header is recognised
+   * (`for (int b = 0; b < n; b++)`): an access whose offset uses it moves
+   * with the step (unroll.c, Note [stepped accesses]).  NULL otherwise. */
+  char *train_var;
+  sym *train_lo;             /* its first value (loop context) */
+  sym *train_hi;             /* exclusive bound, as graph_loop.hi */
+  int train_step;            /* its constant stride */
   graph_range main_body;     /* main()'s compound statement ({ ... }) */
   int n_main_returns;
   graph_range *main_returns; /* each return statement of main */

@@ -603,6 +603,8 @@ static const char *lvalue_at(gb *b, gb_frame *f, CXCursor e, const char **text, 
 }
 
 
+static int sym_mentions(const sym *s, const char *name);
+
 /* Reads the value at key (an lvalue of type ty written as text). */
 static gval read_lvalue(gb *b, gb_frame *f, const char *key, CXType ty, const char *text,
                         int text_ok) {
@@ -658,7 +660,19 @@ static gval read_lvalue(gb *b, gb_frame *f, const char *key, CXType ty, const ch
     }
     return v;
   }
-  if (keep && text) return named_int(b, text, st, 0);
+  if (keep && text) {
+    gval v = named_int(b, text, st, 0);
+    /* Note [accumulators]: a constant is read as its name, bound to the
+     * value.  A stored value written in terms of that name (`off + 64`,
+     * from `off += 64`) then becomes the name: left as it was, every
+     * later read would evaluate it against the name's newest binding and
+     * add 64 again. */
+    if (st && st->k == GV_INT && !st->ind && v.k == GV_INT && v.s &&
+        sym_get_kind(v.s) == SYM_VAR && strcmp(sym_var_name(v.s), text) == 0 &&
+        sym_mentions(st->s, text))
+      st->s = v.s;
+    return v;
+  }
   if (st && st->k == GV_INT) return *st;
   if (st) return *st;
   /* An integer never assigned on the walked paths: keep it symbolic. */
@@ -2774,6 +2788,94 @@ static void dry_walk(gb *b, gb_frame *f, CXCursor body) {
   free(changed);
 }
 
+/* Note [while counter]: `int step = 0; while (step < n) { if (step == 0)
+ * {...} ...; step++; }`.  A while loop has no induction variable: its
+ * counter is loop-carried (unknown inside the body), so `step == 0` could
+ * not be told from any other test and its setup ran every iteration.  The
+ * counter is recognised when the body's last statement increments it by
+ * one (`step++`, `++step`, `step += 1`, `step = step + 1`), nothing else
+ * in the body assigns it, and its value on entry is a constant: then the
+ * first iteration is the one with that value.  It stays unknown otherwise
+ * (nothing about later iterations is assumed), and a test of it inside a
+ * called function (through a parameter) is not recognised. */
+typedef struct assign_count {
+  gb *b;
+  gb_frame *f;
+  const char *key;
+  int n;
+} assign_count;
+
+static enum CXChildVisitResult assign_count_visitor(CXCursor c, CXCursor parent, CXClientData d) {
+  (void)parent;
+  assign_count *ac = d;
+  enum CXCursorKind k = clang_getCursorKind(c);
+  CXCursor ch[2], target = clang_getNullCursor();
+  if ((k == CXCursor_BinaryOperator || k == CXCursor_CompoundAssignOperator) &&
+      clang_getCursorBinaryOperatorKind(c) >= CXBinaryOperator_Assign &&
+      clang_getCursorBinaryOperatorKind(c) <= CXBinaryOperator_OrAssign && gb_children(c, ch, 2) == 2)
+    target = ch[0];
+  else if (k == CXCursor_UnaryOperator &&
+           ((clang_getCursorUnaryOperatorKind(c) >= CXUnaryOperator_PostInc &&
+             clang_getCursorUnaryOperatorKind(c) <= CXUnaryOperator_PreDec) ||
+            clang_getCursorUnaryOperatorKind(c) == CXUnaryOperator_AddrOf) &&
+           gb_children(c, ch, 1) == 1)
+    target = ch[0]; /* &step escapes: a callee may assign it */
+  if (!clang_Cursor_isNull(target) && plain_lvalue(target)) {
+    const char *key = gb_lvalue(ac->b, ac->f, gb_strip(target), NULL, NULL);
+    if (key && strcmp(key, ac->key) == 0) ac->n++;
+  }
+  return CXChildVisit_Recurse;
+}
+
+/* The counter of while-loop body `body` (Note [while counter]): its store
+ * key and entry value, or NULL. */
+static const char *while_counter(gb *b, gb_frame *f, CXCursor body, int64_t *first) {
+  CXCursor last = body;
+  if (clang_getCursorKind(body) == CXCursor_CompoundStmt) {
+    CXCursor ch[64];
+    int n = gb_children(body, ch, 64);
+    if (n < 1 || n > 64) return NULL;
+    last = ch[n - 1];
+  }
+  last = gb_strip(last);
+  CXCursor ch[2], target;
+  enum CXCursorKind k = clang_getCursorKind(last);
+  int64_t one;
+  if (k == CXCursor_UnaryOperator &&
+      (clang_getCursorUnaryOperatorKind(last) == CXUnaryOperator_PostInc ||
+       clang_getCursorUnaryOperatorKind(last) == CXUnaryOperator_PreInc) &&
+      gb_children(last, ch, 1) == 1) {
+    target = ch[0];
+  } else if (k == CXCursor_CompoundAssignOperator &&
+             clang_getCursorBinaryOperatorKind(last) == CXBinaryOperator_AddAssign &&
+             gb_children(last, ch, 2) == 2 && eval_const(ch[1], &one) && one == 1) {
+    target = ch[0];
+  } else if (k == CXCursor_BinaryOperator &&
+             clang_getCursorBinaryOperatorKind(last) == CXBinaryOperator_Assign &&
+             gb_children(last, ch, 2) == 2) {
+    /* step = step + 1 */
+    CXCursor rhs = gb_strip(ch[1]), rc[2];
+    if (clang_getCursorKind(rhs) != CXCursor_BinaryOperator ||
+        clang_getCursorBinaryOperatorKind(rhs) != CXBinaryOperator_Add || gb_children(rhs, rc, 2) != 2 ||
+        !eval_const(rc[1], &one) || one != 1)
+      return NULL;
+    const char *a = gb_lvalue(b, f, gb_strip(ch[0]), NULL, NULL);
+    const char *c = plain_lvalue(rc[0]) ? gb_lvalue(b, f, gb_strip(rc[0]), NULL, NULL) : NULL;
+    if (!a || !c || strcmp(a, c) != 0) return NULL;
+    target = ch[0];
+  } else {
+    return NULL;
+  }
+  CXType t = clang_getCanonicalType(clang_getCursorType(target));
+  if (!(t.kind >= CXType_Bool && t.kind <= CXType_Int128) || !plain_lvalue(target)) return NULL;
+  const char *key = gb_lvalue(b, f, gb_strip(target), NULL, NULL);
+  gval *v = key ? gb_lookup(b, key) : NULL;
+  if (!v || v->carried || !int_value_const(b, v, first)) return NULL;
+  assign_count ac = {b, f, key, 0};
+  clang_visitChildren(body, assign_count_visitor, &ac);
+  return ac.n == 1 ? key : NULL;
+}
+
 static void walk_train_loop(gb *b, gb_frame *f, CXCursor s) {
   graph *g = b->g;
   b->reached_loop = 1;
@@ -2789,8 +2891,27 @@ static void walk_train_loop(gb *b, gb_frame *f, CXCursor s) {
     if (clang_getCursorKind(s) == CXCursor_ForStmt) {
       for_parts p;
       for_split(b, s, &p);
-      const char *step_key = NULL;
-      if (p.has_init) {
+      const char *var = NULL;
+      gval lo, hi;
+      int step = 0;
+      const char *step_key = for_shape(b, f, &p, &var, &lo, &hi, &step);
+      if (step_key && lo.k == GV_INT && lo.s && hi.s) {
+        /* the step counter: symbolic, in scope; its range lets unroll.c
+         * follow accesses that move with it (Note [stepped accesses]) */
+        gval iv = gb_int(b, sym_var(b->a, var), var, 1);
+        iv.ind = 1;
+        int64_t l0;
+        if (int_value_const(b, &lo, &l0)) {
+          b->train_var = var; /* `if (step == lo)` is the first iteration */
+          b->train_lo = l0;
+        }
+        g->train_var = strdup(var);
+        g->train_lo = lo.s;
+        g->train_hi = hi.s;
+        g->train_step = step;
+        gb_store(b, step_key, iv);
+      } else if (p.has_init) {
+        step_key = NULL;
         /* the step counter: symbolic, in scope */
         if (clang_getCursorKind(p.init) == CXCursor_DeclStmt) {
           CXCursor vd[1];
@@ -2814,9 +2935,13 @@ static void walk_train_loop(gb *b, gb_frame *f, CXCursor s) {
       dry_walk(b, f, p.body);
       gb_walk_stmt(b, f, p.body);
     } else {
+      CXCursor body = clang_getCursorKind(s) == CXCursor_DoStmt ? ch[0] : ch[n - 1];
+      if (clang_getCursorKind(s) == CXCursor_DoStmt) g->loop_body = gb_range(b, body, 1);
+      /* before forget_carried: the counter's entry value */
+      b->train_key = while_counter(b, f, body, &b->train_lo);
       forget_carried(b, f, s, NULL, clang_getNullCursor());
-      dry_walk(b, f, ch[n - 1]);
-      gb_walk_stmt(b, f, ch[n - 1]);
+      dry_walk(b, f, body);
+      gb_walk_stmt(b, f, body);
     }
   }
   b->mode = GB_AFTER;
@@ -2902,6 +3027,11 @@ static branch_shape graph_branch_shape(gb *b, gb_frame *f, CXCursor cond, CXCurs
     gval v = gb_eval(b, f, var);
     int first = b->train_var && v.k == GV_INT && v.s && sym_get_kind(v.s) == SYM_VAR &&
                 strcmp(sym_var_name(v.s), b->train_var) == 0 && k == b->train_lo;
+    if (!first && b->train_key && k == b->train_lo && plain_lvalue(var)) {
+      /* a while loop's counter (Note [while counter]) */
+      const char *vk = gb_lvalue(b, f, gb_strip(var), NULL, NULL);
+      first = vk && strcmp(vk, b->train_key) == 0;
+    }
     return first ? BRANCH_ONCE : BRANCH_EVERY;
   }
   if (sh == BRANCH_PERIODIC) {
@@ -2916,6 +3046,96 @@ static branch_shape graph_branch_shape(gb *b, gb_frame *f, CXCursor cond, CXCurs
     }
   }
   return sh;
+}
+
+/* Note [clamp branch]: `if (start + cur > n) cur = n - start;` (the short
+ * last batch of an epoch) or `if (v > m) v = m;` inside the iteration.  Its
+ * condition depends on the step, so both arms are walked, and walking the
+ * then-arm after nothing leaves `cur = n - start`: at the first step the
+ * whole epoch's remaining samples, an extent many times the batch.  When
+ * the arm lowers v by exactly the amount the condition says it exceeds
+ * (E - v == Y - X for `X > Y` or `X >= Y`, `Y < X`, `Y <= X`), the value
+ * after the if is min(v, E): exact, not a bound.  The identity is checked
+ * by evaluating both sides with the names at three arbitrary values. */
+static enum CXChildVisitResult call_visitor(CXCursor c, CXCursor parent, CXClientData d) {
+  (void)parent;
+  if (clang_getCursorKind(c) != CXCursor_CallExpr) return CXChildVisit_Recurse;
+  *(int *)d = 1;
+  return CXChildVisit_Break;
+}
+
+/* 1 if e calls something (evaluating it again could record an op twice). */
+static int has_call(CXCursor e) {
+  int r = clang_getCursorKind(e) == CXCursor_CallExpr;
+  if (!r) clang_visitChildren(e, call_visitor, &r);
+  return r;
+}
+
+static int probe_value_fn(void *ud, const char *name, int64_t *out) {
+  size_t h = *(const size_t *)ud;
+  for (const char *c = name; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ull;
+  *out = (int64_t)(h % 100003u) + 7;
+  return 1;
+}
+
+/* 1 if s is 0 whatever its names hold (probed at three points). */
+static int sym_zero_everywhere(const sym *s) {
+  static const size_t seeds[3] = {0x9e3779b9u, 0x85ebca6bu, 0xc2b2ae35u};
+  for (int i = 0; i < 3; i++) {
+    int64_t v;
+    if (sym_is_unknown(s) || sym_eval(s, probe_value_fn, (void *)&seeds[i], &v) != 0 || v != 0)
+      return 0;
+  }
+  return 1;
+}
+
+/* The clamp shape (Note [clamp branch]): the key of v, its value before
+ * the branch in *old and the clamp E in *lim; NULL if not that shape. */
+static const char *clamp_shape(gb *b, gb_frame *f, CXCursor cond, CXCursor then_s, gval *old,
+                               gval *lim) {
+  CXCursor st = then_s;
+  if (clang_getCursorKind(st) == CXCursor_CompoundStmt) {
+    CXCursor one[2];
+    if (gb_children(st, one, 2) != 1) return NULL;
+    st = one[0];
+  }
+  st = gb_strip(st);
+  CXCursor as[2], cs[2];
+  if (clang_getCursorKind(st) != CXCursor_BinaryOperator ||
+      clang_getCursorBinaryOperatorKind(st) != CXBinaryOperator_Assign || gb_children(st, as, 2) != 2)
+    return NULL;
+  cond = gb_strip(cond);
+  if (clang_getCursorKind(cond) != CXCursor_BinaryOperator || gb_children(cond, cs, 2) != 2)
+    return NULL;
+  enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(cond);
+  CXCursor x, y; /* the condition as x > y or x >= y */
+  if (op == CXBinaryOperator_GT || op == CXBinaryOperator_GE) {
+    x = cs[0];
+    y = cs[1];
+  } else if (op == CXBinaryOperator_LT || op == CXBinaryOperator_LE) {
+    x = cs[1];
+    y = cs[0];
+  } else {
+    return NULL;
+  }
+  CXType t = clang_getCanonicalType(clang_getCursorType(as[0]));
+  if (!(t.kind >= CXType_Bool && t.kind <= CXType_Int128) || !plain_lvalue(as[0]) ||
+      has_call(as[1]) || has_call(x) || has_call(y))
+    return NULL;
+  const char *key = gb_lvalue(b, f, gb_strip(as[0]), NULL, NULL);
+  if (!key) return NULL;
+  gval *sv = gb_lookup(b, key);
+  if (!sv || sv->k != GV_INT || sv->carried || sym_is_unknown(sv->s)) return NULL;
+  gval xv = gb_eval(b, f, x), yv = gb_eval(b, f, y), ev = gb_eval(b, f, as[1]);
+  if (xv.k != GV_INT || yv.k != GV_INT || ev.k != GV_INT || !xv.s || !yv.s || !ev.s) return NULL;
+  /* the value v is read as inside the condition: named or substituted */
+  gval vv = gb_eval(b, f, as[0]);
+  if (vv.k != GV_INT || !vv.s) return NULL;
+  sym *diff = sym_sub(b->a, sym_sub(b->a, ev.s, vv.s), sym_sub(b->a, yv.s, xv.s));
+  if (!sym_zero_everywhere(diff)) return NULL;
+  *old = *sv;
+  *lim = ev;
+  return key;
 }
 
 /* Note [arms that return]: both arms of an `if` whose condition is not
@@ -2997,8 +3217,21 @@ static void walk_if(gb *b, gb_frame *f, CXCursor s) {
       return;
     }
   }
+  gval old, lim;
+  const char *clamp = NULL;
+  if (b->mode == GB_GRAPH && !known && ci + 2 == n) clamp = clamp_shape(b, f, ch[ci], ch[ci + 1], &old, &lim);
   if (ci + 1 < n && (!known || cv)) walk_arm(b, f, ch[ci + 1], !known);
   if (ci + 2 < n && (!known || !cv)) walk_arm(b, f, ch[ci + 2], !known);
+  if (clamp) { /* Note [clamp branch] */
+    gval v = old;
+    v.s = sym_min(b->a, old.s, lim.s);
+    v.text = old.text && lim.text ? gb_fmt(b, "(%s < %s ? %s : %s)", old.text, lim.text, old.text,
+                                           lim.text) : NULL;
+    v.text_ok = v.text && old.text_ok && lim.text_ok;
+    v.prec = 0;
+    v.ind = 0;
+    gb_store(b, clamp, v);
+  }
 }
 
 /* A block's statements in order.  Its own function so that the cursor

@@ -166,6 +166,8 @@ typedef struct gb {
   int once_sites;         /* op sites met in once branches */
   const char *train_var;  /* the training loop's counter (`step`), NULL if not recognised */
   int64_t train_lo;       /* its first value */
+  const char *train_key;  /* a `while` training loop's counter: its store key (interp.c,
+                             Note [while counter]), NULL if none; train_lo its first value */
   /* The object of the method or constructor being entered (interp.c,
    * Note [C++ objects]); consumed by gb_run_function. */
   const char *this_path;

@@ -44,6 +44,15 @@ typedef struct trace_access {
   access_mode mode;
   int exact;         /* 1 if bytes is exactly what the op touches (drop needs it) */
   int static_access; /* index of this access in its graph op's access list */
+  /* An access that moves with the training loop's counter (unroll.c, Note
+   * [stepped accesses]): offset/bytes above are the whole range the loop's
+   * steps cover (what the planner sees), and step k (k = 0 the first)
+   * touches step_bytes at step_offset + k * step_stride, clipped to that
+   * range (trace_access_at).  stepped 0: the same bytes every step. */
+  int stepped;
+  uint64_t step_offset;
+  uint64_t step_bytes;
+  int64_t step_stride;
 } trace_access;
 
 /* TRACE_PERIODIC: under `if (step % N == 0)` - not every iteration (graph.h
@@ -80,9 +89,31 @@ typedef struct tidal_trace {
   trace_tensor *tensors;
   int n_ops;
   trace_op *ops;
+  int64_t steps;  /* trips of the training loop when its counter moves an access
+                     (the counter wraps after them, as an epoch loop restarts it);
+                     0: unknown or no stepped access */
 } tidal_trace;
 
 void trace_free(tidal_trace *t); /* frees the members, not t itself */
+/* The bytes access a touches in iteration `iteration` (0 the first) of the
+ * training loop: its own range, or for a stepped access that step's slice
+ * (the counter wrapping after t->steps). */
+static inline void trace_access_at(const tidal_trace *t, const trace_access *a, int iteration,
+                                   uint64_t *offset, uint64_t *bytes) {
+  *offset = a->offset;
+  *bytes = a->bytes;
+  if (!a->stepped) return;
+  int64_t k = iteration;
+  if (t->steps > 0) k %= t->steps;
+  int64_t o = (int64_t)a->step_offset + k * a->step_stride;
+  int64_t e = o + (int64_t)a->step_bytes;
+  int64_t c0 = (int64_t)a->offset, c1 = c0 + (int64_t)a->bytes;
+  if (o < c0) o = c0;
+  if (e > c1) e = c1;
+  if (e < o) e = o;
+  *offset = (uint64_t)o;
+  *bytes = (uint64_t)(e - o);
+}
 /* Sets every tensor's group from the phases of the ops that touch it
  * (groups.c; unroll calls it). */
 void trace_groups(tidal_trace *t);

@@ -22,7 +22,33 @@
  *    their reads keep what they read alive, but their writes are readwrites:
  *    on most steps they do not run, so they overwrite nothing the plan may
  *    count on (interp.c, Note [once and periodic]).  Once branches are
- *    setup and have no ops here. */
+ *    setup and have no ops here.
+ *  - Accesses that move with the training loop's own counter: Note
+ *    [stepped accesses].
+ *
+ * Note [stepped accesses]
+ * The commonest data loading there is slices a resident input buffer by
+ * the step: `x = d_images + b * B * 784` in `for (b = 0; b < nb; b++)`.
+ * The trace is one iteration, but this access touches other bytes in
+ * every iteration, so no single offset is right.  Such an access (its
+ * offset or extent uses the counter, and --bind does not fix the counter)
+ * is entered twice over:
+ *  - for the planner, as the whole range the loop's steps cover (every
+ *    step's slice, first to last; the allocation from the first slice on
+ *    when the trip count or the stride is unknown), inexact, and a write
+ *    becomes a readwrite.  So the plan sees every byte any step reads as
+ *    used here: nothing of the buffer is dead between steps and no drop
+ *    can discard a slice a later step reads.
+ *  - for execution, as the first step's slice and the stride per step
+ *    (trace_access.step_*): `tidal replay` runs iteration k on slice k (the
+ *    counter advancing, wrapping after the trip count as an epoch loop
+ *    restarts it), and runs the plan's actions on it, as the rewritten
+ *    program does: its calls name the pointer expression, which holds that
+ *    step's slice.
+ * The slice's offset must be affine in the counter (checked on three
+ * steps and the last); otherwise each step is taken to touch the whole
+ * covered range.  Its size is the largest of those steps' (a last, short
+ * batch is smaller), clipped to the covered range. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -205,6 +231,122 @@ static int tensor_for(unroller *u, const graph_tensor *gt, int family_k, int all
   return t->n_tensors++;
 }
 
+static int sym_uses(const sym *s, const char *name) {
+  if (!s) return 0;
+  if (sym_get_kind(s) == SYM_VAR) return strcmp(sym_var_name(s), name) == 0;
+  return sym_uses(sym_lhs(s), name) || sym_uses(sym_rhs(s), name);
+}
+
+/* 1 if access a moves with the training loop's counter (Note [stepped
+ * accesses]): the counter is recognised, not fixed by --bind, and used by
+ * the offset or the extent. */
+static int is_stepped(const unroller *u, const graph_access *a) {
+  const graph *g = u->g;
+  int64_t v;
+  if (!g->train_var || bind_lookup(&g->binds, g->train_var, &v)) return 0;
+  return sym_uses(a->offset, g->train_var) || sym_uses(a->bytes, g->train_var);
+}
+
+/* Evaluates s with the training loop's counter at step k (0 the first). */
+static int eval_step(unroller *u, const sym *s, int64_t k, int64_t lo, int64_t *out) {
+  if (u->n_stack >= 64) return -1;
+  u->stack[u->n_stack].var = u->g->train_var;
+  u->stack[u->n_stack].value = lo + k * u->g->train_step;
+  u->n_stack++;
+  int rc = sym_is_unknown(s) ? -1 : sym_eval(s, value_fn, u, out);
+  u->n_stack--;
+  return rc;
+}
+
+/* Fills ta's covered range and slice for a stepped access (Note [stepped
+ * accesses]) at eo bytes past its element's start (0 unless an element of
+ * a family), whose allocation holds abytes and whose extent, when unknown,
+ * runs to `end`.  When the counter only shapes the extent (the same place
+ * every step), ta is a plain access (stepped 0) with the largest extent.  Returns 0, or -1 (reported) when not even the first
+ * step's offset evaluates. */
+static int stepped_range(unroller *u, const graph_op *op, const graph_access *a, int64_t eo,
+                         int64_t abytes, int64_t end, trace_access *ta) {
+  const graph *g = u->g;
+  int64_t lo, hi, trips = 0;
+  if (eval_at(u, g->train_lo, &lo, g->loop_file, g->loop_line, g->loop_col,
+              "the training loop's start") != 0)
+    return -1;
+  if (g->train_step && sym_eval(g->train_hi, value_fn, u, &hi) == 0) {
+    int64_t st = g->train_step;
+    trips = st > 0 ? (hi - lo + st - 1) / st : (lo - hi + (-st) - 1) / (-st);
+    if (trips < 1) trips = 1;
+  }
+  /* steps 0, 1, 2 and the last: enough to check an affine offset */
+  int64_t ks[4] = {0, 1, 2, trips > 0 ? trips - 1 : 2};
+  int64_t offs[4], sizes[4];
+  int known_bytes = !sym_is_unknown(a->bytes);
+  for (int i = 0; i < 4; i++) {
+    if (eval_step(u, a->offset, ks[i], lo, &offs[i]) != 0) {
+      /* report the name that is missing at the first step */
+      u->stack[u->n_stack].var = g->train_var;
+      u->stack[u->n_stack].value = lo;
+      u->n_stack++;
+      eval_at(u, a->offset, &offs[i], op->file, op->line, op->col, "the pointer offset");
+      u->n_stack--;
+      return -1;
+    }
+    offs[i] += eo;
+    if (known_bytes && eval_step(u, a->bytes, ks[i], lo, &sizes[i]) != 0) known_bytes = 0;
+  }
+  int64_t stride = offs[1] - offs[0];
+  int affine = offs[2] - offs[1] == stride && offs[3] == offs[0] + ks[3] * stride;
+  int64_t slice = 0;
+  int same_size = 1;
+  for (int i = 0; i < 4; i++) {
+    int64_t b = known_bytes ? sizes[i] : end - offs[i];
+    if (b > slice) slice = b;
+    if (i && known_bytes && sizes[i] != sizes[0]) same_size = 0;
+  }
+  if (affine && stride == 0) {
+    /* the counter only shapes the extent (`min(B, n - b*B)`, a short last
+     * batch): the same bytes from the same place every step, the largest
+     * extent, exact only when every step's is the same */
+    int64_t o = offs[0] < 0 ? 0 : offs[0], e = o + slice;
+    if (e > end) e = end;
+    if (e < o) e = o;
+    ta->offset = (uint64_t)o;
+    ta->bytes = (uint64_t)(e - o);
+    ta->exact = a->exact && known_bytes && same_size && e - o == slice;
+    ta->stepped = 0;
+    return 0;
+  }
+  int64_t c0, c1;
+  if (affine && trips > 0) {
+    c0 = stride >= 0 ? offs[0] : offs[3];
+    c1 = (stride >= 0 ? offs[3] : offs[0]) + slice;
+  } else {
+    /* trip count or shape unknown: from the lowest offset seen on */
+    c0 = offs[0];
+    for (int i = 1; i < 4; i++)
+      if (offs[i] < c0) c0 = offs[i];
+    c1 = abytes;
+  }
+  if (c0 < 0) c0 = 0;
+  if (c1 > abytes) c1 = abytes;
+  if (c1 < c0) c1 = c0;
+  ta->offset = (uint64_t)c0;
+  ta->bytes = (uint64_t)(c1 - c0);
+  ta->exact = 0;
+  ta->stepped = 1;
+  if (affine) {
+    ta->step_offset = offs[0] < 0 ? 0 : (uint64_t)offs[0];
+    ta->step_bytes = slice < 0 ? 0 : (uint64_t)slice;
+    ta->step_stride = stride;
+  } else { /* every step: the whole covered range */
+    ta->step_offset = ta->offset;
+    ta->step_bytes = ta->bytes;
+    ta->step_stride = 0;
+  }
+  if (trips > 0 && (u->t->steps == 0 || trips < u->t->steps)) u->t->steps = trips;
+  return 0;
+}
+
+
 static void emit_op(unroller *u, const graph_op *op) {
   const graph *g = u->g;
   tidal_trace *t = u->t;
@@ -266,17 +408,41 @@ static void emit_op(unroller *u, const graph_op *op) {
       alloc = gt->family[k];
       family_k = (int)k;
     }
-    if (eval_at(u, a->offset, &off, op->file, op->line, op->col, "the pointer offset") != 0) return;
-    if (family_k >= 0) { /* the offset is past the element's start */
-      int64_t eo;
-      if (eval_at(u, gt->family_off[family_k], &eo, op->file, op->line, op->col,
-                  "the element's offset") != 0)
-        return;
-      off += eo;
-    }
+    int64_t eo = 0; /* an element of a family: the offset is past the element's start */
+    if (family_k >= 0 && eval_at(u, gt->family_off[family_k], &eo, op->file, op->line, op->col,
+                                 "the element's offset") != 0)
+      return;
     if (eval_at(u, g->allocs[alloc].bytes, &abytes, g->allocs[alloc].file,
                 g->allocs[alloc].line, g->allocs[alloc].col, "the allocation size") != 0)
       return;
+    if (is_stepped(u, a)) {
+      int64_t end = abytes;
+      int region = family_k >= 0 ? gt->family_region[family_k] : gt->region;
+      if (region >= 0) {
+        int64_t ro, rb;
+        if (graph_eval(g, g->regions[region].offset, &ro) == 0 &&
+            graph_eval(g, g->regions[region].bytes, &rb) == 0 && ro + rb < abytes)
+          end = ro + rb;
+      }
+      trace_access st;
+      memset(&st, 0, sizeof st);
+      if (stepped_range(u, op, a, eo, abytes, end, &st) != 0) return;
+      int ti = tensor_for(u, gt, family_k, alloc, st.offset, st.bytes);
+      if (ti < 0) continue;
+      st.tensor = ti;
+      st.mode = a->mode;
+      /* a write to one step's slice overwrites nothing the next step reads */
+      if (st.stepped && st.mode == ACCESS_WRITE) st.mode = ACCESS_READWRITE;
+      if (op->phase == TRACE_PERIODIC) {
+        if (st.mode == ACCESS_WRITE) st.mode = ACCESS_READWRITE;
+        st.exact = 0;
+      }
+      st.static_access = i;
+      to->acc[to->n_acc++] = st;
+      continue;
+    }
+    if (eval_at(u, a->offset, &off, op->file, op->line, op->col, "the pointer offset") != 0) return;
+    off += eo;
     int exact = a->exact;
     if (sym_is_unknown(a->bytes) || sym_eval(a->bytes, value_fn, u, &bytes) != 0) {
       if (!sym_is_unknown(a->bytes)) {

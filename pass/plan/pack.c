@@ -5,9 +5,16 @@
  * chunks.  Each distinct set of items one op touches must fit in at most m
  * bins (then the op needs m slabs resident, not one per operand).  For
  * m = 1, 2, ... a depth-first search assigns items, largest first, to an
- * existing bin with room or else one new bin (the first empty bin only:
- * bins are interchangeable), pruning as soon as a set spans more than m
- * bins; trying existing bins first keeps the bin count low.  Each m gets a
+ * existing bin with room (one holding a partner of the item, from one of
+ * its sets, first) or else one new bin (the first empty bin only: bins
+ * are interchangeable), pruning as soon as a set spans more than m bins;
+ * trying existing bins first keeps the bin count low.  After each
+ * placement a forward check (completable) rejects it when a set already
+ * spanning m bins leaves one of its unplaced items no bin with room:
+ * without it, a bad early choice among the big items is only found wrong
+ * after every arrangement of the small items placed since (cuda-puzzles'
+ * LeNet at 2 MiB chunks ran out of steps for m = 2 that way, and got 3
+ * slabs per op where 2 do).  Each m gets a
  * bounded number of search steps, so the cost stays small on any trace;
  * when no m up to PACK_MAX_SPAN succeeds, every group is 0 and the runtime
  * packs in allocation order.  The runtime packs a group's members
@@ -105,21 +112,77 @@ static void unplace(packer *P, int i) {
   P->bin_of[i] = -1;
 }
 
-/* 1: items i.. placed; 0: no way; -1: out of steps. */
+/* Forward check after placing item i (items are placed in order, so
+ * i + 1.. are the unplaced ones): a set that already spans `span` bins
+ * can take its unplaced items only in those bins, so each unplaced item
+ * in such a set needs a bin with room that every such set of its spans.
+ * 0 when one has none: no completion exists, and searching the items in
+ * between (often many small ones) would discover that only after
+ * exponentially many steps.  (Room is checked per item, not jointly.) */
+static int completable(const packer *P, int i) {
+  for (int j = i + 1; j < P->n_items; j++) {
+    int bound = 0, ok = 0;
+    for (const int *ss = P->sets_of[j]; *ss >= 0 && !bound; ss++)
+      bound = P->sets[*ss].nb >= P->span;
+    if (!bound) continue; /* a fresh bin always takes it */
+    for (int bin = 0; bin < P->n_bins + 1 && !ok; bin++) {
+      if (P->load[bin] + P->size[j] > P->cap) continue;
+      ok = 1;
+      for (const int *ss = P->sets_of[j]; ok && *ss >= 0; ss++) {
+        const pack_set *u = &P->sets[*ss];
+        if (u->nb < P->span) continue;
+        int in = 0;
+        for (int d = 0; d < u->nb && !in; d++) in = u->bin[d] == bin;
+        ok = in;
+      }
+    }
+    if (!ok) return 0;
+  }
+  return 1;
+}
+
+/* 1 if bin b holds an item of one of item i's sets. */
+static int shares(const packer *P, int i, int b) {
+  for (const int *ss = P->sets_of[i]; *ss >= 0; ss++) {
+    const pack_set *s = &P->sets[*ss];
+    for (int d = 0; d < s->nb; d++)
+      if (s->bin[d] == b) return 1;
+  }
+  return 0;
+}
+
+static int search(packer *P, int i);
+
+/* Item i in bin b, then the rest: 1 placed, 0 no way, -1 out of steps. */
+static int try_bin(packer *P, int i, int b) {
+  if (P->load[b] + P->size[i] > P->cap) return 0;
+  int fresh = b == P->n_bins;
+  if (!place(P, i, b)) return 0;
+  if (!completable(P, i)) {
+    unplace(P, i);
+    return 0;
+  }
+  if (fresh) P->n_bins++;
+  int r = search(P, i + 1);
+  if (r != 0) return r;
+  if (fresh) P->n_bins--;
+  unplace(P, i);
+  return 0;
+}
+
+/* 1: items i.. placed; 0: no way; -1: out of steps.  Bins tried: those
+ * holding a partner of i (an item of one of its sets) first, then the
+ * other bins, then a fresh one. */
 static int search(packer *P, int i) {
   if (i == P->n_items) return 1;
   if (++P->steps > PACK_STEPS) return -1;
-  for (int b = 0; b <= P->n_bins; b++) {
-    if (P->load[b] + P->size[i] > P->cap) continue;
-    int fresh = b == P->n_bins;
-    if (!place(P, i, b)) continue;
-    if (fresh) P->n_bins++;
-    int r = search(P, i + 1);
-    if (r != 0) return r;
-    if (fresh) P->n_bins--;
-    unplace(P, i);
-  }
-  return 0;
+  for (int pass = 0; pass < 2; pass++)
+    for (int b = 0; b < P->n_bins; b++) {
+      if (shares(P, i, b) != (pass == 0)) continue;
+      int r = try_bin(P, i, b);
+      if (r != 0) return r;
+    }
+  return try_bin(P, i, P->n_bins);
 }
 
 static int cmp_size_desc(const void *a, const void *b, void *ud) {

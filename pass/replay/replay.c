@@ -140,6 +140,7 @@ typedef struct engine {
   int **before, **after;   /* per trace op: (action, trace op its range is resolved at)
                               pairs to run before / after it, -1 terminated */
   int iteration;
+  uint64_t chunk;          /* the runtime's chunk (piece_bytes) */
 } engine;
 
 typedef struct recompute_ctx {
@@ -169,11 +170,16 @@ static void run_fail(engine *e, const char *fmt, ...) {
   va_end(ap);
 }
 
-static void access_of(const engine *e, int op, int a, tidal_access *out) {
+/* Access a of trace op `op` in iteration `it`: a stepped access (an input
+ * sliced by the training loop's counter) touches that step's slice, as the
+ * program does (unroll.c, Note [stepped accesses]). */
+static void access_of(const engine *e, int op, int a, int it, tidal_access *out) {
   const trace_access *ac = &e->t->ops[op].acc[a];
   int al = e->t->tensors[ac->tensor].alloc;
-  out->ptr = (const unsigned char *)e->base[al] + ac->offset;
-  out->bytes = (size_t)ac->bytes;
+  uint64_t off, bytes;
+  trace_access_at(e->t, ac, it, &off, &bytes);
+  out->ptr = (const unsigned char *)e->base[al] + off;
+  out->bytes = (size_t)bytes;
   /* as the rewriter declares it: a write not proven to cover every byte
    * keeps the old bytes (TIDAL_WRITE would let the runtime map it fresh) */
   out->mode = (tidal_mode)(ac->mode == ACCESS_WRITE && !ac->exact ? ACCESS_READWRITE : ac->mode);
@@ -186,7 +192,7 @@ static uint64_t run_op(engine *e, int op, int it) {
   tidal_access acc[64];
   tidal_access *accp = top->n_acc <= 64 ? acc : malloc((size_t)top->n_acc * sizeof *accp);
   if (!accp) { run_fail(e, "out of memory"); return 0; }
-  for (int a = 0; a < top->n_acc; a++) access_of(e, op, a, &accp[a]);
+  for (int a = 0; a < top->n_acc; a++) access_of(e, op, a, it, &accp[a]);
   uint64_t h = 0;
   tidal_status st = tidal_op_begin(&e->sites[op], top->n_acc, accp);
   if (st != TIDAL_OK) {
@@ -204,7 +210,8 @@ static uint64_t run_op(engine *e, int op, int it) {
     for (int a = 0; a < top->n_acc; a++)
       if (accp[a].mode & TIDAL_WRITE)
         fill_bytes((unsigned char *)accp[a].ptr, accp[a].bytes, mix64(h + (uint64_t)a),
-                   top->acc[a].offset);
+                   (uint64_t)((const unsigned char *)accp[a].ptr -
+                              (const unsigned char *)e->base[e->t->tensors[top->acc[a].tensor].alloc]));
     segv_armed = 0;
   } else {
     segv_armed = 0;
@@ -237,7 +244,7 @@ static void run_action(engine *e, const plan_action *pa, int op, int it) {
   int a = r >= 0 ? plan_find_static_access(&e->t->ops[r], pa->ref_access) : -1;
   if (a < 0) return; /* the plan guarantees a match; nothing to do otherwise */
   tidal_access ac;
-  access_of(e, r, a, &ac);
+  access_of(e, r, a, it, &ac);
   tidal_status st = TIDAL_OK;
   const char *call = plan_kind_name(pa->kind);
   switch (pa->kind) {
@@ -390,19 +397,34 @@ static uint64_t total_alloc_bytes(const tidal_trace *t) {
 }
 
 /* Hash of the live-in ranges (the state the next iteration needs). */
+/* The live-in ranges are written before the loop and read after it one
+ * chunk at a time, not in one access: the program filled them by copies
+ * the runtime could evict in between, and an input the steps slice
+ * (graph/unroll.c, Note [stepped accesses]) may alone exceed the budget.
+ * The bytes of a piece starting at `at`, of `left` still to go: to the
+ * next chunk boundary of the allocation.  Both runs use the same chunk,
+ * so they hash the same pieces. */
+static uint64_t piece_bytes(const engine *e, uint64_t at, uint64_t left) {
+  uint64_t n = e->chunk - at % e->chunk;
+  return n < left ? n : left;
+}
+
 static uint64_t state_hash(engine *e, const plan_range *li, int n_li) {
   uint64_t h = 0x5eed;
   for (int k = 0; k < n_li && !e->run->failed; k++) {
-    tidal_access ac = {(const unsigned char *)e->base[li[k].alloc] + li[k].offset,
-                       (size_t)li[k].bytes, TIDAL_READ};
-    tidal_site site = {"replay: final state", "replay", 0, 0};
-    tidal_status st = tidal_op_begin(&site, 1, &ac);
-    if (st != TIDAL_OK) {
-      run_fail(e, "final state read: %s: %s", tidal_status_string(st), tidal_last_error());
-      break;
+    for (uint64_t done = 0; done < li[k].bytes && !e->run->failed;) {
+      uint64_t at = li[k].offset + done, n = piece_bytes(e, at, li[k].bytes - done);
+      tidal_access ac = {(const unsigned char *)e->base[li[k].alloc] + at, (size_t)n, TIDAL_READ};
+      tidal_site site = {"replay: final state", "replay", 0, 0};
+      tidal_status st = tidal_op_begin(&site, 1, &ac);
+      if (st != TIDAL_OK) {
+        run_fail(e, "final state read: %s: %s", tidal_status_string(st), tidal_last_error());
+        break;
+      }
+      h = hash_bytes(h, ac.ptr, ac.bytes);
+      tidal_op_end(&site);
+      done += n;
     }
-    h = hash_bytes(h, ac.ptr, ac.bytes);
-    tidal_op_end(&site);
   }
   return h;
 }
@@ -501,20 +523,25 @@ static int one_run(const tidal_trace *t, const plan_result *plan, const replay_o
         tidal_annotate((unsigned char *)E.base[tt->alloc] + tt->offset, (size_t)tt->bytes,
                        tt->name, group_of[g]);
     }
-  /* initial data: what the loop reads before writing (parameters, ...) */
+  /* initial data: what the loop reads before writing (parameters, a
+   * resident input the steps slice, ...), chunk by chunk (piece_bytes). */
+  E.chunk = cfg.chunk_bytes;
   for (int k = 0; k < n_li; k++) {
-    tidal_access ac = {(unsigned char *)E.base[li[k].alloc] + li[k].offset,
-                       (size_t)li[k].bytes, TIDAL_WRITE};
-    tidal_site site = {"replay: initial data", "replay", 0, 0};
-    st = tidal_op_begin(&site, 1, &ac);
-    if (st != TIDAL_OK) {
-      run_fail(&E, "initial write of %s: %s: %s", t->allocs[li[k].alloc].name,
-               tidal_status_string(st), tidal_last_error());
-      goto out;
+    for (uint64_t done = 0; done < li[k].bytes;) {
+      uint64_t at = li[k].offset + done;
+      uint64_t n = piece_bytes(&E, at, li[k].bytes - done);
+      tidal_access ac = {(unsigned char *)E.base[li[k].alloc] + at, (size_t)n, TIDAL_WRITE};
+      tidal_site site = {"replay: initial data", "replay", 0, 0};
+      st = tidal_op_begin(&site, 1, &ac);
+      if (st != TIDAL_OK) {
+        run_fail(&E, "initial write of %s: %s: %s", t->allocs[li[k].alloc].name,
+                 tidal_status_string(st), tidal_last_error());
+        goto out;
+      }
+      fill_bytes((unsigned char *)ac.ptr, ac.bytes, 0x1417a1ull + (uint64_t)li[k].alloc, at);
+      tidal_op_end(&site);
+      done += n;
     }
-    fill_bytes((unsigned char *)ac.ptr, ac.bytes, 0x1417a1ull + (uint64_t)li[k].alloc,
-               li[k].offset);
-    tidal_op_end(&site);
   }
   tidal_stats s0, s1;
   tidal_stats_get(&s0);
@@ -577,6 +604,9 @@ int replay_trace(const tidal_trace *t, const plan_result *plan, const replay_opt
   out->planner = o->planner;
   out->iterations = o->iterations > 0 ? o->iterations : DEFAULT_ITERATIONS;
   out->n_ops = t->n_ops;
+  out->steps = t->steps;
+  for (int i = 0; i < t->n_ops; i++)
+    for (int j = 0; j < t->ops[i].n_acc; j++) out->stepped_accesses += t->ops[i].acc[j].stepped;
   out->first_mismatch = -1;
   for (int k = 0; plan && k < plan->n_actions; k++) {
     const plan_action *pa = &plan->actions[k];
@@ -673,6 +703,8 @@ void replay_print_json(FILE *f, const replay_report *r, const plan_result *plan,
   fprintf(f, "{\n  \"plan\": ");
   replay_json_string(f, mode_name);
   fprintf(f, ",\n  \"iterations\": %d,\n  \"ops_per_iteration\": %d,\n", r->iterations, r->n_ops);
+  fprintf(f, "  \"stepped_accesses\": %d,\n  \"steps\": %lld,\n", r->stepped_accesses,
+          (long long)r->steps);
   fprintf(f, "  \"budget_bytes\": %llu,\n", (unsigned long long)r->budget_bytes);
   fprintf(f, "  \"runtime_budget_bytes\": %llu,\n", (unsigned long long)r->runtime_budget_bytes);
   fprintf(f, "  \"chunk_bytes\": %llu,\n", (unsigned long long)r->chunk_bytes);
@@ -745,6 +777,14 @@ void replay_print_text(FILE *f, const replay_report *r, const plan_result *plan,
   char a[32], b[32], c[32];
   const replay_run *m = &r->managed;
   fprintf(f, "replay: %d iterations x %d ops, plan %s\n", r->iterations, r->n_ops, mode_name);
+  if (r->stepped_accesses) {
+    if (r->steps > 0)
+      fprintf(f, "  stepped: %d accesses move with the training loop's counter (%lld steps); "
+              "iteration k runs step k\n", r->stepped_accesses, (long long)r->steps);
+    else
+      fprintf(f, "  stepped: %d accesses move with the training loop's counter (steps unknown); "
+              "iteration k runs step k\n", r->stepped_accesses);
+  }
   mib(a, sizeof a, r->budget_bytes);
   mib(b, sizeof b, r->unmanaged.peak_bytes);
   mib(c, sizeof c, m->peak_bytes);

@@ -104,6 +104,9 @@ typedef struct replay_report {
   uint64_t chunk_bytes;          /* the runtime's eviction unit in both runs */
   int iterations;
   int n_ops;             /* dynamic ops per iteration */
+  int stepped_accesses;  /* dynamic accesses that move with the training loop's counter: run
+                            on iteration k's slice (graph/unroll.c, Note [stepped accesses]) */
+  int64_t steps;         /* the counter's trip count (it wraps after), 0 if unknown */
   replay_run unmanaged;
   replay_run managed;
   int checksums_match;   /* every op's checksum and the final live-in state equal */

@@ -66,10 +66,6 @@ KNOWN = {
                   "(gpt2_update -> adamw_kernel) updates all 124M parameters at once, "
                   "params + grads + m + v = 1.9 GB of the 2.6 GB peak",
     },
-    "p15": {
-        "replay": "the batch slice d_images + b * batch_size * 784 uses the training loop's own "
-                  "counter b: unroll wants it bound (interp/unroll: input slicing by the step)",
-    },
     "lenet": {
         "replay": "impossible at the CUDA backend's 2 MiB chunks: cudnnPoolingBackward (pool1) "
                   "needs x=conv1 and dx=dpool1 (2.8 MiB each, 2 chunks each) plus y=pool1 and "

@@ -2,7 +2,8 @@
  * [packing small allocations]) on hand-built traces: ops that pair
  * allocations far apart in allocation order get them into one chunk; an
  * op whose operands cannot share one chunk gets the fewest chunks; large
- * and untouched allocations are not grouped. */
+ * and untouched allocations are not grouped; a bad early choice is seen
+ * before the search runs out of steps. */
 #include "../check.h"
 #include "hand_trace.h"
 #include "plan/pack.h"
@@ -37,6 +38,40 @@ static tidal_trace *make(int three_way) {
   return t;
 }
 
+/* Note [packing small allocations], the forward check: big items A B C D
+ * (two never share a chunk), Y (fits beside any one of them), twenty small
+ * free items F, and X.  One op reads Y, B and X, another C, D and X.  Put
+ * first-fit beside A, Y leaves X no chunk in two (its ops would span A's
+ * and B's chunks, and C's and D's); beside C (or D) it works.  The search
+ * must see that when it places Y, not after every arrangement of the Fs. */
+enum { TRAP_CHUNK = 4096, TRAP_F = 20 };
+static tidal_trace *make_trap(void) {
+  tidal_trace *t = calloc(1, sizeof *t);
+  ht_builder b = {t, 0, 0};
+  int n = 6 + TRAP_F;
+  t->n_allocs = n;
+  t->allocs = calloc((size_t)n, sizeof *t->allocs);
+  for (int a = 0; a < n; a++) {
+    char name[16];
+    if (a < 6) snprintf(name, sizeof name, "%c", "ABCDYX"[a]);
+    else snprintf(name, sizeof name, "F%d", a - 6);
+    t->allocs[a].name = ht_strdup(name);
+    t->allocs[a].bytes = a < 4 ? 2304 : a == 4 ? 1280 : a == 5 ? 256 : 512;
+    ht_tensor(&b, name, a, 0, t->allocs[a].bytes);
+  }
+  int k = 0;
+  for (int a = 0; a < n; a++) { /* every item is some op's */
+    trace_op *op = ht_op(&b, k++, "one", TRACE_FORWARD, 0, -1, 0, 0);
+    ht_acc(&b, op, a, ACCESS_READ, 1);
+  }
+  static const int sets[2][3] = {{4, 1, 5}, {2, 3, 5}};
+  for (int s = 0; s < 2; s++) {
+    trace_op *op = ht_op(&b, k++, "three", TRACE_BACKWARD, 0, -1, 0, 0);
+    for (int j = 0; j < 3; j++) ht_acc(&b, op, sets[s][j], ACCESS_READ, 1);
+  }
+  return t;
+}
+
 int main(void) {
   (void)hand_trace; /* hand_trace.h's training-shaped trace is not used here */
   unsigned g[8];
@@ -59,6 +94,18 @@ int main(void) {
   t = make(0);
   CHECK(plan_pack_groups(t, 256, g) == 0);
   for (int a = 0; a < 8; a++) CHECK(g[a] == 0);
+  hand_trace_free(t);
+  /* The trap: two chunks per op, found (without the forward check the
+   * search ran out of steps and settled for three). */
+  t = make_trap();
+  unsigned tg[6 + TRAP_F];
+  CHECK(plan_pack_groups(t, TRAP_CHUNK, tg) == 2);
+  static const int trap_sets[2][3] = {{4, 1, 5}, {2, 3, 5}};
+  for (int s = 0; s < 2; s++) { /* each op's operands in at most two chunks */
+    unsigned a = tg[trap_sets[s][0]], b2 = tg[trap_sets[s][1]], c = tg[trap_sets[s][2]];
+    CHECK(a && b2 && c && (a == b2 || a == c || b2 == c));
+  }
+  CHECK(tg[4] != tg[0]); /* Y beside A leaves X no chunk */
   hand_trace_free(t);
   if (!failures) printf("ok\n");
   return failures != 0;
