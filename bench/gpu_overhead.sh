@@ -110,7 +110,7 @@ for src in "$rw"/*.tidal.cu; do
       continue
     fi
     step=$(median_step "$out/$v-$pct".*)
-    stats=$(grep tidal-stats "$out/runs.log" | tail -1 | cut -c1-160)
+    stats=$(grep tidal-stats "$out/runs.log" | tail -1 | sed 's/^tidal-stats: //')
     echo "| rewritten | $pct% ($((b >> 20)) MiB) | $step ms | $(ratio "$step" "$ostep") | $t s | $(ratio "$t" "$o") | $(maxdiff "$out/$v-orig.1" "$out/$v-$pct.1") | $stats |" >> "$tab"
   done
 done

@@ -30,7 +30,20 @@
  *    locker does anyway.
  * The slot's mutex is owned by the thread that called tidal_init: the
  * thread model (one training thread) makes that the thread that calls
- * tidal_shutdown. */
+ * tidal_shutdown.
+ *
+ * Note [arbiter lock order]: a process holds its slot's `alive` from join
+ * to leave, so every later lock of the segment's `mu` (poll, wait, leave)
+ * is taken after `alive`.  The other order, `mu` then an `alive`, occurs
+ * only under `mu` and only with trylock: join claiming a free slot and
+ * reap_dead probing others.  No thread ever blocks on an `alive` while
+ * holding `mu`, so the two cannot deadlock, and ThreadSanitizer (whose
+ * deadlock detector records no edge for a trylock) agrees.  Join used to
+ * block there: harmless while a free slot's mutex is unowned (pid 0 and
+ * `alive` change together under `mu`), but a slot left locked by a live
+ * thread (tidal_shutdown called from another thread than tidal_init, whose
+ * unlock then fails) would have hung every later join with `mu` held, and
+ * TSan reported the cycle join -> leave as a potential deadlock. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -108,6 +121,16 @@ static int init_robust(pthread_mutex_t *m) {
  * recomputed by the caller).  0 on success. */
 static int lock_robust(pthread_mutex_t *m) {
   int r = pthread_mutex_lock(m);
+  if (r == EOWNERDEAD)
+    r = pthread_mutex_consistent(m);
+  return r;
+}
+
+/* Takes a free slot's `alive` mutex (mu held) without blocking: see Note
+ * [arbiter lock order].  0 on success; EBUSY means a live thread holds it
+ * although the slot reads free, and the slot is skipped. */
+static int trylock_robust(pthread_mutex_t *m) {
+  int r = pthread_mutex_trylock(m);
   if (r == EOWNERDEAD)
     r = pthread_mutex_consistent(m);
   return r;
@@ -280,7 +303,7 @@ tidal_status rt_arbiter_join(const tidal_config *cfg, size_t *budget) {
     rt_log(2, "shared budget %s: %zu bytes asked, the group's first process set %llu", arb.name,
            cfg->shared_budget_bytes, (unsigned long long)s->total);
   for (int i = 0; i < ARB_SLOTS && arb.slot < 0; i++)
-    if (!atomic_load(&s->slot[i].pid) && lock_robust(&s->slot[i].alive) == 0)
+    if (!atomic_load(&s->slot[i].pid) && trylock_robust(&s->slot[i].alive) == 0)
       arb.slot = i;
   if (arb.slot < 0) {
     pthread_mutex_unlock(&s->mu);

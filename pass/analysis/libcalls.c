@@ -184,6 +184,20 @@ int libcall_query_eval(const char *callee, sym *const *const *params, const int 
   return 0;
 }
 
+const char *libcall_unknown_why(const char *callee, int arg) {
+  const libcalls_row *r = find_row(callee);
+  if (!r) return NULL;
+  for (const libcalls_acc *x = r->acc; x->role; x++) {
+    if (x->arg != arg) continue;
+    if (x->size == libcalls_size_desc)
+      return "its size comes from a descriptor whose sizes tidal did not see here (an Nd "
+             "setter's array, a setter it did not follow, or sizes named outside this scope)";
+    if (x->size == libcalls_size_unknown)
+      return "the call's arguments do not bound it (e.g. a count times the communicator size)";
+  }
+  return NULL;
+}
+
 int libcall_alloc_info(const char *callee, int *ptr_arg, int *size_arg) {
   const libcalls_row *r = find_row(callee);
   if (!r || !(r->info.flags & (LIBCALL_ALLOC | LIBCALL_FREE))) return -1;

@@ -113,6 +113,11 @@ int libcall_query_args(const char *callee, int *desc_args, int *n_desc, int *out
 int libcall_query_eval(const char *callee, sym *const *const *params, const int *np,
                        sym_arena *a, sym **out);
 
+/* Why the extent of pointer argument `arg` of callee can be unknown, when
+ * the reason is particular to its formula (a descriptor whose sizes were
+ * not seen), for the rewriter's annotation; NULL otherwise. */
+const char *libcall_unknown_why(const char *callee, int arg);
+
 /* For allocations: which arg receives the pointer (cudaMalloc(&p, n) -> 0)
  * and which is the size (1); for frees the pointer arg (size_arg -1).
  * Returns 0, or -1 if callee neither allocates nor frees.  Check

@@ -275,7 +275,10 @@ static void graph_accesses(scan_ctx *x, rw_site *site, const int *ops, int n_ops
         for (int p = 0; p < ki->n_params; p++)
           if (a->param && !strcmp(ki->params[p].name, a->param) && ki->params[p].why)
             why = ki->params[p].why;
-      if (!ki && !bytes) why = "the library-call model gives no bound for this argument";
+      if (!ki && !bytes) {
+        const char *lw = libcall_unknown_why(op->callee, a->arg);
+        why = lw ? lw : "the library-call model gives no bound for this argument";
+      }
       add_acc(site, a->ptr_local, bytes, tidal_mode_of(a->mode),
               exact_on_every_path(x, ops, n_ops, a->arg), why, &x->oom);
     }
@@ -408,9 +411,11 @@ static void local_accesses(scan_ctx *x, rw_site *site, CXCursor call, const char
         continue;
       }
       char *bytes = sym_is_unknown(acc[i].bytes) ? NULL : sym_to_c(acc[i].bytes);
+      const char *lw = libcall_unknown_why(callee, acc[i].arg);
       add_acc(site, args[acc[i].arg], bytes, tidal_mode_of(acc[i].mode), acc[i].exact,
-              "the library-call model gives no bound for this argument (a descriptor's "
-              "sizes are only tracked inside the training loop)",
+              lw ? "its size comes from a descriptor, whose sizes are only tracked for ops "
+                   "the training loop reaches"
+                 : "the library-call model gives no bound for this argument",
               &x->oom);
     }
   }

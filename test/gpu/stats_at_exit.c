@@ -18,13 +18,18 @@ tidal_status __wrap_tidal_shutdown(void) {
     fprintf(stderr,
             "tidal-stats: budget=%llu peak_resident=%llu iterations=%llu swapped_out=%llu "
             "swapped_in=%llu prefetched=%llu dropped=%llu recomputes=%llu faults=%llu "
-            "evictions=%llu\n",
+            "evictions=%llu plans_built=%llu plan_iterations=%llu off_plan_iterations=%llu "
+            "timing_waits=%llu\n",
             (unsigned long long)s.budget_bytes, (unsigned long long)s.total.peak_resident_bytes,
             (unsigned long long)s.iterations, (unsigned long long)s.total.swapped_out_bytes,
             (unsigned long long)s.total.swapped_in_bytes,
             (unsigned long long)s.total.prefetched_bytes,
             (unsigned long long)s.total.dropped_bytes, (unsigned long long)s.total.recomputes,
-            (unsigned long long)s.total.faults, (unsigned long long)s.total.evictions);
+            (unsigned long long)s.total.faults, (unsigned long long)s.total.evictions,
+            (unsigned long long)s.total.plans_built,
+            (unsigned long long)s.total.plan_iterations,
+            (unsigned long long)s.total.off_plan_iterations,
+            (unsigned long long)s.total.timing_waits);
   }
   return __real_tidal_shutdown();
 }
