@@ -1,0 +1,37 @@
+# tidal profile v1: per op site, measured (CUDA events) durations
+# file:line	count	mean_seconds	label
+samples/gpt/train.cu:483	160	2.31387999e-05	attention_forward -> cublasSgemmStridedBatched
+samples/gpt/train.cu:988	320	2.1863e-05	adamw_update -> adamw_kernel
+samples/gpt/train.cu:775	1	0.0117397118	gpt_build -> cudaMemcpy
+samples/gpt/train.cu:427	340	0.000176980141	layernorm_backward -> layernorm_backward_dparams_kernel
+samples/gpt/train.cu:531	160	2.12883999e-05	attention_backward -> cublasSgemmStridedBatched
+samples/gpt/train.cu:486	160	0.0001687304	attention_forward -> softmax_forward_kernel
+samples/gpt/train.cu:781	1	6.65920004e-05	gpt_build -> cudaMemset
+samples/gpt/train.cu:535	160	2.04822e-05	attention_backward -> cublasSgemmStridedBatched
+samples/gpt/train.cu:424	340	0.000474409506	layernorm_backward -> layernorm_backward_dinp_kernel
+samples/gpt/train.cu:459	640	6.002495e-05	matmul_backward -> matmul_backward_bias_kernel
+samples/gpt/train.cu:898	20	6.09152e-05	gpt_zero_grad -> cudaMemset
+samples/gpt/train.cu:554	160	3.0345e-05	gelu_backward -> gelu_backward_kernel
+samples/gpt/train.cu:524	160	2.32676e-05	attention_backward -> cublasSgemmStridedBatched
+samples/gpt/train.cu:415	340	0.000328778541	layernorm_forward -> layernorm_forward_kernel
+samples/gpt/train.cu:899	20	3.15680004e-05	gpt_zero_grad -> cudaMemset
+samples/gpt/train.cu:561	20	0.00253600961	fused_classifier -> fused_classifier_kernel
+samples/gpt/train.cu:527	160	0.0001395138	attention_backward -> softmax_backward_kernel
+samples/gpt/train.cu:475	160	1.09078e-05	attention_forward -> permute_kernel
+samples/gpt/train.cu:407	20	8.72319988e-06	encoder_backward -> encoder_backward_kernel
+samples/gpt/train.cu:830	20	9.51840002e-06	gpt_forward -> cudaMemcpy
+samples/gpt/train.cu:400	20	3.53424002e-05	encoder_forward -> encoder_forward_kernel
+samples/gpt/train.cu:516	160	9.00319999e-06	attention_backward -> unpermute_backward_kernel
+samples/gpt/train.cu:453	660	9.67386671e-05	matmul_backward -> cublasSgemm_v2
+samples/gpt/train.cu:889	20	2.15791999e-05	gpt_forward -> cudaMemcpy
+samples/gpt/train.cu:549	160	1.50558e-05	gelu_forward -> gelu_forward_kernel
+samples/gpt/train.cu:520	160	2.65322e-05	attention_backward -> cublasSgemmStridedBatched
+samples/gpt/train.cu:456	660	8.34274908e-05	matmul_backward -> cublasSgemm_v2
+samples/gpt/train.cu:783	1	5.15200011e-05	gpt_build -> cudaMemset
+samples/gpt/train.cu:538	160	1.23794e-05	attention_backward -> permute_backward_kernel
+samples/gpt/train.cu:491	160	2.08154e-05	attention_forward -> cublasSgemmStridedBatched
+samples/gpt/train.cu:438	660	0.000209170524	matmul_forward -> cublasSgemm_v2
+samples/gpt/train.cu:829	20	1.62352e-05	gpt_forward -> cudaMemcpy
+samples/gpt/train.cu:544	320	8.35019996e-06	residual_forward -> residual_forward_kernel
+samples/gpt/train.cu:494	160	8.71179996e-06	attention_forward -> unpermute_kernel
+samples/gpt/train.cu:441	640	1.033655e-05	matmul_forward -> add_bias_kernel

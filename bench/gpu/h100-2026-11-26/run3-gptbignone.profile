@@ -1,0 +1,37 @@
+# tidal profile v1: per op site, measured (CUDA events) durations
+# file:line	count	mean_seconds	label
+samples/gpt/train.cu:491	160	2.09344e-05	attention_forward -> cublasSgemmStridedBatched
+samples/gpt/train.cu:438	660	0.000212677864	matmul_forward -> cublasSgemm_v2
+samples/gpt/train.cu:829	20	1.83871997e-05	gpt_forward -> cudaMemcpy
+samples/gpt/train.cu:538	160	1.23836e-05	attention_backward -> permute_backward_kernel
+samples/gpt/train.cu:415	340	0.000331539577	layernorm_forward -> layernorm_forward_kernel
+samples/gpt/train.cu:527	160	0.0001403518	attention_backward -> softmax_backward_kernel
+samples/gpt/train.cu:475	160	1.11679999e-05	attention_forward -> permute_kernel
+samples/gpt/train.cu:988	320	2.19288e-05	adamw_update -> adamw_kernel
+samples/gpt/train.cu:775	1	0.0146344318	gpt_build -> cudaMemcpy
+samples/gpt/train.cu:531	160	2.13115999e-05	attention_backward -> cublasSgemmStridedBatched
+samples/gpt/train.cu:483	160	2.41806002e-05	attention_forward -> cublasSgemmStridedBatched
+samples/gpt/train.cu:781	1	7.02399984e-05	gpt_build -> cudaMemset
+samples/gpt/train.cu:400	20	3.63535998e-05	encoder_forward -> encoder_forward_kernel
+samples/gpt/train.cu:520	160	2.65092e-05	attention_backward -> cublasSgemmStridedBatched
+samples/gpt/train.cu:456	660	8.38992968e-05	matmul_backward -> cublasSgemm_v2
+samples/gpt/train.cu:898	20	6.57568002e-05	gpt_zero_grad -> cudaMemset
+samples/gpt/train.cu:554	160	3.03764e-05	gelu_backward -> gelu_backward_kernel
+samples/gpt/train.cu:424	340	0.000477759623	layernorm_backward -> layernorm_backward_dinp_kernel
+samples/gpt/train.cu:524	160	2.33298e-05	attention_backward -> cublasSgemmStridedBatched
+samples/gpt/train.cu:459	640	6.02184e-05	matmul_backward -> matmul_backward_bias_kernel
+samples/gpt/train.cu:899	20	3.14208003e-05	gpt_zero_grad -> cudaMemset
+samples/gpt/train.cu:561	20	0.00255510721	fused_classifier -> fused_classifier_kernel
+samples/gpt/train.cu:494	160	8.84419999e-06	attention_forward -> unpermute_kernel
+samples/gpt/train.cu:441	640	1.036155e-05	matmul_forward -> add_bias_kernel
+samples/gpt/train.cu:830	20	8.90400019e-06	gpt_forward -> cudaMemcpy
+samples/gpt/train.cu:544	320	8.5634e-06	residual_forward -> residual_forward_kernel
+samples/gpt/train.cu:407	20	8.65440003e-06	encoder_backward -> encoder_backward_kernel
+samples/gpt/train.cu:516	160	9.05800003e-06	attention_backward -> unpermute_backward_kernel
+samples/gpt/train.cu:453	660	0.000100472873	matmul_backward -> cublasSgemm_v2
+samples/gpt/train.cu:889	20	2.53824001e-05	gpt_forward -> cudaMemcpy
+samples/gpt/train.cu:549	160	1.53924e-05	gelu_forward -> gelu_forward_kernel
+samples/gpt/train.cu:486	160	0.0001691276	attention_forward -> softmax_forward_kernel
+samples/gpt/train.cu:427	340	0.000177606965	layernorm_backward -> layernorm_backward_dparams_kernel
+samples/gpt/train.cu:783	1	5.04000001e-05	gpt_build -> cudaMemset
+samples/gpt/train.cu:535	160	2.05782e-05	attention_backward -> cublasSgemmStridedBatched
