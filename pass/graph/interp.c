@@ -61,6 +61,13 @@ typedef struct kids {
   int n, max;
 } kids;
 
+/* Note [recursion frames]: gb_eval and eval_binary recurse once per level
+ * of an expression (a 10,000-term sum is 10,000 levels deep).  Helpers that
+ * gb_eval calls but that do not recurse through it keep their large locals
+ * out of its frame: inlined, they made gb_eval's frame 10 KB (57 KB under
+ * ASan, which overflowed the 512 MiB analysis stack on deep-expression). */
+#define GB_NOINLINE __attribute__((noinline))
+
 static enum CXChildVisitResult kids_visitor(CXCursor c, CXCursor parent, CXClientData d) {
   kids *k = d;
   if (k->n < k->max) k->out[k->n] = c;
@@ -410,8 +417,8 @@ static const char *index_path(gb *b, const char *base, gval idx) {
 
 static const char *smart_deref_path(gb *b, gb_frame *f, CXCursor e, const char **text, int *ok);
 static int makes_heap_object(CXCursor e);
-static gval eval_new(gb *b, gb_frame *f, CXCursor e);
-static void eval_delete(gb *b, gb_frame *f, CXCursor e);
+static GB_NOINLINE gval eval_new(gb *b, gb_frame *f, CXCursor e);
+static GB_NOINLINE void eval_delete(gb *b, gb_frame *f, CXCursor e);
 
 /* A member of the object at path, named after the object as its owner
  * wrote it (`context.m_ws`, not "f3:context.m_ws"). */
@@ -606,7 +613,7 @@ static const char *lvalue_at(gb *b, gb_frame *f, CXCursor e, const char **text, 
 static int sym_mentions(const sym *s, const char *name);
 
 /* Reads the value at key (an lvalue of type ty written as text). */
-static gval read_lvalue(gb *b, gb_frame *f, const char *key, CXType ty, const char *text,
+static GB_NOINLINE gval read_lvalue(gb *b, gb_frame *f, const char *key, CXType ty, const char *text,
                         int text_ok) {
   gval *st = key ? gb_lookup(b, key) : NULL;
   /* the index of the key's "[?]", when gb_lvalue just made the key */
@@ -690,7 +697,7 @@ static void write_lvalue(gb *b, const char *key, const char *text, gval v) {
 /* ---- expressions ---- */
 
 static gval eval_binary(gb *b, gb_frame *f, CXCursor e);
-static gval eval_call(gb *b, gb_frame *f, CXCursor e);
+static GB_NOINLINE gval eval_call(gb *b, gb_frame *f, CXCursor e);
 
 static gval ptr_add(gb *b, gval p, gval n, int64_t elem, int negate, CXCursor at) {
   if (p.k == GV_ADDR) {
@@ -979,7 +986,7 @@ static gval eval_unary(gb *b, gb_frame *f, CXCursor e) {
  * outermost expression it expands to (here the parenthesised product, whose
  * text is the macro's name) becomes the symbol N, bound to its value, so
  * its parts (256, 1024) never each bind N.  1 and *out when e is one. */
-static int macro_constant(gb *b, CXCursor e, gval *out) {
+static GB_NOINLINE int macro_constant(gb *b, CXCursor e, gval *out) {
   char *text = gb_text(b, e);
   int64_t c;
   if (!is_identifier_text(text) || strncmp(text, "__", 2) == 0 || !eval_const(e, &c)) return 0;
@@ -990,7 +997,7 @@ static int macro_constant(gb *b, CXCursor e, gval *out) {
 
 /* An integer literal, or a macro standing for one (#define B 4): the macro
  * name becomes the symbol, bound to its value. */
-static gval eval_literal(gb *b, CXCursor e) {
+static GB_NOINLINE gval eval_literal(gb *b, CXCursor e) {
   int64_t c;
   if (!eval_const(e, &c)) return gb_int(b, sym_unknown(b->a), NULL, 0);
   char *text = gb_text(b, e);
@@ -1006,7 +1013,7 @@ static gval eval_literal(gb *b, CXCursor e) {
  * 256, 10};`): the table is recorded with the bindings, so a size written
  * `dims[l + 1]` inside a layer loop evaluates per layer when unrolled
  * (unroll.c) instead of asking for a --bind of an expression. */
-static void const_table(gb *b, CXCursor e) {
+static GB_NOINLINE void const_table(gb *b, CXCursor e) {
   CXCursor ch[2];
   if (gb_children(e, ch, 2) != 2) return;
   CXCursor base = gb_strip(ch[0]);
@@ -1097,7 +1104,7 @@ static gval select_scalar(gb *b, gb_frame *f, CXCursor cond, const gval *c, cons
   return u;
 }
 
-static gval select_value(gb *b, gb_frame *f, CXCursor e, CXCursor cond, const gval *c,
+static GB_NOINLINE gval select_value(gb *b, gb_frame *f, CXCursor e, CXCursor cond, const gval *c,
                          const gval *x, const gval *y) {
   return select_scalar(b, f, cond, c, x, y, gb_text(b, e));
 }
@@ -1181,7 +1188,7 @@ static void select_leaf(select_ud *u, const char *full, CXType t) {
  * bufs.blocks[l - 1].out;`): a new struct whose every field is selected
  * from A's and B's as a scalar would be, so `res.data` resolves like
  * `l == 0 ? bufs.in.data : bufs.blocks[l - 1].out.data`. */
-static gval select_struct(gb *b, gb_frame *f, CXCursor e, CXCursor cond, const gval *c,
+static GB_NOINLINE gval select_struct(gb *b, gb_frame *f, CXCursor e, CXCursor cond, const gval *c,
                           const gval *x, const gval *y) {
   gval v = none_val();
   v.k = GV_ADDR;
@@ -1729,7 +1736,7 @@ static void run_destructor(gb *b, gb_frame *f, CXCursor at, CXType t, const char
 }
 
 /* `new T(args)`, `new T[n]` (Note [heap objects]). */
-static gval eval_new(gb *b, gb_frame *f, CXCursor e) {
+static GB_NOINLINE gval eval_new(gb *b, gb_frame *f, CXCursor e) {
   /* an array new has its '[' before any '(' or '{' (`new float *[L]`) */
   const char *text = gb_text(b, e);
   const char *br = text ? strpbrk(text, "[({") : NULL;
@@ -1749,7 +1756,7 @@ static gval eval_new(gb *b, gb_frame *f, CXCursor e) {
 }
 
 /* `delete p`, `delete[] p`. */
-static void eval_delete(gb *b, gb_frame *f, CXCursor e) {
+static GB_NOINLINE void eval_delete(gb *b, gb_frame *f, CXCursor e) {
   CXCursor ch[2];
   int n = gb_children(e, ch, 2);
   if (n < 1) return;
@@ -1951,7 +1958,7 @@ static const char *smart_deref_path(gb *b, gb_frame *f, CXCursor e, const char *
   return gb_resolve_alias(b, v.path);
 }
 
-static gval eval_call(gb *b, gb_frame *f, CXCursor e) {
+static GB_NOINLINE gval eval_call(gb *b, gb_frame *f, CXCursor e) {
   if (seen_before(b, f, e)) return none_val();
   /* libclang shows C++ constructions as calls: a copy of a struct
    * (`ActivationTensors acts = model->acts;`) is its one argument. */

@@ -222,7 +222,8 @@ int timeline_from_trace(const char *text, size_t len, int iteration, timeline *o
   for (int i = 0; i < in.n; i++)
     if (out->samples[i].resident > out->peak) out->peak = out->samples[i].resident;
   tl_mark *ms = marks.p;
-  qsort(ms, (size_t)marks.n, sizeof *ms, mark_by_time);
+  if (marks.n > 1) /* an iteration with no actions has no marks (and ms is NULL) */
+    qsort(ms, (size_t)marks.n, sizeof *ms, mark_by_time);
   for (int i = 0; i < marks.n; i++) ms[i].t -= w.t0;
   out->marks = ms;
   out->n_marks = marks.n;
