@@ -3191,6 +3191,34 @@ static void walk_arm(gb *b, gb_frame *f, CXCursor arm, int may) {
   gb_undo_end(b, mark);
 }
 
+/* Note [integers set in an arm]: when the condition is not known, either
+ * arm may run, but the store keeps the value the last walked arm wrote:
+ * `if (start > 0) m = 0;` made every later extent in m zero, so the bytes
+ * the other path touches were never declared.  An integer an arm changed
+ * (to a value other than the one it had before the if) is therefore
+ * unknown afterwards: its extents are unknown (the whole allocation from
+ * the offset, with a warning), never too small.  The clamp shape (Note
+ * [clamp branch]) stores its min() after this.  Pointers keep the last
+ * arm's value (their accesses are resolved by the allocation, not sized
+ * by it).  The writes stay; the undo log only lists them (it is kept for
+ * an enclosing arm that returns). */
+static void forget_arm_integers(gb *b, size_t mark) {
+  size_t end = b->n_undo;
+  for (size_t i = mark; i < end; i++) {
+    const gb_undo *u = &b->undo[i];
+    gval *cur = gb_lookup(b, u->key);
+    if (!cur || cur->k != GV_INT || !cur->s) continue;
+    if (u->had && u->v.k == GV_INT && u->v.s &&
+        sym_zero_everywhere(sym_sub(b->a, cur->s, u->v.s)))
+      continue; /* the same value as before the if */
+    cur->s = sym_unknown(b->a);
+    cur->text = NULL;
+    cur->text_ok = 0;
+  }
+  b->undo_depth--;
+  if (b->undo_depth == 0) b->n_undo = mark;
+}
+
 static void walk_if(gb *b, gb_frame *f, CXCursor s) {
   CXCursor ch[4];
   int n = gb_children(s, ch, 4);
@@ -3227,8 +3255,11 @@ static void walk_if(gb *b, gb_frame *f, CXCursor s) {
   gval old, lim;
   const char *clamp = NULL;
   if (b->mode == GB_GRAPH && !known && ci + 2 == n) clamp = clamp_shape(b, f, ch[ci], ch[ci + 1], &old, &lim);
+  size_t mark = 0;
+  if (!known) mark = gb_undo_begin(b); /* Note [integers set in an arm] */
   if (ci + 1 < n && (!known || cv)) walk_arm(b, f, ch[ci + 1], !known);
   if (ci + 2 < n && (!known || !cv)) walk_arm(b, f, ch[ci + 2], !known);
+  if (!known) forget_arm_integers(b, mark);
   if (clamp) { /* Note [clamp branch] */
     gval v = old;
     v.s = sym_min(b->a, old.s, lim.s);
