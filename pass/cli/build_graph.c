@@ -35,3 +35,8 @@ out:
   free(values);
   return rc;
 }
+
+const char *program_name(const tidal_options *o, const pass_tu *tu) {
+  if (o->input) return o->input;
+  return tu && tu->main_path ? tu->main_path : o->compdb_dir;
+}

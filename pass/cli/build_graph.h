@@ -13,4 +13,8 @@
  * of the step that failed, which has printed its diagnostic. */
 int graph_build_from_options(const tidal_options *o, pass_tu **tu, graph *g);
 
+/* The name messages give the program: o->input, or with -p DIR alone (no
+ * input on the command line) the parse's main file, else the folder. */
+const char *program_name(const tidal_options *o, const pass_tu *tu);
+
 #endif

@@ -88,10 +88,7 @@ int cmd_graph(int argc, char **argv) {
   memset(&plan, 0, sizeof plan);
   int planned = 0, have_trace = 0;
   rc = graph_build_from_options(&o, &t, &g);
-  /* With -p DIR there is no input on the command line: messages name the
-   * program's main file (as rewrite's do), else the database's folder. */
-  if (rc == 0 && !o.input)
-    o.input = t && t->main_path ? t->main_path : o.compdb_dir;
+  if (rc == 0) o.input = program_name(&o, t); /* -p DIR alone gives none */
   if (rc != 0) goto out;
   {
     /* Which allocations a rewrite would manage: the rewriter's own scan. */

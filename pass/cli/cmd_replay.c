@@ -172,10 +172,7 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
   unsigned *pack = NULL;
 
   rc = graph_build_from_options(&o, &tu, &g);
-  /* With -p DIR there is no input on the command line: messages name the
-   * program's main file (as rewrite's do), else the database's folder. */
-  if (rc == 0 && !o.input)
-    o.input = tu && tu->main_path ? tu->main_path : o.compdb_dir;
+  if (rc == 0) o.input = program_name(&o, tu); /* -p DIR alone gives none */
   if (rc != TIDAL_EXIT_OK) goto out;
   rc = graph_unroll(&g, &trace);
   if (rc != TIDAL_EXIT_OK) goto out;
