@@ -14,59 +14,18 @@
  *        -L/usr/local/cuda/lib64 -lcuda -o vmm_busy && ./vmm_busy
  * Exit status 77 when there is no device. */
 #define _POSIX_C_SOURCE 200809L
-#include <cuda.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
+#define BENCH_NAME "vmm_busy"
+#include "cudrv_bench.h"
 
 #define CHUNK ((size_t)2 << 20)
 #define BIG ((size_t)1 << 30) /* the memory the busy work copies */
 #define REPS 9
 
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-#define CK(call)                                                                                   \
-  do {                                                                                             \
-    CUresult r_ = (call);                                                                          \
-    if (r_ != CUDA_SUCCESS) {                                                                      \
-      const char *s_ = NULL;                                                                       \
-      cuGetErrorString(r_, &s_);                                                                   \
-      fprintf(stderr, "vmm_busy: %s: %s\n", #call, s_ ? s_ : "?");                                 \
-      exit(1);                                                                                     \
-    }                                                                                              \
-  } while (0)
-
-static int cmp(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp);
-  return v[n / 2];
-}
-
 int main(void) {
-  int count = 0;
-  if (cuInit(0) != CUDA_SUCCESS || cuDeviceGetCount(&count) != CUDA_SUCCESS || count == 0) {
-    fprintf(stderr, "vmm_busy: no CUDA device\n");
-    return 77;
-  }
   CUdevice dev;
-  CUcontext ctx;
-  CK(cuDeviceGet(&dev, 0));
-  CK(cuDevicePrimaryCtxRetain(&ctx, dev));
-  CK(cuCtxSetCurrent(ctx));
   CUmemAllocationProp prop;
-  memset(&prop, 0, sizeof prop);
-  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  prop.location.id = (int)dev;
+  if (bench_open(&dev, &prop) != 0)
+    return 77;
   CUmemAccessDesc acc = {prop.location, CU_MEM_ACCESS_FLAGS_PROT_READWRITE};
   CUmemGenericAllocationHandle h;
   CK(cuMemCreate(&h, CHUNK, &prop, 0));
