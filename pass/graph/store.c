@@ -57,14 +57,21 @@ static size_t hash_str(const char *s) {
   return h;
 }
 
-gval *gb_lookup(gb *b, const char *key) {
-  if (!key || !b->tab_cap) return NULL;
-  size_t i = hash_str(key) & (b->tab_cap - 1);
-  while (b->tab[i].key) {
-    if (strcmp(b->tab[i].key, key) == 0) return &b->tab[i].v;
-    i = (i + 1) & (b->tab_cap - 1);
+/* key's entry in an open-addressing table of cap (a power of two) slots,
+ * or NULL: the store's and a saved copy's lookups, and the undo log's. */
+static gb_entry *find_entry(gb_entry *tab, size_t cap, const char *key) {
+  if (!key || !cap) return NULL;
+  size_t i = hash_str(key) & (cap - 1);
+  while (tab[i].key) {
+    if (strcmp(tab[i].key, key) == 0) return &tab[i];
+    i = (i + 1) & (cap - 1);
   }
   return NULL;
+}
+
+gval *gb_lookup(gb *b, const char *key) {
+  gb_entry *e = find_entry(b->tab, b->tab_cap, key);
+  return e ? &e->v : NULL;
 }
 
 static void undo_log(gb *b, const char *key, const gb_entry *e);
@@ -124,13 +131,8 @@ int gb_store_save(gb *b, gb_store_copy *c) {
 }
 
 const gval *gb_store_copy_lookup(const gb_store_copy *c, const char *key) {
-  if (!key || !c->cap) return NULL;
-  size_t i = hash_str(key) & (c->cap - 1);
-  while (c->tab[i].key) {
-    if (strcmp(c->tab[i].key, key) == 0) return &c->tab[i].v;
-    i = (i + 1) & (c->cap - 1);
-  }
-  return NULL;
+  const gb_entry *e = find_entry(c->tab, c->cap, key);
+  return e ? &e->v : NULL;
 }
 
 void gb_store_restore(gb *b, gb_store_copy *c) {
@@ -228,11 +230,10 @@ void gb_undo_end(gb *b, size_t mark) {
       store_delete(b, u->key);
       continue;
     }
-    size_t mask = b->tab_cap - 1, i = hash_str(u->key) & mask;
-    while (b->tab[i].key && strcmp(b->tab[i].key, u->key) != 0) i = (i + 1) & mask;
-    if (!b->tab[i].key) continue;
-    b->tab[i].v = u->v;
-    b->tab[i].seq = u->seq;
+    gb_entry *e = find_entry(b->tab, b->tab_cap, u->key);
+    if (!e) continue;
+    e->v = u->v;
+    e->seq = u->seq;
   }
 }
 
