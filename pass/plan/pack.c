@@ -62,6 +62,18 @@ static int cmp_set(const void *a, const void *b) {
   return memcmp(x->items, y->items, (size_t)x->n * sizeof(int));
 }
 
+/* One member of set s leaves bin b (counted there): a bin left empty is
+ * no longer one the set spans. */
+static void set_leave(pack_set *s, int b) {
+  int j = 0;
+  while (s->bin[j] != b) j++;
+  if (--s->cnt[j] == 0) {
+    s->bin[j] = s->bin[s->nb - 1];
+    s->cnt[j] = s->cnt[s->nb - 1];
+    s->nb--;
+  }
+}
+
 /* Puts item i in bin b if no set then spans more than `span` bins. */
 static int place(packer *P, int i, int b) {
   int *ss = P->sets_of[i], k;
@@ -83,31 +95,13 @@ static int place(packer *P, int i, int b) {
     P->load[b] += P->size[i];
     return 1;
   }
-  while (k-- > 0) { /* undo the sets already counted */
-    pack_set *s = &P->sets[ss[k]];
-    int j = 0;
-    while (s->bin[j] != b) j++;
-    if (--s->cnt[j] == 0) {
-      s->bin[j] = s->bin[s->nb - 1];
-      s->cnt[j] = s->cnt[s->nb - 1];
-      s->nb--;
-    }
-  }
+  while (k-- > 0) set_leave(&P->sets[ss[k]], b); /* undo the sets already counted */
   return 0;
 }
 
 static void unplace(packer *P, int i) {
   int b = P->bin_of[i];
-  for (int *ss = P->sets_of[i]; *ss >= 0; ss++) {
-    pack_set *s = &P->sets[*ss];
-    int j = 0;
-    while (s->bin[j] != b) j++;
-    if (--s->cnt[j] == 0) {
-      s->bin[j] = s->bin[s->nb - 1];
-      s->cnt[j] = s->cnt[s->nb - 1];
-      s->nb--;
-    }
-  }
+  for (int *ss = P->sets_of[i]; *ss >= 0; ss++) set_leave(&P->sets[*ss], b);
   P->load[b] -= P->size[i];
   P->bin_of[i] = -1;
 }
