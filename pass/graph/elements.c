@@ -58,6 +58,18 @@ static gb_family *family_new(gb *b, int n) {
   return fm;
 }
 
+/* *out: the device pointer that is family fm's element at index. */
+static void family_value(gb *b, const gb_family *fm, sym *index, gval *out) {
+  memset(out, 0, sizeof *out);
+  out->k = GV_DEVPTR;
+  out->alloc = -1;
+  out->region = -1;
+  out->base = sym_const(b->a, 0);
+  out->delta = sym_const(b->a, 0);
+  out->family = fm;
+  out->index = index;
+}
+
 /* A device pointer an element can be: traced, managed, offset known. */
 static int plain_pointer(gb *b, const gval *v) {
   return v->k == GV_DEVPTR && v->alloc >= 0 && !v->family && !v->unmanaged && !v->carried &&
@@ -96,14 +108,7 @@ int gb_element_read(gb *b, const char *key, sym *index, int is_ptr, gval *out) {
     fm->region[k] = v->region;
     fm->name[k] = display_name(ek);
   }
-  memset(out, 0, sizeof *out);
-  out->k = GV_DEVPTR;
-  out->alloc = -1;
-  out->region = -1;
-  out->base = sym_const(b->a, 0);
-  out->delta = sym_const(b->a, 0);
-  out->family = fm;
-  out->index = index;
+  family_value(b, fm, index, out);
   return 1;
 }
 
@@ -154,13 +159,6 @@ int gb_element_select(gb *b, sym *var, sym *k, const gval *x, const gval *y, gva
   memcpy(fm->off, off, (size_t)n * sizeof *off);
   memcpy(fm->region, region, (size_t)n * sizeof *region);
   memcpy(fm->name, name, (size_t)n * sizeof *name);
-  memset(out, 0, sizeof *out);
-  out->k = GV_DEVPTR;
-  out->alloc = -1;
-  out->region = -1;
-  out->base = sym_const(b->a, 0);
-  out->delta = sym_const(b->a, 0);
-  out->family = fm;
-  out->index = var;
+  family_value(b, fm, var, out);
   return 1;
 }
