@@ -100,6 +100,7 @@ typedef struct graph_access {
   int unmanaged;       /* 1: the pointer is into memory tidal does not manage
                           (cudaMallocManaged, pinned host, or NULL): never declared to the
                           runtime, not unresolved */
+  int split_elem_bytes;/* split ops (graph_op.split): bytes of one element of this argument */
   int null_arg;        /* 1: a null pointer on this call path (an optional argument left
                           out, `fwd(out, in, NULL, n)`): no access at all (unmanaged is set) */
   /* The same pointer and extent at each call level k = 0..op.n_calls (arrays
@@ -141,6 +142,13 @@ typedef struct graph_op {
   int phase;           /* enum trace_phase, see liveness.c Note [phases] */
   int branch;          /* the periodic branch (graph.branches) the op runs under, -1 if
                           it runs every iteration (interp.c, Note [once and periodic]) */
+  /* Launches of a kernel_info.split kernel whose pointer arguments are all
+   * resolved accesses: the op may run in pieces (kernels.h).  split_count_arg
+   * is the argument that bounds the elements; each access's
+   * split_elem_bytes its element size. */
+  int split;
+  int split_count_arg;
+  int split_grid_stride;
   int n_acc;
   graph_access *acc;
 } graph_op;
