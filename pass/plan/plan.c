@@ -34,7 +34,7 @@
  * Note [split ops in the model]
  * A launch the pass proved elementwise (trace_op.split_count) runs in
  * pieces when its working set exceeds half the budget (runtime/split.c,
- * Note [split size]: pieces of a quarter of the budget); split_piece_bytes
+ * Note [split size]: pieces of a quarter of the budget); split_piece_elements
  * is that rule on the plan's budget.  At such an op the model holds, of the
  * op's elementwise accesses, two pieces (the one op_begin pins and the next
  * one's prefetch), not the whole ranges, and counts those ranges not
