@@ -8,6 +8,7 @@
  *   rewrite_sites.c   the scan of every host function in the main file: op
  *                     statements, cudaMalloc/cudaFree calls, main's body and
  *                     returns, the training loop's exits
+ *   rewrite_split.c   split ops: an elementwise launch run as a loop over pieces
  *   rewrite_closure.c recompute closures (a ctx struct + static function)
  *   rewrite_place.c   whether and where each plan action is emitted (shared
  *                     with `tidal replay`, which executes exactly those)
@@ -120,7 +121,9 @@ enum {
   RW_SPLIT_GRID = 0,  /* <<<GRID, ...>>>: hoisted before the loop, replaced by the piece's grid */
   RW_SPLIT_BLOCK = 1, /* <<<..., BLOCK ...>>>: hoisted, replaced by the hoisted value */
   RW_SPLIT_PTR = 2,   /* a pointer argument: advanced by the piece's offset */
-  RW_SPLIT_COUNT = 3  /* the element count: replaced by the piece's length */
+  RW_SPLIT_COUNT = 3, /* the element count: replaced by the piece's length */
+  RW_SPLIT_PTR_OR_NULL = 4 /* a pointer argument that is NULL on some call path: advanced
+                              only when it is not (the kernel may test it) */
 };
 
 /* A launch that runs in pieces (graph_op.split on every call path reaching

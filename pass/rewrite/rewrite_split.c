@@ -40,12 +40,17 @@
  * (split_grid_stride 0) get ceil(L / block.x) blocks; a grid-stride kernel
  * keeps its own grid when that is smaller.  tidal_split_count clamps the
  * count to grid.x * block.x for the former: a launch with too few threads
- * leaves the elements past them alone, and so do its pieces. */
+ * leaves the elements past them alone, and so do its pieces.  A pointer
+ * that is NULL on some call path is advanced only when it is not NULL (the
+ * kernel may test it); a NULL written in the launch is left alone.  An op
+ * whose count is known at build time to be at most TIDAL_SPLIT_GRAIN is
+ * never cut by the runtime, so it keeps the plain wrapper (never_cut). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rewrite/rewrite.h"
+#include "tidal.h" /* TIDAL_SPLIT_GRAIN */
 
 #define MAX_SPLIT_EDITS 64 /* configuration + arguments of one launch; more: not split */
 
@@ -328,7 +333,10 @@ static int check_launch(pass_tu *t, const graph *g, const rw_site *site, CXCurso
     }
   for (int i = 0; i < nargs; i++) {
     CXCursor a = clang_Cursor_getArgument(call, (unsigned)i);
-    int is_ptr = ki->params[i].is_pointer && !rw_is_null_constant(a);
+    /* a pointer the kernel never dereferences stays as it is (it may be
+     * NULL, or compared with something) */
+    int is_ptr = ki->params[i].is_pointer && ki->params[i].mode != ACCESS_NONE &&
+                 !rw_is_null_constant(a);
     const char *fail = NULL;
     CXCursor w = written(t, a);
     unsigned b = 0, e = 0;
@@ -360,7 +368,12 @@ static int check_launch(pass_tu *t, const graph *g, const rw_site *site, CXCurso
           string_and_dispose(clang_getTypeSpelling(clang_getCanonicalType(clang_getCursorType(a))));
       if (!sp->count_type) return -1;
     }
-    if (add_edit(sp, b, e, i == count ? RW_SPLIT_COUNT : RW_SPLIT_PTR) != 0) {
+    int role = i == count ? RW_SPLIT_COUNT : RW_SPLIT_PTR;
+    for (int k = 0; k < n_ops && role == RW_SPLIT_PTR; k++)
+      for (int j = 0; j < g->ops[ops[k]].n_acc; j++)
+        if (g->ops[ops[k]].acc[j].arg == i && g->ops[ops[k]].acc[j].null_arg)
+          role = RW_SPLIT_PTR_OR_NULL;
+    if (add_edit(sp, b, e, role) != 0) {
       snprintf(why, why_n, "the launch has more than %d arguments", MAX_SPLIT_EDITS - 2);
       return 0;
     }
@@ -378,7 +391,8 @@ static int check_launch(pass_tu *t, const graph *g, const rw_site *site, CXCurso
     if (arg >= 0 && arg < nargs &&
         range_of(t, written(t, clang_Cursor_getArgument(call, (unsigned)arg)), &b, &e))
       for (int k = 0; k < sp->n_edits; k++)
-        moved |= sp->edits[k].role == RW_SPLIT_PTR && sp->edits[k].begin == b;
+        moved |= (sp->edits[k].role == RW_SPLIT_PTR || sp->edits[k].role == RW_SPLIT_PTR_OR_NULL) &&
+                 sp->edits[k].begin == b;
     int eb = moved ? elem_bytes_of(g, ops, n_ops, ki, arg) : 0;
     if (eb <= 0) {
       snprintf(why, why_n, "its access through '%.80s' is not one of its pointer arguments",
@@ -392,11 +406,33 @@ static int check_launch(pass_tu *t, const graph *g, const rw_site *site, CXCurso
   return 0;
 }
 
+/* 1 if every call path's element count is known at build time and at most
+ * TIDAL_SPLIT_GRAIN: tidal_split_elements never cuts such an op, so the
+ * loop would only cost (the count from each access's extent over its
+ * element size, the sizes bound as the plan binds them). */
+static int never_cut(const graph *g, const int *ops, int n_ops) {
+  for (int k = 0; k < n_ops; k++) {
+    const graph_op *op = &g->ops[ops[k]];
+    int seen = 0;
+    for (int i = 0; i < op->n_acc; i++) {
+      const graph_access *a = &op->acc[i];
+      int64_t bytes;
+      if (a->mode == ACCESS_NONE || a->unmanaged || a->split_elem_bytes <= 0) continue;
+      if (sym_eval(a->bytes, bind_value_fn, (void *)&g->binds, &bytes) != 0 ||
+          bytes / a->split_elem_bytes > (int64_t)TIDAL_SPLIT_GRAIN)
+        return 0;
+      seen = 1;
+    }
+    if (!seen) return 0;
+  }
+  return 1;
+}
+
 int rw_split_plan(pass_tu *t, const graph *g, rw_site *site, CXCursor stmt, CXCursor call,
                   int n_calls, const int *ops, int n_ops) {
   int any = 0;
   for (int k = 0; k < n_ops; k++) any |= g->ops[ops[k]].split != 0;
-  if (!any) return 0;
+  if (!any || never_cut(g, ops, n_ops)) return 0;
   rw_split *sp = calloc(1, sizeof *sp);
   if (!sp) return -1;
   sp->edits = calloc(MAX_SPLIT_EDITS, sizeof *sp->edits);
@@ -433,6 +469,15 @@ void rw_split_edit_text(const rw_site *s, int idx, const char *src, int i, rw_bu
   case RW_SPLIT_GRID: rw_buf_printf(b, "tidal_g_%d", idx); break;
   case RW_SPLIT_BLOCK: rw_buf_printf(b, "tidal_block_%d", idx); break;
   case RW_SPLIT_COUNT: rw_buf_printf(b, "(%s)tidal_l_%d", s->split->count_type, idx); break;
+  case RW_SPLIT_PTR_OR_NULL: /* NULL stays NULL: the kernel may test it */
+    rw_buf_puts(b, "((");
+    rw_buf_putn(b, src + ed->begin, ed->end - ed->begin);
+    rw_buf_puts(b, ") ? (");
+    rw_buf_putn(b, src + ed->begin, ed->end - ed->begin);
+    rw_buf_printf(b, ") + tidal_o_%d : (", idx);
+    rw_buf_putn(b, src + ed->begin, ed->end - ed->begin);
+    rw_buf_puts(b, "))");
+    break;
   default:
     rw_buf_puts(b, "(");
     rw_buf_putn(b, src + ed->begin, ed->end - ed->begin);
