@@ -121,9 +121,7 @@ enum {
   RW_SPLIT_GRID = 0,  /* <<<GRID, ...>>>: hoisted before the loop, replaced by the piece's grid */
   RW_SPLIT_BLOCK = 1, /* <<<..., BLOCK ...>>>: hoisted, replaced by the hoisted value */
   RW_SPLIT_PTR = 2,   /* a pointer argument: advanced by the piece's offset */
-  RW_SPLIT_COUNT = 3, /* the element count: replaced by the piece's length */
-  RW_SPLIT_PTR_OR_NULL = 4 /* a pointer argument that is NULL on some call path: advanced
-                              only when it is not (the kernel may test it) */
+  RW_SPLIT_COUNT = 3  /* the element count: replaced by the piece's length */
 };
 
 /* A launch that runs in pieces (graph_op.split on every call path reaching

@@ -214,7 +214,8 @@ static void add_acc(rw_site *site, int arg, const char *ptr, char *bytes, int mo
     return;
   }
   site->acc = v;
-  v[site->n_acc++] = (rw_acc){xstrdup(ptr), bytes, mode, bytes ? NULL : xstrdup(why), exact && bytes, arg};
+  v[site->n_acc++] =
+      (rw_acc){xstrdup(ptr), bytes, mode, bytes ? NULL : xstrdup(why), exact && bytes, arg};
 }
 
 /* 1 if C text taken from the graph is usable: non-empty, and no name in it

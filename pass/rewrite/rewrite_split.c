@@ -1,12 +1,11 @@
 /* rewrite_split.c - split ops: an elementwise launch run in pieces.
  *
- * The analysis marks a launch split (graph_op.split, kernels.c Note
- * [elementwise split]) when thread i touches only element i of each pointer
- * argument, i < the count argument.  Such a launch over [0, n) is the same
- * as launches over consecutive pieces [o, o + l) with every pointer
- * advanced by o and the count replaced by l, so an op bigger than the
- * budget (an optimizer step over every parameter) can still run.  The
- * rewritten program asks the runtime for the piece length
+ * The analysis marks a launch split (graph_op.split; analysis/split.c, Note
+ * [elementwise split], and opsites.c, Note [split launches]) when thread i
+ * touches only element i of each pointer argument, i < the count argument.  Such a launch over [0,
+ * n) is the same as launches over consecutive pieces [o, o + l) with every pointer advanced by o
+ * and the count replaced by l, so an op bigger than the budget (an optimizer step over every
+ * parameter) can still run.  The rewritten program asks the runtime for the piece length
  * (tidal_split_elements, runtime/split.c Note [split size]); `tidal replay`
  * asks the same, so the plan it checks is the one the program runs.
  *
@@ -26,7 +25,8 @@
  *          O += L; } while (O < N); }
  *
  * When STEP == N (no budget, or the op fits half of it) the one launch is
- * the original: the same grid, pointers + 0 and the count's own value.  A
+ * the original: the same grid, pointers + 0 and the count's own value (a
+ * negative count is passed as 0: below either, the kernel does nothing).  A
  * do-while, so that a zero count still launches once, as the original did.
  * GRID and BLOCK are evaluated once, before the loop (where the launch
  * evaluated them, before its arguments); every argument, the shared memory
@@ -40,11 +40,12 @@
  * (split_grid_stride 0) get ceil(L / block.x) blocks; a grid-stride kernel
  * keeps its own grid when that is smaller.  tidal_split_count clamps the
  * count to grid.x * block.x for the former: a launch with too few threads
- * leaves the elements past them alone, and so do its pieces.  A pointer
- * that is NULL on some call path is advanced only when it is not NULL (the
- * kernel may test it); a NULL written in the launch is left alone.  An op
- * whose count is known at build time to be at most TIDAL_SPLIT_GRAIN is
- * never cut by the runtime, so it keeps the plain wrapper (never_cut). */
+ * leaves the elements past them alone, and so do its pieces.  Every
+ * pointer the kernel dereferences is a resolved tensor, never NULL (the
+ * analysis's condition); a pointer it never dereferences (NULL, perhaps)
+ * is left as written.  An op whose count is known at build time to be at
+ * most TIDAL_SPLIT_GRAIN is never cut by the runtime, so it keeps the
+ * plain wrapper (never_cut). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,7 +176,8 @@ static enum CXChildVisitResult pure_visitor(CXCursor c, CXCursor parent, CXClien
      * plain copy of a POD is no call */
     CXCursor ref = clang_getCursorReferenced(c);
     if (clang_getCursorKind(ref) == CXCursor_Constructor &&
-        (clang_CXXConstructor_isCopyConstructor(ref) || clang_CXXConstructor_isMoveConstructor(ref)) &&
+        (clang_CXXConstructor_isCopyConstructor(ref) ||
+         clang_CXXConstructor_isMoveConstructor(ref)) &&
         clang_isPODType(clang_getCursorType(c)))
       return CXChildVisit_Recurse;
     break;
@@ -214,21 +216,26 @@ static CXCursor config_call(CXCursor call) {
 static unsigned skip_space(const char *src, size_t n, unsigned off, int dir) {
   if (dir > 0) {
     while (off < n) {
-      if (strchr(" \t\r\n", src[off])) off++;
+      if (strchr(" \t\r\n", src[off]))
+        off++;
       else if (off + 1 < n && src[off] == '/' && src[off + 1] == '*') {
         const char *e = strstr(src + off + 2, "*/");
         off = e ? (unsigned)(e - src) + 2 : (unsigned)n;
-      } else break;
+      } else
+        break;
     }
     return off;
   }
   while (off > 0) {
-    if (strchr(" \t\r\n", src[off - 1])) off--;
+    if (strchr(" \t\r\n", src[off - 1]))
+      off--;
     else if (off >= 2 && src[off - 1] == '/' && src[off - 2] == '*') {
       off -= 2;
-      while (off >= 2 && !(src[off - 2] == '/' && src[off - 1] == '*')) off--;
+      while (off >= 2 && !(src[off - 2] == '/' && src[off - 1] == '*'))
+        off--;
       off = off >= 2 ? off - 2 : 0;
-    } else break;
+    } else
+      break;
   }
   return off;
 }
@@ -246,18 +253,21 @@ static int whole_arg(const pass_tu *t, unsigned b, unsigned e) {
 static int add_edit(rw_split *sp, unsigned b, unsigned e, int role) {
   if (sp->n_edits == MAX_SPLIT_EDITS) return -1;
   int i = sp->n_edits++;
-  for (; i > 0 && sp->edits[i - 1].begin > b; i--) sp->edits[i] = sp->edits[i - 1];
+  for (; i > 0 && sp->edits[i - 1].begin > b; i--)
+    sp->edits[i] = sp->edits[i - 1];
   sp->edits[i] = (rw_split_edit){b, e, role};
   return 0;
 }
 
 /* The bytes of one element of argument arg, from the graph ops (every path
  * agrees: the same kernel parameter), else the kernel table. */
-static int elem_bytes_of(const graph *g, const int *ops, int n_ops, const kernel_info *ki, int arg) {
+static int elem_bytes_of(const graph *g, const int *ops, int n_ops, const kernel_info *ki,
+                         int arg) {
   for (int k = 0; k < n_ops; k++) {
     const graph_op *op = &g->ops[ops[k]];
     for (int i = 0; i < op->n_acc; i++)
-      if (op->acc[i].arg == arg && op->acc[i].split_elem_bytes > 0) return op->acc[i].split_elem_bytes;
+      if (op->acc[i].arg == arg && op->acc[i].split_elem_bytes > 0)
+        return op->acc[i].split_elem_bytes;
   }
   return ki && arg < ki->n_params ? ki->params[arg].elem_bytes : 0;
 }
@@ -300,8 +310,9 @@ static int check_launch(pass_tu *t, const graph *g, const rw_site *site, CXCurso
   }
   CXCursor cfg = config_call(call);
   if (clang_Cursor_isNull(cfg) || clang_Cursor_getNumArguments(cfg) < 2) {
-    snprintf(why, why_n, "only <<<...>>> launches are split (cudaLaunchKernel passes an array "
-                         "of argument addresses)");
+    snprintf(why, why_n,
+             "only <<<...>>> launches are split (cudaLaunchKernel passes an array "
+             "of argument addresses)");
     return 0;
   }
   const kernel_info *ki = kernels_find(&g->kernels, call);
@@ -327,16 +338,18 @@ static int check_launch(pass_tu *t, const graph *g, const rw_site *site, CXCurso
   }
   for (int i = 2; i < clang_Cursor_getNumArguments(cfg); i++)
     if (!pure_expr(clang_Cursor_getArgument(cfg, (unsigned)i))) {
-      snprintf(why, why_n, "its %s has a call or a side effect: it would be evaluated once per "
-                           "piece", i == 2 ? "shared memory size" : "stream");
+      snprintf(why, why_n,
+               "its %s has a call or a side effect: it would be evaluated once per "
+               "piece",
+               i == 2 ? "shared memory size" : "stream");
       return 0;
     }
   for (int i = 0; i < nargs; i++) {
     CXCursor a = clang_Cursor_getArgument(call, (unsigned)i);
     /* a pointer the kernel never dereferences stays as it is (it may be
      * NULL, or compared with something) */
-    int is_ptr = ki->params[i].is_pointer && ki->params[i].mode != ACCESS_NONE &&
-                 !rw_is_null_constant(a);
+    int is_ptr =
+        ki->params[i].is_pointer && ki->params[i].mode != ACCESS_NONE && !rw_is_null_constant(a);
     const char *fail = NULL;
     CXCursor w = written(t, a);
     unsigned b = 0, e = 0;
@@ -351,7 +364,8 @@ static int check_launch(pass_tu *t, const graph *g, const rw_site *site, CXCurso
       /* pointer arithmetic is in elements of the argument's own pointee:
        * that must be the parameter's element */
       CXType wt = clang_getCanonicalType(clang_getCursorType(w));
-      CXType pe = wt.kind == CXType_Pointer ? clang_getPointeeType(wt) : clang_getArrayElementType(wt);
+      CXType pe =
+          wt.kind == CXType_Pointer ? clang_getPointeeType(wt) : clang_getArrayElementType(wt);
       long long sz = pe.kind == CXType_Invalid ? -1 : clang_Type_getSizeOf(pe);
       if (sz <= 0 || sz != elem_bytes_of(g, ops, n_ops, ki, i))
         fail = "points to elements of another size than the parameter's";
@@ -368,12 +382,7 @@ static int check_launch(pass_tu *t, const graph *g, const rw_site *site, CXCurso
           string_and_dispose(clang_getTypeSpelling(clang_getCanonicalType(clang_getCursorType(a))));
       if (!sp->count_type) return -1;
     }
-    int role = i == count ? RW_SPLIT_COUNT : RW_SPLIT_PTR;
-    for (int k = 0; k < n_ops && role == RW_SPLIT_PTR; k++)
-      for (int j = 0; j < g->ops[ops[k]].n_acc; j++)
-        if (g->ops[ops[k]].acc[j].arg == i && g->ops[ops[k]].acc[j].null_arg)
-          role = RW_SPLIT_PTR_OR_NULL;
-    if (add_edit(sp, b, e, role) != 0) {
+    if (add_edit(sp, b, e, i == count ? RW_SPLIT_COUNT : RW_SPLIT_PTR) != 0) {
       snprintf(why, why_n, "the launch has more than %d arguments", MAX_SPLIT_EDITS - 2);
       return 0;
     }
@@ -391,8 +400,7 @@ static int check_launch(pass_tu *t, const graph *g, const rw_site *site, CXCurso
     if (arg >= 0 && arg < nargs &&
         range_of(t, written(t, clang_Cursor_getArgument(call, (unsigned)arg)), &b, &e))
       for (int k = 0; k < sp->n_edits; k++)
-        moved |= (sp->edits[k].role == RW_SPLIT_PTR || sp->edits[k].role == RW_SPLIT_PTR_OR_NULL) &&
-                 sp->edits[k].begin == b;
+        moved |= sp->edits[k].role == RW_SPLIT_PTR && sp->edits[k].begin == b;
     int eb = moved ? elem_bytes_of(g, ops, n_ops, ki, arg) : 0;
     if (eb <= 0) {
       snprintf(why, why_n, "its access through '%.80s' is not one of its pointer arguments",
@@ -431,7 +439,8 @@ static int never_cut(const graph *g, const int *ops, int n_ops) {
 int rw_split_plan(pass_tu *t, const graph *g, rw_site *site, CXCursor stmt, CXCursor call,
                   int n_calls, const int *ops, int n_ops) {
   int any = 0;
-  for (int k = 0; k < n_ops; k++) any |= g->ops[ops[k]].split != 0;
+  for (int k = 0; k < n_ops; k++)
+    any |= g->ops[ops[k]].split != 0;
   if (!any || never_cut(g, ops, n_ops)) return 0;
   rw_split *sp = calloc(1, sizeof *sp);
   if (!sp) return -1;
@@ -466,17 +475,14 @@ void rw_split_free(rw_split *sp) {
 void rw_split_edit_text(const rw_site *s, int idx, const char *src, int i, rw_buf *b) {
   const rw_split_edit *ed = &s->split->edits[i];
   switch (ed->role) {
-  case RW_SPLIT_GRID: rw_buf_printf(b, "tidal_g_%d", idx); break;
-  case RW_SPLIT_BLOCK: rw_buf_printf(b, "tidal_block_%d", idx); break;
-  case RW_SPLIT_COUNT: rw_buf_printf(b, "(%s)tidal_l_%d", s->split->count_type, idx); break;
-  case RW_SPLIT_PTR_OR_NULL: /* NULL stays NULL: the kernel may test it */
-    rw_buf_puts(b, "((");
-    rw_buf_putn(b, src + ed->begin, ed->end - ed->begin);
-    rw_buf_puts(b, ") ? (");
-    rw_buf_putn(b, src + ed->begin, ed->end - ed->begin);
-    rw_buf_printf(b, ") + tidal_o_%d : (", idx);
-    rw_buf_putn(b, src + ed->begin, ed->end - ed->begin);
-    rw_buf_puts(b, "))");
+  case RW_SPLIT_GRID:
+    rw_buf_printf(b, "tidal_g_%d", idx);
+    break;
+  case RW_SPLIT_BLOCK:
+    rw_buf_printf(b, "tidal_block_%d", idx);
+    break;
+  case RW_SPLIT_COUNT:
+    rw_buf_printf(b, "(%s)tidal_l_%d", s->split->count_type, idx);
     break;
   default:
     rw_buf_puts(b, "(");
@@ -490,7 +496,8 @@ void rw_split_edit_text(const rw_site *s, int idx, const char *src, int i, rw_bu
 static void edit_source(const rw_site *s, const char *src, int role, rw_buf *b) {
   for (int i = 0; i < s->split->n_edits; i++)
     if (s->split->edits[i].role == role) {
-      rw_buf_putn(b, src + s->split->edits[i].begin, s->split->edits[i].end - s->split->edits[i].begin);
+      rw_buf_putn(b, src + s->split->edits[i].begin,
+                  s->split->edits[i].end - s->split->edits[i].begin);
       return;
     }
 }
@@ -505,9 +512,10 @@ void rw_split_emit(const rw_lines *L, const rw_site *s, int idx, const char *in,
   rw_buf_printf(open, "{ /* tidal: op site %d: %s */\n", idx, s->label);
   rw_buf_printf(open, "%s  /* tidal: split op %s over ", in, s->callee);
   rw_put_commented(open, count.p);
-  rw_buf_printf(open, " elements (%d bytes each over %d array%s): when the whole op would not fit "
-                      "half the budget it runs in pieces (tidal_split_elements), each pointer "
-                      "advanced to its piece */\n",
+  rw_buf_printf(open,
+                " elements (%d bytes each over %d array%s): when the whole op would not fit "
+                "half the budget it runs in pieces (tidal_split_elements), each pointer "
+                "advanced to its piece */\n",
                 sp->elem_bytes, s->n_acc, s->n_acc == 1 ? "" : "s");
   rw_buf_printf(open, "%s  static tidal_site tidal_site_%d = {\"%s\", \"%s\", %u, 0.0};\n", in, idx,
                 s->label, L->path_c, s->line);
@@ -518,29 +526,32 @@ void rw_split_emit(const rw_lines *L, const rw_site *s, int idx, const char *in,
   rw_buf_printf(open, "), tidal_block_%d = %s", idx, conv);
   edit_source(s, src, RW_SPLIT_BLOCK, open);
   rw_buf_puts(open, ");\n");
-  rw_buf_printf(open, "%s  const size_t tidal_n_%d = tidal_split_count((%s)(%s), tidal_grid_%d%s, "
-                      "tidal_block_%d%s, %d);\n",
+  rw_buf_printf(open,
+                "%s  const size_t tidal_n_%d = tidal_split_count((%s)(%s), tidal_grid_%d%s, "
+                "tidal_block_%d%s, %d);\n",
                 in, idx, sp->count_type, count.p ? count.p : "0", idx, x, idx, x, sp->grid_stride);
-  rw_buf_printf(open, "%s  const size_t tidal_step_%d = tidal_split_elements(tidal_n_%d, %d);\n", in,
-                idx, idx, sp->elem_bytes);
+  rw_buf_printf(open, "%s  const size_t tidal_step_%d = tidal_split_elements(tidal_n_%d, %d);\n",
+                in, idx, idx, sp->elem_bytes);
   rw_buf_printf(open, "%s  size_t tidal_o_%d = 0;\n", in, idx);
-  rw_buf_printf(open, "%s  do { /* one piece: elements [tidal_o_%d, tidal_o_%d + tidal_l_%d) */\n", in,
-                idx, idx, idx);
-  rw_buf_printf(open, "%s    const size_t tidal_l_%d = tidal_n_%d - tidal_o_%d < tidal_step_%d ? "
-                      "tidal_n_%d - tidal_o_%d : tidal_step_%d;\n",
+  rw_buf_printf(open, "%s  do { /* one piece: elements [tidal_o_%d, tidal_o_%d + tidal_l_%d) */\n",
+                in, idx, idx, idx);
+  rw_buf_printf(open,
+                "%s    const size_t tidal_l_%d = tidal_n_%d - tidal_o_%d < tidal_step_%d ? "
+                "tidal_n_%d - tidal_o_%d : tidal_step_%d;\n",
                 in, idx, idx, idx, idx, idx, idx, idx);
   rw_buf_printf(open, "%s    %s tidal_g_%d = tidal_grid_%d;\n", in, ty, idx, idx);
   rw_buf_printf(open, "%s    if (tidal_step_%d < tidal_n_%d) /* split: %s */\n", in, idx, idx,
                 sp->grid_stride ? "fewer blocks when the piece needs fewer (grid-stride kernel)"
                                 : "one thread per element of the piece");
-  rw_buf_printf(open, "%s      tidal_g_%d%s = tidal_split_grid_x(tidal_grid_%d%s, tidal_block_%d%s, "
-                      "tidal_l_%d, %d);\n",
+  rw_buf_printf(open,
+                "%s      tidal_g_%d%s = tidal_split_grid_x(tidal_grid_%d%s, tidal_block_%d%s, "
+                "tidal_l_%d, %d);\n",
                 in, idx, x, idx, x, idx, x, idx, sp->grid_stride);
   rw_buf_printf(open, "%s    const tidal_access tidal_acc_%d[%d] = {\n", in, idx, s->n_acc);
   for (int i = 0; i < s->n_acc; i++) {
     const rw_acc *a = &s->acc[i];
-    rw_buf_printf(open, "%s      {(const void *)((%s) + tidal_o_%d), tidal_l_%d * %d, %s},", in, a->ptr,
-                  idx, idx, sp->acc_elem_bytes[i], rw_mode_name(a));
+    rw_buf_printf(open, "%s      {(const void *)((%s) + tidal_o_%d), tidal_l_%d * %d, %s},", in,
+                  a->ptr, idx, idx, sp->acc_elem_bytes[i], rw_mode_name(a));
     if (a->mode == 2 && !a->exact)
       rw_buf_puts(open, " /* write not proven to cover every byte: declared readwrite */");
     rw_buf_puts(open, "\n");
