@@ -1,13 +1,12 @@
 /* rewrite_split.c - split ops: an elementwise launch run in pieces.
  *
- * The analysis marks a launch split (graph_op.split; analysis/split.c, Note
- * [elementwise split], and opsites.c, Note [split launches]) when thread i
- * touches only element i of each pointer argument, i < the count argument.  Such a launch over [0,
- * n) is the same as launches over consecutive pieces [o, o + l) with every pointer advanced by o
- * and the count replaced by l, so an op bigger than the budget (an optimizer step over every
- * parameter) can still run.  The rewritten program asks the runtime for the piece length
- * (tidal_split_elements, runtime/split.c Note [split size]); `tidal replay`
- * asks the same, so the plan it checks is the one the program runs.
+ * The analysis marks a launch split (graph_op.split; analysis/split.c, Note [elementwise split],
+ * and opsites.c, Note [split launches]) when thread i touches only element i of each pointer
+ * argument, i < the count argument.  Such a launch over [0, n) is the same as launches over
+ * consecutive pieces [o, o + l) with every pointer advanced by o and the count replaced by l, so an
+ * op bigger than the budget (an optimizer step over every parameter) can still run.  The rewritten
+ * program asks the runtime for the piece length (tidal_split_elements, runtime/split.c Note [split
+ * size]); `tidal replay` asks the same, so the plan it checks is the one the program runs.
  *
  * Note [split launch]
  * The launch statement stays where it is, byte for byte apart from a few
