@@ -72,24 +72,6 @@ int rw_is_tidal_output(const char *src, size_t n) {
   return 0;
 }
 
-/* Appends s to b with any comment terminator defused ("*" "/" -> "* /"),
- * for text that goes inside a comment. */
-void rw_put_commented(rw_buf *b, const char *s) {
-  for (; s && *s; s++) {
-    rw_buf_putn(b, s, 1);
-    if (s[0] == '*' && s[1] == '/') rw_buf_putn(b, " ", 1);
-    if (s[0] == '\n') rw_buf_puts(b, " * ");
-  }
-}
-
-/* TIDAL_WRITE promises the runtime that every byte is overwritten (it maps
- * an evicted chunk fresh, without its old data): only a write proven exact
- * may say so; any other write keeps the old bytes by declaring readwrite. */
-const char *rw_mode_name(const rw_acc *a) {
-  if (a->mode == 1) return "TIDAL_READ";
-  return a->mode == 2 && a->exact ? "TIDAL_WRITE" : "TIDAL_READWRITE";
-}
-
 #define INEXACT_WRITE_NOTE "write not proven to cover every byte: declared readwrite"
 
 static int inexact_write(const rw_acc *a) { return a->mode == 2 && !a->exact; }

@@ -76,6 +76,8 @@ void rw_edits_replace(rw_edits *e, unsigned begin, unsigned end, const char *tex
  * overlap (*conflict = offset of the second) or memory ran out. */
 int rw_edits_apply(rw_edits *e, const char *src, size_t n, rw_buf *out, unsigned *conflict);
 void rw_edits_free(rw_edits *e);
+/* Appends s for the inside of a comment ("*" "/" defused). */
+void rw_put_commented(rw_buf *b, const char *s);
 
 /* ---- rewrite_lines.c ---- */
 
@@ -110,6 +112,9 @@ typedef struct rw_acc {
                    that is not is declared TIDAL_READWRITE (rw_mode_name) */
   int arg;      /* the op call's argument the pointer is (-1: not known) */
 } rw_acc;
+/* TIDAL_READ, TIDAL_WRITE (a write proven exact) or TIDAL_READWRITE
+ * (rewrite_edits.c). */
+const char *rw_mode_name(const rw_acc *a);
 
 /* An edit inside a split launch statement (Note [split launch], rewrite_split.c). */
 typedef struct rw_split_edit {
@@ -202,10 +207,6 @@ typedef struct rw_scan {
   rw_note *notes;
 } rw_scan;
 
-/* 1 if argument cursor a is NULL, nullptr or 0 written as a pointer (an
- * optional input left out): never declared, never advanced. */
-int rw_is_null_constant(CXCursor a);
-
 /* Scans every host function defined in the main file.  g supplies the
  * training loop, the kernel table and the graph ops' accesses.  Returns 0,
  * or -1 on allocation failure. */
@@ -240,6 +241,9 @@ void rw_scans_free(rw_scan *scans, int n);
 int rw_split_plan(pass_tu *t, const graph *g, rw_site *site, CXCursor stmt, CXCursor call,
                   int n_calls, const int *ops, int n_ops);
 void rw_split_free(rw_split *sp); /* NULL-safe; frees sp too */
+/* 1 if argument cursor a is NULL, nullptr or 0 written as a pointer (an
+ * optional input left out): never declared, never advanced. */
+int rw_is_null_constant(CXCursor a);
 /* Appends the split loop's opening (site declaration, hoisted grid and
  * block, the loop head, the piece's accesses and TIDAL_OP_BEGIN) to open
  * and its closing to close; the launch statement itself stays in place
@@ -318,10 +322,6 @@ int rw_is_unbraced_body(const pass_tu *t, unsigned off);
 
 /* ---- rewrite.c ---- */
 
-/* TIDAL_READ, TIDAL_WRITE (a write proven exact) or TIDAL_READWRITE. */
-const char *rw_mode_name(const rw_acc *a);
-/* Appends s for the inside of a comment ("*" "/" defused). */
-void rw_put_commented(rw_buf *b, const char *s);
 
 typedef struct rw_request {
   plan_mode mode;

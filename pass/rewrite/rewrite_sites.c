@@ -304,30 +304,6 @@ static sym *local_int(scan_ctx *x, CXCursor e) {
   return r ? r : sym_unknown(a);
 }
 
-/* NULL, nullptr or 0 written as a pointer argument (an optional input left
- * out): not an access, never declared (tidal_op_begin would reject it). */
-int rw_is_null_constant(CXCursor a) {
-  for (int guard = 0; guard < 16; guard++) {
-    enum CXCursorKind k = clang_getCursorKind(a);
-    if (k == CXCursor_GNUNullExpr || k == CXCursor_CXXNullPtrLiteralExpr) return 1;
-    if (k != CXCursor_UnexposedExpr && k != CXCursor_ParenExpr && k != CXCursor_CStyleCastExpr &&
-        k != CXCursor_CXXStaticCastExpr && k != CXCursor_CXXReinterpretCastExpr)
-      break;
-    kids ch = children(a);
-    if (ch.n < 1) {
-      free(ch.v);
-      break;
-    }
-    a = ch.v[ch.n - 1];
-    free(ch.v);
-  }
-  if (clang_getCursorKind(a) != CXCursor_IntegerLiteral) return 0;
-  CXEvalResult ev = clang_Cursor_Evaluate(a);
-  int zero = ev && clang_EvalResult_getKind(ev) == CXEval_Int && clang_EvalResult_getAsLongLong(ev) == 0;
-  if (ev) clang_EvalResult_dispose(ev);
-  return zero;
-}
-
 /* Accesses computed here, for op sites the graph does not hold (outside
  * the training loop): kernel parameter extents with the launch's argument
  * texts substituted, or the library-call model over the argument texts. */

@@ -195,6 +195,27 @@ static int pure_expr(CXCursor e) {
   return ok;
 }
 
+/* NULL, nullptr or 0 written as a pointer argument (an optional input left
+ * out): not an access, never declared (tidal_op_begin would reject it). */
+int rw_is_null_constant(CXCursor a) {
+  for (int guard = 0; guard < 16; guard++) {
+    enum CXCursorKind k = clang_getCursorKind(a);
+    if (k == CXCursor_GNUNullExpr || k == CXCursor_CXXNullPtrLiteralExpr) return 1;
+    if (k != CXCursor_UnexposedExpr && k != CXCursor_ParenExpr && k != CXCursor_CStyleCastExpr &&
+        k != CXCursor_CXXStaticCastExpr && k != CXCursor_CXXReinterpretCastExpr)
+      break;
+    kids ch = children(a);
+    if (ch.n < 1 || ch.n > 8) break;
+    a = ch.v[ch.n - 1];
+  }
+  if (clang_getCursorKind(a) != CXCursor_IntegerLiteral) return 0;
+  CXEvalResult ev = clang_Cursor_Evaluate(a);
+  int zero =
+      ev && clang_EvalResult_getKind(ev) == CXEval_Int && clang_EvalResult_getAsLongLong(ev) == 0;
+  if (ev) clang_EvalResult_dispose(ev);
+  return zero;
+}
+
 /* The configuration call (__cudaPushCallConfiguration / cudaConfigureCall)
  * of a <<<...>>> launch, or a null cursor. */
 static CXCursor config_call(CXCursor call) {
