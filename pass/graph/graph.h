@@ -149,6 +149,8 @@ typedef struct graph_op {
   int split;
   int split_count_arg;
   int split_grid_stride;
+  sym *split_count;    /* split ops: that argument's value, loop context (SYM_UNKNOWN if
+                          not known there; unroll.c then leaves trace_op.split_count 0) */
   int n_acc;
   graph_access *acc;
 } graph_op;
