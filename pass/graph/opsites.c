@@ -422,7 +422,8 @@ static void split_launch(gb *b, graph_op *op, const kernel_info *ki, CXCursor ca
                          sym **loopv, sym **localv, sym *grid_l, sym *block_l, sym *grid_c,
                          sym *block_c) {
   int c = ki->split_count_param;
-  if (!ki->split || c < 0 || c >= ki->n_params || !op->grid || !op->block) return;
+  if (b->g->no_split || !ki->split || c < 0 || c >= ki->n_params || !op->grid || !op->block)
+    return;
   if (c >= clang_Cursor_getNumArguments(call)) return;
   CXType ct = clang_getCanonicalType(clang_getCursorType(clang_Cursor_getArgument(call, (unsigned)c)));
   if (!((ct.kind >= CXType_Bool && ct.kind <= CXType_Int128) || ct.kind == CXType_Enum)) return;

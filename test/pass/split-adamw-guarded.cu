@@ -8,6 +8,8 @@
 // RUN: %tidal kernels %s --format json -- %stubflags | FileCheck %s --check-prefix=JSON
 // RUN: %tidal graph %s --format json -- %stubflags | FileCheck %s --check-prefix=GRAPH
 // RUN: %tidal graph %s -- %stubflags | FileCheck %s --check-prefix=TEXT
+// --no-split: the same launch runs whole.
+// RUN: %tidal graph %s --no-split --format json -- %stubflags | FileCheck %s --check-prefix=NOSPLIT
 #define CEIL_DIV(a, b) (((a) + (b) - 1) / (b))
 
 __global__ void adamw_kernel(float *params, const float *grads, float *m, float *v, int N,
@@ -65,3 +67,5 @@ int main() {
 // GRAPH-NEXT: "mode": "readwrite", {{.*}}"split_elem_bytes": 4, "arg": 2, "param": "m"}
 // GRAPH-NEXT: "mode": "readwrite", {{.*}}"split_elem_bytes": 4, "arg": 3, "param": "v"}]}
 // TEXT: gpt2_update -> adamw_kernel {{.*}} split over model->num_parameters
+// NOSPLIT: "callee": "adamw_kernel", {{.*}}"stream": null, "split": null,
+// NOSPLIT-NOT: split_elem_bytes
