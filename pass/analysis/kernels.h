@@ -50,7 +50,7 @@ typedef struct kernel_info {
   kernel_param *params;
   unsigned flags;     /* enum kernel_flags */
   int has_body;       /* 0 for declarations without a definition here */
-  /* Note [elementwise split] in kernels.c: 1 when thread i touches only
+  /* Note [elementwise split] in split.c: 1 when thread i touches only
    * element i of each pointer parameter (i the global x thread index, or a
    * grid-stride loop over it) for i < params[split_count_param], so a launch
    * over [0, n) may run as launches over [o, o + l) with every pointer

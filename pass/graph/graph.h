@@ -149,6 +149,8 @@ typedef struct graph_op {
   int split;
   int split_count_arg;
   int split_grid_stride;
+  sym *split_count;    /* split ops: that argument's value, loop context (SYM_UNKNOWN if
+                          not known there; unroll.c then leaves trace_op.split_count 0) */
   int n_acc;
   graph_access *acc;
 } graph_op;
@@ -322,6 +324,7 @@ typedef struct graph {
   graph_note *notes;
   int64_t unrolled_ops;      /* ops in one unrolled iteration, -1 if not fully bound */
   int64_t max_unrolled_ops;  /* unrolling stops with an error beyond this (graph_options) */
+  int no_split;              /* graph_options.no_split: no op is a split op */
 } graph;
 
 typedef struct graph_options {
@@ -331,6 +334,7 @@ typedef struct graph_options {
   const char *const *bind_names;
   const int64_t *bind_values;
   int64_t max_unrolled_ops;  /* --max-ops; 0: GRAPH_MAX_UNROLLED_OPS */
+  int no_split;              /* --no-split: every op runs whole (graph_op.split stays 0) */
 } graph_options;
 
 /* Unrolling one iteration past this many ops (and loop iterations) is an
