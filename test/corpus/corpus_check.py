@@ -64,11 +64,6 @@ PROGRAMS = {
 
 # Checks expected to fail today, with the reason (see docs/limitations.md).
 KNOWN = {
-    "gpt2": {
-        "replay": "one op needs more than half the peak whatever the plan: the AdamW launch "
-                  "(gpt2_update -> adamw_kernel) updates all 124M parameters at once, "
-                  "params + grads + m + v = 1.9 GB of the 2.6 GB peak",
-    },
     "lenet": {
         "replay": "impossible at the CUDA backend's 2 MiB chunks: cudnnPoolingBackward (pool1) "
                   "needs x=conv1 and dx=dpool1 (2.8 MiB each, 2 chunks each) plus y=pool1 and "
