@@ -166,7 +166,8 @@ def check_replay(o, prog, root, files, tmp):
     except ValueError:
         return {"replay": f"tidal replay exited {rc}: {err.strip()[-400:]}"}
     un, man = r.get("peak_unmanaged_bytes", 0), r.get("peak_managed_bytes", 0)
-    print(f"  replay: checksums_match={r.get('checksums_match')} peak {man}/{un}")
+    print(f"  replay: checksums_match={r.get('checksums_match')} peak {man}/{un}; "
+          f"{r.get('split_ops', 0)} split ops in {r.get('split_pieces', 0)} pieces")
     if not r.get("checksums_match") or not un or man > 0.5 * un:
         return {"replay": f"checksums_match={r.get('checksums_match')}, managed peak {man} of {un}"}
     return {}

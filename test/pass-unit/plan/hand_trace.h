@@ -166,7 +166,7 @@ static tidal_trace *hand_trace(int L, uint64_t act_bytes, uint64_t w_bytes,
 /* Marks the trace's "adamw" op as the pass marks a proven elementwise
  * launch (trace_op.split_count): one element per float of params, with
  * grads (4 bytes), params (4) and both moments (8) per element. */
-static void hand_trace_split_adamw(tidal_trace *t) {
+static inline void hand_trace_split_adamw(tidal_trace *t) {
   for (int i = 0; i < t->n_ops; i++) {
     trace_op *op = &t->ops[i];
     if (strcmp(op->label, "adamw") != 0) continue;
