@@ -15,7 +15,8 @@
  *   grid-stride:  for (T i = <the same>; i < n; i += blockDim.x * gridDim.x)
  *                 (either product order, or a local holding it).
  * Inside, and nowhere else, each pointer parameter p appears only as p[i]
- * or *(p + i), read or written in any way (=, op=, ++).  Nothing else may
+ * or *(p + i), read or written in any way (=, op=, ++), or as the address
+ * &p[i] or p + i handed to a cache-hint load or store (__ldg, __stcs...).  Nothing else may
  * tell which element a thread has: i is used nowhere else (not i + 1, not
  * i % C, not passed to a function), n nowhere but the bound (a piece gets
  * a smaller n), and threadIdx/blockIdx/blockDim/gridDim/warpSize not at
@@ -522,6 +523,49 @@ static void check_fn(sctx *c, CXCursor fn) {
   if (!c->failed && c->n_seen < SPLIT_HELPERS_SEEN) c->seen[c->n_seen++] = def;
 }
 
+/* The toolkit's cache-hint loads and stores (`__ldg(&p[i])`, `__stcs(p + i,
+ * v)`): the element their first argument addresses, read or written. */
+static int is_element_intrinsic(const char *n) {
+  static const char *const names[] = {"__ldg", "__ldcs", "__ldcg", "__ldca", "__ldlu", "__ldcv",
+                                      "__stcs", "__stcg", "__stwb", "__stwt"};
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+    if (!strcmp(n, names[i])) return 1;
+  return 0;
+}
+
+/* A call of such an intrinsic on &p[i] or p + i: checks the element and
+ * walks the other arguments; 0 (nothing done) for any other call. */
+static int element_intrinsic(sctx *c, CXCursor call) {
+  CXCursor fn = clang_getCursorReferenced(call);
+  char nb[64];
+  int na = clang_Cursor_getNumArguments(call);
+  if (clang_Cursor_isNull(fn) || na < 1 || !is_element_intrinsic(name_of(fn, nb, sizeof nb)))
+    return 0;
+  CXCursor a = strip_parens(clang_Cursor_getArgument(call, 0));
+  enum CXCursorKind k = clang_getCursorKind(a);
+  int p = -1;
+  CXCursor idx = clang_getNullCursor();
+  clist l = kids_of(a);
+  if (k == CXCursor_UnaryOperator && clang_getCursorUnaryOperatorKind(a) == CXUnaryOperator_AddrOf &&
+      l.n == 1) {
+    CXCursor s = strip_parens(l.v[0]);
+    clist sl = kids_of(s);
+    if (clang_getCursorKind(s) == CXCursor_ArraySubscriptExpr && sl.n == 2 &&
+        (p = pointer_ref(c, sl.v[0])) >= 0)
+      idx = sl.v[1];
+    free(sl.v);
+  } else if (k == CXCursor_BinaryOperator &&
+             clang_getCursorBinaryOperatorKind(a) == CXBinaryOperator_Add && l.n == 2) {
+    if ((p = pointer_ref(c, l.v[0])) >= 0) idx = l.v[1];
+    else if ((p = pointer_ref(c, l.v[1])) >= 0) idx = l.v[0];
+  }
+  free(l.v);
+  if (p < 0) return 0;
+  element(c, p, idx);
+  for (int i = 1; i < na && !c->failed; i++) walk(c, clang_Cursor_getArgument(call, (unsigned)i));
+  return 1;
+}
+
 static void check_var(sctx *c, CXCursor v) {
   char nb[64];
   name_of(v, nb, sizeof nb);
@@ -611,6 +655,7 @@ static void walk(sctx *c, CXCursor e) {
     return;
   }
   case CXCursor_CallExpr:
+    if (element_intrinsic(c, e)) return;
     check_call(c, e);
     walk_kids(c, e);
     return;
