@@ -461,16 +461,38 @@ static void check_call(sctx *c, CXCursor call) {
   }
   name_of(fn, nb, sizeof nb);
   int na = clang_Cursor_getNumArguments(call), np = clang_Cursor_getNumArguments(fn);
+  /* Note [operators on element types]: `h[i] = __float2half(x)` and `h[i]
+   * += y` on a class type (__half, __nv_bfloat16) are calls of operator=,
+   * operator+=.  A member operator's call lists the object first, before
+   * the parameters (shift); a free one takes its left side as a non-const
+   * reference.  That operand is the assignment's target, checked as one.
+   * An rvalue reference parameter (a move assignment) binds a temporary
+   * the callee may change, which no other thread sees; it is refused only
+   * when it names the index or the count. */
+  int shift = clang_getCursorKind(fn) == CXCursor_CXXMethod && !clang_CXXMethod_isStatic(fn) &&
+              na == np + 1;
+  int is_op = !strncmp(nb, "operator", 8) && nb[8] && !(nb[8] == '_' || (nb[8] >= 'a' && nb[8] <= 'z') ||
+                                                       (nb[8] >= 'A' && nb[8] <= 'Z'));
   for (int i = 0; i < na; i++) {
-    CXType t = clang_getCanonicalType(clang_getCursorType(clang_Cursor_getArgument(call, (unsigned)i)));
+    CXCursor arg = clang_Cursor_getArgument(call, (unsigned)i);
+    CXType t = clang_getCanonicalType(clang_getCursorType(arg));
     if (t.kind == CXType_Pointer || t.kind == CXType_BlockPointer) {
       refuse(c, "passes a pointer to '%s'", nb);
       return;
     }
-    if (i < np) {
-      CXType pt = clang_getCanonicalType(clang_getCursorType(clang_Cursor_getArgument(fn, (unsigned)i)));
-      if ((pt.kind == CXType_LValueReference || pt.kind == CXType_RValueReference) &&
-          !clang_isConstQualifiedType(clang_getPointeeType(pt))) {
+    if (i == 0 && (shift || is_op)) {
+      check_target(c, strip_parens(arg));
+      if (c->failed) return;
+      if (shift) continue;
+    }
+    int pi = i - shift;
+    if (pi >= 0 && pi < np) {
+      CXType pt = clang_getCanonicalType(clang_getCursorType(clang_Cursor_getArgument(fn, (unsigned)pi)));
+      if (pt.kind == CXType_RValueReference) {
+        check_target(c, strip_parens(arg));
+        if (c->failed) return;
+      } else if (pt.kind == CXType_LValueReference &&
+                 !clang_isConstQualifiedType(clang_getPointeeType(pt)) && !(i == 0 && is_op)) {
         refuse(c, "passes '%s' an argument by reference", nb);
         return;
       }
@@ -494,6 +516,9 @@ static void check_fn(sctx *c, CXCursor fn) {
   CXCursor def = clang_getCursorDefinition(fn);
   if (clang_Cursor_isNull(def)) return; /* declared only: trusted (Note [elementwise split]) */
   if (clang_Location_isInSystemHeader(clang_getCursorLocation(def))) return;
+  /* a defaulted member (an implicit copy or move assignment) copies the
+   * object's members: nothing a thread could share */
+  if (clang_getCursorKind(def) == CXCursor_CXXMethod && clang_CXXMethod_isDefaulted(def)) return;
   for (int i = 0; i < c->n_seen; i++)
     if (clang_equalCursors(c->seen[i], def)) return;
   if (c->helper >= SPLIT_HELPER_DEPTH) {
