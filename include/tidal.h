@@ -278,6 +278,20 @@ typedef void (*tidal_recompute_fn)(void *ctx, tidal_stream stream);
 tidal_status tidal_recompute_register(const void *ptr, size_t bytes, tidal_recompute_fn fn,
                                       const void *ctx, size_t ctx_bytes);
 
+/* ---- Split ops ---- */
+
+/* A launch the pass proved elementwise (thread i touches only element i of
+ * each pointer argument, i < count) may run as several launches over
+ * consecutive pieces, each pointer advanced by the piece's offset, so that
+ * an op bigger than the budget (an optimizer step over every parameter)
+ * still fits.  Returns the elements one piece covers: count itself when
+ * the op is not split (no budget, the op's count * bytes_per_element is at
+ * most half the budget, or tidal_init has not run), else a multiple of
+ * TIDAL_SPLIT_GRAIN.  bytes_per_element is the sum over the op's pointer
+ * arguments of their element sizes.  Deterministic for a given budget. */
+#define TIDAL_SPLIT_GRAIN ((size_t)65536)
+size_t tidal_split_elements(size_t count, size_t bytes_per_element);
+
 /* Asks that [ptr, ptr+bytes) stay resident until the iteration ends. */
 tidal_status tidal_keep(const void *ptr, size_t bytes);
 

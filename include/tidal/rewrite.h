@@ -6,8 +6,9 @@
  * status string and tidal_last_error() and exit(1): the rewritten program
  * may exit; the library never does.
  *
- * This header is macros only (plus one pure inline function), so that it
- * needs nothing beyond tidal.h itself: fprintf, stderr and exit are looked
+ * This header is macros and small pure inline functions, so that it
+ * needs nothing beyond tidal.h itself (and it compiles as C too: the sim
+ * twins of the samples build the rewritten program as C): fprintf, stderr and exit are looked
  * up where a macro is expanded.  The rewriter includes <stdio.h> and
  * <stdlib.h> before this header; a hand-written user must do the same.
  * Nothing here is thread-safe beyond what the wrapped call promises. */
@@ -107,5 +108,30 @@ static inline tidal_status *tidal_rewrite_status_slot(void) {
        : (fprintf(stderr, "%s:%d: tidal: %s: %s: %s\n", __FILE__, __LINE__, #call,           \
                   tidal_status_string(*tidal_rewrite_status_slot()), tidal_last_error()),   \
           tidal_rewrite_cuda_code(*tidal_rewrite_status_slot())))
+
+/* Split ops (docs/rewrite.md, "Split ops"): the elements a split launch
+ * covers.  count is the value of the kernel's count argument (none when
+ * negative); a kernel that needs one thread per element (grid_stride 0)
+ * never reaches past grid_x * block_x threads, so its pieces stop there
+ * too, as the launch did. */
+static inline size_t tidal_split_count(long long count, unsigned int grid_x, unsigned int block_x,
+                                       int grid_stride) {
+  if (count <= 0) return 0;
+  size_t n = (size_t)count, threads = (size_t)grid_x * block_x;
+  return !grid_stride && threads < n ? threads : n;
+}
+
+/* grid.x of the launch of one piece of elems elements (elems > 0): one
+ * thread per element, or for a grid-stride kernel its own grid.x when that
+ * is smaller (every grid covers the piece).  A zero block is left to fail
+ * the launch as it did. */
+static inline unsigned int tidal_split_grid_x(unsigned int grid_x, unsigned int block_x,
+                                              size_t elems, int grid_stride) {
+  if (block_x == 0) return grid_x;
+  size_t need = elems / block_x + (elems % block_x != 0);
+  if (need == 0) need = 1;
+  if (grid_stride && grid_x < need) return grid_x;
+  return (unsigned int)need;
+}
 
 #endif /* TIDAL_REWRITE_H */

@@ -50,6 +50,7 @@
 #include "base/diag.h"
 #include "base/stack.h"
 #include "analysis/kernels.h"
+#include "analysis/split.h"
 
 #define LIN_MAX_TERMS 8      /* affine terms kept before a value turns opaque */
 #define HELPER_MAX_DEPTH 8   /* __device__ helper inlining depth */
@@ -2577,6 +2578,8 @@ static int analyze_kernel(pass_tu *t, CXCursor f, kernel_info *ki) {
     kp->blocks_needed = unsize(&c, kp->blocks_needed);
   }
   ki->flags = c.flags;
+  /* Note [elementwise split] (split.c): needs the modes, extents and flags */
+  int rc = kernels_split_analyze(f, ki, c.a);
   free(c.ps);
   free(c.vars);
   free(c.env);
@@ -2584,7 +2587,7 @@ static int analyze_kernel(pass_tu *t, CXCursor f, kernel_info *ki) {
   free(c.sizes);
   free(names);
   free(eb);
-  return 0;
+  return rc;
 }
 
 static void kernel_info_free(kernel_info *k);
@@ -2686,6 +2689,7 @@ static void kernel_info_free(kernel_info *k) {
     free(k->params[j].why);
   }
   free(k->params);
+  free(k->split_why);
   free(k->name);
   free(k->usr);
   free(k->file);

@@ -50,6 +50,17 @@ typedef struct kernel_info {
   kernel_param *params;
   unsigned flags;     /* enum kernel_flags */
   int has_body;       /* 0 for declarations without a definition here */
+  /* Note [elementwise split] in split.c: 1 when thread i touches only
+   * element i of each pointer parameter (i the global x thread index, or a
+   * grid-stride loop over it) for i < params[split_count_param], so a launch
+   * over [0, n) may run as launches over [o, o + l) with every pointer
+   * advanced by o and the count replaced by l (runtime: tidal_split_elements).
+   * split_grid_stride: any grid covers the count; 0: the launch needs
+   * grid.x * block.x >= count.  split_why: why not (NULL when split). */
+  int split;
+  int split_count_param;
+  int split_grid_stride;
+  char *split_why;
 } kernel_info;
 
 typedef struct kernel_table {

@@ -27,7 +27,8 @@ int graph_build_from_options(const tidal_options *o, pass_tu **tu, graph *g) {
     names[i] = o->binds[i].name;
     values[i] = o->binds[i].value;
   }
-  graph_options go = {o->loop_file, o->loop_line, o->n_binds, names, values, o->max_ops};
+  graph_options go = {o->loop_file, o->loop_line, o->n_binds, names, values, o->max_ops,
+                      o->no_split};
   progress_stage("analysing the training loop");
   rc = graph_build(*tu, &go, g);
 out:

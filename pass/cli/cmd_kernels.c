@@ -2,7 +2,8 @@
  * prints what kernels.c concluded for every __global__ function: each
  * parameter's access mode and extent (elements of its pointee type), the
  * reason when the extent is unknown, whether a write is proven dense (and
- * the launch condition it needs), and the kernel's flags.  Used by the
+ * the launch condition it needs), the kernel's flags, and whether it may
+ * run split into sub-range launches (split.c) or why not.  Used by the
  * kernel-analysis lit tests and by users checking what tidal understood.
  * Output goes through output.c (atomic, nothing written on failure). */
 #include <stdio.h>
@@ -42,6 +43,15 @@ static void print_dense_text(FILE *f, const kernel_param *p) {
   }
 }
 
+/* "split: count=N" or "split: no why=..." (split.c Note [elementwise split]). */
+static void print_split_text(FILE *f, const kernel_info *k) {
+  if (k->split)
+    fprintf(f, "  split: count=%s%s\n", k->params[k->split_count_param].name,
+            k->split_grid_stride ? " grid_stride" : "");
+  else
+    fprintf(f, "  split: no why=\"%s\"\n", k->split_why ? k->split_why : "?");
+}
+
 static void print_text(FILE *f, const kernel_table *kt) {
   for (int i = 0; i < kt->n; i++) {
     const kernel_info *k = &kt->items[i];
@@ -67,6 +77,20 @@ static void print_text(FILE *f, const kernel_table *kt) {
     for (int b = 0; b < 4; b++)
       if (k->flags & (1u << b)) fprintf(f, " %s", flag_names[b]);
     fputc('\n', f);
+    print_split_text(f, k);
+  }
+}
+
+/* "split": {"count": "N", "grid_stride": false}, or "split": null,
+ * "split_why": "..." */
+static void print_split_json(FILE *f, const kernel_info *k) {
+  if (k->split) {
+    fprintf(f, "\"split\": {\"count\": ");
+    json_string(f, k->params[k->split_count_param].name);
+    fprintf(f, ", \"grid_stride\": %s}", k->split_grid_stride ? "true" : "false");
+  } else {
+    fprintf(f, "\"split\": null, \"split_why\": ");
+    json_string(f, k->split_why ? k->split_why : "?");
   }
 }
 
@@ -86,7 +110,9 @@ static void print_json(FILE *f, const kernel_table *kt) {
         fprintf(f, "%s\"%s\"", first ? "" : ", ", flag_names[b]);
         first = 0;
       }
-    fprintf(f, "],\n     \"params\": [");
+    fprintf(f, "], ");
+    print_split_json(f, k);
+    fprintf(f, ",\n     \"params\": [");
     for (int j = 0; j < k->n_params; j++) {
       const kernel_param *p = &k->params[j];
       fprintf(f, "%s\n       {\"name\": ", j ? "," : "");
@@ -132,7 +158,8 @@ static void usage(FILE *f) {
   fprintf(f, "usage: tidal kernels FILE.cu [--format text|json] [-o OUT] [-p BUILD_DIR] "
              "[-- clang flags]\n\n"
              "Prints, for every __global__ kernel, each pointer parameter's access mode\n"
-             "(read, write, readwrite, none) and extent in elements, and the kernel's flags.\n\n"
+             "(read, write, readwrite, none) and extent in elements, the kernel's flags,\n"
+             "and whether it may run split into sub-range launches (or why not).\n\n"
              "options:\n");
   options_print_help(f, "kernels");
 }

@@ -110,7 +110,8 @@ static int replay_extra(void *ud, int argc, char **argv, int *i) {
     if (k == 7) c->costs = v;
     if (k == 8) c->profile = v;
     if (k == 2 && replay_break_parse(v, &c->brk) != 0) {
-      diag_error(NULL, 0, 0, "--break must be skip-prefetch or drop-live, not '%s'", v);
+      diag_error(NULL, 0, 0, "--break must be skip-prefetch, drop-live or split-no-advance, "
+                 "not '%s'", v);
       return -1;
     }
     return 1;
@@ -397,7 +398,8 @@ int cmd_replay(int argc, char **argv) {
   }
   const char *env_break = getenv("TIDAL_REPLAY_BREAK");
   if (env_break && *env_break && replay_break_parse(env_break, &cli.brk) != 0) {
-    diag_error(NULL, 0, 0, "TIDAL_REPLAY_BREAK must be skip-prefetch or drop-live");
+    diag_error(NULL, 0, 0, "TIDAL_REPLAY_BREAK must be skip-prefetch, drop-live or "
+               "split-no-advance");
     return TIDAL_EXIT_BAD_INPUT;
   }
   cli.inputs = calloc((size_t)(argc > 0 ? argc : 1), sizeof *cli.inputs);

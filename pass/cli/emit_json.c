@@ -124,7 +124,17 @@ int graph_emit_json(const graph *g, FILE *fp) {
       free(e);
       fprintf(fp, ", \"elem_bytes\": %d}", p->elem_bytes);
     }
-    fputs("]}", fp);
+    fputs("], ", fp);
+    /* split.c Note [elementwise split] */
+    if (k->split) {
+      fputs("\"split\": {\"count\": ", fp);
+      jstr(fp, k->params[k->split_count_param].name);
+      fprintf(fp, ", \"grid_stride\": %s}}", k->split_grid_stride ? "true" : "false");
+    } else {
+      fputs("\"split\": null, \"split_why\": ", fp);
+      jstr(fp, k->split_why);
+      fputc('}', fp);
+    }
   }
   fputs("\n  ],\n  \"loops\": [", fp);
   for (int i = 0; i < g->n_loops; i++) {
@@ -213,6 +223,13 @@ int graph_emit_json(const graph *g, FILE *fp) {
       jstr(fp, op->shmem);
       fputs(", \"stream\": ", fp);
       jstr(fp, op->stream);
+      /* opsites.c Note [split launches] */
+      if (op->split) {
+        fprintf(fp, ", \"split\": {\"count_arg\": %d, ", op->split_count_arg);
+        jsym(&w, "count", op->split_count);
+        fprintf(fp, ", \"grid_stride\": %s}", op->split_grid_stride ? "true" : "false");
+      } else
+        fputs(", \"split\": null", fp);
     }
     fputs(",\n     \"call_path\": [", fp);
     for (int j = 0; j < op->n_calls; j++) {
@@ -241,6 +258,7 @@ int graph_emit_json(const graph *g, FILE *fp) {
       fprintf(fp, ", \"pointer_valid_in_loop\": %s, \"pointer_local\": ",
               a->loop_text_valid ? "true" : "false");
       jstr(fp, a->ptr_local);
+      if (op->split) fprintf(fp, ", \"split_elem_bytes\": %d", a->split_elem_bytes);
       fprintf(fp, ", \"arg\": %d, \"param\": ", a->arg);
       jstr(fp, a->param);
       fputc('}', fp);

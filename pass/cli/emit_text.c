@@ -96,6 +96,10 @@ int graph_emit_text(const graph *g, FILE *fp) {
       fprintf(fp, " in loop %s x %s", l->var ? l->var : "?", trip ? trip : "?");
       free(trip);
     }
+    if (op->split) /* may run in pieces (opsites.c Note [split launches]) */
+      fprintf(fp, " split over %s",
+              op->arg_text && op->arg_text[op->split_count_arg] ? op->arg_text[op->split_count_arg]
+                                                                : "?");
     fputc('\n', fp);
     for (int j = 0; j < op->n_acc; j++) {
       const graph_access *a = &op->acc[j];

@@ -31,6 +31,7 @@ static const struct {
     {OPT_REQUIRE_PLAN, "  --require-plan        fail when no plan is made or the plan misses the budget\n"},
     {OPT_MIN_COVERAGE, "  --min-coverage=PCT    fail when tidal manages less than PCT% of the device memory\n"},
     {OPT_MAX_OPS, "  --max-ops N           stop unrolling past N ops + loop iterations (default 2000000)\n"},
+    {OPT_NO_SPLIT, "  --no-split            run every op whole (no elementwise launch in pieces)\n"},
     {OPT_CLANG, "  -- FLAGS...           pass the remaining flags to clang\n"},
 };
 
@@ -41,12 +42,12 @@ static const struct {
   unsigned opts;
 } command_options[] = {
     {"graph", OPT_OUTPUT | OPT_FORMAT | OPT_BIND | OPT_LOOP | OPT_COMPDB | OPT_MIN_COVERAGE | OPT_PLAN | OPT_BUDGET |
-                  OPT_MAX_OPS | OPT_CLANG},
+                  OPT_MAX_OPS | OPT_NO_SPLIT | OPT_CLANG},
     {"kernels", OPT_OUTPUT | OPT_FORMAT | OPT_COMPDB | OPT_CLANG},
     {"rewrite", OPT_OUTPUT | OPT_BIND | OPT_LOOP | OPT_COMPDB | OPT_PLAN | OPT_BUDGET |
-                    OPT_REQUIRE_PLAN | OPT_MIN_COVERAGE | OPT_MAX_OPS | OPT_CLANG},
+                    OPT_REQUIRE_PLAN | OPT_MIN_COVERAGE | OPT_MAX_OPS | OPT_NO_SPLIT | OPT_CLANG},
     {"replay", OPT_OUTPUT | OPT_FORMAT | OPT_BIND | OPT_LOOP | OPT_COMPDB | OPT_PLAN | OPT_BUDGET |
-                   OPT_MAX_OPS | OPT_CLANG},
+                   OPT_MAX_OPS | OPT_NO_SPLIT | OPT_CLANG},
 };
 
 unsigned options_accepted(const char *command) {
@@ -281,6 +282,11 @@ int options_parse(tidal_options *o, int argc, char **argv, unsigned allowed_form
     if ((r = take_value("--plan", argc, argv, &i, &val)) != 0) {
       if (r < 0 || refuse(o, OPT_PLAN, "--plan")) goto fail;
       o->plan = val;
+      continue;
+    }
+    if (!strcmp(arg, "--no-split")) {
+      if (refuse(o, OPT_NO_SPLIT, arg)) goto fail;
+      o->no_split = 1;
       continue;
     }
     if ((r = take_value("--max-ops", argc, argv, &i, &val)) != 0) {

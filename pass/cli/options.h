@@ -43,6 +43,7 @@ typedef struct tidal_options {
   const char *plan;        /* --plan, NULL when absent (the command decides the default) */
   const char *budget;      /* --budget, as given; see options_parse_size() */
   int64_t max_ops;         /* --max-ops: unrolled ops per iteration before an error (0: default) */
+  int no_split;            /* --no-split: run every op whole, none in pieces */
   int n_clang_args;        /* everything after "--" */
   const char *const *clang_args;
   int help;                /* --help / -h was given: the command prints usage, exits 0 */
@@ -64,7 +65,8 @@ enum {
   OPT_REQUIRE_PLAN = 1u << 7, /* --require-plan */
   OPT_MIN_COVERAGE = 1u << 8, /* --min-coverage=PCT */
   OPT_CLANG = 1u << 9,        /* -- clang flags */
-  OPT_MAX_OPS = 1u << 10      /* --max-ops N */
+  OPT_MAX_OPS = 1u << 10,     /* --max-ops N */
+  OPT_NO_SPLIT = 1u << 11     /* --no-split */
 };
 
 /* Called for every argument (argv[*i]) before the common parser.  Returns

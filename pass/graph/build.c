@@ -139,6 +139,7 @@ int graph_build(pass_tu *t, const graph_options *opt, graph *g) {
   g->tu = t;
   g->unrolled_ops = -1;
   g->max_unrolled_ops = opt && opt->max_unrolled_ops > 0 ? opt->max_unrolled_ops : GRAPH_MAX_UNROLLED_OPS;
+  g->no_split = opt && opt->no_split;
   int rc = kernels_analyze(t, &g->kernels);
   if (rc != 0) return rc;
   if (opt)

@@ -100,6 +100,7 @@ typedef struct graph_access {
   int unmanaged;       /* 1: the pointer is into memory tidal does not manage
                           (cudaMallocManaged, pinned host, or NULL): never declared to the
                           runtime, not unresolved */
+  int split_elem_bytes;/* split ops (graph_op.split): bytes of one element of this argument */
   int null_arg;        /* 1: a null pointer on this call path (an optional argument left
                           out, `fwd(out, in, NULL, n)`): no access at all (unmanaged is set) */
   /* The same pointer and extent at each call level k = 0..op.n_calls (arrays
@@ -141,6 +142,15 @@ typedef struct graph_op {
   int phase;           /* enum trace_phase, see liveness.c Note [phases] */
   int branch;          /* the periodic branch (graph.branches) the op runs under, -1 if
                           it runs every iteration (interp.c, Note [once and periodic]) */
+  /* Launches of a kernel_info.split kernel whose pointer arguments are all
+   * resolved accesses: the op may run in pieces (kernels.h).  split_count_arg
+   * is the argument that bounds the elements; each access's
+   * split_elem_bytes its element size. */
+  int split;
+  int split_count_arg;
+  int split_grid_stride;
+  sym *split_count;    /* split ops: that argument's value, loop context (SYM_UNKNOWN if
+                          not known there; unroll.c then leaves trace_op.split_count 0) */
   int n_acc;
   graph_access *acc;
 } graph_op;
@@ -314,6 +324,7 @@ typedef struct graph {
   graph_note *notes;
   int64_t unrolled_ops;      /* ops in one unrolled iteration, -1 if not fully bound */
   int64_t max_unrolled_ops;  /* unrolling stops with an error beyond this (graph_options) */
+  int no_split;              /* graph_options.no_split: no op is a split op */
 } graph;
 
 typedef struct graph_options {
@@ -323,6 +334,7 @@ typedef struct graph_options {
   const char *const *bind_names;
   const int64_t *bind_values;
   int64_t max_unrolled_ops;  /* --max-ops; 0: GRAPH_MAX_UNROLLED_OPS */
+  int no_split;              /* --no-split: every op runs whole (graph_op.split stays 0) */
 } graph_options;
 
 /* Unrolling one iteration past this many ops (and loop iterations) is an

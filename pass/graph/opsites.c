@@ -33,6 +33,7 @@
  *    pinned host) is never declared (graph_access.unmanaged).
  *  - FLOPs: library calls from the model; kernels a rough one per element
  *    touched (documented as such; the planner only needs an order).
+ *  - Launches that may run in pieces: Note [split launches].
  *  - Once an op's accesses are recorded, calltext.c adds their texts at
  *    every level of the call path (graph_access.ptr_text_at). */
 #include <stdlib.h>
@@ -406,6 +407,66 @@ static int struct_field_accesses(gb *b, graph_op *op, CXCursor arg_c, CXType rec
   return found;
 }
 
+/* Note [split launches]: a launch `k<<<g, b[, shm, st]>>>(...)` of a
+ * kernel proven elementwise (split.c, Note [elementwise split]) may run in
+ * pieces (graph_op.split) when every pointer it touches is a resolved
+ * tensor (not NULL, not unmanaged, not unresolved: the pieces advance each
+ * pointer, and the runtime must see every piece's bytes), each element has
+ * a size, each access's extent is exactly count * elem_bytes, and, for a
+ * kernel that is not grid-stride, the launch provably has grid.x * block.x
+ * >= count (the pieces keep its configuration, so each covers its sub-range
+ * exactly as the whole launch covered the whole range).  cudaLaunchKernel
+ * is never split: its arguments live in an array the pieces would have to
+ * rebuild. */
+static void split_launch(gb *b, graph_op *op, const kernel_info *ki, CXCursor call,
+                         sym **loopv, sym **localv, sym *grid_l, sym *block_l, sym *grid_c,
+                         sym *block_c) {
+  int c = ki->split_count_param;
+  if (b->g->no_split || !ki->split || c < 0 || c >= ki->n_params || !op->grid || !op->block)
+    return;
+  if (c >= clang_Cursor_getNumArguments(call)) return;
+  CXType ct = clang_getCanonicalType(clang_getCursorType(clang_Cursor_getArgument(call, (unsigned)c)));
+  if (!((ct.kind >= CXType_Bool && ct.kind <= CXType_Int128) || ct.kind == CXType_Enum)) return;
+  if (!localv[c] || sym_is_unknown(localv[c])) return;
+  if (!ki->split_grid_stride) {
+    kernel_param need;
+    memset(&need, 0, sizeof need);
+    need.dense = 1;
+    need.threads_needed = sym_var(b->a, ki->params[c].name);
+    if (!kernels_launch_covers(b->a, ki, &need, loopv, grid_l, block_l, bind_value_fn,
+                               &b->g->binds) &&
+        !kernels_launch_covers(b->a, ki, &need, localv, grid_c, block_c, NULL, NULL))
+      return;
+  }
+  int found = 0;
+  for (int i = 0; i < ki->n_params; i++) {
+    const kernel_param *p = &ki->params[i];
+    if (!p->is_pointer || p->mode == ACCESS_NONE) continue;
+    if (p->elem_bytes <= 0) return;
+    const graph_access *a = NULL;
+    for (int j = 0; j < op->n_acc && !a; j++)
+      if (op->acc[j].arg == i) a = &op->acc[j];
+    if (!a || a->tensor < 0 || a->null_arg || a->unmanaged) return;
+    sym *eb = sym_const(b->a, p->elem_bytes);
+    int64_t z;
+    sym *dl = sym_sub(b->a, a->bytes_local, sym_mul(b->a, localv[c], eb));
+    if (!sym_get_const(dl, &z) || z != 0) return;
+    if (loopv[c] && !sym_is_unknown(loopv[c])) {
+      sym *d = sym_sub(b->a, a->bytes, sym_mul(b->a, loopv[c], eb));
+      if (!sym_get_const(d, &z) || z != 0) return;
+    }
+    found++;
+  }
+  if (!found) return;
+  op->split = 1;
+  op->split_count_arg = c;
+  op->split_grid_stride = ki->split_grid_stride;
+  op->split_count = loopv[c] ? loopv[c] : sym_unknown(b->a);
+  for (int j = 0; j < op->n_acc; j++)
+    if (op->acc[j].arg >= 0 && op->acc[j].arg < ki->n_params)
+      op->acc[j].split_elem_bytes = ki->params[op->acc[j].arg].elem_bytes;
+}
+
 static void launch_accesses(gb *b, gb_frame *f, graph_op *op, const kernel_info *ki, CXCursor call,
                             int first_arg, const gval *argv_vals, int nargv, CXCursor kdecl) {
   int n = ki->n_params;
@@ -488,6 +549,7 @@ static void launch_accesses(gb *b, gb_frame *f, graph_op *op, const kernel_info 
   }
   op->flops = flops;
   op->flags = ki->flags;
+  if (!argv_vals) split_launch(b, op, ki, call, loopv, localv, grid_l, block_l, grid_c, block_c);
 out:
   free(loopv);
   free(localv);

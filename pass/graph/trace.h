@@ -44,6 +44,7 @@ typedef struct trace_access {
   access_mode mode;
   int exact;         /* 1 if bytes is exactly what the op touches (drop needs it) */
   int static_access; /* index of this access in its graph op's access list */
+  uint32_t split_elem_bytes; /* split ops: bytes per element (trace_op.split_count) */
   /* An access that moves with the training loop's counter (unroll.c, Note
    * [stepped accesses]): offset/bytes above are the whole range the loop's
    * steps cover (what the planner sees), and step k (k = 0 the first)
@@ -72,6 +73,10 @@ typedef struct trace_op {
                        a pointer expression valid at one is valid at the other, so a
                        plan call for one may be placed at the other */
   int static_scope; /* the graph loop id of that innermost loop (-1: the loop body) */
+  /* A split op (graph_op.split): split_count elements, and each access
+   * touches split_elem_bytes per element from its offset; replay runs it in
+   * the pieces tidal_split_elements chooses.  0: runs whole. */
+  uint64_t split_count;
   int n_acc;
   trace_access *acc;
 } trace_op;

@@ -347,6 +347,30 @@ static int stepped_range(unroller *u, const graph_op *op, const graph_access *a,
 }
 
 
+/* Note [split count]: a split op's element count (trace_op.split_count) is
+ * its count argument's value here, and each access must touch exactly
+ * count * elem_bytes from its offset (opsites.c proved the extents are
+ * that).  Left 0 (run whole) when the count does not evaluate or an access
+ * is not that here: an extent that did not evaluate, was clamped to its
+ * allocation, moves with the training loop's counter, or an access left
+ * out of the trace. */
+static void split_count(unroller *u, const graph_op *op, trace_op *to, int extents_ok) {
+  int64_t n;
+  if (!op->split || !extents_ok || to->n_acc != op->n_acc || !op->split_count ||
+      sym_is_unknown(op->split_count) || sym_eval(op->split_count, value_fn, u, &n) != 0 || n <= 0)
+    return;
+  uint64_t count = (uint64_t)n;
+  for (int i = 0; i < to->n_acc; i++) {
+    const trace_access *ta = &to->acc[i];
+    const graph_access *a = &op->acc[ta->static_access];
+    if (a->split_elem_bytes <= 0 || ta->stepped || ta->bytes != count * (uint64_t)a->split_elem_bytes)
+      return;
+  }
+  to->split_count = count;
+  for (int i = 0; i < to->n_acc; i++)
+    to->acc[i].split_elem_bytes = (uint32_t)op->acc[to->acc[i].static_access].split_elem_bytes;
+}
+
 static void emit_op(unroller *u, const graph_op *op) {
   const graph *g = u->g;
   tidal_trace *t = u->t;
@@ -385,6 +409,7 @@ static void emit_op(unroller *u, const graph_op *op) {
     u->failed = 1;
     return;
   }
+  int extents_ok = 1; /* every extent evaluated as it is (Note [split count]) */
   for (int i = 0; i < op->n_acc; i++) {
     const graph_access *a = &op->acc[i];
     if (a->tensor < 0) { /* unresolved (or not tidal memory): not in the trace */
@@ -426,6 +451,7 @@ static void emit_op(unroller *u, const graph_op *op) {
       }
       trace_access st;
       memset(&st, 0, sizeof st);
+      extents_ok = 0;
       if (stepped_range(u, op, a, eo, abytes, end, &st) != 0) return;
       int ti = tensor_for(u, gt, family_k, alloc, st.offset, st.bytes);
       if (ti < 0) continue;
@@ -460,9 +486,16 @@ static void emit_op(unroller *u, const graph_op *op) {
       }
       bytes = end - off;
       exact = 0;
+      extents_ok = 0;
     }
-    if (off < 0 || bytes < 0) continue;
-    if (off + bytes > abytes) bytes = abytes > off ? abytes - off : 0; /* clamp an over-estimate */
+    if (off < 0 || bytes < 0) {
+      extents_ok = 0;
+      continue;
+    }
+    if (off + bytes > abytes) { /* clamp an over-estimate */
+      bytes = abytes > off ? abytes - off : 0;
+      extents_ok = 0;
+    }
     int ti = tensor_for(u, gt, family_k, alloc, (uint64_t)off, (uint64_t)bytes);
     if (ti < 0) continue;
     trace_access *ta = &to->acc[to->n_acc++];
@@ -479,6 +512,7 @@ static void emit_op(unroller *u, const graph_op *op) {
     }
     ta->static_access = i;
   }
+  split_count(u, op, to, extents_ok);
 }
 
 /* Runs ops [*i, n) that belong to loop `within`, advancing *i. */

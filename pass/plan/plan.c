@@ -20,6 +20,8 @@
  *  - auto makes the mixed, swap-only and recompute-only plans and keeps the
  *    best (Note [auto picks the best plan]).
  *  - Everything is deterministic: ties are broken by op order.
+ *  - An elementwise op too big for the budget runs in pieces (Note [split
+ *    ops in the model]).
  *
  * Note [groups are static]
  * A call placed after `matmul_forward(acts.fch + l*BTC4, ...)` runs for every
@@ -27,13 +29,32 @@
  * recompute registration only if re-running every instance of the producer,
  * at any time until its output is next written, gives the same bytes.  Swaps
  * and prefetches are always legal (hints; the runtime restores what is
- * missing), so for them only the cost is summed over the instances. */
+ * missing), so for them only the cost is summed over the instances.
+ *
+ * Note [split ops in the model]
+ * A launch the pass proved elementwise (trace_op.split_count) runs in
+ * pieces when its working set exceeds half the budget (runtime/split.c,
+ * Note [split size]: pieces of a quarter of the budget); split_piece_elements
+ * is that rule on the plan's budget.  At such an op the model holds, of the
+ * op's elementwise accesses, two pieces (the one op_begin pins and the next
+ * one's prefetch), not the whole ranges, and counts those ranges not
+ * resident after it: the runtime brought them in piece by piece and evicted
+ * the earlier pieces as it went, by its LRU, which also writes back what the
+ * later ops need.  So the plan does not swap or recompute what such an op
+ * touches last (the runtime already moved it; a drop stays free and is
+ * still taken), prefetches nothing for it (a prefetch of the whole range
+ * cannot fit; op_begin restores each piece), and never registers it as a
+ * recompute producer (re-running it inside another op's op_begin would need
+ * its pieces on top of that op's pinned data).  Its pieces' own copies are
+ * the runtime's business and not in the plan's overhead. */
 #include "plan/plan.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "tidal.h" /* TIDAL_SPLIT_GRAIN */
 
 /* Shortest idle span, in ops, worth a swap or a recompute by default. */
 #define DEFAULT_MIN_IDLE_OPS 4
@@ -263,6 +284,41 @@ int plan_resolve_ref(const tidal_trace *t, int i, int ref_op) {
   return -1;
 }
 
+/* ---- split ops ---- */
+
+/* Elements per piece of split op i under `budget`: the rule of
+ * tidal_split_elements (runtime/split.c, Note [split size]) on the plan's
+ * budget; the op's split_count when it runs whole. */
+static uint64_t split_piece_elements(const trace_op *op, uint64_t budget) {
+  uint64_t count = op->split_count, eb = 0, G = TIDAL_SPLIT_GRAIN;
+  for (int a = 0; a < op->n_acc; a++) eb += op->acc[a].split_elem_bytes;
+  if (!count || !budget || count <= G || eb == 0 || count <= budget / 2 / eb) return count;
+  uint64_t piece = budget / 4 / eb / G * G;
+  if (piece < G) piece = G;
+  return piece < count ? piece : count;
+}
+
+/* Per trace op: the bytes of its elementwise accesses a split op holds at
+ * once under `budget` (two pieces, Note [split ops in the model]); 0 for an
+ * op that runs whole.  NULL when no op splits (or out of memory: the model
+ * then holds every op whole, which only overestimates). */
+static uint64_t *split_needs(const tidal_trace *t, uint64_t budget) {
+  uint64_t *need = NULL;
+  for (int i = 0; i < t->n_ops; i++) {
+    const trace_op *op = &t->ops[i];
+    uint64_t piece = split_piece_elements(op, budget);
+    if (piece >= op->split_count) continue;
+    if (!need && !(need = calloc((size_t)t->n_ops, sizeof *need))) return NULL;
+    uint64_t b = 0;
+    for (int a = 0; a < op->n_acc; a++) {
+      uint64_t eb = op->acc[a].split_elem_bytes, two = 2 * piece * eb;
+      if (eb) b += op->acc[a].bytes < two ? op->acc[a].bytes : two;
+    }
+    need[i] = b ? b : 1;
+  }
+  return need;
+}
+
 /* ---- residency simulation ---- */
 
 typedef struct sim_action {
@@ -271,9 +327,10 @@ typedef struct sim_action {
 } sim_action;
 
 /* Simulates two iterations; returns the peak resident bytes (and, if
- * peak_at != NULL, the dynamic index 0..2N-1 where it was first reached). */
+ * peak_at != NULL, the dynamic index 0..2N-1 where it was first reached).
+ * split: per op, split_needs (NULL: every op runs whole). */
 static uint64_t simulate(const tidal_trace *t, const segmap *m, const plan_action *acts,
-                         int n_acts, int *peak_at) {
+                         int n_acts, const uint64_t *split, int *peak_at) {
   unsigned char *res = calloc((size_t)(m->n_segs ? m->n_segs : 1), 1);
   /* recompute_src[s]: producer op whose re-run restores segment s (-1: none). */
   int *recomp = malloc((size_t)(m->n_segs ? m->n_segs : 1) * sizeof(int));
@@ -301,6 +358,7 @@ static uint64_t simulate(const tidal_trace *t, const segmap *m, const plan_actio
     }
     /* the op: its accesses become resident; recomputed segments bring the
      * producer's other accesses back too (its closure touches them) */
+    uint64_t pieces = split ? split[i] : 0;
     for (int j = 0; j < op->n_acc; j++)
       for (int s = S0(m, i, j); s < S1(m, i, j); s++) {
         if (!res[s] && recomp[s] >= 0) {
@@ -311,12 +369,25 @@ static uint64_t simulate(const tidal_trace *t, const segmap *m, const plan_actio
         }
         if (!res[s]) { res[s] = 1; cur += m->seg_bytes[s]; }
       }
+    /* a split op holds two pieces of its elementwise ranges, which the
+     * runtime evicts behind it (Note [split ops in the model]); a segment
+     * another access of the op needs whole stays */
+    if (pieces) {
+      for (int j = 0; j < op->n_acc; j++)
+        if (op->acc[j].split_elem_bytes)
+          for (int s = S0(m, i, j); s < S1(m, i, j); s++)
+            if (res[s]) { res[s] = 0; cur -= m->seg_bytes[s]; }
+      for (int j = 0; j < op->n_acc; j++)
+        if (!op->acc[j].split_elem_bytes)
+          for (int s = S0(m, i, j); s < S1(m, i, j); s++)
+            if (!res[s]) { res[s] = 1; cur += m->seg_bytes[s]; }
+    }
     for (int j = 0; j < op->n_acc; j++)
       if (op->acc[j].mode & ACCESS_WRITE)
         for (int s = S0(m, i, j); s < S1(m, i, j); s++) recomp[s] = -1;
     /* the peak that counts is the steady state's (second iteration): the
      * first starts with live-in data that is only evicted after its use */
-    if (g >= N && cur > peak) { peak = cur; at = g; }
+    if (g >= N && cur + pieces > peak) { peak = cur + pieces; at = g; }
     /* after-actions */
     for (int k = 0; k < n_acts; k++) {
       const plan_action *pa = &acts[k];
@@ -378,7 +449,7 @@ uint64_t plan_modelled_peak(const tidal_trace *t, const plan_action *actions, in
   segmap m;
   uint64_t **cuts;
   if (segmap_build(t, &m, &cuts) != 0) return UINT64_MAX;
-  uint64_t p = simulate(t, &m, actions, n, NULL);
+  uint64_t p = simulate(t, &m, actions, n, NULL, NULL);
   segmap_destroy(&m, cuts, t->n_allocs);
   return p;
 }
@@ -410,6 +481,8 @@ typedef struct group {
                       early prefetch holds memory at the peak (Note [late prefetch]) */
   method chosen;
   int considered;
+  int at_split;   /* an instance's last use is a split op: the runtime moved it
+                     (Note [split ops in the model]); only a drop is planned */
   int short_drop; /* dead across an idle span shorter than min_idle: only a
                      budget-driven drop (Note [short drops]) */
 } group;
@@ -420,6 +493,7 @@ typedef struct planner {
   segmap m;
   uint64_t **cuts;
   double *op_s;     /* per op: modelled duration */
+  uint64_t *split;  /* per op: split_needs under the budget, or NULL (none splits) */
   int n_groups;
   group *groups;
   /* output being built */
@@ -541,6 +615,10 @@ static int recompute_safe(const planner *p, int pi, int sa, const char **why) {
     *why = "producer updates a buffer in place: re-running it is not idempotent";
     return 0;
   }
+  if (p->split && p->split[pi]) { /* Note [split ops in the model] */
+    *why = "producer runs split: never recomputed";
+    return 0;
+  }
   if (op->acc[j].mode != ACCESS_WRITE || !op->acc[j].exact) return 0;
   int s0 = S0(&p->m, pi, j), s1 = S1(&p->m, pi, j);
   /* registration ends when another op writes the range, or at iteration end */
@@ -596,7 +674,7 @@ static int prefetch_point(const planner *p, int i, int jn, uint64_t bytes, doubl
   double need = cost_h2d_seconds(&p->o->cost, bytes) * scale, acc = 0;
   int best = jn;
   double best_acc = 0;
-  if (need <= 0) {
+  if (need <= 0 || (p->split && p->split[jn % N])) { /* a split use: no prefetch */
     *hidden = 0;
     return jn;
   }
@@ -677,6 +755,7 @@ static int build_groups(planner *p) {
       in->acc = a;
       in->j = j;
       in->producer = -1;
+      if (p->split && p->split[i]) gr->at_split = 1;
       uint64_t bytes = 0;
       for (int s = s0; s < s1; s++) bytes += p->m.seg_bytes[s];
       gr->bytes += bytes;
@@ -896,6 +975,9 @@ static void emit_group(planner *p, group *gr) {
      * exact is declared readwrite (the old bytes it skips must survive), so
      * the runtime restores the range and the plan prefetches it */
     if (ua->mode == ACCESS_WRITE && ua->exact) continue;
+    /* a split use restores each piece in its op_begin (Note [split ops in
+     * the model]) */
+    if (p->split && p->split[in->j % N]) continue;
     int at = prefetch_point(p, in->i, in->j, ua->bytes, gr->pf_scale, &hidden);
     const trace_op *atop = &t->ops[at % N];
     char r2[400], sz2[32];
@@ -1005,7 +1087,20 @@ static int plan_make_mode(const tidal_trace *t, const plan_options *o, plan_mode
     P.op_s[i] = plan_op_seconds(t, i, &o->cost);
     compute += P.op_s[i];
   }
-  uint64_t peak_before = simulate(t, &P.m, NULL, 0, NULL);
+  uint64_t peak_before = simulate(t, &P.m, NULL, 0, NULL, NULL); /* as the program runs now */
+  P.split = split_needs(t, o->budget_bytes);
+  for (int i = 0; P.split && i < t->n_ops; i++) {
+    if (!P.split[i]) continue;
+    const trace_op *op = &t->ops[i];
+    uint64_t eb = 0, piece = split_piece_elements(op, o->budget_bytes);
+    for (int a = 0; a < op->n_acc; a++) eb += op->acc[a].split_elem_bytes;
+    char whole[32], part[32];
+    fmt_bytes(whole, sizeof whole, op->split_count * eb);
+    fmt_bytes(part, sizeof part, piece * eb);
+    add_note(&P, "%s runs split: %llu elements (%s) in pieces of %llu (%s); the runtime moves "
+             "the pieces; never recomputed", op->label, (unsigned long long)op->split_count,
+             whole, (unsigned long long)piece, part);
+  }
   if (mode != PLAN_MODE_NONE && t->n_ops > 0) {
     if (build_groups(&P) != 0) goto out;
     /* free first: every legal drop */
@@ -1026,7 +1121,7 @@ static int plan_make_mode(const tidal_trace *t, const plan_options *o, plan_mode
     /* then the cheapest evictions idle across the peak, until it fits */
     while (o->budget_bytes > 0 && !P.oom) {
       int at;
-      uint64_t peak = simulate(t, &P.m, P.acts, P.n_acts, &at);
+      uint64_t peak = simulate(t, &P.m, P.acts, P.n_acts, P.split, &at);
       if (peak <= o->budget_bytes) break;
       int best = -1;
       method best_m = M_NONE;
@@ -1035,6 +1130,7 @@ static int plan_make_mode(const tidal_trace *t, const plan_options *o, plan_mode
         group *gr = &P.groups[k];
         if (gr->chosen != M_NONE || gr->considered) continue;
         if (!group_spans(&P, gr, at)) continue;
+        if (gr->at_split && !gr->short_drop) continue; /* Note [split ops in the model] */
         method m = M_NONE;
         double cost = 0;
         int can_swap = (mode == PLAN_MODE_AUTO || mode == PLAN_MODE_SWAP) && !gr->short_drop;
@@ -1099,7 +1195,7 @@ static int plan_make_mode(const tidal_trace *t, const plan_options *o, plan_mode
   if (P.n_acts > 1) qsort(P.acts, (size_t)P.n_acts, sizeof *P.acts, action_cmp);
   memset(out, 0, sizeof *out);
   out->peak_before = peak_before;
-  out->peak_after = simulate(t, &P.m, P.acts, P.n_acts, NULL);
+  out->peak_after = simulate(t, &P.m, P.acts, P.n_acts, P.split, NULL);
   out->budget_bytes = o->budget_bytes;
   out->budget_met = o->budget_bytes == 0 || out->peak_after <= o->budget_bytes;
   out->modelled_compute_s = compute;
@@ -1144,6 +1240,7 @@ out:
   for (int k = 0; k < P.n_groups; k++) free(P.groups[k].in);
   free(P.groups);
   free(P.op_s);
+  free(P.split);
   segmap_destroy(&P.m, P.cuts, t->n_allocs);
   return rc;
 }

@@ -40,7 +40,10 @@
  * resident, the rest when first touched; a segment becomes resident when an op touches it and stops being
  * resident when a SWAP_OUT or DROP covering it runs.  Copies are assumed to
  * release memory when issued (the runtime releases it when the copy
- * completes, so measured peaks can sit a little above the model).
+ * completes, so measured peaks can sit a little above the model).  A
+ * split op (trace_op.split_count) too big for half the budget holds two
+ * pieces of its elementwise ranges and leaves them evicted (plan.c, Note
+ * [split ops in the model]).
  *
  * Ownership: plan_result owns its actions, strings and notes; plan_free
  * releases them.  The trace is only read, and must outlive nothing. */

@@ -80,6 +80,7 @@ uint64_t replay_chunk_bytes(const tidal_trace *t, const replay_options *o) {
 int replay_break_parse(const char *s, replay_break *out) {
   if (strcmp(s, "skip-prefetch") == 0) { *out = REPLAY_BREAK_SKIP_PREFETCH; return 0; }
   if (strcmp(s, "drop-live") == 0) { *out = REPLAY_BREAK_DROP_LIVE; return 0; }
+  if (strcmp(s, "split-no-advance") == 0) { *out = REPLAY_BREAK_SPLIT_NO_ADVANCE; return 0; }
   if (strcmp(s, "none") == 0) { *out = REPLAY_BREAK_NONE; return 0; }
   return -1;
 }
@@ -185,33 +186,181 @@ static void access_of(const engine *e, int op, int a, int it, tidal_access *out)
   out->mode = (tidal_mode)(ac->mode == ACCESS_WRITE && !ac->exact ? ACCESS_READWRITE : ac->mode);
 }
 
+/* Hashes the bytes each read access declares into h, and fills each
+ * written access from the result (positions relative to the allocation,
+ * so the bytes do not depend on how the range is cut). */
+static uint64_t hash_and_fill(const engine *e, const trace_op *top, const tidal_access *accp,
+                              uint64_t h) {
+  for (int a = 0; a < top->n_acc; a++)
+    if (accp[a].mode & TIDAL_READ) h = hash_bytes(h, accp[a].ptr, accp[a].bytes);
+  for (int a = 0; a < top->n_acc; a++)
+    if (accp[a].mode & TIDAL_WRITE)
+      fill_bytes((unsigned char *)accp[a].ptr, accp[a].bytes, mix64(h + (uint64_t)a),
+                 (uint64_t)((const unsigned char *)accp[a].ptr -
+                            (const unsigned char *)e->base[e->t->tensors[top->acc[a].tensor].alloc]));
+  return h;
+}
+
+/* Note [split-invariant oracle]
+ * A split op (trace_op.split_count > 0) runs as pieces of
+ * tidal_split_elements(count, bytes per element) elements, as the
+ * rewritten program does; the unmanaged run, whose budget is the whole
+ * emulated device, runs it whole.  The two must give the same checksum
+ * exactly when every piece read the right bytes, so the oracle of a split
+ * op works per block of TIDAL_SPLIT_GRAIN elements, the unit pieces are
+ * made of (runtime/split.c, Note [split size]): block b's hash is seeded
+ * with (static op, dynamic index, b) and folds in block b's bytes of every
+ * read access; block b's bytes of every written access are filled from it;
+ * the op's checksum is the sum of the blocks' mixed hashes, which does not
+ * depend on the order or grouping of the blocks.  A block a piece read
+ * stale (not restored, dropped, read before an earlier op wrote it) changes
+ * its hash, its written bytes and so every later reader.  The last block
+ * also covers any bytes of an access past count * element bytes, so both
+ * runs hash every declared byte.  An access whose element size is 0 (not
+ * elementwise) is declared whole in every piece and folded into every
+ * block's seed. */
+static void block_bytes(const trace_access *ta, uint64_t bytes, uint64_t b, uint64_t nblocks,
+                        uint64_t *from, uint64_t *to) {
+  uint64_t eb = ta->split_elem_bytes, f = b * TIDAL_SPLIT_GRAIN * eb;
+  uint64_t t = b + 1 == nblocks ? bytes : (b + 1) * TIDAL_SPLIT_GRAIN * eb;
+  if (t > bytes) t = bytes;
+  *from = f < t ? f : t;
+  *to = t;
+}
+
+/* The split op's access that --break split-no-advance leaves at the first
+ * piece's range: its first elementwise one; -1 when not breaking. */
+static int stuck_access(const engine *e, const trace_op *top) {
+  if (e->o->brk != REPLAY_BREAK_SPLIT_NO_ADVANCE) return -1;
+  for (int a = 0; a < top->n_acc; a++)
+    if (top->acc[a].split_elem_bytes) return a;
+  return -1;
+}
+
+/* Blocks [b0, b1) of split op top (whole: its accesses as a whole): hashes
+ * each block's reads, fills its writes, and returns the sum of the blocks'
+ * mixed hashes (Note [split-invariant oracle]).  Access `stuck` uses blocks
+ * from 0 instead of b0 (--break split-no-advance). */
+static uint64_t hash_blocks(const engine *e, const trace_op *top, const tidal_access *whole,
+                            uint64_t seed, uint64_t b0, uint64_t b1, int stuck) {
+  uint64_t nblocks = (top->split_count + TIDAL_SPLIT_GRAIN - 1) / TIDAL_SPLIT_GRAIN, sum = 0;
+  uint64_t h0 = seed; /* the accesses that are not elementwise, whole */
+  for (int a = 0; a < top->n_acc; a++)
+    if (!top->acc[a].split_elem_bytes && (whole[a].mode & TIDAL_READ))
+      h0 = hash_bytes(h0, whole[a].ptr, whole[a].bytes);
+  for (uint64_t b = b0; b < b1; b++) {
+    uint64_t h = mix64(h0 ^ mix64(b + 0x5b1d)), f, t;
+    for (int a = 0; a < top->n_acc; a++) {
+      if (!top->acc[a].split_elem_bytes || !(whole[a].mode & TIDAL_READ)) continue;
+      block_bytes(&top->acc[a], whole[a].bytes, a == stuck ? b - b0 : b, nblocks, &f, &t);
+      h = hash_bytes(h, (const unsigned char *)whole[a].ptr + f, t - f);
+    }
+    for (int a = 0; a < top->n_acc; a++) {
+      if (!(whole[a].mode & TIDAL_WRITE)) continue;
+      unsigned char *p = (unsigned char *)whole[a].ptr;
+      uint64_t pos = (uint64_t)(p - (unsigned char *)e->base[e->t->tensors[top->acc[a].tensor].alloc]);
+      if (!top->acc[a].split_elem_bytes) { /* the same bytes from every block */
+        fill_bytes(p, whole[a].bytes, mix64(h0 + (uint64_t)a), pos);
+        continue;
+      }
+      block_bytes(&top->acc[a], whole[a].bytes, a == stuck ? b - b0 : b, nblocks, &f, &t);
+      fill_bytes(p + f, t - f, mix64(h + (uint64_t)a), pos + f);
+    }
+    sum += mix64(h);
+  }
+  return sum;
+}
+
+/* hash_blocks under the SIGSEGV guard (its own function: nothing of the
+ * caller's lives across the sigsetjmp); -1 if it touched memory that was
+ * not resident. */
+static int guarded_blocks(const engine *e, const trace_op *top, const tidal_access *whole,
+                          uint64_t seed, uint64_t b0, uint64_t b1, int stuck, uint64_t *sum) {
+  if (sigsetjmp(segv_jmp, 1) != 0) {
+    segv_armed = 0;
+    return -1;
+  }
+  segv_armed = 1;
+  *sum += hash_blocks(e, top, whole, seed, b0, b1, stuck);
+  segv_armed = 0;
+  return 0;
+}
+
+/* Runs elements [o, o + l) of split op `op` (whole: its accesses as a
+ * whole) as one piece: op_begin on the piece's ranges (piece: room for
+ * them), the blocks' hashes, op_end.  Adds the blocks' hashes to *sum;
+ * 0 on success. */
+static int run_piece(engine *e, int op, const tidal_access *whole, tidal_access *piece,
+                     uint64_t seed, uint64_t o, uint64_t l, uint64_t *sum) {
+  const trace_op *top = &e->t->ops[op];
+  uint64_t count = top->split_count, G = TIDAL_SPLIT_GRAIN;
+  uint64_t nblocks = (count + G - 1) / G, b0 = o / G, b1 = (o + l + G - 1) / G;
+  int stuck = stuck_access(e, top);
+  for (int a = 0; a < top->n_acc; a++) {
+    piece[a] = whole[a];
+    if (!top->acc[a].split_elem_bytes) continue;
+    uint64_t f, t, x, lag = a == stuck ? b0 : 0; /* blocks it lags behind */
+    block_bytes(&top->acc[a], whole[a].bytes, b0 - lag, nblocks, &f, &x);
+    block_bytes(&top->acc[a], whole[a].bytes, b1 - 1 - lag, nblocks, &x, &t);
+    piece[a].ptr = (const unsigned char *)whole[a].ptr + f;
+    piece[a].bytes = (size_t)(t - f);
+  }
+  tidal_status st = tidal_op_begin(&e->sites[op], top->n_acc, piece);
+  if (st != TIDAL_OK) {
+    run_fail(e, "op %d (%s): tidal_op_begin (elements %llu..%llu of %llu): %s: %s", op,
+             top->label, (unsigned long long)o, (unsigned long long)(o + l),
+             (unsigned long long)count, tidal_status_string(st), tidal_last_error());
+    return -1;
+  }
+  if (guarded_blocks(e, top, whole, seed, b0, b1, stuck, sum) != 0)
+    run_fail(e, "op %d (%s) touched memory that tidal_op_begin did not make resident "
+             "(elements %llu..%llu of %llu)", op, top->label, (unsigned long long)o,
+             (unsigned long long)(o + l), (unsigned long long)count);
+  st = tidal_op_end(&e->sites[op]);
+  if (st != TIDAL_OK)
+    run_fail(e, "op %d (%s): tidal_op_end: %s: %s", op, top->label, tidal_status_string(st),
+             tidal_last_error());
+  return e->run->failed ? -1 : 0;
+}
+
 /* Runs trace op `op` of iteration `it`: op_begin, read, hash, write,
- * op_end.  Returns its checksum, 0 after a failure (recorded in the run). */
-static uint64_t run_op(engine *e, int op, int it) {
+ * op_end; a split op once per piece (Note [split-invariant oracle]).
+ * Returns its checksum, 0 after a failure (recorded in the run); *pieces
+ * (if not NULL) the op_begin/op_end pairs it took. */
+static uint64_t run_op(engine *e, int op, int it, uint64_t *pieces) {
   const trace_op *top = &e->t->ops[op];
   tidal_access acc[64];
-  tidal_access *accp = top->n_acc <= 64 ? acc : malloc((size_t)top->n_acc * sizeof *accp);
+  tidal_access *accp = top->n_acc <= 32 ? acc : malloc(2 * (size_t)top->n_acc * sizeof *accp);
   if (!accp) { run_fail(e, "out of memory"); return 0; }
   for (int a = 0; a < top->n_acc; a++) access_of(e, op, a, it, &accp[a]);
   uint64_t h = 0;
+  uint64_t dyn = (uint64_t)it * (uint64_t)e->t->n_ops + (uint64_t)op;
+  uint64_t seed = mix64(((uint64_t)(unsigned)top->static_op << 32) ^ mix64(dyn + 1));
+  if (pieces) *pieces = 1;
+  if (top->split_count) {
+    /* the same call the rewritten program makes (runtime/split.c) */
+    size_t eb = 0;
+    for (int a = 0; a < top->n_acc; a++) eb += top->acc[a].split_elem_bytes;
+    uint64_t count = top->split_count, step = tidal_split_elements((size_t)count, eb);
+    if (step == 0) step = count;
+    uint64_t sum = 0, n = 0;
+    for (uint64_t o = 0; o < count && !e->run->failed; o += step, n++)
+      run_piece(e, op, accp, accp + top->n_acc, seed, o, count - o < step ? count - o : step,
+                &sum);
+    if (pieces) *pieces = n;
+    h = e->run->failed ? 0 : (sum ? sum : 1); /* 0 means "not run" */
+    goto out;
+  }
   tidal_status st = tidal_op_begin(&e->sites[op], top->n_acc, accp);
   if (st != TIDAL_OK) {
     run_fail(e, "op %d (%s): tidal_op_begin: %s: %s", op, top->label, tidal_status_string(st),
              tidal_last_error());
     goto out;
   }
-  uint64_t dyn = (uint64_t)it * (uint64_t)e->t->n_ops + (uint64_t)op;
-  h = mix64(((uint64_t)(unsigned)top->static_op << 32) ^ mix64(dyn + 1));
   int sig = sigsetjmp(segv_jmp, 1);
   if (sig == 0) {
     segv_armed = 1;
-    for (int a = 0; a < top->n_acc; a++)
-      if (accp[a].mode & TIDAL_READ) h = hash_bytes(h, accp[a].ptr, accp[a].bytes);
-    for (int a = 0; a < top->n_acc; a++)
-      if (accp[a].mode & TIDAL_WRITE)
-        fill_bytes((unsigned char *)accp[a].ptr, accp[a].bytes, mix64(h + (uint64_t)a),
-                   (uint64_t)((const unsigned char *)accp[a].ptr -
-                              (const unsigned char *)e->base[e->t->tensors[top->acc[a].tensor].alloc]));
+    h = hash_and_fill(e, top, accp, seed);
     segv_armed = 0;
   } else {
     segv_armed = 0;
@@ -233,7 +382,7 @@ static void recompute_closure(void *ctx, tidal_stream stream) {
   (void)stream;
   recompute_ctx *c = ctx;
   engine *e = c->e;
-  uint64_t h = run_op(e, c->op, c->iteration);
+  uint64_t h = run_op(e, c->op, c->iteration, NULL); /* a split op re-runs in pieces */
   uint64_t dyn = (uint64_t)c->iteration * (uint64_t)e->t->n_ops + (uint64_t)c->op;
   e->run->recomputed_ops++;
   if (h && e->sums[dyn] && h != e->sums[dyn]) (*e->recompute_mismatch)++;
@@ -548,10 +697,16 @@ static int one_run(const tidal_trace *t, const plan_result *plan, const replay_o
   for (int it = 0; it < iters && !run->failed; it++) {
     E.iteration = it;
     tidal_iteration_begin();
+    run->split_ops = run->split_pieces = 0; /* the last iteration's */
     for (int i = 0; i < N && !run->failed; i++) {
       for (int *k = E.before[i]; *k >= 0; k += 2) run_action(&E, &plan->actions[k[0]], k[1], it);
-      uint64_t h = run_op(&E, i, it);
+      uint64_t pieces;
+      uint64_t h = run_op(&E, i, it, &pieces);
       if (run->failed) break;
+      if (pieces > 1) {
+        run->split_ops++;
+        run->split_pieces += pieces;
+      }
       sums[(size_t)it * (size_t)N + (size_t)i] = h;
       for (int *k = E.after[i]; *k >= 0; k += 2) run_action(&E, &plan->actions[k[0]], k[1], it);
     }
@@ -607,6 +762,7 @@ int replay_trace(const tidal_trace *t, const plan_result *plan, const replay_opt
   out->steps = t->steps;
   for (int i = 0; i < t->n_ops; i++)
     for (int j = 0; j < t->ops[i].n_acc; j++) out->stepped_accesses += t->ops[i].acc[j].stepped;
+  for (int i = 0; i < t->n_ops; i++) out->splittable_ops += t->ops[i].split_count > 0;
   out->first_mismatch = -1;
   for (int k = 0; plan && k < plan->n_actions; k++) {
     const plan_action *pa = &plan->actions[k];
@@ -686,12 +842,13 @@ static void json_run(FILE *f, const char *name, const replay_run *r) {
           "\"swapped_in_bytes\": %llu, \"prefetched_bytes\": %llu, \"dropped_bytes\": %llu, "
           "\"recomputed_ops\": %llu, \"faults\": %llu, \"evictions\": %llu, "
           "\"modelled_time_s\": %.9g, \"stall_s\": %.9g, \"vmm_calls\": %llu, "
-          "\"hint_errors\": %d, \"error\": ",
+          "\"split_ops\": %llu, \"split_pieces\": %llu, \"hint_errors\": %d, \"error\": ",
           name, (unsigned long long)r->peak_bytes, (unsigned long long)r->swapped_out_bytes,
           (unsigned long long)r->swapped_in_bytes, (unsigned long long)r->prefetched_bytes,
           (unsigned long long)r->dropped_bytes, (unsigned long long)r->recomputed_ops,
           (unsigned long long)r->faults, (unsigned long long)r->evictions, r->modelled_s,
-          r->stall_s, (unsigned long long)r->vmm_calls, r->hint_errors);
+          r->stall_s, (unsigned long long)r->vmm_calls, (unsigned long long)r->split_ops,
+          (unsigned long long)r->split_pieces, r->hint_errors);
   if (r->failed) replay_json_string(f, r->error);
   else fputs("null", f);
   fputs("},\n", f);
@@ -705,6 +862,9 @@ void replay_print_json(FILE *f, const replay_report *r, const plan_result *plan,
   fprintf(f, ",\n  \"iterations\": %d,\n  \"ops_per_iteration\": %d,\n", r->iterations, r->n_ops);
   fprintf(f, "  \"stepped_accesses\": %d,\n  \"steps\": %lld,\n", r->stepped_accesses,
           (long long)r->steps);
+  fprintf(f, "  \"splittable_ops\": %d,\n  \"split_ops\": %llu,\n  \"split_pieces\": %llu,\n",
+          r->splittable_ops, (unsigned long long)m->split_ops,
+          (unsigned long long)m->split_pieces);
   fprintf(f, "  \"budget_bytes\": %llu,\n", (unsigned long long)r->budget_bytes);
   fprintf(f, "  \"runtime_budget_bytes\": %llu,\n", (unsigned long long)r->runtime_budget_bytes);
   fprintf(f, "  \"chunk_bytes\": %llu,\n", (unsigned long long)r->chunk_bytes);
@@ -785,6 +945,10 @@ void replay_print_text(FILE *f, const replay_report *r, const plan_result *plan,
       fprintf(f, "  stepped: %d accesses move with the training loop's counter (steps unknown); "
               "iteration k runs step k\n", r->stepped_accesses);
   }
+  if (r->splittable_ops)
+    fprintf(f, "  split: %d elementwise ops per iteration may run in pieces; %llu did, as %llu "
+            "pieces (last iteration)\n", r->splittable_ops, (unsigned long long)m->split_ops,
+            (unsigned long long)m->split_pieces);
   mib(a, sizeof a, r->budget_bytes);
   mib(b, sizeof b, r->unmanaged.peak_bytes);
   mib(c, sizeof c, m->peak_bytes);

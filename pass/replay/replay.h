@@ -23,10 +23,13 @@
 typedef enum replay_break {
   REPLAY_BREAK_NONE = 0,
   REPLAY_BREAK_SKIP_PREFETCH, /* prefetches not issued: faults rise, results still match */
-  REPLAY_BREAK_DROP_LIVE      /* every planned swap-out drops instead: results must differ */
+  REPLAY_BREAK_DROP_LIVE,     /* every planned swap-out drops instead: results must differ */
+  REPLAY_BREAK_SPLIT_NO_ADVANCE /* a split op's first elementwise argument is not advanced:
+                                   every piece uses the first piece's range of it (a rewriter
+                                   that forgot one pointer): results must differ */
 } replay_break;
 
-/* "skip-prefetch" / "drop-live" -> mode; -1 if unknown. */
+/* "skip-prefetch" / "drop-live" / "split-no-advance" -> mode; -1 if unknown. */
 int replay_break_parse(const char *s, replay_break *out);
 
 /* Where `tidal rewrite` emits one plan action (rewrite_place.c), so that
@@ -92,6 +95,8 @@ typedef struct replay_run {
   double last_stall_s;
   uint64_t vmm_calls;      /* map + unmap + set-access over the iterations */
   uint64_t last_vmm_calls; /* in the last iteration: the steady state */
+  uint64_t split_ops;       /* last iteration: split ops that ran in more than one piece */
+  uint64_t split_pieces;    /* and the pieces (op_begin/op_end pairs) they ran as */
   uint64_t shared_peak_bytes; /* shared budget: the most all its processes held at once,
                                  as seen at the end of this run */
   int failed;            /* the run stopped: error says why */
@@ -107,6 +112,8 @@ typedef struct replay_report {
   int stepped_accesses;  /* dynamic accesses that move with the training loop's counter: run
                             on iteration k's slice (graph/unroll.c, Note [stepped accesses]) */
   int64_t steps;         /* the counter's trip count (it wraps after), 0 if unknown */
+  int splittable_ops;    /* dynamic ops per iteration the pass proved elementwise
+                            (trace_op.split_count > 0): they run in pieces when big */
   replay_run unmanaged;
   replay_run managed;
   int checksums_match;   /* every op's checksum and the final live-in state equal */

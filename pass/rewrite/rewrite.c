@@ -72,24 +72,6 @@ int rw_is_tidal_output(const char *src, size_t n) {
   return 0;
 }
 
-/* Appends s to b with any comment terminator defused ("*" "/" -> "* /"),
- * for text that goes inside a comment. */
-static void put_commented(rw_buf *b, const char *s) {
-  for (; s && *s; s++) {
-    rw_buf_putn(b, s, 1);
-    if (s[0] == '*' && s[1] == '/') rw_buf_putn(b, " ", 1);
-    if (s[0] == '\n') rw_buf_puts(b, " * ");
-  }
-}
-
-/* TIDAL_WRITE promises the runtime that every byte is overwritten (it maps
- * an evicted chunk fresh, without its old data): only a write proven exact
- * may say so; any other write keeps the old bytes by declaring readwrite. */
-static const char *mode_name(const rw_acc *a) {
-  if (a->mode == 1) return "TIDAL_READ";
-  return a->mode == 2 && a->exact ? "TIDAL_WRITE" : "TIDAL_READWRITE";
-}
-
 #define INEXACT_WRITE_NOTE "write not proven to cover every byte: declared readwrite"
 
 static int inexact_write(const rw_acc *a) { return a->mode == 2 && !a->exact; }
@@ -106,12 +88,39 @@ static void insert_s(rw *r, unsigned off, int prio, const char *s) {
 
 /* ---- instrumentation ---- */
 
+/* A split op (rewrite_split.c, Note [split launch]): the loop around the
+ * launch, and the edits inside it. */
+static void instrument_split_site(rw *r, int idx, rw_site *s) {
+  rw_buf open = {0}, close = {0}, ind = {0};
+  rw_line_indent(&r->lines, s->stmt_begin, &ind);
+  rw_split_emit(&r->lines, s, idx, ind.p ? ind.p : "", &open, &close);
+  insert(r, s->stmt_begin, RW_PRIO_OPEN, &open);
+  insert(r, s->stmt_end, RW_PRIO_CLOSE, &close);
+  for (int i = 0; i < s->split->n_edits; i++) {
+    rw_buf b = {0};
+    rw_split_edit_text(s, idx, r->t->main_source, i, &b);
+    if (b.oom) r->oom = 1;
+    rw_edits_replace(&r->edits, s->split->edits[i].begin, s->split->edits[i].end, b.p ? b.p : "");
+    rw_buf_free(&b);
+  }
+  rw_buf_free(&ind);
+}
+
 static void instrument_site(rw *r, int idx, rw_site *s) {
+  if (s->split) {
+    instrument_split_site(r, idx, s);
+    return;
+  }
   const rw_lines *L = &r->lines;
   rw_buf open = {0}, close = {0}, ind = {0};
   rw_line_indent(L, s->stmt_begin, &ind);
   const char *in = ind.p ? ind.p : "";
-  rw_buf_printf(&open, "%s/* tidal: op site %d: %s */\n", s->braces ? "{ " : "", idx, s->label);
+  rw_buf_printf(&open, "%s/* tidal: op site %d: %s", s->braces ? "{ " : "", idx, s->label);
+  if (s->no_split) { /* a split op the rewriter could not split */
+    rw_buf_puts(&open, "; ");
+    rw_put_commented(&open, s->no_split);
+  }
+  rw_buf_puts(&open, " */\n");
   rw_buf_printf(&open, "%s  static tidal_site tidal_site_%d = {\"%s\", \"%s\", %u, 0.0};\n", in, idx,
                 s->label, L->path_c, s->line);
   if (s->n_acc > 0) {
@@ -119,15 +128,15 @@ static void instrument_site(rw *r, int idx, rw_site *s) {
     for (int i = 0; i < s->n_acc; i++) {
       const rw_acc *a = &s->acc[i];
       rw_buf_printf(&open, "%s    {(const void *)(%s), %s, %s},", in, a->ptr,
-                    a->bytes ? a->bytes : "TIDAL_EXTENT_UNKNOWN", mode_name(a));
+                    a->bytes ? a->bytes : "TIDAL_EXTENT_UNKNOWN", rw_mode_name(a));
       if (!a->bytes) {
         rw_buf_puts(&open, " /* extent unknown: ");
-        put_commented(&open, a->why);
+        rw_put_commented(&open, a->why);
         rw_buf_puts(&open, " */");
         rw_buf_printf(&r->notes, " *   %s:%u: %s: extent of '", L->path_c, s->line, s->label);
-        put_commented(&r->notes, a->ptr);
+        rw_put_commented(&r->notes, a->ptr);
         rw_buf_puts(&r->notes, "' unknown (TIDAL_EXTENT_UNKNOWN, to the end of its allocation): ");
-        put_commented(&r->notes, a->why);
+        rw_put_commented(&r->notes, a->why);
         rw_buf_puts(&r->notes, "\n");
       }
       if (inexact_write(a)) rw_buf_puts(&open, " /* " INEXACT_WRITE_NOTE " */");
@@ -178,7 +187,7 @@ static void replace_mem(rw *r, const rw_mem *m) {
                     m->args[0], m->args[1]);
     if (!strcmp(c, "cudaMallocAsync")) {
       rw_buf_puts(&b, " /* tidal: was cudaMallocAsync on stream ");
-      put_commented(&b, m->n_args > 2 ? m->args[2] : "?");
+      rw_put_commented(&b, m->n_args > 2 ? m->args[2] : "?");
       rw_buf_puts(&b, "; tidal_malloc is synchronous, so the memory is ready at once, "
                       "before that stream's earlier work */");
     }
@@ -286,9 +295,9 @@ static const char *call_name(plan_kind k) {
 static void plan_skip(rw *r, const plan_action *a, const char *why) {
   r->skipped++;
   rw_buf_printf(&r->notes, " *   not emitted: %s of ", plan_kind_name(a->kind));
-  put_commented(&r->notes, a->tensor);
+  rw_put_commented(&r->notes, a->tensor);
   rw_buf_puts(&r->notes, ": ");
-  put_commented(&r->notes, why);
+  rw_put_commented(&r->notes, why);
   rw_buf_puts(&r->notes, "\n");
 }
 
@@ -296,10 +305,10 @@ static void plan_skip(rw *r, const plan_action *a, const char *why) {
  * idle span and reason. */
 static void action_comment(rw_buf *b, const plan_action *a, const char *sym_bytes) {
   rw_buf_printf(b, "/* tidal: %s ", plan_kind_name(a->kind));
-  put_commented(b, a->tensor);
+  rw_put_commented(b, a->tensor);
   rw_buf_puts(b, ": ");
   if (sym_bytes) {
-    put_commented(b, sym_bytes);
+    rw_put_commented(b, sym_bytes);
     /* a candidate's size is known only at run time */
     rw_buf_puts(b, a->bytes ? " = " : " bytes");
   }
@@ -307,7 +316,7 @@ static void action_comment(rw_buf *b, const plan_action *a, const char *sym_byte
   rw_buf_printf(b, ", idle %d ops", a->idle_ops);
   if (a->instances > 1) rw_buf_printf(b, ", %d instances per iteration", a->instances);
   rw_buf_puts(b, ": ");
-  put_commented(b, a->reason);
+  rw_put_commented(b, a->reason);
   rw_buf_puts(b, " */");
 }
 
@@ -315,7 +324,7 @@ static void emit_recompute(rw *r, const plan_action *a, const rw_place *pl) {
   rw_site *site = pl->site;
   rw_buf def = {0}, reg = {0}, cm = {0};
   rw_buf_printf(&cm, "re-launches %s for ", site->label);
-  put_commented(&cm, a->tensor);
+  rw_put_commented(&cm, a->tensor);
   int id = ++r->closures;
   if (rw_closure_emit(r->g, site, a->at_op, id, cm.p ? cm.p : "", r->lines.path_c, &def, &reg) !=
       0) {
@@ -349,9 +358,9 @@ static void emit_recompute(rw *r, const plan_action *a, const rw_place *pl) {
   r->emitted++;
   rw_buf_puts(&r->plan_lines, " *   ");
   rw_buf_printf(&r->plan_lines, "%s:%u: recompute ", r->lines.path_c, site->line);
-  put_commented(&r->plan_lines, a->tensor);
+  rw_put_commented(&r->plan_lines, a->tensor);
   rw_buf_printf(&r->plan_lines, " (%" PRIu64 " bytes) via closure %d: ", a->bytes, id);
-  put_commented(&r->plan_lines, a->reason);
+  rw_put_commented(&r->plan_lines, a->reason);
   rw_buf_puts(&r->plan_lines, "\n");
 }
 
@@ -423,7 +432,7 @@ static void emit_action(rw *r, const plan_action *a) {
     rw_buf_printf(&r->plan_lines, " *   %s:%u: %s %s ", r->lines.path_c,
                   rw_line_of(&r->lines, off), plan_kind_name(a->kind),
                   a->where == PLAN_BEFORE ? "before" : "after");
-    put_commented(&r->plan_lines, a->tensor);
+    rw_put_commented(&r->plan_lines, a->tensor);
     if (pl.guard >= 0)
       rw_buf_printf(&r->plan_lines, " (only when called from line %u)",
                     rw_line_of(&r->lines, r->placer.guards[pl.guard].call_begin));
@@ -431,7 +440,7 @@ static void emit_action(rw *r, const plan_action *a) {
       rw_buf_printf(&r->plan_lines, " (%" PRIu64 " bytes, idle %d ops): ", a->bytes, a->idle_ops);
     else
       rw_buf_printf(&r->plan_lines, " (size known at run time, idle %d ops): ", a->idle_ops);
-    put_commented(&r->plan_lines, a->reason);
+    rw_put_commented(&r->plan_lines, a->reason);
     rw_buf_puts(&r->plan_lines, "\n");
   }
 out:
@@ -472,17 +481,17 @@ static void header(rw *r, const plan_result *p, int planned, const char *why_unp
                    const char *budget_desc, rw_buf *h) {
   graph *g = r->g;
   rw_buf_puts(h, "/* " RW_MARKER " " TIDAL_VERSION " from \"");
-  put_commented(h, r->lines.path_c);
+  rw_put_commented(h, r->lines.path_c);
   rw_buf_puts(h, "\": edit the original, not this file.\n *\n");
   rw_buf_printf(h, " * plan: %s", r->req->plan_name);
   if (budget_desc) {
     rw_buf_puts(h, ", budget ");
-    put_commented(h, budget_desc);
+    rw_put_commented(h, budget_desc);
   }
   rw_buf_puts(h, "\n * training loop: ");
-  put_commented(h, g->loop_file ? g->loop_file : r->lines.path_c);
+  rw_put_commented(h, g->loop_file ? g->loop_file : r->lines.path_c);
   rw_buf_printf(h, ":%u in %s; chosen by ", g->loop_line, g->loop_function ? g->loop_function : "?");
-  put_commented(h, g->loop_reason ? g->loop_reason : "?");
+  rw_put_commented(h, g->loop_reason ? g->loop_reason : "?");
   rw_buf_puts(h, "\n");
   if (planned) {
     rw_buf_puts(h, " * modelled peak per iteration: before ");
@@ -502,14 +511,14 @@ static void header(rw *r, const plan_result *p, int planned, const char *why_unp
     if (r->plan_lines.n) rw_buf_putn(h, r->plan_lines.p, r->plan_lines.n);
   } else if (r->emitted || r->skipped) {
     rw_buf_puts(h, " * no plan: ");
-    put_commented(h, why_unplanned);
+    rw_put_commented(h, why_unplanned);
     rw_buf_printf(h, "\n * candidate hints (Note [candidates without sizes]): %d emitted, %d not "
                      "emitted (see below); the run-time planner decides which run\n",
                   r->emitted, r->skipped);
     if (r->plan_lines.n) rw_buf_putn(h, r->plan_lines.p, r->plan_lines.n);
   } else {
     rw_buf_puts(h, " * no plan: ");
-    put_commented(h, why_unplanned);
+    rw_put_commented(h, why_unplanned);
     rw_buf_puts(h, " (instrumentation only)\n");
   }
   int n_sites = 0, n_skipped = 0;
@@ -521,6 +530,13 @@ static void header(rw *r, const plan_result *p, int planned, const char *why_unp
   }
   rw_buf_printf(h, " * instrumented: %d op sites, %d cudaMalloc/cudaFree calls\n", n_sites,
                 r->scan.n_mems);
+  for (int i = 0; i < r->scan.n_sites; i++) {
+    const rw_site *s = &r->scan.sites[i];
+    if (s->skip || !s->split) continue;
+    rw_buf_printf(h, " * split op: %s:%u: %s, %d bytes per element: runs in pieces when the whole "
+                     "op would not fit half the budget\n",
+                  r->lines.path_c, s->line, s->label, s->split->elem_bytes);
+  }
   int any = r->notes.n > 0 || n_skipped > 0 || g->n_notes > 0 || r->scan.n_notes > 0 ||
             (planned && p->n_notes > 0);
   if (any) {
@@ -529,25 +545,25 @@ static void header(rw *r, const plan_result *p, int planned, const char *why_unp
       const rw_site *s = &r->scan.sites[i];
       if (!s->skip) continue;
       rw_buf_printf(h, " *   %s:%u: %s: ", r->lines.path_c, s->line, s->label);
-      put_commented(h, s->skip);
+      rw_put_commented(h, s->skip);
       rw_buf_puts(h, "\n");
     }
     for (int i = 0; i < r->scan.n_notes; i++) {
       rw_buf_printf(h, " *   %s:%u: ", r->lines.path_c, r->scan.notes[i].line);
-      put_commented(h, r->scan.notes[i].text);
+      rw_put_commented(h, r->scan.notes[i].text);
       rw_buf_puts(h, "\n");
     }
     for (int i = 0; i < g->n_notes; i++) {
       rw_buf_puts(h, " *   ");
-      put_commented(h, g->notes[i].file);
+      rw_put_commented(h, g->notes[i].file);
       rw_buf_printf(h, ":%u: ", g->notes[i].line);
-      put_commented(h, g->notes[i].message);
+      rw_put_commented(h, g->notes[i].message);
       rw_buf_puts(h, "\n");
     }
     if (planned)
       for (int i = 0; i < p->n_notes; i++) {
         rw_buf_puts(h, " *   plan: ");
-        put_commented(h, p->notes[i]);
+        rw_put_commented(h, p->notes[i]);
         rw_buf_puts(h, "\n");
       }
     if (r->notes.n) rw_buf_putn(h, r->notes.p, r->notes.n);

@@ -8,6 +8,7 @@
  *   rewrite_sites.c   the scan of every host function in the main file: op
  *                     statements, cudaMalloc/cudaFree calls, main's body and
  *                     returns, the training loop's exits
+ *   rewrite_split.c   split ops: an elementwise launch run as a loop over pieces
  *   rewrite_closure.c recompute closures (a ctx struct + static function)
  *   rewrite_place.c   whether and where each plan action is emitted (shared
  *                     with `tidal replay`, which executes exactly those)
@@ -75,6 +76,8 @@ void rw_edits_replace(rw_edits *e, unsigned begin, unsigned end, const char *tex
  * overlap (*conflict = offset of the second) or memory ran out. */
 int rw_edits_apply(rw_edits *e, const char *src, size_t n, rw_buf *out, unsigned *conflict);
 void rw_edits_free(rw_edits *e);
+/* Appends s for the inside of a comment ("*" "/" defused). */
+void rw_put_commented(rw_buf *b, const char *s);
 
 /* ---- rewrite_lines.c ---- */
 
@@ -107,7 +110,37 @@ typedef struct rw_acc {
   char *why;    /* why the extent is unknown (NULL when known) */
   int exact;    /* 1: a write is proven to overwrite every byte of `bytes`; a write
                    that is not is declared TIDAL_READWRITE (rw_mode_name) */
+  int arg;      /* the op call's argument the pointer is (-1: not known) */
 } rw_acc;
+/* TIDAL_READ, TIDAL_WRITE (a write proven exact) or TIDAL_READWRITE
+ * (rewrite_edits.c). */
+const char *rw_mode_name(const rw_acc *a);
+
+/* An edit inside a split launch statement (Note [split launch], rewrite_split.c). */
+typedef struct rw_split_edit {
+  unsigned begin, end; /* an argument or a configuration expression as written */
+  int role;            /* RW_SPLIT_* */
+} rw_split_edit;
+
+enum {
+  RW_SPLIT_GRID = 0,  /* <<<GRID, ...>>>: hoisted before the loop, replaced by the piece's grid */
+  RW_SPLIT_BLOCK = 1, /* <<<..., BLOCK ...>>>: hoisted, replaced by the hoisted value */
+  RW_SPLIT_PTR = 2,   /* a pointer argument: advanced by the piece's offset */
+  RW_SPLIT_COUNT = 3  /* the element count: replaced by the piece's length */
+};
+
+/* A launch that runs in pieces (graph_op.split on every call path reaching
+ * it, and every check of rewrite_split.c passed). */
+typedef struct rw_split {
+  int n_edits;
+  rw_split_edit *edits; /* in source order, disjoint */
+  int dim3;             /* 1: grid or block is not written as an integer: dim3 variables
+                           (CUDA only); 0: unsigned int (also C, for the sim) */
+  int grid_stride;      /* any grid covers the count (graph_op.split_grid_stride) */
+  char *count_type;     /* the count parameter's type ("int") */
+  int *acc_elem_bytes;  /* per rw_site.acc: bytes of one element */
+  int elem_bytes;       /* their sum: tidal_split_elements' bytes_per_element */
+} rw_split;
 
 typedef struct rw_site {
   unsigned stmt_begin, stmt_end; /* the statement wrapped (end after ';') */
@@ -124,6 +157,8 @@ typedef struct rw_site {
   rw_acc *acc;
   char *skip;      /* not instrumented, and why (NULL: instrumented) */
   unsigned fn_begin; /* offset where the enclosing function's definition starts */
+  rw_split *split; /* non-NULL: the launch runs in pieces (rewrite_split.c) */
+  char *no_split;  /* a split op instrumented whole, and why (NULL otherwise) */
 } rw_site;
 
 typedef struct rw_mem {
@@ -196,6 +231,29 @@ unsigned char *rw_program_allocs_managed(pass_tu *t, const graph *g, const rw_sc
                                          int n_scans);
 void rw_scans_free(rw_scan *scans, int n);
 
+/* ---- rewrite_split.c ---- */
+
+/* Decides whether the launch `call`, the only op of statement `stmt` at
+ * `site`, runs in pieces: sets site->split, or site->no_split when a graph
+ * op at the statement is a split op that cannot be split here.  ops: the
+ * graph ops (call paths) at the statement.  Returns 0, or -1 when memory
+ * ran out. */
+int rw_split_plan(pass_tu *t, const graph *g, rw_site *site, CXCursor stmt, CXCursor call,
+                  int n_calls, const int *ops, int n_ops);
+void rw_split_free(rw_split *sp); /* NULL-safe; frees sp too */
+/* 1 if argument cursor a is NULL, nullptr or 0 written as a pointer (an
+ * optional input left out): never declared, never advanced. */
+int rw_is_null_constant(CXCursor a);
+/* Appends the split loop's opening (site declaration, hoisted grid and
+ * block, the loop head, the piece's accesses and TIDAL_OP_BEGIN) to open
+ * and its closing to close; the launch statement itself stays in place
+ * between them with rw_split_edits applied. */
+void rw_split_emit(const rw_lines *L, const rw_site *s, int idx, const char *indent, rw_buf *open,
+                   rw_buf *close);
+/* The replacement text of edit i of split site idx: the argument as
+ * written (src) advanced, or the piece's name for it. */
+void rw_split_edit_text(const rw_site *s, int idx, const char *src, int i, rw_buf *b);
+
 /* ---- rewrite_closure.c ---- */
 
 /* Appends the ctx struct and closure function of recompute closure `id`
@@ -263,6 +321,7 @@ rw_site *rw_site_of_op(const rw_scan *scans, int n_scans, const graph *g, int op
 int rw_is_unbraced_body(const pass_tu *t, unsigned off);
 
 /* ---- rewrite.c ---- */
+
 
 typedef struct rw_request {
   plan_mode mode;

@@ -25,14 +25,6 @@
 
 #include "rewrite/rewrite.h"
 
-/* TIDAL_WRITE promises the runtime that every byte is overwritten (it maps
- * an evicted chunk fresh, without its old data): only a write proven exact
- * may say so; any other write keeps the old bytes by declaring readwrite. */
-static const char *mode_name(const rw_acc *a) {
-  if (a->mode == 1) return "TIDAL_READ";
-  return a->mode == 2 && a->exact ? "TIDAL_WRITE" : "TIDAL_READWRITE";
-}
-
 #define INEXACT_WRITE_NOTE "write not proven to cover every byte: declared readwrite"
 
 static int inexact_write(const rw_acc *a) { return a->mode == 2 && !a->exact; }
@@ -86,7 +78,7 @@ int rw_closure_emit(const graph *g, const rw_site *site, int opi, int id, const 
   for (int i = 0; i < site->n_acc; i++) {
     const rw_acc *a = &site->acc[i];
     rw_buf_printf(reg, "%s{(const void *)(%s), %s, %s}", i ? ", " : "", a->ptr,
-                  a->bytes ? a->bytes : "TIDAL_EXTENT_UNKNOWN", mode_name(a));
+                  a->bytes ? a->bytes : "TIDAL_EXTENT_UNKNOWN", rw_mode_name(a));
     if (inexact_write(a)) rw_buf_puts(reg, " /* " INEXACT_WRITE_NOTE " */");
   }
   rw_buf_puts(reg, "}};");

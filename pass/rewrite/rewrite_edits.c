@@ -6,7 +6,8 @@
  * depends only on the set of edits and the order they were added in, so the
  * same input always gives the same bytes.  Overlapping replacements, or an
  * insertion strictly inside a replaced range, are refused rather than
- * guessed at (the rewriter treats that as an internal error). */
+ * guessed at (the rewriter treats that as an internal error).  Also the two
+ * small text helpers every emitter shares (comment text, access modes). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,4 +126,22 @@ void rw_edits_free(rw_edits *e) {
   for (int i = 0; i < e->n; i++) free(e->items[i].text);
   free(e->items);
   memset(e, 0, sizeof *e);
+}
+
+/* Appends s to b with any comment terminator defused ("*" "/" -> "* /"),
+ * for text that goes inside a comment. */
+void rw_put_commented(rw_buf *b, const char *s) {
+  for (; s && *s; s++) {
+    rw_buf_putn(b, s, 1);
+    if (s[0] == '*' && s[1] == '/') rw_buf_putn(b, " ", 1);
+    if (s[0] == '\n') rw_buf_puts(b, " * ");
+  }
+}
+
+/* TIDAL_WRITE promises the runtime that every byte is overwritten (it maps
+ * an evicted chunk fresh, without its old data): only a write proven exact
+ * may say so; any other write keeps the old bytes by declaring readwrite. */
+const char *rw_mode_name(const rw_acc *a) {
+  if (a->mode == 1) return "TIDAL_READ";
+  return a->mode == 2 && a->exact ? "TIDAL_WRITE" : "TIDAL_READWRITE";
 }

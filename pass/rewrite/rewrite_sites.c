@@ -205,7 +205,7 @@ static sym *param_lookup(void *ud, const char *name) {
   return kernels_launch_dim(u->a, name, u->grid, u->block);
 }
 
-static void add_acc(rw_site *site, const char *ptr, char *bytes, int mode, int exact,
+static void add_acc(rw_site *site, int arg, const char *ptr, char *bytes, int mode, int exact,
                     const char *why, int *oom) {
   rw_acc *v = realloc(site->acc, (size_t)(site->n_acc + 1) * sizeof *v);
   if (!v) {
@@ -214,7 +214,8 @@ static void add_acc(rw_site *site, const char *ptr, char *bytes, int mode, int e
     return;
   }
   site->acc = v;
-  v[site->n_acc++] = (rw_acc){xstrdup(ptr), bytes, mode, bytes ? NULL : xstrdup(why), exact && bytes};
+  v[site->n_acc++] =
+      (rw_acc){xstrdup(ptr), bytes, mode, bytes ? NULL : xstrdup(why), exact && bytes, arg};
 }
 
 /* 1 if C text taken from the graph is usable: non-empty, and no name in it
@@ -279,7 +280,7 @@ static void graph_accesses(scan_ctx *x, rw_site *site, const int *ops, int n_ops
         const char *lw = libcall_unknown_why(op->callee, a->arg);
         why = lw ? lw : "the library-call model gives no bound for this argument";
       }
-      add_acc(site, a->ptr_local, bytes, tidal_mode_of(a->mode),
+      add_acc(site, a->arg, a->ptr_local, bytes, tidal_mode_of(a->mode),
               exact_on_every_path(x, ops, n_ops, a->arg), why, &x->oom);
     }
   }
@@ -301,30 +302,6 @@ static sym *local_int(scan_ctx *x, CXCursor e) {
     free(t);
   }
   return r ? r : sym_unknown(a);
-}
-
-/* NULL, nullptr or 0 written as a pointer argument (an optional input left
- * out): not an access, never declared (tidal_op_begin would reject it). */
-static int is_null_constant(CXCursor a) {
-  for (int guard = 0; guard < 16; guard++) {
-    enum CXCursorKind k = clang_getCursorKind(a);
-    if (k == CXCursor_GNUNullExpr || k == CXCursor_CXXNullPtrLiteralExpr) return 1;
-    if (k != CXCursor_UnexposedExpr && k != CXCursor_ParenExpr && k != CXCursor_CStyleCastExpr &&
-        k != CXCursor_CXXStaticCastExpr && k != CXCursor_CXXReinterpretCastExpr)
-      break;
-    kids ch = children(a);
-    if (ch.n < 1) {
-      free(ch.v);
-      break;
-    }
-    a = ch.v[ch.n - 1];
-    free(ch.v);
-  }
-  if (clang_getCursorKind(a) != CXCursor_IntegerLiteral) return 0;
-  CXEvalResult ev = clang_Cursor_Evaluate(a);
-  int zero = ev && clang_EvalResult_getKind(ev) == CXEval_Int && clang_EvalResult_getAsLongLong(ev) == 0;
-  if (ev) clang_EvalResult_dispose(ev);
-  return zero;
 }
 
 /* Accesses computed here, for op sites the graph does not hold (outside
@@ -368,7 +345,7 @@ static void local_accesses(scan_ctx *x, rw_site *site, CXCursor call, const char
     for (int p = 0; p < ki->n_params && p < nargs; p++) {
       const kernel_param *kp = &ki->params[p];
       if (!kp->is_pointer || kp->mode == ACCESS_NONE || covered[p] ||
-          is_null_constant(clang_Cursor_getArgument(call, (unsigned)p)))
+          rw_is_null_constant(clang_Cursor_getArgument(call, (unsigned)p)))
         continue;
       if (!text_ok(args[p])) {
         /* never silently: the runtime cannot see this access */
@@ -391,7 +368,7 @@ static void local_accesses(scan_ctx *x, rw_site *site, CXCursor call, const char
       /* as the graph's op sites (opsites.c) decide it, symbolically only */
       int exact = kp->mode == ACCESS_WRITE && iv &&
                   kernels_launch_covers(x->t->arena, ki, kp, iv, grid, block, NULL, NULL);
-      add_acc(site, args[p], bytes, tidal_mode_of(kp->mode), exact, why, &x->oom);
+      add_acc(site, p, args[p], bytes, tidal_mode_of(kp->mode), exact, why, &x->oom);
     }
     free(iv);
   } else {
@@ -400,7 +377,7 @@ static void local_accesses(scan_ctx *x, rw_site *site, CXCursor call, const char
     int n = libcall_accesses(callee, largs, nargs, &env, acc, MAX_LIB_ACCESSES);
     for (int i = 0; i < n && i < MAX_LIB_ACCESSES; i++) {
       if (acc[i].arg < 0 || acc[i].arg >= nargs || covered[acc[i].arg] ||
-          is_null_constant(clang_Cursor_getArgument(call, (unsigned)acc[i].arg)))
+          rw_is_null_constant(clang_Cursor_getArgument(call, (unsigned)acc[i].arg)))
         continue;
       if (!text_ok(args[acc[i].arg])) {
         char msg[256];
@@ -412,7 +389,7 @@ static void local_accesses(scan_ctx *x, rw_site *site, CXCursor call, const char
       }
       char *bytes = sym_is_unknown(acc[i].bytes) ? NULL : sym_to_c(acc[i].bytes);
       const char *lw = libcall_unknown_why(callee, acc[i].arg);
-      add_acc(site, args[acc[i].arg], bytes, tidal_mode_of(acc[i].mode), acc[i].exact,
+      add_acc(site, acc[i].arg, args[acc[i].arg], bytes, tidal_mode_of(acc[i].mode), acc[i].exact,
               lw ? "its size comes from a descriptor, whose sizes are only tracked for ops "
                    "the training loop reaches"
                  : "the library-call model gives no bound for this argument",
@@ -500,6 +477,8 @@ typedef struct expr_walk {
   int braces;      /* wrap in braces */
   int is_return;
   rw_site *site;   /* created on the first op */
+  CXCursor first_call; /* that op's call */
+  int n_calls;     /* op calls met in the statement */
   unsigned seen[16][2]; /* op calls met (spelling, expansion offsets): a check macro
                            evaluating its argument twice repeats one in the AST */
   int n_seen;
@@ -637,7 +616,11 @@ static enum CXChildVisitResult expr_visitor(CXCursor c, CXCursor parent, CXClien
                   : !strncmp(callee, "cudaMemset", 10) ? GRAPH_OP_MEMSET
                   : li->family == LIBCALL_NCCL ? GRAPH_OP_COLLECTIVE : GRAPH_OP_LIBRARY;
     int first = !w->site;
-    if (first) w->site = new_site(w, c, callee, kind);
+    if (first) {
+      w->site = new_site(w, c, callee, kind);
+      w->first_call = c;
+    }
+    w->n_calls++;
     rw_site *site = w->site;
     if (site && !site->skip) {
       int ops[MAX_PATHS];
@@ -663,11 +646,24 @@ static enum CXChildVisitResult expr_visitor(CXCursor c, CXCursor parent, CXClien
 
 static void scan_expr(scan_ctx *x, CXCursor e, CXCursor stmt, int stmt_pos, int braces,
                       int is_return) {
-  expr_walk w = {x, stmt, stmt_pos, braces, is_return, NULL, {{0}}, 0};
+  expr_walk w = {x, stmt, stmt_pos, braces, is_return, NULL, clang_getNullCursor(), 0, {{0}}, 0};
   /* The statement cursor itself may be the call (an expression statement). */
   if (clang_getCursorKind(e) == CXCursor_CallExpr)
     expr_visitor(e, clang_getNullCursor(), &w);
   clang_visitChildren(e, expr_visitor, &w);
+  /* A split op (graph_op.split) runs in pieces when the launch can be
+   * rewritten so (rewrite_split.c). */
+  rw_site *site = w.site;
+  if (site && !site->skip && site->kind == GRAPH_OP_LAUNCH && site->n_graph_ops > 0 && !x->oom) {
+    int ops[MAX_PATHS];
+    int n = graph_ops_at(x, x->t->file_index, site->stmt_begin, site->stmt_end, site->callee, ops,
+                         MAX_PATHS);
+    if (rw_split_plan(x->t, x->g, site, stmt, w.first_call, w.n_calls, ops,
+                      n < MAX_PATHS ? n : MAX_PATHS) != 0)
+      x->oom = 1;
+    else if (site->no_split)
+      note(x, w.first_call, site->no_split);
+  }
 }
 
 /* ---- statements ---- */
@@ -969,6 +965,8 @@ void rw_scan_free(rw_scan *s) {
     free(site->callee);
     free(site->label);
     free(site->skip);
+    rw_split_free(site->split);
+    free(site->no_split);
   }
   free(s->sites);
   for (int i = 0; i < s->n_mems; i++) {

@@ -71,6 +71,21 @@ cublasStatus_t cublasSgemm(cublasHandle_t h, cublasOperation_t ta, cublasOperati
   return CUBLAS_STATUS_SUCCESS;
 }
 
+cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t h, cublasOperation_t ta,
+                                         cublasOperation_t tb, int m, int n, int k,
+                                         const float *alpha, const float *A, int lda,
+                                         long long strideA, const float *B, int ldb,
+                                         long long strideB, const float *beta, float *C, int ldc,
+                                         long long strideC, int batch_count) {
+  if (batch_count < 0) return CUBLAS_STATUS_INVALID_VALUE;
+  for (int i = 0; i < batch_count; i++) {
+    cublasStatus_t st = cublasSgemm(h, ta, tb, m, n, k, alpha, A + i * strideA, lda,
+                                    B + i * strideB, ldb, beta, C + i * strideC, ldc);
+    if (st != CUBLAS_STATUS_SUCCESS) return st;
+  }
+  return CUBLAS_STATUS_SUCCESS;
+}
+
 tidal_status __real_tidal_shutdown(void);
 tidal_status __wrap_tidal_shutdown(void);
 tidal_status __wrap_tidal_shutdown(void) {

@@ -12,7 +12,8 @@
  * touching memory its op did not declare faults.
  *
  * Scope: what C-compatible CUDA samples use - 1-D grids and blocks of ints,
- * no shared memory, no __syncthreads, no streams; cublasSgemm in full fp32.
+ * no shared memory, no __syncthreads, no streams; cublasSgemm (and its
+ * strided batched form) in full fp32.
  * cudaMalloc/cudaFree are declared, never defined: a call the rewriter left
  * in place fails to link instead of allocating outside libtidal.  Kernels
  * run sequentially, block by block, thread by thread; the samples' kernels
@@ -40,6 +41,13 @@ extern simcuda_dim3 blockIdx, blockDim, threadIdx, gridDim;
     for (blockIdx.x = 0; blockIdx.x < gridDim.x; blockIdx.x++)                              \
       for (threadIdx.x = 0; threadIdx.x < blockDim.x; threadIdx.x++) call;                  \
   } while (0)
+
+/* Kernels run one thread at a time: an atomic add is a plain one. */
+static inline float atomicAdd(float *address, float value) {
+  float old = *address;
+  *address = old + value;
+  return old;
+}
 
 /* ---- CUDA runtime ---- */
 typedef enum cudaError {
@@ -81,5 +89,12 @@ cublasStatus_t cublasSetMathMode(cublasHandle_t h, cublasMath_t mode);
 cublasStatus_t cublasSgemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m,
                            int n, int k, const float *alpha, const float *A, int lda,
                            const float *B, int ldb, const float *beta, float *C, int ldc);
+/* batch_count cublasSgemm calls, operand i at A + i*strideA (and B, C likewise). */
+cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t h, cublasOperation_t ta,
+                                         cublasOperation_t tb, int m, int n, int k,
+                                         const float *alpha, const float *A, int lda,
+                                         long long strideA, const float *B, int ldb,
+                                         long long strideB, const float *beta, float *C, int ldc,
+                                         long long strideC, int batch_count);
 
 #endif

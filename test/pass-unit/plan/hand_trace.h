@@ -15,7 +15,8 @@
  * Top level: "adamw" reads grads, updates params, m and v   static op 6.
  * So: activations are saved for backward (swap or recompute candidates),
  * grads are dead between adamw and the next zero_grad (a drop), and the
- * optimizer moments sit idle across the iteration boundary. */
+ * optimizer moments sit idle across the iteration boundary.
+ * hand_trace_split_adamw makes adamw a split op (elementwise, pieces). */
 #ifndef TIDAL_TEST_HAND_TRACE_H
 #define TIDAL_TEST_HAND_TRACE_H
 
@@ -160,6 +161,20 @@ static tidal_trace *hand_trace(int L, uint64_t act_bytes, uint64_t w_bytes,
   free(W);
   free(dW);
   return t;
+}
+
+/* Marks the trace's "adamw" op as the pass marks a proven elementwise
+ * launch (trace_op.split_count): one element per float of params, with
+ * grads (4 bytes), params (4) and both moments (8) per element. */
+static inline void hand_trace_split_adamw(tidal_trace *t) {
+  for (int i = 0; i < t->n_ops; i++) {
+    trace_op *op = &t->ops[i];
+    if (strcmp(op->label, "adamw") != 0) continue;
+    op->split_count = op->acc[1].bytes / 4; /* params */
+    op->acc[0].split_elem_bytes = 4;
+    op->acc[1].split_elem_bytes = 4;
+    op->acc[2].split_elem_bytes = 8;
+  }
 }
 
 static void hand_trace_free(tidal_trace *t) {

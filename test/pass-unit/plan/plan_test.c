@@ -325,7 +325,54 @@ static void test_late_prefetch(void) {
   hand_trace_free(t);
 }
 
+static int has_note(const plan_result *r, const char *part) {
+  for (int k = 0; k < r->n_notes; k++)
+    if (strstr(r->notes[k], part)) return 1;
+  return 0;
+}
+
+/* An AdamW over 16 MiB of a 16.7 MiB program at half the peak: whole, the
+ * model stops at it; split (Note [split ops in the model]), it holds two
+ * pieces, the plan meets the budget, and nothing is swapped, prefetched or
+ * recomputed for it (the runtime moves its pieces). */
+static void test_split(void) {
+  tidal_trace *t = hand_trace(4, 64 * KIB, 1 * MIB, 0);
+  uint64_t budget = plan_modelled_peak(t, NULL, 0) / 2;
+  plan_options o;
+  plan_options_default(&o);
+  o.budget_bytes = budget;
+  plan_result r;
+  CHECK(plan_make(t, &o, &r) == 0);
+  CHECK(!r.budget_met);
+  CHECK(has_note(&r, "at adamw (op 18) exceeds the budget"));
+  plan_free(&r);
+  hand_trace_split_adamw(t);
+  int adamw = t->ops[t->n_ops - 1].static_op;
+  plan_mode modes[3] = {PLAN_MODE_AUTO, PLAN_MODE_SWAP, PLAN_MODE_RECOMPUTE};
+  for (int k = 0; k < 3; k++) {
+    o.mode = modes[k];
+    CHECK(plan_make(t, &o, &r) == 0);
+    if (modes[k] != PLAN_MODE_RECOMPUTE) { /* recompute-only cannot evict the params */
+      CHECK(r.budget_met);
+      CHECK(r.peak_after <= budget);
+    }
+    CHECK(has_note(&r, "adamw runs split: 1048576 elements (16.0 MiB) in pieces of 131072"));
+    CHECK(!has_note(&r, "at adamw (op 18) exceeds"));
+    /* the model holds two pieces of 131072 elements x 16 bytes at adamw */
+    CHECK(r.peak_after >= 2 * 131072 * 16);
+    for (int i = 0; i < r.n_actions; i++) {
+      const plan_action *a = &r.actions[i];
+      if (a->ref_op != adamw) continue;
+      CHECK(a->kind == PLAN_DROP);
+    }
+    print_plan(&r);
+    plan_free(&r);
+  }
+  hand_trace_free(t);
+}
+
 int main(void) {
+  test_split();
   test_cost_model();
   test_none_mode();
   test_drops();

@@ -40,7 +40,66 @@ static void run(const plan_result *plan, uint64_t budget, replay_break brk, repl
   CHECK(rc == 0);
 }
 
+static int has_note(const plan_result *r, const char *part) {
+  for (int k = 0; k < r->n_notes; k++)
+    if (strstr(r->notes[k], part)) return 1;
+  return 0;
+}
+
+/* An AdamW over params + grads + moments = 16 MiB, most of the program,
+ * under half its peak: whole, tidal_op_begin refuses it; split (the pass
+ * proved it elementwise), it runs in pieces within the budget and every
+ * checksum matches, at more than one budget (other piece counts); and the
+ * oracle catches a piece that reads the wrong range. */
+static void test_split(void) {
+  trace = hand_trace(4, 64 * KIB, 1024 * KIB, 0);
+  uint64_t natural = plan_modelled_peak(trace, NULL, 0);
+  uint64_t budget = natural / 2;
+  plan_result plan;
+  replay_report rep;
+  make_plan(PLAN_MODE_AUTO, budget, &plan);
+  CHECK(!plan.budget_met);
+  run(&plan, budget, REPLAY_BREAK_NONE, &rep, "adamw whole at 50%");
+  CHECK(rep.managed.failed);
+  CHECK(strstr(rep.managed.error, "TIDAL_ERR_BUDGET") != NULL);
+  CHECK(rep.splittable_ops == 0);
+  plan_free(&plan);
+
+  hand_trace_split_adamw(trace);
+  static const double fracs[3] = {0.5, 0.4, 0.9};
+  uint64_t pieces[3] = {0, 0, 0};
+  for (int f = 0; f < 3; f++) {
+    budget = (uint64_t)((double)natural * fracs[f]);
+    make_plan(PLAN_MODE_AUTO, budget, &plan);
+    CHECK(plan.budget_met);
+    CHECK(has_note(&plan, "adamw runs split"));
+    run(&plan, budget, REPLAY_BREAK_NONE, &rep, "adamw split");
+    CHECK(replay_ok(&rep));
+    CHECK(rep.checksums_match && rep.final_state_match);
+    CHECK(rep.managed.peak_bytes <= budget);
+    CHECK(rep.splittable_ops == 1);
+    CHECK(rep.managed.split_ops == 1);
+    CHECK(rep.managed.split_pieces > 1);
+    CHECK(rep.unmanaged.split_ops == 0); /* the unmanaged run has the device: whole */
+    pieces[f] = rep.managed.split_pieces;
+    if (f == 0) {
+      /* a piece that reads (and writes) the first piece's range of one
+       * argument: resident, declared, but the wrong bytes */
+      replay_report bad;
+      run(&plan, budget, REPLAY_BREAK_SPLIT_NO_ADVANCE, &bad, "adamw split, pointer not advanced");
+      CHECK(!bad.managed.failed);
+      CHECK(!bad.checksums_match);
+      CHECK(bad.mismatched_ops > 0);
+      CHECK(!replay_ok(&bad));
+    }
+    plan_free(&plan);
+  }
+  CHECK(pieces[1] > pieces[0] && pieces[0] > pieces[2]); /* smaller budget, more pieces */
+  hand_trace_free(trace);
+}
+
 int main(void) {
+  test_split();
   trace = hand_trace(12, 256 * KIB, 64 * KIB, 0);
   uint64_t natural = plan_modelled_peak(trace, NULL, 0);
   uint64_t budget = natural / 2;
