@@ -344,9 +344,16 @@ static uint64_t run_op(engine *e, int op, int it, uint64_t *pieces) {
     uint64_t count = top->split_count, step = tidal_split_elements((size_t)count, eb);
     if (step == 0) step = count;
     uint64_t sum = 0, n = 0;
-    for (uint64_t o = 0; o < count && !e->run->failed; o += step, n++)
-      run_piece(e, op, accp, accp + top->n_acc, seed, o, count - o < step ? count - o : step,
-                &sum);
+    /* each piece is a launch over its share of the elements: the sim clock
+     * charges it that share of the op's modelled duration (read at its
+     * op_end), not the whole */
+    double whole_s = e->sites[op].est_seconds;
+    for (uint64_t o = 0; o < count && !e->run->failed; o += step, n++) {
+      uint64_t l = count - o < step ? count - o : step;
+      e->sites[op].est_seconds = whole_s * (double)l / (double)count;
+      run_piece(e, op, accp, accp + top->n_acc, seed, o, l, &sum);
+    }
+    e->sites[op].est_seconds = whole_s;
     if (pieces) *pieces = n;
     h = e->run->failed ? 0 : (sum ? sum : 1); /* 0 means "not run" */
     goto out;

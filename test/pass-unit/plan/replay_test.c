@@ -98,8 +98,60 @@ static void test_split(void) {
   hand_trace_free(trace);
 }
 
+/* A recompute closure of a split op re-runs it in pieces too, each a
+ * tidal_op_begin nested in the consumer's, and gives the same bytes.  The
+ * planner never registers one (plan.c, Note [split ops in the model]), so
+ * the plan is made first and the producers it registers with
+ * activation-sized accesses are marked split after: 4 bytes per element of
+ * each such access, the rest (weights: not elementwise) whole in every
+ * piece.  Its other registrations are not run (replay_place.run = 0), so
+ * every recompute is of a split op. */
+static void test_split_recompute(void) {
+  const uint64_t act = 1024 * KIB;
+  trace = hand_trace(4, act, 64 * KIB, 0);
+  uint64_t budget = 3900 * KIB; /* a 2 MiB elementwise working set is more than half */
+  plan_result plan;
+  make_plan(PLAN_MODE_RECOMPUTE, budget, &plan);
+  replay_place *place = calloc((size_t)plan.n_actions, sizeof *place);
+  int marked = 0;
+  for (int k = 0; k < plan.n_actions; k++) {
+    place[k].run = 1;
+    if (plan.actions[k].kind != PLAN_RECOMPUTE) continue;
+    place[k].run = 0;
+    for (int i = 0; i < trace->n_ops; i++) {
+      trace_op *op = &trace->ops[i];
+      if (op->static_op != plan.actions[k].ref_op) continue;
+      for (int a = 0; a < op->n_acc; a++)
+        if (op->acc[a].bytes == act) {
+          op->acc[a].split_elem_bytes = 4;
+          op->split_count = act / 4;
+          place[k].run = 1;
+        }
+      marked += op->split_count > 0;
+    }
+  }
+  CHECK(marked > 0);
+  replay_options o;
+  replay_options_default(&o);
+  o.chunk_bytes = 4096;
+  o.budget_bytes = budget;
+  o.place = place;
+  replay_report rep;
+  CHECK(replay_trace(trace, &plan, &o, &rep) == 0);
+  replay_print_text(stderr, &rep, &plan, "recompute of a split op");
+  CHECK(rep.managed.split_ops == (uint64_t)marked);
+  CHECK(rep.managed.split_pieces > (uint64_t)marked);
+  CHECK(rep.managed.recomputed_ops > 0);
+  CHECK(rep.recompute_mismatches == 0);
+  CHECK(replay_ok(&rep));
+  free(place);
+  plan_free(&plan);
+  hand_trace_free(trace);
+}
+
 int main(void) {
   test_split();
+  test_split_recompute();
   trace = hand_trace(12, 256 * KIB, 64 * KIB, 0);
   uint64_t natural = plan_modelled_peak(trace, NULL, 0);
   uint64_t budget = natural / 2;
