@@ -25,10 +25,11 @@
  * globals, no local pointer or reference, no address taken, no early exit
  * from the grid-stride loop (it would tie later elements to the thread).
  * Scalars computed from the elements, other scalar parameters, and calls
- * on scalars are free: a call passes no pointer and nothing by non-const
- * reference; a __device__ function defined in the project is checked by
- * these same rules; one only declared here (a math function from a header,
- * the toolkit's own headers) is trusted.  Kernels flagged rng or atomics
+ * on scalars are free: a call passes no pointer (an element or a local by
+ * reference is fine - `__half` operators take them so - unless the callee
+ * is only declared in the project); a __device__ function defined in the
+ * project is checked by these same rules; one only declared here (a math
+ * function from a header, the toolkit's own headers) is trusted.  Kernels flagged rng or atomics
  * are never split.  Any shape or construct not recognised means not split,
  * with the first reason found in split_why.
  * Under these rules thread i's work depends on i only through the
@@ -461,16 +462,21 @@ static void check_call(sctx *c, CXCursor call) {
   }
   name_of(fn, nb, sizeof nb);
   int na = clang_Cursor_getNumArguments(call), np = clang_Cursor_getNumArguments(fn);
+  int trusted = clang_Location_isInSystemHeader(clang_getCursorLocation(fn)) ||
+                !clang_Cursor_isNull(clang_getCursorDefinition(fn));
   for (int i = 0; i < na; i++) {
     CXType t = clang_getCanonicalType(clang_getCursorType(clang_Cursor_getArgument(call, (unsigned)i)));
     if (t.kind == CXType_Pointer || t.kind == CXType_BlockPointer) {
       refuse(c, "passes a pointer to '%s'", nb);
       return;
     }
-    if (i < np) {
+    /* By non-const reference: the argument is an element or a local (the
+     * walk checks which), and a callee from the toolkit's headers or with a
+     * body checked here touches only that; one only declared might step
+     * from its address. */
+    if (i < np && !trusted) {
       CXType pt = clang_getCanonicalType(clang_getCursorType(clang_Cursor_getArgument(fn, (unsigned)i)));
-      if ((pt.kind == CXType_LValueReference || pt.kind == CXType_RValueReference) &&
-          !clang_isConstQualifiedType(clang_getPointeeType(pt))) {
+      if (pt.kind == CXType_LValueReference && !clang_isConstQualifiedType(clang_getPointeeType(pt))) {
         refuse(c, "passes '%s' an argument by reference", nb);
         return;
       }
