@@ -329,6 +329,8 @@ typedef struct tidal_counters {
   uint64_t vmm_calls;           /* map + unmap + set-access driver calls */
   uint64_t reclaimed_chunks;    /* evicted chunks taken back from memory that still
                                    held them: no copy, no driver call */
+  uint64_t rebound_chunks;      /* chunks given memory that was still mapped at their
+                                   address from an earlier use: no driver call */
   /* The run-time planner (TIDAL_PLANNER=runtime): chunks it acted on by
    * kind, the build-time hints it ran or skipped, plans built, iterations
    * run on a plan and iterations that left it (their ops differed). */

@@ -47,7 +47,8 @@ typedef struct rt_cmd {
   void *host;          /* copies: the host side */
   void *handle;        /* the backend's: cuda memory handle (MAP), CUevent (copies) */
   tidal_stream stream; /* D2H: runs after the work enqueued on it */
-  uint64_t mark;       /* UNMAP: the last-use mark to wait for first, 0 = none */
+  uint64_t mark;       /* UNMAP: the last-use mark to wait for first; H2D: the mark its
+                          stream waits for first (Note [stale aliases]); 0 = none */
   uint32_t phys;       /* MAP, UNMAP, copies: the physical chunk */
   uint8_t kind;        /* rt_cmd_kind */
   uint8_t urgent;      /* H2D: a fault */
@@ -97,11 +98,14 @@ typedef struct rt_backend_ops {
    * enqueued so far on `after` (the chunk's last writer's stream).  h2d runs
    * on the prefetch stream, or (urgent: a fault an op is about to wait for)
    * on a high-priority stream of its own, so it does not queue behind bulk
-   * prefetches. */
+   * prefetches.  h2d's stream first waits for `after_mark` (0 = none):
+   * the physical chunk's previous holder may still be using it on the
+   * compute stream (Note [stale aliases] in residency.c); the host does not
+   * wait. */
   tidal_status (*copy_d2h)(rt_backend *b, void *dst, uintptr_t src, size_t bytes, uint32_t phys,
                            tidal_stream after, rt_event *done);
   tidal_status (*copy_h2d)(rt_backend *b, uintptr_t dst, const void *src, size_t bytes,
-                           uint32_t phys, int urgent, rt_event *done);
+                           uint32_t phys, int urgent, uint64_t after_mark, rt_event *done);
 
   /* Nonzero if the event completed (never blocks). */
   int (*event_done)(rt_backend *b, const rt_event *ev);

@@ -429,8 +429,23 @@ static tidal_status cuda_copy_d2h(rt_backend *b, void *dst, uintptr_t src, size_
   return TIDAL_OK;
 }
 
+/* Work on s after this waits for mark m (Note [stale aliases]): a stream
+ * wait, not a host one.  Under marks_mu, so that marks_poll on the training
+ * thread cannot recycle the mark's event meanwhile (the VMM worker calls
+ * this too). */
+static CUresult stream_after_mark(rt_backend *b, CUstream s, uint64_t m) {
+  CUresult r = CUDA_SUCCESS;
+  if (!m)
+    return r;
+  pthread_mutex_lock(&b->marks_mu);
+  if (m >= b->done_upto && m - b->mark_base < b->nmarks)
+    r = CU(cuStreamWaitEvent)(s, b->marks[m - b->mark_base], 0);
+  pthread_mutex_unlock(&b->marks_mu);
+  return r;
+}
+
 static tidal_status cuda_copy_h2d(rt_backend *b, uintptr_t dst, const void *src, size_t bytes,
-                                  uint32_t phys, int urgent, rt_event *done) {
+                                  uint32_t phys, int urgent, uint64_t after_mark, rt_event *done) {
   CUstream s = urgent ? b->fault : b->h2d;
   CUevent ev;
   tidal_status st = event_get(b, &ev);
@@ -438,7 +453,9 @@ static tidal_status cuda_copy_h2d(rt_backend *b, uintptr_t dst, const void *src,
     return st;
   memset(done, 0, sizeof *done);
   done->handle = ev;
-  CUresult r = CU(cuMemcpyHtoDAsync)((CUdeviceptr)dst, src, bytes, s);
+  CUresult r = stream_after_mark(b, s, after_mark);
+  if (r == CUDA_SUCCESS)
+    r = CU(cuMemcpyHtoDAsync)((CUdeviceptr)dst, src, bytes, s);
   if (r == CUDA_SUCCESS)
     r = CU(cuEventRecord)(ev, s);
   if (r != CUDA_SUCCESS) {
@@ -735,7 +752,9 @@ static tidal_status cuda_cmd_run(rt_backend *b, const rt_cmd *c, char *err, size
     return r == CUDA_SUCCESS ? TIDAL_OK : worker_fail(r, "swap-out copy", err, n);
   case RT_CMD_H2D: {
     CUstream s = c->urgent ? b->fault : b->h2d;
-    r = CU(cuMemcpyHtoDAsync)((CUdeviceptr)c->addr, c->host, c->bytes, s);
+    r = stream_after_mark(b, s, c->mark);
+    if (r == CUDA_SUCCESS)
+      r = CU(cuMemcpyHtoDAsync)((CUdeviceptr)c->addr, c->host, c->bytes, s);
     if (r == CUDA_SUCCESS)
       r = CU(cuEventRecord)(ev, s);
     return r == CUDA_SUCCESS ? TIDAL_OK : worker_fail(r, "restore copy", err, n);

@@ -384,9 +384,14 @@ static double model_d2h(rt_backend *b, size_t bytes, uint32_t phys, double issue
   return end;
 }
 
-static double model_h2d(rt_backend *b, size_t bytes, uint32_t phys, int urgent, double issued) {
+static double mark_time(rt_backend *b, uint64_t m);
+
+static double model_h2d(rt_backend *b, size_t bytes, uint32_t phys, int urgent, uint64_t after_mark,
+                        double issued) {
   double *engine = urgent ? &b->t_fault : &b->t_h2d;
   double start = max2(max2(*engine, issued), b->phys_busy[phys]);
+  if (after_mark) /* the stream waits for the previous holder's last use */
+    start = max2(start, mark_time(b, after_mark));
   double end = start + b->c.copy_latency_s + (double)bytes / b->c.h2d_bytes_per_s;
   *engine = end;
   b->phys_busy[phys] = end;
@@ -404,9 +409,9 @@ static tidal_status sim_copy_d2h(rt_backend *b, void *dst, uintptr_t src, size_t
 }
 
 static tidal_status sim_copy_h2d(rt_backend *b, uintptr_t dst, const void *src, size_t bytes,
-                                 uint32_t phys, int urgent, rt_event *done) {
+                                 uint32_t phys, int urgent, uint64_t after_mark, rt_event *done) {
   b->t_host += b->c.copy_issue_s;
-  done->vt = model_h2d(b, bytes, phys, urgent, b->t_host);
+  done->vt = model_h2d(b, bytes, phys, urgent, after_mark, b->t_host);
   done->handle = NULL;
   return enqueue(b, (void *)dst, src, bytes, done);
 }
@@ -574,7 +579,7 @@ static tidal_status sim_cmd_prepare(rt_backend *b, rt_cmd *cmd, rt_event *ev, do
     break;
   case RT_CMD_H2D:
     b->t_vmm = start + b->c.copy_issue_s;
-    ev->vt = model_h2d(b, cmd->bytes, cmd->phys, cmd->urgent, b->t_vmm);
+    ev->vt = model_h2d(b, cmd->bytes, cmd->phys, cmd->urgent, cmd->mark, b->t_vmm);
     break;
   }
   *vt = b->t_vmm;

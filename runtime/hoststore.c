@@ -19,8 +19,20 @@
  *  - it grows ahead: when fewer than a quarter of its slots are free after
  *    an allocation, the next piece is pinned then, before a swap-out finds
  *    the store full;
- *  - all within TIDAL_HOST_BUDGET (default half of host RAM). */
+ *  - all within TIDAL_HOST_BUDGET (default half of host RAM).
+ *
+ * Note [deferred slot free]: a chunk restored by a copy the host did not
+ * wait for (a fault, a prefetch consumed by a stream wait) keeps the copy's
+ * event while it holds its slot (Note [host slot reuse], residency.c).
+ * When the chunk gives the slot up (it was written, freed, dropped), the
+ * copy may still be reading it; waiting for it there blocked the host on
+ * almost every restore (the H100-calibrated replay of the gpt variant at
+ * 50%: 8-15 ms of a 55 ms step).  So the slot goes to a pending list with
+ * its event instead and becomes free once the event is done: polled at
+ * every allocation, waited for (oldest first) only when no slot is free.
+ * A pending slot still counts as used. */
 #include <stdlib.h>
+#include <string.h>
 #include "rt.h"
 
 void rt_host_init(size_t slot_bytes, size_t budget_bytes) {
@@ -96,13 +108,60 @@ tidal_status rt_host_reserve(size_t bytes) {
 
 int64_t rt_host_slot_alloc(void) {
   rt_hoststore *h = &rt_g.hs;
+  if (h->npend) /* a pending slot before pinning more (as when the free waited) */
+    rt_host_pending_reap(h->nfree == 0);
   if (h->nfree == 0 && !grow(1))
     return -1;
   h->used++;
   int64_t slot = h->free_slots[--h->nfree];
-  if (h->nfree < carved() / 4)
+  if (h->nfree + h->npend < carved() / 4)
     grow(1); /* ahead of need (Note [host store sizing]); failure is not an error yet */
   return slot;
+}
+
+static void pending_pop(void) {
+  rt_hoststore *h = &rt_g.hs;
+  rt_g.be->event_release(rt_g.b, &h->pend_evs[0]);
+  rt_host_slot_free(h->pend_slots[0]);
+  h->npend--;
+  memmove(h->pend_slots, h->pend_slots + 1, h->npend * sizeof *h->pend_slots);
+  memmove(h->pend_evs, h->pend_evs + 1, h->npend * sizeof *h->pend_evs);
+}
+
+void rt_host_pending_reap(int wait) {
+  rt_hoststore *h = &rt_g.hs;
+  if (wait && h->npend) {
+    double waited = 0;
+    rt_g.be->event_sync(rt_g.b, &h->pend_evs[0], &waited);
+    RT_COUNT_TIME(stall_seconds, waited);
+    pending_pop();
+  }
+  /* Oldest first, stopping at the first still running: one query per call. */
+  while (h->npend && rt_g.be->event_done(rt_g.b, &h->pend_evs[0]))
+    pending_pop();
+}
+
+void rt_host_slot_free_after(int64_t slot, rt_event *ev) {
+  rt_hoststore *h = &rt_g.hs;
+  if (h->npend == h->cap_pend) {
+    size_t cap = h->cap_pend ? h->cap_pend * 2 : 64;
+    int64_t *s = realloc(h->pend_slots, cap * sizeof *s);
+    if (s)
+      h->pend_slots = s;
+    rt_event *e = s ? realloc(h->pend_evs, cap * sizeof *e) : NULL;
+    if (e)
+      h->pend_evs = e;
+    if (!s || !e) { /* out of host memory: wait here, as before */
+      rt_g.be->event_sync(rt_g.b, ev, NULL);
+      rt_g.be->event_release(rt_g.b, ev);
+      rt_host_slot_free(slot);
+      return;
+    }
+    h->cap_pend = cap;
+  }
+  h->pend_slots[h->npend] = slot;
+  h->pend_evs[h->npend++] = *ev;
+  memset(ev, 0, sizeof *ev);
 }
 
 void rt_host_slot_free(int64_t slot) {
@@ -123,6 +182,15 @@ void *rt_host_slot_addr(int64_t slot) {
 
 void rt_host_destroy(void) {
   rt_hoststore *h = &rt_g.hs;
+  while (h->npend) { /* the copies still read the pieces */
+    rt_g.be->event_sync(rt_g.b, &h->pend_evs[0], NULL);
+    pending_pop();
+  }
+  free(h->pend_slots);
+  free(h->pend_evs);
+  h->pend_slots = NULL;
+  h->pend_evs = NULL;
+  h->cap_pend = 0;
   for (uint32_t i = 0; i < h->npieces; i++)
     rt_g.be->host_free(rt_g.b, h->pieces[i], (h->first_slot[i + 1] - h->first_slot[i]) * h->slot_bytes);
   free(h->free_slots);
@@ -194,9 +262,20 @@ int rt_host_check(char *msg, size_t len) {
       owned++;
     }
   }
-  if (owned + h->nfree != total || owned != h->used) {
-    snprintf(msg, len, "host store: %zu slots owned + %zu free != %zu carved out (used says %zu)",
-             owned, h->nfree, total, h->used);
+  for (size_t i = 0; i < h->npend; i++) {
+    int64_t s = h->pend_slots[i];
+    if (s < 0 || (size_t)s >= total || seen[s]) {
+      snprintf(msg, len, "host store: pending entry %zu is slot %lld (%s)", i, (long long)s,
+               s < 0 || (size_t)s >= total ? "out of range" : "also free or owned");
+      goto out;
+    }
+    seen[s] = 3;
+  }
+  if (owned + h->nfree + h->npend != total || owned + h->npend != h->used) {
+    snprintf(msg, len,
+             "host store: %zu slots owned + %zu free + %zu pending != %zu carved out (used says "
+             "%zu)",
+             owned, h->nfree, h->npend, total, h->used);
     goto out;
   }
   ok = 1;

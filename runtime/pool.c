@@ -34,8 +34,41 @@ static tidal_status grow_tables(uint32_t need) {
   if (!a)
     return rt_error(TIDAL_ERR_HOST_MEMORY, "physical pool: out of host memory");
   rt_g.absent_phys = a;
+  uint32_t *pos = realloc(rt_g.free_pos, (size_t)cap * sizeof *pos);
+  if (!pos)
+    return rt_error(TIDAL_ERR_HOST_MEMORY, "physical pool: out of host memory");
+  rt_g.free_pos = pos;
+  rt_chunk **own = realloc(rt_g.phys_owner, (size_t)cap * sizeof *own);
+  if (!own)
+    return rt_error(TIDAL_ERR_HOST_MEMORY, "physical pool: out of host memory");
+  for (uint32_t i = rt_g.cap_phys; i < cap; i++)
+    own[i] = NULL;
+  rt_g.phys_owner = own;
+  uint64_t *mk = realloc(rt_g.phys_mark, (size_t)cap * sizeof *mk);
+  if (!mk)
+    return rt_error(TIDAL_ERR_HOST_MEMORY, "physical pool: out of host memory");
+  for (uint32_t i = rt_g.cap_phys; i < cap; i++)
+    mk[i] = 0;
+  rt_g.phys_mark = mk;
   rt_g.cap_phys = cap;
   return TIDAL_OK;
+}
+
+static void free_push(uint32_t phys) {
+  rt_g.free_pos[phys] = rt_g.nfree_phys;
+  rt_g.free_phys[rt_g.nfree_phys++] = phys;
+}
+
+uint32_t rt_phys_free_pop(void) { return rt_g.free_phys[--rt_g.nfree_phys]; }
+
+int rt_phys_free_take(uint32_t phys) {
+  uint32_t i = rt_g.free_pos[phys];
+  if (i >= rt_g.nfree_phys || rt_g.free_phys[i] != phys)
+    return 0;
+  uint32_t top = rt_g.free_phys[--rt_g.nfree_phys];
+  rt_g.free_phys[i] = top;
+  rt_g.free_pos[top] = i;
+  return 1;
 }
 
 tidal_status rt_pool_init(size_t chunk_bytes, size_t budget, int lazy) {
@@ -47,7 +80,7 @@ tidal_status rt_pool_init(size_t chunk_bytes, size_t budget, int lazy) {
   if (st != TIDAL_OK)
     return st;
   for (uint32_t i = n; i-- > 0;)
-    rt_g.free_phys[rt_g.nfree_phys++] = i; /* chunk 0 handed out first */
+    free_push(i); /* chunk 0 handed out first */
   rt_g.nphys = rt_g.phys_ids = n;
   return rt_g.be->pool_create(rt_g.b, chunk_bytes, n);
 }
@@ -55,7 +88,12 @@ tidal_status rt_pool_init(size_t chunk_bytes, size_t budget, int lazy) {
 void rt_pool_destroy(void) {
   free(rt_g.free_phys);
   free(rt_g.absent_phys);
-  rt_g.free_phys = rt_g.absent_phys = NULL;
+  free(rt_g.free_pos);
+  free(rt_g.phys_owner);
+  free(rt_g.phys_mark);
+  rt_g.free_phys = rt_g.absent_phys = rt_g.free_pos = NULL;
+  rt_g.phys_owner = NULL;
+  rt_g.phys_mark = NULL;
 }
 
 tidal_status rt_pool_add(uint32_t *phys) {
@@ -89,6 +127,7 @@ tidal_status rt_pool_add(uint32_t *phys) {
 }
 
 static void remove_one(uint32_t phys) {
+  rt_phys_unalias(phys); /* no address may keep it mapped (Note [stale aliases]) */
   if (rt_vmmq_drain() != TIDAL_OK) /* its unmap must have run (Note [vmm worker]) */
     rt_clear_error(); /* the failed worker fails every later op; releasing is still safe */
   rt_g.be->phys_remove(rt_g.b, phys);
@@ -98,10 +137,11 @@ static void remove_one(uint32_t phys) {
 }
 
 void rt_phys_release(uint32_t phys) {
+  rt_g.phys_owner[phys] = NULL;
   if (rt_g.nphys > rt_g.phys_target)
     remove_one(phys); /* a shrink still in progress (Note [resizable pool]) */
   else
-    rt_g.free_phys[rt_g.nfree_phys++] = phys;
+    free_push(phys);
 }
 
 tidal_status rt_budget_set(size_t bytes) {
@@ -117,7 +157,7 @@ tidal_status rt_budget_set(size_t bytes) {
   rt_g.phys_target = (uint32_t)(bytes / cb);
   rt_g.budget_bytes = (size_t)rt_g.phys_target * cb;
   while (rt_g.nphys > rt_g.phys_target && rt_g.nfree_phys)
-    remove_one(rt_g.free_phys[--rt_g.nfree_phys]);
+    remove_one(rt_phys_free_pop());
   /* Evict the rest through the usual path: each chunk it frees comes back
    * to rt_phys_release and goes.  What open ops pin goes later. */
   while (rt_g.nphys > rt_g.phys_target) {

@@ -30,6 +30,34 @@
  * budget that holds the working set, steady state makes no VMM call
  * however many hints run; under pressure each reassignment costs three.
  *
+ * Note [stale aliases]: reassigning a parked chunk's memory does not unmap
+ * it either.  The parked chunk becomes *stale*: evicted, no memory of its
+ * own, but its address still maps the physical chunk, which now belongs to
+ * another chunk (a physical chunk may be mapped at several addresses).
+ * When the stale chunk needs memory again and its physical chunk is free or
+ * parked again (the usual case in a repeating iteration: the two chunks
+ * take turns), it takes it back with no driver call: its address is still
+ * mapped and granted.  Only when that physical chunk is in use does it
+ * unmap its address and map another (what every reassignment cost before).
+ * So under pressure the chunks settle on physical homes and a steady state
+ * remaps only when two chunks sharing one are needed at the same time.
+ * Safety: a stale chunk's data is never in the memory its address maps
+ * (it is on the host, dropped or recomputable); every op restores its
+ * chunks first, which takes the memory back or maps other memory, so no
+ * op touches a stale address.  The memory changes hands without waiting
+ * on the host for the previous holder's last use: the next holder's ops
+ * follow it on the compute stream, and a copy into the memory waits for
+ * its mark on the copy's stream (phys_mark; before, the host waited for
+ * the mark before each unmap, and the H100-calibrated replay spent 6-10
+ * ms of a step there).  A stale chunk keeps its own mark for the unmap of
+ * its address, if it must map other memory.
+ * The sim keeps a stale address PROT_NONE (parked), so the oracle still
+ * catches a stray access; on CUDA a stray access would read another
+ * chunk's data, as a parked chunk's own address already could.  A
+ * physical chunk leaving the pool (the budget shrinks) is first unmapped
+ * at every stale address (rt_phys_unalias), and tidal_free unmaps its
+ * chunks' stale addresses.
+ *
  * Note [last-use marks]: the driver does not order cuMemUnmap after
  * kernels still using the range.  Instead of draining the compute stream
  * before every unmap, each chunk remembers the op count after its last op
@@ -184,12 +212,16 @@ static tidal_status be_copy_d2h(rt_chunk *c, void *dst, size_t len, rt_event *do
   return queue(c, &cmd, done);
 }
 
+/* After the physical chunk's previous holder's last use (Note [stale
+ * aliases]): a wait on the copy's stream, once. */
 static tidal_status be_copy_h2d(rt_chunk *c, const void *src, size_t len, int urgent,
                                 rt_event *done) {
+  uint64_t after = rt_g.phys_mark[c->phys];
+  rt_g.phys_mark[c->phys] = 0;
   if (!rt_vmmq_on())
-    return rt_g.be->copy_h2d(rt_g.b, rt_chunk_addr(c), src, len, c->phys, urgent, done);
+    return rt_g.be->copy_h2d(rt_g.b, rt_chunk_addr(c), src, len, c->phys, urgent, after, done);
   rt_cmd cmd = {.kind = RT_CMD_H2D, .addr = rt_chunk_addr(c), .bytes = len, .host = (void *)src,
-                .phys = c->phys, .urgent = (uint8_t)urgent};
+                .phys = c->phys, .urgent = (uint8_t)urgent, .mark = after};
   return queue(c, &cmd, done);
 }
 
@@ -280,10 +312,30 @@ static tidal_status wait_mark(uint64_t m) {
   return st;
 }
 
+/* c is stale: its address gives up the physical chunk it still maps, after
+ * c's own last use (its mark, kept since it was parked). */
+static tidal_status unalias(rt_chunk *c) {
+  uint64_t mark = c->park_mark;
+  tidal_status st = TIDAL_OK;
+  c->stale = 0;
+  c->park_mark = 0;
+  if (!rt_vmmq_on()) { /* the worker waits for it itself */
+    st = wait_mark(mark);
+    mark = 0;
+  }
+  tidal_status s2 = vmm_unmap(c, mark);
+  return st != TIDAL_OK ? st : s2;
+}
+
 static tidal_status map_chunk(rt_chunk *c, uint32_t phys) {
   rt_event ready = {0, 0, NULL, 0};
+  tidal_status st = c->stale ? unalias(c) : TIDAL_OK;
+  if (st != TIDAL_OK) {
+    rt_phys_release(phys);
+    return st;
+  }
   RT_COUNT(vmm_calls, 1);
-  tidal_status st = be_map(c, phys, &ready);
+  st = be_map(c, phys, &ready);
   if (st == TIDAL_OK && (st = access_note(c)) != TIDAL_OK)
     be_unmap(c, phys, 0); /* never used: no mark to wait for */
   if (st != TIDAL_OK) {
@@ -293,6 +345,7 @@ static tidal_status map_chunk(rt_chunk *c, uint32_t phys) {
   c->phys = phys;
   c->ready = ready;
   c->ready_pending = 1;
+  rt_g.phys_owner[phys] = c;
   return TIDAL_OK;
 }
 
@@ -364,6 +417,35 @@ tidal_status rt_release_parked(void) {
   return st;
 }
 
+/* v is parked: its memory goes back to the free stack, still mapped at v's
+ * address (Note [stale aliases]); copies into it wait for v's last use. */
+static tidal_status detach_parked(rt_chunk *v) {
+  rt_list_remove(&rt_g.parked, v);
+  v->parked = 0;
+  tidal_status st = TIDAL_OK;
+  if (rt_vmmq_on())
+    st = rt_vmmq_sync(v->ticket.seq); /* nothing queued for it may still touch the memory */
+  /* No host wait: the next holder's ops follow v's last use on the compute
+   * stream, its copies wait for the mark on theirs.  v keeps the mark for
+   * its own unmap (unalias). */
+  rt_g.phys_mark[v->phys] = v->park_mark;
+  v->stale = 1;
+  rt_phys_release(v->phys); /* a shrinking pool unmaps v's address (rt_phys_unalias) */
+  return st;
+}
+
+void rt_phys_unalias(uint32_t phys) {
+  for (size_t i = 0; i < rt_g.nallocs; i++) {
+    rt_alloc *a = rt_g.allocs[i];
+    for (uint32_t k = 0; k < a->nchunks; k++)
+      if (a->chunks[k].stale && a->chunks[k].phys == phys)
+        unalias(&a->chunks[k]);
+  }
+  for (rt_slab *s = rt_g.slabs; s; s = s->next)
+    if (s->chunk.stale && s->chunk.phys == phys)
+      unalias(&s->chunk);
+}
+
 /* Reassigns the memory of a parked chunk (real pressure): the oldest whose
  * last use is done, else waits for the oldest. */
 static tidal_status steal_parked(void) {
@@ -378,7 +460,7 @@ static tidal_status steal_parked(void) {
     v = rt_g.parked.head;
   if (RT_TRACING())
     rt_trace("reassign", "\"ptr\":\"%#lx\"", (unsigned long)rt_chunk_addr(v));
-  return unmap_chunk(v); /* its state (on host, dropped, recomputable) stays */
+  return detach_parked(v); /* its state (on host, dropped, recomputable) stays */
 }
 
 /* The swap-out of c completed: its device memory goes back to the pool. */
@@ -448,8 +530,13 @@ static void retire_host_ev(rt_chunk *c) {
 }
 
 void rt_chunk_free_host(rt_chunk *c) {
-  retire_host_ev(c);
-  rt_host_slot_free(c->host_slot);
+  if (c->host_ev_pending && c->host_slot >= 0 ) { /* Note [deferred slot free] */
+    rt_host_slot_free_after(c->host_slot, &c->host_ev);
+    c->host_ev_pending = 0;
+  } else {
+    retire_host_ev(c);
+    rt_host_slot_free(c->host_slot);
+  }
   c->host_slot = -1;
 }
 
@@ -630,13 +717,45 @@ static tidal_status wait_ready(rt_chunk *c) {
   return st;
 }
 
-static tidal_status map_fresh(rt_chunk *c, const char *why) {
-  uint32_t phys;
-  tidal_status st = rt_phys_acquire(&phys, why);
+/* c is stale and the physical chunk its address maps is free or parked:
+ * c takes it back with no driver call (Note [stale aliases]).  0 if not. */
+static int take_home(rt_chunk *c, tidal_status *st) {
+  uint32_t phys = c->phys;
+  rt_chunk *o = rt_g.phys_owner[phys];
+  if (o && !o->parked)
+    return 0; /* in use */
+  if (o && (*st = detach_parked(o)) != TIDAL_OK)
+    return 0;
+  if (!rt_phys_free_take(phys))
+    return 0; /* went away with a shrinking pool (c was unaliased) */
+  c->stale = 0;
+  memset(&c->ready, 0, sizeof c->ready);
+  c->ready_pending = 0; /* ops follow the previous holder on the stream; copies wait for
+                           its mark (phys_mark) */
+  rt_g.phys_owner[phys] = c;
+  rt_stats_note_resident();
+  RT_COUNT(rebound_chunks, 1);
+  if (RT_TRACING())
+    rt_trace("rebind", "\"ptr\":\"%#lx\"", (unsigned long)rt_chunk_addr(c));
+  *st = be_park(c, 0);
+  return 1;
+}
+
+/* Memory for c: its stale home if it can have it back (no driver call),
+ * else any, mapped here (its access pending: Note [access batching]). */
+static tidal_status bind_chunk(rt_chunk *c, const char *why) {
+  tidal_status st = TIDAL_OK;
+  if (c->stale && take_home(c, &st))
+    return st;
   if (st != TIDAL_OK)
+    return st;
+  uint32_t phys;
+  if ((st = rt_phys_acquire(&phys, why)) != TIDAL_OK)
     return st;
   return map_chunk(c, phys);
 }
+
+static tidal_status map_fresh(rt_chunk *c, const char *why) { return bind_chunk(c, why); }
 
 /* Note [exchange]: when every resident chunk is dirty and the host store
  * is full, a swapped-out chunk could never come back, although restoring it
@@ -898,13 +1017,13 @@ tidal_status rt_prefetch_chunks(rt_chunk **cs, size_t n) {
     }
     if (c->state != RT_ON_HOST)
       continue; /* resident, in flight, or nothing to copy */
-    uint32_t phys;
-    if (rt_phys_acquire(&phys, "prefetch") != TIDAL_OK) {
-      rt_clear_error(); /* a hint that does not fit is ignored */
+    if ((st = bind_chunk(c, "prefetch")) != TIDAL_OK) {
+      if (st == TIDAL_ERR_BUDGET) { /* a hint that does not fit is ignored */
+        rt_clear_error();
+        st = TIDAL_OK;
+      }
       break;
     }
-    if ((st = map_chunk(c, phys)) != TIDAL_OK)
-      break;
     rt_pin(c); /* not evictable before its copy is issued */
     cs[nmapped++] = c;
   }
@@ -962,6 +1081,10 @@ tidal_status rt_chunk_release(rt_chunk *c) {
   tidal_status st = rt_chunk_settle(c);
   if (rt_chunk_mapped(c) || c->parked) {
     tidal_status s2 = unmap_chunk(c);
+    if (st == TIDAL_OK)
+      st = s2;
+  } else if (c->stale) {
+    tidal_status s2 = unalias(c);
     if (st == TIDAL_OK)
       st = s2;
   }

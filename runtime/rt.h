@@ -95,6 +95,8 @@ typedef struct rt_chunk {
   uint8_t parked;               /* evicted, but phys is still mapped here and holds its
                                    last contents (Note [lazy unmap]); on rt_g.parked */
   uint8_t hint_drop_only;       /* every hint in [hint_lo, hint_hi) was a drop */
+  uint8_t stale;                /* evicted and its memory given to another chunk, but phys
+                                   is still mapped at its address (Note [stale aliases]) */
   uint32_t pin_slot;            /* scratch for op_begin: its entry in rt_g.pinned */
   uint32_t hint_lo, hint_hi;    /* bytes of it hinted (swap_out/drop) since its last use:
                                    Note [partial-chunk hints] */
@@ -145,7 +147,11 @@ typedef struct rt_hoststore {
   size_t first_slot[RT_HOST_PIECES_MAX + 1]; /* piece i holds [first_slot[i], first_slot[i+1]) */
   int64_t *free_slots;      /* stack of free slot numbers */
   size_t nfree, cap_free;
-  size_t used;              /* slots handed out */
+  size_t used;              /* slots handed out (pending ones included) */
+  int64_t *pend_slots;      /* freed slots a restore copy may still read, oldest first
+                               (Note [deferred slot free]) */
+  rt_event *pend_evs;       /* their copies' events */
+  size_t npend, cap_pend;
 } rt_hoststore;
 
 /* ---- recompute closures (recompute.c) ---- */
@@ -186,6 +192,12 @@ typedef struct rt_runtime {
   uint32_t nphys;                /* physical chunks that exist now */
   uint32_t *free_phys;           /* stack of unused physical chunks */
   uint32_t nfree_phys;
+  uint32_t *free_pos;            /* per physical chunk: its index in free_phys while free */
+  rt_chunk **phys_owner;         /* per physical chunk: the chunk whose data it holds
+                                    (mapped or parked), NULL while free */
+  uint64_t *phys_mark;           /* per physical chunk: a mark covering its previous
+                                    holder's last use; copies into it wait for it on the
+                                    device (Note [stale aliases]) */
   /* pool.c: the budget can change at run time (Note [resizable pool]) */
   uint32_t phys_target;          /* the budget in chunks; nphys converges to it */
   uint32_t phys_ids;             /* physical chunk numbers used so far: all are < phys_ids */
@@ -308,6 +320,10 @@ RT_HIDDEN tidal_status rt_reap(int wait_all);
 /* A free physical chunk, evicting LRU chunks if needed. */
 RT_HIDDEN tidal_status rt_phys_acquire(uint32_t *phys, const char *why);
 RT_HIDDEN void rt_phys_release(uint32_t phys); /* pool.c */
+RT_HIDDEN uint32_t rt_phys_free_pop(void);  /* pool.c: the top of the free stack (nfree_phys > 0) */
+RT_HIDDEN int rt_phys_free_take(uint32_t phys); /* pool.c: phys out of the free stack, if there */
+/* Unmaps every stale alias of phys (Note [stale aliases]): it is going away. */
+RT_HIDDEN void rt_phys_unalias(uint32_t phys);
 /* One step towards a free physical chunk (reassign parked memory, reap,
  * evict, land a prefetch). */
 RT_HIDDEN tidal_status rt_phys_free_one(const char *why);
@@ -398,6 +414,11 @@ RT_HIDDEN void rt_host_init(size_t slot_bytes, size_t budget_bytes);
 RT_HIDDEN tidal_status rt_host_reserve(size_t bytes);
 RT_HIDDEN int64_t rt_host_slot_alloc(void); /* -1 when the store is full */
 RT_HIDDEN void rt_host_slot_free(int64_t slot);
+/* Frees slot once ev (a restore copy reading it) is done, without waiting
+ * for it; takes ev over (Note [deferred slot free]). */
+RT_HIDDEN void rt_host_slot_free_after(int64_t slot, rt_event *ev);
+/* Frees the pending slots whose copies are done (wait: at least one, blocking). */
+RT_HIDDEN void rt_host_pending_reap(int wait);
 RT_HIDDEN void *rt_host_slot_addr(int64_t slot);
 RT_HIDDEN size_t rt_host_capacity_slots(void);
 RT_HIDDEN void rt_host_destroy(void);

@@ -29,6 +29,7 @@ static const struct row {
     {"modelled time (sim)", offsetof(tidal_counters, modelled_seconds), ROW_SECONDS},
     {"VMM driver calls", offsetof(tidal_counters, vmm_calls), ROW_COUNT},
     {"reclaimed (no copy, no call)", offsetof(tidal_counters, reclaimed_chunks), ROW_COUNT},
+    {"rebound (no call)", offsetof(tidal_counters, rebound_chunks), ROW_COUNT},
     {"planner: swap-outs", offsetof(tidal_counters, planner_swap_outs), ROW_COUNT},
     {"planner: prefetches", offsetof(tidal_counters, planner_prefetches), ROW_COUNT},
     {"planner: drops", offsetof(tidal_counters, planner_drops), ROW_COUNT},

@@ -25,10 +25,11 @@
  * globals, no local pointer or reference, no address taken, no early exit
  * from the grid-stride loop (it would tie later elements to the thread).
  * Scalars computed from the elements, other scalar parameters, and calls
- * on scalars are free: a call passes no pointer and nothing by non-const
- * reference; a __device__ function defined in the project is checked by
- * these same rules; one only declared here (a math function from a header,
- * the toolkit's own headers) is trusted.  Kernels flagged rng or atomics
+ * on scalars are free: a call passes no pointer (an element or a local by
+ * reference is fine - `__half` operators take them so - unless the callee
+ * is only declared in the project); a __device__ function defined in the
+ * project is checked by these same rules; one only declared here (a math
+ * function from a header, the toolkit's own headers) is trusted.  Kernels flagged rng or atomics
  * are never split.  Any shape or construct not recognised means not split,
  * with the first reason found in split_why.
  * Under these rules thread i's work depends on i only through the
@@ -461,38 +462,21 @@ static void check_call(sctx *c, CXCursor call) {
   }
   name_of(fn, nb, sizeof nb);
   int na = clang_Cursor_getNumArguments(call), np = clang_Cursor_getNumArguments(fn);
-  /* Note [operators on element types]: `h[i] = __float2half(x)` and `h[i]
-   * += y` on a class type (__half, __nv_bfloat16) are calls of operator=,
-   * operator+=.  A member operator's call lists the object first, before
-   * the parameters (shift); a free one takes its left side as a non-const
-   * reference.  That operand is the assignment's target, checked as one.
-   * An rvalue reference parameter (a move assignment) binds a temporary
-   * the callee may change, which no other thread sees; it is refused only
-   * when it names the index or the count. */
-  int shift = clang_getCursorKind(fn) == CXCursor_CXXMethod && !clang_CXXMethod_isStatic(fn) &&
-              na == np + 1;
-  int is_op = !strncmp(nb, "operator", 8) && nb[8] && !(nb[8] == '_' || (nb[8] >= 'a' && nb[8] <= 'z') ||
-                                                       (nb[8] >= 'A' && nb[8] <= 'Z'));
+  int trusted = clang_Location_isInSystemHeader(clang_getCursorLocation(fn)) ||
+                !clang_Cursor_isNull(clang_getCursorDefinition(fn));
   for (int i = 0; i < na; i++) {
-    CXCursor arg = clang_Cursor_getArgument(call, (unsigned)i);
-    CXType t = clang_getCanonicalType(clang_getCursorType(arg));
+    CXType t = clang_getCanonicalType(clang_getCursorType(clang_Cursor_getArgument(call, (unsigned)i)));
     if (t.kind == CXType_Pointer || t.kind == CXType_BlockPointer) {
       refuse(c, "passes a pointer to '%s'", nb);
       return;
     }
-    if (i == 0 && (shift || is_op)) {
-      check_target(c, strip_parens(arg));
-      if (c->failed) return;
-      if (shift) continue;
-    }
-    int pi = i - shift;
-    if (pi >= 0 && pi < np) {
-      CXType pt = clang_getCanonicalType(clang_getCursorType(clang_Cursor_getArgument(fn, (unsigned)pi)));
-      if (pt.kind == CXType_RValueReference) {
-        check_target(c, strip_parens(arg));
-        if (c->failed) return;
-      } else if (pt.kind == CXType_LValueReference &&
-                 !clang_isConstQualifiedType(clang_getPointeeType(pt)) && !(i == 0 && is_op)) {
+    /* By non-const reference: the argument is an element or a local (the
+     * walk checks which), and a callee from the toolkit's headers or with a
+     * body checked here touches only that; one only declared might step
+     * from its address. */
+    if (i < np && !trusted) {
+      CXType pt = clang_getCanonicalType(clang_getCursorType(clang_Cursor_getArgument(fn, (unsigned)i)));
+      if (pt.kind == CXType_LValueReference && !clang_isConstQualifiedType(clang_getPointeeType(pt))) {
         refuse(c, "passes '%s' an argument by reference", nb);
         return;
       }
@@ -516,8 +500,9 @@ static void check_fn(sctx *c, CXCursor fn) {
   CXCursor def = clang_getCursorDefinition(fn);
   if (clang_Cursor_isNull(def)) return; /* declared only: trusted (Note [elementwise split]) */
   if (clang_Location_isInSystemHeader(clang_getCursorLocation(def))) return;
-  /* a defaulted member (an implicit copy or move assignment) copies the
-   * object's members: nothing a thread could share */
+  /* a defaulted member (the implicit copy or move assignment of a plain
+   * element struct, `h[i] = g[i]`) copies the object's members: nothing a
+   * thread could share */
   if (clang_getCursorKind(def) == CXCursor_CXXMethod && clang_CXXMethod_isDefaulted(def)) return;
   for (int i = 0; i < c->n_seen; i++)
     if (clang_equalCursors(c->seen[i], def)) return;

@@ -1,16 +1,19 @@
-// Element types that are classes (__half, __nv_bfloat16): `h[i] = x` is a
-// call of the class's operator= (a move assignment from a temporary, a
-// copy from an element) and `h[i] += x` of a free operator+= taking its
-// left side by non-const reference.  Both assign element i, as `f[i] = x`
-// does on a float, so a mixed-precision AdamW (half grads in, float master
-// and moments, half params out) is elementwise (split.c, Note [operators
-// on element types]).  An operator whose body the project defines is
-// still checked: one that writes a global is refused.
+// Element types that are plain structs (the stub __half here, a user's
+// own bf16 struct): `h[i] = x` is a call of the struct's implicit
+// (defaulted) copy or move assignment, which only copies members, and
+// `h[i] += x` of a free operator+= with a body, checked here.  Both
+// assign element i, so a mixed-precision AdamW (half grads in, float
+// master and moments, half params out) is elementwise.  An operator whose
+// body the project defines is still checked: one that writes a global is
+// refused.
 // RUN: %tidal kernels %s -- %stubflags | FileCheck %s
 
 __device__ __half to_h(float x);
 __device__ float to_f(__half h);
-__device__ __half &operator+=(__half &a, const __half &b);
+__device__ __half &operator+=(__half &a, const __half &b) {
+  a.x += b.x;
+  return a;
+}
 
 __global__ void adamw_mixed(__half *p16, float *master, const __half *g16, float *m, float *v,
                             int n, float lr, float inv_scale) {

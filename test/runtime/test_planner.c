@@ -192,10 +192,13 @@ int main(int argc, char **argv) {
     final_check();
   }
 
-  /* 2 + 3. binding, with and without feedback */
+  /* 2 + 3. binding, with and without feedback.  18 chunks: at 24 (two under
+   * the peak) A keeps most of its memory across the big ops (Note [stale
+   * aliases]: D takes its own memory back), so almost nothing is prefetched
+   * and there is nothing for feedback to move. */
   double stall_fb[6] = {0}, stall_nofb[6] = {0};
   for (int fb = 1; fb >= 0; fb--) {
-    start(24 * CH, TIDAL_PLANNER_RUNTIME, fb);
+    start(18 * CH, TIDAL_PLANNER_RUNTIME, fb);
     for (int it = 0; it < 6; it++) {
       set_speed(it > 0);
       iteration(it, 0, 0);
@@ -210,7 +213,7 @@ int main(int argc, char **argv) {
     }
     tidal_stats s = th_stats();
     CHECK(s.total.planner_swap_outs > 0 && s.total.planner_prefetches > 0);
-    CHECK(s.total.peak_resident_bytes <= 24 * CH);
+    CHECK(s.total.peak_resident_bytes <= 18 * CH);
     final_check();
   }
   CHECK(stall_fb[1] > 0);                  /* the first plan's prefetch is late */
