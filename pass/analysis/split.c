@@ -21,9 +21,10 @@
  * i % C, not passed to a function), n nowhere but the bound (a piece gets
  * a smaller n), and threadIdx/blockIdx/blockDim/gridDim/warpSize not at
  * all.  Nor may threads share anything: no __shared__, no barrier, warp,
- * atomic, curand or cooperative-groups call, no global arrays or writable
- * globals, no local pointer or reference, no address taken, no early exit
- * from the grid-stride loop (it would tie later elements to the thread).
+ * atomic, curand or cooperative-groups call, no globals but constants
+ * (const scalars, __constant__ memory), no local pointer or reference, no
+ * address taken, no early exit from the grid-stride loop (it would tie
+ * later elements to the thread).
  * Scalars computed from the elements, other scalar parameters, and calls
  * on scalars are free: a call passes no pointer (an element or a local by
  * reference is fine - `__half` operators take them so - unless the callee
@@ -351,6 +352,14 @@ static const char *name_of(CXCursor c, char *buf, size_t n) {
   return buf;
 }
 
+static int has_attr(CXCursor d, enum CXCursorKind attr) {
+  clist l = kids_of(d);
+  int r = 0;
+  for (int i = 0; i < l.n && !r; i++) r = clang_getCursorKind(l.v[i]) == attr;
+  free(l.v);
+  return r;
+}
+
 /* ---- the body walk ---- */
 
 static void walk(sctx *c, CXCursor e);
@@ -413,6 +422,9 @@ static void check_ref(sctx *c, CXCursor e) {
     if (pk == CXCursor_FunctionDecl || pk == CXCursor_FunctionTemplate || pk == CXCursor_CXXMethod)
       return; /* a local */
     CXType t = clang_getCanonicalType(clang_getCursorType(d));
+    /* __constant__ memory: device code cannot write it, and no index into
+     * it can depend on i (i is used nowhere but p[i]) */
+    if (has_attr(d, CXCursor_CUDAConstantAttr)) return;
     if (!clang_isConstQualifiedType(t) || !is_scalar_type(t))
       refuse(c, "uses global '%s'", nb);
     return;
@@ -579,14 +591,10 @@ static int element_intrinsic(sctx *c, CXCursor call) {
 static void check_var(sctx *c, CXCursor v) {
   char nb[64];
   name_of(v, nb, sizeof nb);
-  clist l = kids_of(v);
-  for (int i = 0; i < l.n; i++)
-    if (clang_getCursorKind(l.v[i]) == CXCursor_CUDASharedAttr) {
-      refuse(c, "__shared__ memory ('%s')", nb);
-      break;
-    }
-  free(l.v);
-  if (c->failed) return;
+  if (has_attr(v, CXCursor_CUDASharedAttr)) {
+    refuse(c, "__shared__ memory ('%s')", nb);
+    return;
+  }
   if (clang_Cursor_getStorageClass(v) == CX_SC_Static) {
     refuse(c, "static local '%s'", nb);
     return;
