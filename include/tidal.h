@@ -326,6 +326,16 @@ typedef struct tidal_counters {
   uint64_t evictions;           /* chunks evicted by budget pressure (LRU) */
   double stall_seconds;         /* time the compute stream waited for data */
   double modelled_seconds;      /* sim backend: virtual clock advanced */
+  /* Sim backend, where the modelled time goes (0 on CUDA): the host's time
+   * in map/unmap/set-access calls (not the VMM worker's), the host blocked
+   * waiting for the device or a copy, and the compute stream idle before
+   * an op: because the host had not launched it yet, or waiting for its
+   * copies (stall_seconds sums each wait's own delay, so it can count one
+   * idle span twice). */
+  double modelled_vmm_seconds;
+  double modelled_host_wait_seconds;
+  double modelled_launch_wait_seconds;
+  double modelled_copy_wait_seconds;
   uint64_t vmm_calls;           /* map + unmap + set-access driver calls */
   uint64_t reclaimed_chunks;    /* evicted chunks taken back from memory that still
                                    held them: no copy, no driver call */

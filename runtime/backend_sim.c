@@ -283,6 +283,7 @@ static tidal_status sim_map(rt_backend *b, uintptr_t addr, uint32_t phys, rt_eve
   if (do_map(b, addr, phys, err, sizeof err) != TIDAL_OK)
     return rt_error(TIDAL_ERR_BACKEND, "%s", err);
   b->t_host += b->c.map_s;
+  RT_COUNT_TIME(modelled_vmm_seconds, b->c.map_s);
   ready->seq = 0;
   ready->vt = b->phys_busy[phys];
   ready->handle = NULL;
@@ -299,12 +300,14 @@ static double set_access_cost(const rt_backend *b, size_t bytes) {
 
 static tidal_status sim_set_access(rt_backend *b, uintptr_t addr, size_t bytes) {
   b->t_host += set_access_cost(b, bytes);
+  RT_COUNT_TIME(modelled_vmm_seconds, set_access_cost(b, bytes));
   return TIDAL_OK;
 }
 
 static tidal_status sim_unmap(rt_backend *b, uintptr_t addr, uint32_t phys) {
   char err[256];
   b->t_host += b->c.unmap_s;
+  RT_COUNT_TIME(modelled_vmm_seconds, b->c.unmap_s);
   if (do_unmap(b, addr, err, sizeof err) != TIDAL_OK)
     return rt_error(TIDAL_ERR_BACKEND, "%s", err);
   return TIDAL_OK;
@@ -449,6 +452,7 @@ static void host_wait_until(rt_backend *b, double t, double *waited_s) {
     return;
   if (waited_s)
     *waited_s += t - b->t_host;
+  RT_COUNT_TIME(modelled_host_wait_seconds, t - b->t_host);
   b->t_host = t + b->c.event_sync_s;
 }
 
@@ -519,7 +523,12 @@ static void sim_op_start(rt_backend *b, tidal_stream s, const tidal_site *site) 
 static void sim_op_end(rt_backend *b, tidal_stream s, const tidal_site *site) {
   double est = site && site->est_seconds > 0 ? site->est_seconds : 0.0;
   b->t_host += b->c.launch_s;
-  double start = max2(max2(b->t_dev + b->c.launch_gap_s, b->t_host), b->dev_wait);
+  double ready = b->t_dev + b->c.launch_gap_s;
+  double start = max2(max2(ready, b->t_host), b->dev_wait);
+  if (start > ready && b->t_host > b->dev_wait) /* idle for the launch */
+    RT_COUNT_TIME(modelled_launch_wait_seconds, start - ready);
+  else if (start > ready) /* idle for a copy */
+    RT_COUNT_TIME(modelled_copy_wait_seconds, start - ready);
   b->t_dev = start + est;
   b->dev_wait = 0;
   if (b->t_dev - b->t_host > b->c.host_ahead_s) /* the launch queue is full: the host waits */

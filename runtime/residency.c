@@ -28,7 +28,8 @@
  * chunk that needs memory when no physical chunk is free - reassigns a
  * parked chunk's memory (cuMemUnmap, cuMemMap, cuMemSetAccess).  So at a
  * budget that holds the working set, steady state makes no VMM call
- * however many hints run; under pressure each reassignment costs three.
+ * however many hints run; under pressure a reassignment costs a map and a
+ * set-access (an unmap too before Note [stale aliases]).
  *
  * Note [stale aliases]: reassigning a parked chunk's memory does not unmap
  * it either.  The parked chunk becomes *stale*: evicted, no memory of its

@@ -512,7 +512,9 @@ static void check_fn(sctx *c, CXCursor fn) {
   CXCursor def = clang_getCursorDefinition(fn);
   if (clang_Cursor_isNull(def)) return; /* declared only: trusted (Note [elementwise split]) */
   if (clang_Location_isInSystemHeader(clang_getCursorLocation(def))) return;
-  /* implicit or `= default` copy/move/construct: member by member, nothing else */
+  /* a defaulted member (the implicit copy or move of a plain element
+   * struct, `h[i] = g[i]`, `float4 v = in[i]`) copies the object's members:
+   * nothing a thread could share */
   enum CXCursorKind dk = clang_getCursorKind(def);
   if ((dk == CXCursor_CXXMethod || dk == CXCursor_Constructor || dk == CXCursor_Destructor) &&
       clang_CXXMethod_isDefaulted(def))

@@ -741,8 +741,13 @@ static int one_run(const tidal_trace *t, const plan_result *plan, const replay_o
   run->plans_built = s1.total.plans_built - s0.total.plans_built;
   run->last_modelled_s = s1.last_iteration.modelled_seconds;
   run->last_stall_s = s1.last_iteration.stall_seconds;
+  run->last_vmm_s = s1.last_iteration.modelled_vmm_seconds;
+  run->last_host_wait_s = s1.last_iteration.modelled_host_wait_seconds;
+  run->last_launch_wait_s = s1.last_iteration.modelled_launch_wait_seconds;
+  run->last_copy_wait_s = s1.last_iteration.modelled_copy_wait_seconds;
   run->vmm_calls = s1.total.vmm_calls - s0.total.vmm_calls;
   run->last_vmm_calls = s1.last_iteration.vmm_calls;
+  run->last_faults = s1.last_iteration.faults;
   /* recomputed_ops counts our closures; the runtime's count must agree */
   if (s1.total.recomputes - s0.total.recomputes > run->recomputed_ops)
     run->recomputed_ops = s1.total.recomputes - s0.total.recomputes;
@@ -929,6 +934,13 @@ void replay_print_json(FILE *f, const replay_report *r, const plan_result *plan,
     fprintf(f, "  \"modelled_time_steady_unmanaged_s\": %.9g,\n", su);
     fprintf(f, "  \"modelled_time_steady_managed_s\": %.9g,\n", sm);
     fprintf(f, "  \"modelled_overhead_steady\": %.6f,\n", su > 0 ? sm / su - 1 : 0);
+    /* where the steady iteration's time goes (docs/replay.md) */
+    fprintf(f,
+            "  \"steady_breakdown\": {\"host_vmm_s\": %.9g, \"host_wait_s\": %.9g, "
+            "\"device_wait_launch_s\": %.9g, \"device_wait_copies_s\": %.9g, \"vmm_calls\": "
+            "%llu, \"faults\": %llu},\n",
+            m->last_vmm_s, m->last_host_wait_s, m->last_launch_wait_s, m->last_copy_wait_s,
+            (unsigned long long)m->last_vmm_calls, (unsigned long long)m->last_faults);
   }
   json_run(f, "unmanaged", &r->unmanaged);
   json_run(f, "managed", m);

@@ -93,8 +93,11 @@ typedef struct replay_run {
   uint64_t hints_run, hints_skipped, plans_built;
   double last_modelled_s; /* the last iteration alone: the steady state */
   double last_stall_s;
+  /* the last iteration's modelled breakdown (tidal_counters' modelled_*) */
+  double last_vmm_s, last_host_wait_s, last_launch_wait_s, last_copy_wait_s;
   uint64_t vmm_calls;      /* map + unmap + set-access over the iterations */
   uint64_t last_vmm_calls; /* in the last iteration: the steady state */
+  uint64_t last_faults;    /* in the last iteration */
   uint64_t split_ops;       /* last iteration: split ops that ran in more than one piece */
   uint64_t split_pieces;    /* and the pieces (op_begin/op_end pairs) they ran as */
   uint64_t shared_peak_bytes; /* shared budget: the most all its processes held at once,
