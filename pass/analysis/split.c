@@ -512,6 +512,13 @@ static void check_fn(sctx *c, CXCursor fn) {
   CXCursor def = clang_getCursorDefinition(fn);
   if (clang_Cursor_isNull(def)) return; /* declared only: trusted (Note [elementwise split]) */
   if (clang_Location_isInSystemHeader(clang_getCursorLocation(def))) return;
+  /* a defaulted member (the implicit copy or move of a plain element
+   * struct, `h[i] = g[i]`, `float4 v = in[i]`) copies the object's members:
+   * nothing a thread could share */
+  enum CXCursorKind dk = clang_getCursorKind(def);
+  if ((dk == CXCursor_CXXMethod || dk == CXCursor_Constructor || dk == CXCursor_Destructor) &&
+      clang_CXXMethod_isDefaulted(def))
+    return;
   for (int i = 0; i < c->n_seen; i++)
     if (clang_equalCursors(c->seen[i], def)) return;
   if (c->helper >= SPLIT_HELPER_DEPTH) {
@@ -530,9 +537,15 @@ static void check_fn(sctx *c, CXCursor fn) {
   c->in_loop = 0;
   c->nest = 0;
   c->helper++;
+  /* the body, and a constructor's member initializers */
   clist l = kids_of(def);
-  for (int i = 0; i < l.n && !c->failed; i++)
-    if (clang_getCursorKind(l.v[i]) == CXCursor_CompoundStmt) walk(c, l.v[i]);
+  for (int i = 0; i < l.n && !c->failed; i++) {
+    enum CXCursorKind k = clang_getCursorKind(l.v[i]);
+    if (k != CXCursor_ParmDecl && k != CXCursor_TemplateTypeParameter &&
+        k != CXCursor_NonTypeTemplateParameter && k != CXCursor_TemplateTemplateParameter &&
+        !clang_isReference(k) && !clang_isAttribute(k))
+      walk(c, l.v[i]);
+  }
   free(l.v);
   c->helper--;
   c->guarded = guarded;

@@ -90,9 +90,38 @@ static int is_lvalue_shape(CXCursor e) {
          k == CXCursor_ArraySubscriptExpr;
 }
 
+/* Note [lvalues in macro arguments]: `CK(cudaMalloc(&st->m, n))`, the
+ * error-check wrapper nearly every trainer puts around its calls.  The
+ * text of a cursor inside a macro argument, taken at expansion locations,
+ * is the macro invocation's (empty here), so the reset `&st->m` never
+ * matched the test `!st->m` and a lazy initialisation counted as running
+ * every iteration: its cudaMemset an overwrite before each update, and the
+ * plan dropped the optimizer moments.  Where the written text lies in the
+ * main file (a macro argument), it is taken at spelling locations. */
+static char *spelled_in_main(const pass_tu *t, CXCursor e) {
+  CXSourceRange ext = clang_getCursorExtent(e);
+  CXFile f1, f2;
+  unsigned b, en;
+  clang_getSpellingLocation(clang_getRangeStart(ext), &f1, NULL, NULL, &b);
+  clang_getSpellingLocation(clang_getRangeEnd(ext), &f2, NULL, NULL, &en);
+  if (!f1 || !f2 || !t->main_file || !clang_File_isEqual(f1, f2) ||
+      !clang_File_isEqual(f1, t->main_file) || b >= en || en > t->main_size)
+    return NULL;
+  char *r = malloc(en - b + 1);
+  if (!r) return NULL;
+  memcpy(r, t->main_source + b, en - b);
+  r[en - b] = '\0';
+  return r;
+}
+
 /* The expression's spelling without blanks (malloc'd), NULL if none. */
 static char *squeeze(const pass_tu *t, CXCursor e) {
   char *s = frontend_cursor_text(t, strip(e));
+  if (s && !s[strspn(s, " \t\r\n")]) {
+    free(s);
+    s = NULL;
+  }
+  if (!s) s = spelled_in_main(t, strip(e));
   if (!s) return NULL;
   size_t j = 0;
   for (size_t i = 0; s[i]; i++)

@@ -414,8 +414,9 @@ static int struct_field_accesses(gb *b, graph_op *op, CXCursor arg_c, CXType rec
  * pointer, and the runtime must see every piece's bytes), each element has
  * a size, each access's extent is exactly count * elem_bytes, and, for a
  * kernel that is not grid-stride, the launch provably has grid.x * block.x
- * >= count (the pieces keep its configuration, so each covers its sub-range
- * exactly as the whole launch covered the whole range).  cudaLaunchKernel
+ * >= count: the rewritten program clamps the count to the launch's threads
+ * (rewrite_split.c, Note [split launch]), so only then is the count it
+ * splits the one the trace, the plan and replay split.  cudaLaunchKernel
  * is never split: its arguments live in an array the pieces would have to
  * rebuild. */
 static void split_launch(gb *b, graph_op *op, const kernel_info *ki, CXCursor call,

@@ -586,8 +586,21 @@ static char *unbound_reason(const graph *g) {
   if (name)
     rw_buf_printf(&b, "'%s' is unbound and not a compile-time constant (use --bind %s=VALUE)", name,
                   name);
-  else
-    rw_buf_puts(&b, "the sizes are not fully bound (use --bind NAME=VALUE)");
+  else {
+    /* no name to bind: an allocation whose size tidal could not compute
+     * (a total summed over a container it does not follow) says which */
+    int u = -1;
+    for (int i = 0; i < g->n_allocs && u < 0; i++)
+      if (!g->allocs[i].bytes || sym_is_unknown(g->allocs[i].bytes)) u = i;
+    if (u >= 0)
+      rw_buf_printf(&b,
+                    "the size of '%s' (%s:%u) is not an expression tidal could compute (no --bind "
+                    "sets it; docs/limitations.md)",
+                    g->allocs[u].name ? g->allocs[u].name : "?", g->allocs[u].file ? g->allocs[u].file : "?",
+                    g->allocs[u].line);
+    else
+      rw_buf_puts(&b, "the sizes are not fully bound (use --bind NAME=VALUE)");
+  }
   free(name);
   return rw_buf_take(&b);
 }
