@@ -139,6 +139,8 @@ static int recording(void) {
 
 static int on_plan(void) { return S && S->have_plan && !S->off_plan; }
 
+int rt_planner_steering(void) { return on_plan(); }
+
 /* ---- actions ---- */
 
 static tidal_status act_chunk(rt_chunk *c, int kind) {
