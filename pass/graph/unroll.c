@@ -150,7 +150,14 @@ static int eval_at(unroller *u, const sym *s, int64_t *out, const char *file, un
         }
       missing = name;
     }
-    if (missing)
+    if (missing && u->g->train_var && strcmp(missing, u->g->train_var) == 0)
+      /* a layer loop taken for the training loop (the loop around it has
+       * no other op): binding its counter would hide the real fix */
+      diag_error(file, line, col, "cannot unroll the training loop: %s uses '%s', the counter of "
+                 "the loop taken as the training loop (%s:%u); if that is a loop over layers, mark "
+                 "the step loop with #pragma tidal train or --loop FILE:LINE", what, missing,
+                 u->g->loop_file ? u->g->loop_file : "?", u->g->loop_line);
+    else if (missing)
       diag_error(file, line, col, "cannot unroll the training loop: %s uses '%s', which is unbound "
                  "(use --bind %s=VALUE)", what, missing, missing);
     else
