@@ -337,8 +337,12 @@ static void add_access(gb *b, graph_op *op, CXCursor arg_c, gval v, int arg, acc
     a->offset = sym_unknown(b->a);
     a->tensor = -1;
     char *t = frontend_cursor_text(b->t, arg_c);
+    /* what happens instead: the rewriter still declares the access from
+     * the argument's text, so the runtime restores it (or fails loudly
+     * when it is not tidal memory); the plan cannot see it */
     gb_note(b, arg_c, "pointer '%s' passed to %s is not traced to a cudaMalloc; its accesses are "
-            "left unmanaged", t ? t : "?", op->callee);
+            "declared at run time from its text, outside the plan's model (no drops are planned "
+            "while one exists)", t ? t : "?", op->callee);
     free(t);
   }
 }

@@ -149,6 +149,20 @@ static void instrument_site(rw *r, int idx, rw_site *s) {
     rw_buf_printf(&open, "%s  TIDAL_OP_BEGIN(&tidal_site_%d, 0, NULL);", in, idx);
   }
   rw_line_restore(L, s->stmt_begin, &open);
+  if (s->is_return == 2) { /* Note [ops in return statements] (rewrite_sites.c) */
+    rw_buf ret = {0}, var = {0};
+    rw_buf_printf(&var, "auto &&tidal_ret_%d = ", idx);
+    rw_buf_printf(&close, " TIDAL_OP_END(&tidal_site_%d);", idx);
+    rw_buf_printf(&ret, " return tidal_ret_%d; }", idx);
+    insert(r, s->stmt_begin, RW_PRIO_OPEN, &open);
+    if (var.oom) r->oom = 1;
+    rw_edits_replace(&r->edits, s->stmt_begin, s->ret_expr_begin, var.p ? var.p : "");
+    rw_buf_free(&var);
+    insert(r, s->stmt_end, RW_PRIO_CLOSE, &close);
+    insert(r, s->stmt_end, RW_PRIO_RETURN, &ret);
+    rw_buf_free(&ind);
+    return;
+  }
   rw_buf_printf(&close, " TIDAL_OP_END(&tidal_site_%d);%s", idx, s->braces ? " }" : "");
   insert(r, s->stmt_begin, RW_PRIO_OPEN, &open);
   insert(r, s->stmt_end, RW_PRIO_CLOSE, &close);

@@ -50,6 +50,7 @@ void rw_buf_free(rw_buf *b);
 enum {
   RW_PRIO_CLOSE = 10,   /* closing what an earlier statement opened (op_end, "}") */
   RW_PRIO_AFTER = 20,   /* plan calls after a statement */
+  RW_PRIO_RETURN = 30,  /* the return that ends an instrumented return statement */
   RW_PRIO_DEFAULT = 40, /* closures before a function, iteration markers */
   RW_PRIO_BEFORE = 50,  /* plan calls before a statement */
   RW_PRIO_OPEN = 60,    /* opening a statement's wrapper (op_begin, "{") */
@@ -145,7 +146,9 @@ typedef struct rw_split {
 typedef struct rw_site {
   unsigned stmt_begin, stmt_end; /* the statement wrapped (end after ';') */
   int braces;      /* 1: wrap in { } (0 for declarations, whose scope must not change) */
-  int is_return;   /* the op is in a return statement */
+  int is_return;   /* the op is in a return statement: 1 not instrumented, 2 instrumented
+                      (Note [ops in return statements]) */
+  unsigned ret_expr_begin; /* is_return 2: where the returned expression starts */
   unsigned line, col; /* of the (first) op call */
   char *function;  /* enclosing function */
   char *callee;    /* first op's callee */

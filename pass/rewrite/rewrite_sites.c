@@ -41,6 +41,7 @@ typedef struct scan_ctx {
   unsigned fn_begin;
   int is_main;
   int in_loop;          /* inside the training loop's body */
+  unsigned ret_begin;   /* the return statement being scanned: its expression's offset */
   int loop_depth;       /* loops nested in the training loop body */
   int switch_depth;     /* switches nested in it (break leaves the switch) */
   int oom;
@@ -561,12 +562,15 @@ static rw_site *new_site(expr_walk *w, CXCursor call, const char *callee, int ki
   if (!w->stmt_pos) {
     site->skip = xstrdup("the op is inside a condition or loop header: not instrumented "
                          "(move it into its own statement)");
-  } else if (w->is_return) {
+  } else if (w->is_return == 1) {
     site->skip = xstrdup("the op is in a return statement: not instrumented (tidal_op_end "
                          "could not follow it; assign the result first)");
   } else if (!stmt_range(x->t, w->stmt, &site->stmt_begin, &site->stmt_end)) {
     site->skip = xstrdup("the statement is not editable (written by a macro or outside the "
                          "main file): not instrumented");
+  } else if (w->is_return == 2) {
+    site->ret_expr_begin = x->ret_begin;
+    site->braces = 1; /* the result's variable needs a scope of its own */
   }
   return site;
 }
@@ -642,6 +646,34 @@ static enum CXChildVisitResult expr_visitor(CXCursor c, CXCursor parent, CXClien
   }
   free(callee);
   return CXChildVisit_Recurse;
+}
+
+/* Note [ops in return statements]: `return cudaMemset(*p, 0, n);` in a
+ * helper (alloc_zero, a wrapper returning the status) is common, and its op
+ * must end after the call and before the function returns.  Such a
+ * statement becomes `{ ...; TIDAL_OP_BEGIN(..); auto &&tidal_ret_N = EXPR;
+ * TIDAL_OP_END(..); return tidal_ret_N; }` (the return after any plan call
+ * placed after the statement, RW_PRIO_RETURN).  Not in main (its returns
+ * get tidal_shutdown) nor in the training loop (its exits end the
+ * iteration), and not for a void expression or one whose start is not
+ * plain text after `return`: those stay uninstrumented, with a warning.
+ * Returns 2 (instrument; x->ret_begin set) or 1. */
+static int return_mode(scan_ctx *x, CXCursor s) {
+  if (x->is_main || x->in_loop) return 1;
+  kids k = children(s);
+  int mode = 1;
+  unsigned sb, eb;
+  if (k.n == 1 && clang_getCanonicalType(clang_getCursorType(k.v[0])).kind != CXType_Void &&
+      main_offset(x->t, clang_getRangeStart(clang_getCursorExtent(s)), 1, &sb) &&
+      main_offset(x->t, clang_getRangeStart(clang_getCursorExtent(k.v[0])), 1, &eb) &&
+      eb > sb + 6 && strncmp(x->t->main_source + sb, "return", 6) == 0) {
+    mode = 2;
+    for (unsigned i = sb + 6; i < eb; i++)
+      if (!strchr(" \t\r\n", x->t->main_source[i])) mode = 1;
+    if (mode == 2) x->ret_begin = eb;
+  }
+  free(k.v);
+  return mode;
 }
 
 static void scan_expr(scan_ctx *x, CXCursor e, CXCursor stmt, int stmt_pos, int braces,
@@ -798,7 +830,7 @@ static void walk_stmt(scan_ctx *x, CXCursor s, int braces) {
       }
     }
     if (x->in_loop) loop_exit(x, s, RW_SPAN_RETURN);
-    scan_expr(x, s, s, 1, braces, 1);
+    scan_expr(x, s, s, 1, braces, return_mode(x, s));
     return;
   }
   case CXCursor_ContinueStmt:
