@@ -1958,6 +1958,9 @@ static const char *smart_deref_path(gb *b, gb_frame *f, CXCursor e, const char *
   return gb_resolve_alias(b, v.path);
 }
 
+static void init_store(gb *b, gb_frame *f, const char *key, const char *name, CXType ty,
+                       CXCursor init, int depth);
+
 static GB_NOINLINE gval eval_call(gb *b, gb_frame *f, CXCursor e) {
   if (seen_before(b, f, e)) return none_val();
   /* libclang shows C++ constructions as calls: a copy of a struct
@@ -2028,6 +2031,17 @@ static GB_NOINLINE gval eval_call(gb *b, gb_frame *f, CXCursor e) {
     free(op);
     if (is_assign) {
       CXCursor lhs = clang_Cursor_getArgument(e, 0), rhs = clang_Cursor_getArgument(e, 1);
+      /* `t[i] = {&w, n};` (C++11 braced assignment): the fields one by
+       * one, as the declaration `Slot e = {&w, n};` stores them */
+      if (clang_getCursorKind(gb_strip(rhs)) == CXCursor_InitListExpr) {
+        const char *text = NULL;
+        int ok = 0;
+        const char *key = gb_lvalue(b, f, lhs, &text, &ok);
+        if (key) {
+          init_store(b, f, key, text ? text : key, clang_getCursorType(lhs), rhs, 0);
+          return none_val();
+        }
+      }
       return assign(b, f, lhs, rhs, gb_eval(b, f, rhs), CXBinaryOperator_Invalid);
     }
   }
