@@ -139,7 +139,9 @@ static int recording(void) {
 
 static int on_plan(void) { return S && S->have_plan && !S->off_plan; }
 
-int rt_planner_steering(void) { return on_plan(); }
+/* Also while it records or is off its plan: it learns from those
+ * iterations (faults on gaps it kept make it replan). */
+int rt_planner_steering(void) { return S != NULL; }
 
 /* ---- actions ---- */
 

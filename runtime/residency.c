@@ -644,10 +644,10 @@ tidal_status rt_phys_free_one(const char *why) {
     /* Note [clean before waiting]: a clean chunk (the host holds its copy)
      * goes at no cost; waiting for a swap-out blocks the host while the
      * device idles.  The least recently used clean one, not kept.  Not
-     * while the run-time planner's plan decides the releases: a chunk it
-     * keeps would fault back and make it replan (the calibrated replay of
-     * the gpt variant at 50%: 1.35x -> 1.18x with build-time hints, but
-     * 1.12x -> 1.14x under the plan). */
+     * under the run-time planner: a chunk its plan keeps would fault back
+     * and make it replan (the calibrated replay of the gpt variant at 50%:
+     * 1.35x -> 1.18x with build-time hints alone, but 1.12x -> 1.14x with
+     * the run-time planner alone). */
     for (rt_chunk *c = rt_planner_steering() ? NULL : rt_g.lru.head; c; c = c->next)
       if (c->state == RT_RESIDENT && c->host_slot >= 0 && !c->fresh_from &&
           c->keep_iter != rt_g.iteration + 1) {

@@ -507,8 +507,8 @@ RT_HIDDEN void rt_planner_op_ready(void);
 RT_HIDDEN void rt_planner_op_failed(void);
 RT_HIDDEN void rt_planner_op_exit(tidal_stream s);
 RT_HIDDEN int rt_planner_hint(int kind, const rt_alloc *a, size_t off, size_t len);
-/* The run-time planner's plan decides this iteration's releases (residency.c
- * leaves the chunks it keeps alone: Note [clean before waiting]). */
+/* The run-time planner (TIDAL_PLANNER=runtime) decides the releases
+ * (residency.c leaves the chunks it keeps alone: Note [clean before waiting]). */
 RT_HIDDEN int rt_planner_steering(void);
 RT_HIDDEN void rt_planner_iteration_begin(void);
 RT_HIDDEN void rt_planner_iteration_end(void);
