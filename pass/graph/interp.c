@@ -970,7 +970,11 @@ static gval eval_unary(gb *b, gb_frame *f, CXCursor e) {
   case CXUnaryOperator_PostDec: {
     gval one = gb_int(b, sym_const(b->a, 1), "1", 1);
     int dec = op == CXUnaryOperator_PreDec || op == CXUnaryOperator_PostDec;
-    return assign(b, f, ch[0], ch[0], one, dec ? CXBinaryOperator_Sub : CXBinaryOperator_Add);
+    /* `t[n++] = e`: a postfix operator's value is the one before the step */
+    int post = op == CXUnaryOperator_PostInc || op == CXUnaryOperator_PostDec;
+    gval old = post ? gb_eval(b, f, ch[0]) : none_val();
+    gval nv = assign(b, f, ch[0], ch[0], one, dec ? CXBinaryOperator_Sub : CXBinaryOperator_Add);
+    return post ? old : nv;
   }
   default: {
     gval v = gb_eval(b, f, ch[0]);

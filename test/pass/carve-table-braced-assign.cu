@@ -4,7 +4,12 @@
 // `Slot e = {&w[l], count};` does, so the arena's size (a sum over the
 // table) and every carved region resolve.  Before, the table's entries
 // were unknown: the arena's size was not computable and nothing unrolled.
+// The second run fills it as `table[nt++] = {...};`: a postfix increment's
+// value is the one before the step (it was the one after, so entry 0 was
+// never written).
 // RUN: %tidal graph %s -- %stubflags | FileCheck %s
+// RUN: sed -e 's@table\[nt\] = @table[nt++] = @' -e '/^    nt++;$/d' %s > %t.cu
+// RUN: %tidal graph %t.cu -- %stubflags | FileCheck %s
 // CHECK: ops: {{[0-9]+}} static, {{[0-9]+}} per iteration unrolled
 // CHECK: T{{[0-9]+}} b[1] {{.*}} in arena at +
 // CHECK: unresolved (0):
