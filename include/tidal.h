@@ -286,8 +286,9 @@ tidal_status tidal_recompute_register(const void *ptr, size_t bytes, tidal_recom
  * an op bigger than the budget (an optimizer step over every parameter)
  * still fits.  Returns the elements one piece covers: count itself when
  * the op is not split (no budget, the op's count * bytes_per_element is at
- * most half the budget, or tidal_init has not run), else a multiple of
- * TIDAL_SPLIT_GRAIN.  bytes_per_element is the sum over the op's pointer
+ * most half the budget, or tidal_init has not run), else a power-of-two
+ * multiple of TIDAL_SPLIT_GRAIN (so pieces of an array that starts on a
+ * chunk boundary do not straddle one).  bytes_per_element is the sum over the op's pointer
  * arguments of their element sizes.  Deterministic for a given budget. */
 #define TIDAL_SPLIT_GRAIN ((size_t)65536)
 size_t tidal_split_elements(size_t count, size_t bytes_per_element);

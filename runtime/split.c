@@ -15,7 +15,13 @@
  * of each access), the next piece's prefetch needs as much again, and the
  * data other ops keep resident shares the rest.  Pieces are whole multiples
  * of TIDAL_SPLIT_GRAIN elements so that piece boundaries fall on the same
- * elements whatever the budget (replay's oracle hashes per grain), and the
+ * elements whatever the budget (replay's oracle hashes per grain); the
+ * number of grains is a power of two, so a piece of an array of 1-, 2-, 4-,
+ * 8- or 16-byte elements spans a power-of-two number of bytes and, when the
+ * array starts on a chunk boundary (every allocation of a chunk or more
+ * does), no piece straddles one: a piece needs one chunk per array, not
+ * two (a 3-array update of 4 MiB arrays at a 10 MiB budget needed 6 chunks
+ * of its 5 before).  It costs at most half the piece length.  And the
  * answer depends only on (budget, count, bytes_per_element): every
  * iteration under the same budget splits the same way, so the run-time
  * planner's record matches from one iteration to the next. */
@@ -27,8 +33,9 @@ size_t tidal_split_elements(size_t count, size_t bytes_per_element) {
   size_t budget = rt_g.budget_bytes;
   if (budget == 0 || count <= budget / 2 / bytes_per_element)
     return count;
-  size_t piece = budget / 4 / bytes_per_element / TIDAL_SPLIT_GRAIN * TIDAL_SPLIT_GRAIN;
-  if (piece < TIDAL_SPLIT_GRAIN)
-    piece = TIDAL_SPLIT_GRAIN;
+  size_t grains = budget / 4 / bytes_per_element / TIDAL_SPLIT_GRAIN, pow2 = 1;
+  while (pow2 <= grains / 2)
+    pow2 *= 2;
+  size_t piece = pow2 * TIDAL_SPLIT_GRAIN;
   return piece < count ? piece : count;
 }

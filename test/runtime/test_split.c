@@ -36,6 +36,10 @@ int main(int argc, char **argv) {
   const size_t n = 5 * TIDAL_SPLIT_GRAIN + 1234; /* 1.3 MB per array, 5.3 MB in all */
   size_t piece = tidal_split_elements(n, bpe);
   CHECK(piece < n && piece % TIDAL_SPLIT_GRAIN == 0 && piece * bpe <= BUDGET / 4);
+  /* A power of two of grains: no piece of a chunk-aligned array straddles
+   * a chunk boundary (a quarter budget holds 5 grains of 3-byte elements:
+   * the piece is 4). */
+  CHECK(tidal_split_elements(64 * TIDAL_SPLIT_GRAIN, 3) == 4 * TIDAL_SPLIT_GRAIN);
   CHECK(tidal_split_elements(n, bpe) == piece);
   /* A huge element never makes a piece smaller than one grain. */
   CHECK(tidal_split_elements((size_t)1 << 24, BUDGET) == TIDAL_SPLIT_GRAIN);
