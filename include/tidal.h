@@ -292,6 +292,9 @@ tidal_status tidal_recompute_register(const void *ptr, size_t bytes, tidal_recom
  * arguments of their element sizes.  Deterministic for a given budget. */
 #define TIDAL_SPLIT_GRAIN ((size_t)65536)
 size_t tidal_split_elements(size_t count, size_t bytes_per_element);
+/* The same rule for a given budget in bytes (0: none), without the
+ * runtime: what the build-time planner models. */
+size_t tidal_split_elements_at(size_t count, size_t bytes_per_element, size_t budget);
 
 /* Asks that [ptr, ptr+bytes) stay resident until the iteration ends. */
 tidal_status tidal_keep(const void *ptr, size_t bytes);

@@ -28,10 +28,13 @@
 #include "rt.h"
 
 size_t tidal_split_elements(size_t count, size_t bytes_per_element) {
-  if (!rt_g.initialized || count <= TIDAL_SPLIT_GRAIN || bytes_per_element == 0)
-    return count;
-  size_t budget = rt_g.budget_bytes;
-  if (budget == 0 || count <= budget / 2 / bytes_per_element)
+  return rt_g.initialized ? tidal_split_elements_at(count, bytes_per_element, rt_g.budget_bytes)
+                          : count;
+}
+
+size_t tidal_split_elements_at(size_t count, size_t bytes_per_element, size_t budget) {
+  if (count <= TIDAL_SPLIT_GRAIN || bytes_per_element == 0 || budget == 0 ||
+      count <= budget / 2 / bytes_per_element)
     return count;
   size_t grains = budget / 4 / bytes_per_element / TIDAL_SPLIT_GRAIN, pow2 = 1;
   while (pow2 <= grains / 2)

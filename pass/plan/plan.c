@@ -34,8 +34,9 @@
  * Note [split ops in the model]
  * A launch the pass proved elementwise (trace_op.split_count) runs in
  * pieces when its working set exceeds half the budget (runtime/split.c,
- * Note [split size]: pieces of a quarter of the budget); split_piece_elements
- * is that rule on the plan's budget.  At such an op the model holds, of the
+ * Note [split size]: pieces of at most a quarter of the budget, a power of
+ * two of grains); split_piece_elements asks the runtime's own rule
+ * (tidal_split_elements_at) on the plan's budget.  At such an op the model holds, of the
  * op's elementwise accesses, two pieces (the one op_begin pins and the next
  * one's prefetch), not the whole ranges, and counts those ranges not
  * resident after it: the runtime brought them in piece by piece and evicted
@@ -54,7 +55,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tidal.h" /* TIDAL_SPLIT_GRAIN */
+#include "tidal.h" /* tidal_split_elements_at */
 
 /* Shortest idle span, in ops, worth a swap or a recompute by default. */
 #define DEFAULT_MIN_IDLE_OPS 4
@@ -290,12 +291,10 @@ int plan_resolve_ref(const tidal_trace *t, int i, int ref_op) {
  * tidal_split_elements (runtime/split.c, Note [split size]) on the plan's
  * budget; the op's split_count when it runs whole. */
 static uint64_t split_piece_elements(const trace_op *op, uint64_t budget) {
-  uint64_t count = op->split_count, eb = 0, G = TIDAL_SPLIT_GRAIN;
+  uint64_t eb = 0;
   for (int a = 0; a < op->n_acc; a++) eb += op->acc[a].split_elem_bytes;
-  if (!count || !budget || count <= G || eb == 0 || count <= budget / 2 / eb) return count;
-  uint64_t piece = budget / 4 / eb / G * G;
-  if (piece < G) piece = G;
-  return piece < count ? piece : count;
+  if (!op->split_count) return 0;
+  return tidal_split_elements_at((size_t)op->split_count, (size_t)eb, (size_t)budget);
 }
 
 /* Per trace op: the bytes of its elementwise accesses a split op holds at

@@ -66,7 +66,7 @@ static void test_split(void) {
   plan_free(&plan);
 
   hand_trace_split_adamw(trace);
-  static const double fracs[3] = {0.5, 0.4, 0.9};
+  static const double fracs[3] = {0.5, 0.4, 1.25}; /* pieces of 2, 1 and 4 grains (a power of two) */
   uint64_t pieces[3] = {0, 0, 0};
   for (int f = 0; f < 3; f++) {
     budget = (uint64_t)((double)natural * fracs[f]);
