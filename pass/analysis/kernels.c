@@ -50,6 +50,7 @@
 #include "base/diag.h"
 #include "base/stack.h"
 #include "analysis/kernels.h"
+#include "analysis/cursor.h"
 #include "analysis/split.h"
 
 #define LIN_MAX_TERMS 8      /* affine terms kept before a value turns opaque */
@@ -508,11 +509,6 @@ static int is_pointer_type(CXType t) {
   return t.kind == CXType_Pointer;
 }
 
-static int is_integer_type(CXType t) {
-  t = clang_getCanonicalType(t);
-  return (t.kind >= CXType_Bool && t.kind <= CXType_Int128) || t.kind == CXType_Enum;
-}
-
 /* Size in bytes of an object type, 0 if it has none or it is not known.
  * clang_Type_getSizeOf must never see a placeholder type: the callee of a
  * member call (`in[i].operator float` in `(float)in[i]` of a __half) has
@@ -588,23 +584,6 @@ static int pointee_is_float(CXType t) {
 /* Launch builtins along x, for Note [dense]. */
 enum builtin_x { BI_NONE = 0, BI_TID, BI_BID, BI_BDIM, BI_GDIM };
 
-/* The member a MemberRefExpr names.  clang's CUDA builtins (threadIdx.x)
- * are property references whose cursor spelling is empty: then the last
- * token of the expression. */
-static char *member_name(CXCursor e) {
-  char *s = string_and_dispose(clang_getCursorSpelling(e));
-  if (s && *s) return s;
-  free(s);
-  s = NULL;
-  CXTranslationUnit tu = clang_Cursor_getTranslationUnit(e);
-  CXToken *toks = NULL;
-  unsigned n = 0;
-  clang_tokenize(tu, clang_getCursorExtent(e), &toks, &n);
-  if (n > 0) s = string_and_dispose(clang_getTokenSpelling(tu, toks[n - 1]));
-  if (toks) clang_disposeTokens(tu, toks, n);
-  return s;
-}
-
 /* Which of threadIdx.x, blockIdx.x, blockDim.x, gridDim.x e is (through
  * parentheses and integer casts), BI_NONE otherwise. */
 static int builtin_x(CXCursor e) {
@@ -615,13 +594,13 @@ static int builtin_x(CXCursor e) {
         k != CXCursor_CXXFunctionalCastExpr)
       break;
     CXCursor in = last_expr_child(e);
-    if (clang_Cursor_isNull(in) || !is_integer_type(clang_getCursorType(in))) return BI_NONE;
+    if (clang_Cursor_isNull(in) || !cursor_is_integer_type(clang_getCursorType(in))) return BI_NONE;
     e = in;
   }
   if (clang_getCursorKind(e) != CXCursor_MemberRefExpr) return BI_NONE;
   kids ch = children(e);
   if (ch.n != 1) return BI_NONE;
-  char *member = member_name(e);
+  char *member = cursor_member_name(e);
   char *bn = string_and_dispose(clang_getCursorSpelling(strip(ch.v[0])));
   int r = BI_NONE;
   if (member && bn && !strcmp(member, "x")) {
@@ -846,7 +825,7 @@ static lin eval_int_value(kctx *c, CXCursor e) {
     if (ch.n == 1) {
       CXCursor base = strip(ch.v[0]);
       char *bn = string_and_dispose(clang_getCursorSpelling(base));
-      char *mn = member_name(e);
+      char *mn = cursor_member_name(e);
       /* the launch bound of each builtin: threadIdx < blockDim, blockIdx <
        * gridDim, blockDim <= blockDim (Note [launch bounds]) */
       const char *dim = !strcmp(bn, "threadIdx") || !strcmp(bn, "blockDim") ? "blockDim"
@@ -868,7 +847,7 @@ static lin eval_int_value(kctx *c, CXCursor e) {
   case CXCursor_CXXStaticCastExpr:
   case CXCursor_CXXFunctionalCastExpr: {
     CXCursor in = last_expr_child(e);
-    if (!clang_Cursor_isNull(in) && is_integer_type(clang_getCursorType(in))) return eval_int(c, in);
+    if (!clang_Cursor_isNull(in) && cursor_is_integer_type(clang_getCursorType(in))) return eval_int(c, in);
     visit_expr(c, e);
     return lin_opaque(c, 0);
   }
@@ -1245,7 +1224,7 @@ static void store(kctx *c, CXCursor lhs, unsigned mode, CXCursor rhs, int op_ass
         bind_ptr(c, d, p);
         if (!clang_Cursor_isNull(rhs)) visit_expr(c, rhs);
       }
-    } else if (is_integer_type(t)) {
+    } else if (cursor_is_integer_type(t)) {
       lin v;
       if (op_assign == CXBinaryOperator_Assign && !clang_Cursor_isNull(rhs)) {
         v = eval_int(c, rhs);
@@ -1294,7 +1273,7 @@ static void visit_expr(kctx *c, CXCursor e) {
       if (op == CXUnaryOperator_PostInc || op == CXUnaryOperator_PreInc ||
           op == CXUnaryOperator_PostDec || op == CXUnaryOperator_PreDec) {
         CXCursor d = local_decl(ch.v[0]);
-        if (!clang_Cursor_isNull(d) && is_integer_type(clang_getCursorType(d))) {
+        if (!clang_Cursor_isNull(d) && cursor_is_integer_type(clang_getCursorType(d))) {
           binding *b = lookup(c, d);
           lin old = b && b->kind == BIND_INT ? b->val : lin_opaque(c, 0);
           int inc = op == CXUnaryOperator_PostInc || op == CXUnaryOperator_PreInc;
@@ -1735,7 +1714,7 @@ static void analyze_helper(kctx *c, CXCursor def, CXCursor call, int nargs, ptrv
         vals[i].kind = BIND_REF;
         vals[i].ptr = ref_target(c, a, &vals[i].ref_len);
       }
-    } else if (is_integer_type(pt)) {
+    } else if (cursor_is_integer_type(pt)) {
       vals[i].kind = BIND_INT;
       vals[i].val = eval_int(c, a);
     } else {
@@ -1801,7 +1780,7 @@ static void helper_return(kctx *c, CXCursor value) {
       escape(c, p, ACCESS_READWRITE, "helper returns pointers into different buffers");
       c->ret_ptr = ptr_none(c);
     }
-  } else if (is_integer_type(rt)) {
+  } else if (cursor_is_integer_type(rt)) {
     lin v = eval_int(c, value);
     if (c->n_ret == 0) c->ret_int = v;
     else if (!lin_equal(&c->ret_int, &v)) c->ret_int = lin_opaque(c, 0);
@@ -1867,12 +1846,12 @@ static void apply_guard(kctx *c, CXCursor e, int negate) {
   sym *mn = lin_min(c, x);
   if (mn && (sym_nonneg(mn) || (strict && sym_nonneg(sym_add(c->a, mn, sym_const(c->a, 1)))))) {
     CXCursor ld = local_decl(lim);
-    if (!clang_Cursor_isNull(ld) && is_integer_type(clang_getCursorType(ld))) rebind_nonneg(c, ld);
+    if (!clang_Cursor_isNull(ld) && cursor_is_integer_type(clang_getCursorType(ld))) rebind_nonneg(c, ld);
   }
   sym *mx = lin_max(c, l);
   if (!mx) return;
   CXCursor d = local_decl(var);
-  if (!clang_Cursor_isNull(d) && is_integer_type(clang_getCursorType(d))) rebind_guarded(c, d, l, mx, strict);
+  if (!clang_Cursor_isNull(d) && cursor_is_integer_type(clang_getCursorType(d))) rebind_guarded(c, d, l, mx, strict);
   narrow_value(c, x, mx, strict);
 }
 
@@ -2001,7 +1980,7 @@ static int guard_pure(kctx *c, CXCursor e, int negate) {
     return 0;
   }
   CXCursor d = local_decl(var);
-  if (clang_Cursor_isNull(d) || !is_integer_type(clang_getCursorType(d))) return 0;
+  if (clang_Cursor_isNull(d) || !cursor_is_integer_type(clang_getCursorType(d))) return 0;
   binding *b = lookup(c, d);
   if (!b || b->kind != BIND_INT) return 0;
   int cv = var_cover(c, &b->val);
@@ -2228,7 +2207,7 @@ static void visit_decl(kctx *c, CXCursor d) {
   }
   if (is_pointer_type(t)) {
     bind_ptr(c, d, clang_Cursor_isNull(init) ? ptr_none(c) : eval_ptr(c, init));
-  } else if (is_integer_type(t)) {
+  } else if (cursor_is_integer_type(t)) {
     bind_int(c, d, clang_Cursor_isNull(init) ? lin_opaque(c, 0) : size_local(c, d, eval_int(c, init)));
   } else if (!clang_Cursor_isNull(init)) {
     visit_expr(c, init);
@@ -2521,7 +2500,7 @@ static int analyze_kernel(pass_tu *t, CXCursor f, kernel_info *ki) {
       bind_ptr(&c, p, pv);
     } else {
       /* Scalars are names in the extents; Note [extents] assumes them >= 0. */
-      bind_int(&c, p, is_integer_type(pt) ? lin_const(&c, sym_var(c.a, kp->name ? kp->name : "?"))
+      bind_int(&c, p, cursor_is_integer_type(pt) ? lin_const(&c, sym_var(c.a, kp->name ? kp->name : "?"))
                                           : lin_opaque(&c, 0));
     }
   }
@@ -2709,7 +2688,7 @@ void kernels_free(kernel_table *kt) {
 static CXCursor dim_x(CXCursor e) {
   for (int depth = 0; depth < 8 && !clang_Cursor_isNull(e); depth++) {
     e = strip(e);
-    if (is_integer_type(clang_getCursorType(e))) return e;
+    if (cursor_is_integer_type(clang_getCursorType(e))) return e;
     enum CXCursorKind k = clang_getCursorKind(e);
     if (k == CXCursor_CallExpr && clang_Cursor_getNumArguments(e) >= 1) {
       /* dim3(x, ...) or the implicit conversion from an integer */

@@ -47,6 +47,7 @@
 #include <string.h>
 
 #include "base/cxstring.h"
+#include "analysis/cursor.h"
 #include "analysis/split.h"
 
 #define SPLIT_HELPER_DEPTH 8  /* nested __device__ helpers checked */
@@ -109,14 +110,9 @@ static void refuse(sctx *c, const char *fmt, ...) {
 
 /* ---- cursor helpers ---- */
 
-static int is_integer_type(CXType t) {
-  t = clang_getCanonicalType(t);
-  return (t.kind >= CXType_Bool && t.kind <= CXType_Int128) || t.kind == CXType_Enum;
-}
-
 static int is_scalar_type(CXType t) {
   t = clang_getCanonicalType(t);
-  return is_integer_type(t) || (t.kind >= CXType_Float && t.kind <= CXType_Float128) ||
+  return cursor_is_integer_type(t) || (t.kind >= CXType_Float && t.kind <= CXType_Float128) ||
          t.kind == CXType_Half || t.kind == CXType_Float16 || t.kind == CXType_BFloat16;
 }
 
@@ -158,9 +154,9 @@ static CXCursor strip_parens(CXCursor e) {
 static CXCursor strip_int_casts(CXCursor e) {
   for (int d = 0; d < 16; d++) {
     e = strip_parens(e);
-    if (!is_cast_kind(clang_getCursorKind(e)) || !is_integer_type(clang_getCursorType(e))) return e;
+    if (!is_cast_kind(clang_getCursorKind(e)) || !cursor_is_integer_type(clang_getCursorType(e))) return e;
     CXCursor in = last_expr_child(e);
-    if (clang_Cursor_isNull(in) || !is_integer_type(clang_getCursorType(in))) return e;
+    if (clang_Cursor_isNull(in) || !cursor_is_integer_type(clang_getCursorType(in))) return e;
     e = in;
   }
   return e;
@@ -173,21 +169,6 @@ static int spelled(CXCursor c, const char *s) {
   return r;
 }
 
-/* The member a MemberRefExpr names; clang's CUDA builtins (threadIdx.x) are
- * property references whose cursor spelling is empty: then the last token. */
-static char *member_name(CXCursor e) {
-  char *s = string_and_dispose(clang_getCursorSpelling(e));
-  if (s && *s) return s;
-  free(s);
-  s = NULL;
-  CXTranslationUnit tu = clang_Cursor_getTranslationUnit(e);
-  CXToken *toks = NULL;
-  unsigned n = 0;
-  clang_tokenize(tu, clang_getCursorExtent(e), &toks, &n);
-  if (n > 0) s = string_and_dispose(clang_getTokenSpelling(tu, toks[n - 1]));
-  if (toks) clang_disposeTokens(tu, toks, n);
-  return s;
-}
 
 /* 1 if e is base.x (threadIdx.x ...), through integer casts. */
 static int is_builtin_x(CXCursor e, const char *base) {
@@ -198,7 +179,7 @@ static int is_builtin_x(CXCursor e, const char *base) {
   if (l.n == 1) {
     CXCursor b = strip_parens(l.v[0]);
     if (clang_getCursorKind(b) == CXCursor_DeclRefExpr && spelled(b, base)) {
-      char *m = member_name(e);
+      char *m = cursor_member_name(e);
       r = m && !strcmp(m, "x");
       free(m);
     }
@@ -247,7 +228,7 @@ static CXCursor single_var(CXCursor s) {
 
 /* An integer local initialised to the global thread index. */
 static int is_index_decl(CXCursor v) {
-  if (clang_Cursor_isNull(v) || !is_integer_type(clang_getCursorType(v))) return 0;
+  if (clang_Cursor_isNull(v) || !cursor_is_integer_type(clang_getCursorType(v))) return 0;
   CXCursor init = last_expr_child(v);
   return !clang_Cursor_isNull(init) && is_global_index(init);
 }
@@ -279,7 +260,7 @@ static int count_ref(const sctx *c, CXCursor e) {
   if (clang_getCursorKind(e) != CXCursor_DeclRefExpr) return -1;
   int j = param_index(c, clang_getCursorReferenced(e));
   return j >= 0 && !c->k->params[j].is_pointer &&
-                 is_integer_type(clang_getCursorType(c->params[j]))
+                 cursor_is_integer_type(clang_getCursorType(c->params[j]))
              ? j
              : -1;
 }
@@ -779,7 +760,7 @@ static void analyze_body(sctx *c, CXCursor body, int *grid_stride) {
   if (s.oom) c->oom = c->failed = 1;
   for (int k = 0; k < s.n && stride_at < 0; k++) {
     CXCursor v = single_var(s.v[k]);
-    if (!clang_Cursor_isNull(v) && is_integer_type(clang_getCursorType(v)) &&
+    if (!clang_Cursor_isNull(v) && cursor_is_integer_type(clang_getCursorType(v)) &&
         !clang_Cursor_isNull(last_expr_child(v)) &&
         is_product(last_expr_child(v), "blockDim", "gridDim")) {
       stride_at = k;
