@@ -23,36 +23,17 @@ Environment: TIDAL_BUDGET, TIDAL_PLANNER and TIDAL_CHUNK are set here; the
 caller's are ignored."""
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
+
+from simrun import reference_problems, run
 
 ACTIONS = ("planner_swap_outs", "planner_prefetches", "planner_drops", "planner_recomputes")
 
 
-def run(prog, args, tmp, tag, chunk, budget=None):
-    """Runs prog; returns (losses as text, stats dict)."""
-    losses, stats = os.path.join(tmp, tag + ".losses"), os.path.join(tmp, tag + ".stats")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TIDAL_")}
-    env.update(TIDAL_DEVICE="sim", TIDAL_CHUNK=chunk, SAMPLE_LOSS_FILE=losses,
-               SIMCUDA_STATS_FILE=stats)
-    if budget:
-        env["TIDAL_BUDGET"] = budget
-    p = subprocess.run([prog] + args, env=env, capture_output=True, text=True)
-    if p.returncode != 0:
-        sys.exit(f"error: {tag}: {prog} exited with {p.returncode}\n{p.stdout}{p.stderr}")
-    st = {}
-    if os.path.exists(stats):  # the reference has no libtidal
-        with open(stats) as f:
-            st = dict((k, int(v)) for k, v in (line.split() for line in f))
-    with open(losses) as f:
-        ls = [line.split()[1] for line in f]
-    return ls, st
-
-
 def problems(un, man, pct, steps):
     """What the managed run (losses, stats) gets wrong against the unmanaged one."""
-    (ul, us), (ml, ms) = un, man
+    (ul, us, _), (ml, ms, _) = un, man
     out = []
     if len(ul) != steps or len(ml) != steps:
         out.append(f"expected {steps} losses, got {len(ul)} unmanaged and {len(ml)} managed")
@@ -77,7 +58,7 @@ def problems(un, man, pct, steps):
 
 
 def summary(tag, r):
-    ls, st = r
+    ls, st, _ = r
     acts = ", ".join(f"{a[8:]} {st['total.' + a]}" for a in ACTIONS)
     return (f"{tag}: peak {st['total.peak_resident_bytes']} B (last iteration "
             f"{st['last.peak_resident_bytes']} B), budget {st['budget_bytes']} B, "
@@ -124,11 +105,8 @@ def main():
             failed.append("a larger batch from the config file did not raise the peak")
 
         if o.ref:
-            ref = run(o.ref, [str(o.steps)], tmp, "reference", o.chunk)[0]
-            for i, (a, b) in enumerate(zip(un[0], ref)):
-                tol = 1e-4 if i == 0 else 1e-2
-                if abs(float(a) - float(b)) > tol * abs(float(b)):
-                    failed.append(f"step {i}: twin loss {a}, reference {b} (rtol {tol})")
+            failed += reference_problems(un[0], run(o.ref, [str(o.steps)], tmp, "reference",
+                                                    o.chunk)[0])
     for f in failed:
         print("FAIL: " + f)
     if failed:

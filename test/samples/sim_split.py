@@ -26,36 +26,10 @@ usage: sim_split.py --twin PROG --label LABEL --budget SIZE [--steps N]
 round-off.  Environment: TIDAL_BUDGET, TIDAL_TRACE and TIDAL_CHUNK are set
 here; the caller's TIDAL_* are ignored."""
 import argparse
-import json
-import os
-import subprocess
 import sys
 import tempfile
 
-
-def run(prog, args, tmp, tag, chunk, budget=None):
-    """Runs prog; returns (losses as text, stats dict, op slice counts by name)."""
-    losses, stats = os.path.join(tmp, tag + ".losses"), os.path.join(tmp, tag + ".stats")
-    trace = os.path.join(tmp, tag + ".trace.json")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TIDAL_")}
-    env.update(TIDAL_DEVICE="sim", TIDAL_CHUNK=chunk, SAMPLE_LOSS_FILE=losses,
-               SIMCUDA_STATS_FILE=stats, TIDAL_TRACE=trace)
-    if budget:
-        env["TIDAL_BUDGET"] = budget
-    p = subprocess.run([prog] + args, env=env, capture_output=True, text=True)
-    if p.returncode != 0:
-        sys.exit(f"error: {tag}: {prog} exited with {p.returncode}\n{p.stdout}{p.stderr}")
-    st, ops = {}, {}
-    if os.path.exists(stats):  # the reference has no libtidal
-        with open(stats) as f:
-            st = dict((k, int(v)) for k, v in (line.split() for line in f))
-        with open(trace) as f:
-            for ev in json.load(f)["traceEvents"]:
-                if ev.get("ph") == "B" and ev.get("tid") == 1:  # compute (ops)
-                    ops[ev["name"]] = ops.get(ev["name"], 0) + 1
-    with open(losses) as f:
-        ls = [line.split()[1] for line in f]
-    return ls, st, ops
+from simrun import reference_problems, run
 
 
 def main():
@@ -70,8 +44,8 @@ def main():
     failed = []
     with tempfile.TemporaryDirectory() as tmp:
         args = [str(o.steps)]
-        ul, us, uo = run(o.twin, args, tmp, "unmanaged", o.chunk)
-        ml, ms, mo = run(o.twin, args, tmp, "managed", o.chunk, o.budget)
+        ul, us, uo = run(o.twin, args, tmp, "unmanaged", o.chunk, trace=True)
+        ml, ms, mo = run(o.twin, args, tmp, "managed", o.chunk, o.budget, trace=True)
         un, mn = uo.get(o.label, 0), mo.get(o.label, 0)
         print(f"unmanaged: peak {us['total.peak_resident_bytes']} B, {un} '{o.label}' ops; "
               f"losses {' '.join(ul)}")
@@ -97,18 +71,14 @@ def main():
         # The check can fail: at the unmanaged peak as the budget the op fits
         # half of it, so it runs whole (tidal_split_elements answers the count).
         peak = str(us["total.peak_resident_bytes"]) + "B"
-        fl, _, fo = run(o.twin, args, tmp, "whole", o.chunk, peak)
+        fl, _, fo = run(o.twin, args, tmp, "whole", o.chunk, peak, trace=True)
         print(f"self-check at {peak}: {fo.get(o.label, 0)} '{o.label}' ops")
         if fo.get(o.label, 0) != un or fl != ul:
             failed.append(f"self-check: at {peak} '{o.label}' ran {fo.get(o.label, 0)} times "
                           f"(unmanaged {un}), losses {' '.join(fl)}: a budget that holds the "
                           "whole op must run it whole, with the same losses")
         if o.ref:
-            ref = run(o.ref, args, tmp, "reference", o.chunk)[0]
-            for i, (a, b) in enumerate(zip(ul, ref)):
-                tol = 1e-4 if i == 0 else 1e-2
-                if abs(float(a) - float(b)) > tol * abs(float(b)):
-                    failed.append(f"step {i}: twin loss {a}, reference {b} (rtol {tol})")
+            failed += reference_problems(ul, run(o.ref, args, tmp, "reference", o.chunk)[0])
     for f in failed:
         print("FAIL: " + f)
     if failed:
