@@ -199,16 +199,34 @@ void rt_host_destroy(void) {
   h->nfree = h->cap_free = h->used = 0;
 }
 
+/* rt_host_check: marks the n slots of a list `mark` in seen; 0 (with the
+ * message) at a slot out of range or already marked (`twice` says how). */
+static int mark_list(const int64_t *slots, size_t n, const char *what, const char *twice,
+                     unsigned char mark, unsigned char *seen, size_t total, char *msg, size_t len) {
+  for (size_t i = 0; i < n; i++) {
+    int64_t s = slots[i];
+    if (s < 0 || (size_t)s >= total || seen[s]) {
+      snprintf(msg, len, "host store: %s %zu is slot %lld (%s)", what, i, (long long)s,
+               s < 0 || (size_t)s >= total ? "out of range" : twice);
+      return 0;
+    }
+    seen[s] = mark;
+  }
+  return 1;
+}
+
 /* Note [host slot ownership]: every slot the store has carved out is either
- * on the free list (once) or recorded by exactly one chunk, in a state that
- * holds a host copy; the free list's array can hold them all.  Checked by
+ * on the free list (once), on the pending list (once: a restore copy may
+ * still read it, Note [deferred slot free]) or recorded by exactly one
+ * chunk, in a state that holds a host copy; the free list's array can hold
+ * them all.  Checked by
  * the property tests between calls (the runtime never calls it: it walks
  * every chunk). */
 int rt_host_check(char *msg, size_t len) {
   rt_hoststore *h = &rt_g.hs;
   size_t total = carved(), owned = 0;
   int ok = 0;
-  unsigned char *seen = calloc(total ? total : 1, 1); /* 1 free, 2 owned */
+  unsigned char *seen = calloc(total ? total : 1, 1); /* 1 free, 2 owned, 3 pending */
   if (!seen) {
     snprintf(msg, len, "host check: out of memory");
     return -1;
@@ -218,15 +236,9 @@ int rt_host_check(char *msg, size_t len) {
              h->nfree, total);
     goto out;
   }
-  for (size_t i = 0; i < h->nfree; i++) {
-    int64_t s = h->free_slots[i];
-    if (s < 0 || (size_t)s >= total || seen[s]) {
-      snprintf(msg, len, "host store: free list entry %zu is slot %lld (%s)", i, (long long)s,
-               s < 0 || (size_t)s >= total ? "out of range" : "listed twice");
-      goto out;
-    }
-    seen[s] = 1;
-  }
+  if (!mark_list(h->free_slots, h->nfree, "free list entry", "listed twice", 1, seen, total, msg,
+                 len))
+    goto out;
   rt_slab *slab = rt_g.slabs; /* after the allocations: the small allocations' slabs */
   for (size_t i = 0; i < rt_g.nallocs || slab; i++) {
     rt_alloc *a = i < rt_g.nallocs ? rt_g.allocs[i] : &slab->self;
@@ -262,15 +274,9 @@ int rt_host_check(char *msg, size_t len) {
       owned++;
     }
   }
-  for (size_t i = 0; i < h->npend; i++) {
-    int64_t s = h->pend_slots[i];
-    if (s < 0 || (size_t)s >= total || seen[s]) {
-      snprintf(msg, len, "host store: pending entry %zu is slot %lld (%s)", i, (long long)s,
-               s < 0 || (size_t)s >= total ? "out of range" : "also free or owned");
-      goto out;
-    }
-    seen[s] = 3;
-  }
+  if (!mark_list(h->pend_slots, h->npend, "pending entry", "also free or owned", 3, seen, total,
+                 msg, len))
+    goto out;
   if (owned + h->nfree + h->npend != total || owned + h->npend != h->used) {
     snprintf(msg, len,
              "host store: %zu slots owned + %zu free + %zu pending != %zu carved out (used says "
