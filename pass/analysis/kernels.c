@@ -50,7 +50,7 @@
 #include "base/diag.h"
 #include "base/stack.h"
 #include "analysis/kernels.h"
-#include "analysis/cursor.h"
+#include "base/cursor.h"
 #include "analysis/split.h"
 
 #define LIN_MAX_TERMS 8      /* affine terms kept before a value turns opaque */

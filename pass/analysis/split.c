@@ -47,7 +47,7 @@
 #include <string.h>
 
 #include "base/cxstring.h"
-#include "analysis/cursor.h"
+#include "base/cursor.h"
 #include "analysis/split.h"
 
 #define SPLIT_HELPER_DEPTH 8  /* nested __device__ helpers checked */

@@ -1,5 +1,5 @@
 /* cursor.c - small libclang cursor questions the kernel analyses share. */
-#include "analysis/cursor.h"
+#include "base/cursor.h"
 
 #include <stdlib.h>
 
