@@ -196,6 +196,19 @@ tidal_status tidal_malloc(void **p, size_t bytes);
  * small operands share few slabs.  Same statuses as tidal_malloc. */
 tidal_status tidal_malloc_grouped(void **p, size_t bytes, unsigned group);
 
+/* A group with this bit set is an arena (Note [arenas], runtime/arena.c):
+ * its members, of any size, are laid out one after another in allocation
+ * order (256-byte aligned) in one reserved range, so they share chunks at
+ * their boundaries: the small partners of a tensor that is not a whole
+ * number of chunks sit in its last chunk's tail (or it starts in theirs)
+ * instead of in chunks of their own.  One arena holds at most
+ * TIDAL_ARENA_CHUNKS chunks; a member that does not fit in the group's
+ * current arena opens another, and one bigger than half of that is a plain
+ * allocation.  The pass gives this bit only to allocations that the same
+ * ops use and that live until the end of the step loop. */
+#define TIDAL_GROUP_ARENA 0x80000000u
+#define TIDAL_ARENA_CHUNKS 64u
+
 /* Drop-in for cudaFree.  NULL is a no-op.  Waits for pending copies of the
  * allocation.  TIDAL_ERR_UNKNOWN_POINTER / TIDAL_ERR_DOUBLE_FREE. */
 tidal_status tidal_free(void *p);
