@@ -403,7 +403,10 @@ static void bind_ref(kctx *c, CXCursor decl, ptrval p, int len) {
 
 /* ---- cursor helpers -------------------------------------------------------------- */
 
-#define KIDS_MAX 16 /* children kept by children(): operators, casts, if/for/while have fewer */
+/* Children kept by children(): operators and if/for/while have fewer.  A
+ * cast or a declaration may have more (TypeRefs, template arguments):
+ * their operand and initializer come from cursor_last_expr_child. */
+#define KIDS_MAX 16
 
 typedef struct kids {
   CXCursor v[KIDS_MAX];
