@@ -75,6 +75,18 @@ CXCursor cursor_first_child(CXCursor c) {
   return r;
 }
 
+static enum CXChildVisitResult last_child_visitor(CXCursor c, CXCursor parent, CXClientData d) {
+  (void)parent;
+  *(CXCursor *)d = c;
+  return CXChildVisit_Continue;
+}
+
+CXCursor cursor_last_child(CXCursor c) {
+  CXCursor r = clang_getNullCursor();
+  clang_visitChildren(c, last_child_visitor, &r);
+  return r;
+}
+
 static enum CXChildVisitResult last_expr_visitor(CXCursor c, CXCursor parent, CXClientData d) {
   (void)parent;
   if (clang_isExpression(clang_getCursorKind(c))) *(CXCursor *)d = c;

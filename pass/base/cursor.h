@@ -25,6 +25,10 @@ int cursor_children_all(CXCursor c, CXCursor **out);
 /* c's first child of any kind, or a null cursor. */
 CXCursor cursor_first_child(CXCursor c);
 
+/* c's last child of any kind, or a null cursor; every child is looked
+ * at (a block's last statement, a loop's body). */
+CXCursor cursor_last_child(CXCursor c);
+
 /* c's last child that is an expression, or a null cursor; every child is
  * looked at.  The operand of a cast and the initializer of a declaration
  * come after the TypeRefs, NamespaceRefs, template arguments and
