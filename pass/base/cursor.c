@@ -139,6 +139,17 @@ CXCursor cursor_strip_casts(CXCursor e) {
   }
 }
 
+int cursor_eval_int(CXCursor e, int64_t *out) {
+  CXEvalResult r = clang_Cursor_Evaluate(e);
+  if (!r) return 0;
+  int ok = clang_EvalResult_getKind(r) == CXEval_Int;
+  if (ok)
+    *out = clang_EvalResult_isUnsignedInt(r) ? (int64_t)clang_EvalResult_getAsUnsigned(r)
+                                             : (int64_t)clang_EvalResult_getAsLongLong(r);
+  clang_EvalResult_dispose(r);
+  return ok;
+}
+
 int cursor_is_integer_type(CXType t) {
   t = clang_getCanonicalType(t);
   return (t.kind >= CXType_Bool && t.kind <= CXType_Int128) || t.kind == CXType_Enum;

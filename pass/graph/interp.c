@@ -275,19 +275,6 @@ static int64_t pointee_size(CXCursor e) {
 }
 
 /* A compile-time integer value of an expression cursor, if clang can fold it. */
-static int eval_const(CXCursor e, int64_t *out) {
-  CXEvalResult r = clang_Cursor_Evaluate(e);
-  if (!r) return 0;
-  int ok = 0;
-  if (clang_EvalResult_getKind(r) == CXEval_Int) {
-    *out = clang_EvalResult_isUnsignedInt(r) ? (int64_t)clang_EvalResult_getAsUnsigned(r)
-                                             : (int64_t)clang_EvalResult_getAsLongLong(r);
-    ok = 1;
-  }
-  clang_EvalResult_dispose(r);
-  return ok;
-}
-
 static int is_global_var(CXCursor decl) {
   CXCursor p = clang_getCursorSemanticParent(decl);
   enum CXCursorKind k = clang_getCursorKind(p);
@@ -962,7 +949,7 @@ static gval eval_unary(gb *b, gb_frame *f, CXCursor e) {
 static GB_NOINLINE int macro_constant(gb *b, CXCursor e, gval *out) {
   char *text = gb_text(b, e);
   int64_t c;
-  if (!is_identifier_text(text) || strncmp(text, "__", 2) == 0 || !eval_const(e, &c)) return 0;
+  if (!is_identifier_text(text) || strncmp(text, "__", 2) == 0 || !cursor_eval_int(e, &c)) return 0;
   bind_set(&b->g->binds, text, c, BIND_MACRO);
   *out = gb_int(b, sym_var(b->a, text), text, 1);
   return 1;
@@ -972,7 +959,7 @@ static GB_NOINLINE int macro_constant(gb *b, CXCursor e, gval *out) {
  * name becomes the symbol, bound to its value. */
 static GB_NOINLINE gval eval_literal(gb *b, CXCursor e) {
   int64_t c;
-  if (!eval_const(e, &c)) return gb_int(b, sym_unknown(b->a), NULL, 0);
+  if (!cursor_eval_int(e, &c)) return gb_int(b, sym_unknown(b->a), NULL, 0);
   char *text = gb_text(b, e);
   /* __LINE__ and friends are not sizes */
   if (is_identifier_text(text) && strncmp(text, "__", 2) != 0) {
@@ -1003,7 +990,7 @@ static GB_NOINLINE void const_table(gb *b, CXCursor e) {
   int n = cursor_children_all(init, &el);
   int64_t *v = n > 0 ? malloc((size_t)n * sizeof *v) : NULL;
   int ok = v != NULL;
-  for (int i = 0; ok && i < n; i++) ok = eval_const(el[i], &v[i]);
+  for (int i = 0; ok && i < n; i++) ok = cursor_eval_int(el[i], &v[i]);
   if (ok) {
     char *name = string_and_dispose(clang_getCursorSpelling(d));
     bind_set_table(&b->g->binds, name, v, n);
@@ -1224,7 +1211,7 @@ gval gb_eval(gb *b, gb_frame *f, CXCursor e) {
     return eval_literal(b, e);
   case CXCursor_CXXBoolLiteralExpr: { /* `true` is a value, not a size to bind */
     int64_t c = 0;
-    eval_const(e, &c);
+    cursor_eval_int(e, &c);
     return gb_int(b, sym_const(b->a, c), gb_text(b, e), 1);
   }
   case CXCursor_GNUNullExpr:
@@ -1232,7 +1219,7 @@ gval gb_eval(gb *b, gb_frame *f, CXCursor e) {
     return gb_int(b, sym_const(b->a, 0), gb_text(b, e), 1);
   case CXCursor_UnaryExpr: { /* sizeof, alignof */
     int64_t c;
-    if (eval_const(e, &c)) return gb_int(b, sym_const(b->a, c), gb_text(b, e), 0 == 0);
+    if (cursor_eval_int(e, &c)) return gb_int(b, sym_const(b->a, c), gb_text(b, e), 0 == 0);
     return gb_int(b, sym_unknown(b->a), gb_text(b, e), 0);
   }
   case CXCursor_DeclRefExpr: {
@@ -1256,7 +1243,7 @@ gval gb_eval(gb *b, gb_frame *f, CXCursor e) {
       char *name = string_and_dispose(clang_getCursorSpelling(d));
       int64_t c;
       gval v;
-      if (clang_isConstQualifiedType(ty) && eval_const(d, &c)) {
+      if (clang_isConstQualifiedType(ty) && cursor_eval_int(d, &c)) {
         bind_set(&b->g->binds, name, c, BIND_CONST);
         v = gb_int(b, sym_var(b->a, name), gb_str(b, name), 1);
       } else {
@@ -1270,7 +1257,7 @@ gval gb_eval(gb *b, gb_frame *f, CXCursor e) {
       /* const locals with constant initialisers bind like globals */
       int64_t c;
       char *name = string_and_dispose(clang_getCursorSpelling(d));
-      if (f && f->keep_names && eval_const(d, &c)) {
+      if (f && f->keep_names && cursor_eval_int(d, &c)) {
         bind_set(&b->g->binds, name, c, BIND_CONST);
         gval v = gb_int(b, sym_var(b->a, name), gb_str(b, name), 1);
         free(name);
@@ -1343,7 +1330,7 @@ gval gb_eval(gb *b, gb_frame *f, CXCursor e) {
        * initialiser, va_arg) is no wrapper: its value is not one of its
        * children's, but the calls in them still run */
       int64_t c;
-      if (eval_const(e, &c)) return gb_int(b, sym_const(b->a, c), NULL, 0);
+      if (cursor_eval_int(e, &c)) return gb_int(b, sym_const(b->a, c), NULL, 0);
       eval_children(b, f, e);
       return none_val();
     }
@@ -1373,13 +1360,13 @@ sym *gb_eval_local(gb *b, CXCursor e) {
   switch (k) {
   case CXCursor_IntegerLiteral:
   case CXCursor_CharacterLiteral: {
-    if (!eval_const(e, &c)) return sym_unknown(b->a);
+    if (!cursor_eval_int(e, &c)) return sym_unknown(b->a);
     char *text = gb_text(b, e);
     if (is_identifier_text(text)) return sym_var(b->a, text);
     return sym_const(b->a, c);
   }
   case CXCursor_UnaryExpr:
-    return eval_const(e, &c) ? sym_const(b->a, c) : sym_unknown(b->a);
+    return cursor_eval_int(e, &c) ? sym_const(b->a, c) : sym_unknown(b->a);
   case CXCursor_DeclRefExpr: {
     CXCursor d = clang_getCursorReferenced(e);
     if (clang_getCursorKind(d) == CXCursor_EnumConstantDecl)
@@ -1398,11 +1385,11 @@ sym *gb_eval_local(gb *b, CXCursor e) {
     case CXBinaryOperator_Sub: return sym_sub(b->a, l, r);
     case CXBinaryOperator_Mul: return sym_mul(b->a, l, r);
     case CXBinaryOperator_Div: return sym_div(b->a, l, r);
-    default: return eval_const(e, &c) ? sym_const(b->a, c) : sym_unknown(b->a);
+    default: return cursor_eval_int(e, &c) ? sym_const(b->a, c) : sym_unknown(b->a);
     }
   }
   default:
-    return eval_const(e, &c) ? sym_const(b->a, c) : sym_unknown(b->a);
+    return cursor_eval_int(e, &c) ? sym_const(b->a, c) : sym_unknown(b->a);
   }
 }
 
@@ -2351,7 +2338,7 @@ static int64_t index_designator(CXCursor el, CXCursor *value) {
   CXCursor ch[2];
   int64_t k;
   if (clang_getCursorKind(el) != CXCursor_UnexposedExpr || cursor_children(el, ch, 2) != 2 ||
-      !clang_isExpression(clang_getCursorKind(ch[1])) || !eval_const(ch[0], &k) || k < 0)
+      !clang_isExpression(clang_getCursorKind(ch[1])) || !cursor_eval_int(ch[0], &k) || k < 0)
     return -1;
   *value = ch[1];
   return k;
@@ -2573,7 +2560,7 @@ static const char *for_shape(gb *b, gb_frame *f, const for_parts *p, const char 
   } else if (clang_getCursorKind(inc) == CXCursor_CompoundAssignOperator) {
     CXCursor ch[2];
     int64_t c;
-    if (cursor_children(inc, ch, 2) == 2 && eval_const(ch[1], &c) && c != 0) {
+    if (cursor_children(inc, ch, 2) == 2 && cursor_eval_int(ch[1], &c) && c != 0) {
       enum CXBinaryOperatorKind bo = clang_getCursorBinaryOperatorKind(inc);
       if (bo == CXBinaryOperator_AddAssign) *step = (int)c;
       if (bo == CXBinaryOperator_SubAssign) *step = (int)-c;
@@ -2953,7 +2940,7 @@ static const char *while_counter(gb *b, gb_frame *f, CXCursor body, int64_t *fir
     target = ch[0];
   } else if (k == CXCursor_CompoundAssignOperator &&
              clang_getCursorBinaryOperatorKind(last) == CXBinaryOperator_AddAssign &&
-             cursor_children(last, ch, 2) == 2 && eval_const(ch[1], &one) && one == 1) {
+             cursor_children(last, ch, 2) == 2 && cursor_eval_int(ch[1], &one) && one == 1) {
     target = ch[0];
   } else if (k == CXCursor_BinaryOperator &&
              clang_getCursorBinaryOperatorKind(last) == CXBinaryOperator_Assign &&
@@ -2962,7 +2949,7 @@ static const char *while_counter(gb *b, gb_frame *f, CXCursor body, int64_t *fir
     CXCursor rhs = cursor_strip_casts(ch[1]), rc[2];
     if (clang_getCursorKind(rhs) != CXCursor_BinaryOperator ||
         clang_getCursorBinaryOperatorKind(rhs) != CXBinaryOperator_Add || cursor_children(rhs, rc, 2) != 2 ||
-        !eval_const(rc[1], &one) || one != 1)
+        !cursor_eval_int(rc[1], &one) || one != 1)
       return NULL;
     const char *a = gb_lvalue(b, f, cursor_strip_casts(ch[0]), NULL, NULL);
     const char *c = plain_lvalue(rc[0]) ? gb_lvalue(b, f, cursor_strip_casts(rc[0]), NULL, NULL) : NULL;
@@ -3028,7 +3015,7 @@ static void walk_train_loop(gb *b, gb_frame *f, CXCursor s) {
             int ni = cursor_children_all(vd[0], &init);
             for (int i = 0; i < ni; i++)
               if (clang_isExpression(clang_getCursorKind(init[i])) &&
-                  eval_const(init[i], &b->train_lo))
+                  cursor_eval_int(init[i], &b->train_lo))
                 b->train_var = gb_str(b, name); /* `if (step == lo)` is the first iteration */
             free(init);
             gb_store(b, step_key, iv);
@@ -3469,7 +3456,7 @@ void gb_walk_stmt(gb *b, gb_frame *f, CXCursor s) {
     int64_t cv = 1;
     CXCursor cond = k == CXCursor_DoStmt ? last : first;
     if (!clang_equalCursors(first, last) && clang_isExpression(clang_getCursorKind(cond)) &&
-        eval_const(cond, &cv) && cv == 0) {
+        cursor_eval_int(cond, &cv) && cv == 0) {
       if (k == CXCursor_DoStmt) gb_walk_stmt(b, f, body);
       return;
     }

@@ -165,9 +165,7 @@ static enum CXChildVisitResult count_visitor(CXCursor c, CXCursor parent, CXClie
     if (k == CXCursor_DoStmt) {
       CXCursor ch[2];
       int64_t cv = 1;
-      CXEvalResult ev = cursor_children(c, ch, 2) == 2 ? clang_Cursor_Evaluate(ch[1]) : NULL;
-      if (ev && clang_EvalResult_getKind(ev) == CXEval_Int) cv = clang_EvalResult_getAsLongLong(ev);
-      if (ev) clang_EvalResult_dispose(ev);
+      if (cursor_children(c, ch, 2) == 2) cursor_eval_int(ch[1], &cv);
       if (cv == 0) return CXChildVisit_Recurse;
     }
     int saved = s->count;
