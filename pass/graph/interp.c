@@ -1822,6 +1822,7 @@ static void default_members(gb *b, gb_frame *f, const char *obj, CXType t) {
     write_lvalue(b, gb_fmt(b, "%s.%s", obj, field), NULL, v);
     free(field);
   }
+  free(fl);
 }
 
 /* A smart pointer's constructor (the object, when declared, is obj). */
