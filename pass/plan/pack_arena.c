@@ -44,9 +44,9 @@ static uint64_t chunks_of(uint64_t b, uint64_t chunk) { return (b + chunk - 1) /
 
 typedef struct pair {
   int medium, partner;
-  int shared;          /* ops using both */
-  uint64_t heaviest;   /* the largest working set (chunks) among those ops */
-  uint64_t size;       /* the partner's aligned bytes */
+  int shared;        /* ops using both */
+  uint64_t heaviest; /* the largest working set (chunks) among those ops */
+  uint64_t size;     /* the partner's aligned bytes */
 } pair;
 
 static int cmp_pair(const void *x, const void *y) {

@@ -192,37 +192,53 @@ static unsigned pack_group_of(const rw *r, const rw_mem *m) {
   return group;
 }
 
+/* The group every allocation of graph allocation a's call site has, else
+ * 0 (what that call is rewritten with: pack_group_of). */
+static unsigned site_group(const rw *r, int a) {
+  const graph_alloc *ga = &r->g->allocs[a];
+  for (int e = 0; e < r->g->n_allocs; e++) {
+    const graph_alloc *ge = &r->g->allocs[e];
+    if (ge->line == ga->line && ge->col == ga->col && ge->file && ga->file &&
+        strcmp(ge->file, ga->file) == 0 && r->pack[e] != r->pack[a])
+      return 0;
+  }
+  return r->pack[a];
+}
+
 /* Why the call m's allocations join arena `group` (plan/pack_arena.c,
- * Note [arenas for medium tensors]): the other members by name, and the
- * medium tensor whose chunks they all fit in. */
+ * Note [arenas for medium tensors]): the other members by name (those
+ * whose calls are rewritten with the group too), and the medium tensor
+ * whose chunks they all fit in. */
 static void arena_note(rw *r, const rw_mem *m, unsigned group, rw_buf *b) {
   int medium = -1, n = 0;
   rw_buf_puts(b, " /* tidal: laid out with ");
   for (int a = 0; a < r->g->n_allocs; a++) {
-    if (r->pack[a] != group) continue;
+    if (r->pack[a] != group || site_group(r, a) != group) continue;
     if (r->trace->allocs[a].bytes >= PACK_CHUNK_BYTES) medium = a;
     if (made_by(r, a, m)) continue;
+    const graph_alloc *ga = &r->g->allocs[a];
     int dup = 0; /* a call in a setup loop makes several: name it once */
     for (int e = 0; e < a && !dup; e++)
-      dup = r->pack[e] == group && !made_by(r, e, m) && r->g->allocs[e].line == r->g->allocs[a].line &&
-            r->g->allocs[e].col == r->g->allocs[a].col;
+      dup = r->pack[e] == group && r->g->allocs[e].line == ga->line &&
+            r->g->allocs[e].col == ga->col;
     if (dup) continue;
     rw_buf_puts(b, n++ ? ", " : "");
-    rw_put_commented(b, r->g->allocs[a].name ? r->g->allocs[a].name : "?");
+    rw_put_commented(b, ga->name ? ga->name : "?");
   }
-  rw_buf_puts(b, " so they share chunks: the same ops use them, and together they fit in the ");
-  if (medium >= 0) {
-    uint64_t chunks = (r->trace->allocs[medium].bytes + PACK_CHUNK_BYTES - 1) / PACK_CHUNK_BYTES;
-    rw_buf_printf(b, "%" PRIu64 " chunks ", chunks);
-    if (made_by(r, medium, m)) {
-      rw_buf_puts(b, "this one takes alone */");
-      return;
-    }
-    rw_put_commented(b, r->g->allocs[medium].name ? r->g->allocs[medium].name : "?");
-    rw_buf_puts(b, " takes alone */");
-  } else {
-    rw_buf_puts(b, "chunks of the largest */");
+  if (n == 0) rw_buf_puts(b, "the other allocations this call makes");
+  rw_buf_puts(b, " so they share chunks: the same ops use them");
+  if (medium < 0) {
+    rw_buf_puts(b, " */");
+    return;
   }
+  uint64_t chunks = (r->trace->allocs[medium].bytes + PACK_CHUNK_BYTES - 1) / PACK_CHUNK_BYTES;
+  rw_buf_printf(b, ", and together they fit in the %" PRIu64 " chunks ", chunks);
+  if (made_by(r, medium, m)) {
+    rw_buf_puts(b, "this one takes alone */");
+    return;
+  }
+  rw_put_commented(b, r->g->allocs[medium].name ? r->g->allocs[medium].name : "?");
+  rw_buf_puts(b, " takes alone */");
 }
 
 static void replace_mem(rw *r, const rw_mem *m) {
