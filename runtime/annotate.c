@@ -100,6 +100,8 @@ static uint64_t resident_in(uintptr_t lo, uintptr_t hi) {
   rt_alloc *a = rt_registry_find(lo);
   if (!a)
     return 0;
+  if (a->arena) /* an arena member: the arena's chunks (addresses are absolute) */
+    a = &a->arena->self;
   if (!a->nchunks) /* packed small allocation: its slab stays mapped */
     return hi - lo;
   size_t chunk = rt_g.chunk_bytes;

@@ -197,6 +197,8 @@ static tidal_status release_alloc(rt_alloc *a) {
   rt_g.footprint_bytes -= footprint(a->bytes);
   if (a->slab) {
     st = rt_small_free(a);
+  } else if (a->arena) {
+    st = rt_arena_free(a);
   } else {
     for (uint32_t i = 0; i < a->nchunks; i++) {
       tidal_status s2 = rt_chunk_release(&a->chunks[i]);
@@ -240,6 +242,7 @@ tidal_status tidal_shutdown(void) {
   rt_profile_destroy();
   rt_registry_destroy();
   rt_small_destroy();
+  rt_arena_destroy_all();
   rt_recompute_destroy();
   rt_trace_close(); /* its last counters read the backend's clock */
   rt_vmmq_stop();    /* before the host store: queued copies may read it */
@@ -286,7 +289,12 @@ static tidal_status malloc_grouped(void **p, size_t bytes, uint32_t group) {
   if (rt_g.arb && rt_g.depth == 0)
     rt_arbiter_poll(0); /* the share follows demand before memory is taken for it */
   tidal_status st;
-  if (bytes < cb) {
+  int placed = 0;
+  if ((group & TIDAL_GROUP_ARENA) && (st = rt_arena_alloc(a, group, &placed)) != TIDAL_OK)
+    goto fail;
+  if (placed) {
+    /* laid out in its arena (Note [arenas]) */
+  } else if (bytes < cb) {
     if ((st = rt_small_alloc(a, group)) != TIDAL_OK)
       goto fail;
   } else {
@@ -386,7 +394,7 @@ tidal_status tidal_free(void *p) {
                       p, (size_t)(u - a->base), (unsigned long)a->base);
     return rt_error(TIDAL_ERR_UNKNOWN_POINTER, "tidal_free(%p): not a tidal allocation", p);
   }
-  int busy = a->slab && rt_small_busy(a);
+  int busy = (a->slab && rt_small_busy(a)) || (a->arena && rt_arena_busy(a));
   for (uint32_t i = 0; i < a->nchunks; i++)
     busy |= a->chunks[i].pins != 0;
   if (busy)
@@ -482,6 +490,8 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
       goto fail;
     if (len == 0)
       continue;
+    if (a->arena)
+      rt_arena_range(&a, &off, &len, 0); /* the arena's chunks (Note [arenas]) */
     if (a->slab) { /* a packed member: its slab's chunk, whose other members stay */
       a->idle = 0; /* in use again: earlier hints on it are moot */
       uint32_t flags = RT_PIN_NEED_DATA | ((x->mode & TIDAL_WRITE) ? RT_PIN_WRITTEN : 0u);
@@ -662,6 +672,8 @@ static tidal_status hint_range(const char *name, const void *p, size_t bytes, in
     *len = 0;
     return s2;
   }
+  if (*len && (*a)->arena)
+    rt_arena_range(a, off, len, 1); /* the arena's chunks (Note [arenas]) */
   if (!(*a)->nchunks)
     *len = 0;
   return TIDAL_OK;

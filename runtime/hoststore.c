@@ -240,10 +240,18 @@ int rt_host_check(char *msg, size_t len) {
                  len))
     goto out;
   rt_slab *slab = rt_g.slabs; /* after the allocations: the small allocations' slabs */
-  for (size_t i = 0; i < rt_g.nallocs || slab; i++) {
-    rt_alloc *a = i < rt_g.nallocs ? rt_g.allocs[i] : &slab->self;
-    if (i >= rt_g.nallocs)
+  rt_arena *arena = rt_g.arenas; /* then the arenas (Note [arenas]) */
+  for (size_t i = 0; i < rt_g.nallocs || slab || arena; i++) {
+    rt_alloc *a;
+    if (i < rt_g.nallocs) {
+      a = rt_g.allocs[i];
+    } else if (slab) {
+      a = &slab->self;
       slab = slab->next;
+    } else {
+      a = &arena->self;
+      arena = arena->next;
+    }
     for (uint32_t k = 0; k < a->nchunks; k++) {
       const rt_chunk *c = &a->chunks[k];
       int64_t s = c->host_slot;

@@ -446,6 +446,10 @@ void rt_phys_unalias(uint32_t phys) {
   for (rt_slab *s = rt_g.slabs; s; s = s->next)
     if (s->chunk.stale && s->chunk.phys == phys)
       unalias(&s->chunk);
+  for (rt_arena *r = rt_g.arenas; r; r = r->next)
+    for (uint32_t k = 0; k < r->self.nchunks; k++)
+      if (r->self.chunks[k].stale && r->self.chunks[k].phys == phys)
+        unalias(&r->self.chunks[k]);
 }
 
 /* Reassigns the memory of a parked chunk (real pressure): the oldest whose
@@ -574,6 +578,12 @@ static int64_t host_slot_get(const rt_chunk *except) {
     if (c->state == RT_RESIDENT && c != except && c->host_slot >= 0 && !c->fresh_from)
       return take_host(c);
   }
+  for (rt_arena *r = rt_g.arenas; r; r = r->next) /* arenas' chunks (Note [arenas]) */
+    for (uint32_t k = 0; k < r->self.nchunks; k++) {
+      rt_chunk *c = &r->self.chunks[k];
+      if (c->state == RT_RESIDENT && c != except && c->host_slot >= 0 && !c->fresh_from)
+        return take_host(c);
+    }
   return -1;
 }
 

@@ -118,6 +118,7 @@ typedef struct rt_alloc {
   uint32_t nchunks;      /* 0 for packed small allocations */
   rt_chunk *chunks;
   struct rt_slab *slab;  /* packed small allocation: its slab, else NULL */
+  struct rt_arena *arena;/* arena member: its arena (Note [arenas]), else NULL */
   uint8_t idle;          /* packed: RT_IDLE_* hinted since an op last declared it */
 } rt_alloc;
 
@@ -134,6 +135,19 @@ typedef struct rt_slab {
   struct rt_alloc **members; /* sorted by address */
 } rt_slab;
 enum { RT_IDLE_COLD = 1, RT_IDLE_DEAD = 2 }; /* swap-out / drop hinted */
+
+/* ---- arenas (arena.c) ----
+ * Note [arenas]: the members of a TIDAL_GROUP_ARENA group are laid out one
+ * after another in one reserved range, whose chunks they share; an op or a
+ * hint on a member acts on the arena's chunks its range covers. */
+typedef struct rt_arena {
+  struct rt_arena *next;
+  rt_alloc self;         /* the range (not in the registry); self.bytes: laid out so far,
+                            self.nchunks: the chunks that covers */
+  uint32_t group;
+  uint32_t nmembers, cap_members;
+  struct rt_alloc **members; /* live members, sorted by address */
+} rt_arena;
 #define RT_SMALL_MIN_BYTES 256 /* cudaMalloc's alignment guarantee */
 
 /* ---- host store (hoststore.c) ---- */
@@ -239,6 +253,7 @@ typedef struct rt_runtime {
 
   rt_hoststore hs;
   rt_slab *slabs;
+  rt_arena *arenas;              /* newest first */
   rt_recompute *rcs;
   int rc_depth;                  /* recompute closures on the stack */
   int rc_floor;                  /* op frames below this belong to the ops whose
@@ -434,6 +449,16 @@ RT_HIDDEN tidal_status rt_small_hint(rt_alloc *a, size_t off, size_t len, int ki
 /* Freeing a would release a slab an open op has pinned. */
 RT_HIDDEN int rt_small_busy(const rt_alloc *a);
 RT_HIDDEN void rt_small_destroy(void);
+/* Places a in an arena of `group` (TIDAL_GROUP_ARENA set); *placed = 0 when
+ * it is too big for one (the caller makes it a plain allocation). */
+RT_HIDDEN tidal_status rt_arena_alloc(rt_alloc *a, uint32_t group, int *placed);
+RT_HIDDEN tidal_status rt_arena_free(rt_alloc *a);
+/* Freeing a would release a chunk an open op has pinned. */
+RT_HIDDEN int rt_arena_busy(const rt_alloc *a);
+/* [*off, *off + *len) of member *a as a range of its arena's self; a hint
+ * that reaches the member's end also covers its alignment padding. */
+RT_HIDDEN void rt_arena_range(rt_alloc **a, size_t *off, size_t *len, int hint);
+RT_HIDDEN void rt_arena_destroy_all(void);
 
 /* ---- recompute.c ---- */
 RT_HIDDEN tidal_status rt_recompute_register(uintptr_t lo, uintptr_t hi, tidal_recompute_fn fn,

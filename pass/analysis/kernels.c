@@ -403,30 +403,31 @@ static void bind_ref(kctx *c, CXCursor decl, ptrval p, int len) {
 
 /* ---- cursor helpers -------------------------------------------------------------- */
 
+/* Children kept by children(): operators and if/for/while have fewer.  A
+ * cast or a declaration may have more (TypeRefs, template arguments):
+ * their operand and initializer come from cursor_last_expr_child. */
+#define KIDS_MAX 16
+
 typedef struct kids {
-  CXCursor v[16];
-  int n;
+  CXCursor v[KIDS_MAX];
+  int n; /* children the cursor has; v holds the first KIDS_MAX of them */
 } kids;
 
-static enum CXChildVisitResult kids_visitor(CXCursor cur, CXCursor parent, CXClientData d) {
-  kids *k = d;
-  if (k->n < 16) k->v[k->n++] = cur;
-  return CXChildVisit_Continue;
-}
-
+/* For the nodes whose children the grammar bounds: a caller that indexes v
+ * by n checks n <= KIDS_MAX (a block or a declaration may have more: those
+ * go through cursor_children_all). */
 static kids children(CXCursor cur) {
   kids k;
-  k.n = 0;
-  clang_visitChildren(cur, kids_visitor, &k);
+  k.n = cursor_children(cur, k.v, KIDS_MAX);
   return k;
 }
 
+/* A growable list of cursors (parameters, call arguments). */
 struct collect_list {
   CXCursor *v;
   int n, cap;
 };
 
-/* All children, however many (kids() keeps 16). */
 static enum CXChildVisitResult collect_visitor(CXCursor cur, CXCursor parent, CXClientData d) {
   struct collect_list *l = d;
   if (l->n == l->cap) {
@@ -438,6 +439,13 @@ static enum CXChildVisitResult collect_visitor(CXCursor cur, CXCursor parent, CX
   }
   l->v[l->n++] = cur;
   return CXChildVisit_Continue;
+}
+
+/* Every child of s (cursor_children_all); out of memory reads as none.
+ * Free *v. */
+static int all_children(CXCursor s, CXCursor **v) {
+  int n = cursor_children_all(s, v);
+  return n < 0 ? 0 : n;
 }
 
 static int is_expr_kind(enum CXCursorKind k) { return clang_isExpression(k); }
@@ -468,40 +476,6 @@ static params_list fn_params(CXCursor f) {
   }
   params_list pl = {l.v, l.n};
   return pl;
-}
-
-/* The body of a function definition: its CompoundStmt child, found among
- * any number of children (parameters and attributes come first, so a
- * fixed-size children() list loses the body of a function with many
- * parameters). */
-static enum CXChildVisitResult body_visitor(CXCursor cur, CXCursor parent, CXClientData d) {
-  if (clang_getCursorKind(cur) == CXCursor_CompoundStmt) *(CXCursor *)d = cur;
-  return CXChildVisit_Continue;
-}
-
-static CXCursor fn_body(CXCursor f) {
-  CXCursor b = clang_getNullCursor();
-  clang_visitChildren(f, body_visitor, &b);
-  return b;
-}
-
-/* Skips implicit casts, parentheses and value-preserving casts. */
-static CXCursor strip(CXCursor e) {
-  for (;;) {
-    enum CXCursorKind k = clang_getCursorKind(e);
-    if (k != CXCursor_UnexposedExpr && k != CXCursor_ParenExpr) return e;
-    kids ch = children(e);
-    if (ch.n != 1 || !is_expr_kind(clang_getCursorKind(ch.v[0]))) return e;
-    e = ch.v[0];
-  }
-}
-
-/* The last expression child (skips the TypeRef of casts). */
-static CXCursor last_expr_child(CXCursor e) {
-  kids ch = children(e);
-  for (int i = ch.n - 1; i >= 0; i--)
-    if (is_expr_kind(clang_getCursorKind(ch.v[i]))) return ch.v[i];
-  return clang_getNullCursor();
 }
 
 static int is_pointer_type(CXType t) {
@@ -588,12 +562,12 @@ enum builtin_x { BI_NONE = 0, BI_TID, BI_BID, BI_BDIM, BI_GDIM };
  * parentheses and integer casts), BI_NONE otherwise. */
 static int builtin_x(CXCursor e) {
   for (int i = 0; i < 4; i++) {
-    e = strip(e);
+    e = cursor_strip(e);
     enum CXCursorKind k = clang_getCursorKind(e);
     if (k != CXCursor_CStyleCastExpr && k != CXCursor_CXXStaticCastExpr &&
         k != CXCursor_CXXFunctionalCastExpr)
       break;
-    CXCursor in = last_expr_child(e);
+    CXCursor in = cursor_last_expr_child(e);
     if (clang_Cursor_isNull(in) || !cursor_is_integer_type(clang_getCursorType(in))) return BI_NONE;
     e = in;
   }
@@ -601,7 +575,7 @@ static int builtin_x(CXCursor e) {
   kids ch = children(e);
   if (ch.n != 1) return BI_NONE;
   char *member = cursor_member_name(e);
-  char *bn = string_and_dispose(clang_getCursorSpelling(strip(ch.v[0])));
+  char *bn = string_and_dispose(clang_getCursorSpelling(cursor_strip(ch.v[0])));
   int r = BI_NONE;
   if (member && bn && !strcmp(member, "x")) {
     if (!strcmp(bn, "threadIdx")) r = BI_TID;
@@ -616,7 +590,7 @@ static int builtin_x(CXCursor e) {
 
 /* 1 if e is `x * y` with {x, y} the builtins {a, b} in either order. */
 static int is_builtin_product(CXCursor e, int a, int b) {
-  e = strip(e);
+  e = cursor_strip(e);
   if (clang_getCursorKind(e) != CXCursor_BinaryOperator ||
       clang_getCursorBinaryOperatorKind(e) != CXBinaryOperator_Mul)
     return 0;
@@ -792,7 +766,7 @@ static lin eval_int(kctx *c, CXCursor e) {
 
 static lin eval_int_value(kctx *c, CXCursor e) {
   if (stack_too_deep(e, "expression")) return lin_bad(c);
-  e = strip(e);
+  e = cursor_strip(e);
   enum CXCursorKind k = clang_getCursorKind(e);
   long long cv;
   switch (k) {
@@ -823,7 +797,7 @@ static lin eval_int_value(kctx *c, CXCursor e) {
     if (bx == BI_BDIM) return lin_cover(c, COV_BDIM_RAW, sym_add(c->a, launch_name(c, "blockDim", "x"), one));
     kids ch = children(e);
     if (ch.n == 1) {
-      CXCursor base = strip(ch.v[0]);
+      CXCursor base = cursor_strip(ch.v[0]);
       char *bn = string_and_dispose(clang_getCursorSpelling(base));
       char *mn = cursor_member_name(e);
       /* the launch bound of each builtin: threadIdx < blockDim, blockIdx <
@@ -846,7 +820,7 @@ static lin eval_int_value(kctx *c, CXCursor e) {
   case CXCursor_CStyleCastExpr:
   case CXCursor_CXXStaticCastExpr:
   case CXCursor_CXXFunctionalCastExpr: {
-    CXCursor in = last_expr_child(e);
+    CXCursor in = cursor_last_expr_child(e);
     if (!clang_Cursor_isNull(in) && cursor_is_integer_type(clang_getCursorType(in))) return eval_int(c, in);
     visit_expr(c, e);
     return lin_opaque(c, 0);
@@ -958,7 +932,7 @@ static lin eval_int_value(kctx *c, CXCursor e) {
 /* Pointer values; also visits index subexpressions for their reads. */
 static ptrval eval_ptr(kctx *c, CXCursor e) {
   if (stack_too_deep(e, "expression")) return ptr_none(c);
-  e = strip(e);
+  e = cursor_strip(e);
   enum CXCursorKind k = clang_getCursorKind(e);
   CXType ty = clang_getCursorType(e);
   switch (k) {
@@ -977,7 +951,7 @@ static ptrval eval_ptr(kctx *c, CXCursor e) {
   case CXCursor_CXXStaticCastExpr:
   case CXCursor_CXXConstCastExpr:
   case CXCursor_CXXFunctionalCastExpr: {
-    CXCursor in = last_expr_child(e);
+    CXCursor in = cursor_last_expr_child(e);
     if (clang_Cursor_isNull(in)) return ptr_none(c);
     ptrval p = is_pointer_type(clang_getCursorType(in)) ? eval_ptr(c, in) : ptr_none(c);
     if (!is_pointer_type(clang_getCursorType(in))) visit_expr(c, in);
@@ -1017,7 +991,7 @@ static ptrval eval_ptr(kctx *c, CXCursor e) {
     kids ch = children(e);
     if (ch.n == 1 && clang_getCursorUnaryOperatorKind(e) == CXUnaryOperator_AddrOf) {
       /* &p[i], &*p: the address, no access */
-      CXCursor in = strip(ch.v[0]);
+      CXCursor in = cursor_strip(ch.v[0]);
       enum CXCursorKind ik = clang_getCursorKind(in);
       if (ik == CXCursor_ArraySubscriptExpr) {
         kids sub = children(in);
@@ -1040,7 +1014,7 @@ static ptrval eval_ptr(kctx *c, CXCursor e) {
         /* &p->field, &p[i].field: inside the element; offset of the field unknown */
         kids m = children(in);
         if (m.n == 1) {
-          CXCursor b = strip(m.v[0]);
+          CXCursor b = cursor_strip(m.v[0]);
           ptrval p = ptr_none(c);
           if (is_pointer_type(clang_getCursorType(b))) p = eval_ptr(c, b);
           else if (clang_getCursorKind(b) == CXCursor_ArraySubscriptExpr) {
@@ -1120,7 +1094,7 @@ static ptrval eval_ptr(kctx *c, CXCursor e) {
 /* An lvalue that names memory: p[i], *p, p->f, p[i].f.  Returns the
  * pointer and access size; param -1 for locals and shared memory. */
 static ptrval eval_lvalue(kctx *c, CXCursor e, int *len) {
-  e = strip(e);
+  e = cursor_strip(e);
   enum CXCursorKind k = clang_getCursorKind(e);
   *len = type_bytes(clang_getCursorType(e));
   if (k == CXCursor_ArraySubscriptExpr) {
@@ -1155,7 +1129,7 @@ static ptrval eval_lvalue(kctx *c, CXCursor e, int *len) {
       return c->this_ptr;
     }
     if (ch.n != 1) return ptr_none(c);
-    CXCursor b = strip(ch.v[0]);
+    CXCursor b = cursor_strip(ch.v[0]);
     if (is_pointer_type(clang_getCursorType(b))) {
       /* p->f: the whole element (the field offset is not tracked) */
       ptrval p = eval_ptr(c, b);
@@ -1183,7 +1157,7 @@ static ptrval eval_lvalue(kctx *c, CXCursor e, int *len) {
 
 /* The binding of the reference e names, or NULL. */
 static binding *ref_binding(kctx *c, CXCursor e) {
-  e = strip(e);
+  e = cursor_strip(e);
   if (clang_getCursorKind(e) != CXCursor_DeclRefExpr) return NULL;
   binding *b = lookup(c, clang_getCursorReferenced(e));
   return b && b->kind == BIND_REF ? b : NULL;
@@ -1191,7 +1165,7 @@ static binding *ref_binding(kctx *c, CXCursor e) {
 
 /* Is e a local variable (DeclRefExpr to a bound or unbound local)? */
 static CXCursor local_decl(CXCursor e) {
-  e = strip(e);
+  e = cursor_strip(e);
   if (clang_getCursorKind(e) != CXCursor_DeclRefExpr) return clang_getNullCursor();
   CXCursor d = clang_getCursorReferenced(e);
   enum CXCursorKind dk = clang_getCursorKind(d);
@@ -1248,7 +1222,7 @@ static void store(kctx *c, CXCursor lhs, unsigned mode, CXCursor rhs, int op_ass
   ptrval p = eval_lvalue(c, lhs, &len);
   record(c, p, mode, len, NULL);
   /* p[i] and *q store whole elements; p[i].f and p->f only part of one */
-  CXCursor sl = strip(lhs);
+  CXCursor sl = cursor_strip(lhs);
   enum CXCursorKind lk = clang_getCursorKind(sl);
   if (mode == ACCESS_WRITE &&
       (lk == CXCursor_ArraySubscriptExpr ||
@@ -1260,7 +1234,7 @@ static void store(kctx *c, CXCursor lhs, unsigned mode, CXCursor rhs, int op_ass
 /* Visits an expression whose value is used (reads). */
 static void visit_expr(kctx *c, CXCursor e) {
   if (clang_Cursor_isNull(e) || stack_too_deep(e, "expression")) return;
-  e = strip(e);
+  e = cursor_strip(e);
   enum CXCursorKind k = clang_getCursorKind(e);
   switch (k) {
   case CXCursor_ArraySubscriptExpr:
@@ -1306,7 +1280,7 @@ static void visit_expr(kctx *c, CXCursor e) {
     if (k == CXCursor_MemberRefExpr) {
       kids ch = children(e);
       if (ch.n == 1) {
-        CXCursor b = strip(ch.v[0]);
+        CXCursor b = cursor_strip(ch.v[0]);
         if (!is_pointer_type(clang_getCursorType(b)) &&
             clang_getCursorKind(b) != CXCursor_ArraySubscriptExpr &&
             clang_getCursorKind(b) != CXCursor_UnaryOperator) {
@@ -1390,17 +1364,17 @@ static void visit_expr(kctx *c, CXCursor e) {
   if (k == CXCursor_LambdaExpr) return; /* lambdas are analysed where called (not supported: none) */
   /* every child, however many (an initializer list or constructor call
    * with more than 16 operands) */
-  struct collect_list ch = {NULL, 0, 0};
-  clang_visitChildren(e, collect_visitor, &ch);
-  for (int i = 0; i < ch.n; i++) {
+  CXCursor *ch;
+  int nch = all_children(e, &ch);
+  for (int i = 0; i < nch; i++) {
     /* the arms of ?: run only sometimes (Note [dense]) */
     int arm = k == CXCursor_ConditionalOperator && i > 0;
     c->cond += arm;
-    if (is_expr_kind(clang_getCursorKind(ch.v[i]))) visit_expr(c, ch.v[i]);
-    else visit_stmt(c, ch.v[i]);
+    if (is_expr_kind(clang_getCursorKind(ch[i]))) visit_expr(c, ch[i]);
+    else visit_stmt(c, ch[i]);
     c->cond -= arm;
   }
-  free(ch.v);
+  free(ch);
 }
 
 /* ---- calls ------------------------------------------------------------------------------------ */
@@ -1440,12 +1414,12 @@ static int member_call_object(CXCursor call, CXCursor *obj) {
   *obj = clang_getNullCursor();
   kids ch = children(call);
   if (ch.n < 1) return 0;
-  CXCursor callee = strip(ch.v[0]);
+  CXCursor callee = cursor_strip(ch.v[0]);
   if (clang_getCursorKind(callee) != CXCursor_MemberRefExpr ||
       !is_method_kind(clang_getCursorKind(clang_getCursorReferenced(callee))))
     return 0;
   kids mc = children(callee);
-  for (int i = 0; i < mc.n; i++)
+  for (int i = 0; i < mc.n && i < KIDS_MAX; i++) /* the object comes first */
     if (is_expr_kind(clang_getCursorKind(mc.v[i]))) {
       *obj = mc.v[i];
       break;
@@ -1464,7 +1438,7 @@ static ptrval object_address(kctx *c, CXCursor obj, int *len) {
     *len = c->this_ptr.elem_bytes;
     return c->this_ptr;
   }
-  CXCursor o = strip(obj);
+  CXCursor o = cursor_strip(obj);
   CXType ot = clang_getCursorType(o);
   ptrval p;
   if (is_pointer_type(ot)) { /* p->m(): the object is *p */
@@ -1493,7 +1467,7 @@ static ptrval object_address(kctx *c, CXCursor obj, int *len) {
  * and num_threads() are constexpr and evaluate to N. */
 static void tile_value(kctx *c, const char *name, CXCursor obj, lin *ri) {
   if (clang_Cursor_isNull(obj) || strcmp(name, "thread_rank")) return;
-  CXType ot = clang_getCursorType(strip(obj));
+  CXType ot = clang_getCursorType(cursor_strip(obj));
   if (is_pointer_type(ot)) ot = clang_getPointeeType(clang_getCanonicalType(ot));
   CXCursor decl = clang_getTypeDeclaration(clang_getCanonicalType(ot));
   if (clang_Cursor_isNull(decl)) return;
@@ -1550,19 +1524,19 @@ static void visit_call_value(kctx *c, CXCursor call, ptrval *rp, lin *ri) {
       if (!clang_Cursor_isNull(obj)) collect_visitor(obj, call, &args);
       for (int i = 0; i < nargs; i++) collect_visitor(clang_Cursor_getArgument(call, (unsigned)i), call, &args);
     } else {
-      struct collect_list ch = {NULL, 0, 0};
-      clang_visitChildren(call, collect_visitor, &ch);
-      for (int i = 0; i < ch.n; i++) {
-        CXCursor s = strip(ch.v[i]);
+      CXCursor *ch;
+      int nch = all_children(call, &ch);
+      for (int i = 0; i < nch; i++) {
+        CXCursor s = cursor_strip(ch[i]);
         enum CXCursorKind sk = clang_getCursorKind(s);
         /* skip the callee reference itself */
         if (sk == CXCursor_DeclRefExpr && is_method_kind(clang_getCursorKind(clang_getCursorReferenced(s))))
           continue;
         if (sk == CXCursor_DeclRefExpr && clang_getCursorType(s).kind == CXType_FunctionProto) continue;
         if (!is_expr_kind(sk)) continue;
-        collect_visitor(ch.v[i], call, &args);
+        collect_visitor(ch[i], call, &args);
       }
-      free(ch.v);
+      free(ch);
     }
     int na = args.n;
     if (!strcmp(name, "operator=") && na >= 1) {
@@ -1736,7 +1710,7 @@ static void analyze_helper(kctx *c, CXCursor def, CXCursor call, int nargs, ptrv
   c->ret_ptr = ptr_none(c);
   c->ret_int = lin_opaque(c, 0);
   c->helpers[c->depth++] = def;
-  visit_stmt(c, fn_body(def));
+  visit_stmt(c, cursor_fn_body(def));
   c->depth--;
   if (c->n_ret > 0) {
     *rp = c->ret_ptr;
@@ -1800,7 +1774,7 @@ static void rebind_nonneg(kctx *c, CXCursor d);
  * v < E, v <= E, E > v, E >= v, and conjunctions (disjunctions when
  * negated, by De Morgan). */
 static void apply_guard(kctx *c, CXCursor e, int negate) {
-  e = strip(e);
+  e = cursor_strip(e);
   enum CXCursorKind k = clang_getCursorKind(e);
   if (k == CXCursor_UnaryOperator && clang_getCursorUnaryOperatorKind(e) == CXUnaryOperator_LNot) {
     kids ch = children(e);
@@ -1948,7 +1922,7 @@ static void rebind_guarded(kctx *c, CXCursor d, lin l, sym *mx, int strict) {
  * and E is over parameters only - a condition that restricts the index
  * range and nothing else (Note [dense]).  Mirrors apply_guard. */
 static int guard_pure(kctx *c, CXCursor e, int negate) {
-  e = strip(e);
+  e = cursor_strip(e);
   enum CXCursorKind k = clang_getCursorKind(e);
   if (k == CXCursor_UnaryOperator && clang_getCursorUnaryOperatorKind(e) == CXUnaryOperator_LNot) {
     kids ch = children(e);
@@ -2068,8 +2042,12 @@ static int is_return_only(CXCursor s) {
   enum CXCursorKind k = clang_getCursorKind(s);
   if (k == CXCursor_ReturnStmt || k == CXCursor_ContinueStmt) return 1;
   if (k == CXCursor_CompoundStmt) {
-    kids ch = children(s);
-    return ch.n >= 1 && (clang_getCursorKind(ch.v[ch.n - 1]) == CXCursor_ReturnStmt);
+    /* the last statement, however many come before it */
+    CXCursor *st;
+    int n = all_children(s, &st);
+    int r = n >= 1 && clang_getCursorKind(st[n - 1]) == CXCursor_ReturnStmt;
+    free(st);
+    return r;
   }
   return 0;
 }
@@ -2079,10 +2057,10 @@ static int is_return_only(CXCursor s) {
  * only when cond is false. */
 static void visit_compound(kctx *c, CXCursor s) {
   int saved = c->n_env, saved_path = c->n_path;
-  struct collect_list col = {NULL, 0, 0};
-  clang_visitChildren(s, collect_visitor, &col);
-  for (int i = 0; i < col.n; i++) {
-    CXCursor st = col.v[i];
+  CXCursor *col;
+  int ncol = all_children(s, &col);
+  for (int i = 0; i < ncol; i++) {
+    CXCursor st = col[i];
     int early = 0;
     kids ik = {.n = 0};
     if (clang_getCursorKind(st) == CXCursor_IfStmt) {
@@ -2102,7 +2080,7 @@ static void visit_compound(kctx *c, CXCursor s) {
       if (pure) path_push_guard(c);
     }
   }
-  free(col.v);
+  free(col);
   env_restore(c, saved);
   c->n_path = saved_path;
   /* Locals declared outside and assigned inside now hold unknown values. */
@@ -2115,7 +2093,7 @@ static void visit_compound(kctx *c, CXCursor s) {
  * temporary bound to a const reference, a call returning a reference - is
  * visited for its reads and refers to no parameter. */
 static ptrval ref_target(kctx *c, CXCursor init, int *len) {
-  CXCursor in = strip(init);
+  CXCursor in = cursor_strip(init);
   enum CXCursorKind ik = clang_getCursorKind(in);
   *len = 0;
   if (ik == CXCursor_ArraySubscriptExpr || ik == CXCursor_MemberRefExpr ||
@@ -2199,7 +2177,7 @@ static sym *unsize(kctx *c, sym *e) { return e && c->n_sizes ? sym_subst(c->a, e
 static void visit_decl(kctx *c, CXCursor d) {
   if (clang_getCursorKind(d) != CXCursor_VarDecl) return;
   CXType t = clang_getCursorType(d);
-  CXCursor init = last_expr_child(d);
+  CXCursor init = cursor_last_expr_child(d);
   enum CXTypeKind tk = clang_getCanonicalType(t).kind;
   if ((tk == CXType_LValueReference || tk == CXType_RValueReference) && !clang_Cursor_isNull(init)) {
     bind_reference(c, d, t, init);
@@ -2214,15 +2192,19 @@ static void visit_decl(kctx *c, CXCursor d) {
   }
 }
 
-static void visit_for(kctx *c, CXCursor s) {
+/* 0 when s has more children than a for statement can (init, condition
+ * variable, condition, increment, body): never, but then visit_stmt walks
+ * them as plain statements. */
+static int visit_for(kctx *c, CXCursor s) {
   kids ch = children(s);
-  if (ch.n == 0) return;
+  if (ch.n > KIDS_MAX) return 0;
+  if (ch.n == 0) return 1;
   int saved = c->n_env;
   CXCursor body = ch.v[ch.n - 1];
   CXCursor init = clang_getNullCursor(), cond = clang_getNullCursor(), inc = clang_getNullCursor();
   /* libclang omits empty for-clauses: tell them apart by shape. */
   for (int i = 0; i < ch.n - 1; i++) {
-    CXCursor x = strip(ch.v[i]);
+    CXCursor x = cursor_strip(ch.v[i]);
     enum CXCursorKind k = clang_getCursorKind(x);
     int is_cmp = 0;
     if (k == CXCursor_BinaryOperator) {
@@ -2241,7 +2223,7 @@ static void visit_for(kctx *c, CXCursor s) {
   int grows = 0;
   int step_kind = 0; /* 1: +1, 2: += blockDim.x*gridDim.x, 3: += blockDim.x */
   if (!clang_Cursor_isNull(inc)) {
-    CXCursor x = strip(inc);
+    CXCursor x = cursor_strip(inc);
     enum CXCursorKind k = clang_getCursorKind(x);
     kids ich = children(x);
     if (k == CXCursor_UnaryOperator && ich.n == 1) {
@@ -2317,6 +2299,7 @@ static void visit_for(kctx *c, CXCursor s) {
   env_restore(c, saved);
   /* After the loop, what it assigned is unknown. */
   havoc_assigned(c, s, clang_getNullCursor());
+  return 1;
 }
 
 static void visit_stmt(kctx *c, CXCursor s) {
@@ -2331,14 +2314,15 @@ static void visit_stmt(kctx *c, CXCursor s) {
     visit_compound(c, s);
     return;
   case CXCursor_DeclStmt: {
-    struct collect_list col = {NULL, 0, 0};
-    clang_visitChildren(s, collect_visitor, &col);
-    for (int i = 0; i < col.n; i++) visit_decl(c, col.v[i]);
-    free(col.v);
+    CXCursor *col;
+    int ncol = all_children(s, &col);
+    for (int i = 0; i < ncol; i++) visit_decl(c, col[i]);
+    free(col);
     return;
   }
   case CXCursor_IfStmt: {
     kids ch = children(s);
+    if (ch.n > KIDS_MAX) break; /* never (init, condition variable, condition, then, else) */
     int ci = -1;
     for (int i = 0; i < ch.n; i++)
       if (is_expr_kind(clang_getCursorKind(ch.v[i]))) {
@@ -2376,16 +2360,18 @@ static void visit_stmt(kctx *c, CXCursor s) {
     return;
   }
   case CXCursor_ForStmt:
-    visit_for(c, s);
-    return;
+    if (visit_for(c, s)) return;
+    break;
   case CXCursor_WhileStmt:
   case CXCursor_DoStmt: {
     int saved = c->n_env;
     havoc_assigned(c, s, clang_getNullCursor());
-    kids ch = children(s);
+    CXCursor *ch;
+    int nch = all_children(s, &ch);
     c->cond++; /* Note [dense]: how often the body runs is not known */
     c->loops++;
-    for (int i = 0; i < ch.n; i++) visit_stmt(c, ch.v[i]);
+    for (int i = 0; i < nch; i++) visit_stmt(c, ch[i]);
+    free(ch);
     c->loops--;
     c->cond--;
     env_restore(c, saved);
@@ -2403,36 +2389,37 @@ static void visit_stmt(kctx *c, CXCursor s) {
     int guard_exit = c->exit_ok && (k == CXCursor_ContinueStmt ||
                                     (k == CXCursor_ReturnStmt && c->loops == 0));
     if (c->depth == 0 && !guard_exit) c->ctl_unsafe = 1;
-    struct collect_list col = {NULL, 0, 0};
-    clang_visitChildren(s, collect_visitor, &col);
-    for (int i = 0; i < col.n; i++) {
-      if (k == CXCursor_ReturnStmt && c->depth > 0 && is_expr_kind(clang_getCursorKind(col.v[i])))
-        helper_return(c, col.v[i]);
+    CXCursor *col;
+    int ncol = all_children(s, &col);
+    for (int i = 0; i < ncol; i++) {
+      if (k == CXCursor_ReturnStmt && c->depth > 0 && is_expr_kind(clang_getCursorKind(col[i])))
+        helper_return(c, col[i]);
       else
-        visit_stmt(c, col.v[i]);
+        visit_stmt(c, col[i]);
     }
-    free(col.v);
+    free(col);
     return;
   }
   case CXCursor_SwitchStmt:
   case CXCursor_CaseStmt:
   case CXCursor_DefaultStmt: {
-    struct collect_list col = {NULL, 0, 0};
-    clang_visitChildren(s, collect_visitor, &col);
+    CXCursor *col;
+    int ncol = all_children(s, &col);
     c->cond++; /* Note [dense]: which case runs depends on data */
-    for (int i = 0; i < col.n; i++) visit_stmt(c, col.v[i]);
+    for (int i = 0; i < ncol; i++) visit_stmt(c, col[i]);
     c->cond--;
-    free(col.v);
+    free(col);
     return;
   }
-  default: {
-    struct collect_list col = {NULL, 0, 0};
-    clang_visitChildren(s, collect_visitor, &col);
-    for (int i = 0; i < col.n; i++) visit_stmt(c, col.v[i]);
-    free(col.v);
-    return;
+  default:
+    break;
   }
-  }
+  /* any other statement (and an if or for whose children are not the
+   * grammar's): each child in turn */
+  CXCursor *col;
+  int ncol = all_children(s, &col);
+  for (int i = 0; i < ncol; i++) visit_stmt(c, col[i]);
+  free(col);
 }
 
 /* ---- kernels --------------------------------------------------------------------------------- */
@@ -2508,7 +2495,7 @@ static int analyze_kernel(pass_tu *t, CXCursor f, kernel_info *ki) {
   char **names = calloc((size_t)(np ? np : 1), sizeof *names);
   for (int i = 0; names && i < np; i++) names[i] = ki->params[i].name;
   c.param_names = names;
-  if (ki->has_body) visit_stmt(&c, fn_body(f));
+  if (ki->has_body) visit_stmt(&c, cursor_fn_body(f));
   for (int i = 0; i < np; i++) {
     kernel_param *kp = &ki->params[i];
     if (!kp->is_pointer) {
@@ -2687,7 +2674,7 @@ void kernels_free(kernel_table *kt) {
 /* The integer x component of a dim3-typed launch argument. */
 static CXCursor dim_x(CXCursor e) {
   for (int depth = 0; depth < 8 && !clang_Cursor_isNull(e); depth++) {
-    e = strip(e);
+    e = cursor_strip(e);
     if (cursor_is_integer_type(clang_getCursorType(e))) return e;
     enum CXCursorKind k = clang_getCursorKind(e);
     if (k == CXCursor_CallExpr && clang_Cursor_getNumArguments(e) >= 1) {
@@ -2696,7 +2683,7 @@ static CXCursor dim_x(CXCursor e) {
       continue;
     }
     if (k == CXCursor_CXXFunctionalCastExpr || k == CXCursor_UnexposedExpr) {
-      e = last_expr_child(e);
+      e = cursor_last_expr_child(e);
       continue;
     }
     break;
@@ -2705,7 +2692,7 @@ static CXCursor dim_x(CXCursor e) {
 }
 
 static int is_config_call(CXCursor e) {
-  e = strip(e);
+  e = cursor_strip(e);
   if (clang_getCursorKind(e) != CXCursor_CallExpr) return 0;
   char *n = callee_name(e);
   int r = n && (strstr(n, "PushCallConfiguration") || !strcmp(n, "cudaConfigureCall"));
@@ -2724,7 +2711,7 @@ void kernels_launch_dims(CXCursor call, CXCursor *grid_x, CXCursor *block_x) {
   } else {
     kids ch = children(call);
     for (int i = 0; i < ch.n && i < 3 && clang_Cursor_isNull(cfg); i++)
-      if (is_config_call(ch.v[i])) cfg = strip(ch.v[i]);
+      if (is_config_call(ch.v[i])) cfg = cursor_strip(ch.v[i]);
   }
   if (clang_Cursor_isNull(cfg)) return;
   int first = launch_kernel ? 1 : 0;

@@ -56,30 +56,18 @@
 
 typedef struct clist {
   CXCursor *v;
-  int n, cap, oom;
+  int n;
+  int oom; /* out of memory: v is empty */
 } clist;
-
-static enum CXChildVisitResult clist_visitor(CXCursor cur, CXCursor parent, CXClientData d) {
-  (void)parent;
-  clist *l = d;
-  if (l->n == l->cap) {
-    int cap = l->cap ? l->cap * 2 : 8;
-    CXCursor *nv = realloc(l->v, sizeof *nv * (size_t)cap);
-    if (!nv) {
-      l->oom = 1;
-      return CXChildVisit_Break;
-    }
-    l->v = nv;
-    l->cap = cap;
-  }
-  l->v[l->n++] = cur;
-  return CXChildVisit_Continue;
-}
 
 /* All children of c; free .v. */
 static clist kids_of(CXCursor c) {
-  clist l = {NULL, 0, 0, 0};
-  clang_visitChildren(c, clist_visitor, &l);
+  clist l = {NULL, 0, 0};
+  l.n = cursor_children_all(c, &l.v);
+  if (l.n < 0) {
+    l.n = 0;
+    l.oom = 1;
+  }
   return l;
 }
 
@@ -121,41 +109,13 @@ static int is_cast_kind(enum CXCursorKind k) {
          k == CXCursor_CXXFunctionalCastExpr;
 }
 
-/* The last expression child (skips the TypeRef of a cast or declaration). */
-static CXCursor last_expr_child(CXCursor e) {
-  clist l = kids_of(e);
-  CXCursor r = clang_getNullCursor();
-  for (int i = l.n - 1; i >= 0; i--)
-    if (clang_isExpression(clang_getCursorKind(l.v[i]))) {
-      r = l.v[i];
-      break;
-    }
-  free(l.v);
-  return r;
-}
-
-/* Through parentheses and implicit conversions. */
-static CXCursor strip_parens(CXCursor e) {
-  for (int d = 0; d < 32; d++) {
-    enum CXCursorKind k = clang_getCursorKind(e);
-    if (k != CXCursor_UnexposedExpr && k != CXCursor_ParenExpr) return e;
-    clist l = kids_of(e);
-    CXCursor n = l.n == 1 && clang_isExpression(clang_getCursorKind(l.v[0])) ? l.v[0]
-                                                                              : clang_getNullCursor();
-    free(l.v);
-    if (clang_Cursor_isNull(n)) return e;
-    e = n;
-  }
-  return e;
-}
-
 /* Through parentheses, implicit conversions and explicit integer casts of
  * integers (`(size_t)i`, `(long)blockIdx.x`). */
 static CXCursor strip_int_casts(CXCursor e) {
   for (int d = 0; d < 16; d++) {
-    e = strip_parens(e);
+    e = cursor_strip(e);
     if (!is_cast_kind(clang_getCursorKind(e)) || !cursor_is_integer_type(clang_getCursorType(e))) return e;
-    CXCursor in = last_expr_child(e);
+    CXCursor in = cursor_last_expr_child(e);
     if (clang_Cursor_isNull(in) || !cursor_is_integer_type(clang_getCursorType(in))) return e;
     e = in;
   }
@@ -177,7 +137,7 @@ static int is_builtin_x(CXCursor e, const char *base) {
   clist l = kids_of(e);
   int r = 0;
   if (l.n == 1) {
-    CXCursor b = strip_parens(l.v[0]);
+    CXCursor b = cursor_strip(l.v[0]);
     if (clang_getCursorKind(b) == CXCursor_DeclRefExpr && spelled(b, base)) {
       char *m = cursor_member_name(e);
       r = m && !strcmp(m, "x");
@@ -229,7 +189,7 @@ static CXCursor single_var(CXCursor s) {
 /* An integer local initialised to the global thread index. */
 static int is_index_decl(CXCursor v) {
   if (clang_Cursor_isNull(v) || !cursor_is_integer_type(clang_getCursorType(v))) return 0;
-  CXCursor init = last_expr_child(v);
+  CXCursor init = cursor_last_expr_child(v);
   return !clang_Cursor_isNull(init) && is_global_index(init);
 }
 
@@ -248,7 +208,7 @@ static int param_index(const sctx *c, CXCursor decl) {
 
 /* The kernel pointer parameter e names (through parentheses), else -1. */
 static int pointer_ref(const sctx *c, CXCursor e) {
-  e = strip_parens(e);
+  e = cursor_strip(e);
   if (clang_getCursorKind(e) != CXCursor_DeclRefExpr) return -1;
   int j = param_index(c, clang_getCursorReferenced(e));
   return j >= 0 && c->k->params[j].is_pointer ? j : -1;
@@ -268,7 +228,7 @@ static int count_ref(const sctx *c, CXCursor e) {
 /* For `i < n` (less) or `i >= n` (!less), mirrored forms included: the
  * parameter index of n, else -1. */
 static int bound_cmp(const sctx *c, CXCursor e, int less) {
-  e = strip_parens(e);
+  e = cursor_strip(e);
   if (clang_getCursorKind(e) != CXCursor_BinaryOperator) return -1;
   enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(e);
   clist l = kids_of(e);
@@ -304,7 +264,7 @@ static void expr_text(CXCursor e, char *buf, size_t n) {
 /* The operand compared with i in a comparison `i OP x` / `x OP i`, else null. */
 static CXCursor compared_with_index(const sctx *c, CXCursor e) {
   CXCursor r = clang_getNullCursor();
-  e = strip_parens(e);
+  e = cursor_strip(e);
   if (clang_getCursorKind(e) != CXCursor_BinaryOperator) return r;
   enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(e);
   if (op < CXBinaryOperator_LT || op > CXBinaryOperator_GE) return r;
@@ -553,14 +513,14 @@ static int element_intrinsic(sctx *c, CXCursor call) {
   int na = clang_Cursor_getNumArguments(call);
   if (clang_Cursor_isNull(fn) || na < 1 || !is_element_intrinsic(name_of(fn, nb, sizeof nb)))
     return 0;
-  CXCursor a = strip_parens(clang_Cursor_getArgument(call, 0));
+  CXCursor a = cursor_strip(clang_Cursor_getArgument(call, 0));
   enum CXCursorKind k = clang_getCursorKind(a);
   int p = -1;
   CXCursor idx = clang_getNullCursor();
   clist l = kids_of(a);
   if (k == CXCursor_UnaryOperator && clang_getCursorUnaryOperatorKind(a) == CXUnaryOperator_AddrOf &&
       l.n == 1) {
-    CXCursor s = strip_parens(l.v[0]);
+    CXCursor s = cursor_strip(l.v[0]);
     clist sl = kids_of(s);
     if (clang_getCursorKind(s) == CXCursor_ArraySubscriptExpr && sl.n == 2 &&
         (p = pointer_ref(c, sl.v[0])) >= 0)
@@ -677,14 +637,14 @@ static void walk(sctx *c, CXCursor e) {
   }
   case CXCursor_UnaryOperator: {
     enum CXUnaryOperatorKind op = clang_getCursorUnaryOperatorKind(e);
-    CXCursor in = last_expr_child(e);
+    CXCursor in = cursor_last_expr_child(e);
     if (op == CXUnaryOperator_AddrOf) {
       refuse(c, "takes an address (&)");
       return;
     }
     if (op == CXUnaryOperator_Deref) {
       /* *(p + i), either order */
-      CXCursor s = strip_parens(in);
+      CXCursor s = cursor_strip(in);
       clist l = kids_of(s);
       int p = -1, ok = 0;
       if (clang_getCursorKind(s) == CXCursor_BinaryOperator &&
@@ -734,7 +694,7 @@ static CXCursor grid_stride_loop(sctx *c, CXCursor s) {
     if (is_index_decl(v)) {
       c->index = v;
       int n = bound_cmp(c, l.v[1], 1);
-      CXCursor inc = strip_parens(l.v[2]);
+      CXCursor inc = cursor_strip(l.v[2]);
       clist il = kids_of(inc);
       int stride_ok = clang_getCursorKind(inc) == CXCursor_CompoundAssignOperator &&
                       clang_getCursorBinaryOperatorKind(inc) == CXBinaryOperator_AddAssign &&
@@ -761,8 +721,8 @@ static void analyze_body(sctx *c, CXCursor body, int *grid_stride) {
   for (int k = 0; k < s.n && stride_at < 0; k++) {
     CXCursor v = single_var(s.v[k]);
     if (!clang_Cursor_isNull(v) && cursor_is_integer_type(clang_getCursorType(v)) &&
-        !clang_Cursor_isNull(last_expr_child(v)) &&
-        is_product(last_expr_child(v), "blockDim", "gridDim")) {
+        !clang_Cursor_isNull(cursor_last_expr_child(v)) &&
+        is_product(cursor_last_expr_child(v), "blockDim", "gridDim")) {
       stride_at = k;
       c->stride = v;
     }
@@ -779,7 +739,7 @@ static void analyze_body(sctx *c, CXCursor body, int *grid_stride) {
     const char *in = name_of(c->index, ib, sizeof ib);
     for (int k = idx_at + 1; k < s.n && guard_at < 0; k++)
       if (clang_getCursorKind(s.v[k]) == CXCursor_IfStmt) guard_at = k;
-    clist g = guard_at >= 0 ? kids_of(s.v[guard_at]) : (clist){NULL, 0, 0, 0};
+    clist g = guard_at >= 0 ? kids_of(s.v[guard_at]) : (clist){NULL, 0, 0};
     int n;
     if (guard_at < 0) {
       refuse(c, "no 'if (%s < n)' or 'if (%s >= n) return;' after the index", in, in);
@@ -832,17 +792,6 @@ static void analyze_body(sctx *c, CXCursor body, int *grid_stride) {
   free(s.v);
 }
 
-static enum CXChildVisitResult parm_visitor(CXCursor cur, CXCursor parent, CXClientData d) {
-  if (clang_getCursorKind(cur) == CXCursor_ParmDecl) return clist_visitor(cur, parent, d);
-  return CXChildVisit_Continue;
-}
-
-static enum CXChildVisitResult body_visitor(CXCursor cur, CXCursor parent, CXClientData d) {
-  (void)parent;
-  if (clang_getCursorKind(cur) == CXCursor_CompoundStmt) *(CXCursor *)d = cur;
-  return CXChildVisit_Continue;
-}
-
 int kernels_split_analyze(CXCursor f, kernel_info *k, sym_arena *a) {
   free(k->split_why);
   k->split = 0;
@@ -854,8 +803,11 @@ int kernels_split_analyze(CXCursor f, kernel_info *k, sym_arena *a) {
   c->k = k;
   c->count = -1;
   c->index = c->stride = clang_getNullCursor();
-  clist pl = {NULL, 0, 0, 0};
-  clang_visitChildren(f, parm_visitor, &pl);
+  clist pl = kids_of(f); /* its ParmDecls, moved to the front */
+  int np = 0;
+  for (int i = 0; i < pl.n; i++)
+    if (clang_getCursorKind(pl.v[i]) == CXCursor_ParmDecl) pl.v[np++] = pl.v[i];
+  pl.n = np;
   c->params = pl.v;
   int grid_stride = 0;
   char nb[64];
@@ -882,8 +834,7 @@ int kernels_split_analyze(CXCursor f, kernel_info *k, sym_arena *a) {
     }
   }
   if (!c->failed) {
-    CXCursor body = clang_getNullCursor();
-    clang_visitChildren(f, body_visitor, &body);
+    CXCursor body = cursor_fn_body(f);
     if (clang_Cursor_isNull(body)) refuse(c, "no body in this file");
     else analyze_body(c, body, &grid_stride);
   }

@@ -1,9 +1,131 @@
-/* cursor.c - small libclang cursor questions the kernel analyses share. */
+/* cursor.c - small libclang cursor questions every stage that reads syntax
+ * shares (cursor.h says what each answers).  Nothing is cached: every call
+ * walks the cursor's children afresh.  cursor_children_all's array is the
+ * caller's to free; nothing else allocates but cursor_member_name. */
 #include "base/cursor.h"
 
 #include <stdlib.h>
 
 #include "base/cxstring.h"
+
+typedef struct child_array {
+  CXCursor *out; /* the caller's array */
+  int max;       /* its size */
+  int n;         /* children seen so far (may pass max) */
+} child_array;
+
+static enum CXChildVisitResult child_array_visitor(CXCursor c, CXCursor parent, CXClientData d) {
+  (void)parent;
+  child_array *a = d;
+  if (a->n < a->max) a->out[a->n] = c;
+  a->n++;
+  return CXChildVisit_Continue;
+}
+
+int cursor_children(CXCursor c, CXCursor *out, int max) {
+  child_array a = {out, max, 0};
+  clang_visitChildren(c, child_array_visitor, &a);
+  return a.n;
+}
+
+typedef struct child_list {
+  CXCursor *v;
+  int n, cap;
+  int oom; /* a realloc failed: the walk stopped */
+} child_list;
+
+static enum CXChildVisitResult child_list_visitor(CXCursor c, CXCursor parent, CXClientData d) {
+  (void)parent;
+  child_list *l = d;
+  if (l->n == l->cap) {
+    int cap = l->cap ? l->cap * 2 : 8;
+    CXCursor *nv = realloc(l->v, sizeof *nv * (size_t)cap);
+    if (!nv) {
+      l->oom = 1;
+      return CXChildVisit_Break;
+    }
+    l->v = nv;
+    l->cap = cap;
+  }
+  l->v[l->n++] = c;
+  return CXChildVisit_Continue;
+}
+
+int cursor_children_all(CXCursor c, CXCursor **out) {
+  child_list l = {NULL, 0, 0, 0};
+  clang_visitChildren(c, child_list_visitor, &l);
+  if (l.oom) {
+    free(l.v);
+    l.v = NULL;
+    l.n = -1;
+  }
+  *out = l.v;
+  return l.n;
+}
+
+static enum CXChildVisitResult first_child_visitor(CXCursor c, CXCursor parent, CXClientData d) {
+  (void)parent;
+  *(CXCursor *)d = c;
+  return CXChildVisit_Break;
+}
+
+CXCursor cursor_first_child(CXCursor c) {
+  CXCursor r = clang_getNullCursor();
+  clang_visitChildren(c, first_child_visitor, &r);
+  return r;
+}
+
+static enum CXChildVisitResult last_expr_visitor(CXCursor c, CXCursor parent, CXClientData d) {
+  (void)parent;
+  if (clang_isExpression(clang_getCursorKind(c))) *(CXCursor *)d = c;
+  return CXChildVisit_Continue;
+}
+
+CXCursor cursor_last_expr_child(CXCursor c) {
+  CXCursor r = clang_getNullCursor();
+  clang_visitChildren(c, last_expr_visitor, &r);
+  return r;
+}
+
+static enum CXChildVisitResult body_visitor(CXCursor c, CXCursor parent, CXClientData d) {
+  (void)parent;
+  if (clang_getCursorKind(c) == CXCursor_CompoundStmt) *(CXCursor *)d = c;
+  return CXChildVisit_Continue;
+}
+
+CXCursor cursor_fn_body(CXCursor f) {
+  CXCursor b = clang_getNullCursor();
+  clang_visitChildren(f, body_visitor, &b);
+  return b;
+}
+
+/* Each step goes to a child, so the walk ends at the tree's depth. */
+CXCursor cursor_strip(CXCursor e) {
+  for (;;) {
+    enum CXCursorKind k = clang_getCursorKind(e);
+    if (k != CXCursor_UnexposedExpr && k != CXCursor_ParenExpr) return e;
+    CXCursor ch[2];
+    if (cursor_children(e, ch, 2) != 1 || !clang_isExpression(clang_getCursorKind(ch[0]))) return e;
+    e = ch[0];
+  }
+}
+
+static int is_explicit_cast(enum CXCursorKind k) {
+  return k == CXCursor_CStyleCastExpr || k == CXCursor_CXXStaticCastExpr ||
+         k == CXCursor_CXXReinterpretCastExpr || k == CXCursor_CXXConstCastExpr ||
+         k == CXCursor_CXXFunctionalCastExpr;
+}
+
+CXCursor cursor_strip_casts(CXCursor e) {
+  for (;;) {
+    e = cursor_strip(e);
+    if (!is_explicit_cast(clang_getCursorKind(e))) return e;
+    /* the operand follows the TypeRefs that spell the target type */
+    CXCursor in = cursor_last_expr_child(e);
+    if (clang_Cursor_isNull(in)) return e;
+    e = in;
+  }
+}
 
 int cursor_is_integer_type(CXType t) {
   t = clang_getCanonicalType(t);

@@ -1,9 +1,58 @@
-/* cursor.h - small libclang cursor questions the kernel analyses share
- * (kernels.c for modes and extents, split.c for elementwise proofs). */
+/* cursor.h - small libclang cursor questions every stage that reads syntax
+ * shares: the children of a cursor, the expression under the wrappers
+ * libclang does not expose, an integer type, a builtin's member name.
+ *
+ * Bounds are the caller's: cursor_children fills the array it is given and
+ * answers the true count, so a caller that must see every child (the
+ * statements of a block, the children of a declaration) knows when its
+ * array was too small and takes cursor_children_all instead. */
 #ifndef TIDAL_PASS_CURSOR_H
 #define TIDAL_PASS_CURSOR_H
 
 #include <clang-c/Index.h>
+
+/* Stores the first max children of c (every kind: TypeRefs, attributes,
+ * expressions, statements) in out[0..max), in order, and returns how many
+ * c has: a result above max means out holds only the first max.  out may
+ * be NULL when max is 0 (just the count). */
+int cursor_children(CXCursor c, CXCursor *out, int max);
+
+/* Every child of c, in order, in a malloc'd array at *out (the caller
+ * frees it; NULL when there are none).  Returns the count, or -1 when out
+ * of memory (*out NULL). */
+int cursor_children_all(CXCursor c, CXCursor **out);
+
+/* c's first child of any kind, or a null cursor. */
+CXCursor cursor_first_child(CXCursor c);
+
+/* c's last child that is an expression, or a null cursor; every child is
+ * looked at.  The operand of a cast and the initializer of a declaration
+ * come after the TypeRefs, NamespaceRefs, template arguments and
+ * attributes that spell the type, however many there are.  For a
+ * declaration without initializer that may be an expression of its type
+ * (an array bound, a template argument). */
+CXCursor cursor_last_expr_child(CXCursor c);
+
+/* The body of a function definition f: its CompoundStmt child, found
+ * among any number of children (parameters, attributes and template
+ * parameters come first); a null cursor for a declaration. */
+CXCursor cursor_fn_body(CXCursor f);
+
+/* e without the wrappers that leave the written expression unchanged:
+ * ParenExpr, and UnexposedExpr with exactly one child that is an
+ * expression.  libclang shows implicit conversions (lvalue-to-rvalue,
+ * promotions, array and function decay), ExprWithCleanups and
+ * MaterializeTemporaryExpr that way.  An UnexposedExpr with several
+ * children or a non-expression one is an expression of its own (`T(x)` in
+ * a template, GNU `a ?: b`, `size_t()`): e stops there.  Explicit casts
+ * are kept (cursor_strip_casts goes through them). */
+CXCursor cursor_strip(CXCursor e);
+
+/* cursor_strip, and through explicit casts too (C-style, static_cast,
+ * reinterpret_cast, const_cast, functional `T(x)`) to their operand: for
+ * questions about what was written under the cast, not its value (the
+ * flag `(int)done`, the null constant `(float *)0`). */
+CXCursor cursor_strip_casts(CXCursor e);
 
 /* 1 for integer types (bool, char ... __int128, enums), through typedefs. */
 int cursor_is_integer_type(CXType t);

@@ -21,56 +21,20 @@
  *    `model.acts_memory`), which is what a person reads as "the same
  *    variable" and is stable through the macro-free code this applies to.
  *  - Periodic: any `%` in the condition; the interpreter rejects it when
- *    its left side does not change from one iteration to the next. */
+ *    its left side does not change from one iteration to the next.
+ *  - Operands are read through parentheses, implicit conversions and
+ *    explicit casts alike (cursor_strip_casts): `(int)flag == 1` tests
+ *    flag, `p == (float *)0` tests p. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "graph/branches.h"
+#include "base/cursor.h"
 #include "base/cxstring.h"
 
-static int cast_like(enum CXCursorKind k) {
-  return k == CXCursor_UnexposedExpr || k == CXCursor_ParenExpr || k == CXCursor_CStyleCastExpr ||
-         k == CXCursor_CXXStaticCastExpr || k == CXCursor_CXXReinterpretCastExpr ||
-         k == CXCursor_CXXConstCastExpr || k == CXCursor_CXXFunctionalCastExpr;
-}
-
-typedef struct kids {
-  CXCursor c[4];
-  int n;
-} kids;
-
-static enum CXChildVisitResult kid_visit(CXCursor c, CXCursor parent, CXClientData d) {
-  (void)parent;
-  kids *k = d;
-  if (k->n < 4) k->c[k->n] = c;
-  k->n++;
-  return CXChildVisit_Continue;
-}
-
-static int children(CXCursor c, CXCursor *out) {
-  kids k;
-  k.n = 0;
-  clang_visitChildren(c, kid_visit, &k);
-  for (int i = 0; i < k.n && i < 4; i++) out[i] = k.c[i];
-  return k.n;
-}
-
-static CXCursor strip(CXCursor e) {
-  for (int guard = 0; guard < 32; guard++) {
-    if (!cast_like(clang_getCursorKind(e))) return e;
-    CXCursor ch[4];
-    int n = children(e, ch), found = -1;
-    for (int i = 0; i < n && i < 4; i++)
-      if (clang_isExpression(clang_getCursorKind(ch[i]))) found = i;
-    if (found < 0) return e;
-    e = ch[found];
-  }
-  return e;
-}
-
 static int const_value(CXCursor e, int64_t *out) {
-  e = strip(e);
+  e = cursor_strip_casts(e);
   enum CXCursorKind k = clang_getCursorKind(e);
   if (k == CXCursor_GNUNullExpr || k == CXCursor_CXXNullPtrLiteralExpr) {
     *out = 0;
@@ -85,7 +49,7 @@ static int const_value(CXCursor e, int64_t *out) {
 }
 
 static int is_lvalue_shape(CXCursor e) {
-  enum CXCursorKind k = clang_getCursorKind(strip(e));
+  enum CXCursorKind k = clang_getCursorKind(cursor_strip_casts(e));
   return k == CXCursor_DeclRefExpr || k == CXCursor_MemberRefExpr ||
          k == CXCursor_ArraySubscriptExpr;
 }
@@ -116,12 +80,12 @@ static char *spelled_in_main(const pass_tu *t, CXCursor e) {
 
 /* The expression's spelling without blanks (malloc'd), NULL if none. */
 static char *squeeze(const pass_tu *t, CXCursor e) {
-  char *s = frontend_cursor_text(t, strip(e));
+  char *s = frontend_cursor_text(t, cursor_strip_casts(e));
   if (s && !s[strspn(s, " \t\r\n")]) {
     free(s);
     s = NULL;
   }
-  if (!s) s = spelled_in_main(t, strip(e));
+  if (!s) s = spelled_in_main(t, cursor_strip_casts(e));
   if (!s) return NULL;
   size_t j = 0;
   for (size_t i = 0; s[i]; i++)
@@ -135,7 +99,7 @@ static char *squeeze(const pass_tu *t, CXCursor e) {
 }
 
 static int is_pointer(CXCursor e) {
-  return clang_getCanonicalType(clang_getCursorType(strip(e))).kind == CXType_Pointer;
+  return clang_getCanonicalType(clang_getCursorType(cursor_strip_casts(e))).kind == CXType_Pointer;
 }
 
 /* Calls followed when a flag is cleared by a called function. */
@@ -160,7 +124,7 @@ typedef struct reset_scan {
 
 /* The variable a DeclRefExpr names (through casts), or a null cursor. */
 static CXCursor named_decl(CXCursor e) {
-  e = strip(e);
+  e = cursor_strip_casts(e);
   if (clang_getCursorKind(e) != CXCursor_DeclRefExpr) return clang_getNullCursor();
   return clang_getCursorReferenced(e);
 }
@@ -168,11 +132,11 @@ static CXCursor named_decl(CXCursor e) {
 /* The base variable of an lvalue `v`, `v.f`, `v.f.g` (not through `->`). */
 static CXCursor base_decl(CXCursor e) {
   for (int guard = 0; guard < 16; guard++) {
-    e = strip(e);
+    e = cursor_strip_casts(e);
     if (clang_getCursorKind(e) == CXCursor_DeclRefExpr) return clang_getCursorReferenced(e);
     if (clang_getCursorKind(e) != CXCursor_MemberRefExpr) break;
     CXCursor ch[4];
-    if (children(e, ch) != 1) break;
+    if (cursor_children(e, ch, 4) != 1) break;
     e = ch[0];
   }
   return clang_getNullCursor();
@@ -187,13 +151,13 @@ static int is_global(CXCursor d) {
 static int same_lvalue(reset_scan *r, CXCursor e) {
   if (r->depth > 0 && !clang_Cursor_isNull(r->param)) {
     /* `*param` or `param->field` */
-    e = strip(e);
+    e = cursor_strip_casts(e);
     CXCursor ch[4];
     enum CXCursorKind k = clang_getCursorKind(e);
     if (!r->field && k == CXCursor_UnaryOperator &&
-        clang_getCursorUnaryOperatorKind(e) == CXUnaryOperator_Deref && children(e, ch) == 1)
+        clang_getCursorUnaryOperatorKind(e) == CXUnaryOperator_Deref && cursor_children(e, ch, 4) == 1)
       return clang_equalCursors(named_decl(ch[0]), r->param);
-    if (r->field && k == CXCursor_MemberRefExpr && children(e, ch) == 1) {
+    if (r->field && k == CXCursor_MemberRefExpr && cursor_children(e, ch, 4) == 1) {
       char *m = string_and_dispose(clang_getCursorSpelling(e));
       int eq = m && strcmp(m, r->field) == 0 && clang_equalCursors(named_decl(ch[0]), r->param);
       free(m);
@@ -233,13 +197,13 @@ static int reset_in_callee(reset_scan *r, CXCursor c) {
   const char *dot = strrchr(r->lv, '.'), *arrow = strstr(r->lv, "->");
   int na = clang_Cursor_getNumArguments(c);
   for (int i = 0; i < na && i < clang_Cursor_getNumArguments(fn); i++) {
-    CXCursor a = strip(clang_Cursor_getArgument(c, (unsigned)i)), ch[4];
+    CXCursor a = cursor_strip_casts(clang_Cursor_getArgument(c, (unsigned)i)), ch[4];
     char *as = squeeze(r->t, a);
     if (!as) continue;
     const char *field = NULL;
     int match = 0;
     if (clang_getCursorKind(a) == CXCursor_UnaryOperator &&
-        clang_getCursorUnaryOperatorKind(a) == CXUnaryOperator_AddrOf && children(a, ch) == 1) {
+        clang_getCursorUnaryOperatorKind(a) == CXUnaryOperator_AddrOf && cursor_children(a, ch, 4) == 1) {
       if (strcmp(as + 1, r->lv) == 0) {
         match = 1; /* &flag */
       } else if (dot && !arrow && strlen(as + 1) == (size_t)(dot - r->lv) &&
@@ -281,7 +245,7 @@ static enum CXChildVisitResult reset_visit(CXCursor c, CXCursor parent, CXClient
   if (k == CXCursor_LambdaExpr) return CXChildVisit_Continue;
   CXCursor ch[4];
   if (k == CXCursor_BinaryOperator && clang_getCursorBinaryOperatorKind(c) == CXBinaryOperator_Assign &&
-      children(c, ch) == 2 && same_lvalue(r, ch[0])) {
+      cursor_children(c, ch, 4) == 2 && same_lvalue(r, ch[0])) {
     int64_t v;
     if (r->any || (const_value(ch[1], &v) && (r->not_equal ? v != r->falsify : v == r->falsify))) {
       r->found = 1;
@@ -289,7 +253,7 @@ static enum CXChildVisitResult reset_visit(CXCursor c, CXCursor parent, CXClient
     }
   }
   if (r->any && k == CXCursor_UnaryOperator &&
-      clang_getCursorUnaryOperatorKind(c) == CXUnaryOperator_AddrOf && children(c, ch) == 1 &&
+      clang_getCursorUnaryOperatorKind(c) == CXUnaryOperator_AddrOf && cursor_children(c, ch, 4) == 1 &&
       (same_lvalue(r, ch[0]) || encloses(r, ch[0], "."))) {
     r->found = 1; /* cudaMalloc(&p, n): the callee stores the pointer; init(&s) for s.p */
     return CXChildVisit_Break;
@@ -335,7 +299,7 @@ static enum CXChildVisitResult rem_visit(CXCursor c, CXCursor parent, CXClientDa
   rem_scan *r = d;
   CXCursor ch[4];
   if (clang_getCursorKind(c) == CXCursor_BinaryOperator &&
-      clang_getCursorBinaryOperatorKind(c) == CXBinaryOperator_Rem && children(c, ch) == 2) {
+      clang_getCursorBinaryOperatorKind(c) == CXBinaryOperator_Rem && cursor_children(c, ch, 4) == 2) {
     r->found = 1;
     r->lhs = ch[0];
     return CXChildVisit_Break;
@@ -345,17 +309,17 @@ static enum CXChildVisitResult rem_visit(CXCursor c, CXCursor parent, CXClientDa
 
 branch_shape branch_classify(const pass_tu *t, CXCursor cond, CXCursor then_s, CXCursor *var,
                              int64_t *k) {
-  CXCursor c = strip(cond);
+  CXCursor c = cursor_strip_casts(cond);
   enum CXCursorKind ck = clang_getCursorKind(c);
   CXCursor ch[4];
   if (is_lvalue_shape(c)) {
     /* `if (p)` never resets by allocating; `if (flag)` resets with flag = 0 */
     if (!is_pointer(c) && resets(t, then_s, c, 0, 0, 0)) return BRANCH_ONCE;
   } else if (ck == CXCursor_UnaryOperator &&
-             clang_getCursorUnaryOperatorKind(c) == CXUnaryOperator_LNot && children(c, ch) == 1 &&
+             clang_getCursorUnaryOperatorKind(c) == CXUnaryOperator_LNot && cursor_children(c, ch, 4) == 1 &&
              is_lvalue_shape(ch[0])) {
     if (resets(t, then_s, ch[0], is_pointer(ch[0]), 0, 1)) return BRANCH_ONCE;
-  } else if (ck == CXCursor_BinaryOperator && children(c, ch) == 2) {
+  } else if (ck == CXCursor_BinaryOperator && cursor_children(c, ch, 4) == 2) {
     enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(c);
     int64_t v;
     int li = is_lvalue_shape(ch[0]) && const_value(ch[1], &v);
@@ -374,7 +338,7 @@ branch_shape branch_classify(const pass_tu *t, CXCursor cond, CXCursor then_s, C
   }
   rem_scan r = {0, clang_getNullCursor()};
   if (clang_getCursorKind(c) == CXCursor_BinaryOperator &&
-      clang_getCursorBinaryOperatorKind(c) == CXBinaryOperator_Rem && children(c, ch) == 2) {
+      clang_getCursorBinaryOperatorKind(c) == CXBinaryOperator_Rem && cursor_children(c, ch, 4) == 2) {
     r.found = 1;
     r.lhs = ch[0];
   } else {

@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "graph/calltext.h"
+#include "base/cursor.h"
 
 #define CT_MAX_NAMES 4096 /* declarations kept per function (more: treated as unknown) */
 #define CT_MAX_INLINE 8   /* initializers inlined inside one another (a = b + 1; c = a * 2) */
@@ -47,11 +48,6 @@ typedef struct ct_name {
   char *init;        /* locals: initializer text, NULL if none or not inlinable */
   int mutated;       /* locals: assigned, incremented or address taken after its declaration */
 } ct_name;
-
-static enum CXChildVisitResult first_child_visitor(CXCursor c, CXCursor parent, CXClientData d) {
-  *(CXCursor *)d = c;
-  return CXChildVisit_Break;
-}
 
 typedef struct ct_fn {
   CXCursor fn;
@@ -129,17 +125,14 @@ static ct_name *add_name(ct_fn *f, const char *name, int param, unsigned decl_en
   return n;
 }
 
-/* The initializer of a variable declaration (its last expression child). */
-static enum CXChildVisitResult init_visitor(CXCursor c, CXCursor parent, CXClientData d) {
-  if (clang_isExpression(clang_getCursorKind(c))) *(CXCursor *)d = c;
-  return CXChildVisit_Continue;
-}
-
-/* Records the variable an assignment, ++/-- or & writes through. */
+/* Records the variable an assignment, ++/-- or & writes through.
+ * Parentheses and unexposed nodes are entered through their last
+ * expression child even when they have several children, where
+ * cursor_strip would stop: a write missed would let a written local be
+ * replaced by its initializer (Note [substitution]). */
 static void note_mutation(ct_fn *f, CXCursor lhs) {
   while (clang_getCursorKind(lhs) == CXCursor_ParenExpr || clang_getCursorKind(lhs) == CXCursor_UnexposedExpr) {
-    CXCursor in = clang_getNullCursor();
-    clang_visitChildren(lhs, init_visitor, &in);
+    CXCursor in = cursor_last_expr_child(lhs);
     if (clang_Cursor_isNull(in)) break;
     lhs = in;
   }
@@ -159,12 +152,6 @@ static void note_mutation(ct_fn *f, CXCursor lhs) {
   free(name);
 }
 
-static CXCursor first_child(CXCursor c) {
-  CXCursor in = clang_getNullCursor();
-  clang_visitChildren(c, first_child_visitor, &in);
-  return in;
-}
-
 static int is_scope_kind(enum CXCursorKind k) {
   return k == CXCursor_CompoundStmt || k == CXCursor_ForStmt || k == CXCursor_IfStmt ||
          k == CXCursor_WhileStmt || k == CXCursor_SwitchStmt || k == CXCursor_CXXForRangeStmt ||
@@ -180,8 +167,7 @@ static enum CXChildVisitResult decls_visitor(CXCursor c, CXCursor parent, CXClie
     ct_name *n = name && *name ? add_name(f, name, -1, r.editable ? r.end : f->body.end) : NULL;
     free(name);
     CXType t = clang_getCanonicalType(clang_getCursorType(c));
-    CXCursor init = clang_getNullCursor();
-    clang_visitChildren(c, init_visitor, &init);
+    CXCursor init = cursor_last_expr_child(c);
     /* a scalar or pointer local with an initializer may be replaced by it
      * (Note [substitution]) unless it is written later */
     if (n && !clang_Cursor_isNull(init) &&
@@ -193,12 +179,12 @@ static enum CXChildVisitResult decls_visitor(CXCursor c, CXCursor parent, CXClie
   } else if (k == CXCursor_BinaryOperator || k == CXCursor_CompoundAssignOperator) {
     if (k == CXCursor_CompoundAssignOperator ||
         clang_getCursorBinaryOperatorKind(c) == CXBinaryOperator_Assign)
-      note_mutation(f, first_child(c));
+      note_mutation(f, cursor_first_child(c));
   } else if (k == CXCursor_UnaryOperator) {
     enum CXUnaryOperatorKind u = clang_getCursorUnaryOperatorKind(c);
     if (u == CXUnaryOperator_PostInc || u == CXUnaryOperator_PostDec ||
         u == CXUnaryOperator_PreInc || u == CXUnaryOperator_PreDec || u == CXUnaryOperator_AddrOf)
-      note_mutation(f, first_child(c));
+      note_mutation(f, cursor_first_child(c));
   } else if (is_scope_kind(k)) {
     graph_range r = gb_range(f->b, c, 0);
     if (f->n_scopes == f->cap_scopes) {

@@ -49,30 +49,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/cursor.h"
 #include "rewrite/rewrite.h"
 #include "tidal.h" /* TIDAL_SPLIT_GRAIN */
 
 #define MAX_SPLIT_EDITS 64 /* configuration + arguments of one launch; more: not split */
-
-typedef struct kids {
-  CXCursor v[8];
-  int n; /* children seen (v holds the first 8) */
-} kids;
-
-static enum CXChildVisitResult kids_visitor(CXCursor c, CXCursor parent, CXClientData d) {
-  (void)parent;
-  kids *k = d;
-  if (k->n < 8) k->v[k->n] = c;
-  k->n++;
-  return CXChildVisit_Continue;
-}
-
-static kids children(CXCursor c) {
-  kids k;
-  k.n = 0;
-  clang_visitChildren(c, kids_visitor, &k);
-  return k;
-}
 
 /* The expansion range of c in the main file; 0 if it is not one there. */
 static int range_of(const pass_tu *t, CXCursor c, unsigned *b, unsigned *e) {
@@ -82,18 +63,6 @@ static int range_of(const pass_tu *t, CXCursor c, unsigned *b, unsigned *e) {
   clang_getExpansionLocation(clang_getRangeEnd(r), &fe, NULL, NULL, e);
   return fb && fe && t->main_file && clang_File_isEqual(fb, t->main_file) &&
          clang_File_isEqual(fe, t->main_file) && *b < *e && *e <= t->main_size;
-}
-
-/* Implicit conversions and parentheses around an expression. */
-static CXCursor strip(CXCursor e) {
-  for (int depth = 0; depth < 16; depth++) {
-    enum CXCursorKind k = clang_getCursorKind(e);
-    if (k != CXCursor_UnexposedExpr && k != CXCursor_ParenExpr) return e;
-    kids ch = children(e);
-    if (ch.n != 1) return e;
-    e = ch.v[0];
-  }
-  return e;
 }
 
 /* The expression as written: implicit conversions (same extent) removed,
@@ -107,8 +76,8 @@ static CXCursor written(const pass_tu *t, CXCursor e) {
     if (clang_getCursorKind(e) == CXCursor_CallExpr && clang_Cursor_getNumArguments(e) >= 1) {
       next = clang_Cursor_getArgument(e, 0);
     } else {
-      kids ch = children(e);
-      if (ch.n == 1) next = ch.v[0];
+      CXCursor ch[1];
+      if (cursor_children(e, ch, 1) == 1) next = ch[0];
     }
     if (clang_Cursor_isNull(next) || !clang_isExpression(clang_getCursorKind(next)) ||
         !range_of(t, next, &b, &en) || b != b0 || en != e0)
@@ -204,9 +173,10 @@ int rw_is_null_constant(CXCursor a) {
     if (k != CXCursor_UnexposedExpr && k != CXCursor_ParenExpr && k != CXCursor_CStyleCastExpr &&
         k != CXCursor_CXXStaticCastExpr && k != CXCursor_CXXReinterpretCastExpr)
       break;
-    kids ch = children(a);
-    if (ch.n < 1 || ch.n > 8) break;
-    a = ch.v[ch.n - 1];
+    CXCursor ch[8];
+    int n = cursor_children(a, ch, 8);
+    if (n < 1 || n > 8) break;
+    a = ch[n - 1];
   }
   if (clang_getCursorKind(a) != CXCursor_IntegerLiteral) return 0;
   CXEvalResult ev = clang_Cursor_Evaluate(a);
@@ -219,9 +189,10 @@ int rw_is_null_constant(CXCursor a) {
 /* The configuration call (__cudaPushCallConfiguration / cudaConfigureCall)
  * of a <<<...>>> launch, or a null cursor. */
 static CXCursor config_call(CXCursor call) {
-  kids ch = children(call);
-  for (int i = 0; i < ch.n && i < 3; i++) {
-    CXCursor c = strip(ch.v[i]);
+  CXCursor ch[3]; /* the configuration call comes before the arguments */
+  int nch = cursor_children(call, ch, 3);
+  for (int i = 0; i < nch && i < 3; i++) {
+    CXCursor c = cursor_strip(ch[i]);
     if (clang_getCursorKind(c) != CXCursor_CallExpr) continue;
     char *n = string_and_dispose(clang_getCursorSpelling(c));
     int is_cfg = n && (strstr(n, "PushCallConfiguration") || !strcmp(n, "cudaConfigureCall"));
@@ -316,7 +287,7 @@ static int check_launch(pass_tu *t, const graph *g, const rw_site *site, CXCurso
   }
   /* the statement is the launch itself, written in this file */
   unsigned sb, se, cb, ce;
-  if (!site->braces || !clang_equalCursors(strip(stmt), call) || !range_of(t, stmt, &sb, &se) ||
+  if (!site->braces || !clang_equalCursors(cursor_strip(stmt), call) || !range_of(t, stmt, &sb, &se) ||
       !range_of(t, call, &cb, &ce) || sb != site->stmt_begin) {
     snprintf(why, why_n, "the launch is not a statement of its own");
     return 0;
