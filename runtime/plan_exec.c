@@ -80,7 +80,9 @@
  * The plans themselves did not get worse: the first plan alone runs at
  * 2.45 with deferred frees and 2.64 without, and the steady state (8 or
  * more iterations) was 3.4-3.5 before those changes and 3.3-3.7 after -
- * feedback's damage, which this Note undoes (2.48-2.50).
+ * feedback's damage, which this Note undoes (2.48-2.50; all at 4119688.
+ * 2.41-2.43 since planner.c numbers groups by first use, and every figure
+ * of this replay was one of two before that, by address layout).
  *
  * Note [time marks]: op durations come from backend time marks around
  * each op (CUDA: timing events).  Reading a mark the device has not
