@@ -23,6 +23,7 @@
 #include "plan/pack.h"
 #include "plan/pack_arena.h"
 #include "tidal.h" /* TIDAL_GROUP_ARENA */
+#include "graph/graph.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -426,4 +427,35 @@ out:
   free(ws1);
   free(keep);
   return rc;
+}
+
+/* Note [groups per call site] (pack.h). */
+static const graph *site_g;
+
+static int cmp_site(const void *x, const void *y) {
+  const graph_alloc *a = &site_g->allocs[*(const int *)x], *b = &site_g->allocs[*(const int *)y];
+  if (a->line != b->line) return a->line < b->line ? -1 : 1;
+  if (a->col != b->col) return a->col < b->col ? -1 : 1;
+  return strcmp(a->file ? a->file : "", b->file ? b->file : "");
+}
+
+int plan_pack_by_site(const graph *g, unsigned *groups) {
+  if (g->n_allocs < 2) return 0;
+  int *ix = malloc((size_t)g->n_allocs * sizeof *ix);
+  if (!ix) return -1;
+  for (int a = 0; a < g->n_allocs; a++) ix[a] = a;
+  site_g = g;
+  qsort(ix, (size_t)g->n_allocs, sizeof *ix, cmp_site);
+  for (int i = 0; i < g->n_allocs;) {
+    int j = i + 1, same = 1;
+    while (j < g->n_allocs && cmp_site(&ix[i], &ix[j]) == 0) {
+      same &= groups[ix[j]] == groups[ix[i]];
+      j++;
+    }
+    for (int k = i; !same && k < j; k++) groups[ix[k]] = 0;
+    i = j;
+  }
+  site_g = NULL;
+  free(ix);
+  return 0;
 }

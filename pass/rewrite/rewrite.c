@@ -806,7 +806,9 @@ int rw_rewrite(pass_tu *t, graph *g, const rw_request *req, const rw_scan *scans
     if (plan_make(&trace, &po, &plan) != 0) goto out;
     planned = 1;
     pack = calloc((size_t)trace.n_allocs + 1, sizeof *pack);
-    if (!pack || plan_pack_groups(&trace, PACK_CHUNK_BYTES, pack) < 0) goto out;
+    if (!pack || plan_pack_groups(&trace, PACK_CHUNK_BYTES, pack) < 0 ||
+        plan_pack_by_site(g, pack) < 0)
+      goto out;
     r.pack = pack;
     r.trace = &trace;
     if (req->budget_pct > 0)

@@ -10,6 +10,7 @@
 #include "hand_trace.h"
 #include "plan/pack.h"
 #include "tidal.h" /* TIDAL_GROUP_ARENA */
+#include "graph/graph.h"
 
 enum { CHUNK = 1024 };
 
@@ -187,6 +188,27 @@ int main(void) {
   CHECK(plan_pack_groups(t, ACHUNK, cg) == 1);
   CHECK(cg[0] == 0 && cg[1] && cg[1] == cg[2] && !(cg[1] & TIDAL_GROUP_ARENA));
   hand_trace_free(t);
+
+  /* Note [groups per call site]: a call whose allocations got different
+   * groups is rewritten with none, so replay must pack them with none;
+   * a call whose allocations agree keeps its group. */
+  graph sg;
+  memset(&sg, 0, sizeof sg);
+  graph_alloc sa[5];
+  memset(sa, 0, sizeof sa);
+  static const unsigned site_line[5] = {10, 10, 20, 10, 20};
+  for (int a = 0; a < 5; a++) {
+    sa[a].file = (char *)(a == 3 ? "other.cu" : "a.cu"); /* same line, another file */
+    sa[a].line = site_line[a];
+    sa[a].col = 3;
+  }
+  sg.allocs = sa;
+  sg.n_allocs = 5;
+  unsigned sgr[5] = {TIDAL_GROUP_ARENA | 1, 2, 4, 5, 4};
+  CHECK(plan_pack_by_site(&sg, sgr) == 0);
+  CHECK(sgr[0] == 0 && sgr[1] == 0); /* a.cu:10 made both: they disagreed */
+  CHECK(sgr[2] == 4 && sgr[4] == 4); /* a.cu:20 agreed */
+  CHECK(sgr[3] == 5);                /* other.cu:10 is another call */
   if (!failures) printf("ok\n");
   return failures != 0;
 }
