@@ -270,10 +270,10 @@ int rt_plan_build(const rt_record *rec, const rt_plan_params *p, const rt_gap_ad
   size_t cb = p->chunk_bytes;
   int rc = -1;
   key *keys = NULL;
-  uint32_t *cnt = NULL, *start = NULL, *ents = NULL, *gchunk0 = NULL;
+  uint32_t *cnt = NULL, *start = NULL, *ents = NULL, *gchunk0 = NULL, *order = NULL;
   double *t = NULL, *dur = NULL;
   int64_t *m = NULL;
-  uint8_t *stuck = NULL;
+  uint8_t *stuck = NULL, *seen = NULL;
   gap_pre *pre = NULL;
   out->nops = N;
   out->op_hash = malloc((N ? N : 1) * sizeof *out->op_hash);
@@ -368,13 +368,27 @@ int rt_plan_build(const rt_record *rec, const rt_plan_params *p, const rt_gap_ad
     }
   }
 
-  /* 3. groups: runs of chunks with identical use lists */
+  /* 3. groups: runs of chunks with identical use lists.  Numbered in the
+   * order the iteration first uses their allocations, not by address:
+   * equal candidates are taken in group order (Note [filter]), and
+   * addresses differ from run to run (the same replay gave two plans) */
   out->groups = malloc((nchunks ? nchunks : 1) * sizeof *out->groups);
   out->uses = malloc((start[nchunks] ? start[nchunks] : 1) * sizeof *out->uses);
-  if (!out->groups || !out->uses)
+  order = malloc((nk ? nk : 1) * sizeof *order);
+  seen = calloc(nk ? nk : 1, 1);
+  if (!out->groups || !out->uses || !order || !seen)
     goto done;
+  uint32_t nordered = 0;
+  for (uint32_t i = 0; i < rec->naccs && nordered < nk; i++) {
+    int ai = find_alloc(out, rec->accs[i].base, rec->accs[i].alloc_bytes);
+    if (ai >= 0 && !seen[ai]) {
+      seen[ai] = 1;
+      order[nordered++] = (uint32_t)ai;
+    }
+  }
   uint32_t total_uses = 0, ngaps_max = 0;
-  for (uint32_t ai = 0; ai < nk; ai++) {
+  for (uint32_t oi = 0; oi < nordered; oi++) {
+    uint32_t ai = order[oi];
     rt_plan_alloc *a = &out->allocs[ai];
     for (uint32_t ci = 0; ci < a->nchunks; ci++) {
       uint32_t gc = gchunk0[ai] + ci;
@@ -609,6 +623,8 @@ done:
   free(start);
   free(ents);
   free(gchunk0);
+  free(order);
+  free(seen);
   free(t);
   free(dur);
   free(m);

@@ -57,6 +57,9 @@ typedef struct rt_record {
   uint32_t nmiss, cap_miss;
   uint64_t sig;           /* hash of every op's hash, in order */
   int timed;              /* durations were measured */
+  double span_s;          /* timed: device time from the first op's start mark to the last
+                             op's end mark, stalls and idle included (0: not measured) */
+  uint32_t plan_gen;      /* the plan the iteration ran on (plan_exec.c), 0 = none */
 } rt_record;
 
 RT_HIDDEN void rt_record_reset(rt_record *r);
@@ -68,7 +71,7 @@ RT_HIDDEN void rt_record_hint(rt_record *r, uint32_t pos, int kind, uintptr_t ba
                               size_t alloc_bytes, size_t off, size_t len);
 /* Reads the time marks into dur_s (untimed ops: est_s) and frees them;
  * blocks until the device reaches the last one unless rt_record_marks_ready
- * said it has.  Sets r->timed when every op was timed. */
+ * said it has.  Sets r->timed, and r->span_s, when every op was timed. */
 RT_HIDDEN void rt_record_finish(rt_record *r);
 /* Some op of r holds time marks (not read yet). */
 RT_HIDDEN int rt_record_has_marks(const rt_record *r);

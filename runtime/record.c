@@ -68,6 +68,8 @@ void rt_record_reset(rt_record *r) {
   r->nops = r->naccs = r->nhints = r->nmiss = 0;
   r->sig = 0;
   r->timed = 0;
+  r->span_s = 0;
+  r->plan_gen = 0;
 }
 
 void rt_record_free(rt_record *r) {
@@ -152,6 +154,11 @@ int rt_record_marks_ready(const rt_record *r) {
 
 void rt_record_finish(rt_record *r) {
   int all = r->nops > 0;
+  double span = 0;
+  if (all && r->ops[0].timed && r->ops[r->nops - 1].timed &&
+      (rt_g.be->time_elapsed(rt_g.b, &r->ops[0].t0, &r->ops[r->nops - 1].t1, &span) != TIDAL_OK ||
+       !(span > 0)))
+    span = 0;
   for (uint32_t i = 0; i < r->nops; i++) {
     rt_rec_op *o = &r->ops[i];
     if (!o->timed) {
@@ -168,4 +175,5 @@ void rt_record_finish(rt_record *r) {
     o->timed = 0;
   }
   r->timed = all;
+  r->span_s = all ? span : 0;
 }

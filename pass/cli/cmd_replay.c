@@ -307,7 +307,8 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
   /* Small allocations packed as the rewritten program packs them. */
   if (mode != PLAN_MODE_NONE) {
     pack = calloc((size_t)trace.n_allocs + 1, sizeof *pack);
-    if (!pack || plan_pack_groups(&trace, PACK_CHUNK_BYTES, pack) < 0) {
+    if (!pack || plan_pack_groups(&trace, PACK_CHUNK_BYTES, pack) < 0 ||
+        plan_pack_by_site(&g, pack) < 0) { /* Note [groups per call site] */
       diag_error(NULL, 0, 0, "out of memory while packing small allocations");
       rc = TIDAL_EXIT_INTERNAL;
       goto out;

@@ -55,6 +55,10 @@ void summary_rewrite_warnings(const char *input, const rw_report *r, int budget_
     char want[32], got[32];
     fmt_bytes(want, sizeof want, (double)r->budget_bytes);
     fmt_bytes(got, sizeof got, (double)r->peak_after);
+    if (!strcmp(want, got)) { /* "7.0 MiB: its modelled peak is 7.0 MiB" says nothing */
+      snprintf(want, sizeof want, "%" PRIu64 " bytes", r->budget_bytes);
+      snprintf(got, sizeof got, "%" PRIu64 " bytes", r->peak_after);
+    }
     diag_warning(input, 0, 0,
                  "the plan does not meet the budget of %s: its modelled peak is %s (the runtime "
                  "still keeps the program inside the budget, faulting what it must)",

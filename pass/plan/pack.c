@@ -21,6 +21,9 @@
  * first-fit in allocation order into its own slabs, so a bin whose items
  * fit in one chunk becomes exactly one slab. */
 #include "plan/pack.h"
+#include "plan/pack_arena.h"
+#include "tidal.h" /* TIDAL_GROUP_ARENA */
+#include "graph/graph.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -198,7 +201,11 @@ static void sort_items(int *v, int n, uint64_t *size) {
   }
 }
 
-int plan_pack_groups(const tidal_trace *t, uint64_t chunk_bytes, unsigned *groups) {
+/* The slab search over the small allocations outside arenas `ar` (NULL:
+ * none): groups 1.. per bin, 0 elsewhere.  Returns the span found (0 when
+ * none or nothing is small), -1 out of memory. */
+static int slab_search(const tidal_trace *t, uint64_t chunk_bytes, const pack_arenas *ar,
+                       unsigned *groups) {
   memset(groups, 0, (size_t)t->n_allocs * sizeof *groups);
   packer P;
   memset(&P, 0, sizeof P);
@@ -215,7 +222,7 @@ int plan_pack_groups(const tidal_trace *t, uint64_t chunk_bytes, unsigned *group
     for (int k = 0; k < t->ops[o].n_acc; k++) {
       int a = t->tensors[t->ops[o].acc[k].tensor].alloc;
       uint64_t b = t->allocs[a].bytes;
-      if (b == 0 || b >= chunk_bytes || item_of[a] >= 0) continue;
+      if (b == 0 || b >= chunk_bytes || item_of[a] >= 0 || (ar && ar->arena_of[a] >= 0)) continue;
       item_of[a] = n;
       order[n] = a;
       asize[a] = (b + PACK_ALIGN - 1) / PACK_ALIGN * PACK_ALIGN;
@@ -318,4 +325,137 @@ out:
   free(asize);
   free(scratch);
   return rc;
+}
+
+/* Largest and sum of working sets. */
+static void ws_summary(const uint64_t *ws, int n, uint64_t *max, uint64_t *sum) {
+  *max = *sum = 0;
+  for (int o = 0; o < n; o++) {
+    if (ws[o] > *max) *max = ws[o];
+    *sum += ws[o];
+  }
+}
+
+/* Note [arenas for medium tensors] (pack_arena.c): keep arenas when the
+ * largest working set does not grow and the largest or the sum falls. */
+static int no_worse(const tidal_trace *t, const uint64_t *with, const uint64_t *without) {
+  uint64_t m1, s1, m0, s0;
+  ws_summary(with, t->n_ops, &m1, &s1);
+  ws_summary(without, t->n_ops, &m0, &s0);
+  return m1 <= m0 && (m1 < m0 || s1 < s0);
+}
+
+/* keep[k]: arena k's own ops (those touching a member) need no more than
+ * the largest working set without arenas, and fewer chunks in all.  The
+ * number kept, -1 out of memory. */
+static int local_gains(const tidal_trace *t, const pack_arenas *ar, const uint64_t *with,
+                       const uint64_t *without, unsigned char *keep) {
+  uint64_t max0, sum0;
+  ws_summary(without, t->n_ops, &max0, &sum0);
+  int64_t *delta = calloc((size_t)ar->n + 1, sizeof *delta);
+  int *seen = malloc(((size_t)ar->n + 1) * sizeof *seen);
+  int kept = -1;
+  if (!delta || !seen) goto out;
+  kept = 0;
+  for (int k = 0; k < ar->n; k++) {
+    seen[k] = -1;
+    keep[k] = 1;
+  }
+  for (int o = 0; o < t->n_ops; o++)
+    for (int j = 0; j < t->ops[o].n_acc; j++) {
+      int a = t->tensors[t->ops[o].acc[j].tensor].alloc;
+      int k = a >= 0 ? ar->arena_of[a] : -1;
+      if (k < 0 || seen[k] == o) continue;
+      seen[k] = o;
+      delta[k] += (int64_t)with[o] - (int64_t)without[o];
+      if (with[o] > max0) keep[k] = 0;
+    }
+  for (int k = 0; k < ar->n; k++) {
+    if (delta[k] >= 0) keep[k] = 0;
+    kept += keep[k];
+  }
+out:
+  free(delta);
+  free(seen);
+  return kept;
+}
+
+/* Slabs alone, then arenas and slabs for the rest: at most three slab
+ * searches (without arenas, with all proposed, with those that gain
+ * locally), one when no medium has a partner. */
+int plan_pack_groups(const tidal_trace *t, uint64_t chunk_bytes, unsigned *groups) {
+  size_t na = (size_t)t->n_allocs + 1, no = (size_t)t->n_ops + 1;
+  int rc = -1, span0, span1 = 0;
+  pack_arenas ar;
+  memset(&ar, 0, sizeof ar);
+  unsigned *g0 = malloc(na * sizeof *g0);
+  uint64_t *ws0 = malloc(no * sizeof *ws0), *ws1 = malloc(no * sizeof *ws1);
+  unsigned char *keep = NULL;
+  if (!g0 || !ws0 || !ws1) goto out;
+  span0 = slab_search(t, chunk_bytes, NULL, g0);
+  if (span0 < 0 || pack_working_sets(t, chunk_bytes, NULL, g0, ws0) != 0 ||
+      pack_arenas_propose(t, chunk_bytes, ws0, &ar) != 0)
+    goto out;
+  if (ar.n > 0) {
+    keep = malloc((size_t)ar.n);
+    span1 = slab_search(t, chunk_bytes, &ar, groups);
+    if (!keep || span1 < 0 || pack_working_sets(t, chunk_bytes, &ar, groups, ws1) != 0) goto out;
+  }
+  if (ar.n > 0 && !no_worse(t, ws1, ws0)) {
+    int n = ar.n, kept = local_gains(t, &ar, ws1, ws0, keep);
+    if (kept < 0) goto out;
+    if (kept > 0 && kept < n) {
+      pack_arenas_keep(&ar, keep);
+      span1 = slab_search(t, chunk_bytes, &ar, groups);
+      if (span1 < 0 || pack_working_sets(t, chunk_bytes, &ar, groups, ws1) != 0) goto out;
+    }
+    if (kept == 0 || kept == n || !no_worse(t, ws1, ws0)) ar.n = 0;
+  }
+  if (ar.n == 0) {
+    memcpy(groups, g0, (size_t)t->n_allocs * sizeof *groups);
+    rc = span0;
+    goto out;
+  }
+  for (int a = 0; a < t->n_allocs; a++)
+    if (ar.arena_of[a] >= 0) groups[a] = TIDAL_GROUP_ARENA | (unsigned)(ar.arena_of[a] + 1);
+  rc = span1;
+out:
+  if (rc < 0) memset(groups, 0, (size_t)t->n_allocs * sizeof *groups);
+  pack_arenas_free(&ar);
+  free(g0);
+  free(ws0);
+  free(ws1);
+  free(keep);
+  return rc;
+}
+
+/* Note [groups per call site] (pack.h). */
+static const graph *site_g;
+
+static int cmp_site(const void *x, const void *y) {
+  const graph_alloc *a = &site_g->allocs[*(const int *)x], *b = &site_g->allocs[*(const int *)y];
+  if (a->line != b->line) return a->line < b->line ? -1 : 1;
+  if (a->col != b->col) return a->col < b->col ? -1 : 1;
+  return strcmp(a->file ? a->file : "", b->file ? b->file : "");
+}
+
+int plan_pack_by_site(const graph *g, unsigned *groups) {
+  if (g->n_allocs < 2) return 0;
+  int *ix = malloc((size_t)g->n_allocs * sizeof *ix);
+  if (!ix) return -1;
+  for (int a = 0; a < g->n_allocs; a++) ix[a] = a;
+  site_g = g;
+  qsort(ix, (size_t)g->n_allocs, sizeof *ix, cmp_site);
+  for (int i = 0; i < g->n_allocs;) {
+    int j = i + 1, same = 1;
+    while (j < g->n_allocs && cmp_site(&ix[i], &ix[j]) == 0) {
+      same &= groups[ix[j]] == groups[ix[i]];
+      j++;
+    }
+    for (int k = i; !same && k < j; k++) groups[ix[k]] = 0;
+    i = j;
+  }
+  site_g = NULL;
+  free(ix);
+  return 0;
 }

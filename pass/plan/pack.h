@@ -25,4 +25,14 @@
  * that most-slabs figure (0 if nothing is small), -1 when out of memory. */
 int plan_pack_groups(const tidal_trace *t, uint64_t chunk_bytes, unsigned *groups);
 
+/* Note [groups per call site]: the rewriter gives each cudaMalloc call one
+ * group, so a call that makes several allocations (in a setup loop, or in
+ * a helper called for each tensor) whose groups differ is rewritten with
+ * none (tidal_malloc).  This sets the groups of every such call's
+ * allocations to 0, so that `tidal replay` packs as the rewritten program
+ * will rather than better.  groups[] is indexed like g->allocs (the trace's
+ * allocations are the graph's).  Returns -1 when out of memory. */
+struct graph;
+int plan_pack_by_site(const struct graph *g, unsigned *groups);
+
 #endif

@@ -27,6 +27,7 @@
 
 #include "plan/pack.h"
 #include "base/diag.h"
+#include "tidal.h" /* TIDAL_GROUP_ARENA */
 #include "rewrite/rewrite.h"
 #include "plan/candidates.h"
 
@@ -58,6 +59,7 @@ typedef struct rw {
   int n_scans;
   int closures;
   const unsigned *pack; /* per graph allocation: packing group (plan/pack.h), or NULL */
+  const tidal_trace *trace; /* the unrolled iteration pack was made from (sizes), or NULL */
   rw_buf guard_decls; /* declarations of the path flags (emit_guards) */
   unsigned *braced; /* statements given extra braces for plan calls */
   int n_braced;
@@ -169,16 +171,20 @@ static void instrument_site(rw *r, int idx, rw_site *s) {
   rw_buf_free(&ind);
 }
 
+/* 1 if graph allocation a was made by the call m. */
+static int made_by(const rw *r, int a, const rw_mem *m) {
+  const graph_alloc *ga = &r->g->allocs[a];
+  return ga->line == m->line && ga->col == m->col && ga->file &&
+         strcmp(ga->file, r->t->main_path) == 0;
+}
+
 /* The packing group of the allocations a cudaMalloc call makes: one group
  * for all of them (a call in a setup loop makes several), else 0. */
 static unsigned pack_group_of(const rw *r, const rw_mem *m) {
   unsigned group = 0;
   int seen = 0;
   for (int a = 0; r->pack && a < r->g->n_allocs; a++) {
-    const graph_alloc *ga = &r->g->allocs[a];
-    if (ga->line != m->line || ga->col != m->col || !ga->file ||
-        strcmp(ga->file, r->t->main_path) != 0)
-      continue;
+    if (!made_by(r, a, m)) continue;
     if (seen && r->pack[a] != group) return 0;
     group = r->pack[a];
     seen = 1;
@@ -186,12 +192,67 @@ static unsigned pack_group_of(const rw *r, const rw_mem *m) {
   return group;
 }
 
+/* The group every allocation of graph allocation a's call site has, else
+ * 0 (what that call is rewritten with: pack_group_of). */
+static unsigned site_group(const rw *r, int a) {
+  const graph_alloc *ga = &r->g->allocs[a];
+  for (int e = 0; e < r->g->n_allocs; e++) {
+    const graph_alloc *ge = &r->g->allocs[e];
+    if (ge->line == ga->line && ge->col == ga->col && ge->file && ga->file &&
+        strcmp(ge->file, ga->file) == 0 && r->pack[e] != r->pack[a])
+      return 0;
+  }
+  return r->pack[a];
+}
+
+/* Why the call m's allocations join arena `group` (plan/pack_arena.c,
+ * Note [arenas for medium tensors]): the other members by name (those
+ * whose calls are rewritten with the group too), and the medium tensor
+ * whose chunks they all fit in. */
+static void arena_note(rw *r, const rw_mem *m, unsigned group, rw_buf *b) {
+  int medium = -1, n = 0;
+  rw_buf_puts(b, " /* tidal: laid out with ");
+  for (int a = 0; a < r->g->n_allocs; a++) {
+    if (r->pack[a] != group || site_group(r, a) != group) continue;
+    if (r->trace->allocs[a].bytes >= PACK_CHUNK_BYTES) medium = a;
+    if (made_by(r, a, m)) continue;
+    const graph_alloc *ga = &r->g->allocs[a];
+    int dup = 0; /* a call in a setup loop makes several: name it once */
+    for (int e = 0; e < a && !dup; e++)
+      dup = r->pack[e] == group && r->g->allocs[e].line == ga->line &&
+            r->g->allocs[e].col == ga->col;
+    if (dup) continue;
+    rw_buf_puts(b, n++ ? ", " : "");
+    rw_put_commented(b, ga->name ? ga->name : "?");
+  }
+  if (n == 0) rw_buf_puts(b, "the other allocations this call makes");
+  rw_buf_puts(b, " so they share chunks: the same ops use them");
+  if (medium < 0) {
+    rw_buf_puts(b, " */");
+    return;
+  }
+  uint64_t chunks = (r->trace->allocs[medium].bytes + PACK_CHUNK_BYTES - 1) / PACK_CHUNK_BYTES;
+  rw_buf_printf(b, ", and together they fit in the %" PRIu64 " chunks ", chunks);
+  if (made_by(r, medium, m)) {
+    rw_buf_puts(b, "this one takes alone */");
+    return;
+  }
+  rw_put_commented(b, r->g->allocs[medium].name ? r->g->allocs[medium].name : "?");
+  rw_buf_puts(b, " takes alone */");
+}
+
 static void replace_mem(rw *r, const rw_mem *m) {
   rw_buf b = {0};
   const char *c = m->callee;
   if (!strcmp(c, "cudaMalloc") || !strcmp(c, "cudaMallocAsync")) {
     unsigned group = pack_group_of(r, m);
-    if (group)
+    if (group & TIDAL_GROUP_ARENA) {
+      rw_buf_printf(&b,
+                    "(cudaError_t)TIDAL_CUDA_STATUS(tidal_malloc_grouped((void **)(%s), %s, "
+                    "TIDAL_GROUP_ARENA | %uu))",
+                    m->args[0], m->args[1], group & ~TIDAL_GROUP_ARENA);
+      arena_note(r, m, group, &b);
+    } else if (group)
       rw_buf_printf(&b,
                     "(cudaError_t)TIDAL_CUDA_STATUS(tidal_malloc_grouped((void **)(%s), %s, %uu)) "
                     "/* tidal: shares chunks with the small buffers the same ops use */",
@@ -745,8 +806,11 @@ int rw_rewrite(pass_tu *t, graph *g, const rw_request *req, const rw_scan *scans
     if (plan_make(&trace, &po, &plan) != 0) goto out;
     planned = 1;
     pack = calloc((size_t)trace.n_allocs + 1, sizeof *pack);
-    if (!pack || plan_pack_groups(&trace, PACK_CHUNK_BYTES, pack) < 0) goto out;
+    if (!pack || plan_pack_groups(&trace, PACK_CHUNK_BYTES, pack) < 0 ||
+        plan_pack_by_site(g, pack) < 0)
+      goto out;
     r.pack = pack;
+    r.trace = &trace;
     if (req->budget_pct > 0)
       rw_buf_printf(&budget_desc, "%g%% of the modelled peak = %" PRIu64 " bytes", req->budget_pct,
                     budget);

@@ -63,20 +63,7 @@ PROGRAMS = {
 }
 
 # Checks expected to fail today, with the reason (see docs/limitations.md).
-KNOWN = {
-    "lenet": {
-        "replay": "impossible at the CUDA backend's 2 MiB chunks: cudnnPoolingBackward (pool1) "
-                  "needs x=conv1 and dx=dpool1 (2.8 MiB each, 2 chunks each) plus y=pool1 and "
-                  "dy=dconv2 (720 KiB each, in slab chunks) resident at once: at least 5 whole "
-                  "chunks (10 MiB; 12 MiB as the slabs fall) > 9 MiB, half the unmanaged 18 MiB.  In bytes that op's 7,372,800 are "
-                  "50.4% of the program's 14,641,472 (every extent now exact, from the cuDNN "
-                  "descriptors), so even the byte-level plan bottoms out at 7.03 MiB; with "
-                  "--chunk 64K the runtime peak is 7.25 of 14.5 MiB and checksums match.  "
-                  "Splitting the pooling along the batch would not help at 2 MiB: the piece "
-                  "crossing a conv1/dpool1 chunk boundary (45.5 samples a chunk) still needs "
-                  "both chunks of each plus the slabs (docs/limitations.md)",
-    },
-}
+KNOWN = {}
 
 
 def run(cmd, cwd, timeout=600):

@@ -3,10 +3,14 @@
  * allocations far apart in allocation order get them into one chunk; an
  * op whose operands cannot share one chunk gets the fewest chunks; large
  * and untouched allocations are not grouped; a bad early choice is seen
- * before the search runs out of steps. */
+ * before the search runs out of steps.  Arenas (plan/pack_arena.c, Note
+ * [arenas for medium tensors]): a medium tensor takes the small one its
+ * ops use into its chunk rounding, unless that makes other ops worse. */
 #include "../check.h"
 #include "hand_trace.h"
 #include "plan/pack.h"
+#include "tidal.h" /* TIDAL_GROUP_ARENA */
+#include "graph/graph.h"
 
 enum { CHUNK = 1024 };
 
@@ -72,6 +76,66 @@ static tidal_trace *make_trap(void) {
   return t;
 }
 
+/* Arenas at 4 KiB chunks.  LeNet's pooling backward in small: conv and
+ * dpool (5888 bytes: two chunks, a 2304-byte tail) with pool and dconv
+ * (1536 each: one fits a tail), one op using all four.  tmp is a medium
+ * freed in the loop and huge one of 33 chunks, each with a small partner:
+ * no arena for them. */
+enum { ACHUNK = 4096 };
+enum { CONV, POOL, DCONV, DPOOL, TMP, SIDE, HUGE, HSIDE, N_LENET };
+static tidal_trace *make_lenet(void) {
+  tidal_trace *t = calloc(1, sizeof *t);
+  ht_builder b = {t, 0, 0};
+  static const char *names[] = {"conv", "pool", "dconv", "dpool", "tmp", "side", "huge", "hside"};
+  static const uint64_t bytes[] = {5888, 1536, 1536, 5888, 5888, 1536, 33 * ACHUNK - 512, 1536};
+  t->n_allocs = N_LENET;
+  t->allocs = calloc(N_LENET, sizeof *t->allocs);
+  for (int a = 0; a < N_LENET; a++) {
+    t->allocs[a].name = ht_strdup(names[a]);
+    t->allocs[a].bytes = bytes[a];
+    t->allocs[a].persistent = a != TMP;
+    ht_tensor(&b, names[a], a, 0, bytes[a]);
+  }
+  static const int ops[5][4] = {{CONV, POOL, -1, -1}, {DPOOL, DCONV, -1, -1},
+                                {DPOOL, CONV, POOL, DCONV}, {TMP, SIDE, -1, -1},
+                                {HUGE, HSIDE, -1, -1}};
+  for (int k = 0; k < 5; k++) {
+    trace_op *op = ht_op(&b, k, "op", TRACE_BACKWARD, 0, -1, 0, 0);
+    for (int j = 0; j < 4 && ops[k][j] >= 0; j++) ht_acc(&b, op, ops[k][j], ACCESS_READ, 1);
+  }
+  return t;
+}
+
+/* An arena that costs more than it saves: m (6144 bytes, a 2048-byte
+ * tail) with p, which three other ops use with q; p and q share one slab
+ * without the arena, and with it those ops need the arena's chunk and
+ * q's slab.  big (four chunks) keeps the largest working set at four. */
+static tidal_trace *make_costly(void) {
+  tidal_trace *t = calloc(1, sizeof *t);
+  ht_builder b = {t, 0, 0};
+  static const char *names[] = {"m", "p", "q", "big"};
+  static const uint64_t bytes[] = {6144, 1536, 1536, 4 * ACHUNK};
+  t->n_allocs = 4;
+  t->allocs = calloc(4, sizeof *t->allocs);
+  for (int a = 0; a < 4; a++) {
+    t->allocs[a].name = ht_strdup(names[a]);
+    t->allocs[a].bytes = bytes[a];
+    t->allocs[a].persistent = 1;
+    ht_tensor(&b, names[a], a, 0, bytes[a]);
+  }
+  trace_op *op = ht_op(&b, 0, "mp", TRACE_FORWARD, 0, -1, 0, 0);
+  ht_acc(&b, op, 0, ACCESS_READ, 1);
+  ht_acc(&b, op, 1, ACCESS_WRITE, 1);
+  for (int k = 1; k <= 3; k++) {
+    op = ht_op(&b, k, "pq", TRACE_FORWARD, 0, -1, 0, 0);
+    ht_acc(&b, op, 1, ACCESS_READ, 1);
+    ht_acc(&b, op, 2, ACCESS_WRITE, 1);
+  }
+  op = ht_op(&b, 4, "big", TRACE_FORWARD, 0, -1, 0, 0);
+  ht_acc(&b, op, 3, ACCESS_READWRITE, 1);
+  return t;
+}
+
 int main(void) {
   (void)hand_trace; /* hand_trace.h's training-shaped trace is not used here */
   unsigned g[8];
@@ -107,6 +171,44 @@ int main(void) {
   }
   CHECK(tg[4] != tg[0]); /* Y beside A leaves X no chunk */
   hand_trace_free(t);
+
+  /* Arenas: conv with pool, dpool with dconv, distinct; the rest not. */
+  t = make_lenet();
+  unsigned lg[N_LENET];
+  CHECK(plan_pack_groups(t, ACHUNK, lg) >= 0);
+  CHECK((lg[CONV] & TIDAL_GROUP_ARENA) && lg[CONV] == lg[POOL]);
+  CHECK((lg[DPOOL] & TIDAL_GROUP_ARENA) && lg[DPOOL] == lg[DCONV]);
+  CHECK(lg[CONV] != lg[DPOOL]);
+  CHECK(lg[TMP] == 0 && lg[HUGE] == 0); /* freed in the loop; over 32 chunks */
+  CHECK(!(lg[SIDE] & TIDAL_GROUP_ARENA) && !(lg[HSIDE] & TIDAL_GROUP_ARENA));
+  hand_trace_free(t);
+  /* Without the arena p and q share a slab: kept that way. */
+  t = make_costly();
+  unsigned cg[4];
+  CHECK(plan_pack_groups(t, ACHUNK, cg) == 1);
+  CHECK(cg[0] == 0 && cg[1] && cg[1] == cg[2] && !(cg[1] & TIDAL_GROUP_ARENA));
+  hand_trace_free(t);
+
+  /* Note [groups per call site]: a call whose allocations got different
+   * groups is rewritten with none, so replay must pack them with none;
+   * a call whose allocations agree keeps its group. */
+  graph sg;
+  memset(&sg, 0, sizeof sg);
+  graph_alloc sa[5];
+  memset(sa, 0, sizeof sa);
+  static const unsigned site_line[5] = {10, 10, 20, 10, 20};
+  for (int a = 0; a < 5; a++) {
+    sa[a].file = (char *)(a == 3 ? "other.cu" : "a.cu"); /* same line, another file */
+    sa[a].line = site_line[a];
+    sa[a].col = 3;
+  }
+  sg.allocs = sa;
+  sg.n_allocs = 5;
+  unsigned sgr[5] = {TIDAL_GROUP_ARENA | 1, 2, 4, 5, 4};
+  CHECK(plan_pack_by_site(&sg, sgr) == 0);
+  CHECK(sgr[0] == 0 && sgr[1] == 0); /* a.cu:10 made both: they disagreed */
+  CHECK(sgr[2] == 4 && sgr[4] == 4); /* a.cu:20 agreed */
+  CHECK(sgr[3] == 5);                /* other.cu:10 is another call */
   if (!failures) printf("ok\n");
   return failures != 0;
 }
