@@ -14,7 +14,10 @@
 #include "base/diag.h"
 #include "base/stack.h"
 
-enum { STACK_DEFAULT = 512u << 20, STACK_MIN_RESERVE = 1u << 20 };
+/* STACK_MIN: libclang parses on this thread too, and below a few MiB its
+ * parser, not tidal's guarded walkers, runs out (TIDAL_PASS_STACK=1M ended
+ * in "nested too deeply" on a one-line file, or a SIGSEGV inside clang). */
+enum { STACK_DEFAULT = 512u << 20, STACK_MIN_RESERVE = 1u << 20, STACK_MIN = 4u << 20 };
 
 static _Thread_local uintptr_t stack_top;     /* highest address in use at start */
 static _Thread_local size_t stack_usable;     /* bytes below it before the reserve */
@@ -28,7 +31,9 @@ size_t stack_default_size(void) {
     unsigned long long v = strtoull(e, &end, 10);
     if (*end == 'K' || *end == 'k') v <<= 10, end++;
     else if (*end == 'M' || *end == 'm') v <<= 20, end++;
-    if (*end == '\0' && v >= (64u << 10) && v <= (4ull << 30)) return (size_t)v;
+    if (*end == '\0' && v >= STACK_MIN && v <= (4ull << 30)) return (size_t)v;
+    diag_warning(NULL, 0, 0, "TIDAL_PASS_STACK=%s is not a size from 4M to 4096M; using %u MiB", e,
+                 STACK_DEFAULT >> 20);
   }
   return STACK_DEFAULT;
 }
