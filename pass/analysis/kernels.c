@@ -742,15 +742,6 @@ static lin quotient_var(kctx *c, lin x, sym *d) {
   return lin_var(c, v);
 }
 
-static int try_constant(CXCursor e, long long *out) {
-  CXEvalResult r = clang_Cursor_Evaluate(e);
-  if (!r) return 0;
-  int ok = clang_EvalResult_getKind(r) == CXEval_Int;
-  if (ok) *out = clang_EvalResult_getAsLongLong(r);
-  clang_EvalResult_dispose(r);
-  return ok;
-}
-
 /* Values made while evaluating e that read memory are data-dependent
  * (base_var.data): only the reason given for an unknown extent uses it. */
 static lin eval_int_value(kctx *c, CXCursor e);
@@ -768,12 +759,12 @@ static lin eval_int_value(kctx *c, CXCursor e) {
   if (stack_too_deep(e, "expression")) return lin_bad(c);
   e = cursor_strip(e);
   enum CXCursorKind k = clang_getCursorKind(e);
-  long long cv;
+  int64_t cv;
   switch (k) {
   case CXCursor_IntegerLiteral:
   case CXCursor_CharacterLiteral:
   case CXCursor_UnaryExpr: /* sizeof, alignof */
-    if (try_constant(e, &cv)) return lin_const(c, sym_const(c->a, cv));
+    if (cursor_eval_int(e, &cv)) return lin_const(c, sym_const(c->a, cv));
     return lin_opaque(c, 0);
   case CXCursor_DeclRefExpr: {
     CXCursor d = clang_getCursorReferenced(e);
@@ -785,7 +776,7 @@ static lin eval_int_value(kctx *c, CXCursor e) {
     }
     if (clang_getCursorKind(d) == CXCursor_EnumConstantDecl)
       return lin_const(c, sym_const(c->a, clang_getEnumConstantDeclValue(d)));
-    if (try_constant(e, &cv)) return lin_const(c, sym_const(c->a, cv));
+    if (cursor_eval_int(e, &cv)) return lin_const(c, sym_const(c->a, cv));
     return lin_opaque(c, 0);
   }
   case CXCursor_MemberRefExpr: {
@@ -915,7 +906,7 @@ static lin eval_int_value(kctx *c, CXCursor e) {
     visit_call_value(c, e, &rp, &ri);
     escape(c, rp, ACCESS_READWRITE, "pointer returned by a helper escapes");
     /* a constexpr call (a tile's size()) is its value */
-    if (try_constant(e, &cv)) return lin_const(c, sym_const(c->a, cv));
+    if (cursor_eval_int(e, &cv)) return lin_const(c, sym_const(c->a, cv));
     if (ri.ok) return ri;
     return lin_opaque(c, 0);
   }
@@ -925,7 +916,7 @@ static lin eval_int_value(kctx *c, CXCursor e) {
   /* Anything else (loads p[i], conditionals): visit for accesses; an
    * unsigned value is >= 0 (see visit_call_value). */
   visit_expr(c, e);
-  if (try_constant(e, &cv)) return lin_const(c, sym_const(c->a, cv));
+  if (cursor_eval_int(e, &cv)) return lin_const(c, sym_const(c->a, cv));
   return lin_opaque(c, is_unsigned_type(clang_getCursorType(e)));
 }
 

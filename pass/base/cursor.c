@@ -75,6 +75,18 @@ CXCursor cursor_first_child(CXCursor c) {
   return r;
 }
 
+static enum CXChildVisitResult last_child_visitor(CXCursor c, CXCursor parent, CXClientData d) {
+  (void)parent;
+  *(CXCursor *)d = c;
+  return CXChildVisit_Continue;
+}
+
+CXCursor cursor_last_child(CXCursor c) {
+  CXCursor r = clang_getNullCursor();
+  clang_visitChildren(c, last_child_visitor, &r);
+  return r;
+}
+
 static enum CXChildVisitResult last_expr_visitor(CXCursor c, CXCursor parent, CXClientData d) {
   (void)parent;
   if (clang_isExpression(clang_getCursorKind(c))) *(CXCursor *)d = c;
@@ -125,6 +137,17 @@ CXCursor cursor_strip_casts(CXCursor e) {
     if (clang_Cursor_isNull(in)) return e;
     e = in;
   }
+}
+
+int cursor_eval_int(CXCursor e, int64_t *out) {
+  CXEvalResult r = clang_Cursor_Evaluate(e);
+  if (!r) return 0;
+  int ok = clang_EvalResult_getKind(r) == CXEval_Int;
+  if (ok)
+    *out = clang_EvalResult_isUnsignedInt(r) ? (int64_t)clang_EvalResult_getAsUnsigned(r)
+                                             : (int64_t)clang_EvalResult_getAsLongLong(r);
+  clang_EvalResult_dispose(r);
+  return ok;
 }
 
 int cursor_is_integer_type(CXType t) {

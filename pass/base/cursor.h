@@ -10,6 +10,7 @@
 #define TIDAL_PASS_CURSOR_H
 
 #include <clang-c/Index.h>
+#include <stdint.h>
 
 /* Stores the first max children of c (every kind: TypeRefs, attributes,
  * expressions, statements) in out[0..max), in order, and returns how many
@@ -24,6 +25,10 @@ int cursor_children_all(CXCursor c, CXCursor **out);
 
 /* c's first child of any kind, or a null cursor. */
 CXCursor cursor_first_child(CXCursor c);
+
+/* c's last child of any kind, or a null cursor; every child is looked
+ * at (a block's last statement, a loop's body). */
+CXCursor cursor_last_child(CXCursor c);
 
 /* c's last child that is an expression, or a null cursor; every child is
  * looked at.  The operand of a cast and the initializer of a declaration
@@ -53,6 +58,11 @@ CXCursor cursor_strip(CXCursor e);
  * questions about what was written under the cast, not its value (the
  * flag `(int)done`, the null constant `(float *)0`). */
 CXCursor cursor_strip_casts(CXCursor e);
+
+/* 1 and *out when clang evaluates e to an integer (literals, enumerators,
+ * sizeof, constant expressions, constexpr calls); 0 and *out untouched
+ * otherwise.  An unsigned value above INT64_MAX keeps its bits (wraps). */
+int cursor_eval_int(CXCursor e, int64_t *out);
 
 /* 1 for integer types (bool, char ... __int128, enums), through typedefs. */
 int cursor_is_integer_type(CXType t);

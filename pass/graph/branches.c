@@ -40,12 +40,7 @@ static int const_value(CXCursor e, int64_t *out) {
     *out = 0;
     return 1;
   }
-  CXEvalResult r = clang_Cursor_Evaluate(e);
-  if (!r) return 0;
-  int ok = clang_EvalResult_getKind(r) == CXEval_Int;
-  if (ok) *out = clang_EvalResult_getAsLongLong(r);
-  clang_EvalResult_dispose(r);
-  return ok;
+  return cursor_eval_int(e, out);
 }
 
 static int is_lvalue_shape(CXCursor e) {

@@ -161,14 +161,12 @@ int graph_build(pass_tu *t, const graph_options *opt, graph *g) {
   if (!clang_Cursor_isNull(fn)) g->loop_function = string_and_dispose(clang_getCursorSpelling(fn));
   CXCursor mainfn = graph_find_main(t);
   if (!clang_Cursor_isNull(mainfn)) {
-    CXCursor ch[64];
-    int n = gb_children(mainfn, ch, 64);
-    for (int i = 0; i < n && i < 64; i++)
-      if (clang_getCursorKind(ch[i]) == CXCursor_CompoundStmt) {
-        g->main_body = gb_range(&b, ch[i], 0);
-        ret_scan rs = {&b, g};
-        clang_visitChildren(ch[i], returns_visitor, &rs);
-      }
+    CXCursor body = cursor_fn_body(mainfn);
+    if (!clang_Cursor_isNull(body)) {
+      g->main_body = gb_range(&b, body, 0);
+      ret_scan rs = {&b, g};
+      clang_visitChildren(body, returns_visitor, &rs);
+    }
     gb_init_globals(&b);
     gb_run_function(&b, mainfn, NULL, clang_getNullCursor(), NULL, 0, NULL);
   }

@@ -56,11 +56,6 @@
 
 /* ---- cursor helpers ---- */
 
-typedef struct kids {
-  CXCursor *out;
-  int n, max;
-} kids;
-
 /* Note [recursion frames]: gb_eval and eval_binary recurse once per level
  * of an expression (a 10,000-term sum is 10,000 levels deep).  Helpers that
  * gb_eval calls but that do not recurse through it keep their large locals
@@ -68,37 +63,11 @@ typedef struct kids {
  * ASan, which overflowed the 512 MiB analysis stack on deep-expression). */
 #define GB_NOINLINE __attribute__((noinline))
 
-static enum CXChildVisitResult kids_visitor(CXCursor c, CXCursor parent, CXClientData d) {
-  kids *k = d;
-  if (k->n < k->max) k->out[k->n] = c;
-  k->n++;
-  return CXChildVisit_Continue;
-}
-
-int gb_children(CXCursor c, CXCursor *out, int max) {
-  kids k = {out, 0, max};
-  clang_visitChildren(c, kids_visitor, &k);
-  return k.n;
-}
-
+/* The wrappers gb_eval looks through (cursor_strip_casts). */
 static int is_cast_like(enum CXCursorKind k) {
   return k == CXCursor_UnexposedExpr || k == CXCursor_ParenExpr || k == CXCursor_CStyleCastExpr ||
          k == CXCursor_CXXStaticCastExpr || k == CXCursor_CXXReinterpretCastExpr ||
          k == CXCursor_CXXConstCastExpr || k == CXCursor_CXXFunctionalCastExpr;
-}
-
-CXCursor gb_strip(CXCursor e) {
-  for (;;) {
-    if (!is_cast_like(clang_getCursorKind(e))) return e;
-    CXCursor ch[4];
-    int n = gb_children(e, ch, 4);
-    /* casts list a TypeRef before the operand: take the last expression */
-    int found = -1;
-    for (int i = 0; i < n && i < 4; i++)
-      if (clang_isExpression(clang_getCursorKind(ch[i]))) found = i;
-    if (found < 0) return e;
-    e = ch[found];
-  }
 }
 
 char *gb_text(gb *b, CXCursor c) {
@@ -306,19 +275,6 @@ static int64_t pointee_size(CXCursor e) {
 }
 
 /* A compile-time integer value of an expression cursor, if clang can fold it. */
-static int eval_const(CXCursor e, int64_t *out) {
-  CXEvalResult r = clang_Cursor_Evaluate(e);
-  if (!r) return 0;
-  int ok = 0;
-  if (clang_EvalResult_getKind(r) == CXEval_Int) {
-    *out = clang_EvalResult_isUnsignedInt(r) ? (int64_t)clang_EvalResult_getAsUnsigned(r)
-                                             : (int64_t)clang_EvalResult_getAsLongLong(r);
-    ok = 1;
-  }
-  clang_EvalResult_dispose(r);
-  return ok;
-}
-
 static int is_global_var(CXCursor decl) {
   CXCursor p = clang_getCursorSemanticParent(decl);
   enum CXCursorKind k = clang_getCursorKind(p);
@@ -457,7 +413,7 @@ const char *gb_lvalue(gb *b, gb_frame *f, CXCursor e, const char **text, int *te
 
 static const char *lvalue_at(gb *b, gb_frame *f, CXCursor e, const char **text, int *text_ok,
                              sym **idx_out) {
-  e = gb_strip(e);
+  e = cursor_strip_casts(e);
   *idx_out = NULL;
   enum CXCursorKind k = clang_getCursorKind(e);
   const char *dummy_t;
@@ -490,12 +446,12 @@ static const char *lvalue_at(gb *b, gb_frame *f, CXCursor e, const char **text, 
   }
   if (k == CXCursor_MemberRefExpr) {
     CXCursor ch[2];
-    int n = gb_children(e, ch, 2);
+    int n = cursor_children(e, ch, 2);
     char *field = string_and_dispose(clang_getCursorSpelling(e));
     const char *res = NULL;
     if (n >= 1) {
       CXCursor base = ch[0];
-      if (is_pointer_type(clang_getCursorType(gb_strip(base))) ||
+      if (is_pointer_type(clang_getCursorType(cursor_strip_casts(base))) ||
           is_pointer_type(clang_getCursorType(base))) {
         gval bv = gb_eval(b, f, base);
         if (bv.k == GV_ADDR) {
@@ -541,10 +497,10 @@ static const char *lvalue_at(gb *b, gb_frame *f, CXCursor e, const char **text, 
   }
   if (k == CXCursor_ArraySubscriptExpr) {
     CXCursor ch[2];
-    if (gb_children(e, ch, 2) != 2) return NULL;
+    if (cursor_children(e, ch, 2) != 2) return NULL;
     gval idx = gb_eval(b, f, ch[1]);
     const char *res = NULL;
-    if (is_array_type(clang_getCursorType(gb_strip(ch[0])))) {
+    if (is_array_type(clang_getCursorType(cursor_strip_casts(ch[0])))) {
       const char *bt;
       int bok;
       sym *bidx = NULL;
@@ -593,7 +549,7 @@ static const char *lvalue_at(gb *b, gb_frame *f, CXCursor e, const char **text, 
   if (k == CXCursor_UnaryOperator &&
       clang_getCursorUnaryOperatorKind(e) == CXUnaryOperator_Deref) {
     CXCursor ch[1];
-    if (gb_children(e, ch, 1) != 1) return NULL;
+    if (cursor_children(e, ch, 1) != 1) return NULL;
     gval pv = gb_eval(b, f, ch[0]);
     if (pv.text && pv.text[0] == '&' && is_plain_lvalue_text(pv.text + 1)) {
       *text = pv.text + 1; /* *&x is x: a name a person can --bind */
@@ -830,22 +786,22 @@ static enum CXBinaryOperatorKind compound_base(enum CXBinaryOperatorKind op) {
  * alias, the original's fields are copied under the variable's own key
  * and the alias is dropped. */
 static void unalias_root(gb *b, gb_frame *f, CXCursor lhs) {
-  CXCursor e = gb_strip(lhs);
+  CXCursor e = cursor_strip_casts(lhs);
   for (int guard = 0; guard < 16; guard++) {
     enum CXCursorKind k = clang_getCursorKind(e);
     CXCursor ch[2];
-    if (k == CXCursor_MemberRefExpr && gb_children(e, ch, 1) == 1 &&
-        !is_pointer_type(clang_getCursorType(gb_strip(ch[0])))) {
-      e = gb_strip(ch[0]);
-    } else if (k == CXCursor_ArraySubscriptExpr && gb_children(e, ch, 2) == 2 &&
-               is_array_type(clang_getCursorType(gb_strip(ch[0])))) {
-      e = gb_strip(ch[0]);
+    if (k == CXCursor_MemberRefExpr && cursor_children(e, ch, 1) == 1 &&
+        !is_pointer_type(clang_getCursorType(cursor_strip_casts(ch[0])))) {
+      e = cursor_strip_casts(ch[0]);
+    } else if (k == CXCursor_ArraySubscriptExpr && cursor_children(e, ch, 2) == 2 &&
+               is_array_type(clang_getCursorType(cursor_strip_casts(ch[0])))) {
+      e = cursor_strip_casts(ch[0]);
     } else {
       break;
     }
   }
   if (clang_Cursor_isNull(e) || clang_getCursorKind(e) != CXCursor_DeclRefExpr ||
-      clang_equalCursors(e, gb_strip(lhs)))
+      clang_equalCursors(e, cursor_strip_casts(lhs)))
     return;
   CXCursor d = clang_getCursorReferenced(e);
   /* a C++ reference is the original, never a copy: writes go through */
@@ -902,7 +858,7 @@ static gval assign(gb *b, gb_frame *f, CXCursor lhs, CXCursor rhs_c, gval rhs,
 
 static gval eval_binary(gb *b, gb_frame *f, CXCursor e) {
   CXCursor ch[2];
-  if (gb_children(e, ch, 2) != 2) return none_val();
+  if (cursor_children(e, ch, 2) != 2) return none_val();
   enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(e);
   if (op == CXBinaryOperator_Assign) {
     if (makes_heap_object(ch[1])) b->new_name = gb_text(b, ch[0]); /* Note [heap objects] */
@@ -933,7 +889,7 @@ static gval eval_binary(gb *b, gb_frame *f, CXCursor e) {
 
 static gval eval_unary(gb *b, gb_frame *f, CXCursor e) {
   CXCursor ch[1];
-  if (gb_children(e, ch, 1) != 1) return none_val();
+  if (cursor_children(e, ch, 1) != 1) return none_val();
   enum CXUnaryOperatorKind op = clang_getCursorUnaryOperatorKind(e);
   switch (op) {
   case CXUnaryOperator_AddrOf: {
@@ -993,7 +949,7 @@ static gval eval_unary(gb *b, gb_frame *f, CXCursor e) {
 static GB_NOINLINE int macro_constant(gb *b, CXCursor e, gval *out) {
   char *text = gb_text(b, e);
   int64_t c;
-  if (!is_identifier_text(text) || strncmp(text, "__", 2) == 0 || !eval_const(e, &c)) return 0;
+  if (!is_identifier_text(text) || strncmp(text, "__", 2) == 0 || !cursor_eval_int(e, &c)) return 0;
   bind_set(&b->g->binds, text, c, BIND_MACRO);
   *out = gb_int(b, sym_var(b->a, text), text, 1);
   return 1;
@@ -1003,7 +959,7 @@ static GB_NOINLINE int macro_constant(gb *b, CXCursor e, gval *out) {
  * name becomes the symbol, bound to its value. */
 static GB_NOINLINE gval eval_literal(gb *b, CXCursor e) {
   int64_t c;
-  if (!eval_const(e, &c)) return gb_int(b, sym_unknown(b->a), NULL, 0);
+  if (!cursor_eval_int(e, &c)) return gb_int(b, sym_unknown(b->a), NULL, 0);
   char *text = gb_text(b, e);
   /* __LINE__ and friends are not sizes */
   if (is_identifier_text(text) && strncmp(text, "__", 2) != 0) {
@@ -1019,37 +975,37 @@ static GB_NOINLINE gval eval_literal(gb *b, CXCursor e) {
  * (unroll.c) instead of asking for a --bind of an expression. */
 static GB_NOINLINE void const_table(gb *b, CXCursor e) {
   CXCursor ch[2];
-  if (gb_children(e, ch, 2) != 2) return;
-  CXCursor base = gb_strip(ch[0]);
+  if (cursor_children(e, ch, 2) != 2) return;
+  CXCursor base = cursor_strip_casts(ch[0]);
   if (clang_getCursorKind(base) != CXCursor_DeclRefExpr) return;
   CXCursor d = clang_getCursorReferenced(base);
   CXType t = clang_getCursorType(d);
   if (clang_getCursorKind(d) != CXCursor_VarDecl || t.kind != CXType_ConstantArray ||
       !clang_isConstQualifiedType(clang_getArrayElementType(t)))
     return;
-  CXCursor dk[4];
-  int nk = gb_children(d, dk, 4);
-  CXCursor init = clang_getNullCursor();
-  for (int i = 0; i < nk && i < 4; i++)
-    if (clang_getCursorKind(dk[i]) == CXCursor_InitListExpr) init = dk[i];
-  if (clang_Cursor_isNull(init)) return;
-  CXCursor el[256];
-  int n = gb_children(init, el, 256);
-  if (n <= 0 || n > 256) return;
-  int64_t v[256];
-  for (int i = 0; i < n; i++)
-    if (!eval_const(el[i], &v[i])) return;
-  char *name = string_and_dispose(clang_getCursorSpelling(d));
-  bind_set_table(&b->g->binds, name, v, n);
-  free(name);
+  /* the initialiser follows the type's spelling, however long */
+  CXCursor init = cursor_last_expr_child(d);
+  if (clang_getCursorKind(init) != CXCursor_InitListExpr) return;
+  CXCursor *el;
+  int n = cursor_children_all(init, &el);
+  int64_t *v = n > 0 ? malloc((size_t)n * sizeof *v) : NULL;
+  int ok = v != NULL;
+  for (int i = 0; ok && i < n; i++) ok = cursor_eval_int(el[i], &v[i]);
+  if (ok) {
+    char *name = string_and_dispose(clang_getCursorSpelling(d));
+    bind_set_table(&b->g->binds, name, v, n);
+    free(name);
+  }
+  free(v);
+  free(el);
 }
 
 /* The condition `v == k` (either side the constant): 1 and *var, *k. */
 static int equality_test(gb *b, gb_frame *f, CXCursor cond, sym **var, sym **k) {
-  CXCursor cc = gb_strip(cond);
+  CXCursor cc = cursor_strip_casts(cond);
   CXCursor cs[2];
   if (clang_getCursorKind(cc) != CXCursor_BinaryOperator ||
-      clang_getCursorBinaryOperatorKind(cc) != CXBinaryOperator_EQ || gb_children(cc, cs, 2) != 2)
+      clang_getCursorBinaryOperatorKind(cc) != CXBinaryOperator_EQ || cursor_children(cc, cs, 2) != 2)
     return 0;
   gval l = gb_eval(b, f, cs[0]), r = gb_eval(b, f, cs[1]);
   if (l.k != GV_INT || r.k != GV_INT || sym_is_unknown(l.s) || sym_is_unknown(r.s)) return 0;
@@ -1204,6 +1160,42 @@ static GB_NOINLINE gval select_struct(gb *b, gb_frame *f, CXCursor e, CXCursor c
   return v;
 }
 
+/* GNU `x ?: y`: libclang shows it as an UnexposedExpr of four children,
+ * x three times (as written, as the condition, as the value) and then y. */
+static GB_NOINLINE int is_binary_conditional(CXCursor e, CXCursor *x, CXCursor *y) {
+  CXCursor ch[4];
+  if (clang_getCursorKind(e) != CXCursor_UnexposedExpr || cursor_children(e, ch, 4) != 4) return 0;
+  for (int i = 0; i < 4; i++)
+    if (!clang_isExpression(clang_getCursorKind(ch[i]))) return 0;
+  CXSourceRange r = clang_getCursorExtent(ch[0]);
+  if (!clang_equalRanges(r, clang_getCursorExtent(ch[1])) ||
+      !clang_equalRanges(r, clang_getCursorExtent(ch[2])))
+    return 0;
+  *x = ch[0];
+  *y = ch[3];
+  return 1;
+}
+
+/* `x ?: y`: x's value when x is a nonzero constant, y's when x is zero,
+ * unknown otherwise (both evaluated for their calls). */
+static GB_NOINLINE gval eval_binary_conditional(gb *b, gb_frame *f, CXCursor xc, CXCursor yc) {
+  gval x = gb_eval(b, f, xc);
+  int64_t xv;
+  if (int_value_const(b, &x, &xv) && xv) return x;
+  gval y = gb_eval(b, f, yc);
+  return int_value_const(b, &x, &xv) ? y : none_val();
+}
+
+/* Evaluates every expression child of e, for the side effects of the
+ * calls in them (however many: an initialiser list of 17 calls runs 17). */
+static void eval_children(gb *b, gb_frame *f, CXCursor e) {
+  CXCursor *ch;
+  int n = cursor_children_all(e, &ch);
+  for (int i = 0; i < n; i++)
+    if (clang_isExpression(clang_getCursorKind(ch[i]))) gb_eval(b, f, ch[i]);
+  free(ch);
+}
+
 gval gb_eval(gb *b, gb_frame *f, CXCursor e) {
   b->steps++; /* bounds setup-loop unrolling, see walk_for */
   if (stack_too_deep(e, "expression")) return none_val();
@@ -1219,7 +1211,7 @@ gval gb_eval(gb *b, gb_frame *f, CXCursor e) {
     return eval_literal(b, e);
   case CXCursor_CXXBoolLiteralExpr: { /* `true` is a value, not a size to bind */
     int64_t c = 0;
-    eval_const(e, &c);
+    cursor_eval_int(e, &c);
     return gb_int(b, sym_const(b->a, c), gb_text(b, e), 1);
   }
   case CXCursor_GNUNullExpr:
@@ -1227,7 +1219,7 @@ gval gb_eval(gb *b, gb_frame *f, CXCursor e) {
     return gb_int(b, sym_const(b->a, 0), gb_text(b, e), 1);
   case CXCursor_UnaryExpr: { /* sizeof, alignof */
     int64_t c;
-    if (eval_const(e, &c)) return gb_int(b, sym_const(b->a, c), gb_text(b, e), 0 == 0);
+    if (cursor_eval_int(e, &c)) return gb_int(b, sym_const(b->a, c), gb_text(b, e), 0 == 0);
     return gb_int(b, sym_unknown(b->a), gb_text(b, e), 0);
   }
   case CXCursor_DeclRefExpr: {
@@ -1251,7 +1243,7 @@ gval gb_eval(gb *b, gb_frame *f, CXCursor e) {
       char *name = string_and_dispose(clang_getCursorSpelling(d));
       int64_t c;
       gval v;
-      if (clang_isConstQualifiedType(ty) && eval_const(d, &c)) {
+      if (clang_isConstQualifiedType(ty) && cursor_eval_int(d, &c)) {
         bind_set(&b->g->binds, name, c, BIND_CONST);
         v = gb_int(b, sym_var(b->a, name), gb_str(b, name), 1);
       } else {
@@ -1265,7 +1257,7 @@ gval gb_eval(gb *b, gb_frame *f, CXCursor e) {
       /* const locals with constant initialisers bind like globals */
       int64_t c;
       char *name = string_and_dispose(clang_getCursorSpelling(d));
-      if (f && f->keep_names && eval_const(d, &c)) {
+      if (f && f->keep_names && cursor_eval_int(d, &c)) {
         bind_set(&b->g->binds, name, c, BIND_CONST);
         gval v = gb_int(b, sym_var(b->a, name), gb_str(b, name), 1);
         free(name);
@@ -1309,13 +1301,13 @@ gval gb_eval(gb *b, gb_frame *f, CXCursor e) {
   }
   case CXCursor_ParenExpr: {
     CXCursor ch[1];
-    if (gb_children(e, ch, 1) != 1) return none_val();
+    if (cursor_children(e, ch, 1) != 1) return none_val();
     gval v = gb_eval(b, f, ch[0]);
     return v;
   }
   case CXCursor_ConditionalOperator: {
     CXCursor ch[3];
-    if (gb_children(e, ch, 3) != 3) return none_val();
+    if (cursor_children(e, ch, 3) != 3) return none_val();
     gval c = gb_eval(b, f, ch[0]);
     int64_t cv;
     if (int_value_const(b, &c, &cv)) return gb_eval(b, f, ch[cv ? 1 : 2]);
@@ -1328,12 +1320,18 @@ gval gb_eval(gb *b, gb_frame *f, CXCursor e) {
   default:
     break;
   }
+  CXCursor bx, by;
+  if (is_binary_conditional(e, &bx, &by)) return eval_binary_conditional(b, f, bx, by);
   if (is_cast_like(k)) {
-    CXCursor in = gb_strip(e);
+    CXCursor in = cursor_strip_casts(e);
     if (clang_equalCursors(in, e)) {
-      /* a leaf such as an implicit default argument: fold if constant */
+      /* a leaf such as an implicit default argument: fold if constant;
+       * an expression libclang does not expose (GNU `a ?: b`, a designated
+       * initialiser, va_arg) is no wrapper: its value is not one of its
+       * children's, but the calls in them still run */
       int64_t c;
-      if (eval_const(e, &c)) return gb_int(b, sym_const(b->a, c), NULL, 0);
+      if (cursor_eval_int(e, &c)) return gb_int(b, sym_const(b->a, c), NULL, 0);
+      eval_children(b, f, e);
       return none_val();
     }
     gval v = gb_eval(b, f, in);
@@ -1349,29 +1347,26 @@ gval gb_eval(gb *b, gb_frame *f, CXCursor e) {
   }
   /* Anything else (lambdas, new, init lists used as values): walk children
    * for side effects such as nested calls. */
-  CXCursor ch[16];
-  int n = gb_children(e, ch, 16);
-  for (int i = 0; i < n && i < 16; i++)
-    if (clang_isExpression(clang_getCursorKind(ch[i]))) gb_eval(b, f, ch[i]);
+  eval_children(b, f, e);
   return none_val();
 }
 
 /* ---- local context (as written at the op site) ---- */
 
 sym *gb_eval_local(gb *b, CXCursor e) {
-  e = gb_strip(e);
+  e = cursor_strip_casts(e);
   enum CXCursorKind k = clang_getCursorKind(e);
   int64_t c;
   switch (k) {
   case CXCursor_IntegerLiteral:
   case CXCursor_CharacterLiteral: {
-    if (!eval_const(e, &c)) return sym_unknown(b->a);
+    if (!cursor_eval_int(e, &c)) return sym_unknown(b->a);
     char *text = gb_text(b, e);
     if (is_identifier_text(text)) return sym_var(b->a, text);
     return sym_const(b->a, c);
   }
   case CXCursor_UnaryExpr:
-    return eval_const(e, &c) ? sym_const(b->a, c) : sym_unknown(b->a);
+    return cursor_eval_int(e, &c) ? sym_const(b->a, c) : sym_unknown(b->a);
   case CXCursor_DeclRefExpr: {
     CXCursor d = clang_getCursorReferenced(e);
     if (clang_getCursorKind(d) == CXCursor_EnumConstantDecl)
@@ -1383,18 +1378,18 @@ sym *gb_eval_local(gb *b, CXCursor e) {
     return sym_var(b->a, gb_text(b, e));
   case CXCursor_BinaryOperator: {
     CXCursor ch[2];
-    if (gb_children(e, ch, 2) != 2) return sym_unknown(b->a);
+    if (cursor_children(e, ch, 2) != 2) return sym_unknown(b->a);
     sym *l = gb_eval_local(b, ch[0]), *r = gb_eval_local(b, ch[1]);
     switch (clang_getCursorBinaryOperatorKind(e)) {
     case CXBinaryOperator_Add: return sym_add(b->a, l, r);
     case CXBinaryOperator_Sub: return sym_sub(b->a, l, r);
     case CXBinaryOperator_Mul: return sym_mul(b->a, l, r);
     case CXBinaryOperator_Div: return sym_div(b->a, l, r);
-    default: return eval_const(e, &c) ? sym_const(b->a, c) : sym_unknown(b->a);
+    default: return cursor_eval_int(e, &c) ? sym_const(b->a, c) : sym_unknown(b->a);
     }
   }
   default:
-    return eval_const(e, &c) ? sym_const(b->a, c) : sym_unknown(b->a);
+    return cursor_eval_int(e, &c) ? sym_const(b->a, c) : sym_unknown(b->a);
   }
 }
 
@@ -1405,14 +1400,15 @@ static int is_user_function(gb *b, CXCursor def) {
   if (clang_Location_isInSystemHeader(clang_getCursorLocation(def))) return 0;
   /* __global__ and __device__-only functions are device code */
   int host = 1;
-  CXCursor ch[8];
-  int n = gb_children(def, ch, 8);
-  for (int i = 0; i < n && i < 8; i++) {
+  CXCursor *ch;
+  int n = cursor_children_all(def, &ch);
+  for (int i = 0; i < n; i++) {
     enum CXCursorKind k = clang_getCursorKind(ch[i]);
     if (k == CXCursor_CUDAGlobalAttr || k == CXCursor_CUDADeviceAttr) host = 0;
   }
-  for (int i = 0; i < n && i < 8; i++)
+  for (int i = 0; i < n; i++)
     if (clang_getCursorKind(ch[i]) == CXCursor_CUDAHostAttr) host = 1;
+  free(ch);
   return host;
 }
 
@@ -1426,7 +1422,7 @@ static int host_allocator(const char *name) {
  * (`d`, `this->d`, a reference parameter bound to a field, `&layout`). */
 static const char *descriptor_key(gb *b, gb_frame *f, CXCursor call, int i) {
   CXCursor a = clang_Cursor_getArgument(call, (unsigned)i);
-  CXCursor s = gb_strip(a);
+  CXCursor s = cursor_strip_casts(a);
   if (clang_getCursorKind(s) == CXCursor_UnaryOperator &&
       clang_getCursorUnaryOperatorKind(s) == CXUnaryOperator_AddrOf) {
     gval av = gb_eval(b, f, s);
@@ -1540,12 +1536,12 @@ static int seen_before(gb *b, gb_frame *f, CXCursor e) {
  * passes its own `this`. */
 static const char *method_object(gb *b, gb_frame *f, CXCursor call) {
   CXCursor ch[1];
-  if (gb_children(call, ch, 1) < 1) return NULL;
-  CXCursor callee = gb_strip(ch[0]);
+  if (cursor_children(call, ch, 1) < 1) return NULL;
+  CXCursor callee = cursor_strip_casts(ch[0]);
   if (clang_getCursorKind(callee) != CXCursor_MemberRefExpr) return NULL;
   CXCursor ob[1];
-  if (gb_children(callee, ob, 1) < 1) return this_of(b, f); /* implicit this */
-  if (clang_getCursorKind(gb_strip(ob[0])) == CXCursor_CXXThisExpr) return this_of(b, f);
+  if (cursor_children(callee, ob, 1) < 1) return this_of(b, f); /* implicit this */
+  if (clang_getCursorKind(cursor_strip_casts(ob[0])) == CXCursor_CXXThisExpr) return this_of(b, f);
   if (is_pointer_type(clang_getCursorType(ob[0]))) {
     gval v = gb_eval(b, f, ob[0]);
     return v.k == GV_ADDR ? v.path : NULL;
@@ -1608,13 +1604,13 @@ static gval smart_unknown(gb *b, CXType t) {
 
 /* std::move(x) / std::forward<T>(x): x. */
 static CXCursor strip_move(CXCursor e) {
-  CXCursor s = gb_strip(e);
+  CXCursor s = cursor_strip_casts(e);
   if (clang_getCursorKind(s) != CXCursor_CallExpr || clang_Cursor_getNumArguments(s) != 1) return s;
   char *n = gb_callee_name(s);
   int mv = n && (strcmp(n, "move") == 0 || strcmp(n, "forward") == 0) &&
            clang_Location_isInSystemHeader(clang_getCursorLocation(gb_callee_decl(s)));
   free(n);
-  return mv ? gb_strip(clang_Cursor_getArgument(s, 0)) : s;
+  return mv ? cursor_strip_casts(clang_Cursor_getArgument(s, 0)) : s;
 }
 
 /* The pointer a smart-pointer expression holds: its store entry when it is
@@ -1643,14 +1639,14 @@ static gval smart_held(gb *b, gb_frame *f, CXCursor e, const char **key_out) {
 /* Does e make a heap object to be stored (`new T`, make_unique,
  * `unique_ptr<T>(new T)`)?  Its target then names it (b->new_name). */
 static int makes_heap_object(CXCursor e) {
-  CXCursor s = gb_strip(e);
+  CXCursor s = cursor_strip_casts(e);
   enum CXCursorKind k = clang_getCursorKind(s);
   if (k == CXCursor_CXXNewExpr) return 1;
   if (k != CXCursor_CallExpr) return 0;
   CXCursor ref = clang_getCursorReferenced(s);
   if (clang_getCursorKind(ref) == CXCursor_Constructor)
     return is_smart_ptr(clang_getCursorType(s)) && clang_Cursor_getNumArguments(s) >= 1 &&
-           clang_getCursorKind(gb_strip(clang_Cursor_getArgument(s, 0))) == CXCursor_CXXNewExpr;
+           clang_getCursorKind(cursor_strip_casts(clang_Cursor_getArgument(s, 0))) == CXCursor_CXXNewExpr;
   char *n = gb_callee_name(s);
   int r = n && (strcmp(n, "make_unique") == 0 || strcmp(n, "make_shared") == 0);
   free(n);
@@ -1712,31 +1708,36 @@ static int bind_call_args(gb *b, gb_frame *f, CXCursor call, CXCursor def, int s
  * forwards its arguments to one; the first of that arity), or a null cursor. */
 static CXCursor constructor_for(CXType t, int nargs) {
   CXCursor decl = clang_getTypeDeclaration(clang_getCanonicalType(t));
-  CXCursor ch[256];
-  int n = gb_children(decl, ch, 256);
-  for (int i = 0; i < n && i < 256; i++)
+  CXCursor *ch, r = clang_getNullCursor();
+  int n = cursor_children_all(decl, &ch);
+  for (int i = 0; i < n; i++)
     if (clang_getCursorKind(ch[i]) == CXCursor_Constructor &&
         !clang_CXXConstructor_isCopyConstructor(ch[i]) &&
         !clang_CXXConstructor_isMoveConstructor(ch[i]) &&
-        clang_Cursor_getNumArguments(ch[i]) == nargs)
-      return ch[i];
-  return clang_getNullCursor();
+        clang_Cursor_getNumArguments(ch[i]) == nargs) {
+      r = ch[i];
+      break;
+    }
+  free(ch);
+  return r;
 }
 
 /* Runs T's user destructor on the object at path (`delete p`). */
 static void run_destructor(gb *b, gb_frame *f, CXCursor at, CXType t, const char *path) {
   CXCursor decl = clang_getTypeDeclaration(clang_getCanonicalType(t));
-  CXCursor ch[256];
-  int n = gb_children(decl, ch, 256);
-  for (int i = 0; i < n && i < 256; i++) {
+  CXCursor *ch;
+  int n = cursor_children_all(decl, &ch);
+  for (int i = 0; i < n; i++) {
     if (clang_getCursorKind(ch[i]) != CXCursor_Destructor) continue;
     CXCursor def = program_definition(b->t, ch[i]);
-    if (!is_user_function(b, def)) return;
-    b->this_path = path;
-    gb_run_function(b, def, f, at, NULL, 0, NULL);
-    b->this_path = NULL;
-    return;
+    if (is_user_function(b, def)) {
+      b->this_path = path;
+      gb_run_function(b, def, f, at, NULL, 0, NULL);
+      b->this_path = NULL;
+    }
+    break;
   }
+  free(ch);
 }
 
 /* `new T(args)`, `new T[n]` (Note [heap objects]). */
@@ -1745,26 +1746,25 @@ static GB_NOINLINE gval eval_new(gb *b, gb_frame *f, CXCursor e) {
   const char *text = gb_text(b, e);
   const char *br = text ? strpbrk(text, "[({") : NULL;
   gval v = heap_object(b, br && *br == '[');
-  CXCursor ch[8];
-  int n = gb_children(e, ch, 8);
-  for (int i = 0; i < n && i < 8; i++) {
+  CXCursor *ch;
+  int n = cursor_children_all(e, &ch);
+  for (int i = 0; i < n; i++) {
     if (!clang_isExpression(clang_getCursorKind(ch[i]))) continue;
-    CXCursor s = gb_strip(ch[i]);
+    CXCursor s = cursor_strip_casts(ch[i]);
     int ctor = clang_getCursorKind(s) == CXCursor_CallExpr &&
                clang_getCursorKind(clang_getCursorReferenced(s)) == CXCursor_Constructor;
     b->this_path = ctor ? v.path : NULL;
     gb_eval(b, f, ch[i]);
     b->this_path = NULL;
   }
+  free(ch);
   return v;
 }
 
 /* `delete p`, `delete[] p`. */
 static GB_NOINLINE void eval_delete(gb *b, gb_frame *f, CXCursor e) {
-  CXCursor ch[2];
-  int n = gb_children(e, ch, 2);
-  if (n < 1) return;
-  CXCursor p = ch[n - 1];
+  CXCursor p = cursor_last_expr_child(e); /* the operand: its only child */
+  if (clang_Cursor_isNull(p)) return;
   gval v = gb_eval(b, f, p);
   CXType pt = clang_getPointeeType(clang_getCanonicalType(clang_getCursorType(p)));
   if (v.k == GV_ADDR && is_record_type(pt)) run_destructor(b, f, e, pt, v.path);
@@ -1808,23 +1808,21 @@ static void default_members(gb *b, gb_frame *f, const char *obj, CXType t) {
   CXCursor decl = clang_getTypeDeclaration(clang_getCanonicalType(t));
   if (clang_Cursor_isNull(decl) || clang_Location_isInSystemHeader(clang_getCursorLocation(decl)))
     return;
-  CXCursor fl[256];
-  int n = gb_children(decl, fl, 256);
-  for (int i = 0; i < n && i < 256; i++) {
+  CXCursor *fl;
+  int n = cursor_children_all(decl, &fl);
+  for (int i = 0; i < n; i++) {
     if (clang_getCursorKind(fl[i]) != CXCursor_FieldDecl || clang_Cursor_isBitField(fl[i])) continue;
     CXType ft = clang_getCursorType(fl[i]);
     if (is_record_type(ft) && !is_smart_ptr(ft)) continue;
-    CXCursor ch[4];
-    int nc = gb_children(fl[i], ch, 4);
-    CXCursor init = clang_getNullCursor();
-    for (int j = 0; j < nc && j < 4; j++)
-      if (clang_isExpression(clang_getCursorKind(ch[j]))) init = ch[j];
+    /* the initialiser follows the type's spelling, however long */
+    CXCursor init = cursor_last_expr_child(fl[i]);
     if (clang_Cursor_isNull(init)) continue;
     char *field = string_and_dispose(clang_getCursorSpelling(fl[i]));
     gval v = is_smart_ptr(ft) ? smart_held(b, f, init, NULL) : gb_eval(b, f, init);
     write_lvalue(b, gb_fmt(b, "%s.%s", obj, field), NULL, v);
     free(field);
   }
+  free(fl);
 }
 
 /* A smart pointer's constructor (the object, when declared, is obj). */
@@ -1838,7 +1836,7 @@ static gval smart_construct(gb *b, gb_frame *f, CXCursor e, const char *obj) {
       const char *src = NULL;
       held = smart_held(b, f, a0, &src);
       /* a move leaves the source empty */
-      CXCursor s = gb_strip(a0);
+      CXCursor s = cursor_strip_casts(a0);
       if (src && !clang_equalCursors(s, strip_move(a0)))
         gb_store(b, src, gb_int(b, sym_const(b->a, 0), NULL, 0));
     } else if (is_pointer_type(at) || clang_getCanonicalType(at).kind == CXType_NullPtr) {
@@ -1850,11 +1848,11 @@ static gval smart_construct(gb *b, gb_frame *f, CXCursor e, const char *obj) {
               "it holds is unknown");
     }
     for (int i = 1; i < n; i++) { /* the deleter */
-      CXCursor d = gb_strip(clang_Cursor_getArgument(e, (unsigned)i));
+      CXCursor d = cursor_strip_casts(clang_Cursor_getArgument(e, (unsigned)i));
       if (clang_getCursorKind(d) == CXCursor_UnaryOperator &&
           clang_getCursorUnaryOperatorKind(d) == CXUnaryOperator_AddrOf) {
         CXCursor ch[1];
-        if (gb_children(d, ch, 1) == 1) d = gb_strip(ch[0]);
+        if (cursor_children(d, ch, 1) == 1) d = cursor_strip_casts(ch[0]);
       }
       char *dn = clang_getCursorKind(d) == CXCursor_DeclRefExpr
                      ? string_and_dispose(clang_getCursorSpelling(clang_getCursorReferenced(d)))
@@ -1885,15 +1883,15 @@ static int smart_method(gb *b, gb_frame *f, CXCursor e, CXCursor ref, gval *out)
     first = 1;
   } else {
     CXCursor ch[1], ob[1];
-    if (gb_children(e, ch, 1) < 1 || clang_getCursorKind(gb_strip(ch[0])) != CXCursor_MemberRefExpr ||
-        gb_children(gb_strip(ch[0]), ob, 1) < 1) {
+    if (cursor_children(e, ch, 1) < 1 || clang_getCursorKind(cursor_strip_casts(ch[0])) != CXCursor_MemberRefExpr ||
+        cursor_children(cursor_strip_casts(ch[0]), ob, 1) < 1) {
       free(m);
       return 0;
     }
     obj = ob[0];
   }
   /* shared_ptr's get() is its base class's: the object is cast to it */
-  if (!is_smart_ptr(clang_getCursorType(obj)) && !is_smart_ptr(clang_getCursorType(gb_strip(obj)))) {
+  if (!is_smart_ptr(clang_getCursorType(obj)) && !is_smart_ptr(clang_getCursorType(cursor_strip_casts(obj)))) {
     free(m);
     return 0;
   }
@@ -1922,7 +1920,7 @@ static int smart_method(gb *b, gb_frame *f, CXCursor e, CXCursor ref, gval *out)
       if (is_smart_ptr(clang_getCursorType(a))) {
         const char *src = NULL;
         nv = smart_held(b, f, a, &src);
-        if (src && !clang_equalCursors(gb_strip(a), strip_move(a)))
+        if (src && !clang_equalCursors(cursor_strip_casts(a), strip_move(a)))
           gb_store(b, src, gb_int(b, sym_const(b->a, 0), NULL, 0));
       } else {
         nv = gb_eval(b, f, a);
@@ -2037,7 +2035,7 @@ static GB_NOINLINE gval eval_call(gb *b, gb_frame *f, CXCursor e) {
       CXCursor lhs = clang_Cursor_getArgument(e, 0), rhs = clang_Cursor_getArgument(e, 1);
       /* `t[i] = {&w, n};` (C++11 braced assignment): the fields one by
        * one, as the declaration `Slot e = {&w, n};` stores them */
-      if (clang_getCursorKind(gb_strip(rhs)) == CXCursor_InitListExpr) {
+      if (clang_getCursorKind(cursor_strip_casts(rhs)) == CXCursor_InitListExpr) {
         const char *text = NULL;
         int ok = 0;
         const char *key = gb_lvalue(b, f, lhs, &text, &ok);
@@ -2151,16 +2149,17 @@ static enum CXChildVisitResult global_init_visitor(CXCursor c, CXCursor parent, 
   if (k != CXCursor_VarDecl || !clang_isCursorDefinition(c) ||
       !is_record_type(clang_getCursorType(c)) || !program_view_of(b->t, c))
     return CXChildVisit_Continue;
-  CXCursor ch[8];
-  int n = gb_children(c, ch, 8), has_init = 0;
-  for (int i = 0; i < n && i < 8; i++) {
-    CXCursor s = gb_strip(ch[i]);
+  CXCursor *ch;
+  int n = cursor_children_all(c, &ch), has_init = 0;
+  for (int i = 0; i < n; i++) {
+    CXCursor s = cursor_strip_casts(ch[i]);
     if (clang_getCursorKind(s) == CXCursor_InitListExpr) has_init = 1;
     /* an object whose constructor runs before main (`static Pool pool;`) */
     if (clang_getCursorKind(s) == CXCursor_CallExpr &&
         clang_getCursorKind(clang_getCursorReferenced(s)) == CXCursor_Constructor)
       has_init = 1;
   }
+  free(ch);
   if (has_init) walk_decl(b, NULL, c);
   return CXChildVisit_Continue;
 }
@@ -2235,9 +2234,9 @@ int gb_run_function(gb *b, CXCursor fn, gb_frame *caller, CXCursor call, const g
     gb_store(b, gb_fmt(b, "f%d:this", fr.id), tv);
     if (clang_getCursorKind(fn) == CXCursor_Constructor) {
       /* member initialisers `: n_(n), w_(nullptr)`: a MemberRef, then its value */
-      CXCursor mi[64];
-      int nk = gb_children(fn, mi, 64);
-      for (int i = 0; i + 1 < nk && i + 1 < 64; i++) {
+      CXCursor *mi;
+      int nk = cursor_children_all(fn, &mi);
+      for (int i = 0; i + 1 < nk; i++) {
         if (clang_getCursorKind(mi[i]) != CXCursor_MemberRef ||
             !clang_isExpression(clang_getCursorKind(mi[i + 1])))
           continue;
@@ -2266,6 +2265,7 @@ int gb_run_function(gb *b, CXCursor fn, gb_frame *caller, CXCursor call, const g
         gb_store(b, gb_fmt(b, "%s.%s", obj, field), v);
         free(field);
       }
+      free(mi);
     }
   }
   /* Record the call on the path when inside the training loop. */
@@ -2287,10 +2287,8 @@ int gb_run_function(gb *b, CXCursor fn, gb_frame *caller, CXCursor call, const g
   CXCursor saved_stmt = b->cur_stmt;
   int saved_have = b->have_stmt;
   b->have_stmt = 0;
-  CXCursor ch[64];
-  int n = gb_children(fn, ch, 64);
-  for (int i = 0; i < n && i < 64; i++)
-    if (clang_getCursorKind(ch[i]) == CXCursor_CompoundStmt) gb_walk_stmt(b, &fr, ch[i]);
+  CXCursor body = cursor_fn_body(fn);
+  if (!clang_Cursor_isNull(body)) gb_walk_stmt(b, &fr, body);
   b->cur_stmt = saved_stmt;
   b->have_stmt = saved_have;
   b->n_stack--;
@@ -2309,32 +2307,99 @@ int gb_run_function(gb *b, CXCursor fn, gb_frame *caller, CXCursor call, const g
 static void forget_carried(gb *b, gb_frame *f, CXCursor s, const char *skip_key, CXCursor init);
 
 
+/* Note [designated initialisers]: libclang shows `.f = v`, `.f.g = v` and
+ * `[k] = v` in an initialiser list as an UnexposedExpr whose children are
+ * the designators (MemberRefs, or the index expression) and then the
+ * value.  Such an element names where it goes; the elements after it
+ * continue from there (C11 6.7.9), so a list written out of declaration
+ * order (`{.n_layer = 12, .vocab = 50257}`) lands field by field. */
+
+/* The leading MemberRefs of a designated struct element (0 for a plain
+ * element); *value: the element's value. */
+static int field_designators(CXCursor el, CXCursor *value, CXCursor **kids) {
+  *value = el;
+  *kids = NULL;
+  if (clang_getCursorKind(el) != CXCursor_UnexposedExpr) return 0;
+  int n = cursor_children_all(el, kids);
+  int m = 0;
+  while (m < n && clang_getCursorKind((*kids)[m]) == CXCursor_MemberRef) m++;
+  if (m == 0 || m + 1 != n || !clang_isExpression(clang_getCursorKind((*kids)[m]))) {
+    free(*kids);
+    *kids = NULL;
+    return 0;
+  }
+  *value = (*kids)[m];
+  return m;
+}
+
+/* The index of a designated array element `[k] = v` (-1 for a plain
+ * element); *value: the element's value. */
+static int64_t index_designator(CXCursor el, CXCursor *value) {
+  *value = el;
+  CXCursor ch[2];
+  int64_t k;
+  if (clang_getCursorKind(el) != CXCursor_UnexposedExpr || cursor_children(el, ch, 2) != 2 ||
+      !clang_isExpression(clang_getCursorKind(ch[1])) || !cursor_eval_int(ch[0], &k) || k < 0)
+    return -1;
+  *value = ch[1];
+  return k;
+}
+
 /* Stores an initialiser into key (written `name` in the source):
  * aggregate initialisers element by element and field by field, nested
  * (`Spec t[] = {{(void **)&a->x, n}, ...}`: a table of addresses a carving
- * loop stores through), other values as evaluated (a struct copy
- * aliases, Note [struct copies]). */
+ * loop stores through), designators followed (Note [designated
+ * initialisers]), other values as evaluated (a struct copy aliases, Note
+ * [struct copies]).  Every element is read, however many. */
 static void init_store(gb *b, gb_frame *f, const char *key, const char *name, CXType ty,
                        CXCursor init, int depth) {
-  CXCursor si = gb_strip(init);
+  CXCursor si = cursor_strip_casts(init);
   int list = depth < 8 && clang_getCursorKind(si) == CXCursor_InitListExpr;
+  CXCursor *el = NULL, *fl = NULL;
+  int m = list ? cursor_children_all(si, &el) : 0;
   if (list && is_array_type(ty)) {
     CXType et = clang_getArrayElementType(clang_getCanonicalType(ty));
-    CXCursor el[256];
-    int m = gb_children(si, el, 256);
-    for (int i = 0; i < m && i < 256; i++)
-      init_store(b, f, gb_fmt(b, "%s[%d]", key, i), gb_fmt(b, "%s[%d]", name, i), et, el[i],
-                 depth + 1);
+    int64_t at = 0;
+    for (int i = 0; i < m; i++, at++) {
+      CXCursor v;
+      int64_t k = index_designator(el[i], &v);
+      if (k >= 0) at = k;
+      init_store(b, f, gb_fmt(b, "%s[%lld]", key, (long long)at),
+                 gb_fmt(b, "%s[%lld]", name, (long long)at), et, v, depth + 1);
+    }
   } else if (list && is_record_type(ty)) {
     /* aggregate init of a struct: fields in declaration order */
-    CXCursor el[64];
-    int m = gb_children(si, el, 64);
     CXCursor decl = clang_getTypeDeclaration(clang_getCanonicalType(ty));
-    CXCursor fl[64];
-    int nf = gb_children(decl, fl, 64), fi = 0;
-    for (int i = 0; i < m && i < 64; i++) {
-      while (fi < nf && fi < 64 && clang_getCursorKind(fl[fi]) != CXCursor_FieldDecl) fi++;
-      if (fi >= nf || fi >= 64) break;
+    int nf = cursor_children_all(decl, &fl), fi = 0;
+    for (int i = 0; i < m; i++) {
+      CXCursor v, *ds;
+      int nd = field_designators(el[i], &v, &ds);
+      if (nd > 0) {
+        /* `.f.g = v`: the path the designators spell; positions go on after f */
+        char *top = string_and_dispose(clang_getCursorSpelling(ds[0]));
+        for (fi = 0; fi < nf; fi++) {
+          if (clang_getCursorKind(fl[fi]) != CXCursor_FieldDecl) continue;
+          char *fname = string_and_dispose(clang_getCursorSpelling(fl[fi]));
+          int same = fname && top && strcmp(fname, top) == 0;
+          free(fname);
+          if (same) break;
+        }
+        free(top);
+        const char *k = key, *t = name;
+        for (int d = 0; d < nd; d++) {
+          char *fname = string_and_dispose(clang_getCursorSpelling(ds[d]));
+          k = gb_fmt(b, "%s.%s", k, fname);
+          t = gb_fmt(b, "%s.%s", t, fname);
+          free(fname);
+        }
+        CXType ft = clang_getCursorType(clang_getCursorReferenced(ds[nd - 1]));
+        free(ds);
+        if (fi < nf) fi++;
+        init_store(b, f, k, t, ft, v, depth + 1);
+        continue;
+      }
+      while (fi < nf && clang_getCursorKind(fl[fi]) != CXCursor_FieldDecl) fi++;
+      if (fi >= nf) break;
       CXType ft = clang_getCursorType(fl[fi]);
       char *fname = string_and_dispose(clang_getCursorSpelling(fl[fi++]));
       init_store(b, f, gb_fmt(b, "%s.%s", key, fname), gb_fmt(b, "%s.%s", name, fname), ft, el[i],
@@ -2352,17 +2417,16 @@ static void init_store(gb *b, gb_frame *f, const char *key, const char *name, CX
     if (is_record_type(ty) && !smart && v.k == GV_ADDR) v.k = GV_ALIAS;
     write_lvalue(b, key, name, v);
   }
+  free(el);
+  free(fl);
 }
 
 static void walk_decl(gb *b, gb_frame *f, CXCursor vd) {
   char *name = string_and_dispose(clang_getCursorSpelling(vd));
   const char *key = var_key(b, f, vd, name);
   CXType ty = clang_getCursorType(vd);
-  CXCursor ch[8];
-  int n = gb_children(vd, ch, 8);
-  CXCursor init = clang_getNullCursor();
-  for (int i = 0; i < n && i < 8; i++)
-    if (clang_isExpression(clang_getCursorKind(ch[i]))) init = ch[i];
+  /* the initialiser follows the type's spelling, however long */
+  CXCursor init = cursor_last_expr_child(vd);
   const char *text = gb_str(b, name);
   int keep = f && f->keep_names;
   (void)keep;
@@ -2399,9 +2463,14 @@ typedef struct for_parts {
 
 static void for_split(gb *b, CXCursor s, for_parts *p) {
   memset(p, 0, sizeof *p);
-  CXCursor ch[4];
-  int n = gb_children(s, ch, 4);
-  if (n < 1) return;
+  /* five children when the condition declares a variable
+   * (`for (...; int r = n - i; ...)`: its VarDecl, then the condition) */
+  CXCursor *ch;
+  int n = cursor_children_all(s, &ch);
+  if (n < 1) {
+    free(ch);
+    return;
+  }
   p->body = ch[n - 1];
   /* the two ';' of the header, from its tokens */
   CXSourceRange ext = clang_getCursorExtent(s);
@@ -2449,6 +2518,7 @@ static void for_split(gb *b, CXCursor s, for_parts *p) {
       p->has_inc = 1;
     }
   }
+  free(ch);
 }
 
 /* Recognises `for (v = lo; v < hi; v++)`-like headers.  Returns the
@@ -2462,27 +2532,27 @@ static const char *for_shape(gb *b, gb_frame *f, const for_parts *p, const char 
   CXCursor init = p->init;
   if (clang_getCursorKind(init) == CXCursor_DeclStmt) {
     CXCursor vd[2];
-    if (gb_children(init, vd, 2) != 1) return NULL;
+    if (cursor_children(init, vd, 2) != 1) return NULL;
     walk_decl(b, f, vd[0]);
     char *name = string_and_dispose(clang_getCursorSpelling(vd[0]));
     key = var_key(b, f, vd[0], name);
     text = gb_str(b, name);
     free(name);
   } else {
-    CXCursor s = gb_strip(init);
+    CXCursor s = cursor_strip_casts(init);
     if (clang_getCursorKind(s) != CXCursor_BinaryOperator ||
         clang_getCursorBinaryOperatorKind(s) != CXBinaryOperator_Assign)
       return NULL;
     gb_eval(b, f, s);
     CXCursor ch[2];
-    gb_children(s, ch, 2);
+    cursor_children(s, ch, 2);
     key = gb_lvalue(b, f, ch[0], &text, &ok);
   }
   if (!key) return NULL;
   gval *lv = gb_lookup(b, key);
   *lo = lv ? *lv : none_val();
   /* step */
-  CXCursor inc = gb_strip(p->inc);
+  CXCursor inc = cursor_strip_casts(p->inc);
   *step = 0;
   if (clang_getCursorKind(inc) == CXCursor_UnaryOperator) {
     enum CXUnaryOperatorKind u = clang_getCursorUnaryOperatorKind(inc);
@@ -2491,7 +2561,7 @@ static const char *for_shape(gb *b, gb_frame *f, const for_parts *p, const char 
   } else if (clang_getCursorKind(inc) == CXCursor_CompoundAssignOperator) {
     CXCursor ch[2];
     int64_t c;
-    if (gb_children(inc, ch, 2) == 2 && eval_const(ch[1], &c) && c != 0) {
+    if (cursor_children(inc, ch, 2) == 2 && cursor_eval_int(ch[1], &c) && c != 0) {
       enum CXBinaryOperatorKind bo = clang_getCursorBinaryOperatorKind(inc);
       if (bo == CXBinaryOperator_AddAssign) *step = (int)c;
       if (bo == CXBinaryOperator_SubAssign) *step = (int)-c;
@@ -2499,10 +2569,10 @@ static const char *for_shape(gb *b, gb_frame *f, const for_parts *p, const char 
   }
   if (!*step) return NULL;
   /* condition: v < hi, v <= hi, v > hi, v >= hi, v != hi */
-  CXCursor cond = gb_strip(p->cond);
+  CXCursor cond = cursor_strip_casts(p->cond);
   if (clang_getCursorKind(cond) != CXCursor_BinaryOperator) return NULL;
   CXCursor ch[2];
-  if (gb_children(cond, ch, 2) != 2) return NULL;
+  if (cursor_children(cond, ch, 2) != 2) return NULL;
   const char *ck = gb_lvalue(b, f, ch[0], NULL, NULL);
   if (!ck || strcmp(ck, key) != 0) return NULL;
   gval h = gb_eval(b, f, ch[1]);
@@ -2604,12 +2674,12 @@ typedef struct carried_ud {
  * would record an op). */
 static int plain_lvalue(CXCursor e) {
   for (int guard = 0; guard < 16; guard++) {
-    e = gb_strip(e);
+    e = cursor_strip_casts(e);
     enum CXCursorKind k = clang_getCursorKind(e);
     if (k == CXCursor_DeclRefExpr) return 1;
     if (k != CXCursor_MemberRefExpr) return 0;
     CXCursor ch[1];
-    if (gb_children(e, ch, 1) != 1) return 0;
+    if (cursor_children(e, ch, 1) != 1) return 0;
     e = ch[0];
   }
   return 0;
@@ -2663,15 +2733,15 @@ static enum CXChildVisitResult carried_visitor(CXCursor c, CXCursor parent, CXCl
   if (k == CXCursor_BinaryOperator || k == CXCursor_CompoundAssignOperator) {
     enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(c);
     CXCursor ch[2];
-    if (op >= CXBinaryOperator_Assign && op <= CXBinaryOperator_OrAssign && gb_children(c, ch, 2) == 2)
+    if (op >= CXBinaryOperator_Assign && op <= CXBinaryOperator_OrAssign && cursor_children(c, ch, 2) == 2)
       target = ch[0];
   } else if (k == CXCursor_UnaryOperator) {
     enum CXUnaryOperatorKind op = clang_getCursorUnaryOperatorKind(c);
     CXCursor ch[1];
-    if (op >= CXUnaryOperator_PostInc && op <= CXUnaryOperator_PreDec && gb_children(c, ch, 1) == 1)
+    if (op >= CXUnaryOperator_PostInc && op <= CXUnaryOperator_PreDec && cursor_children(c, ch, 1) == 1)
       target = ch[0];
   }
-  if (!clang_Cursor_isNull(target) && plain_lvalue(target)) forget_value(cd, gb_strip(target));
+  if (!clang_Cursor_isNull(target) && plain_lvalue(target)) forget_value(cd, cursor_strip_casts(target));
   return CXChildVisit_Recurse;
 }
 
@@ -2837,16 +2907,16 @@ static enum CXChildVisitResult assign_count_visitor(CXCursor c, CXCursor parent,
   CXCursor ch[2], target = clang_getNullCursor();
   if ((k == CXCursor_BinaryOperator || k == CXCursor_CompoundAssignOperator) &&
       clang_getCursorBinaryOperatorKind(c) >= CXBinaryOperator_Assign &&
-      clang_getCursorBinaryOperatorKind(c) <= CXBinaryOperator_OrAssign && gb_children(c, ch, 2) == 2)
+      clang_getCursorBinaryOperatorKind(c) <= CXBinaryOperator_OrAssign && cursor_children(c, ch, 2) == 2)
     target = ch[0];
   else if (k == CXCursor_UnaryOperator &&
            ((clang_getCursorUnaryOperatorKind(c) >= CXUnaryOperator_PostInc &&
              clang_getCursorUnaryOperatorKind(c) <= CXUnaryOperator_PreDec) ||
             clang_getCursorUnaryOperatorKind(c) == CXUnaryOperator_AddrOf) &&
-           gb_children(c, ch, 1) == 1)
+           cursor_children(c, ch, 1) == 1)
     target = ch[0]; /* &step escapes: a callee may assign it */
   if (!clang_Cursor_isNull(target) && plain_lvalue(target)) {
-    const char *key = gb_lvalue(ac->b, ac->f, gb_strip(target), NULL, NULL);
+    const char *key = gb_lvalue(ac->b, ac->f, cursor_strip_casts(target), NULL, NULL);
     if (key && strcmp(key, ac->key) == 0) ac->n++;
   }
   return CXChildVisit_Recurse;
@@ -2857,35 +2927,33 @@ static enum CXChildVisitResult assign_count_visitor(CXCursor c, CXCursor parent,
 static const char *while_counter(gb *b, gb_frame *f, CXCursor body, int64_t *first) {
   CXCursor last = body;
   if (clang_getCursorKind(body) == CXCursor_CompoundStmt) {
-    CXCursor ch[64];
-    int n = gb_children(body, ch, 64);
-    if (n < 1 || n > 64) return NULL;
-    last = ch[n - 1];
+    last = cursor_last_child(body); /* a body of any length */
+    if (clang_Cursor_isNull(last)) return NULL;
   }
-  last = gb_strip(last);
+  last = cursor_strip_casts(last);
   CXCursor ch[2], target;
   enum CXCursorKind k = clang_getCursorKind(last);
   int64_t one;
   if (k == CXCursor_UnaryOperator &&
       (clang_getCursorUnaryOperatorKind(last) == CXUnaryOperator_PostInc ||
        clang_getCursorUnaryOperatorKind(last) == CXUnaryOperator_PreInc) &&
-      gb_children(last, ch, 1) == 1) {
+      cursor_children(last, ch, 1) == 1) {
     target = ch[0];
   } else if (k == CXCursor_CompoundAssignOperator &&
              clang_getCursorBinaryOperatorKind(last) == CXBinaryOperator_AddAssign &&
-             gb_children(last, ch, 2) == 2 && eval_const(ch[1], &one) && one == 1) {
+             cursor_children(last, ch, 2) == 2 && cursor_eval_int(ch[1], &one) && one == 1) {
     target = ch[0];
   } else if (k == CXCursor_BinaryOperator &&
              clang_getCursorBinaryOperatorKind(last) == CXBinaryOperator_Assign &&
-             gb_children(last, ch, 2) == 2) {
+             cursor_children(last, ch, 2) == 2) {
     /* step = step + 1 */
-    CXCursor rhs = gb_strip(ch[1]), rc[2];
+    CXCursor rhs = cursor_strip_casts(ch[1]), rc[2];
     if (clang_getCursorKind(rhs) != CXCursor_BinaryOperator ||
-        clang_getCursorBinaryOperatorKind(rhs) != CXBinaryOperator_Add || gb_children(rhs, rc, 2) != 2 ||
-        !eval_const(rc[1], &one) || one != 1)
+        clang_getCursorBinaryOperatorKind(rhs) != CXBinaryOperator_Add || cursor_children(rhs, rc, 2) != 2 ||
+        !cursor_eval_int(rc[1], &one) || one != 1)
       return NULL;
-    const char *a = gb_lvalue(b, f, gb_strip(ch[0]), NULL, NULL);
-    const char *c = plain_lvalue(rc[0]) ? gb_lvalue(b, f, gb_strip(rc[0]), NULL, NULL) : NULL;
+    const char *a = gb_lvalue(b, f, cursor_strip_casts(ch[0]), NULL, NULL);
+    const char *c = plain_lvalue(rc[0]) ? gb_lvalue(b, f, cursor_strip_casts(rc[0]), NULL, NULL) : NULL;
     if (!a || !c || strcmp(a, c) != 0) return NULL;
     target = ch[0];
   } else {
@@ -2893,7 +2961,7 @@ static const char *while_counter(gb *b, gb_frame *f, CXCursor body, int64_t *fir
   }
   CXType t = clang_getCanonicalType(clang_getCursorType(target));
   if (!(t.kind >= CXType_Bool && t.kind <= CXType_Int128) || !plain_lvalue(target)) return NULL;
-  const char *key = gb_lvalue(b, f, gb_strip(target), NULL, NULL);
+  const char *key = gb_lvalue(b, f, cursor_strip_casts(target), NULL, NULL);
   gval *v = key ? gb_lookup(b, key) : NULL;
   if (!v || v->carried || !int_value_const(b, v, first)) return NULL;
   assign_count ac = {b, f, key, 0};
@@ -2909,10 +2977,9 @@ static void walk_train_loop(gb *b, gb_frame *f, CXCursor s) {
   b->loop_frame = f;
   b->h->setup_done(b);
   b->mode = GB_GRAPH;
-  CXCursor ch[4];
-  int n = gb_children(s, ch, 4);
-  if (n >= 1) {
-    g->loop_body = gb_range(b, ch[n - 1], 1);
+  CXCursor first = cursor_first_child(s), last = cursor_last_child(s);
+  if (!clang_Cursor_isNull(last)) {
+    g->loop_body = gb_range(b, last, 1);
     if (clang_getCursorKind(s) == CXCursor_ForStmt) {
       for_parts p;
       for_split(b, s, &p);
@@ -2940,17 +3007,18 @@ static void walk_train_loop(gb *b, gb_frame *f, CXCursor s) {
         /* the step counter: symbolic, in scope */
         if (clang_getCursorKind(p.init) == CXCursor_DeclStmt) {
           CXCursor vd[1];
-          if (gb_children(p.init, vd, 1) == 1) {
+          if (cursor_children(p.init, vd, 1) == 1) {
             char *name = string_and_dispose(clang_getCursorSpelling(vd[0]));
             gval iv = gb_int(b, sym_var(b->a, name), gb_str(b, name), 1);
             iv.ind = 1;
             step_key = var_key(b, f, vd[0], name);
-            CXCursor init[8];
-            int ni = gb_children(vd[0], init, 8);
-            for (int i = 0; i < ni && i < 8; i++)
+            CXCursor *init;
+            int ni = cursor_children_all(vd[0], &init);
+            for (int i = 0; i < ni; i++)
               if (clang_isExpression(clang_getCursorKind(init[i])) &&
-                  eval_const(init[i], &b->train_lo))
+                  cursor_eval_int(init[i], &b->train_lo))
                 b->train_var = gb_str(b, name); /* `if (step == lo)` is the first iteration */
+            free(init);
             gb_store(b, step_key, iv);
             free(name);
           }
@@ -2960,7 +3028,7 @@ static void walk_train_loop(gb *b, gb_frame *f, CXCursor s) {
       dry_walk(b, f, p.body);
       gb_walk_stmt(b, f, p.body);
     } else {
-      CXCursor body = clang_getCursorKind(s) == CXCursor_DoStmt ? ch[0] : ch[n - 1];
+      CXCursor body = clang_getCursorKind(s) == CXCursor_DoStmt ? first : last;
       if (clang_getCursorKind(s) == CXCursor_DoStmt) g->loop_body = gb_range(b, body, 1);
       /* before forget_carried: the counter's entry value */
       b->train_key = while_counter(b, f, body, &b->train_lo);
@@ -3054,7 +3122,7 @@ static branch_shape graph_branch_shape(gb *b, gb_frame *f, CXCursor cond, CXCurs
                 strcmp(sym_var_name(v.s), b->train_var) == 0 && k == b->train_lo;
     if (!first && b->train_key && k == b->train_lo && plain_lvalue(var)) {
       /* a while loop's counter (Note [while counter]) */
-      const char *vk = gb_lvalue(b, f, gb_strip(var), NULL, NULL);
+      const char *vk = gb_lvalue(b, f, cursor_strip_casts(var), NULL, NULL);
       first = vk && strcmp(vk, b->train_key) == 0;
     }
     return first ? BRANCH_ONCE : BRANCH_EVERY;
@@ -3121,16 +3189,16 @@ static const char *clamp_shape(gb *b, gb_frame *f, CXCursor cond, CXCursor then_
   CXCursor st = then_s;
   if (clang_getCursorKind(st) == CXCursor_CompoundStmt) {
     CXCursor one[2];
-    if (gb_children(st, one, 2) != 1) return NULL;
+    if (cursor_children(st, one, 2) != 1) return NULL;
     st = one[0];
   }
-  st = gb_strip(st);
+  st = cursor_strip_casts(st);
   CXCursor as[2], cs[2];
   if (clang_getCursorKind(st) != CXCursor_BinaryOperator ||
-      clang_getCursorBinaryOperatorKind(st) != CXBinaryOperator_Assign || gb_children(st, as, 2) != 2)
+      clang_getCursorBinaryOperatorKind(st) != CXBinaryOperator_Assign || cursor_children(st, as, 2) != 2)
     return NULL;
-  cond = gb_strip(cond);
-  if (clang_getCursorKind(cond) != CXCursor_BinaryOperator || gb_children(cond, cs, 2) != 2)
+  cond = cursor_strip_casts(cond);
+  if (clang_getCursorKind(cond) != CXCursor_BinaryOperator || cursor_children(cond, cs, 2) != 2)
     return NULL;
   enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(cond);
   CXCursor x, y; /* the condition as x > y or x >= y */
@@ -3147,7 +3215,7 @@ static const char *clamp_shape(gb *b, gb_frame *f, CXCursor cond, CXCursor then_
   if (!(t.kind >= CXType_Bool && t.kind <= CXType_Int128) || !plain_lvalue(as[0]) ||
       has_call(as[1]) || has_call(x) || has_call(y))
     return NULL;
-  const char *key = gb_lvalue(b, f, gb_strip(as[0]), NULL, NULL);
+  const char *key = gb_lvalue(b, f, cursor_strip_casts(as[0]), NULL, NULL);
   if (!key) return NULL;
   gval *sv = gb_lookup(b, key);
   if (!sv || sv->k != GV_INT || sv->carried || sym_is_unknown(sv->s)) return NULL;
@@ -3180,13 +3248,11 @@ static int ends_function(CXCursor s) {
     enum CXCursorKind k = clang_getCursorKind(s);
     if (k == CXCursor_ReturnStmt) return 1;
     if (k == CXCursor_CompoundStmt) {
-      CXCursor ch[256];
-      int n = gb_children(s, ch, 256);
-      if (n <= 0 || n > 256) return 0;
-      s = ch[n - 1];
+      s = cursor_last_child(s); /* a block of any length */
+      if (clang_Cursor_isNull(s)) return 0;
       continue;
     }
-    CXCursor e = gb_strip(s);
+    CXCursor e = cursor_strip_casts(s);
     if (clang_getCursorKind(e) != CXCursor_CallExpr) return 0;
     char *name = gb_callee_name(e);
     int r = name && (strcmp(name, "exit") == 0 || strcmp(name, "abort") == 0 ||
@@ -3237,9 +3303,8 @@ static void forget_arm_integers(gb *b, size_t mark) {
   if (b->undo_depth == 0) b->n_undo = mark;
 }
 
-static void walk_if(gb *b, gb_frame *f, CXCursor s) {
-  CXCursor ch[4];
-  int n = gb_children(s, ch, 4);
+/* ch: the n children of if statement s. */
+static void walk_if_parts(gb *b, gb_frame *f, CXCursor s, const CXCursor *ch, int n) {
   if (n < 2) return;
   /* children: [init] [condvar] cond then [else] - cond is the first expression */
   int ci = 0;
@@ -3290,18 +3355,27 @@ static void walk_if(gb *b, gb_frame *f, CXCursor s) {
   }
 }
 
+/* Five children with an init statement and a condition variable
+ * (`if (T x = ...; int y = ...) ... else ...`): all are read. */
+static void walk_if(gb *b, gb_frame *f, CXCursor s) {
+  CXCursor *ch;
+  int n = cursor_children_all(s, &ch);
+  walk_if_parts(b, f, s, ch, n);
+  free(ch);
+}
+
 /* A block's statements in order.  Its own function so that the cursor
  * array stays out of gb_walk_stmt's frame, which every nesting level of
  * an unbraced if/for/while pays (base/stack.h). */
 static void walk_compound(gb *b, gb_frame *f, CXCursor s) {
   CXCursor ch[64];
-  int n = gb_children(s, ch, 64);
+  int n = cursor_children(s, ch, 64);
   CXCursor *all = ch;
   CXCursor *heap = NULL;
   if (n > 64) {
     heap = malloc((size_t)n * sizeof *heap);
     if (!heap) return;
-    gb_children(s, heap, n);
+    cursor_children(s, heap, n);
     all = heap;
   }
   for (int i = 0; i < n; i++) {
@@ -3312,6 +3386,34 @@ static void walk_compound(gb *b, gb_frame *f, CXCursor s) {
     b->have_stmt = 1;
   }
   free(heap);
+}
+
+/* `for (auto &l : layers)`: the element is not followed; inside the
+ * iteration it is a graph loop of unknown trip count, like a while.
+ * Its own function so that the cursor array stays out of gb_walk_stmt's
+ * frame, as walk_compound's. */
+static void walk_range_for(gb *b, gb_frame *f, CXCursor s) {
+  CXCursor *ch;
+  int n = cursor_children_all(s, &ch);
+  if (n < 1) {
+    free(ch);
+    return;
+  }
+  for (int i = 0; i + 1 < n; i++)
+    if (clang_isExpression(clang_getCursorKind(ch[i]))) gb_eval(b, f, ch[i]);
+  CXCursor body = ch[n - 1];
+  free(ch);
+  if (b->mode == GB_GRAPH) {
+    int id = b->h->graph_loop(b, f, s, body, NULL, NULL, NULL, 0);
+    forget_carried(b, f, s, NULL, clang_getNullCursor());
+    b->loops[b->n_loops].id = id;
+    b->loops[b->n_loops].frame = f;
+    if (b->n_loops < 63) b->n_loops++;
+    gb_walk_stmt(b, f, body);
+    if (b->n_loops) b->n_loops--;
+  } else {
+    gb_walk_stmt(b, f, body);
+  }
 }
 
 void gb_walk_stmt(gb *b, gb_frame *f, CXCursor s) {
@@ -3334,11 +3436,12 @@ void gb_walk_stmt(gb *b, gb_frame *f, CXCursor s) {
   case CXCursor_CompoundStmt:
     walk_compound(b, f, s);
     return;
-  case CXCursor_DeclStmt: {
-    CXCursor ch[16];
-    int n = gb_children(s, ch, 16);
-    for (int i = 0; i < n && i < 16; i++)
+  case CXCursor_DeclStmt: { /* `size_t a = .., b = .., ...`: every declarator */
+    CXCursor *ch;
+    int n = cursor_children_all(s, &ch);
+    for (int i = 0; i < n; i++)
       if (clang_getCursorKind(ch[i]) == CXCursor_VarDecl) walk_decl(b, f, ch[i]);
+    free(ch);
     return;
   }
   case CXCursor_ForStmt:
@@ -3346,14 +3449,15 @@ void gb_walk_stmt(gb *b, gb_frame *f, CXCursor s) {
     return;
   case CXCursor_WhileStmt:
   case CXCursor_DoStmt: {
-    CXCursor ch[3];
-    int n = gb_children(s, ch, 3);
-    if (n < 1) return;
-    CXCursor body = k == CXCursor_DoStmt ? ch[0] : ch[n - 1];
+    /* do: body, condition; while: [condition variable] condition, body */
+    CXCursor first = cursor_first_child(s), last = cursor_last_child(s);
+    if (clang_Cursor_isNull(first)) return;
+    CXCursor body = k == CXCursor_DoStmt ? first : last;
     /* `do { ... } while (0)` (check macros) runs once: not a loop */
     int64_t cv = 1;
-    CXCursor cond = k == CXCursor_DoStmt ? ch[n - 1] : ch[0];
-    if (n >= 2 && clang_isExpression(clang_getCursorKind(cond)) && eval_const(cond, &cv) && cv == 0) {
+    CXCursor cond = k == CXCursor_DoStmt ? last : first;
+    if (!clang_equalCursors(first, last) && clang_isExpression(clang_getCursorKind(cond)) &&
+        cursor_eval_int(cond, &cv) && cv == 0) {
       if (k == CXCursor_DoStmt) gb_walk_stmt(b, f, body);
       return;
     }
@@ -3370,33 +3474,15 @@ void gb_walk_stmt(gb *b, gb_frame *f, CXCursor s) {
     }
     return;
   }
-  case CXCursor_CXXForRangeStmt: {
-    /* `for (auto &l : layers)`: the element is not followed; inside the
-     * iteration it is a graph loop of unknown trip count, like a while */
-    CXCursor ch[4];
-    int n = gb_children(s, ch, 4);
-    if (n < 1) return;
-    for (int i = 0; i + 1 < n; i++)
-      if (clang_isExpression(clang_getCursorKind(ch[i]))) gb_eval(b, f, ch[i]);
-    if (b->mode == GB_GRAPH) {
-      int id = b->h->graph_loop(b, f, s, ch[n - 1], NULL, NULL, NULL, 0);
-      forget_carried(b, f, s, NULL, clang_getNullCursor());
-      b->loops[b->n_loops].id = id;
-      b->loops[b->n_loops].frame = f;
-      if (b->n_loops < 63) b->n_loops++;
-      gb_walk_stmt(b, f, ch[n - 1]);
-      if (b->n_loops) b->n_loops--;
-    } else {
-      gb_walk_stmt(b, f, ch[n - 1]);
-    }
+  case CXCursor_CXXForRangeStmt:
+    walk_range_for(b, f, s);
     return;
-  }
   case CXCursor_IfStmt:
     walk_if(b, f, s);
     return;
   case CXCursor_ReturnStmt: {
     CXCursor ch[1];
-    if (gb_children(s, ch, 1) == 1) f->ret = gb_eval(b, f, ch[0]);
+    if (cursor_children(s, ch, 1) == 1) f->ret = gb_eval(b, f, ch[0]);
     return;
   }
   case CXCursor_BreakStmt:
@@ -3404,10 +3490,11 @@ void gb_walk_stmt(gb *b, gb_frame *f, CXCursor s) {
   case CXCursor_NullStmt:
   case CXCursor_GotoStmt:
     return;
-  default: {
-    CXCursor ch[16];
-    int n = gb_children(s, ch, 16);
-    for (int i = 0; i < n && i < 16; i++) gb_walk_stmt(b, f, ch[i]);
+  default: { /* every child, however many (a try with its handlers, a switch's cases) */
+    CXCursor *ch;
+    int n = cursor_children_all(s, &ch);
+    for (int i = 0; i < n; i++) gb_walk_stmt(b, f, ch[i]);
+    free(ch);
     return;
   }
   }

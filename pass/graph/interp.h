@@ -16,6 +16,7 @@
 #define TIDAL_PASS_GRAPH_IMPL_H
 
 #include <clang-c/Index.h>
+#include "base/cursor.h" /* every graph file reads children and strips casts */
 #include "base/diag.h"
 #include "graph/graph.h"
 #include "graph/handlers.h"
@@ -218,8 +219,6 @@ int gb_run_function(gb *b, CXCursor fn, gb_frame *caller, CXCursor call, const g
 void gb_walk_stmt(gb *b, gb_frame *f, CXCursor s);
 void gb_init_globals(gb *b); /* file-scope struct initialisers of every input */
 gval gb_int(gb *b, sym *s, const char *text, int ok);
-CXCursor gb_strip(CXCursor e);                      /* through parens and implicit casts */
-int gb_children(CXCursor c, CXCursor *out, int max);
 char *gb_text(gb *b, CXCursor c);                   /* source text, builder-owned */
 graph_range gb_range(gb *b, CXCursor c, int stmt);  /* stmt: extend over a trailing ';' */
 void gb_location(gb *b, CXCursor c, char **file, unsigned *line, unsigned *col);

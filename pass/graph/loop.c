@@ -118,13 +118,13 @@ static int loop_is_layer_like(CXCursor loop) {
    * forward and backward/update (Note [step loops]) */
   if (clang_getCursorKind(loop) == CXCursor_CXXForRangeStmt) return 1;
   if (clang_getCursorKind(loop) != CXCursor_ForStmt) return 0;
-  CXCursor ch[4];
-  int n = gb_children(loop, ch, 4);
-  if (n < 2 || clang_getCursorKind(ch[0]) != CXCursor_DeclStmt) return 0;
+  /* init first, body last (five children with a condition variable) */
+  CXCursor init = cursor_first_child(loop), body = cursor_last_child(loop);
+  if (clang_equalCursors(init, body) || clang_getCursorKind(init) != CXCursor_DeclStmt) return 0;
   CXCursor vd[1];
-  if (gb_children(ch[0], vd, 1) != 1) return 0;
+  if (cursor_children(init, vd, 1) != 1) return 0;
   layer_scan ls = {vd[0], 0, 0};
-  clang_visitChildren(ch[n - 1], layer_visitor, &ls);
+  clang_visitChildren(body, layer_visitor, &ls);
   return ls.found;
 }
 
@@ -165,9 +165,7 @@ static enum CXChildVisitResult count_visitor(CXCursor c, CXCursor parent, CXClie
     if (k == CXCursor_DoStmt) {
       CXCursor ch[2];
       int64_t cv = 1;
-      CXEvalResult ev = gb_children(c, ch, 2) == 2 ? clang_Cursor_Evaluate(ch[1]) : NULL;
-      if (ev && clang_EvalResult_getKind(ev) == CXEval_Int) cv = clang_EvalResult_getAsLongLong(ev);
-      if (ev) clang_EvalResult_dispose(ev);
+      if (cursor_children(c, ch, 2) == 2) cursor_eval_int(ch[1], &cv);
       if (cv == 0) return CXChildVisit_Recurse;
     }
     int saved = s->count;

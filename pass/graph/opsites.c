@@ -47,7 +47,7 @@
 #define OPSITE_MAX_ACC 32 /* accesses kept per op */
 
 static int is_config_call(CXCursor c) {
-  c = gb_strip(c);
+  c = cursor_strip_casts(c);
   if (clang_getCursorKind(c) != CXCursor_CallExpr) return 0;
   char *n = gb_callee_name(c);
   int r = n && (strstr(n, "PushCallConfiguration") || strcmp(n, "cudaConfigureCall") == 0);
@@ -57,29 +57,32 @@ static int is_config_call(CXCursor c) {
 
 /* The launch configuration call of k<<<...>>>(...), or a null cursor. */
 static CXCursor launch_config(CXCursor call) {
+  /* the callee, then the configuration, then the arguments: only the
+   * first three children can be the configuration */
   CXCursor ch[3];
-  int n = gb_children(call, ch, 3);
+  int n = cursor_children(call, ch, 3);
   for (int i = 0; i < n && i < 3; i++)
-    if (is_config_call(ch[i])) return gb_strip(ch[i]);
+    if (is_config_call(ch[i])) return cursor_strip_casts(ch[i]);
   return clang_getNullCursor();
 }
 
 static int is_global_fn(CXCursor decl) {
   if (clang_Cursor_isNull(decl)) return 0;
-  CXCursor ch[8];
-  int n = gb_children(decl, ch, 8);
-  for (int i = 0; i < n && i < 8; i++)
-    if (clang_getCursorKind(ch[i]) == CXCursor_CUDAGlobalAttr) return 1;
-  return 0;
+  CXCursor *ch;
+  int n = cursor_children_all(decl, &ch), global = 0;
+  for (int i = 0; i < n; i++)
+    if (clang_getCursorKind(ch[i]) == CXCursor_CUDAGlobalAttr) global = 1;
+  free(ch);
+  return global;
 }
 
 /* The kernel a cudaLaunchKernel's first argument names. */
 static CXCursor launch_kernel_fn(CXCursor call) {
   if (clang_Cursor_getNumArguments(call) < 1) return clang_getNullCursor();
-  CXCursor a = gb_strip(clang_Cursor_getArgument(call, 0));
+  CXCursor a = cursor_strip_casts(clang_Cursor_getArgument(call, 0));
   if (clang_getCursorKind(a) == CXCursor_UnaryOperator) {
     CXCursor ch[1];
-    if (gb_children(a, ch, 1) == 1) a = gb_strip(ch[0]);
+    if (cursor_children(a, ch, 1) == 1) a = cursor_strip_casts(ch[0]);
   }
   if (clang_getCursorKind(a) != CXCursor_DeclRefExpr) return clang_getNullCursor();
   return clang_getCursorReferenced(a);
@@ -159,12 +162,12 @@ static enum CXChildVisitResult zero_visitor(CXCursor c, CXCursor parent, CXClien
   if (clang_getCursorKind(c) == CXCursor_CallExpr) {
     int n = clang_Cursor_getNumArguments(c);
     for (int i = 0; i < n; i++) {
-      CXCursor a = gb_strip(clang_Cursor_getArgument(c, (unsigned)i));
+      CXCursor a = cursor_strip_casts(clang_Cursor_getArgument(c, (unsigned)i));
       if (clang_getCursorKind(a) != CXCursor_UnaryOperator ||
           clang_getCursorUnaryOperatorKind(a) != CXUnaryOperator_AddrOf)
         continue;
       CXCursor ch[1];
-      if (gb_children(a, ch, 1) == 1 && is_ref_to(gb_strip(ch[0]), u->var) &&
+      if (cursor_children(a, ch, 1) == 1 && is_ref_to(cursor_strip_casts(ch[0]), u->var) &&
           param_is_const_pointer(c, i))
         u->safe++;
     }
@@ -188,13 +191,13 @@ static int never_written_local(CXCursor d) {
  * written after (Note [zero beta]). */
 static int env_scalar_is_zero(void *ud, int arg) {
   libenv_ud *u = ud;
-  CXCursor a = gb_strip(clang_Cursor_getArgument(u->call, (unsigned)arg));
+  CXCursor a = cursor_strip_casts(clang_Cursor_getArgument(u->call, (unsigned)arg));
   if (clang_getCursorKind(a) != CXCursor_UnaryOperator ||
       clang_getCursorUnaryOperatorKind(a) != CXUnaryOperator_AddrOf)
     return 0;
   CXCursor ch[1];
-  if (gb_children(a, ch, 1) != 1) return 0;
-  CXCursor r = gb_strip(ch[0]);
+  if (cursor_children(a, ch, 1) != 1) return 0;
+  CXCursor r = cursor_strip_casts(ch[0]);
   if (clang_getCursorKind(r) != CXCursor_DeclRefExpr) return 0;
   CXCursor d = clang_getCursorReferenced(r);
   if (!clang_isConstQualifiedType(clang_getCursorType(d)) && !never_written_local(d)) return 0;
@@ -383,9 +386,9 @@ static int struct_field_accesses(gb *b, graph_op *op, CXCursor arg_c, CXType rec
                                  const char *loop_text, int text_ok, const char *local_text,
                                  const char *param, int arg, int depth) {
   CXCursor decl = clang_getTypeDeclaration(clang_getCanonicalType(rec));
-  CXCursor fl[64];
-  int nf = gb_children(decl, fl, 64), found = 0;
-  for (int i = 0; i < nf && i < 64 && depth < 4; i++) {
+  CXCursor *fl; /* every field, however many the struct has */
+  int nf = cursor_children_all(decl, &fl), found = 0;
+  for (int i = 0; i < nf && depth < 4; i++) {
     if (clang_getCursorKind(fl[i]) != CXCursor_FieldDecl) continue;
     CXType ft = clang_getCanonicalType(clang_getCursorType(fl[i]));
     char *fname = string_and_dispose(clang_getCursorSpelling(fl[i]));
@@ -408,6 +411,7 @@ static int struct_field_accesses(gb *b, graph_op *op, CXCursor arg_c, CXType rec
     }
     free(fname);
   }
+  free(fl);
   return found;
 }
 

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "analysis/libcalls.h"
+#include "base/cursor.h"
 #include "rewrite/rewrite.h"
 
 #define MAX_LIB_ACCESSES 16 /* more than any modelled routine has */
@@ -293,10 +294,8 @@ static sym *local_int(scan_ctx *x, CXCursor e) {
   sym_arena *a = x->t->arena;
   if (clang_Cursor_isNull(e) || clang_getCursorType(e).kind == CXType_Pointer) return sym_unknown(a);
   sym *r = NULL;
-  CXEvalResult ev = clang_Cursor_Evaluate(e);
-  if (ev && clang_EvalResult_getKind(ev) == CXEval_Int)
-    r = sym_const(a, clang_EvalResult_getAsLongLong(ev));
-  if (ev) clang_EvalResult_dispose(ev);
+  int64_t c;
+  if (cursor_eval_int(e, &c)) r = sym_const(a, c);
   if (!r) {
     char *t = arg_text(x->t, e);
     r = t ? sym_parse(a, t) : NULL;
@@ -322,14 +321,13 @@ static void local_accesses(scan_ctx *x, rw_site *site, CXCursor call, const char
     CXCursor a = clang_Cursor_getArgument(call, (unsigned)i);
     args[i] = arg_text(x->t, a);
     largs[i].text = args[i];
-    CXEvalResult ev = clang_Cursor_Evaluate(a);
-    if (ev && clang_EvalResult_getKind(ev) == CXEval_Int)
-      largs[i].value = sym_const(x->t->arena, clang_EvalResult_getAsLongLong(ev));
+    int64_t c;
+    if (cursor_eval_int(a, &c))
+      largs[i].value = sym_const(x->t->arena, c);
     else if (args[i] && clang_getCursorType(a).kind != CXType_Pointer)
       largs[i].value = sym_var(x->t->arena, args[i]);
     else
       largs[i].value = sym_unknown(x->t->arena);
-    if (ev) clang_EvalResult_dispose(ev);
   }
   if (ki) {
     subst_ud u = {x->t->arena, ki, args, nargs, NULL, NULL};

@@ -178,12 +178,8 @@ int rw_is_null_constant(CXCursor a) {
     if (n < 1 || n > 8) break;
     a = ch[n - 1];
   }
-  if (clang_getCursorKind(a) != CXCursor_IntegerLiteral) return 0;
-  CXEvalResult ev = clang_Cursor_Evaluate(a);
-  int zero =
-      ev && clang_EvalResult_getKind(ev) == CXEval_Int && clang_EvalResult_getAsLongLong(ev) == 0;
-  if (ev) clang_EvalResult_dispose(ev);
-  return zero;
+  int64_t v;
+  return clang_getCursorKind(a) == CXCursor_IntegerLiteral && cursor_eval_int(a, &v) && v == 0;
 }
 
 /* The configuration call (__cudaPushCallConfiguration / cudaConfigureCall)
