@@ -36,4 +36,16 @@ for v in gptbig gptbignone; do
   echo "$v trace rc=$?" >> "$O/card.txt"; grep tidal-stats /tmp/ov/$v.log >> "$O/card.txt"
 done
 (cd /tmp/ov && tar czf "$O/traces.tgz" gptbig.json gptbignone.json 2>/dev/null)
+# 4. the run-time planner judging its plans (Note [keep the faster plan],
+#    runtime/plan_exec.c): 20 steps of gptbignone at 100% (not binding:
+#    noise must undo nothing) and 50%; the plans built and undone, with the
+#    stretches compared, from the trace
+for b in 100 50; do
+  [ -x build-gpu/gptbignone-tidal ] || break
+  TIDAL_DEVICE=cuda TIDAL_BUDGET=$((peak * b / 100))B TIDAL_TRACE=/tmp/ov/undo$b.json \
+    SAMPLE_LOSS_FILE=/tmp/ov/undo$b.loss timeout 60 build-gpu/gptbignone-tidal 20 > /tmp/ov/undo$b.log 2>&1
+  echo "undo $b% rc=$? plans=$(grep -c '"name":"plan"' /tmp/ov/undo$b.json)" \
+    "undone=$(grep -c '"name":"plan_undone"' /tmp/ov/undo$b.json)" >> "$O/card.txt"
+  grep '"name":"plan_undone"' /tmp/ov/undo$b.json >> "$O/card.txt"
+done
 cat "$O/card.txt" "$O/table.md"
