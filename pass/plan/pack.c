@@ -336,26 +336,28 @@ static void ws_summary(const uint64_t *ws, int n, uint64_t *max, uint64_t *sum) 
   }
 }
 
-/* Note [arenas for medium tensors] (pack_arena.c): keep arenas when the
- * largest working set does not grow and the largest or the sum falls. */
+/* Note [arenas for medium tensors] (pack_arena.c): no op's working set
+ * may exceed the largest one without arenas. */
 static int no_worse(const tidal_trace *t, const uint64_t *with, const uint64_t *without) {
   uint64_t m1, s1, m0, s0;
   ws_summary(with, t->n_ops, &m1, &s1);
   ws_summary(without, t->n_ops, &m0, &s0);
-  return m1 <= m0 && (m1 < m0 || s1 < s0);
+  return m1 <= m0;
 }
 
-/* keep[k]: arena k's own ops (those touching a member) need no more than
- * the largest working set without arenas, and fewer chunks in all.  The
- * number kept, -1 out of memory. */
+/* keep[k]: among arena k's own ops (those touching a member) the largest
+ * working set falls, their sum does not grow, and none needs more than the
+ * largest working set without arenas.  The number kept, -1 out of memory. */
 static int local_gains(const tidal_trace *t, const pack_arenas *ar, const uint64_t *with,
                        const uint64_t *without, unsigned char *keep) {
   uint64_t max0, sum0;
   ws_summary(without, t->n_ops, &max0, &sum0);
+  uint64_t *lmax1 = calloc((size_t)ar->n + 1, sizeof *lmax1);
+  uint64_t *lmax0 = calloc((size_t)ar->n + 1, sizeof *lmax0);
   int64_t *delta = calloc((size_t)ar->n + 1, sizeof *delta);
   int *seen = malloc(((size_t)ar->n + 1) * sizeof *seen);
   int kept = -1;
-  if (!delta || !seen) goto out;
+  if (!lmax1 || !lmax0 || !delta || !seen) goto out;
   kept = 0;
   for (int k = 0; k < ar->n; k++) {
     seen[k] = -1;
@@ -367,14 +369,18 @@ static int local_gains(const tidal_trace *t, const pack_arenas *ar, const uint64
       int k = a >= 0 ? ar->arena_of[a] : -1;
       if (k < 0 || seen[k] == o) continue;
       seen[k] = o;
+      if (with[o] > lmax1[k]) lmax1[k] = with[o];
+      if (without[o] > lmax0[k]) lmax0[k] = without[o];
       delta[k] += (int64_t)with[o] - (int64_t)without[o];
       if (with[o] > max0) keep[k] = 0;
     }
   for (int k = 0; k < ar->n; k++) {
-    if (delta[k] >= 0) keep[k] = 0;
+    if (lmax1[k] >= lmax0[k] || delta[k] > 0) keep[k] = 0;
     kept += keep[k];
   }
 out:
+  free(lmax1);
+  free(lmax0);
   free(delta);
   free(seen);
   return kept;
@@ -401,7 +407,7 @@ int plan_pack_groups(const tidal_trace *t, uint64_t chunk_bytes, unsigned *group
     span1 = slab_search(t, chunk_bytes, &ar, groups);
     if (!keep || span1 < 0 || pack_working_sets(t, chunk_bytes, &ar, groups, ws1) != 0) goto out;
   }
-  if (ar.n > 0 && !no_worse(t, ws1, ws0)) {
+  if (ar.n > 0) {
     int n = ar.n, kept = local_gains(t, &ar, ws1, ws0, keep);
     if (kept < 0) goto out;
     if (kept > 0 && kept < n) {
@@ -409,7 +415,7 @@ int plan_pack_groups(const tidal_trace *t, uint64_t chunk_bytes, unsigned *group
       span1 = slab_search(t, chunk_bytes, &ar, groups);
       if (span1 < 0 || pack_working_sets(t, chunk_bytes, &ar, groups, ws1) != 0) goto out;
     }
-    if (kept == 0 || kept == n || !no_worse(t, ws1, ws0)) ar.n = 0;
+    if (kept == 0 || !no_worse(t, ws1, ws0)) ar.n = 0;
   }
   if (ar.n == 0) {
     memcpy(groups, g0, (size_t)t->n_allocs * sizeof *groups);

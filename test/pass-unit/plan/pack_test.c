@@ -136,6 +136,32 @@ static tidal_trace *make_costly(void) {
   return t;
 }
 
+/* An arena that only lowers the sum: m (6144 bytes, a 2048-byte tail)
+ * with p saves op "mp" a slab (3 chunks -> 2), but op "mxy" reads m and
+ * x and y, which need two slabs of their own (3072 bytes each), so the
+ * largest working set of m's ops stays at four chunks: no budget gets
+ * smaller, and the shared chunk would cost hint precision.  Dropped. */
+static tidal_trace *make_sum_only(void) {
+  tidal_trace *t = calloc(1, sizeof *t);
+  ht_builder b = {t, 0, 0};
+  static const char *names[] = {"m", "p", "x", "y"};
+  static const uint64_t bytes[] = {6144, 1536, 3000, 3000};
+  t->n_allocs = 4;
+  t->allocs = calloc(4, sizeof *t->allocs);
+  for (int a = 0; a < 4; a++) {
+    t->allocs[a].name = ht_strdup(names[a]);
+    t->allocs[a].bytes = bytes[a];
+    t->allocs[a].persistent = 1;
+    ht_tensor(&b, names[a], a, 0, bytes[a]);
+  }
+  trace_op *op = ht_op(&b, 0, "mp", TRACE_FORWARD, 0, -1, 0, 0);
+  ht_acc(&b, op, 0, ACCESS_READ, 1);
+  ht_acc(&b, op, 1, ACCESS_WRITE, 1);
+  op = ht_op(&b, 1, "mxy", TRACE_FORWARD, 0, -1, 0, 0);
+  for (int a = 0; a < 4; a += a ? 1 : 2) ht_acc(&b, op, a, ACCESS_READ, 1);
+  return t;
+}
+
 int main(void) {
   (void)hand_trace; /* hand_trace.h's training-shaped trace is not used here */
   unsigned g[8];
@@ -187,6 +213,10 @@ int main(void) {
   unsigned cg[4];
   CHECK(plan_pack_groups(t, ACHUNK, cg) == 1);
   CHECK(cg[0] == 0 && cg[1] && cg[1] == cg[2] && !(cg[1] & TIDAL_GROUP_ARENA));
+  hand_trace_free(t);
+  t = make_sum_only();
+  CHECK(plan_pack_groups(t, ACHUNK, cg) >= 0);
+  for (int a = 0; a < 4; a++) CHECK(!(cg[a] & TIDAL_GROUP_ARENA));
   hand_trace_free(t);
 
   /* Note [groups per call site]: a call whose allocations got different
