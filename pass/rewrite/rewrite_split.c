@@ -165,21 +165,17 @@ static int pure_expr(CXCursor e) {
 }
 
 /* NULL, nullptr or 0 written as a pointer argument (an optional input left
- * out): not an access, never declared (tidal_op_begin would reject it). */
+ * out): not an access, never declared (tidal_op_begin would reject it).
+ * Under implicit conversions, parentheses and explicit casts, however many
+ * children the cast's type spells (`(P<1, ..., 8>)0`: a TemplateRef and
+ * eight arguments before the operand).  An UnexposedExpr with several
+ * children is an expression of its own: GNU `p ?: 0` ends in a 0 and is p. */
 int rw_is_null_constant(CXCursor a) {
-  for (int guard = 0; guard < 16; guard++) {
-    enum CXCursorKind k = clang_getCursorKind(a);
-    if (k == CXCursor_GNUNullExpr || k == CXCursor_CXXNullPtrLiteralExpr) return 1;
-    if (k != CXCursor_UnexposedExpr && k != CXCursor_ParenExpr && k != CXCursor_CStyleCastExpr &&
-        k != CXCursor_CXXStaticCastExpr && k != CXCursor_CXXReinterpretCastExpr)
-      break;
-    CXCursor ch[8];
-    int n = cursor_children(a, ch, 8);
-    if (n < 1 || n > 8) break;
-    a = ch[n - 1];
-  }
+  a = cursor_strip_casts(a);
+  enum CXCursorKind k = clang_getCursorKind(a);
+  if (k == CXCursor_GNUNullExpr || k == CXCursor_CXXNullPtrLiteralExpr) return 1;
   int64_t v;
-  return clang_getCursorKind(a) == CXCursor_IntegerLiteral && cursor_eval_int(a, &v) && v == 0;
+  return k == CXCursor_IntegerLiteral && cursor_eval_int(a, &v) && v == 0;
 }
 
 /* The configuration call (__cudaPushCallConfiguration / cudaConfigureCall)
