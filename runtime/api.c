@@ -192,9 +192,15 @@ static size_t footprint(size_t bytes) {
   return bytes < cb ? bytes : (bytes + cb - 1) / cb * cb;
 }
 
+/* ... once placed: an arena member adds its aligned bytes, whatever its
+ * size (its chunks are shared with its neighbours: Note [arenas]). */
+static size_t placed_footprint(const rt_alloc *a) {
+  return a->arena ? a->reserved : footprint(a->bytes);
+}
+
 static tidal_status release_alloc(rt_alloc *a) {
   tidal_status st = TIDAL_OK;
-  rt_g.footprint_bytes -= footprint(a->bytes);
+  rt_g.footprint_bytes -= placed_footprint(a);
   if (a->slab) {
     st = rt_small_free(a);
   } else if (a->arena) {
@@ -293,7 +299,8 @@ static tidal_status malloc_grouped(void **p, size_t bytes, uint32_t group) {
   if ((group & TIDAL_GROUP_ARENA) && (st = rt_arena_alloc(a, group, &placed)) != TIDAL_OK)
     goto fail;
   if (placed) {
-    /* laid out in its arena (Note [arenas]) */
+    /* laid out in its arena: its aligned bytes, not whole chunks */
+    rt_g.footprint_bytes = rt_g.footprint_bytes - footprint(bytes) + a->reserved;
   } else if (bytes < cb) {
     if ((st = rt_small_alloc(a, group)) != TIDAL_OK)
       goto fail;

@@ -2458,7 +2458,8 @@ static void walk_decl(gb *b, gb_frame *f, CXCursor vd) {
  * apart by position relative to the header's semicolons. */
 typedef struct for_parts {
   CXCursor init, cond, inc, body;
-  int has_init, has_cond, has_inc;
+  CXCursor cvar; /* the condition's variable (Note [condition variables]) */
+  int has_init, has_cond, has_inc, has_cvar;
 } for_parts;
 
 static void for_split(gb *b, CXCursor s, for_parts *p) {
@@ -2501,6 +2502,9 @@ static void for_split(gb *b, CXCursor s, for_parts *p) {
     if (ns == 2 && off < semi[0]) {
       p->init = ch[i];
       p->has_init = 1;
+    } else if (ns == 2 && off < semi[1] && clang_getCursorKind(ch[i]) == CXCursor_VarDecl) {
+      p->cvar = ch[i];
+      p->has_cvar = 1;
     } else if (ns == 2 && off < semi[1]) {
       p->cond = ch[i];
       p->has_cond = 1;
@@ -2620,6 +2624,7 @@ static void walk_for(gb *b, gb_frame *f, CXCursor s) {
     b->loops[b->n_loops].id = id;
     b->loops[b->n_loops].frame = f;
     if (b->n_loops < 63) b->n_loops++;
+    if (p.has_cvar) walk_decl(b, f, p.cvar);
     gb_walk_stmt(b, f, p.body);
     if (b->n_loops) b->n_loops--;
     return;
@@ -2643,6 +2648,7 @@ static void walk_for(gb *b, gb_frame *f, CXCursor s) {
         iv.ind = 1;
         gb_store(b, key, iv);
         f->iter++; /* the body's calls run again (Note [one op per call site]) */
+        if (p.has_cvar) walk_decl(b, f, p.cvar);
         gb_walk_stmt(b, f, p.body);
       }
       b->unroll_product = saved_product;
@@ -2658,6 +2664,7 @@ static void walk_for(gb *b, gb_frame *f, CXCursor s) {
     iv.ind = 1;
     gb_store(b, key, iv);
   }
+  if (p.has_cvar) walk_decl(b, f, p.cvar);
   gb_walk_stmt(b, f, p.body);
 }
 
@@ -3025,6 +3032,10 @@ static void walk_train_loop(gb *b, gb_frame *f, CXCursor s) {
         }
       }
       forget_carried(b, f, s, step_key, p.has_init ? p.init : clang_getNullCursor());
+      if (p.has_cvar) { /* Note [condition variables] */
+        dry_walk(b, f, p.cvar);
+        walk_decl(b, f, p.cvar);
+      }
       dry_walk(b, f, p.body);
       gb_walk_stmt(b, f, p.body);
     } else {
@@ -3033,6 +3044,13 @@ static void walk_train_loop(gb *b, gb_frame *f, CXCursor s) {
       /* before forget_carried: the counter's entry value */
       b->train_key = while_counter(b, f, body, &b->train_lo);
       forget_carried(b, f, s, NULL, clang_getNullCursor());
+      /* `while (Batch *bt = loader.next())`: each iteration declares it
+       * first (Note [condition variables]); its calls' state is carried */
+      if (clang_getCursorKind(s) == CXCursor_WhileStmt &&
+          clang_getCursorKind(first) == CXCursor_VarDecl) {
+        dry_walk(b, f, first);
+        walk_decl(b, f, first);
+      }
       dry_walk(b, f, body);
       gb_walk_stmt(b, f, body);
     }
@@ -3303,13 +3321,32 @@ static void forget_arm_integers(gb *b, size_t mark) {
   if (b->undo_depth == 0) b->n_undo = mark;
 }
 
+/* Note [condition variables]: `if (int n = rows(b))`, `if (float *p =
+ * lookup(k))`, `switch (int k = g())`, `while (T *p = next())`, `for (..; int r =
+ * n - i; ..)`.  libclang gives the declared variable as a bare VarDecl child of the statement
+ * (an if's C++17 init statement is a DeclStmt instead), which the walk
+ * used to skip: the variable was never stored, so an allocation sized by
+ * it stayed symbolic ('n' unbound) and a pointer from it was not traced to
+ * its cudaMalloc.  It is declared as any local is (walk_decl: the
+ * initialiser evaluated, its calls followed), and the condition, which
+ * reads it, is then evaluated on its value: known, it prunes the arm that
+ * cannot run; unknown, both arms are walked as before.  A loop's variable
+ * is declared anew each iteration, so it is walked inside the loop, after
+ * the loop-carried values are forgotten (and, for the training loop, after
+ * a dry walk of its initialiser, Note [state changed by calls]): a value
+ * that depends on the iteration is unknown there, never the first
+ * iteration's. */
+
 /* ch: the n children of if statement s. */
 static void walk_if_parts(gb *b, gb_frame *f, CXCursor s, const CXCursor *ch, int n) {
   if (n < 2) return;
-  /* children: [init] [condvar] cond then [else] - cond is the first expression */
+  /* children: [init] [condvar] cond then [else] - cond is the first
+   * expression.  The init is a DeclStmt, the condition variable a bare
+   * VarDecl (Note [condition variables]); cond then reads its value. */
   int ci = 0;
   while (ci < n && !clang_isExpression(clang_getCursorKind(ch[ci]))) {
-    if (clang_getCursorKind(ch[ci]) == CXCursor_DeclStmt) gb_walk_stmt(b, f, ch[ci]);
+    enum CXCursorKind dk = clang_getCursorKind(ch[ci]);
+    if (dk == CXCursor_DeclStmt || dk == CXCursor_VarDecl) gb_walk_stmt(b, f, ch[ci]);
     ci++;
   }
   if (ci >= n) return;
@@ -3436,6 +3473,9 @@ void gb_walk_stmt(gb *b, gb_frame *f, CXCursor s) {
   case CXCursor_CompoundStmt:
     walk_compound(b, f, s);
     return;
+  case CXCursor_VarDecl: /* a condition variable (Note [condition variables]) */
+    walk_decl(b, f, s);
+    return;
   case CXCursor_DeclStmt: { /* `size_t a = .., b = .., ...`: every declarator */
     CXCursor *ch;
     int n = cursor_children_all(s, &ch);
@@ -3461,15 +3501,20 @@ void gb_walk_stmt(gb *b, gb_frame *f, CXCursor s) {
       if (k == CXCursor_DoStmt) gb_walk_stmt(b, f, body);
       return;
     }
+    /* `while (T *p = next())`: declared anew each iteration, before the body */
+    CXCursor cv_decl = k == CXCursor_WhileStmt && clang_getCursorKind(first) == CXCursor_VarDecl
+                           ? first : clang_getNullCursor();
     if (b->mode == GB_GRAPH) {
       int id = b->h->graph_loop(b, f, s, body, NULL, NULL, NULL, 0);
       forget_carried(b, f, s, NULL, clang_getNullCursor());
       b->loops[b->n_loops].id = id;
       b->loops[b->n_loops].frame = f;
       if (b->n_loops < 63) b->n_loops++;
+      if (!clang_Cursor_isNull(cv_decl)) walk_decl(b, f, cv_decl);
       gb_walk_stmt(b, f, body);
       if (b->n_loops) b->n_loops--;
     } else {
+      if (!clang_Cursor_isNull(cv_decl)) walk_decl(b, f, cv_decl);
       gb_walk_stmt(b, f, body);
     }
     return;
