@@ -459,6 +459,12 @@ void rt_frame_unwind(void) {
   rt_g.depth--;
 }
 
+/* Note [NULL accesses]: an access or hint whose pointer is NULL is empty.
+ * A kernel cannot dereference NULL, and C code passes NULL for optional
+ * operands (`fwd(out, in, has_bias ? b : NULL, n)`, or a wrapper's
+ * parameter that is a buffer on one call path and NULL on another), which
+ * the pass declares from the argument's text because it cannot know the
+ * value.  Refusing them made a correct program fail in tidal_op_begin. */
 tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *acc) {
   REQUIRE_INIT("tidal_op_begin");
   if (n < 0 || (n > 0 && !acc))
@@ -493,6 +499,8 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
     }
     rt_alloc *a = NULL;
     size_t off = 0, len = 0;
+    if (!x->ptr)
+      continue; /* Note [NULL accesses] */
     if ((st = resolve("tidal_op_begin", site, x->ptr, x->bytes, &a, &off, &len)) != TIDAL_OK)
       goto fail;
     if (len == 0)
@@ -664,6 +672,9 @@ typedef tidal_status (*chunk_fn)(rt_chunk *c);
 static tidal_status hint_range(const char *name, const void *p, size_t bytes, int kind,
                                rt_alloc **a, size_t *off, size_t *len) {
   REQUIRE_INIT(name);
+  *len = 0;
+  if (!p)
+    return TIDAL_OK; /* Note [NULL accesses] */
   tidal_status st = resolve(name, NULL, p, bytes, a, off, len);
   if (st != TIDAL_OK)
     return st;

@@ -107,6 +107,17 @@ int main(int argc, char **argv) {
   tidal_access mixed[2] = {{a, 2 * CH, TIDAL_READ}, {on_stack, 4, TIDAL_READ}};
   CHECK_STATUS(tidal_op_begin(&site, 2, mixed), TIDAL_ERR_UNKNOWN_POINTER);
 
+  /* Note [NULL accesses]: a NULL pointer (an optional operand passed as
+   * NULL) is no access and pins nothing; hints on NULL do nothing. */
+  tidal_access opt[3] = {{a, 8, TIDAL_READ}, {NULL, 4096, TIDAL_READ},
+                         {NULL, TIDAL_EXTENT_UNKNOWN, TIDAL_WRITE}};
+  CHECK_OK(tidal_op_begin(&site, 3, opt));
+  CHECK_OK(tidal_op_end(&site));
+  CHECK_OK(tidal_swap_out(NULL, 8));
+  CHECK_OK(tidal_drop(NULL, 8));
+  CHECK_OK(tidal_prefetch(NULL, 8));
+  CHECK_OK(tidal_keep(NULL, 8));
+
   /* Unbalanced ops. */
   CHECK_STATUS(tidal_op_end(&site), TIDAL_ERR_INVALID);
   static const tidal_site other = {"other_op", "train.cu", 9, 0};
