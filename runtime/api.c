@@ -206,15 +206,7 @@ static tidal_status release_alloc(rt_alloc *a) {
   } else if (a->arena) {
     st = rt_arena_free(a);
   } else {
-    for (uint32_t i = 0; i < a->nchunks; i++) {
-      tidal_status s2 = rt_chunk_release(&a->chunks[i]);
-      if (st == TIDAL_OK)
-        st = s2;
-    }
-    tidal_status s2 = rt_vmmq_drain(); /* its unmaps run before the range goes */
-    if (st == TIDAL_OK)
-      st = s2;
-    rt_g.be->release(rt_g.b, a->base, a->reserved);
+    st = rt_range_release(a);
     free(a->chunks);
   }
   free(a);
@@ -320,13 +312,7 @@ static tidal_status malloc_grouped(void **p, size_t bytes, uint32_t group) {
       free(a->chunks);
       goto fail;
     }
-    for (uint32_t i = 0; i < a->nchunks; i++) {
-      rt_chunk *c = &a->chunks[i];
-      c->alloc = a;
-      c->index = i;
-      c->host_slot = -1;
-      c->state = RT_UNMAPPED;
-    }
+    rt_chunks_init(a, a->nchunks);
   }
   if ((st = rt_registry_insert(a)) != TIDAL_OK) {
     release_alloc(a);

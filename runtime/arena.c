@@ -29,10 +29,6 @@
 #include <stdlib.h>
 #include "rt.h"
 
-static size_t aligned(size_t bytes) {
-  return (bytes + RT_SMALL_MIN_BYTES - 1) / RT_SMALL_MIN_BYTES * RT_SMALL_MIN_BYTES;
-}
-
 static size_t cap_bytes(void) { return (size_t)TIDAL_ARENA_CHUNKS * rt_g.chunk_bytes; }
 
 static tidal_status arena_create(uint32_t group, rt_arena **out) {
@@ -52,12 +48,7 @@ static tidal_status arena_create(uint32_t group, rt_arena **out) {
   r->group = group;
   r->self.reserved = cap_bytes();
   r->self.chunks = cs;
-  for (uint32_t i = 0; i < TIDAL_ARENA_CHUNKS; i++) {
-    cs[i].alloc = &r->self;
-    cs[i].index = i;
-    cs[i].host_slot = -1;
-    cs[i].state = RT_UNMAPPED;
-  }
+  rt_chunks_init(&r->self, TIDAL_ARENA_CHUNKS); /* self.nchunks grows as members come */
   r->next = rt_g.arenas;
   rt_g.arenas = r;
   *out = r;
@@ -65,16 +56,7 @@ static tidal_status arena_create(uint32_t group, rt_arena **out) {
 }
 
 static tidal_status arena_destroy(rt_arena *r) {
-  tidal_status st = TIDAL_OK;
-  for (uint32_t i = 0; i < r->self.nchunks; i++) {
-    tidal_status s2 = rt_chunk_release(&r->self.chunks[i]); /* waits for copies in flight */
-    if (st == TIDAL_OK)
-      st = s2;
-  }
-  tidal_status s2 = rt_vmmq_drain(); /* its unmaps run before the range goes */
-  if (st == TIDAL_OK)
-    st = s2;
-  rt_g.be->release(rt_g.b, r->self.base, r->self.reserved);
+  tidal_status st = rt_range_release(&r->self);
   free(r->self.chunks);
   free(r->members);
   free(r);
@@ -90,7 +72,7 @@ static void unlink_arena(rt_arena *r) {
 }
 
 tidal_status rt_arena_alloc(rt_alloc *a, uint32_t group, int *placed) {
-  size_t need = aligned(a->bytes), cap = cap_bytes();
+  size_t need = rt_small_aligned(a->bytes), cap = cap_bytes();
   *placed = 0;
   if (need > cap / 2)
     return TIDAL_OK;

@@ -1100,6 +1100,30 @@ tidal_status rt_chunk_drop(rt_chunk *c) {
   return st;
 }
 
+void rt_chunks_init(rt_alloc *a, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) {
+    rt_chunk *c = &a->chunks[i];
+    c->alloc = a;
+    c->index = i;
+    c->host_slot = -1;
+    c->state = RT_UNMAPPED;
+  }
+}
+
+tidal_status rt_range_release(rt_alloc *a) {
+  tidal_status st = TIDAL_OK;
+  for (uint32_t i = 0; i < a->nchunks; i++) {
+    tidal_status s2 = rt_chunk_release(&a->chunks[i]);
+    if (st == TIDAL_OK)
+      st = s2;
+  }
+  tidal_status s2 = rt_vmmq_drain(); /* its unmaps run before the range goes */
+  if (st == TIDAL_OK)
+    st = s2;
+  rt_g.be->release(rt_g.b, a->base, a->reserved);
+  return st;
+}
+
 tidal_status rt_chunk_release(rt_chunk *c) {
   tidal_status st = rt_chunk_settle(c);
   if (rt_chunk_mapped(c) || c->parked) {

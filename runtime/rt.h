@@ -149,6 +149,10 @@ typedef struct rt_arena {
   struct rt_alloc **members; /* live members, sorted by address */
 } rt_arena;
 #define RT_SMALL_MIN_BYTES 256 /* cudaMalloc's alignment guarantee */
+/* bytes rounded up to RT_SMALL_MIN_BYTES: a slab or arena member's room */
+static inline size_t rt_small_aligned(size_t bytes) {
+  return (bytes + RT_SMALL_MIN_BYTES - 1) / RT_SMALL_MIN_BYTES * RT_SMALL_MIN_BYTES;
+}
 
 /* ---- host store (hoststore.c) ---- */
 typedef struct rt_hoststore {
@@ -374,6 +378,11 @@ RT_HIDDEN tidal_status rt_chunk_settle(rt_chunk *c);
 RT_HIDDEN void rt_chunk_free_host(rt_chunk *c);
 /* Releases everything c holds (tidal_free). */
 RT_HIDDEN tidal_status rt_chunk_release(rt_chunk *c);
+/* a->chunks[0, n): owned by a, numbered, unmapped, no host slot. */
+RT_HIDDEN void rt_chunks_init(rt_alloc *a, uint32_t n);
+/* Releases a's chunks [0, a->nchunks) (waiting for copies in flight), then
+ * its address range once their unmaps have run; a->chunks stays a's. */
+RT_HIDDEN tidal_status rt_range_release(rt_alloc *a);
 
 /* ---- vmmq.c: the VMM worker (Note [vmm worker]) ---- */
 RT_HIDDEN tidal_status rt_vmmq_start(void); /* tidal_init, when cfg.vmm_thread */

@@ -26,10 +26,6 @@
 #include "planner.h"
 #include "rt.h"
 
-static size_t aligned(size_t bytes) {
-  return (bytes + RT_SMALL_MIN_BYTES - 1) / RT_SMALL_MIN_BYTES * RT_SMALL_MIN_BYTES;
-}
-
 /* The lowest offset in s where `bytes` fit, or -1. */
 static long fit(const rt_slab *s, size_t bytes, uint32_t *at) {
   uintptr_t pos = s->self.base;
@@ -38,7 +34,7 @@ static long fit(const rt_slab *s, size_t bytes, uint32_t *at) {
     const rt_alloc *m = s->members[i];
     if (m->base - pos >= bytes)
       break;
-    pos = m->base + aligned(m->bytes);
+    pos = m->base + rt_small_aligned(m->bytes);
   }
   if (i == s->nmembers && s->self.base + rt_g.chunk_bytes - pos < bytes)
     return -1;
@@ -59,9 +55,7 @@ static tidal_status slab_create(uint32_t group, rt_slab **out) {
   s->self.bytes = s->self.reserved = rt_g.chunk_bytes;
   s->self.nchunks = 1;
   s->self.chunks = &s->chunk;
-  s->chunk.alloc = &s->self;
-  s->chunk.host_slot = -1;
-  s->chunk.state = RT_UNMAPPED;
+  rt_chunks_init(&s->self, 1);
   s->next = rt_g.slabs;
   rt_g.slabs = s;
   *out = s;
@@ -69,18 +63,14 @@ static tidal_status slab_create(uint32_t group, rt_slab **out) {
 }
 
 static tidal_status slab_destroy(rt_slab *s) {
-  tidal_status st = rt_chunk_release(&s->chunk); /* waits for copies in flight */
-  tidal_status s2 = rt_vmmq_drain(); /* its unmap runs before the range goes */
-  if (st == TIDAL_OK)
-    st = s2;
-  rt_g.be->release(rt_g.b, s->self.base, rt_g.chunk_bytes);
+  tidal_status st = rt_range_release(&s->self); /* its one chunk, embedded */
   free(s->members);
   free(s);
   return st;
 }
 
 tidal_status rt_small_alloc(rt_alloc *a, uint32_t group) {
-  size_t need = aligned(a->bytes);
+  size_t need = rt_small_aligned(a->bytes);
   rt_slab *s = NULL;
   long off = -1;
   uint32_t at = 0;
