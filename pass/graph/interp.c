@@ -2600,6 +2600,18 @@ static const char *for_shape(gb *b, gb_frame *f, const for_parts *p, const char 
   return key;
 }
 
+/* A graph loop's body, walked once with the loop on b->loops (the ops
+ * inside record it); a condition variable (Note [condition variables]) is
+ * declared first, as every iteration does. */
+static void walk_graph_loop_body(gb *b, gb_frame *f, int id, CXCursor cvar, CXCursor body) {
+  b->loops[b->n_loops].id = id;
+  b->loops[b->n_loops].frame = f;
+  if (b->n_loops < 63) b->n_loops++;
+  if (!clang_Cursor_isNull(cvar)) walk_decl(b, f, cvar);
+  gb_walk_stmt(b, f, body);
+  if (b->n_loops) b->n_loops--;
+}
+
 static void walk_for(gb *b, gb_frame *f, CXCursor s) {
   for_parts p;
   for_split(b, s, &p);
@@ -2621,12 +2633,7 @@ static void walk_for(gb *b, gb_frame *f, CXCursor s) {
       iv.ind = 1;
       gb_store(b, key, iv);
     }
-    b->loops[b->n_loops].id = id;
-    b->loops[b->n_loops].frame = f;
-    if (b->n_loops < 63) b->n_loops++;
-    if (p.has_cvar) walk_decl(b, f, p.cvar);
-    gb_walk_stmt(b, f, p.body);
-    if (b->n_loops) b->n_loops--;
+    walk_graph_loop_body(b, f, id, p.has_cvar ? p.cvar : clang_getNullCursor(), p.body);
     return;
   }
   const char *var;
@@ -3443,11 +3450,7 @@ static void walk_range_for(gb *b, gb_frame *f, CXCursor s) {
   if (b->mode == GB_GRAPH) {
     int id = b->h->graph_loop(b, f, s, body, NULL, NULL, NULL, 0);
     forget_carried(b, f, s, NULL, clang_getNullCursor());
-    b->loops[b->n_loops].id = id;
-    b->loops[b->n_loops].frame = f;
-    if (b->n_loops < 63) b->n_loops++;
-    gb_walk_stmt(b, f, body);
-    if (b->n_loops) b->n_loops--;
+    walk_graph_loop_body(b, f, id, clang_getNullCursor(), body);
   } else {
     gb_walk_stmt(b, f, body);
   }
@@ -3507,12 +3510,7 @@ void gb_walk_stmt(gb *b, gb_frame *f, CXCursor s) {
     if (b->mode == GB_GRAPH) {
       int id = b->h->graph_loop(b, f, s, body, NULL, NULL, NULL, 0);
       forget_carried(b, f, s, NULL, clang_getNullCursor());
-      b->loops[b->n_loops].id = id;
-      b->loops[b->n_loops].frame = f;
-      if (b->n_loops < 63) b->n_loops++;
-      if (!clang_Cursor_isNull(cv_decl)) walk_decl(b, f, cv_decl);
-      gb_walk_stmt(b, f, body);
-      if (b->n_loops) b->n_loops--;
+      walk_graph_loop_body(b, f, id, cv_decl, body);
     } else {
       if (!clang_Cursor_isNull(cv_decl)) walk_decl(b, f, cv_decl);
       gb_walk_stmt(b, f, body);
