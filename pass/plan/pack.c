@@ -28,7 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PACK_ALIGN 256u          /* the runtime's small-allocation alignment */
 #define PACK_MAX_SPAN 4          /* slabs per op tried, at most */
 #define PACK_STEPS 200000L       /* search steps per span */
 
@@ -225,7 +224,7 @@ static int slab_search(const tidal_trace *t, uint64_t chunk_bytes, const pack_ar
       if (b == 0 || b >= chunk_bytes || item_of[a] >= 0 || (ar && ar->arena_of[a] >= 0)) continue;
       item_of[a] = n;
       order[n] = a;
-      asize[a] = (b + PACK_ALIGN - 1) / PACK_ALIGN * PACK_ALIGN;
+      asize[a] = pack_aligned(b);
       n++;
     }
   if (n == 0) {

@@ -18,6 +18,12 @@
 /* The chunk the packing is made for: the runtime's default. */
 #define PACK_CHUNK_BYTES ((uint64_t)2 << 20)
 
+/* The runtime's alignment of slab and arena members (RT_SMALL_MIN_BYTES). */
+#define PACK_ALIGN 256u
+static inline uint64_t pack_aligned(uint64_t bytes) {
+  return (bytes + PACK_ALIGN - 1) / PACK_ALIGN * PACK_ALIGN;
+}
+
 /* groups[n_allocs]: 0 for allocations not packed by group (a chunk or
  * more, untouched, or no packing found), else 1.. (equal: same slabs).
  * Minimises the most slabs any one op needs, then the number of slabs,

@@ -41,12 +41,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PACK_ARENA_ALIGN 256u     /* the arena's member alignment (include/tidal.h) */
-#define PACK_ARENA_MAX_CHUNKS 32u /* half of TIDAL_ARENA_CHUNKS */
+#include "plan/pack.h" /* PACK_ALIGN, pack_aligned */
+#include "tidal.h"     /* TIDAL_ARENA_CHUNKS */
 
-static uint64_t align_up(uint64_t b) {
-  return (b + PACK_ARENA_ALIGN - 1) / PACK_ARENA_ALIGN * PACK_ARENA_ALIGN;
-}
+/* the runtime gives a member bigger than half an arena a plain allocation */
+#define PACK_ARENA_MAX_CHUNKS (TIDAL_ARENA_CHUNKS / 2u)
 
 static uint64_t chunks_of(uint64_t b, uint64_t chunk) { return (b + chunk - 1) / chunk; }
 
@@ -112,7 +111,7 @@ int pack_arenas_propose(const tidal_trace *t, uint64_t chunk, const uint64_t *ws
     uint64_t b = t->allocs[a].bytes, n = chunks_of(b, chunk);
     if (!t->allocs[a].persistent || !touched[a] || b < chunk || n > PACK_ARENA_MAX_CHUNKS)
       continue;
-    if (n * chunk >= align_up(b) + PACK_ARENA_ALIGN) room[a] = n * chunk - align_up(b);
+    if (n * chunk >= pack_aligned(b) + PACK_ALIGN) room[a] = n * chunk - pack_aligned(b);
   }
   /* Every (medium, small persistent) pair an op uses, once per op. */
   for (int o = 0; o < t->n_ops; o++) {
@@ -121,7 +120,7 @@ int pack_arenas_propose(const tidal_trace *t, uint64_t chunk, const uint64_t *ws
       if (!room[v[i]]) continue;
       for (int j = 0; j < n; j++) {
         const trace_alloc *p = &t->allocs[v[j]];
-        if (!p->persistent || p->bytes == 0 || p->bytes >= chunk || align_up(p->bytes) > room[v[i]])
+        if (!p->persistent || p->bytes == 0 || p->bytes >= chunk || pack_aligned(p->bytes) > room[v[i]])
           continue;
         if (np == cap) {
           int nc = cap ? 2 * cap : 64;
@@ -130,7 +129,7 @@ int pack_arenas_propose(const tidal_trace *t, uint64_t chunk, const uint64_t *ws
           pairs = q;
           cap = nc;
         }
-        pairs[np++] = (pair){v[i], v[j], 1, ws ? ws[o] : 0, align_up(p->bytes)};
+        pairs[np++] = (pair){v[i], v[j], 1, ws ? ws[o] : 0, pack_aligned(p->bytes)};
       }
     }
   }
@@ -213,7 +212,7 @@ int pack_working_sets(const tidal_trace *t, uint64_t chunk, const pack_arenas *a
       slab[a] = (int)g[a];
       continue;
     }
-    uint64_t s = align_up(b);
+    uint64_t s = pack_aligned(b);
     int k = n0 - 1;
     while (k >= 0 && load[k] + s > chunk) k--;
     if (k < 0) k = n0++;
