@@ -75,41 +75,31 @@ CXCursor cursor_first_child(CXCursor c) {
   return r;
 }
 
-static enum CXChildVisitResult last_child_visitor(CXCursor c, CXCursor parent, CXClientData d) {
+/* The last child `keep` accepts (any, when keep is NULL). */
+typedef struct last_match {
+  int (*keep)(CXCursor);
+  CXCursor r;
+} last_match;
+
+static enum CXChildVisitResult last_match_visitor(CXCursor c, CXCursor parent, CXClientData d) {
   (void)parent;
-  *(CXCursor *)d = c;
+  last_match *m = d;
+  if (!m->keep || m->keep(c)) m->r = c;
   return CXChildVisit_Continue;
 }
 
-CXCursor cursor_last_child(CXCursor c) {
-  CXCursor r = clang_getNullCursor();
-  clang_visitChildren(c, last_child_visitor, &r);
-  return r;
+static CXCursor last_child_where(CXCursor c, int (*keep)(CXCursor)) {
+  last_match m = {keep, clang_getNullCursor()};
+  clang_visitChildren(c, last_match_visitor, &m);
+  return m.r;
 }
 
-static enum CXChildVisitResult last_expr_visitor(CXCursor c, CXCursor parent, CXClientData d) {
-  (void)parent;
-  if (clang_isExpression(clang_getCursorKind(c))) *(CXCursor *)d = c;
-  return CXChildVisit_Continue;
-}
+static int is_expr(CXCursor c) { return clang_isExpression(clang_getCursorKind(c)); }
+static int is_compound(CXCursor c) { return clang_getCursorKind(c) == CXCursor_CompoundStmt; }
 
-CXCursor cursor_last_expr_child(CXCursor c) {
-  CXCursor r = clang_getNullCursor();
-  clang_visitChildren(c, last_expr_visitor, &r);
-  return r;
-}
-
-static enum CXChildVisitResult body_visitor(CXCursor c, CXCursor parent, CXClientData d) {
-  (void)parent;
-  if (clang_getCursorKind(c) == CXCursor_CompoundStmt) *(CXCursor *)d = c;
-  return CXChildVisit_Continue;
-}
-
-CXCursor cursor_fn_body(CXCursor f) {
-  CXCursor b = clang_getNullCursor();
-  clang_visitChildren(f, body_visitor, &b);
-  return b;
-}
+CXCursor cursor_last_child(CXCursor c) { return last_child_where(c, NULL); }
+CXCursor cursor_last_expr_child(CXCursor c) { return last_child_where(c, is_expr); }
+CXCursor cursor_fn_body(CXCursor f) { return last_child_where(f, is_compound); }
 
 /* Each step goes to a child, so the walk ends at the tree's depth. */
 CXCursor cursor_strip(CXCursor e) {
