@@ -82,20 +82,30 @@ static tidal_trace *make_trap(void) {
  * freed in the loop and huge one of 33 chunks, each with a small partner:
  * no arena for them. */
 enum { ACHUNK = 4096 };
-enum { CONV, POOL, DCONV, DPOOL, TMP, SIDE, HUGE, HSIDE, N_LENET };
-static tidal_trace *make_lenet(void) {
+
+/* A trace of n allocations, each one tensor, persistent but for number
+ * `transient` (-1: none); ops go through *b. */
+static tidal_trace *with_allocs(ht_builder *b, const char *const *names, const uint64_t *bytes,
+                                int n, int transient) {
   tidal_trace *t = calloc(1, sizeof *t);
-  ht_builder b = {t, 0, 0};
-  static const char *names[] = {"conv", "pool", "dconv", "dpool", "tmp", "side", "huge", "hside"};
-  static const uint64_t bytes[] = {5888, 1536, 1536, 5888, 5888, 1536, 33 * ACHUNK - 512, 1536};
-  t->n_allocs = N_LENET;
-  t->allocs = calloc(N_LENET, sizeof *t->allocs);
-  for (int a = 0; a < N_LENET; a++) {
+  *b = (ht_builder){t, 0, 0};
+  t->n_allocs = n;
+  t->allocs = calloc((size_t)n, sizeof *t->allocs);
+  for (int a = 0; a < n; a++) {
     t->allocs[a].name = ht_strdup(names[a]);
     t->allocs[a].bytes = bytes[a];
-    t->allocs[a].persistent = a != TMP;
-    ht_tensor(&b, names[a], a, 0, bytes[a]);
+    t->allocs[a].persistent = a != transient;
+    ht_tensor(b, names[a], a, 0, bytes[a]);
   }
+  return t;
+}
+
+enum { CONV, POOL, DCONV, DPOOL, TMP, SIDE, HUGE, HSIDE, N_LENET };
+static tidal_trace *make_lenet(void) {
+  ht_builder b;
+  static const char *const names[] = {"conv", "pool", "dconv", "dpool", "tmp", "side", "huge", "hside"};
+  static const uint64_t bytes[] = {5888, 1536, 1536, 5888, 5888, 1536, 33 * ACHUNK - 512, 1536};
+  tidal_trace *t = with_allocs(&b, names, bytes, N_LENET, TMP);
   static const int ops[5][4] = {{CONV, POOL, -1, -1}, {DPOOL, DCONV, -1, -1},
                                 {DPOOL, CONV, POOL, DCONV}, {TMP, SIDE, -1, -1},
                                 {HUGE, HSIDE, -1, -1}};
@@ -111,18 +121,10 @@ static tidal_trace *make_lenet(void) {
  * without the arena, and with it those ops need the arena's chunk and
  * q's slab.  big (four chunks) keeps the largest working set at four. */
 static tidal_trace *make_costly(void) {
-  tidal_trace *t = calloc(1, sizeof *t);
-  ht_builder b = {t, 0, 0};
-  static const char *names[] = {"m", "p", "q", "big"};
+  ht_builder b;
+  static const char *const names[] = {"m", "p", "q", "big"};
   static const uint64_t bytes[] = {6144, 1536, 1536, 4 * ACHUNK};
-  t->n_allocs = 4;
-  t->allocs = calloc(4, sizeof *t->allocs);
-  for (int a = 0; a < 4; a++) {
-    t->allocs[a].name = ht_strdup(names[a]);
-    t->allocs[a].bytes = bytes[a];
-    t->allocs[a].persistent = 1;
-    ht_tensor(&b, names[a], a, 0, bytes[a]);
-  }
+  tidal_trace *t = with_allocs(&b, names, bytes, 4, -1);
   trace_op *op = ht_op(&b, 0, "mp", TRACE_FORWARD, 0, -1, 0, 0);
   ht_acc(&b, op, 0, ACCESS_READ, 1);
   ht_acc(&b, op, 1, ACCESS_WRITE, 1);
@@ -142,18 +144,10 @@ static tidal_trace *make_costly(void) {
  * largest working set of m's ops stays at four chunks: no budget gets
  * smaller, and the shared chunk would cost hint precision.  Dropped. */
 static tidal_trace *make_sum_only(void) {
-  tidal_trace *t = calloc(1, sizeof *t);
-  ht_builder b = {t, 0, 0};
-  static const char *names[] = {"m", "p", "x", "y"};
+  ht_builder b;
+  static const char *const names[] = {"m", "p", "x", "y"};
   static const uint64_t bytes[] = {6144, 1536, 3000, 3000};
-  t->n_allocs = 4;
-  t->allocs = calloc(4, sizeof *t->allocs);
-  for (int a = 0; a < 4; a++) {
-    t->allocs[a].name = ht_strdup(names[a]);
-    t->allocs[a].bytes = bytes[a];
-    t->allocs[a].persistent = 1;
-    ht_tensor(&b, names[a], a, 0, bytes[a]);
-  }
+  tidal_trace *t = with_allocs(&b, names, bytes, 4, -1);
   trace_op *op = ht_op(&b, 0, "mp", TRACE_FORWARD, 0, -1, 0, 0);
   ht_acc(&b, op, 0, ACCESS_READ, 1);
   ht_acc(&b, op, 1, ACCESS_WRITE, 1);
