@@ -30,22 +30,11 @@ static int faults(const unsigned char *p) {
 }
 
 static void write_all(unsigned char *p, size_t n, unsigned char *shadow, uint64_t salt) {
-  tidal_access a = {p, n, TIDAL_WRITE};
-  CHECK_OK(tidal_op_begin(&site, 1, &a));
-  th_fill_pattern(shadow, n, salt);
-  th_put(p, shadow, n);
-  CHECK_OK(tidal_op_end(&site));
+  th_op_write(&site, p, n, shadow, salt);
 }
 
 static void check_all(unsigned char *p, size_t n, const unsigned char *shadow) {
-  tidal_access a = {p, n, TIDAL_READ};
-  unsigned char *got = malloc(n);
-  CHECK(got);
-  CHECK_OK(tidal_op_begin(&site, 1, &a));
-  th_get(got, p, n);
-  CHECK(memcmp(got, shadow, n) == 0);
-  CHECK_OK(tidal_op_end(&site));
-  free(got);
+  th_op_check(&site, p, n, shadow);
 }
 
 #endif

@@ -11,20 +11,11 @@ enum { CH = 4096, SMALL = 1000, N = 48 };
 static const tidal_site site = {"small_op", "smallpool.c", 1, 1e-6};
 
 static void write_member(unsigned char *p, unsigned char *shadow, uint64_t salt) {
-  tidal_access a = {p, SMALL, TIDAL_WRITE};
-  CHECK_OK(tidal_op_begin(&site, 1, &a));
-  th_fill_pattern(shadow, SMALL, salt);
-  th_put(p, shadow, SMALL);
-  CHECK_OK(tidal_op_end(&site));
+  th_op_write(&site, p, SMALL, shadow, salt);
 }
 
 static void check_member(unsigned char *p, const unsigned char *shadow) {
-  tidal_access a = {p, SMALL, TIDAL_READ};
-  unsigned char got[SMALL];
-  CHECK_OK(tidal_op_begin(&site, 1, &a));
-  th_get(got, p, SMALL);
-  CHECK(memcmp(got, shadow, SMALL) == 0);
-  CHECK_OK(tidal_op_end(&site));
+  th_op_check(&site, p, SMALL, shadow);
 }
 
 static uintptr_t chunk_of(const void *p) { return (uintptr_t)p / CH; }

@@ -158,4 +158,27 @@ static inline tidal_stats th_stats(void) {
   return s;
 }
 
+/* One op that writes all n bytes at p with a fresh pattern, kept in shadow. */
+static inline void th_op_write(const tidal_site *site, unsigned char *p, size_t n,
+                               unsigned char *shadow, uint64_t salt) {
+  tidal_access a = {p, n, TIDAL_WRITE};
+  CHECK_OK(tidal_op_begin(site, 1, &a));
+  th_fill_pattern(shadow, n, salt);
+  th_put(p, shadow, n);
+  CHECK_OK(tidal_op_end(site));
+}
+
+/* One op that reads all n bytes at p: they must equal shadow. */
+static inline void th_op_check(const tidal_site *site, const unsigned char *p, size_t n,
+                               const unsigned char *shadow) {
+  tidal_access a = {p, n, TIDAL_READ};
+  unsigned char *got = malloc(n);
+  CHECK(got);
+  CHECK_OK(tidal_op_begin(site, 1, &a));
+  th_get(got, p, n);
+  CHECK(memcmp(got, shadow, n) == 0);
+  CHECK_OK(tidal_op_end(site));
+  free(got);
+}
+
 #endif
