@@ -32,8 +32,6 @@
 #define RT_HOST_PIECE_MIN_BYTES ((size_t)64 << 20)
 #define RT_RECOMPUTE_DEPTH_MAX 64           /* nested recompute closures before giving up */
 #define RT_FREED_REMEMBERED 4096            /* freed bases kept to report double frees */
-#define RT_KEEP_SCAN_MAX 64                 /* LRU entries skipped for tidal_keep before giving in */
-#define RT_PARK_SCAN_MAX 16                 /* parked chunks polled for an idle one before waiting */
 
 /* ---- chunks (residency.c) ----
  * Note [chunk states]: a chunk's bytes are in exactly one of these places.
@@ -80,7 +78,8 @@ typedef struct rt_chunk {
   tidal_stream writer;          /* stream of the last op that wrote it */
   int64_t host_slot;            /* host store slot, -1 if none */
   uint64_t op_stamp;            /* last op_begin that declared it (dedup) */
-  uint64_t keep_iter;           /* tidal_keep: kept while equal to rt_g.iteration + 1 */
+  uint64_t keep_iter;           /* tidal_keep, the eviction policy's: kept while it equals
+                                   its epoch + 1 (policy/evict_lru.c) */
   uint32_t phys;                /* physical chunk while mapped */
   uint32_t index;               /* position in its allocation */
   uint32_t pins;                /* open ops that declared it */
@@ -226,6 +225,8 @@ typedef struct rt_runtime {
   /* Called after every budget change (the run-time planner replans); NULL = none. */
   void (*budget_changed)(size_t old_bytes, size_t new_bytes);
   struct rt_arbiter *arb;        /* arbiter.c: shared budget, or NULL */
+  const struct rt_evict_ops *evict; /* which chunk goes (Note [eviction seam]) */
+  const struct rt_share_ops *share; /* a budget shared with other processes, or NULL */
   size_t footprint_bytes;        /* allocations in whole chunks, slabs included: the most
                                     this process could keep resident (its shared demand) */
 
@@ -264,11 +265,11 @@ typedef struct rt_runtime {
                                     closures are running: tidal_op_end may not pop them */
   tidal_status rc_error;         /* first failure inside a closure */
 
-  uint64_t iteration;            /* epoch: tidal_iteration_end calls so far */
   int in_iteration;
 
   uint64_t iterations_done;
   tidal_counters total, cur;     /* cur: the iteration in progress */
+  tidal_counters last_iteration; /* the last one completed */
   double iter_t0;                /* modelled clock at iteration begin */
 
   FILE *trace;
@@ -283,8 +284,6 @@ typedef struct rt_runtime {
 
 RT_HIDDEN extern rt_runtime rt_g;
 
-/* ---- api.c ---- */
-RT_HIDDEN void rt_frame_unwind(void); /* pops the top op frame, unpinning its chunks */
 
 /* ---- status.c ---- */
 RT_HIDDEN tidal_status rt_error(tidal_status st, const char *fmt, ...) RT_PRINTF(2, 3);
@@ -312,6 +311,13 @@ RT_HIDDEN tidal_status rt_budget_initial(const tidal_config *cfg, size_t device_
 RT_HIDDEN void rt_budget_iteration_end(void);
 /* TIDAL_ERR_BUDGET when eviction finds nothing (Note [budget errors]). */
 RT_HIDDEN tidal_status rt_budget_exhausted(const char *why);
+/* Changes the budget: growing lets the pool add chunks as they are needed;
+ * shrinking evicts through the usual path (nothing is lost) and gives the
+ * chunks back.  Chunks pinned by open ops go when released.  Calls
+ * rt_g.budget_changed.  TIDAL_ERR_CONFIG for a budget under one chunk or over
+ * the device. */
+RT_HIDDEN tidal_status rt_budget_set(size_t bytes);
+
 
 /* ---- summary.c ---- */
 /* The memory summary printed at tidal_shutdown (TIDAL_STATS). */
@@ -325,27 +331,56 @@ RT_HIDDEN rt_alloc *rt_registry_find(uintptr_t p);
 RT_HIDDEN int rt_registry_was_freed(uintptr_t p);
 RT_HIDDEN void rt_registry_destroy(void);
 
-/* ---- residency.c ---- */
+/* ---- chunk.c ---- */
 RT_HIDDEN void rt_list_push(rt_list *l, int id, rt_chunk *c);
 RT_HIDDEN void rt_list_remove(rt_list *l, rt_chunk *c);
 RT_HIDDEN rt_list *rt_list_of(rt_chunk *c);
+RT_HIDDEN void rt_unlist(rt_chunk *c); /* off whichever of lru, out, in it is on */
 RT_HIDDEN uintptr_t rt_chunk_addr(const rt_chunk *c);
 RT_HIDDEN size_t rt_chunk_len(const rt_chunk *c); /* bytes of the allocation in it */
 RT_HIDDEN int rt_chunk_mapped(const rt_chunk *c);
 RT_HIDDEN void rt_pin(rt_chunk *c);
 RT_HIDDEN void rt_unpin(rt_chunk *c);
+/* a->chunks[0, n): owned by a, numbered, unmapped, no host slot. */
+RT_HIDDEN void rt_chunks_init(rt_alloc *a, uint32_t n);
+/* Resident with an identical host copy, and not a write-only restore in
+ * progress: evicting it costs nothing, and its copy may be taken. */
+static inline int rt_chunk_clean(const rt_chunk *c) {
+  return c->state == RT_RESIDENT && c->host_slot >= 0 && !c->fresh_from;
+}
+
+/* ---- opstack.c: the open ops and the chunks they pinned ---- */
+RT_HIDDEN tidal_status rt_frame_reserve(void); /* room for one more frame */
+/* Pins c for the op being begun (stamp: its op_stamp), or adds flags
+ * (RT_PIN_*) to its entry if the op declared it already. */
+RT_HIDDEN tidal_status rt_frame_pin(rt_chunk *c, uint64_t stamp, uint32_t flags);
+RT_HIDDEN void rt_frame_unwind(void); /* pops the top op frame, unpinning its chunks */
+RT_HIDDEN void rt_frames_destroy(void);
+
+/* ---- residency.c ---- */
 /* Finishes completed copies: swapped-out chunks release their device memory. */
 RT_HIDDEN tidal_status rt_reap(int wait_all);
-/* A free physical chunk, evicting LRU chunks if needed. */
+/* A free physical chunk, evicting (the policy's choice) if needed. */
 RT_HIDDEN tidal_status rt_phys_acquire(uint32_t *phys, const char *why);
-RT_HIDDEN void rt_phys_release(uint32_t phys); /* pool.c */
-RT_HIDDEN uint32_t rt_phys_free_pop(void);  /* pool.c: the top of the free stack (nfree_phys > 0) */
-RT_HIDDEN int rt_phys_free_take(uint32_t phys); /* pool.c: phys out of the free stack, if there */
-/* Unmaps every stale alias of phys (Note [stale aliases]): it is going away. */
-RT_HIDDEN void rt_phys_unalias(uint32_t phys);
-/* One step towards a free physical chunk (reassign parked memory, reap,
- * evict, land a prefetch). */
-RT_HIDDEN tidal_status rt_phys_free_one(const char *why);
+/* phys is free: back to the free stack, or out of the pool while it
+ * shrinks (Note [resizable pool]). */
+RT_HIDDEN void rt_phys_release(uint32_t phys);
+/* The pool is over its target: gives free chunks back, then evicts until
+ * it is not (or only pinned chunks are left). */
+RT_HIDDEN void rt_phys_shrink(void);
+/* The mechanism the eviction policy drives (Note [eviction seam]):
+ * starts releasing resident, unpinned c - clean: parked; with a closure
+ * (and not `copy`): dropped; else copied out into a host slot the policy
+ * finds - 1 if it did, 0 if it cannot (no slot: it stays resident). */
+RT_HIDDEN int rt_chunk_evict(rt_chunk *c, tidal_status *st, int copy);
+/* v is parked: its memory goes back to the free stack, still mapped at v's
+ * address (Note [stale aliases]); copies into it wait for v's last use. */
+RT_HIDDEN tidal_status rt_parked_give(rt_chunk *v);
+/* The swap-out of c completed: its device memory is parked. */
+RT_HIDDEN tidal_status rt_swap_out_finish(rt_chunk *c);
+/* Takes clean c's host slot (c becomes DIRTY: its only copy is on the
+ * device) and returns it. */
+RT_HIDDEN int64_t rt_chunk_take_host(rt_chunk *c);
 /* Grants access to every chunk mapped since the last flush: one
  * set_access per contiguous range (Note [access batching]). */
 RT_HIDDEN tidal_status rt_access_flush(void);
@@ -378,8 +413,6 @@ RT_HIDDEN tidal_status rt_chunk_settle(rt_chunk *c);
 RT_HIDDEN void rt_chunk_free_host(rt_chunk *c);
 /* Releases everything c holds (tidal_free). */
 RT_HIDDEN tidal_status rt_chunk_release(rt_chunk *c);
-/* a->chunks[0, n): owned by a, numbered, unmapped, no host slot. */
-RT_HIDDEN void rt_chunks_init(rt_alloc *a, uint32_t n);
 /* Releases a's chunks [0, a->nchunks) (waiting for copies in flight), then
  * its address range once their unmaps have run; a->chunks stays a's. */
 RT_HIDDEN tidal_status rt_range_release(rt_alloc *a);
@@ -388,46 +421,86 @@ RT_HIDDEN tidal_status rt_range_release(rt_alloc *a);
 RT_HIDDEN tidal_status rt_vmmq_start(void); /* tidal_init, when cfg.vmm_thread */
 RT_HIDDEN void rt_vmmq_stop(void);          /* drains, then joins; no-op when off */
 RT_HIDDEN int rt_vmmq_on(void);
-/* Queues cmd (backend cmd_prepare first): *ev as the backend fills it (a
- * copy's carries the ticket), *t its ticket; ev and t may be NULL. */
-RT_HIDDEN tidal_status rt_vmmq_submit(rt_cmd *cmd, rt_event *ev, rt_ticket *t);
-RT_HIDDEN int rt_vmmq_done(uint64_t seq);       /* never blocks */
-/* Blocks until the worker has run command seq: the real wait only (the
- * backends' event calls).  The worker's failure, if any. */
+/* Blocks until the worker has run command seq: the real wait only.  The
+ * worker's failure, if any. */
 RT_HIDDEN tidal_status rt_vmmq_sync(uint64_t seq);
 /* rt_vmmq_sync, and the sim's host clock waits for t->vt. */
 RT_HIDDEN tidal_status rt_vmmq_wait(const rt_ticket *t);
 RT_HIDDEN tidal_status rt_vmmq_drain(void); /* every command queued so far */
+
+/* ---- vmmq.c: the device front (Note [device front]) ----
+ * The backend's calls that the VMM worker may run, and the event calls.
+ * *t: the command's ticket when it was queued (untouched otherwise); the
+ * rest as the backend's call of the same name (backend.h). */
+RT_HIDDEN tidal_status rt_dev_map(uintptr_t addr, uint32_t phys, rt_event *ready, rt_ticket *t);
+RT_HIDDEN tidal_status rt_dev_set_access(uintptr_t addr, size_t bytes, rt_ticket *t);
+/* With the worker on it waits for `mark` (the caller waited already otherwise). */
+RT_HIDDEN tidal_status rt_dev_unmap(uintptr_t addr, uint32_t phys, uint64_t mark, rt_ticket *t);
+RT_HIDDEN tidal_status rt_dev_copy_d2h(void *dst, uintptr_t src, size_t bytes, uint32_t phys,
+                                       tidal_stream after, rt_event *done, rt_ticket *t);
+RT_HIDDEN tidal_status rt_dev_copy_h2d(uintptr_t dst, const void *src, size_t bytes,
+                                       uint32_t phys, int urgent, uint64_t after_mark,
+                                       rt_event *done, rt_ticket *t);
+/* park (1) or unpark (0); last_seq: the chunk's last ticket. */
+RT_HIDDEN tidal_status rt_dev_park(uintptr_t addr, uint32_t phys, int park, uint64_t last_seq);
+RT_HIDDEN int rt_dev_event_done(const rt_event *ev);
+RT_HIDDEN tidal_status rt_dev_event_sync(const rt_event *ev, double *waited_s);
+RT_HIDDEN tidal_status rt_dev_stream_wait(tidal_stream s, const rt_event *ev, double *stall_s);
+RT_HIDDEN void rt_dev_event_release(rt_event *ev);
+/* The backend's modelled clock (0 if none, or no backend yet). */
+RT_HIDDEN double rt_dev_now(void);
 
 /* ---- pool.c ---- */
 /* Creates the pool for `budget` bytes: eagerly, or (lazy) one chunk at a
  * time as rt_phys_acquire needs them. */
 RT_HIDDEN tidal_status rt_pool_init(size_t chunk_bytes, size_t budget, int lazy);
 RT_HIDDEN void rt_pool_destroy(void);
-/* One more physical chunk while nphys < phys_target (the arbiter permitting). */
+/* One more physical chunk while nphys < phys_target (rt_g.share permitting). */
 RT_HIDDEN tidal_status rt_pool_add(uint32_t *phys);
-/* Changes the budget: growing lets the pool add chunks as they are needed;
- * shrinking evicts through the usual path (nothing is lost) and gives the
- * chunks back.  Chunks pinned by open ops go when released.  Calls
- * rt_g.budget_changed.  TIDAL_ERR_CONFIG for a budget under one chunk or over
- * the device. */
-RT_HIDDEN tidal_status rt_budget_set(size_t bytes);
+/* Removes free, unaliased phys from the pool (the budget shrank). */
+RT_HIDDEN void rt_pool_remove(uint32_t phys);
+RT_HIDDEN void rt_phys_free_push(uint32_t phys);
+RT_HIDDEN uint32_t rt_phys_free_pop(void);  /* the top of the free stack (nfree_phys > 0) */
+RT_HIDDEN int rt_phys_free_take(uint32_t phys); /* phys out of the free stack, if there */
+
+/* ---- decisions the memory layer takes from above, set at tidal_init ----
+ * Note [eviction seam]: the residency mechanism never chooses a victim
+ * itself: every "which chunk?" goes through this table (after jemalloc's
+ * pai.h: a few operations any policy provides).  policy/evict_lru.c is the
+ * one implementation; another policy (DELTA's filter, a lifetime-aware
+ * pool) provides the same table. */
+typedef struct rt_evict_ops {
+  const char *name;
+  void (*init)(void);               /* tidal_init: no request holds */
+  /* One step towards a free physical chunk (reassign parked memory, finish
+   * a swap-out, start evicting one); TIDAL_ERR_BUDGET, with the message,
+   * when nothing can move. */
+  tidal_status (*free_one)(const char *why);
+  /* A host slot for a copy of `except`'s data: when the store is full, a
+   * clean chunk's copy (rt_chunk_take_host); -1 if none. */
+  int64_t (*host_slot)(const rt_chunk *except);
+  void (*keep)(rt_chunk *c);        /* tidal_keep on c (and packed members' slabs) */
+  void (*iteration_end)(void);      /* tidal_iteration_end: keep requests expire */
+} rt_evict_ops;
+/* A device budget shared with other processes (policy/arbiter.c). */
+typedef struct rt_share_ops {
+  int (*take)(size_t bytes);  /* before creating physical memory: 0 if the total is spent */
+  void (*give)(size_t bytes); /* after giving it back */
+  int (*wait)(size_t bytes);  /* waits (bounded) for room; 0 on timeout */
+} rt_share_ops;
+/* policy/evict_lru.c: the LRU eviction policy */
+RT_HIDDEN extern const rt_evict_ops rt_evict_lru;
 
 /* ---- arbiter.c ---- */
 /* Joins the shared budget named by the config (TIDAL_SHARED_BUDGET); sets
- * *budget to this process's first share.  No-op when none is configured. */
+ * *budget to this process's first share, and rt_g.share.  No-op when none
+ * is configured. */
 RT_HIDDEN tidal_status rt_arbiter_join(const tidal_config *cfg, size_t *budget);
 RT_HIDDEN void rt_arbiter_leave(void);
 /* Publishes demand and applies a changed share (rt_budget_set).  full: take
  * the lock, check who is alive and divide again (iteration boundaries);
  * else only a changed division or demand costs more than a load (ops). */
 RT_HIDDEN void rt_arbiter_poll(int full);
-/* Physical bytes this process may hold: take before creating a chunk (0 if
- * the total is spent), give back after releasing one. */
-RT_HIDDEN int rt_arbiter_take(size_t bytes);
-RT_HIDDEN void rt_arbiter_give(size_t bytes);
-/* Waits (bounded) until the total has room for `bytes` more; 0 on timeout. */
-RT_HIDDEN int rt_arbiter_wait(size_t bytes);
 /* The shared total and the most physical memory the group held at once (0 if none). */
 RT_HIDDEN void rt_arbiter_stats(uint64_t *total, uint64_t *peak);
 
@@ -450,9 +523,12 @@ RT_HIDDEN void rt_host_destroy(void);
 RT_HIDDEN int rt_host_check(char *msg, size_t len);
 
 /* ---- suballoc.c ---- */
+/* Hint kinds (suballoc.c; the run-time planner records them and its
+ * actions are the same kinds). */
+enum { RT_HINT_SWAP = 1, RT_HINT_PREFETCH, RT_HINT_DROP, RT_HINT_KEEP, RT_HINT_RECOMPUTE };
 RT_HIDDEN tidal_status rt_small_alloc(rt_alloc *a, uint32_t group);
 RT_HIDDEN tidal_status rt_small_free(rt_alloc *a);
-/* A hint (RT_HINT_*, planner.h) on [off, off+len) of packed allocation a:
+/* A hint (RT_HINT_*) on [off, off+len) of packed allocation a:
  * Note [hints on packed allocations]. */
 RT_HIDDEN tidal_status rt_small_hint(rt_alloc *a, size_t off, size_t len, int kind);
 /* Freeing a would release a slab an open op has pinned. */
@@ -483,20 +559,23 @@ RT_HIDDEN void rt_recompute_iteration_end(void);
 RT_HIDDEN void rt_recompute_destroy(void);
 
 /* ---- stats.c ---- */
-RT_HIDDEN void rt_stats_note_resident(void);
+RT_HIDDEN void rt_stats_resident(uint64_t resident_bytes); /* the peaks */
 RT_HIDDEN void rt_stats_add(size_t offset, uint64_t v); /* offsetof(tidal_counters, f) */
 RT_HIDDEN void rt_stats_add_time(size_t offset, double s);
-RT_HIDDEN void rt_stats_iteration_begin(void);
-RT_HIDDEN void rt_stats_iteration_end(void);
+/* now: the modelled clock (rt_dev_now) */
+RT_HIDDEN void rt_stats_iteration_begin(uint64_t resident_bytes, double now);
+RT_HIDDEN void rt_stats_iteration_end(uint64_t resident_bytes, double now);
 #define RT_COUNT(field, v) rt_stats_add(offsetof(tidal_counters, field), (uint64_t)(v))
 #define RT_COUNT_TIME(field, s) rt_stats_add_time(offsetof(tidal_counters, field), (s))
 static inline size_t rt_resident_bytes(void) {
   return (size_t)(rt_g.nphys - rt_g.nfree_phys - rt_g.parked.n) * rt_g.chunk_bytes;
 }
+static inline void rt_note_resident(void) { rt_stats_resident(rt_resident_bytes()); }
 
 /* ---- profile.c: per-site op durations (TIDAL_PROFILE) ---- */
 RT_HIDDEN void rt_profile_add(const tidal_site *site, double seconds);
-RT_HIDDEN tidal_status rt_profile_write(const char *path);
+/* measured: the durations are CUDA events' (else the sim's model). */
+RT_HIDDEN tidal_status rt_profile_write(const char *path, int measured);
 RT_HIDDEN void rt_profile_destroy(void);
 
 /* ---- costs.c: the sim's cost model (Note [sim cost model]) ---- */
@@ -528,6 +607,9 @@ RT_HIDDEN void rt_annotate_destroy(void);
 RT_HIDDEN int rt_annotate_any(void);
 /* Splits `resident` bytes by tidal_group (unannotated: OTHER). */
 RT_HIDDEN void rt_annotate_resident(uint64_t resident, uint64_t out[TIDAL_NGROUPS]);
+/* The trace's memory counters now (rt_trace_write_counters); no-op when not
+ * tracing. */
+RT_HIDDEN void rt_trace_counters(void);
 
 /* ---- the run-time planner (plan_exec.c; planner.h has the rest) ----
  * Hooks from api.c.  op_enter runs the plan's actions for the op about to
@@ -554,22 +636,33 @@ RT_HIDDEN void rt_planner_budget_changed(size_t old_bytes, size_t new_bytes);
 RT_HIDDEN int rt_parse_planner(const char *s, tidal_planner *out);
 
 /* ---- trace.c (Note [trace format]) ---- */
-/* TIDAL_ERR_CONFIG if path cannot be written. */
-RT_HIDDEN tidal_status rt_trace_open(const char *path);
-RT_HIDDEN void rt_trace_close(void);
+/* Opens the trace at path: 0, or -1 with errno set.  host_clock: times are
+ * the host's (CUDA), else now() (the sim's modelled clock); counters()
+ * writes the memory counters (rt_trace_counters) where they may have
+ * changed. */
+RT_HIDDEN int rt_trace_open(const char *path, const char *backend, int host_clock,
+                            double (*now)(void), void (*counters)(void));
+/* Closes it: 0, or -1 (errno) if writing it failed. */
+RT_HIDDEN int rt_trace_close(void);
 /* An instant on the runtime track: {"name":ev, "args":{<fields>}}; fields
  * is a JSON fragment. */
 RT_HIDDEN void rt_trace(const char *ev, const char *fmt, ...) RT_PRINTF(2, 3);
-RT_HIDDEN void rt_trace_counters(void); /* resident/host/budget bytes, if changed */
-RT_HIDDEN void rt_trace_budget(void);
+/* The counters now: each is written when it changed since the last. */
+typedef struct rt_trace_counts {
+  uint64_t resident, host, budget, allocated;
+  int by_group;                  /* groups is set: something is annotated */
+  uint64_t groups[TIDAL_NGROUPS];
+} rt_trace_counts;
+RT_HIDDEN void rt_trace_write_counters(const rt_trace_counts *k);
 RT_HIDDEN void rt_trace_op_begin(const tidal_site *site);
 RT_HIDDEN void rt_trace_op_end(const tidal_site *site);
 RT_HIDDEN void rt_trace_recompute(int begin, uintptr_t lo, size_t bytes);
 RT_HIDDEN void rt_trace_iteration(int begin);
-/* A copy issued now (ev: its completion event).  waited_s >= 0: it was
- * synchronous and took that long; else, on CUDA, rt_trace_copy_done ends it. */
-RT_HIDDEN void rt_trace_copy(int d2h, const char *name, uintptr_t addr, size_t bytes,
-                             const rt_event *ev, double waited_s);
+/* A copy issued now.  end_s: its modelled end (sim), 0 if none; waited_s >=
+ * 0: it was synchronous and took that long; else, on CUDA,
+ * rt_trace_copy_done ends it. */
+RT_HIDDEN void rt_trace_copy(int d2h, const char *name, uintptr_t addr, size_t bytes, double end_s,
+                             double waited_s);
 RT_HIDDEN void rt_trace_copy_done(int d2h, const char *name, uintptr_t addr);
 #define RT_TRACING() (rt_g.trace != NULL)
 

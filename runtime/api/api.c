@@ -11,6 +11,7 @@
  *    an op that can never fit fails before anything is evicted for it.
  *  - Hints never fail for lack of memory: a hint that cannot be honoured is
  *    ignored (tidal_op_begin restores whatever is missing). */
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +98,8 @@ tidal_status tidal_init(const tidal_config *user) {
   memset(&rt_g, 0, sizeof rt_g);
   rt_g.cfg = cfg;
   rt_g.owner_thread = this_thread();
+  rt_g.evict = &rt_evict_lru; /* Note [eviction seam] */
+  rt_g.evict->init();
   rt_config_warn_unknown_env();
   rt_g.be = cfg.device == TIDAL_DEVICE_SIM ? &rt_backend_sim_ops : &rt_backend_cuda_ops;
 
@@ -155,14 +158,19 @@ tidal_status tidal_init(const tidal_config *user) {
     goto fail;
   if ((st = rt_planner_init()) != TIDAL_OK)
     goto fail;
-  if (cfg.trace_path && (st = rt_trace_open(cfg.trace_path)) != TIDAL_OK)
+  if (cfg.trace_path && rt_trace_open(cfg.trace_path, rt_g.be->name,
+                                      strcmp(rt_g.be->name, "sim") != 0, rt_dev_now,
+                                      rt_trace_counters) != 0) {
+    st = rt_error(TIDAL_ERR_CONFIG, "TIDAL_TRACE: '%s': cannot open for writing: %s",
+                  cfg.trace_path, strerror(errno));
     goto fail;
+  }
   /* Pinned now, not inside the first swap-out (Note [host store sizing]). */
   if (rt_host_reserve(cfg.host_reserve_bytes ? cfg.host_reserve_bytes : RT_HOST_PIECE_MIN_BYTES) !=
       TIDAL_OK)
     rt_clear_error(); /* the store grows later if it can; not fatal */
   rt_g.initialized = 1;
-  rt_stats_iteration_begin();
+  rt_stats_iteration_begin(rt_resident_bytes(), rt_dev_now());
   rt_log(3, "initialised: %s backend, budget %zu bytes in %u chunks of %zu, host store %zu bytes",
          rt_g.be->name, rt_g.budget_bytes, rt_g.nphys, chunk, host_budget);
   if (RT_TRACING()) {
@@ -233,7 +241,7 @@ tidal_status tidal_shutdown(void) {
   rt_g.nallocs = 0;
   if (rt_g.cfg.profile_path) {
     rt_g.be->profile_flush(rt_g.b);
-    tidal_status s2 = rt_profile_write(rt_g.cfg.profile_path);
+    tidal_status s2 = rt_profile_write(rt_g.cfg.profile_path, strcmp(rt_g.be->name, "cuda") == 0);
     if (st == TIDAL_OK)
       st = s2;
   }
@@ -242,15 +250,15 @@ tidal_status tidal_shutdown(void) {
   rt_small_destroy();
   rt_arena_destroy_all();
   rt_recompute_destroy();
-  rt_trace_close(); /* its last counters read the backend's clock */
+  if (rt_trace_close() != 0) /* its last counters read the backend's clock */
+    rt_log(1, "TIDAL_TRACE: writing the trace failed: %s", strerror(errno));
   rt_vmmq_stop();    /* before the host store: queued copies may read it */
   rt_host_destroy();
   rt_g.be->destroy(rt_g.b);
   rt_annotate_destroy();
   rt_pool_destroy();
   rt_arbiter_leave(); /* after the pool: its chunks are given back first */
-  free(rt_g.frames);
-  free(rt_g.pinned);
+  rt_frames_destroy();
   memset(&rt_g, 0, sizeof rt_g);
   return st;
 }
@@ -402,49 +410,6 @@ tidal_status tidal_free(void *p) {
 
 /* ---- ops ---- */
 
-static tidal_status grow_frames(void) {
-  if (rt_g.depth < rt_g.cap_frames)
-    return TIDAL_OK;
-  int cap = rt_g.cap_frames ? rt_g.cap_frames * 2 : 8;
-  rt_frame *f = realloc(rt_g.frames, (size_t)cap * sizeof *f);
-  if (!f)
-    return rt_error(TIDAL_ERR_HOST_MEMORY, "tidal_op_begin: out of host memory");
-  rt_g.frames = f;
-  rt_g.cap_frames = cap;
-  return TIDAL_OK;
-}
-
-static tidal_status pin_chunk(rt_chunk *c, uint64_t stamp, uint32_t flags) {
-  if (c->op_stamp == stamp) { /* declared twice by this op */
-    rt_g.pinned[c->pin_slot].flags |= flags;
-    return TIDAL_OK;
-  }
-  if (rt_g.npinned == rt_g.cap_pinned) {
-    size_t cap = rt_g.cap_pinned ? rt_g.cap_pinned * 2 : 64;
-    rt_pin_entry *n = realloc(rt_g.pinned, cap * sizeof *n);
-    if (!n)
-      return rt_error(TIDAL_ERR_HOST_MEMORY, "tidal_op_begin: out of host memory");
-    rt_g.pinned = n;
-    rt_g.cap_pinned = cap;
-  }
-  c->op_stamp = stamp;
-  c->hint_lo = c->hint_hi = 0; /* used again: earlier hints are moot (Note [partial-chunk hints]) */
-  c->pin_slot = (uint32_t)rt_g.npinned;
-  rt_g.pinned[rt_g.npinned].c = c;
-  rt_g.pinned[rt_g.npinned].flags = flags;
-  rt_g.npinned++;
-  rt_pin(c);
-  return TIDAL_OK;
-}
-
-void rt_frame_unwind(void) {
-  rt_frame *f = &rt_g.frames[rt_g.depth - 1];
-  for (size_t i = f->pin_start; i < rt_g.npinned; i++)
-    rt_unpin(rt_g.pinned[i].c);
-  rt_g.npinned = f->pin_start;
-  rt_g.depth--;
-}
-
 /* Note [NULL accesses]: an access or hint whose pointer is NULL is empty.
  * A kernel cannot dereference NULL, and C code passes NULL for optional
  * operands (`fwd(out, in, has_bias ? b : NULL, n)`, or a wrapper's
@@ -463,7 +428,7 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
   /* the run-time plan's actions for this point (top-level ops only) */
   tidal_status st = rt_g.depth == 0 ? rt_planner_op_enter(site, n, acc) : TIDAL_OK;
   if (st == TIDAL_OK)
-    st = grow_frames();
+    st = rt_frame_reserve();
   if (st != TIDAL_OK) {
     rt_planner_op_failed();
     return op_fail(st);
@@ -496,7 +461,7 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
     if (a->slab) { /* a packed member: its slab's chunk, whose other members stay */
       a->idle = 0; /* in use again: earlier hints on it are moot */
       uint32_t flags = RT_PIN_NEED_DATA | ((x->mode & TIDAL_WRITE) ? RT_PIN_WRITTEN : 0u);
-      if ((st = pin_chunk(&a->slab->chunk, stamp, flags)) != TIDAL_OK)
+      if ((st = rt_frame_pin(&a->slab->chunk, stamp, flags)) != TIDAL_OK)
         goto fail;
       continue;
     }
@@ -510,7 +475,7 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
         flags |= RT_PIN_NEED_DATA;
       if (x->mode & TIDAL_WRITE)
         flags |= RT_PIN_WRITTEN;
-      if ((st = pin_chunk(c, stamp, flags)) != TIDAL_OK)
+      if ((st = rt_frame_pin(c, stamp, flags)) != TIDAL_OK)
         goto fail;
     }
   }
@@ -639,11 +604,11 @@ tidal_status tidal_iteration_end(void) {
     rt_arbiter_poll(1); /* who is still alive, and the division again */
   rt_planner_iteration_end(); /* plans, or learns from this iteration */
   rt_recompute_iteration_end();
-  rt_g.iteration++; /* tidal_keep requests expire */
+  rt_g.evict->iteration_end(); /* tidal_keep requests expire */
   rt_g.in_iteration = 0;
   if (RT_TRACING())
     rt_trace_iteration(0);
-  rt_stats_iteration_end();
+  rt_stats_iteration_end(rt_resident_bytes(), rt_dev_now());
   rt_budget_iteration_end();
   return TIDAL_OK;
 }
@@ -756,7 +721,7 @@ tidal_status tidal_prefetch(const void *ptr, size_t bytes) {
 }
 
 static tidal_status keep_chunk(rt_chunk *c) {
-  c->keep_iter = rt_g.iteration + 1;
+  rt_g.evict->keep(c); /* the eviction policy's to honour */
   return TIDAL_OK;
 }
 

@@ -1,4 +1,5 @@
-/* summary.c - the memory summary printed at tidal_shutdown.
+/* summary.c - what the run did: tidal_stats_get, and the memory summary
+ * printed at tidal_shutdown.
  *
  * TIDAL_STATS=1 (cfg.stats), or log level info and above, prints what the
  * run did, like torch.cuda.memory_summary(): one row per counter of
@@ -7,7 +8,26 @@
  * tidal_counters appears by adding one line to `rows` below. */
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 #include "rt.h"
+
+tidal_status tidal_stats_get(tidal_stats *out) {
+  if (!out)
+    return rt_error(TIDAL_ERR_INVALID, "tidal_stats_get: out is NULL");
+  if (!rt_g.initialized)
+    return rt_error(TIDAL_ERR_NOT_INITIALIZED, "tidal_stats_get: tidal_init has not run");
+  memset(out, 0, sizeof *out);
+  out->budget_bytes = rt_g.budget_bytes;
+  out->resident_bytes = rt_resident_bytes();
+  out->iterations = rt_g.iterations_done;
+  rt_arbiter_stats(&out->shared_budget_bytes, &out->shared_peak_bytes);
+  out->total = rt_g.total;
+  out->total.modelled_seconds = rt_dev_now();
+  out->last_iteration = rt_g.iterations_done ? rt_g.last_iteration : rt_g.cur;
+  if (!rt_g.iterations_done)
+    memset(&out->last_iteration, 0, sizeof out->last_iteration);
+  return TIDAL_OK;
+}
 
 enum row_kind { ROW_BYTES, ROW_COUNT, ROW_SECONDS };
 

@@ -66,12 +66,12 @@ void rt_profile_add(const tidal_site *site, double seconds) {
   tab[j].sum += seconds;
 }
 
-tidal_status rt_profile_write(const char *path) {
+tidal_status rt_profile_write(const char *path, int measured) {
   FILE *f = fopen(path, "w");
   if (!f)
     return rt_error(TIDAL_ERR_CONFIG, "TIDAL_PROFILE=%s: %s", path, strerror(errno));
   fprintf(f, "# tidal profile v1: per op site, %s durations\n",
-          strcmp(rt_g.be->name, "cuda") == 0 ? "measured (CUDA events)" : "modelled (sim)");
+          measured ? "measured (CUDA events)" : "modelled (sim)");
   fprintf(f, "# file:line\tcount\tmean_seconds\tlabel\n");
   for (size_t i = 0; i < cap; i++) {
     const tidal_site *s = tab[i].site;

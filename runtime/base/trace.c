@@ -27,7 +27,6 @@
  * array open).  An unusable path is a TIDAL_ERR_CONFIG at tidal_init: a
  * trace asked for and silently missing is worse than no start. */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -46,6 +45,8 @@ static struct {
   uint64_t groups[TIDAL_NGROUPS];
   int groups_written;
   int counters_written;
+  double (*now)(void);    /* the modelled clock (sim), NULL = none */
+  void (*counters)(void); /* writes the counters (rt_trace_counters, memory/annotate.c) */
 } tr;
 
 static double host_now(void) {
@@ -58,7 +59,12 @@ static double host_now(void) {
 static double now_s(void) {
   if (tr.host_clock)
     return host_now() - tr.t0;
-  return rt_g.be && rt_g.b ? rt_g.be->modelled_now(rt_g.b) : 0.0;
+  return tr.now ? tr.now() : 0.0;
+}
+
+static void counters_now(void) {
+  if (tr.counters)
+    tr.counters();
 }
 
 /* Writes s as the body of a JSON string. */
@@ -88,39 +94,41 @@ static void meta_thread(int tid, const char *name) {
   fprintf(rt_g.trace, ",\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":%d}}", tid);
 }
 
-tidal_status rt_trace_open(const char *path) {
+int rt_trace_open(const char *path, const char *backend, int host_clock, double (*now)(void),
+                  void (*counters)(void)) {
   rt_g.trace = fopen(path, "w");
   if (!rt_g.trace)
-    return rt_error(TIDAL_ERR_CONFIG, "TIDAL_TRACE: '%s': cannot open for writing: %s", path,
-                    strerror(errno));
+    return -1;
   memset(&tr, 0, sizeof tr);
   tr.first = 1;
-  tr.host_clock = strcmp(rt_g.be->name, "sim") != 0;
+  tr.host_clock = host_clock;
   tr.t0 = host_now();
+  tr.now = now;
+  tr.counters = counters;
   fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[", rt_g.trace);
   event_start("M", 0, 0);
   fprintf(rt_g.trace, ",\"name\":\"process_name\",\"args\":{\"name\":\"tidal (%s backend)\"}}",
-          rt_g.be->name);
+          backend);
   meta_thread(TID_COMPUTE, "compute (ops)");
   meta_thread(TID_D2H, "copy D2H (swap-out)");
   meta_thread(TID_H2D, "copy H2D (prefetch, fault-in)");
   meta_thread(TID_RUNTIME, "runtime events");
   meta_thread(TID_ITERATIONS, "iterations");
-  return TIDAL_OK;
+  return 0;
 }
 
-void rt_trace_close(void) {
+int rt_trace_close(void) {
   if (!rt_g.trace)
-    return;
-  rt_trace_counters();
+    return 0;
+  counters_now();
   if (tr.iter_open) {
     event_start("E", now_s(), TID_ITERATIONS);
     fputc('}', rt_g.trace);
   }
   fputs("\n]}\n", rt_g.trace);
-  if (ferror(rt_g.trace) | fclose(rt_g.trace))
-    rt_log(1, "TIDAL_TRACE: writing the trace failed: %s", strerror(errno));
+  int failed = ferror(rt_g.trace) | fclose(rt_g.trace);
   rt_g.trace = NULL;
+  return failed ? -1 : 0;
 }
 
 void rt_trace(const char *ev, const char *fmt, ...) {
@@ -142,25 +150,22 @@ static void counter(const char *name, uint64_t v) {
   fprintf(rt_g.trace, ",\"name\":\"%s\",\"args\":{\"bytes\":%llu}}", name, (unsigned long long)v);
 }
 
-void rt_trace_counters(void) {
+void rt_trace_write_counters(const rt_trace_counts *now) {
   if (!rt_g.trace)
     return;
-  uint64_t resident = rt_resident_bytes();
-  uint64_t host = (uint64_t)rt_g.hs.used * rt_g.hs.slot_bytes;
-  uint64_t budget = rt_g.budget_bytes;
+  uint64_t resident = now->resident, host = now->host, budget = now->budget;
   if (!tr.counters_written || resident != tr.resident)
     counter("resident bytes", resident);
   if (!tr.counters_written || host != tr.host)
     counter("host bytes", host);
   if (!tr.counters_written || budget != tr.budget)
     counter("budget bytes", budget);
-  if (!tr.counters_written || rt_g.allocated_bytes != tr.allocated)
-    counter("allocated bytes", rt_g.allocated_bytes);
-  tr.allocated = rt_g.allocated_bytes;
-  if (rt_annotate_any()) { /* Note [trace format]: resident by group */
-    uint64_t g[TIDAL_NGROUPS];
-    rt_annotate_resident(resident, g);
-    if (!tr.groups_written || memcmp(g, tr.groups, sizeof g) != 0) {
+  if (!tr.counters_written || now->allocated != tr.allocated)
+    counter("allocated bytes", now->allocated);
+  tr.allocated = now->allocated;
+  if (now->by_group) { /* Note [trace format]: resident by group */
+    const uint64_t *g = now->groups;
+    if (!tr.groups_written || memcmp(g, tr.groups, sizeof tr.groups) != 0) {
       static const char *const names[TIDAL_NGROUPS] = {"other", "parameters", "optimizer state",
                                                        "gradients", "activations"};
       event_start("C", now_s(), 0);
@@ -168,7 +173,7 @@ void rt_trace_counters(void) {
       for (int k = 0; k < TIDAL_NGROUPS; k++)
         fprintf(rt_g.trace, "%s\"%s\":%llu", k ? "," : "", names[k], (unsigned long long)g[k]);
       fputs("}}", rt_g.trace);
-      memcpy(tr.groups, g, sizeof g);
+      memcpy(tr.groups, g, sizeof tr.groups);
       tr.groups_written = 1;
     }
   }
@@ -177,8 +182,6 @@ void rt_trace_counters(void) {
   tr.budget = budget;
   tr.counters_written = 1;
 }
-
-void rt_trace_budget(void) { rt_trace_counters(); }
 
 static void site_args(const tidal_site *site) {
   fputs(",\"name\":\"", rt_g.trace);
@@ -191,7 +194,7 @@ static void site_args(const tidal_site *site) {
 void rt_trace_op_begin(const tidal_site *site) {
   if (!rt_g.trace)
     return;
-  rt_trace_counters();
+  counters_now();
   event_start("B", now_s(), TID_COMPUTE);
   site_args(site);
 }
@@ -202,7 +205,7 @@ void rt_trace_op_end(const tidal_site *site) {
   event_start("E", now_s(), TID_COMPUTE);
   fputc('}', rt_g.trace);
   (void)site;
-  rt_trace_counters();
+  counters_now();
 }
 
 void rt_trace_recompute(int begin, uintptr_t lo, size_t bytes) {
@@ -244,14 +247,14 @@ static double sim_copy_seconds(int d2h, size_t bytes) {
   return lat + (double)bytes / bw;
 }
 
-void rt_trace_copy(int d2h, const char *name, uintptr_t addr, size_t bytes, const rt_event *ev,
+void rt_trace_copy(int d2h, const char *name, uintptr_t addr, size_t bytes, double end_s,
                    double waited_s) {
   if (!rt_g.trace)
     return;
   int tid = d2h ? TID_D2H : TID_H2D;
   if (!tr.host_clock) { /* the model knows when it ends: a complete slice */
     double dur = sim_copy_seconds(d2h, bytes);
-    double end = ev && ev->vt > 0 ? ev->vt : now_s() + dur;
+    double end = end_s > 0 ? end_s : now_s() + dur;
     event_start("X", end - dur, tid);
     fprintf(rt_g.trace, ",\"dur\":%.3f", dur * 1e6);
   } else if (waited_s >= 0) { /* a synchronous copy that just ended */
@@ -263,7 +266,7 @@ void rt_trace_copy(int d2h, const char *name, uintptr_t addr, size_t bytes, cons
   }
   fprintf(rt_g.trace, ",\"name\":\"%s\",\"args\":{\"ptr\":\"%#lx\",\"bytes\":%zu}}", name,
           (unsigned long)addr, bytes);
-  rt_trace_counters();
+  counters_now();
 }
 
 void rt_trace_copy_done(int d2h, const char *name, uintptr_t addr) {
@@ -272,5 +275,5 @@ void rt_trace_copy_done(int d2h, const char *name, uintptr_t addr) {
   event_start("e", now_s(), d2h ? TID_D2H : TID_H2D);
   fprintf(rt_g.trace, ",\"cat\":\"copy\",\"id\":\"%#lx\",\"name\":\"%s\"}", (unsigned long)addr,
           name);
-  rt_trace_counters();
+  counters_now();
 }

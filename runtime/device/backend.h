@@ -1,9 +1,11 @@
-/* backend.h - the device interface the policy code runs on.
+/* backend.h - the device interface the layers above run on.
  *
  * Two implementations: backend_sim.c (the device emulated in host memory,
  * with a virtual clock) and backend_cuda.c (CUDA driver virtual memory
- * management).  The policy (residency.c, api.c, ...) talks only to this
- * table, so it never knows which one runs.
+ * management).  The layers above talk only to this table - its mapping
+ * calls, copies, parking and events through the VMM queue's front, which
+ * may run them on the worker thread (Note [device front], vmmq.c) - so they
+ * never know which backend runs.
  *
  * Vocabulary:
  *  - a reservation is a device address range that never moves; chunks of it
@@ -27,7 +29,8 @@ typedef struct rt_event {
   double vt;       /* sim: virtual time the event completes at */
   void *handle;    /* cuda: a CUevent from the backend's pool, NULL = none */
   uint64_t ticket; /* the VMM worker's command that issues it (Note [vmm worker]);
-                      0 = issued already.  Every event call waits for it first. */
+                      0 = issued already.  The backends ignore it: the device
+                      front waits for that command first (Note [device front]). */
 } rt_event;
 
 /* Note [vmm worker] (vmmq.c): a driver command the VMM worker runs, in
@@ -167,6 +170,9 @@ typedef struct rt_backend_ops {
   /* park/unpark change the mapping (sim: mprotect), so they wait for the
    * chunk's queued commands first; on cuda they are free and never wait. */
   int park_touches_mapping;
+  /* event_done and the waits answer from a model clock (sim), not from the
+   * device: Note [device front] in vmmq.c. */
+  int events_modelled;
 } rt_backend_ops;
 
 extern const rt_backend_ops rt_backend_sim_ops;

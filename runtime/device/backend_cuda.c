@@ -35,9 +35,9 @@
  * cuMemSetAccess, cuMemUnmap and the copies' issue (cuEventRecord,
  * cuStreamWaitEvent, cuMemcpy*Async) run on the worker thread, which makes
  * the context current first.  Events and physical handles are taken on the
- * training thread when a command is queued (cmd_prepare); every event call
- * waits for the command that records the event first (an event never
- * recorded reads as complete).  The worker waits for an unmap's last-use
+ * training thread when a command is queued (cmd_prepare); the device front
+ * makes every event call wait for the command that records the event
+ * first (an event never recorded reads as complete: Note [device front]).  The worker waits for an unmap's last-use
  * mark with cuEventSynchronize; marks_mu guards the mark list against the
  * training thread retiring that mark's event meanwhile (worker_mark).
  *
@@ -387,10 +387,6 @@ static tidal_status event_get(rt_backend *b, CUevent *ev) {
 static void cuda_event_release(rt_backend *b, rt_event *ev) {
   if (!ev->handle)
     return;
-  /* Not back to the pool before the worker has recorded it: a stale
-   * record would land on the event's next user (a mark, say). */
-  if (ev->ticket)
-    rt_vmmq_sync(ev->ticket);
   if (b->nfree_events == b->cap_free_events) {
     size_t cap = b->cap_free_events ? b->cap_free_events * 2 : 64;
     CUevent *n = realloc(b->free_events, cap * sizeof *n);
@@ -466,8 +462,6 @@ static tidal_status cuda_copy_h2d(rt_backend *b, uintptr_t dst, const void *src,
 }
 
 static int cuda_event_done(rt_backend *b, const rt_event *ev) {
-  if (ev->ticket && !rt_vmmq_done(ev->ticket))
-    return 0; /* not even recorded yet */
   return !ev->handle || CU(cuEventQuery)((CUevent)ev->handle) == CUDA_SUCCESS;
 }
 
@@ -475,9 +469,6 @@ static tidal_status cuda_event_sync(rt_backend *b, const rt_event *ev, double *w
   if (!ev->handle)
     return TIDAL_OK;
   double t0 = now_s();
-  tidal_status st = rt_vmmq_sync(ev->ticket);
-  if (st != TIDAL_OK)
-    return st;
   CHECK(CU(cuEventSynchronize)((CUevent)ev->handle), "cuEventSynchronize");
   if (waited_s)
     *waited_s += now_s() - t0;
@@ -488,10 +479,6 @@ static tidal_status cuda_stream_wait(rt_backend *b, tidal_stream s, const rt_eve
                                      double *stall_s) {
   if (!ev->handle)
     return TIDAL_OK;
-  /* A wait on an event not recorded yet would be a no-op. */
-  tidal_status st = rt_vmmq_sync(ev->ticket);
-  if (st != TIDAL_OK)
-    return st;
   CHECK(CU(cuStreamWaitEvent)((CUstream)s, (CUevent)ev->handle, 0), "cuStreamWaitEvent");
   return TIDAL_OK;
 }

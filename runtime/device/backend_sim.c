@@ -423,12 +423,10 @@ static int copied(rt_backend *b, const rt_event *ev) {
   return ev->seq == 0 || atomic_load(&b->done_seq) >= ev->seq;
 }
 
-/* The copy thread (or the VMM worker, which issues it: ev->ticket) has
- * really finished ev (the host may touch its memory).  A worker failure
- * surfaces at the next op's wait for its chunks. */
+/* The copy thread has really finished ev (the host may touch its memory).
+ * A copy the VMM worker runs has no sequence number here: the device front
+ * waits for its command (Note [device front] in vmmq.c). */
 static void wait_copied(rt_backend *b, const rt_event *ev) {
-  if (ev->ticket)
-    rt_vmmq_sync(ev->ticket);
   if (copied(b, ev))
     return;
   pthread_mutex_lock(&b->mu);
@@ -654,4 +652,5 @@ const rt_backend_ops rt_backend_sim_ops = {
     .worker_attach = sim_worker_attach,
     .worker_waited = sim_worker_waited,
     .park_touches_mapping = 1,
+    .events_modelled = 1,
 };

@@ -37,7 +37,22 @@
  * nothing after it, and every later wait returns the error (a chunk the
  * training thread believes mapped may not be, so no op may run).
  * Waits spin briefly, then sleep on a condition variable.  The sim models
- * the worker as a timeline of its own (Note [sim cost model]). */
+ * the worker as a timeline of its own (Note [sim cost model]).
+ *
+ * Note [device front]: the layers above reach the backend's mapping calls,
+ * copies, parking and event calls through rt_dev_* (the end of this file),
+ * never through its table, so the queue wraps the backend the way one
+ * jemalloc page allocator wraps another behind pai.h, and the backends know
+ * nothing of it.  With the worker off each rt_dev_* call is the backend's;
+ * with it on, map, set-access, unmap and the copies are queued (the caller
+ * gets the command's ticket for its chunk), parking first waits for the
+ * chunk's last command where it changes the mapping (the sim), and every
+ * event call first makes sure the command that records the event has run.
+ * A backend whose events answer from a model clock (events_modelled: the
+ * sim) is asked first and the worker awaited only once it says done, so
+ * the answer never depends on the worker thread's real speed; a real
+ * backend's poll says "not done" while the command is still queued, and
+ * its waits count the time spent waiting for the worker. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
@@ -107,7 +122,7 @@ static void *worker_main(void *arg) {
   return NULL;
 }
 
-int rt_vmmq_done(uint64_t seq) { return !q.on || atomic_load(&q.done) >= seq; }
+static int done_upto(uint64_t seq) { return !q.on || atomic_load(&q.done) >= seq; }
 
 static tidal_status failure(void) {
   return rt_error(q.err, "VMM worker: %s (every later op fails: the device state is unknown)",
@@ -189,7 +204,9 @@ static tidal_status push(rt_cmd *cmd) {
   return TIDAL_OK;
 }
 
-tidal_status rt_vmmq_submit(rt_cmd *cmd, rt_event *ev, rt_ticket *t) {
+/* Queues cmd (backend cmd_prepare first): *ev as the backend fills it (a
+ * copy's carries the ticket), *t its ticket; ev and t may be NULL. */
+static tidal_status submit(rt_cmd *cmd, rt_event *ev, rt_ticket *t) {
   if (atomic_load(&q.failed))
     return failure();
   rt_event scratch;
@@ -271,3 +288,88 @@ void rt_vmmq_hold(int on) {
 }
 
 uint64_t rt_vmmq_pending(void) { return q.on ? q.next_seq - atomic_load(&q.done) : 0; }
+
+/* ---- the device front (Note [device front]) ---- */
+
+tidal_status rt_dev_map(uintptr_t addr, uint32_t phys, rt_event *ready, rt_ticket *t) {
+  if (!q.on)
+    return rt_g.be->map(rt_g.b, addr, phys, ready);
+  rt_cmd cmd = {.kind = RT_CMD_MAP, .addr = addr, .phys = phys};
+  return submit(&cmd, ready, t);
+}
+
+tidal_status rt_dev_set_access(uintptr_t addr, size_t bytes, rt_ticket *t) {
+  if (!q.on)
+    return rt_g.be->set_access(rt_g.b, addr, bytes);
+  rt_cmd cmd = {.kind = RT_CMD_SET_ACCESS, .addr = addr, .bytes = bytes};
+  return submit(&cmd, NULL, t);
+}
+
+tidal_status rt_dev_unmap(uintptr_t addr, uint32_t phys, uint64_t mark, rt_ticket *t) {
+  if (!q.on) /* the caller has waited for the mark */
+    return rt_g.be->unmap(rt_g.b, addr, phys);
+  rt_cmd cmd = {.kind = RT_CMD_UNMAP, .addr = addr, .phys = phys, .mark = mark};
+  return submit(&cmd, NULL, t);
+}
+
+tidal_status rt_dev_copy_d2h(void *dst, uintptr_t src, size_t bytes, uint32_t phys,
+                             tidal_stream after, rt_event *done, rt_ticket *t) {
+  if (!q.on)
+    return rt_g.be->copy_d2h(rt_g.b, dst, src, bytes, phys, after, done);
+  rt_cmd cmd = {.kind = RT_CMD_D2H, .addr = src, .bytes = bytes, .host = dst, .stream = after,
+                .phys = phys};
+  return submit(&cmd, done, t);
+}
+
+tidal_status rt_dev_copy_h2d(uintptr_t dst, const void *src, size_t bytes, uint32_t phys,
+                             int urgent, uint64_t after_mark, rt_event *done, rt_ticket *t) {
+  if (!q.on)
+    return rt_g.be->copy_h2d(rt_g.b, dst, src, bytes, phys, urgent, after_mark, done);
+  rt_cmd cmd = {.kind = RT_CMD_H2D, .addr = dst, .bytes = bytes, .host = (void *)src,
+                .phys = phys, .urgent = (uint8_t)urgent, .mark = after_mark};
+  return submit(&cmd, done, t);
+}
+
+tidal_status rt_dev_park(uintptr_t addr, uint32_t phys, int park, uint64_t last_seq) {
+  if (q.on && rt_g.be->park_touches_mapping) {
+    tidal_status st = rt_vmmq_sync(last_seq);
+    if (st != TIDAL_OK)
+      return st;
+  }
+  return park ? rt_g.be->park(rt_g.b, addr, phys) : rt_g.be->unpark(rt_g.b, addr, phys);
+}
+
+int rt_dev_event_done(const rt_event *ev) {
+  if (ev->ticket && !done_upto(ev->ticket) && !rt_g.be->events_modelled)
+    return 0; /* not even recorded yet (a real event would read as complete) */
+  int done = rt_g.be->event_done(rt_g.b, ev);
+  if (done && ev->ticket) /* the host may touch its memory once the worker has run it */
+    rt_vmmq_sync(ev->ticket);
+  return done;
+}
+
+tidal_status rt_dev_event_sync(const rt_event *ev, double *waited_s) {
+  if (ev->ticket) {
+    tidal_status st = sync_timed(ev->ticket, rt_g.be->events_modelled ? NULL : waited_s);
+    if (st != TIDAL_OK)
+      return st;
+  }
+  return rt_g.be->event_sync(rt_g.b, ev, waited_s);
+}
+
+tidal_status rt_dev_stream_wait(tidal_stream s, const rt_event *ev, double *stall_s) {
+  if (ev->ticket) { /* a wait on an event not recorded yet would be a no-op */
+    tidal_status st = rt_vmmq_sync(ev->ticket);
+    if (st != TIDAL_OK)
+      return st;
+  }
+  return rt_g.be->stream_wait(rt_g.b, s, ev, stall_s);
+}
+
+void rt_dev_event_release(rt_event *ev) {
+  if (ev->ticket) /* not back to the backend's pool before the worker has recorded it */
+    rt_vmmq_sync(ev->ticket);
+  rt_g.be->event_release(rt_g.b, ev);
+}
+
+double rt_dev_now(void) { return rt_g.be && rt_g.b ? rt_g.be->modelled_now(rt_g.b) : 0.0; }

@@ -1,6 +1,9 @@
 /* annotate.c - names and tensor groups for address ranges
  * (tidal_annotate), so the trace can say which kind of data is resident:
  * the memory timeline (`tidal report`) stacks resident bytes by group.
+ * Also the trace's memory counters themselves (rt_trace_counters: resident,
+ * host, budget and allocated bytes, and resident by group once anything is
+ * annotated), which base/trace.c writes whenever they change.
  *
  * Decisions:
  *  - Observation only: no policy reads annotations, so a wrong or missing
@@ -134,4 +137,18 @@ void rt_annotate_resident(uint64_t resident, uint64_t out[TIDAL_NGROUPS]) {
     named += r;
   }
   out[TIDAL_GROUP_OTHER] += resident - named;
+}
+
+void rt_trace_counters(void) {
+  if (!RT_TRACING())
+    return;
+  rt_trace_counts k;
+  k.resident = rt_resident_bytes();
+  k.host = (uint64_t)rt_g.hs.used * rt_g.hs.slot_bytes;
+  k.budget = rt_g.budget_bytes;
+  k.allocated = rt_g.allocated_bytes;
+  k.by_group = rt_annotate_any();
+  if (k.by_group)
+    rt_annotate_resident(k.resident, k.groups);
+  rt_trace_write_counters(&k);
 }

@@ -121,7 +121,7 @@ int64_t rt_host_slot_alloc(void) {
 
 static void pending_pop(void) {
   rt_hoststore *h = &rt_g.hs;
-  rt_g.be->event_release(rt_g.b, &h->pend_evs[0]);
+  rt_dev_event_release(&h->pend_evs[0]);
   rt_host_slot_free(h->pend_slots[0]);
   h->npend--;
   memmove(h->pend_slots, h->pend_slots + 1, h->npend * sizeof *h->pend_slots);
@@ -132,12 +132,12 @@ void rt_host_pending_reap(int wait) {
   rt_hoststore *h = &rt_g.hs;
   if (wait && h->npend) {
     double waited = 0;
-    rt_g.be->event_sync(rt_g.b, &h->pend_evs[0], &waited);
+    rt_dev_event_sync(&h->pend_evs[0], &waited);
     RT_COUNT_TIME(stall_seconds, waited);
     pending_pop();
   }
   /* Oldest first, stopping at the first still running: one query per call. */
-  while (h->npend && rt_g.be->event_done(rt_g.b, &h->pend_evs[0]))
+  while (h->npend && rt_dev_event_done(&h->pend_evs[0]))
     pending_pop();
 }
 
@@ -152,8 +152,8 @@ void rt_host_slot_free_after(int64_t slot, rt_event *ev) {
     if (e)
       h->pend_evs = e;
     if (!s || !e) { /* out of host memory: wait here, as before */
-      rt_g.be->event_sync(rt_g.b, ev, NULL);
-      rt_g.be->event_release(rt_g.b, ev);
+      rt_dev_event_sync(ev, NULL);
+      rt_dev_event_release(ev);
       rt_host_slot_free(slot);
       return;
     }
@@ -183,7 +183,7 @@ void *rt_host_slot_addr(int64_t slot) {
 void rt_host_destroy(void) {
   rt_hoststore *h = &rt_g.hs;
   while (h->npend) { /* the copies still read the pieces */
-    rt_g.be->event_sync(rt_g.b, &h->pend_evs[0], NULL);
+    rt_dev_event_sync(&h->pend_evs[0], NULL);
     pending_pop();
   }
   free(h->pend_slots);

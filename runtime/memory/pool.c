@@ -1,22 +1,25 @@
-/* pool.c - the physical pool, whose size is the budget, and changing it.
+/* pool.c - the physical pool, whose size is the budget.
  *
  * Note [resizable pool]: the budget is the number of physical chunks that
  * exist (rt_g.nphys), so "resident bytes never exceed the budget" holds by
- * construction.  The budget may change at run time (rt_budget_set: a shared
- * budget's share moved, or the planner asks):
+ * construction.  The budget may change at run time (rt_budget_set,
+ * policy/budget.c: a shared budget's share moved, or the planner asks):
  *  - growing only raises rt_g.phys_target: rt_phys_acquire creates a chunk
  *    (rt_pool_add) when none is free and nphys < phys_target, so memory is
  *    taken when it is used, not when it is granted;
- *  - shrinking lowers phys_target, gives free chunks back, then evicts
- *    through the usual path (rt_phys_acquire: LRU, swap-out, drop for
- *    recompute - nothing is lost) and gives each chunk it frees back, until
- *    nphys == phys_target.  Chunks pinned by open ops cannot be evicted:
- *    then rt_phys_release gives chunks back as they come free, and nphys
- *    goes down to the target over the next ops.
- * Physical chunk numbers are reused (absent_phys) so the backends' tables
- * stay as large as the largest pool, not the number of changes.  Under a
- * shared budget every chunk created or given back is also counted by the
- * arbiter (arbiter.c), which keeps the processes' sum within the total. */
+ *  - shrinking lowers phys_target; rt_phys_shrink (residency.c) gives free
+ *    chunks back, then evicts through the eviction policy (swap-out, drop
+ *    for recompute - nothing is lost) and gives each chunk it frees back,
+ *    until nphys == phys_target.  Chunks pinned by open ops cannot be
+ *    evicted: then rt_phys_release gives chunks back as they come free, and
+ *    nphys goes down to the target over the next ops.
+ * This file keeps the tables and creates and removes physical chunks;
+ * residency.c decides when one goes, because an address may still map it
+ * (Note [stale aliases]).  Physical chunk numbers are reused (absent_phys)
+ * so the backends' tables stay as large as the largest pool, not the
+ * number of changes.  Under a shared budget every chunk created or given
+ * back is also counted through rt_g.share (policy/arbiter.c), which keeps
+ * the processes' sum within the total. */
 #include <stdlib.h>
 #include "rt.h"
 
@@ -54,7 +57,7 @@ static tidal_status grow_tables(uint32_t need) {
   return TIDAL_OK;
 }
 
-static void free_push(uint32_t phys) {
+void rt_phys_free_push(uint32_t phys) {
   rt_g.free_pos[phys] = rt_g.nfree_phys;
   rt_g.free_phys[rt_g.nfree_phys++] = phys;
 }
@@ -80,7 +83,7 @@ tidal_status rt_pool_init(size_t chunk_bytes, size_t budget, int lazy) {
   if (st != TIDAL_OK)
     return st;
   for (uint32_t i = n; i-- > 0;)
-    free_push(i); /* chunk 0 handed out first */
+    rt_phys_free_push(i); /* chunk 0 handed out first */
   rt_g.nphys = rt_g.phys_ids = n;
   return rt_g.be->pool_create(rt_g.b, chunk_bytes, n);
 }
@@ -110,11 +113,12 @@ tidal_status rt_pool_add(uint32_t *phys) {
       return st;
     id = rt_g.phys_ids;
   }
-  if (!rt_arbiter_take(rt_g.chunk_bytes))
+  if (rt_g.share && !rt_g.share->take(rt_g.chunk_bytes))
     return TIDAL_ERR_BUDGET; /* others hold the shared total: the caller evicts or waits */
   tidal_status st = rt_g.be->phys_add(rt_g.b, id);
   if (st != TIDAL_OK) {
-    rt_arbiter_give(rt_g.chunk_bytes);
+    if (rt_g.share)
+      rt_g.share->give(rt_g.chunk_bytes);
     return st;
   }
   if (rt_g.nabsent_phys)
@@ -126,52 +130,12 @@ tidal_status rt_pool_add(uint32_t *phys) {
   return TIDAL_OK;
 }
 
-static void remove_one(uint32_t phys) {
-  rt_phys_unalias(phys); /* no address may keep it mapped (Note [stale aliases]) */
+void rt_pool_remove(uint32_t phys) {
   if (rt_vmmq_drain() != TIDAL_OK) /* its unmap must have run (Note [vmm worker]) */
     rt_clear_error(); /* the failed worker fails every later op; releasing is still safe */
   rt_g.be->phys_remove(rt_g.b, phys);
   rt_g.absent_phys[rt_g.nabsent_phys++] = phys;
   rt_g.nphys--;
-  rt_arbiter_give(rt_g.chunk_bytes);
-}
-
-void rt_phys_release(uint32_t phys) {
-  rt_g.phys_owner[phys] = NULL;
-  if (rt_g.nphys > rt_g.phys_target)
-    remove_one(phys); /* a shrink still in progress (Note [resizable pool]) */
-  else
-    free_push(phys);
-}
-
-tidal_status rt_budget_set(size_t bytes) {
-  if (!rt_g.initialized)
-    return rt_error(TIDAL_ERR_NOT_INITIALIZED, "budget change: tidal_init has not run");
-  size_t cb = rt_g.chunk_bytes;
-  if (bytes / cb == 0 || bytes / cb > UINT32_MAX || bytes > rt_g.device_free)
-    return rt_error(TIDAL_ERR_CONFIG,
-                    "budget change to %zu bytes: not 1..2^32 chunks of %zu within the %zu bytes "
-                    "the device offered",
-                    bytes, cb, rt_g.device_free);
-  size_t old = rt_g.budget_bytes;
-  rt_g.phys_target = (uint32_t)(bytes / cb);
-  rt_g.budget_bytes = (size_t)rt_g.phys_target * cb;
-  while (rt_g.nphys > rt_g.phys_target && rt_g.nfree_phys)
-    remove_one(rt_phys_free_pop());
-  /* Evict the rest through the usual path: each chunk it frees comes back
-   * to rt_phys_release and goes.  What open ops pin goes later. */
-  while (rt_g.nphys > rt_g.phys_target) {
-    if (rt_phys_free_one("budget change") != TIDAL_OK) {
-      rt_clear_error();
-      rt_log(3, "budget change to %zu bytes: %u chunks stay until open ops release them",
-             rt_g.budget_bytes, rt_g.nphys - rt_g.phys_target);
-      break;
-    }
-  }
-  if (RT_TRACING())
-    rt_trace("budget", "\"old\":%zu,\"new\":%zu,\"physical\":%zu", old, rt_g.budget_bytes,
-             (size_t)rt_g.nphys * cb);
-  if (old != rt_g.budget_bytes && rt_g.budget_changed)
-    rt_g.budget_changed(old, rt_g.budget_bytes);
-  return TIDAL_OK;
+  if (rt_g.share)
+    rt_g.share->give(rt_g.chunk_bytes);
 }

@@ -1,19 +1,25 @@
-/* residency.c - the per-chunk state machine, LRU and the physical pool.
+/* residency.c - the per-chunk state machine: the residency mechanism.
  *
- * Owns every transition of Note [chunk states] (rt.h) and the three lists a
- * chunk can be on: the LRU of resident unpinned chunks (the only eviction
- * candidates), swap-outs in flight and prefetches in flight.  Pinned chunks
- * (declared by an open op) are on no list, so they are never evicted.
+ * Owns every transition of Note [chunk states] (memory.h) and moves chunks
+ * between the lists of chunk.c: the LRU of resident unpinned chunks (the
+ * only eviction candidates), swap-outs and prefetches in flight, parked
+ * chunks.  Pinned chunks (declared by an open op) are on no list, so they
+ * are never evicted.  Which chunk to evict, and whose host copy a victim
+ * takes, is not decided here: the eviction policy is asked (Note [eviction
+ * seam], evict.h); this file carries out what it chooses
+ * (rt_chunk_evict, rt_parked_give, rt_swap_out_finish, rt_chunk_take_host)
+ * and decides when a physical chunk leaves a shrinking pool, since its
+ * address may still map it (rt_phys_release, rt_phys_shrink).
  *
  * Decisions:
  *  - Resident bytes are physical chunks in use; the pool is the budget, so
  *    "resident bytes never exceed the budget" holds by construction.
  *  - A restored chunk keeps its host copy (state RESIDENT, clean): evicting
  *    it again costs no copy.  A write makes it DIRTY and frees the copy.
- *  - Under pressure: clean chunks are unmapped, chunks with a recompute
- *    closure are dropped, dirty chunks are copied out; if the host store is
- *    full, host copies of clean resident chunks are reclaimed, and failing
- *    that the chunk stays resident and the next LRU candidate is tried.
+ *  - A victim the policy chose: clean, it is parked; with a recompute
+ *    closure, dropped; dirty, copied out - into a host slot, which the
+ *    policy may take from a clean chunk's copy when the store is full;
+ *    failing that it stays resident and the policy tries another.
  *  - Waits for copies go through the backend's stream_wait at op_begin, so
  *    on CUDA the compute stream waits on an event, not the host.
  *
@@ -57,7 +63,7 @@
  * catches a stray access; on CUDA a stray access would read another
  * chunk's data, as a parked chunk's own address already could.  A
  * physical chunk leaving the pool (the budget shrinks) is first unmapped
- * at every stale address (rt_phys_unalias), and tidal_free unmaps its
+ * at every stale address (phys_unalias), and tidal_free unmaps its
  * chunks' stale addresses.
  *
  * Note [last-use marks]: the driver does not order cuMemUnmap after
@@ -79,79 +85,12 @@
  * chunk's (bench/gpu/h100-2026-11-26), so the sim charges it per chunk.
  *
  * Every driver call that maps, unmaps, grants or copies goes through the
- * be_* helpers below: direct on the training thread, or queued for the VMM
- * worker with the chunk's ticket updated (Note [vmm worker], vmmq.c). */
+ * be_* helpers below, which call the device front (Note [device front],
+ * vmmq.c: direct on the training thread, or queued for the VMM worker) and
+ * keep the chunk's ticket. */
 #include <stdlib.h>
 #include <string.h>
 #include "rt.h"
-
-uintptr_t rt_chunk_addr(const rt_chunk *c) {
-  return c->alloc->base + (uintptr_t)c->index * rt_g.chunk_bytes;
-}
-
-size_t rt_chunk_len(const rt_chunk *c) {
-  size_t off = (size_t)c->index * rt_g.chunk_bytes;
-  size_t left = c->alloc->bytes - off;
-  return left < rt_g.chunk_bytes ? left : rt_g.chunk_bytes;
-}
-
-int rt_chunk_mapped(const rt_chunk *c) {
-  return c->state == RT_RESIDENT || c->state == RT_DIRTY || c->state == RT_SWAPPING_OUT ||
-         c->state == RT_PREFETCHING;
-}
-
-/* ---- lists ---- */
-
-rt_list *rt_list_of(rt_chunk *c) {
-  switch (c->list) {
-  case RT_LIST_LRU: return &rt_g.lru;
-  case RT_LIST_OUT: return &rt_g.out;
-  case RT_LIST_IN: return &rt_g.in;
-  default: return NULL;
-  }
-}
-
-void rt_list_push(rt_list *l, int id, rt_chunk *c) {
-  c->prev = l->tail;
-  c->next = NULL;
-  if (l->tail)
-    l->tail->next = c;
-  else
-    l->head = c;
-  l->tail = c;
-  l->n++;
-  c->list = (uint8_t)id;
-}
-
-void rt_list_remove(rt_list *l, rt_chunk *c) {
-  if (c->prev)
-    c->prev->next = c->next;
-  else
-    l->head = c->next;
-  if (c->next)
-    c->next->prev = c->prev;
-  else
-    l->tail = c->prev;
-  c->prev = c->next = NULL;
-  l->n--;
-  c->list = RT_LIST_NONE;
-}
-
-static void unlist(rt_chunk *c) {
-  rt_list *l = rt_list_of(c);
-  if (l)
-    rt_list_remove(l, c);
-}
-
-void rt_pin(rt_chunk *c) {
-  if (c->pins++ == 0 && c->list == RT_LIST_LRU)
-    rt_list_remove(&rt_g.lru, c);
-}
-
-void rt_unpin(rt_chunk *c) {
-  if (--c->pins == 0 && (c->state == RT_RESIDENT || c->state == RT_DIRTY))
-    rt_list_push(&rt_g.lru, RT_LIST_LRU, c); /* most recently used at the tail */
-}
 
 /* Back on the LRU if nobody holds it. */
 static void settle_resident(rt_chunk *c, int state) {
@@ -167,38 +106,27 @@ static void note_ticket(rt_chunk *c, const rt_ticket *t) {
     c->ticket = *t;
 }
 
-static tidal_status queue(rt_chunk *c, rt_cmd *cmd, rt_event *ev) {
-  rt_ticket t;
-  tidal_status st = rt_vmmq_submit(cmd, ev, &t);
-  if (st == TIDAL_OK && c)
-    note_ticket(c, &t);
-  return st;
-}
-
 static tidal_status be_map(rt_chunk *c, uint32_t phys, rt_event *ready) {
-  if (!rt_vmmq_on())
-    return rt_g.be->map(rt_g.b, rt_chunk_addr(c), phys, ready);
-  rt_cmd cmd = {.kind = RT_CMD_MAP, .addr = rt_chunk_addr(c), .phys = phys};
-  return queue(c, &cmd, ready);
+  rt_ticket t = {0, 0};
+  tidal_status st = rt_dev_map(rt_chunk_addr(c), phys, ready, &t);
+  note_ticket(c, &t);
+  return st;
 }
 
 /* Unmaps c's memory at its address; the worker first waits for `mark`
  * (the training thread has already waited for it when the worker is off). */
 static tidal_status be_unmap(rt_chunk *c, uint32_t phys, uint64_t mark) {
-  if (!rt_vmmq_on())
-    return rt_g.be->unmap(rt_g.b, rt_chunk_addr(c), phys);
-  rt_cmd cmd = {.kind = RT_CMD_UNMAP, .addr = rt_chunk_addr(c), .phys = phys, .mark = mark};
-  return queue(c, &cmd, NULL);
+  rt_ticket t = {0, 0};
+  tidal_status st = rt_dev_unmap(rt_chunk_addr(c), phys, mark, &t);
+  note_ticket(c, &t);
+  return st;
 }
 
 /* [lo, lo + bytes) of allocation a: its chunks' tickets cover the grant. */
 static tidal_status be_set_access(rt_alloc *a, uintptr_t lo, size_t bytes) {
-  if (!rt_vmmq_on())
-    return rt_g.be->set_access(rt_g.b, lo, bytes);
-  rt_cmd cmd = {.kind = RT_CMD_SET_ACCESS, .addr = lo, .bytes = bytes};
-  rt_ticket t;
-  tidal_status st = rt_vmmq_submit(&cmd, NULL, &t);
-  if (st != TIDAL_OK)
+  rt_ticket t = {0, 0};
+  tidal_status st = rt_dev_set_access(lo, bytes, &t);
+  if (st != TIDAL_OK || !t.seq)
     return st;
   size_t first = (lo - a->base) / rt_g.chunk_bytes, n = bytes / rt_g.chunk_bytes;
   for (size_t i = first; i < first + n && i < a->nchunks; i++)
@@ -207,11 +135,10 @@ static tidal_status be_set_access(rt_alloc *a, uintptr_t lo, size_t bytes) {
 }
 
 static tidal_status be_copy_d2h(rt_chunk *c, void *dst, size_t len, rt_event *done) {
-  if (!rt_vmmq_on())
-    return rt_g.be->copy_d2h(rt_g.b, dst, rt_chunk_addr(c), len, c->phys, c->writer, done);
-  rt_cmd cmd = {.kind = RT_CMD_D2H, .addr = rt_chunk_addr(c), .bytes = len, .host = dst,
-                .stream = c->writer, .phys = c->phys};
-  return queue(c, &cmd, done);
+  rt_ticket t = {0, 0};
+  tidal_status st = rt_dev_copy_d2h(dst, rt_chunk_addr(c), len, c->phys, c->writer, done, &t);
+  note_ticket(c, &t);
+  return st;
 }
 
 /* After the physical chunk's previous holder's last use (Note [stale
@@ -220,23 +147,16 @@ static tidal_status be_copy_h2d(rt_chunk *c, const void *src, size_t len, int ur
                                 rt_event *done) {
   uint64_t after = rt_g.phys_mark[c->phys];
   rt_g.phys_mark[c->phys] = 0;
-  if (!rt_vmmq_on())
-    return rt_g.be->copy_h2d(rt_g.b, rt_chunk_addr(c), src, len, c->phys, urgent, after, done);
-  rt_cmd cmd = {.kind = RT_CMD_H2D, .addr = rt_chunk_addr(c), .bytes = len, .host = (void *)src,
-                .phys = c->phys, .urgent = (uint8_t)urgent, .mark = after};
-  return queue(c, &cmd, done);
+  rt_ticket t = {0, 0};
+  tidal_status st = rt_dev_copy_h2d(rt_chunk_addr(c), src, len, c->phys, urgent, after, done, &t);
+  note_ticket(c, &t);
+  return st;
 }
 
 /* Parking changes no mapping on CUDA; on the sim it changes the chunk's
  * protection, which must not overtake the chunk's queued commands. */
 static tidal_status be_park(rt_chunk *c, int park) {
-  if (rt_vmmq_on() && rt_g.be->park_touches_mapping) {
-    tidal_status st = rt_vmmq_sync(c->ticket.seq);
-    if (st != TIDAL_OK)
-      return st;
-  }
-  return park ? rt_g.be->park(rt_g.b, rt_chunk_addr(c), c->phys)
-              : rt_g.be->unpark(rt_g.b, rt_chunk_addr(c), c->phys);
+  return rt_dev_park(rt_chunk_addr(c), c->phys, park, c->ticket.seq);
 }
 
 tidal_status rt_chunks_ready(size_t pin_start, size_t pin_end) {
@@ -354,9 +274,9 @@ static tidal_status map_chunk(rt_chunk *c, uint32_t phys) {
 /* c leaves the mapped states: its memory stays mapped, parked (Note [lazy
  * unmap]).  need_mark: its last use may still be running. */
 static tidal_status park_chunk(rt_chunk *c, int need_mark) {
-  unlist(c);
+  rt_unlist(c);
   if (c->ready_pending) {
-    rt_g.be->event_release(rt_g.b, &c->ready);
+    rt_dev_event_release(&c->ready);
     c->ready_pending = 0;
   }
   tidal_status st = need_mark ? mark_last_use(c) : TIDAL_OK;
@@ -376,7 +296,7 @@ static tidal_status unpark_chunk(rt_chunk *c) {
   c->park_mark = 0;
   c->ready_pending = 0;
   RT_COUNT(reclaimed_chunks, 1);
-  rt_stats_note_resident();
+  rt_note_resident();
   return be_park(c, 0);
 }
 
@@ -388,9 +308,9 @@ static tidal_status unmap_chunk(rt_chunk *c) {
     rt_list_remove(&rt_g.parked, c);
     c->parked = 0;
   } else {
-    unlist(c);
+    rt_unlist(c);
     if (c->ready_pending) {
-      rt_g.be->event_release(rt_g.b, &c->ready);
+      rt_dev_event_release(&c->ready);
       c->ready_pending = 0;
     }
     st = mark_last_use(c);
@@ -419,9 +339,7 @@ tidal_status rt_release_parked(void) {
   return st;
 }
 
-/* v is parked: its memory goes back to the free stack, still mapped at v's
- * address (Note [stale aliases]); copies into it wait for v's last use. */
-static tidal_status detach_parked(rt_chunk *v) {
+tidal_status rt_parked_give(rt_chunk *v) {
   rt_list_remove(&rt_g.parked, v);
   v->parked = 0;
   tidal_status st = TIDAL_OK;
@@ -432,11 +350,12 @@ static tidal_status detach_parked(rt_chunk *v) {
    * its own unmap (unalias). */
   rt_g.phys_mark[v->phys] = v->park_mark;
   v->stale = 1;
-  rt_phys_release(v->phys); /* a shrinking pool unmaps v's address (rt_phys_unalias) */
+  rt_phys_release(v->phys); /* a shrinking pool unmaps v's address (phys_unalias) */
   return st;
 }
 
-void rt_phys_unalias(uint32_t phys) {
+/* Unmaps every stale alias of phys (Note [stale aliases]): it is going away. */
+static void phys_unalias(uint32_t phys) {
   for (size_t i = 0; i < rt_g.nallocs; i++) {
     rt_alloc *a = rt_g.allocs[i];
     for (uint32_t k = 0; k < a->nchunks; k++)
@@ -452,28 +371,39 @@ void rt_phys_unalias(uint32_t phys) {
         unalias(&r->self.chunks[k]);
 }
 
-/* Reassigns the memory of a parked chunk (real pressure): the oldest whose
- * last use is done, else waits for the oldest. */
-static tidal_status steal_parked(void) {
-  rt_chunk *v = NULL;
-  int scanned = 0;
-  for (rt_chunk *c = rt_g.parked.head; c && scanned < RT_PARK_SCAN_MAX; c = c->next, scanned++)
-    if (!c->park_mark || rt_g.be->mark_done(rt_g.b, c->park_mark)) {
-      v = c;
-      break;
-    }
-  if (!v)
-    v = rt_g.parked.head;
-  if (RT_TRACING())
-    rt_trace("reassign", "\"ptr\":\"%#lx\"", (unsigned long)rt_chunk_addr(v));
-  return detach_parked(v); /* its state (on host, dropped, recomputable) stays */
+/* phys leaves the pool (the budget shrank): no address may keep it mapped. */
+static void retire(uint32_t phys) {
+  phys_unalias(phys);
+  rt_pool_remove(phys);
 }
 
-/* The swap-out of c completed: its device memory goes back to the pool. */
-static tidal_status finish_swap_out(rt_chunk *c) {
+void rt_phys_release(uint32_t phys) {
+  rt_g.phys_owner[phys] = NULL;
+  if (rt_g.nphys > rt_g.phys_target)
+    retire(phys); /* a shrink still in progress (Note [resizable pool]) */
+  else
+    rt_phys_free_push(phys);
+}
+
+void rt_phys_shrink(void) {
+  while (rt_g.nphys > rt_g.phys_target && rt_g.nfree_phys)
+    retire(rt_phys_free_pop());
+  /* Evict the rest through the eviction policy: each chunk it frees comes
+   * back to rt_phys_release and goes.  What open ops pin goes later. */
+  while (rt_g.nphys > rt_g.phys_target) {
+    if (rt_g.evict->free_one("budget change") != TIDAL_OK) {
+      rt_clear_error();
+      rt_log(3, "budget change to %zu bytes: %u chunks stay until open ops release them",
+             rt_g.budget_bytes, rt_g.nphys - rt_g.phys_target);
+      break;
+    }
+  }
+}
+
+tidal_status rt_swap_out_finish(rt_chunk *c) {
   if (RT_TRACING())
     rt_trace_copy_done(1, "swap_out", rt_chunk_addr(c));
-  rt_g.be->event_release(rt_g.b, &c->ev);
+  rt_dev_event_release(&c->ev);
   tidal_status st = park_chunk(c, 0); /* also takes it off the OUT list */
   c->state = RT_ON_HOST;
   return st;
@@ -487,7 +417,7 @@ static void finish_prefetch(rt_chunk *c) {
    * modelled completion time, so keep the time without the handle. */
   c->ready = c->ev;
   c->ready.seq = 0;
-  rt_g.be->event_release(rt_g.b, &c->ev);
+  rt_dev_event_release(&c->ev);
   c->ready.handle = NULL;
   c->ready_pending = 1;
   settle_resident(c, RT_RESIDENT);
@@ -502,18 +432,18 @@ tidal_status rt_reap(int wait_all) {
   for (rt_chunk *c = rt_g.out.head, *next; c; c = next) {
     next = c->next;
     if (wait_all)
-      st = rt_g.be->event_sync(rt_g.b, &c->ev, &waited);
-    else if (!rt_g.be->event_done(rt_g.b, &c->ev))
+      st = rt_dev_event_sync(&c->ev, &waited);
+    else if (!rt_dev_event_done(&c->ev))
       break;
-    tidal_status s2 = finish_swap_out(c);
+    tidal_status s2 = rt_swap_out_finish(c);
     if (st == TIDAL_OK)
       st = s2;
   }
   for (rt_chunk *c = rt_g.in.head, *next; c; c = next) {
     next = c->next;
     if (wait_all)
-      st = rt_g.be->event_sync(rt_g.b, &c->ev, &waited);
-    else if (!rt_g.be->event_done(rt_g.b, &c->ev))
+      st = rt_dev_event_sync(&c->ev, &waited);
+    else if (!rt_dev_event_done(&c->ev))
       break;
     finish_prefetch(c);
   }
@@ -530,8 +460,8 @@ tidal_status rt_reap(int wait_all) {
 static void retire_host_ev(rt_chunk *c) {
   if (!c->host_ev_pending)
     return;
-  rt_g.be->event_sync(rt_g.b, &c->host_ev, NULL);
-  rt_g.be->event_release(rt_g.b, &c->host_ev);
+  rt_dev_event_sync(&c->host_ev, NULL);
+  rt_dev_event_release(&c->host_ev);
   c->host_ev_pending = 0;
 }
 
@@ -546,7 +476,7 @@ void rt_chunk_free_host(rt_chunk *c) {
   c->host_slot = -1;
 }
 
-static int64_t take_host(rt_chunk *c) {
+int64_t rt_chunk_take_host(rt_chunk *c) {
   retire_host_ev(c);
   int64_t slot = c->host_slot;
   c->host_slot = -1;
@@ -554,43 +484,10 @@ static int64_t take_host(rt_chunk *c) {
   return slot;
 }
 
-/* A host slot, reclaiming the host copy of a clean resident chunk (which
- * becomes DIRTY: its only copy is then on the device) if the store is full. */
-static int64_t host_slot_get(const rt_chunk *except) {
-  int64_t slot = rt_host_slot_alloc();
-  if (slot >= 0)
-    return slot;
-  for (rt_chunk *c = rt_g.lru.tail; c; c = c->prev)
-    if (c->state == RT_RESIDENT && c != except && c->host_slot >= 0 && !c->fresh_from)
-      return take_host(c);
-  /* Pinned clean chunks can give up their copies too; a full scan, but only
-   * when the store is exhausted. */
-  for (size_t i = 0; i < rt_g.nallocs; i++) {
-    rt_alloc *a = rt_g.allocs[i];
-    for (uint32_t k = 0; k < a->nchunks; k++) {
-      rt_chunk *c = &a->chunks[k];
-      if (c->state == RT_RESIDENT && c != except && c->host_slot >= 0 && !c->fresh_from)
-        return take_host(c);
-    }
-  }
-  for (rt_slab *s = rt_g.slabs; s; s = s->next) { /* small allocations' chunks */
-    rt_chunk *c = &s->chunk;
-    if (c->state == RT_RESIDENT && c != except && c->host_slot >= 0 && !c->fresh_from)
-      return take_host(c);
-  }
-  for (rt_arena *r = rt_g.arenas; r; r = r->next) /* arenas' chunks (Note [arenas]) */
-    for (uint32_t k = 0; k < r->self.nchunks; k++) {
-      rt_chunk *c = &r->self.chunks[k];
-      if (c->state == RT_RESIDENT && c != except && c->host_slot >= 0 && !c->fresh_from)
-        return take_host(c);
-    }
-  return -1;
-}
-
 static void start_swap_out(rt_chunk *c, int64_t slot) {
   size_t len = rt_chunk_len(c);
   c->host_slot = slot;
-  unlist(c);
+  rt_unlist(c);
   tidal_status st = be_copy_d2h(c, rt_host_slot_addr(slot), len, &c->ev);
   if (st != TIDAL_OK) { /* keep it resident: the data is still on the device */
     rt_host_slot_free(slot);
@@ -602,7 +499,7 @@ static void start_swap_out(rt_chunk *c, int64_t slot) {
   rt_list_push(&rt_g.out, RT_LIST_OUT, c);
   RT_COUNT(swapped_out_bytes, len);
   if (RT_TRACING())
-    rt_trace_copy(1, "swap_out", rt_chunk_addr(c), len, &c->ev, -1);
+    rt_trace_copy(1, "swap_out", rt_chunk_addr(c), len, c->ev.vt, -1);
 }
 
 /* Drops c because its closure can regenerate it. */
@@ -619,9 +516,7 @@ static tidal_status drop_for_recompute(rt_chunk *c) {
   return st;
 }
 
-/* Starts releasing one resident unpinned chunk.  Returns 1 if it did, 0 if
- * it cannot (dirty, no closure, host store full): it stays resident. */
-static int evict_one(rt_chunk *c, tidal_status *st, int copy) {
+int rt_chunk_evict(rt_chunk *c, tidal_status *st, int copy) {
   if (c->state == RT_RESIDENT && c->host_slot >= 0) { /* clean: the host has it */
     *st = park_chunk(c, 1);
     c->state = RT_ON_HOST;
@@ -633,87 +528,30 @@ static int evict_one(rt_chunk *c, tidal_status *st, int copy) {
     *st = drop_for_recompute(c);
     return 1;
   }
-  int64_t slot = host_slot_get(c);
+  int64_t slot = rt_g.evict->host_slot(c); /* the policy's choice when the store is full */
   if (slot < 0)
     return 0;
   start_swap_out(c, slot);
   return c->state == RT_SWAPPING_OUT;
 }
 
-/* Makes one physical chunk come free (or, while the pool shrinks, go away):
- * finishes a swap-out, else evicts the least recently used chunk (passing
- * over kept ones first), else lands a prefetch.  TIDAL_ERR_BUDGET when
- * nothing can move. */
-tidal_status rt_phys_free_one(const char *why) {
-  if (rt_g.parked.n) /* memory already given up: reassign it (Note [lazy unmap]) */
-    return steal_parked();
-  if (rt_g.out.n) { /* a swap-out will free memory: take the oldest */
-    tidal_status st = rt_reap(0);
-    if (st != TIDAL_OK || rt_g.parked.n || !rt_g.out.n) /* finished ones park */
-      return st;
-    /* Note [clean before waiting]: a clean chunk (the host holds its copy)
-     * goes at no cost; waiting for a swap-out blocks the host while the
-     * device idles.  The least recently used clean one, not kept.  Not
-     * under the run-time planner: a chunk its plan keeps would fault back
-     * and make it replan (the calibrated replay of the gpt variant at 50%:
-     * 1.35x -> 1.18x with build-time hints alone, but 1.12x -> 1.14x with
-     * the run-time planner alone). */
-    for (rt_chunk *c = rt_planner_steering() ? NULL : rt_g.lru.head; c; c = c->next)
-      if (c->state == RT_RESIDENT && c->host_slot >= 0 && !c->fresh_from &&
-          c->keep_iter != rt_g.iteration + 1) {
-        evict_one(c, &st, 0);
-        RT_COUNT(evictions, 1);
-        return st;
-      }
-    double waited = 0;
-    st = rt_g.be->event_sync(rt_g.b, &rt_g.out.head->ev, &waited);
-    RT_COUNT_TIME(stall_seconds, waited);
-    if (st != TIDAL_OK)
-      return st;
-    return finish_swap_out(rt_g.out.head);
-  }
-  rt_chunk *victim = NULL;
-  int scanned = 0;
-  tidal_status st = TIDAL_OK;
-  int kept_pass;
-  for (kept_pass = 0; kept_pass < 2 && !victim; kept_pass++)
-    for (rt_chunk *c = rt_g.lru.head; c; c = c->next) {
-      if (!kept_pass && c->keep_iter == rt_g.iteration + 1 && ++scanned <= RT_KEEP_SCAN_MAX)
-        continue;
-      if (!kept_pass && scanned > RT_KEEP_SCAN_MAX && c->keep_iter == rt_g.iteration + 1)
-        break; /* too many kept: the second pass evicts them in LRU order */
-      if (evict_one(c, &st, 0)) {
-        victim = c;
-        break;
-      }
-      if (st != TIDAL_OK)
-        return st;
-    }
-  if (!victim && rt_g.in.n) /* prefetched chunks become evictable once landed */
-    return rt_chunk_settle(rt_g.in.head);
-  if (!victim)
-    return rt_budget_exhausted(why);
-  RT_COUNT(evictions, 1);
-  return st;
-}
-
 tidal_status rt_phys_acquire(uint32_t *phys, const char *why) {
   for (;;) {
     if (rt_g.nfree_phys) {
       *phys = rt_g.free_phys[--rt_g.nfree_phys];
-      rt_stats_note_resident();
+      rt_note_resident();
       return TIDAL_OK;
     }
     if (rt_g.nphys < rt_g.phys_target) { /* the budget grew (Note [resizable pool]) */
       if (rt_pool_add(phys) == TIDAL_OK) {
-        rt_stats_note_resident();
+        rt_note_resident();
         return TIDAL_OK;
       }
       rt_clear_error(); /* the device or the shared budget has no room now: evict */
     }
-    tidal_status st = rt_phys_free_one(why);
-    if (st == TIDAL_ERR_BUDGET && rt_g.nphys < rt_g.phys_target && rt_g.arb &&
-        rt_arbiter_wait(rt_g.chunk_bytes)) {
+    tidal_status st = rt_g.evict->free_one(why);
+    if (st == TIDAL_ERR_BUDGET && rt_g.nphys < rt_g.phys_target && rt_g.share &&
+        rt_g.share->wait(rt_g.chunk_bytes)) {
       rt_clear_error(); /* another process is giving our share back */
       continue;
     }
@@ -735,8 +573,8 @@ static tidal_status wait_ready(rt_chunk *c) {
   if (!c->ready_pending)
     return TIDAL_OK;
   double stall = 0;
-  tidal_status st = rt_g.be->stream_wait(rt_g.b, rt_g.stream, &c->ready, &stall);
-  rt_g.be->event_release(rt_g.b, &c->ready);
+  tidal_status st = rt_dev_stream_wait(rt_g.stream, &c->ready, &stall);
+  rt_dev_event_release(&c->ready);
   c->ready_pending = 0;
   if (stall > 0)
     RT_COUNT_TIME(stall_seconds, stall);
@@ -756,7 +594,7 @@ static int take_home(rt_chunk *c, tidal_status *st) {
   c->ready_pending = 0; /* ops follow the previous holder on the stream; copies wait for
                            its mark (phys_mark) */
   rt_g.phys_owner[phys] = c;
-  rt_stats_note_resident();
+  rt_note_resident();
   RT_COUNT(rebound_chunks, 1);
   if (RT_TRACING())
     rt_trace("rebind", "\"ptr\":\"%#lx\"", (unsigned long)rt_chunk_addr(c));
@@ -813,7 +651,7 @@ static tidal_status fault_in_exchange(rt_chunk *c) {
   if ((st = wait_ready(c)) == TIDAL_OK && (st = rt_access_flush()) == TIDAL_OK)
     st = be_copy_h2d(c, heap, len, 1, &c->ready);
   if (st == TIDAL_OK)
-    st = rt_g.be->event_sync(rt_g.b, &c->ready, &waited); /* heap is freed next */
+    st = rt_dev_event_sync(&c->ready, &waited); /* heap is freed next */
   free(heap);
   RT_COUNT_TIME(stall_seconds, waited);
   c->ready_pending = 1;
@@ -865,7 +703,7 @@ static tidal_status fault_in(rt_chunk *c) {
   if (st != TIDAL_OK)
     return st;
   double stall = 0;
-  st = rt_g.be->stream_wait(rt_g.b, rt_g.stream, &ev, &stall);
+  st = rt_dev_stream_wait(rt_g.stream, &ev, &stall);
   if (stall > 0)
     RT_COUNT_TIME(stall_seconds, stall);
   retire_host_ev(c);
@@ -907,7 +745,7 @@ tidal_status rt_chunk_restore(rt_chunk *c, int need_data) {
     if ((st = wait_ready(c)) != TIDAL_OK)
       return st;
     double stall = 0;
-    st = rt_g.be->stream_wait(rt_g.b, rt_g.stream, &c->ev, &stall);
+    st = rt_dev_stream_wait(rt_g.stream, &c->ev, &stall);
     if (stall > 0)
       RT_COUNT_TIME(stall_seconds, stall);
     retire_host_ev(c);
@@ -962,7 +800,7 @@ tidal_status rt_chunk_restore(rt_chunk *c, int need_data) {
  * a later chunk of the same op fails to restore, the op never runs and the
  * chunk goes back to where it was: a failed tidal_op_begin loses nothing.
  * Until then the chunk is pinned and marked (fresh_from), and
- * host_slot_get does not take its host copy. */
+ * the eviction policy's host_slot does not take its host copy (rt_chunk_clean). */
 void rt_chunk_unrestore(rt_chunk *c) {
   if (!c->fresh_from)
     return;
@@ -985,12 +823,12 @@ tidal_status rt_chunk_settle(rt_chunk *c) {
   double waited = 0;
   tidal_status st = TIDAL_OK;
   if (c->state == RT_SWAPPING_OUT) {
-    st = rt_g.be->event_sync(rt_g.b, &c->ev, &waited);
-    tidal_status s2 = finish_swap_out(c);
+    st = rt_dev_event_sync(&c->ev, &waited);
+    tidal_status s2 = rt_swap_out_finish(c);
     if (st == TIDAL_OK)
       st = s2;
   } else if (c->state == RT_PREFETCHING) {
-    st = rt_g.be->event_sync(rt_g.b, &c->ev, &waited);
+    st = rt_dev_event_sync(&c->ev, &waited);
     finish_prefetch(c);
   }
   RT_COUNT_TIME(stall_seconds, waited);
@@ -1005,14 +843,14 @@ tidal_status rt_chunk_swap_out(rt_chunk *c, unsigned flags) {
     return st;
   if (c->state != RT_RESIDENT && c->state != RT_DIRTY)
     return TIDAL_OK;
-  if (!evict_one(c, &st, (flags & RT_SWAP_COPY) != 0)) {
+  if (!rt_chunk_evict(c, &st, (flags & RT_SWAP_COPY) != 0)) {
     rt_log(4, "swap_out %#lx: host store full and no recompute closure; kept resident",
            (unsigned long)rt_chunk_addr(c));
     return st;
   }
   /* Finished already (synchronous sim copies)?  Release the memory now. */
   if (c->state == RT_SWAPPING_OUT &&
-      ((flags & RT_SWAP_SYNC) || rt_g.be->event_done(rt_g.b, &c->ev)))
+      ((flags & RT_SWAP_SYNC) || rt_dev_event_done(&c->ev)))
     st = rt_chunk_settle(c);
   return st;
 }
@@ -1064,7 +902,7 @@ tidal_status rt_prefetch_chunks(rt_chunk **cs, size_t n) {
     c->ready_pending = 0;
     size_t len = rt_chunk_len(c);
     st = be_copy_h2d(c, rt_host_slot_addr(c->host_slot), len, 0, &c->ev);
-    rt_g.be->event_release(rt_g.b, &ready);
+    rt_dev_event_release(&ready);
     if (st != TIDAL_OK) {
       unmap_chunk(c);
       continue;
@@ -1074,7 +912,7 @@ tidal_status rt_prefetch_chunks(rt_chunk **cs, size_t n) {
     RT_COUNT(swapped_in_bytes, len);
     RT_COUNT(prefetched_bytes, len);
     if (RT_TRACING()) /* a copy slice, as swap-outs are: ends in finish_prefetch */
-      rt_trace_copy(0, "prefetch", rt_chunk_addr(c), len, &c->ev, -1);
+      rt_trace_copy(0, "prefetch", rt_chunk_addr(c), len, c->ev.vt, -1);
   }
   return st;
 }
@@ -1098,16 +936,6 @@ tidal_status rt_chunk_drop(rt_chunk *c) {
     RT_COUNT(drops, 1);
   }
   return st;
-}
-
-void rt_chunks_init(rt_alloc *a, uint32_t n) {
-  for (uint32_t i = 0; i < n; i++) {
-    rt_chunk *c = &a->chunks[i];
-    c->alloc = a;
-    c->index = i;
-    c->host_slot = -1;
-    c->state = RT_UNMAPPED;
-  }
 }
 
 tidal_status rt_range_release(rt_alloc *a) {
@@ -1135,7 +963,7 @@ tidal_status rt_chunk_release(rt_chunk *c) {
     if (st == TIDAL_OK)
       st = s2;
   }
-  unlist(c);
+  rt_unlist(c);
   rt_chunk_free_host(c);
   if (c->rc)
     rt_recompute_detach(c);

@@ -23,7 +23,6 @@
  * it is created and its chunk is mapped when an op first touches it; the
  * slab goes when its last member is freed. */
 #include <stdlib.h>
-#include "planner.h"
 #include "rt.h"
 
 /* The lowest offset in s where `bytes` fit, or -1. */
@@ -124,7 +123,7 @@ tidal_status rt_small_hint(rt_alloc *a, size_t off, size_t len, int kind) {
   rt_slab *s = a->slab;
   switch (kind) {
   case RT_HINT_PREFETCH: return rt_chunk_prefetch(&s->chunk);
-  case RT_HINT_KEEP: s->chunk.keep_iter = rt_g.iteration + 1; return TIDAL_OK;
+  case RT_HINT_KEEP: rt_g.evict->keep(&s->chunk); return TIDAL_OK;
   case RT_HINT_DROP:
     if (off != 0 || len < a->bytes)
       return TIDAL_OK; /* a drop keeps partial ranges */

@@ -95,6 +95,7 @@ struct rt_arbiter {
 };
 
 static struct rt_arbiter arb;
+static const rt_share_ops arb_share_ops; /* rt_g.share: the end of this file */
 
 static double now_s(void) {
   struct timespec t;
@@ -321,6 +322,7 @@ tidal_status rt_arbiter_join(const tidal_config *cfg, size_t *budget) {
   uint64_t share = atomic_load(&me->share);
   pthread_mutex_unlock(&s->mu);
   rt_g.arb = &arb;
+  rt_g.share = &arb_share_ops;
   *budget = budget_of_share(share);
   rt_log(3, "shared budget %s: %llu bytes, %zu of them ours for now", arb.name,
          (unsigned long long)s->total, *budget);
@@ -354,6 +356,7 @@ void rt_arbiter_leave(void) {
   munmap(s, sizeof(arb_seg));
   memset(&arb, 0, sizeof arb);
   rt_g.arb = NULL;
+  rt_g.share = NULL;
 }
 
 void rt_arbiter_poll(int full) {
@@ -380,7 +383,7 @@ void rt_arbiter_poll(int full) {
     rt_clear_error(); /* within the device by construction; keep the old budget if not */
 }
 
-int rt_arbiter_take(size_t bytes) {
+static int arb_take(size_t bytes) {
   if (!arb.seg)
     return 1;
   arb_seg *s = arb.seg;
@@ -396,14 +399,14 @@ int rt_arbiter_take(size_t bytes) {
   return 1;
 }
 
-void rt_arbiter_give(size_t bytes) {
+static void arb_give(size_t bytes) {
   if (!arb.seg)
     return;
   atomic_fetch_sub(&arb.seg->slot[arb.slot].held, bytes);
   atomic_fetch_sub(&arb.seg->held, bytes);
 }
 
-int rt_arbiter_wait(size_t bytes) {
+static int arb_wait(size_t bytes) {
   if (!arb.seg)
     return 0;
   arb_seg *s = arb.seg;
@@ -433,3 +436,6 @@ void rt_arbiter_stats(uint64_t *total, uint64_t *peak) {
   *total = arb.seg ? arb.seg->total : 0;
   *peak = arb.seg ? atomic_load(&arb.seg->peak_held) : 0;
 }
+
+/* The pool's questions (rt_g.share, memory/pool.c and residency.c). */
+static const rt_share_ops arb_share_ops = {.take = arb_take, .give = arb_give, .wait = arb_wait};

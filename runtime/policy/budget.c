@@ -12,8 +12,13 @@
  *                     is N% of it, rounded down to whole chunks (at least
  *                     one), from then on.
  * The pool starts lazy in that case (it grows as the first iteration uses
- * memory, up to what the device has free), and rt_budget_set (pool.c)
- * shrinks it to the resolved budget through the usual eviction path. */
+ * memory, up to what the device has free), and rt_budget_set shrinks it to
+ * the resolved budget through the usual eviction path.
+ *
+ * rt_budget_set is every change of the budget at run time (the shared
+ * budget's arbiter, the resolved N%, tests): the pool converges to it
+ * (Note [resizable pool], memory/pool.c) and rt_g.budget_changed hears of
+ * it (the run-time planner replans). */
 #include "rt.h"
 
 tidal_status rt_budget_initial(const tidal_config *cfg, size_t device_free, size_t *budget) {
@@ -34,6 +39,27 @@ tidal_status rt_budget_initial(const tidal_config *cfg, size_t device_free, size
   return TIDAL_OK;
 }
 
+tidal_status rt_budget_set(size_t bytes) {
+  if (!rt_g.initialized)
+    return rt_error(TIDAL_ERR_NOT_INITIALIZED, "budget change: tidal_init has not run");
+  size_t cb = rt_g.chunk_bytes;
+  if (bytes / cb == 0 || bytes / cb > UINT32_MAX || bytes > rt_g.device_free)
+    return rt_error(TIDAL_ERR_CONFIG,
+                    "budget change to %zu bytes: not 1..2^32 chunks of %zu within the %zu bytes "
+                    "the device offered",
+                    bytes, cb, rt_g.device_free);
+  size_t old = rt_g.budget_bytes;
+  rt_g.phys_target = (uint32_t)(bytes / cb);
+  rt_g.budget_bytes = (size_t)rt_g.phys_target * cb;
+  rt_phys_shrink(); /* Note [resizable pool] */
+  if (RT_TRACING())
+    rt_trace("budget", "\"old\":%zu,\"new\":%zu,\"physical\":%zu", old, rt_g.budget_bytes,
+             (size_t)rt_g.nphys * cb);
+  if (old != rt_g.budget_bytes && rt_g.budget_changed)
+    rt_g.budget_changed(old, rt_g.budget_bytes);
+  return TIDAL_OK;
+}
+
 /* Makes `bytes` the budget from now on. */
 static void rt_budget_apply(size_t bytes) {
   rt_g.budget_resolved_bytes = bytes;
@@ -42,7 +68,7 @@ static void rt_budget_apply(size_t bytes) {
   if (rt_budget_set(bytes) != TIDAL_OK) /* cannot fail for 1 chunk..peak; keep running */
     rt_log(1, "budget: could not apply %zu bytes: %s", bytes, tidal_last_error());
   if (RT_TRACING())
-    rt_trace_budget();
+    rt_trace_counters();
 }
 
 void rt_budget_iteration_end(void) {

@@ -16,9 +16,6 @@
 
 /* ---- record.c ---- */
 
-/* Hint kinds as recorded (and the executor's action kinds). */
-enum { RT_HINT_SWAP = 1, RT_HINT_PREFETCH, RT_HINT_DROP, RT_HINT_KEEP, RT_HINT_RECOMPUTE };
-
 typedef struct rt_rec_acc {
   uintptr_t base;      /* the allocation (tidal_malloc's pointer) */
   size_t alloc_bytes;  /* its size: the same base with another size is another tensor */
