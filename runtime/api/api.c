@@ -15,9 +15,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include "planner.h"
-
-rt_runtime rt_g;
+#include "api/api.h"
 
 /* Note [one thread]: the API belongs to the thread that called tidal_init
  * (tidal.h); the core has no locks.  Builds without NDEBUG (and with
@@ -31,15 +29,27 @@ rt_runtime rt_g;
 #define RT_CHECK_THREAD 0
 #endif
 
+static uintptr_t owner_thread; /* the thread that called tidal_init */
+
 static uintptr_t this_thread(void) { return (uintptr_t)pthread_self(); }
+
+/* Every layer's state back to zero: before tidal_init sets it up, after a
+ * failed tidal_init and after tidal_shutdown. */
+static void reset_state(void) {
+  memset(&rt_base, 0, sizeof rt_base);
+  memset(&rt_dev, 0, sizeof rt_dev);
+  memset(&rt_mem, 0, sizeof rt_mem);
+  memset(&rt_pol, 0, sizeof rt_pol);
+  owner_thread = 0;
+}
 
 #define REQUIRE_INIT(fn)                                                                           \
   do {                                                                                             \
-    if (!rt_g.initialized)                                                                         \
-      return rt_error(TIDAL_ERR_NOT_INITIALIZED, "%s: tidal_init has not run", fn);              \
-    if (RT_CHECK_THREAD && rt_g.owner_thread != this_thread())                                   \
-      return rt_set_error("%s: called from a thread other than the one that called tidal_init "   \
-                          "(the API is single-threaded)",                                         \
+    if (!rt_base.initialized)                                                                      \
+      return rt_error(TIDAL_ERR_NOT_INITIALIZED, "%s: tidal_init has not run", fn);                \
+    if (RT_CHECK_THREAD && owner_thread != this_thread())                                          \
+      return rt_set_error("%s: called from a thread other than the one that called tidal_init "    \
+                          "(the API is single-threaded)",                                          \
                           fn),                                                                     \
              TIDAL_ERR_INVALID;                                                                    \
   } while (0)
@@ -49,15 +59,15 @@ static const char *site_label(const tidal_site *s) {
 }
 
 static tidal_status op_fail(tidal_status st) {
-  if (rt_g.rc_depth && rt_g.rc_error == TIDAL_OK)
-    rt_g.rc_error = st; /* surfaces as the outer op's TIDAL_ERR_RECOMPUTE */
+  if (rt_mem.rc_depth && rt_mem.rc_error == TIDAL_OK)
+    rt_mem.rc_error = st; /* surfaces as the outer op's TIDAL_ERR_RECOMPUTE */
   return st;
 }
 
 /* ---- lifetime ---- */
 
 tidal_status tidal_init(const tidal_config *user) {
-  if (rt_g.initialized)
+  if (rt_base.initialized)
     return rt_error(TIDAL_ERR_ALREADY_INITIALIZED, "tidal_init: already initialised");
   tidal_config cfg;
   tidal_status st;
@@ -95,25 +105,30 @@ tidal_status tidal_init(const tidal_config *user) {
   if (cfg.device != TIDAL_DEVICE_CUDA && cfg.device != TIDAL_DEVICE_SIM)
     return rt_error(TIDAL_ERR_CONFIG, "tidal_init: device %d is not TIDAL_DEVICE_CUDA or _SIM",
                     (int)cfg.device);
-  memset(&rt_g, 0, sizeof rt_g);
-  rt_g.cfg = cfg;
-  rt_g.owner_thread = this_thread();
-  rt_g.evict = &rt_evict_lru; /* Note [eviction seam] */
-  rt_g.evict->init();
+  reset_state();
+  rt_base.cfg = cfg;
+  owner_thread = this_thread();
+  /* The hooks through which lower layers take decisions from above
+   * (runtime/README.md): the eviction policy here; the shared budget's in
+   * rt_arbiter_join, the planner's budget_changed in rt_planner_init, the
+   * trace's clock and counters in rt_trace_open, below. */
+  rt_mem.evict = &rt_evict_lru; /* Note [eviction seam] */
+  rt_mem.evict->init();
   rt_config_warn_unknown_env();
-  rt_g.be = cfg.device == TIDAL_DEVICE_SIM ? &rt_backend_sim_ops : &rt_backend_cuda_ops;
+  rt_dev.be = cfg.device == TIDAL_DEVICE_SIM ? &rt_backend_sim_ops : &rt_backend_cuda_ops;
 
   size_t device_free = 0;
-  if ((st = rt_g.be->create(&cfg, &rt_g.b, &rt_g.granularity, &device_free)) != TIDAL_OK)
+  if ((st = rt_dev.be->create(&cfg, &rt_dev.b, &rt_dev.granularity, &device_free)) != TIDAL_OK)
     goto fail;
   size_t chunk = cfg.chunk_bytes;
   if (!chunk)
-    chunk = RT_DEFAULT_CHUNK_BYTES > rt_g.granularity ? RT_DEFAULT_CHUNK_BYTES : rt_g.granularity;
-  if (chunk % rt_g.granularity || (chunk & (chunk - 1))) {
+    chunk = RT_DEFAULT_CHUNK_BYTES > rt_dev.granularity ? RT_DEFAULT_CHUNK_BYTES
+                                                        : rt_dev.granularity;
+  if (chunk % rt_dev.granularity || (chunk & (chunk - 1))) {
     st = rt_error(TIDAL_ERR_CONFIG,
                   "tidal_init: chunk size %zu is not a power of two multiple of the %s backend's "
                   "%zu-byte granularity",
-                  chunk, rt_g.be->name, rt_g.granularity);
+                  chunk, rt_dev.be->name, rt_dev.granularity);
     goto fail;
   }
   size_t budget = 0;
@@ -130,13 +145,13 @@ tidal_status tidal_init(const tidal_config *user) {
                   budget, chunk);
     goto fail;
   }
-  rt_g.device_free = device_free;
-  rt_g.chunk_bytes = chunk;
+  rt_dev.device_free = device_free;
+  rt_mem.chunk_bytes = chunk;
   if ((st = rt_arbiter_join(&cfg, &budget)) != TIDAL_OK) /* budget becomes this process's share */
     goto fail;
   /* Lazy under a shared budget, and for N% of a peak not measured yet: the
    * first iteration takes device memory as it uses it, not all of it. */
-  if ((st = rt_pool_init(chunk, budget, rt_g.arb != NULL || rt_g.budget_peak_percent > 0)) !=
+  if ((st = rt_pool_init(chunk, budget, rt_pol.arb != NULL || rt_pol.budget_peak_percent > 0)) !=
       TIDAL_OK)
     goto fail;
   size_t ram = rt_host_ram_bytes();
@@ -158,8 +173,8 @@ tidal_status tidal_init(const tidal_config *user) {
     goto fail;
   if ((st = rt_planner_init()) != TIDAL_OK)
     goto fail;
-  if (cfg.trace_path && rt_trace_open(cfg.trace_path, rt_g.be->name,
-                                      strcmp(rt_g.be->name, "sim") != 0, rt_dev_now,
+  if (cfg.trace_path && rt_trace_open(cfg.trace_path, rt_dev.be->name,
+                                      strcmp(rt_dev.be->name, "sim") != 0, rt_dev_now,
                                       rt_trace_counters) != 0) {
     st = rt_error(TIDAL_ERR_CONFIG, "TIDAL_TRACE: '%s': cannot open for writing: %s",
                   cfg.trace_path, strerror(errno));
@@ -169,13 +184,13 @@ tidal_status tidal_init(const tidal_config *user) {
   if (rt_host_reserve(cfg.host_reserve_bytes ? cfg.host_reserve_bytes : RT_HOST_PIECE_MIN_BYTES) !=
       TIDAL_OK)
     rt_clear_error(); /* the store grows later if it can; not fatal */
-  rt_g.initialized = 1;
+  rt_base.initialized = 1;
   rt_stats_iteration_begin(rt_resident_bytes(), rt_dev_now());
   rt_log(3, "initialised: %s backend, budget %zu bytes in %u chunks of %zu, host store %zu bytes",
-         rt_g.be->name, rt_g.budget_bytes, rt_g.nphys, chunk, host_budget);
+         rt_dev.be->name, rt_mem.budget_bytes, rt_mem.nphys, chunk, host_budget);
   if (RT_TRACING()) {
     rt_trace("init", "\"backend\":\"%s\",\"budget\":%zu,\"chunk\":%zu,\"host_budget\":%zu",
-             rt_g.be->name, rt_g.budget_bytes, chunk, host_budget);
+             rt_dev.be->name, rt_mem.budget_bytes, chunk, host_budget);
     rt_trace_counters();
   }
   rt_clear_error();
@@ -184,19 +199,19 @@ fail:
   rt_planner_shutdown(); /* a trace path that fails after the planner started */
   rt_vmmq_stop();
   rt_host_destroy();
-  if (rt_g.b)
-    rt_g.be->destroy(rt_g.b);
+  if (rt_dev.b)
+    rt_dev.be->destroy(rt_dev.b);
   rt_pool_destroy();
   rt_arbiter_leave();
-  memset(&rt_g, 0, sizeof rt_g);
+  reset_state();
   return st;
 }
 
-int tidal_is_initialized(void) { return rt_g.initialized; }
+int tidal_is_initialized(void) { return rt_base.initialized; }
 
 /* What an allocation adds to this process's demand on a shared budget. */
 static size_t footprint(size_t bytes) {
-  size_t cb = rt_g.chunk_bytes;
+  size_t cb = rt_mem.chunk_bytes;
   return bytes < cb ? bytes : (bytes + cb - 1) / cb * cb;
 }
 
@@ -208,7 +223,7 @@ static size_t placed_footprint(const rt_alloc *a) {
 
 static tidal_status release_alloc(rt_alloc *a) {
   tidal_status st = TIDAL_OK;
-  rt_g.footprint_bytes -= placed_footprint(a);
+  rt_mem.footprint_bytes -= placed_footprint(a);
   if (a->slab) {
     st = rt_small_free(a);
   } else if (a->arena) {
@@ -223,25 +238,26 @@ static tidal_status release_alloc(rt_alloc *a) {
 
 tidal_status tidal_shutdown(void) {
   REQUIRE_INIT("tidal_shutdown");
-  if (rt_g.rc_depth)
+  if (rt_mem.rc_depth)
     return op_fail(rt_error(TIDAL_ERR_INVALID,
                             "tidal_shutdown: called from a recompute closure (an op is "
                             "waiting for it)"));
   tidal_status st = rt_reap(1);
   rt_planner_shutdown();
-  if (rt_g.cfg.stats || rt_g.cfg.log_level >= 3)
+  if (rt_base.cfg.stats || rt_base.cfg.log_level >= 3)
     rt_summary_print(stderr);
   if (RT_TRACING())
-    rt_trace("shutdown", "\"allocations\":%zu", rt_g.nallocs);
-  for (size_t i = rt_g.nallocs; i-- > 0;) {
-    tidal_status s2 = release_alloc(rt_g.allocs[i]);
+    rt_trace("shutdown", "\"allocations\":%zu", rt_mem.nallocs);
+  for (size_t i = rt_mem.nallocs; i-- > 0;) {
+    tidal_status s2 = release_alloc(rt_mem.allocs[i]);
     if (st == TIDAL_OK)
       st = s2;
   }
-  rt_g.nallocs = 0;
-  if (rt_g.cfg.profile_path) {
-    rt_g.be->profile_flush(rt_g.b);
-    tidal_status s2 = rt_profile_write(rt_g.cfg.profile_path, strcmp(rt_g.be->name, "cuda") == 0);
+  rt_mem.nallocs = 0;
+  if (rt_base.cfg.profile_path) {
+    rt_dev.be->profile_flush(rt_dev.b);
+    int measured = strcmp(rt_dev.be->name, "cuda") == 0; /* CUDA events, else the sim's model */
+    tidal_status s2 = rt_profile_write(rt_base.cfg.profile_path, measured);
     if (st == TIDAL_OK)
       st = s2;
   }
@@ -254,12 +270,12 @@ tidal_status tidal_shutdown(void) {
     rt_log(1, "TIDAL_TRACE: writing the trace failed: %s", strerror(errno));
   rt_vmmq_stop();    /* before the host store: queued copies may read it */
   rt_host_destroy();
-  rt_g.be->destroy(rt_g.b);
+  rt_dev.be->destroy(rt_dev.b);
   rt_annotate_destroy();
   rt_pool_destroy();
   rt_arbiter_leave(); /* after the pool: its chunks are given back first */
   rt_frames_destroy();
-  memset(&rt_g, 0, sizeof rt_g);
+  reset_state();
   return st;
 }
 
@@ -284,15 +300,15 @@ static tidal_status malloc_grouped(void **p, size_t bytes, uint32_t group) {
   REQUIRE_INIT("tidal_malloc");
   if (bytes == 0)
     return rt_error(TIDAL_ERR_INVALID, "tidal_malloc: zero bytes");
-  size_t cb = rt_g.chunk_bytes;
+  size_t cb = rt_mem.chunk_bytes;
   if (bytes > SIZE_MAX - cb)
     return rt_error(TIDAL_ERR_INVALID, "tidal_malloc: %zu bytes is too large", bytes);
   rt_alloc *a = calloc(1, sizeof *a);
   if (!a)
     return rt_error(TIDAL_ERR_HOST_MEMORY, "tidal_malloc(%zu): out of host memory", bytes);
   a->bytes = bytes;
-  rt_g.footprint_bytes += footprint(bytes); /* undone by release_alloc, or below */
-  if (rt_g.arb && rt_g.depth == 0)
+  rt_mem.footprint_bytes += footprint(bytes); /* undone by release_alloc, or below */
+  if (rt_pol.arb && rt_mem.depth == 0)
     rt_arbiter_poll(0); /* the share follows demand before memory is taken for it */
   tidal_status st;
   int placed = 0;
@@ -300,7 +316,7 @@ static tidal_status malloc_grouped(void **p, size_t bytes, uint32_t group) {
     goto fail;
   if (placed) {
     /* laid out in its arena: its aligned bytes, not whole chunks */
-    rt_g.footprint_bytes = rt_g.footprint_bytes - footprint(bytes) + a->reserved;
+    rt_mem.footprint_bytes = rt_mem.footprint_bytes - footprint(bytes) + a->reserved;
   } else if (bytes < cb) {
     if ((st = rt_small_alloc(a, group)) != TIDAL_OK)
       goto fail;
@@ -316,7 +332,7 @@ static tidal_status malloc_grouped(void **p, size_t bytes, uint32_t group) {
       st = rt_error(TIDAL_ERR_HOST_MEMORY, "tidal_malloc(%zu): out of host memory", bytes);
       goto fail;
     }
-    if ((st = rt_g.be->reserve(rt_g.b, a->reserved, &a->base)) != TIDAL_OK) {
+    if ((st = rt_dev.be->reserve(rt_dev.b, a->reserved, &a->base)) != TIDAL_OK) {
       free(a->chunks);
       goto fail;
     }
@@ -327,12 +343,12 @@ static tidal_status malloc_grouped(void **p, size_t bytes, uint32_t group) {
     return st;
   }
   *p = (void *)a->base;
-  rt_g.allocated_bytes += a->bytes;
+  rt_mem.allocated_bytes += a->bytes;
   if (RT_TRACING())
     rt_trace("malloc", "\"ptr\":\"%#lx\",\"bytes\":%zu", (unsigned long)a->base, bytes);
   return TIDAL_OK;
 fail:
-  rt_g.footprint_bytes -= footprint(bytes);
+  rt_mem.footprint_bytes -= footprint(bytes);
   free(a);
   return st;
 }
@@ -403,7 +419,7 @@ tidal_status tidal_free(void *p) {
   if (RT_TRACING())
     rt_trace("free", "\"ptr\":\"%p\"", p);
   rt_annotate_forget(a->base, a->base + a->reserved);
-  rt_g.allocated_bytes -= a->bytes;
+  rt_mem.allocated_bytes -= a->bytes;
   rt_registry_remove(a);
   return release_alloc(a);
 }
@@ -421,24 +437,24 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
   if (n < 0 || (n > 0 && !acc))
     return op_fail(rt_error(TIDAL_ERR_INVALID, "tidal_op_begin %s: %d accesses at %p",
                             site_label(site), n, (const void *)acc));
-  if (rt_g.out.n || rt_g.in.n)
+  if (rt_mem.out.n || rt_mem.in.n)
     rt_reap(0);
-  if (rt_g.arb && rt_g.depth == 0)
+  if (rt_pol.arb && rt_mem.depth == 0)
     rt_arbiter_poll(0); /* a changed shared budget applies between ops */
   /* the run-time plan's actions for this point (top-level ops only) */
-  tidal_status st = rt_g.depth == 0 ? rt_planner_op_enter(site, n, acc) : TIDAL_OK;
+  tidal_status st = rt_mem.depth == 0 ? rt_planner_op_enter(site, n, acc) : TIDAL_OK;
   if (st == TIDAL_OK)
     st = rt_frame_reserve();
   if (st != TIDAL_OK) {
     rt_planner_op_failed();
     return op_fail(st);
   }
-  rt_frame *f = &rt_g.frames[rt_g.depth++];
+  rt_frame *f = &rt_mem.frames[rt_mem.depth++];
   f->site = site;
-  f->stream = rt_g.stream;
-  f->pin_start = rt_g.npinned;
-  uint64_t stamp = ++rt_g.op_stamp;
-  size_t cb = rt_g.chunk_bytes;
+  f->stream = rt_mem.stream;
+  f->pin_start = rt_mem.npinned;
+  uint64_t stamp = ++rt_mem.op_stamp;
+  size_t cb = rt_mem.chunk_bytes;
 
   /* 1. Resolve and pin every declared chunk. */
   for (int i = 0; i < n; i++) {
@@ -479,20 +495,20 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
         goto fail;
     }
   }
-  f->pin_end = rt_g.npinned;
+  f->pin_end = rt_mem.npinned;
   size_t ws = (f->pin_end - f->pin_start) * cb;
-  if (ws > rt_g.budget_bytes) {
+  if (ws > rt_mem.budget_bytes) {
     st = rt_error(TIDAL_ERR_BUDGET,
                   "tidal_op_begin %s (%s:%d): the op's working set of %zu bytes (whole chunks, "
                   "small allocations' slabs included) exceeds the %zu-byte budget",
                   site_label(site), site && site->file ? site->file : "?", site ? site->line : 0, ws,
-                  rt_g.budget_bytes);
+                  rt_mem.budget_bytes);
     goto fail;
   }
   rt_planner_op_pinned(f->pin_start, f->pin_end);
 
   /* 2a. Registrations this op overwrites end here (may run closures). */
-  if (rt_g.rcs) {
+  if (rt_mem.rcs) {
     for (int i = 0; i < n; i++) {
       if (!(acc[i].mode & TIDAL_WRITE))
         continue;
@@ -503,7 +519,7 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
       uintptr_t hi = acc[i].bytes == TIDAL_EXTENT_UNKNOWN ? a->base + a->bytes : lo + acc[i].bytes;
       if (hi > lo && (st = rt_recompute_overwrite(lo, hi, stamp)) != TIDAL_OK)
         goto fail;
-      f = &rt_g.frames[rt_g.depth - 1]; /* nested ops may have moved the stack */
+      f = &rt_mem.frames[rt_mem.depth - 1]; /* nested ops may have moved the stack */
     }
   }
 
@@ -512,12 +528,12 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
    * only writes), then write-only ones (Note [write-only restore]). */
   for (int pass = 0; pass < 2; pass++)
     for (size_t i = f->pin_start; i < f->pin_end; i++) {
-      rt_pin_entry e = rt_g.pinned[i];
+      rt_pin_entry e = rt_mem.pinned[i];
       int need = (e.flags & RT_PIN_NEED_DATA) != 0;
       if (need != (pass == 0))
         continue;
       st = rt_chunk_restore(e.c, need);
-      f = &rt_g.frames[rt_g.depth - 1]; /* nested ops may have moved the stack */
+      f = &rt_mem.frames[rt_mem.depth - 1]; /* nested ops may have moved the stack */
       if (st != TIDAL_OK)
         goto fail;
     }
@@ -537,7 +553,7 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
    * included).  Written chunks: the host copy goes stale, other closures
    * expire. */
   for (size_t i = f->pin_start; i < f->pin_end; i++) {
-    rt_pin_entry e = rt_g.pinned[i];
+    rt_pin_entry e = rt_mem.pinned[i];
     rt_chunk *c = e.c;
     c->fresh_from = 0;
     if (!(e.flags & RT_PIN_WRITTEN))
@@ -547,16 +563,16 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
     if (c->host_slot >= 0)
       rt_chunk_free_host(c);
     c->state = RT_DIRTY;
-    c->writer = rt_g.stream;
+    c->writer = rt_mem.stream;
   }
-  rt_g.be->op_start(rt_g.b, rt_g.stream, site);
+  rt_dev.be->op_start(rt_dev.b, rt_mem.stream, site);
   rt_planner_op_ready();
   if (RT_TRACING())
     rt_trace_op_begin(site);
   return TIDAL_OK;
 fail:
-  for (size_t i = f->pin_start; i < rt_g.npinned; i++)
-    rt_chunk_unrestore(rt_g.pinned[i].c); /* a failed begin loses nothing */
+  for (size_t i = f->pin_start; i < rt_mem.npinned; i++)
+    rt_chunk_unrestore(rt_mem.pinned[i].c); /* a failed begin loses nothing */
   rt_frame_unwind();
   rt_planner_op_failed();
   return op_fail(st);
@@ -564,34 +580,34 @@ fail:
 
 tidal_status tidal_op_end(const tidal_site *site) {
   REQUIRE_INIT("tidal_op_end");
-  if (rt_g.depth == 0)
+  if (rt_mem.depth == 0)
     return op_fail(rt_error(TIDAL_ERR_INVALID, "tidal_op_end %s: no op is open", site_label(site)));
   /* Inside a recompute closure only the closure's own ops may end: the op
    * that needed its output is still in its tidal_op_begin. */
-  if (rt_g.depth <= rt_g.rc_floor)
+  if (rt_mem.depth <= rt_mem.rc_floor)
     return op_fail(rt_error(TIDAL_ERR_INVALID,
                             "tidal_op_end %s: no op is open in this recompute closure",
                             site_label(site)));
-  rt_frame *f = &rt_g.frames[rt_g.depth - 1];
+  rt_frame *f = &rt_mem.frames[rt_mem.depth - 1];
   if (f->site != site)
     return op_fail(rt_error(TIDAL_ERR_INVALID,
                             "tidal_op_end %s: the open op is %s (ops must nest)", site_label(site),
                             site_label(f->site)));
   tidal_stream s = f->stream;
-  rt_note_op_end(f->pin_start, rt_g.npinned, s);
+  rt_note_op_end(f->pin_start, rt_mem.npinned, s);
   rt_frame_unwind();
-  rt_g.be->op_end(rt_g.b, s, site);
+  rt_dev.be->op_end(rt_dev.b, s, site);
   rt_planner_op_exit(s);
   if (RT_TRACING())
     rt_trace_op_end(site);
   return TIDAL_OK;
 }
 
-void tidal_stream_set(tidal_stream stream) { rt_g.stream = stream; }
+void tidal_stream_set(tidal_stream stream) { rt_mem.stream = stream; }
 
 tidal_status tidal_iteration_begin(void) {
   REQUIRE_INIT("tidal_iteration_begin");
-  rt_g.in_iteration = 1;
+  rt_pol.in_iteration = 1;
   rt_planner_iteration_begin();
   if (RT_TRACING())
     rt_trace_iteration(1);
@@ -600,12 +616,12 @@ tidal_status tidal_iteration_begin(void) {
 
 tidal_status tidal_iteration_end(void) {
   REQUIRE_INIT("tidal_iteration_end");
-  if (rt_g.arb)
+  if (rt_pol.arb)
     rt_arbiter_poll(1); /* who is still alive, and the division again */
   rt_planner_iteration_end(); /* plans, or learns from this iteration */
   rt_recompute_iteration_end();
-  rt_g.evict->iteration_end(); /* tidal_keep requests expire */
-  rt_g.in_iteration = 0;
+  rt_mem.evict->iteration_end(); /* tidal_keep requests expire */
+  rt_pol.in_iteration = 0;
   if (RT_TRACING())
     rt_trace_iteration(0);
   rt_stats_iteration_end(rt_resident_bytes(), rt_dev_now());
@@ -633,7 +649,7 @@ static tidal_status hint_range(const char *name, const void *p, size_t bytes, in
     *len = 0;
     return TIDAL_OK;
   }
-  if (rt_g.out.n || rt_g.in.n)
+  if (rt_mem.out.n || rt_mem.in.n)
     rt_reap(0);
   if (*len && (*a)->slab) { /* a packed small allocation: its slab (Note [hints on packed
                               allocations]) */
@@ -656,7 +672,7 @@ static tidal_status for_chunks(const char *name, const void *p, size_t bytes, in
   tidal_status st = hint_range(name, p, bytes, kind, &a, &off, &len);
   if (st != TIDAL_OK || len == 0)
     return st;
-  size_t cb = rt_g.chunk_bytes;
+  size_t cb = rt_mem.chunk_bytes;
   for (size_t ci = off / cb; ci <= (off + len - 1) / cb; ci++)
     if ((st = fn(&a->chunks[ci])) != TIDAL_OK)
       return st;
@@ -673,7 +689,7 @@ static tidal_status evict_hint(const char *name, const void *p, size_t bytes, in
       hint_range(name, p, bytes, drop ? RT_HINT_DROP : RT_HINT_SWAP, &a, &off, &len);
   if (st != TIDAL_OK || len == 0)
     return st;
-  size_t cb = rt_g.chunk_bytes;
+  size_t cb = rt_mem.chunk_bytes;
   for (size_t ci = off / cb; ci <= (off + len - 1) / cb; ci++) {
     rt_chunk *c = &a->chunks[ci];
     size_t cs = ci * cb, lo = off > cs ? off - cs : 0, hi = off + len - cs;
@@ -708,7 +724,7 @@ tidal_status tidal_prefetch(const void *ptr, size_t bytes) {
   tidal_status st = hint_range("tidal_prefetch", ptr, bytes, RT_HINT_PREFETCH, &a, &off, &len);
   if (st != TIDAL_OK || len == 0)
     return st;
-  size_t cb = rt_g.chunk_bytes, c1 = (off + len - 1) / cb;
+  size_t cb = rt_mem.chunk_bytes, c1 = (off + len - 1) / cb;
   rt_chunk *batch[64];
   for (size_t ci = off / cb; ci <= c1;) { /* Note [prefetch batches] */
     size_t n = 0;
@@ -721,7 +737,7 @@ tidal_status tidal_prefetch(const void *ptr, size_t bytes) {
 }
 
 static tidal_status keep_chunk(rt_chunk *c) {
-  rt_g.evict->keep(c); /* the eviction policy's to honour */
+  rt_mem.evict->keep(c); /* the eviction policy's to honour */
   return TIDAL_OK;
 }
 

@@ -9,22 +9,22 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
-#include "rt.h"
+#include "api/api.h"
 
 tidal_status tidal_stats_get(tidal_stats *out) {
   if (!out)
     return rt_error(TIDAL_ERR_INVALID, "tidal_stats_get: out is NULL");
-  if (!rt_g.initialized)
+  if (!rt_base.initialized)
     return rt_error(TIDAL_ERR_NOT_INITIALIZED, "tidal_stats_get: tidal_init has not run");
   memset(out, 0, sizeof *out);
-  out->budget_bytes = rt_g.budget_bytes;
+  out->budget_bytes = rt_mem.budget_bytes;
   out->resident_bytes = rt_resident_bytes();
-  out->iterations = rt_g.iterations_done;
+  out->iterations = rt_base.iterations_done;
   rt_arbiter_stats(&out->shared_budget_bytes, &out->shared_peak_bytes);
-  out->total = rt_g.total;
+  out->total = rt_base.total;
   out->total.modelled_seconds = rt_dev_now();
-  out->last_iteration = rt_g.iterations_done ? rt_g.last_iteration : rt_g.cur;
-  if (!rt_g.iterations_done)
+  out->last_iteration = rt_base.iterations_done ? rt_base.last_iteration : rt_base.cur;
+  if (!rt_base.iterations_done)
     memset(&out->last_iteration, 0, sizeof out->last_iteration);
   return TIDAL_OK;
 }
@@ -110,25 +110,25 @@ void rt_summary_print(FILE *out) {
   if (tidal_stats_get(&s) != TIDAL_OK)
     return;
   char a[32], b[32];
-  fprintf(out, "tidal: memory summary (%s backend, %llu iteration%s)\n", rt_g.be->name,
+  fprintf(out, "tidal: memory summary (%s backend, %llu iteration%s)\n", rt_dev.be->name,
           (unsigned long long)s.iterations, s.iterations == 1 ? "" : "s");
   fprintf(out, "tidal:   %-24s %14s in %llu chunks of %s\n", "budget",
           human_bytes(a, sizeof a, (double)s.budget_bytes),
-          (unsigned long long)(s.budget_bytes / rt_g.chunk_bytes),
-          human_bytes(b, sizeof b, (double)rt_g.chunk_bytes));
-  if (rt_g.budget_peak_percent > 0) {
-    if (rt_g.budget_resolved_bytes)
+          (unsigned long long)(s.budget_bytes / rt_mem.chunk_bytes),
+          human_bytes(b, sizeof b, (double)rt_mem.chunk_bytes));
+  if (rt_pol.budget_peak_percent > 0) {
+    if (rt_pol.budget_resolved_bytes)
       fprintf(out, "tidal:   %-24s %14s = %g%% of the first iteration's peak of %s\n",
               "budget after iteration 1",
-              human_bytes(a, sizeof a, (double)rt_g.budget_resolved_bytes),
-              rt_g.budget_peak_percent,
-              human_bytes(b, sizeof b, (double)rt_g.budget_peak_bytes));
+              human_bytes(a, sizeof a, (double)rt_pol.budget_resolved_bytes),
+              rt_pol.budget_peak_percent,
+              human_bytes(b, sizeof b, (double)rt_pol.budget_peak_bytes));
     else
       fprintf(out, "tidal:   %-24s %14s (%g%% of a peak never measured: no iteration ended)\n",
-              "budget after iteration 1", "-", rt_g.budget_peak_percent);
+              "budget after iteration 1", "-", rt_pol.budget_peak_percent);
   }
   fprintf(out, "tidal:   %-24s %14s\n", "host store used",
-          human_bytes(a, sizeof a, (double)rt_g.hs.used * (double)rt_g.hs.slot_bytes));
+          human_bytes(a, sizeof a, (double)rt_mem.hs.used * (double)rt_mem.hs.slot_bytes));
   fprintf(out, "tidal:   %-24s %14s %14s\n", "", "total", "last iteration");
   for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
     fprintf(out, "tidal:   %-24s %14s %14s\n", rows[i].label,

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
-#include "rt.h"
+#include "base/base.h"
 
 extern char **environ;
 
@@ -244,7 +244,7 @@ void rt_config_warn_unknown_env(void) {
       continue;
     /* A warning, printed unless TIDAL_LOG=quiet: at the default level
      * (errors) a typo would otherwise pass unnoticed. */
-    if (rt_g.cfg.log_level >= 1)
+    if (rt_base.cfg.log_level >= 1)
       fprintf(stderr, "tidal: warning: %.*s is not a tidal variable; it is ignored%s%s%s\n",
               (int)n, *e, best ? " (did you mean " : "", best ? best : "", best ? "?)" : "");
   }

@@ -14,7 +14,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "rt.h"
+#include "base/base.h"
 
 typedef struct prof_entry {
   const tidal_site *site;

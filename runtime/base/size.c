@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include "rt.h"
+#include "base/base.h"
 
 #define SIZE_SHOWN_MAX 40 /* characters of the input quoted in a message */
 

@@ -6,7 +6,7 @@
  * to stderr with a "tidal: " prefix when the level allows (TIDAL_LOG). */
 #include <stdarg.h>
 #include <stdio.h>
-#include "rt.h"
+#include "base/base.h"
 
 #define RT_ERROR_BYTES 512
 
@@ -51,7 +51,7 @@ tidal_status rt_error(tidal_status st, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(last_error, sizeof last_error, fmt, ap);
   va_end(ap);
-  if (rt_g.cfg.log_level >= 1)
+  if (rt_base.cfg.log_level >= 1)
     fprintf(stderr, "tidal: error: %s\n", last_error);
   if (RT_TRACING())
     rt_trace("error", "\"status\":%d", (int)st);
@@ -60,7 +60,7 @@ tidal_status rt_error(tidal_status st, const char *fmt, ...) {
 
 void rt_log(int level, const char *fmt, ...) {
   static const char *const names[] = {"", "error", "warning", "info", "debug"};
-  if (level > rt_g.cfg.log_level || level < 1 || level > 4)
+  if (level > rt_base.cfg.log_level || level < 1 || level > 4)
     return;
   va_list ap;
   va_start(ap, fmt);

@@ -31,7 +31,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-#include "rt.h"
+#include "base/base.h"
 
 enum { TID_COMPUTE = 1, TID_D2H, TID_H2D, TID_RUNTIME, TID_ITERATIONS };
 
@@ -72,32 +72,32 @@ static void put_json_string(const char *s) {
   for (; s && *s; s++) {
     unsigned char ch = (unsigned char)*s;
     if (ch == '"' || ch == '\\')
-      fprintf(rt_g.trace, "\\%c", ch);
+      fprintf(rt_base.trace, "\\%c", ch);
     else if (ch < 0x20)
-      fprintf(rt_g.trace, "\\u%04x", ch);
+      fprintf(rt_base.trace, "\\u%04x", ch);
     else
-      fputc(ch, rt_g.trace);
+      fputc(ch, rt_base.trace);
   }
 }
 
 /* Starts one event: {"ph":PH,"ts":TS,"pid":1,"tid":TID  (caller closes). */
 static void event_start(const char *ph, double t_s, int tid) {
-  fputs(tr.first ? "\n" : ",\n", rt_g.trace);
+  fputs(tr.first ? "\n" : ",\n", rt_base.trace);
   tr.first = 0;
-  fprintf(rt_g.trace, "{\"ph\":\"%s\",\"ts\":%.3f,\"pid\":1,\"tid\":%d", ph, t_s * 1e6, tid);
+  fprintf(rt_base.trace, "{\"ph\":\"%s\",\"ts\":%.3f,\"pid\":1,\"tid\":%d", ph, t_s * 1e6, tid);
 }
 
 static void meta_thread(int tid, const char *name) {
   event_start("M", 0, tid);
-  fprintf(rt_g.trace, ",\"name\":\"thread_name\",\"args\":{\"name\":\"%s\"}}", name);
+  fprintf(rt_base.trace, ",\"name\":\"thread_name\",\"args\":{\"name\":\"%s\"}}", name);
   event_start("M", 0, tid);
-  fprintf(rt_g.trace, ",\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":%d}}", tid);
+  fprintf(rt_base.trace, ",\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":%d}}", tid);
 }
 
 int rt_trace_open(const char *path, const char *backend, int host_clock, double (*now)(void),
                   void (*counters)(void)) {
-  rt_g.trace = fopen(path, "w");
-  if (!rt_g.trace)
+  rt_base.trace = fopen(path, "w");
+  if (!rt_base.trace)
     return -1;
   memset(&tr, 0, sizeof tr);
   tr.first = 1;
@@ -105,9 +105,9 @@ int rt_trace_open(const char *path, const char *backend, int host_clock, double 
   tr.t0 = host_now();
   tr.now = now;
   tr.counters = counters;
-  fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[", rt_g.trace);
+  fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[", rt_base.trace);
   event_start("M", 0, 0);
-  fprintf(rt_g.trace, ",\"name\":\"process_name\",\"args\":{\"name\":\"tidal (%s backend)\"}}",
+  fprintf(rt_base.trace, ",\"name\":\"process_name\",\"args\":{\"name\":\"tidal (%s backend)\"}}",
           backend);
   meta_thread(TID_COMPUTE, "compute (ops)");
   meta_thread(TID_D2H, "copy D2H (swap-out)");
@@ -118,40 +118,41 @@ int rt_trace_open(const char *path, const char *backend, int host_clock, double 
 }
 
 int rt_trace_close(void) {
-  if (!rt_g.trace)
+  if (!rt_base.trace)
     return 0;
   counters_now();
   if (tr.iter_open) {
     event_start("E", now_s(), TID_ITERATIONS);
-    fputc('}', rt_g.trace);
+    fputc('}', rt_base.trace);
   }
-  fputs("\n]}\n", rt_g.trace);
-  int failed = ferror(rt_g.trace) | fclose(rt_g.trace);
-  rt_g.trace = NULL;
+  fputs("\n]}\n", rt_base.trace);
+  int failed = ferror(rt_base.trace) | fclose(rt_base.trace);
+  rt_base.trace = NULL;
   return failed ? -1 : 0;
 }
 
 void rt_trace(const char *ev, const char *fmt, ...) {
-  if (!rt_g.trace)
+  if (!rt_base.trace)
     return;
   event_start("i", now_s(), TID_RUNTIME);
-  fprintf(rt_g.trace, ",\"s\":\"t\",\"name\":\"%s\",\"args\":{", ev);
+  fprintf(rt_base.trace, ",\"s\":\"t\",\"name\":\"%s\",\"args\":{", ev);
   if (fmt && *fmt) {
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(rt_g.trace, fmt, ap);
+    vfprintf(rt_base.trace, fmt, ap);
     va_end(ap);
   }
-  fputs("}}", rt_g.trace);
+  fputs("}}", rt_base.trace);
 }
 
 static void counter(const char *name, uint64_t v) {
   event_start("C", now_s(), 0);
-  fprintf(rt_g.trace, ",\"name\":\"%s\",\"args\":{\"bytes\":%llu}}", name, (unsigned long long)v);
+  fprintf(rt_base.trace, ",\"name\":\"%s\",\"args\":{\"bytes\":%llu}}", name,
+          (unsigned long long)v);
 }
 
 void rt_trace_write_counters(const rt_trace_counts *now) {
-  if (!rt_g.trace)
+  if (!rt_base.trace)
     return;
   uint64_t resident = now->resident, host = now->host, budget = now->budget;
   if (!tr.counters_written || resident != tr.resident)
@@ -169,10 +170,10 @@ void rt_trace_write_counters(const rt_trace_counts *now) {
       static const char *const names[TIDAL_NGROUPS] = {"other", "parameters", "optimizer state",
                                                        "gradients", "activations"};
       event_start("C", now_s(), 0);
-      fputs(",\"name\":\"resident by group\",\"args\":{", rt_g.trace);
+      fputs(",\"name\":\"resident by group\",\"args\":{", rt_base.trace);
       for (int k = 0; k < TIDAL_NGROUPS; k++)
-        fprintf(rt_g.trace, "%s\"%s\":%llu", k ? "," : "", names[k], (unsigned long long)g[k]);
-      fputs("}}", rt_g.trace);
+        fprintf(rt_base.trace, "%s\"%s\":%llu", k ? "," : "", names[k], (unsigned long long)g[k]);
+      fputs("}}", rt_base.trace);
       memcpy(tr.groups, g, sizeof tr.groups);
       tr.groups_written = 1;
     }
@@ -184,15 +185,15 @@ void rt_trace_write_counters(const rt_trace_counts *now) {
 }
 
 static void site_args(const tidal_site *site) {
-  fputs(",\"name\":\"", rt_g.trace);
+  fputs(",\"name\":\"", rt_base.trace);
   put_json_string(site && site->label ? site->label : "(unnamed op)");
-  fputs("\",\"args\":{\"file\":\"", rt_g.trace);
+  fputs("\",\"args\":{\"file\":\"", rt_base.trace);
   put_json_string(site && site->file ? site->file : "");
-  fprintf(rt_g.trace, "\",\"line\":%d}}", site ? site->line : 0);
+  fprintf(rt_base.trace, "\",\"line\":%d}}", site ? site->line : 0);
 }
 
 void rt_trace_op_begin(const tidal_site *site) {
-  if (!rt_g.trace)
+  if (!rt_base.trace)
     return;
   counters_now();
   event_start("B", now_s(), TID_COMPUTE);
@@ -200,46 +201,47 @@ void rt_trace_op_begin(const tidal_site *site) {
 }
 
 void rt_trace_op_end(const tidal_site *site) {
-  if (!rt_g.trace)
+  if (!rt_base.trace)
     return;
   event_start("E", now_s(), TID_COMPUTE);
-  fputc('}', rt_g.trace);
+  fputc('}', rt_base.trace);
   (void)site;
   counters_now();
 }
 
 void rt_trace_recompute(int begin, uintptr_t lo, size_t bytes) {
-  if (!rt_g.trace)
+  if (!rt_base.trace)
     return;
   event_start(begin ? "B" : "E", now_s(), TID_COMPUTE);
   if (begin)
-    fprintf(rt_g.trace, ",\"name\":\"recompute\",\"args\":{\"ptr\":\"%#lx\",\"bytes\":%zu}}",
+    fprintf(rt_base.trace, ",\"name\":\"recompute\",\"args\":{\"ptr\":\"%#lx\",\"bytes\":%zu}}",
             (unsigned long)lo, bytes);
   else
-    fputc('}', rt_g.trace);
+    fputc('}', rt_base.trace);
 }
 
 void rt_trace_iteration(int begin) {
-  if (!rt_g.trace)
+  if (!rt_base.trace)
     return;
   if (!begin && !tr.iter_open)
     return;
   if (begin && tr.iter_open) { /* begin without end: close the last one */
     event_start("E", now_s(), TID_ITERATIONS);
-    fputc('}', rt_g.trace);
+    fputc('}', rt_base.trace);
   }
   event_start(begin ? "B" : "E", now_s(), TID_ITERATIONS);
   if (begin)
-    fprintf(rt_g.trace, ",\"name\":\"iteration %llu\"}", (unsigned long long)rt_g.iterations_done);
+    fprintf(rt_base.trace, ",\"name\":\"iteration %llu\"}",
+            (unsigned long long)rt_base.iterations_done);
   else
-    fputc('}', rt_g.trace);
+    fputc('}', rt_base.trace);
   tr.iter_open = begin;
 }
 
 /* The sim's cost model (Note [sim cost model]): a copy's duration. */
 static double sim_copy_seconds(int d2h, size_t bytes) {
-  double bw = d2h ? rt_g.cfg.sim_d2h_bytes_per_s : rt_g.cfg.sim_h2d_bytes_per_s;
-  double lat = rt_g.cfg.sim_copy_latency_s;
+  double bw = d2h ? rt_base.cfg.sim_d2h_bytes_per_s : rt_base.cfg.sim_h2d_bytes_per_s;
+  double lat = rt_base.cfg.sim_copy_latency_s;
   if (bw <= 0)
     bw = RT_SIM_DEFAULT_BYTES_PER_S;
   if (lat <= 0)
@@ -249,31 +251,31 @@ static double sim_copy_seconds(int d2h, size_t bytes) {
 
 void rt_trace_copy(int d2h, const char *name, uintptr_t addr, size_t bytes, double end_s,
                    double waited_s) {
-  if (!rt_g.trace)
+  if (!rt_base.trace)
     return;
   int tid = d2h ? TID_D2H : TID_H2D;
   if (!tr.host_clock) { /* the model knows when it ends: a complete slice */
     double dur = sim_copy_seconds(d2h, bytes);
     double end = end_s > 0 ? end_s : now_s() + dur;
     event_start("X", end - dur, tid);
-    fprintf(rt_g.trace, ",\"dur\":%.3f", dur * 1e6);
+    fprintf(rt_base.trace, ",\"dur\":%.3f", dur * 1e6);
   } else if (waited_s >= 0) { /* a synchronous copy that just ended */
     event_start("X", now_s() - waited_s, tid);
-    fprintf(rt_g.trace, ",\"dur\":%.3f", waited_s * 1e6);
+    fprintf(rt_base.trace, ",\"dur\":%.3f", waited_s * 1e6);
   } else { /* asynchronous: ends in rt_trace_copy_done */
     event_start("b", now_s(), tid);
-    fprintf(rt_g.trace, ",\"cat\":\"copy\",\"id\":\"%#lx\"", (unsigned long)addr);
+    fprintf(rt_base.trace, ",\"cat\":\"copy\",\"id\":\"%#lx\"", (unsigned long)addr);
   }
-  fprintf(rt_g.trace, ",\"name\":\"%s\",\"args\":{\"ptr\":\"%#lx\",\"bytes\":%zu}}", name,
+  fprintf(rt_base.trace, ",\"name\":\"%s\",\"args\":{\"ptr\":\"%#lx\",\"bytes\":%zu}}", name,
           (unsigned long)addr, bytes);
   counters_now();
 }
 
 void rt_trace_copy_done(int d2h, const char *name, uintptr_t addr) {
-  if (!rt_g.trace || !tr.host_clock)
+  if (!rt_base.trace || !tr.host_clock)
     return;
   event_start("e", now_s(), d2h ? TID_D2H : TID_H2D);
-  fprintf(rt_g.trace, ",\"cat\":\"copy\",\"id\":\"%#lx\",\"name\":\"%s\"}", (unsigned long)addr,
+  fprintf(rt_base.trace, ",\"cat\":\"copy\",\"id\":\"%#lx\",\"name\":\"%s\"}", (unsigned long)addr,
           name);
   counters_now();
 }

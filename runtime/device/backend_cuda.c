@@ -37,8 +37,8 @@
  * the context current first.  Events and physical handles are taken on the
  * training thread when a command is queued (cmd_prepare); the device front
  * makes every event call wait for the command that records the event
- * first (an event never recorded reads as complete: Note [device front]).  The worker waits for an unmap's last-use
- * mark with cuEventSynchronize; marks_mu guards the mark list against the
+ * first (an event never recorded reads as complete: Note [device front]).
+ * The worker waits for an unmap's last-use mark with cuEventSynchronize; marks_mu guards the mark list against the
  * training thread retiring that mark's event meanwhile (worker_mark).
  *
  * Note [op profile]: with TIDAL_PROFILE set, each op is bracketed by two
@@ -53,7 +53,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "rt.h"
+#include "device/device.h"
 
 #define CU_FUNCS(X)                                                                                \
   X(cuInit) X(cuGetErrorString) X(cuDeviceGetCount) X(cuDeviceGet) X(cuCtxGetCurrent)            \

@@ -12,7 +12,7 @@
  * the two buffers of a job; everything else is the training thread's.
  *
  * Note [sim cost model]: the costs come from a small text file
- * (runtime/sim_costs.txt, compiled in; TIDAL_SIM_COSTS=FILE or
+ * (runtime/device/sim_costs.txt, compiled in; TIDAL_SIM_COSTS=FILE or
  * tidal_config.sim_costs_path over it; bench/vmm_costs measures one on a
  * GPU).  Five timelines, in modelled seconds:
  *  - the host (t_host): every driver call the CUDA backend would make costs
@@ -53,7 +53,7 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "rt.h"
+#include "device/device.h"
 
 typedef struct sim_job {
   void *dst;

@@ -1,4 +1,4 @@
-/* costs.c - reads the sim backend's cost model (runtime/sim_costs.txt).
+/* costs.c - reads the sim backend's cost model (runtime/device/sim_costs.txt).
  *
  * One small text format serves three writers and readers: the defaults in
  * the source tree (compiled in), files measured on a GPU by bench/vmm_costs,
@@ -9,8 +9,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "rt.h"
-#include "sim_costs_default.h" /* rt_sim_costs_default[]: runtime/sim_costs.txt */
+#include "device/device.h"
+#include "sim_costs_default.h" /* rt_sim_costs_default[]: runtime/device/sim_costs.txt */
 
 static const struct {
   const char *key;

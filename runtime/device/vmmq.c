@@ -60,7 +60,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "rt.h"
+#include "device/device.h"
+
+rt_dev_state rt_dev; /* device.h */
 
 #define VMMQ_SPIN_YIELDS 64 /* sched_yield()s before a waiter sleeps */
 
@@ -84,8 +86,8 @@ int rt_vmmq_on(void) { return q.on; }
 
 static int run_one(const rt_cmd *c, char *err, size_t n) {
   if (c->kind == 0)
-    return rt_g.be->worker_attach(rt_g.b, err, n);
-  return rt_g.be->cmd_run(rt_g.b, c, err, n);
+    return rt_dev.be->worker_attach(rt_dev.b, err, n);
+  return rt_dev.be->cmd_run(rt_dev.b, c, err, n);
 }
 
 static void *worker_main(void *arg) {
@@ -164,7 +166,7 @@ tidal_status rt_vmmq_wait(const rt_ticket *t) {
     return TIDAL_OK;
   double real = 0, waited = 0;
   tidal_status st = sync_timed(t->seq, &real);
-  rt_g.be->worker_waited(rt_g.b, t->vt, real, &waited);
+  rt_dev.be->worker_waited(rt_dev.b, t->vt, real, &waited);
   if (waited > 0) {
     RT_COUNT_TIME(stall_seconds, waited);
     if (RT_TRACING()) /* where the training thread waited for the worker */
@@ -214,11 +216,11 @@ static tidal_status submit(rt_cmd *cmd, rt_event *ev, rt_ticket *t) {
     ev = &scratch;
   memset(ev, 0, sizeof *ev);
   double vt = 0;
-  tidal_status st = rt_g.be->cmd_prepare(rt_g.b, cmd, ev, &vt);
+  tidal_status st = rt_dev.be->cmd_prepare(rt_dev.b, cmd, ev, &vt);
   if (st != TIDAL_OK)
     return st;
   if ((st = push(cmd)) != TIDAL_OK) {
-    rt_g.be->event_release(rt_g.b, ev);
+    rt_dev.be->event_release(rt_dev.b, ev);
     return st;
   }
   q.last_vt = vt;
@@ -293,21 +295,21 @@ uint64_t rt_vmmq_pending(void) { return q.on ? q.next_seq - atomic_load(&q.done)
 
 tidal_status rt_dev_map(uintptr_t addr, uint32_t phys, rt_event *ready, rt_ticket *t) {
   if (!q.on)
-    return rt_g.be->map(rt_g.b, addr, phys, ready);
+    return rt_dev.be->map(rt_dev.b, addr, phys, ready);
   rt_cmd cmd = {.kind = RT_CMD_MAP, .addr = addr, .phys = phys};
   return submit(&cmd, ready, t);
 }
 
 tidal_status rt_dev_set_access(uintptr_t addr, size_t bytes, rt_ticket *t) {
   if (!q.on)
-    return rt_g.be->set_access(rt_g.b, addr, bytes);
+    return rt_dev.be->set_access(rt_dev.b, addr, bytes);
   rt_cmd cmd = {.kind = RT_CMD_SET_ACCESS, .addr = addr, .bytes = bytes};
   return submit(&cmd, NULL, t);
 }
 
 tidal_status rt_dev_unmap(uintptr_t addr, uint32_t phys, uint64_t mark, rt_ticket *t) {
   if (!q.on) /* the caller has waited for the mark */
-    return rt_g.be->unmap(rt_g.b, addr, phys);
+    return rt_dev.be->unmap(rt_dev.b, addr, phys);
   rt_cmd cmd = {.kind = RT_CMD_UNMAP, .addr = addr, .phys = phys, .mark = mark};
   return submit(&cmd, NULL, t);
 }
@@ -315,7 +317,7 @@ tidal_status rt_dev_unmap(uintptr_t addr, uint32_t phys, uint64_t mark, rt_ticke
 tidal_status rt_dev_copy_d2h(void *dst, uintptr_t src, size_t bytes, uint32_t phys,
                              tidal_stream after, rt_event *done, rt_ticket *t) {
   if (!q.on)
-    return rt_g.be->copy_d2h(rt_g.b, dst, src, bytes, phys, after, done);
+    return rt_dev.be->copy_d2h(rt_dev.b, dst, src, bytes, phys, after, done);
   rt_cmd cmd = {.kind = RT_CMD_D2H, .addr = src, .bytes = bytes, .host = dst, .stream = after,
                 .phys = phys};
   return submit(&cmd, done, t);
@@ -324,25 +326,25 @@ tidal_status rt_dev_copy_d2h(void *dst, uintptr_t src, size_t bytes, uint32_t ph
 tidal_status rt_dev_copy_h2d(uintptr_t dst, const void *src, size_t bytes, uint32_t phys,
                              int urgent, uint64_t after_mark, rt_event *done, rt_ticket *t) {
   if (!q.on)
-    return rt_g.be->copy_h2d(rt_g.b, dst, src, bytes, phys, urgent, after_mark, done);
+    return rt_dev.be->copy_h2d(rt_dev.b, dst, src, bytes, phys, urgent, after_mark, done);
   rt_cmd cmd = {.kind = RT_CMD_H2D, .addr = dst, .bytes = bytes, .host = (void *)src,
                 .phys = phys, .urgent = (uint8_t)urgent, .mark = after_mark};
   return submit(&cmd, done, t);
 }
 
 tidal_status rt_dev_park(uintptr_t addr, uint32_t phys, int park, uint64_t last_seq) {
-  if (q.on && rt_g.be->park_touches_mapping) {
+  if (q.on && rt_dev.be->park_touches_mapping) {
     tidal_status st = rt_vmmq_sync(last_seq);
     if (st != TIDAL_OK)
       return st;
   }
-  return park ? rt_g.be->park(rt_g.b, addr, phys) : rt_g.be->unpark(rt_g.b, addr, phys);
+  return park ? rt_dev.be->park(rt_dev.b, addr, phys) : rt_dev.be->unpark(rt_dev.b, addr, phys);
 }
 
 int rt_dev_event_done(const rt_event *ev) {
-  if (ev->ticket && !done_upto(ev->ticket) && !rt_g.be->events_modelled)
+  if (ev->ticket && !done_upto(ev->ticket) && !rt_dev.be->events_modelled)
     return 0; /* not even recorded yet (a real event would read as complete) */
-  int done = rt_g.be->event_done(rt_g.b, ev);
+  int done = rt_dev.be->event_done(rt_dev.b, ev);
   if (done && ev->ticket) /* the host may touch its memory once the worker has run it */
     rt_vmmq_sync(ev->ticket);
   return done;
@@ -350,11 +352,11 @@ int rt_dev_event_done(const rt_event *ev) {
 
 tidal_status rt_dev_event_sync(const rt_event *ev, double *waited_s) {
   if (ev->ticket) {
-    tidal_status st = sync_timed(ev->ticket, rt_g.be->events_modelled ? NULL : waited_s);
+    tidal_status st = sync_timed(ev->ticket, rt_dev.be->events_modelled ? NULL : waited_s);
     if (st != TIDAL_OK)
       return st;
   }
-  return rt_g.be->event_sync(rt_g.b, ev, waited_s);
+  return rt_dev.be->event_sync(rt_dev.b, ev, waited_s);
 }
 
 tidal_status rt_dev_stream_wait(tidal_stream s, const rt_event *ev, double *stall_s) {
@@ -363,13 +365,13 @@ tidal_status rt_dev_stream_wait(tidal_stream s, const rt_event *ev, double *stal
     if (st != TIDAL_OK)
       return st;
   }
-  return rt_g.be->stream_wait(rt_g.b, s, ev, stall_s);
+  return rt_dev.be->stream_wait(rt_dev.b, s, ev, stall_s);
 }
 
 void rt_dev_event_release(rt_event *ev) {
   if (ev->ticket) /* not back to the backend's pool before the worker has recorded it */
     rt_vmmq_sync(ev->ticket);
-  rt_g.be->event_release(rt_g.b, ev);
+  rt_dev.be->event_release(rt_dev.b, ev);
 }
 
-double rt_dev_now(void) { return rt_g.be && rt_g.b ? rt_g.be->modelled_now(rt_g.b) : 0.0; }
+double rt_dev_now(void) { return rt_dev.be && rt_dev.b ? rt_dev.be->modelled_now(rt_dev.b) : 0.0; }

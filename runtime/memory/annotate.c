@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rt.h"
+#include "memory/memory.h"
 
 typedef struct annot {
   uintptr_t lo, hi;
@@ -36,7 +36,7 @@ static struct {
 } an;
 
 tidal_status tidal_annotate(const void *ptr, size_t bytes, const char *name, tidal_group group) {
-  if (!rt_g.initialized)
+  if (!rt_base.initialized)
     return rt_error(TIDAL_ERR_NOT_INITIALIZED, "tidal_annotate: tidal_init has not been called");
   if (!ptr || !bytes)
     return rt_error(TIDAL_ERR_INVALID, "tidal_annotate: empty range");
@@ -107,7 +107,7 @@ static uint64_t resident_in(uintptr_t lo, uintptr_t hi) {
     a = &a->arena->self;
   if (!a->nchunks) /* packed small allocation: its slab stays mapped */
     return hi - lo;
-  size_t chunk = rt_g.chunk_bytes;
+  size_t chunk = rt_mem.chunk_bytes;
   uint64_t sum = 0;
   for (uintptr_t p = lo; p < hi;) {
     uint32_t i = (uint32_t)((p - a->base) / chunk);
@@ -144,9 +144,9 @@ void rt_trace_counters(void) {
     return;
   rt_trace_counts k;
   k.resident = rt_resident_bytes();
-  k.host = (uint64_t)rt_g.hs.used * rt_g.hs.slot_bytes;
-  k.budget = rt_g.budget_bytes;
-  k.allocated = rt_g.allocated_bytes;
+  k.host = (uint64_t)rt_mem.hs.used * rt_mem.hs.slot_bytes;
+  k.budget = rt_mem.budget_bytes;
+  k.allocated = rt_mem.allocated_bytes;
   k.by_group = rt_annotate_any();
   if (k.by_group)
     rt_annotate_resident(k.resident, k.groups);

@@ -27,9 +27,9 @@
  * are ignored (rt_recompute_register needs chunks of the allocation's
  * own), so a member's data is always swapped, never regenerated. */
 #include <stdlib.h>
-#include "rt.h"
+#include "memory/memory.h"
 
-static size_t cap_bytes(void) { return (size_t)TIDAL_ARENA_CHUNKS * rt_g.chunk_bytes; }
+static size_t cap_bytes(void) { return (size_t)TIDAL_ARENA_CHUNKS * rt_mem.chunk_bytes; }
 
 static tidal_status arena_create(uint32_t group, rt_arena **out) {
   rt_arena *r = calloc(1, sizeof *r);
@@ -39,7 +39,7 @@ static tidal_status arena_create(uint32_t group, rt_arena **out) {
     free(cs);
     return rt_error(TIDAL_ERR_HOST_MEMORY, "tidal_malloc: out of host memory");
   }
-  tidal_status st = rt_g.be->reserve(rt_g.b, cap_bytes(), &r->self.base);
+  tidal_status st = rt_dev.be->reserve(rt_dev.b, cap_bytes(), &r->self.base);
   if (st != TIDAL_OK) {
     free(r);
     free(cs);
@@ -49,8 +49,8 @@ static tidal_status arena_create(uint32_t group, rt_arena **out) {
   r->self.reserved = cap_bytes();
   r->self.chunks = cs;
   rt_chunks_init(&r->self, TIDAL_ARENA_CHUNKS); /* self.nchunks grows as members come */
-  r->next = rt_g.arenas;
-  rt_g.arenas = r;
+  r->next = rt_mem.arenas;
+  rt_mem.arenas = r;
   *out = r;
   return TIDAL_OK;
 }
@@ -64,7 +64,7 @@ static tidal_status arena_destroy(rt_arena *r) {
 }
 
 static void unlink_arena(rt_arena *r) {
-  for (rt_arena **p = &rt_g.arenas; *p; p = &(*p)->next)
+  for (rt_arena **p = &rt_mem.arenas; *p; p = &(*p)->next)
     if (*p == r) {
       *p = r->next;
       return;
@@ -78,7 +78,7 @@ tidal_status rt_arena_alloc(rt_alloc *a, uint32_t group, int *placed) {
     return TIDAL_OK;
   rt_arena *r = NULL;
   /* newest first: the group's latest arena, where the last member went */
-  for (rt_arena *t = rt_g.arenas; t && !r; t = t->next)
+  for (rt_arena *t = rt_mem.arenas; t && !r; t = t->next)
     if (t->group == group && cap - t->self.bytes >= need)
       r = t;
   if (!r) {
@@ -105,7 +105,7 @@ tidal_status rt_arena_alloc(rt_alloc *a, uint32_t group, int *placed) {
   a->reserved = need;
   a->nchunks = 0;
   r->self.bytes += need;
-  size_t cb = rt_g.chunk_bytes;
+  size_t cb = rt_mem.chunk_bytes;
   r->self.nchunks = (uint32_t)((r->self.bytes + cb - 1) / cb);
   *placed = 1;
   return TIDAL_OK;
@@ -113,7 +113,7 @@ tidal_status rt_arena_alloc(rt_alloc *a, uint32_t group, int *placed) {
 
 /* The chunks [*c0, *c1) of r that only member i touches. */
 static void own_chunks(const rt_arena *r, uint32_t i, size_t *c0, size_t *c1) {
-  size_t cb = rt_g.chunk_bytes;
+  size_t cb = rt_mem.chunk_bytes;
   const rt_alloc *a = r->members[i];
   size_t lo = a->base - r->self.base, hi = lo + a->reserved;
   *c0 = lo / cb;
@@ -175,9 +175,9 @@ void rt_arena_range(rt_alloc **a, size_t *off, size_t *len, int hint) {
 }
 
 void rt_arena_destroy_all(void) {
-  while (rt_g.arenas) {
-    rt_arena *r = rt_g.arenas;
-    rt_g.arenas = r->next;
+  while (rt_mem.arenas) {
+    rt_arena *r = rt_mem.arenas;
+    rt_mem.arenas = r->next;
     arena_destroy(r);
   }
 }

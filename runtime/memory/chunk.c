@@ -1,7 +1,7 @@
 /* chunk.c - a chunk's place: its address and length, the lists it can be
  * on, and pins.
  *
- * Every resident, unpinned chunk is on the LRU (rt_g.lru, least recently
+ * Every resident, unpinned chunk is on the LRU (rt_mem.lru, least recently
  * used at the head): the only eviction candidates.  Swap-outs and
  * prefetches in flight are on their own lists (out, in, oldest first), and
  * evicted chunks that still hold their memory on `parked` (Note [lazy
@@ -9,16 +9,18 @@
  * the chunk (opstack.c): the first takes it off the LRU, the last puts it
  * back at the tail, so a pinned chunk is never evicted.  The state machine
  * that moves chunks between these is residency.c's. */
-#include "rt.h"
+#include "memory/memory.h"
+
+rt_mem_state rt_mem; /* memory.h */
 
 uintptr_t rt_chunk_addr(const rt_chunk *c) {
-  return c->alloc->base + (uintptr_t)c->index * rt_g.chunk_bytes;
+  return c->alloc->base + (uintptr_t)c->index * rt_mem.chunk_bytes;
 }
 
 size_t rt_chunk_len(const rt_chunk *c) {
-  size_t off = (size_t)c->index * rt_g.chunk_bytes;
+  size_t off = (size_t)c->index * rt_mem.chunk_bytes;
   size_t left = c->alloc->bytes - off;
-  return left < rt_g.chunk_bytes ? left : rt_g.chunk_bytes;
+  return left < rt_mem.chunk_bytes ? left : rt_mem.chunk_bytes;
 }
 
 int rt_chunk_mapped(const rt_chunk *c) {
@@ -30,9 +32,9 @@ int rt_chunk_mapped(const rt_chunk *c) {
 
 rt_list *rt_list_of(rt_chunk *c) {
   switch (c->list) {
-  case RT_LIST_LRU: return &rt_g.lru;
-  case RT_LIST_OUT: return &rt_g.out;
-  case RT_LIST_IN: return &rt_g.in;
+  case RT_LIST_LRU: return &rt_mem.lru;
+  case RT_LIST_OUT: return &rt_mem.out;
+  case RT_LIST_IN: return &rt_mem.in;
   default: return NULL;
   }
 }
@@ -71,12 +73,12 @@ void rt_unlist(rt_chunk *c) {
 
 void rt_pin(rt_chunk *c) {
   if (c->pins++ == 0 && c->list == RT_LIST_LRU)
-    rt_list_remove(&rt_g.lru, c);
+    rt_list_remove(&rt_mem.lru, c);
 }
 
 void rt_unpin(rt_chunk *c) {
   if (--c->pins == 0 && (c->state == RT_RESIDENT || c->state == RT_DIRTY))
-    rt_list_push(&rt_g.lru, RT_LIST_LRU, c); /* most recently used at the tail */
+    rt_list_push(&rt_mem.lru, RT_LIST_LRU, c); /* most recently used at the tail */
 }
 
 void rt_chunks_init(rt_alloc *a, uint32_t n) {

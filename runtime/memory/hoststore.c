@@ -33,10 +33,10 @@
  * A pending slot still counts as used. */
 #include <stdlib.h>
 #include <string.h>
-#include "rt.h"
+#include "memory/memory.h"
 
 void rt_host_init(size_t slot_bytes, size_t budget_bytes) {
-  rt_hoststore *h = &rt_g.hs;
+  rt_hoststore *h = &rt_mem.hs;
   h->slot_bytes = slot_bytes;
   h->max_slots = budget_bytes / slot_bytes;
   h->min_piece_slots = RT_HOST_PIECE_MIN_BYTES / slot_bytes;
@@ -48,14 +48,14 @@ void rt_host_init(size_t slot_bytes, size_t budget_bytes) {
   h->nfree = h->used = 0;
 }
 
-size_t rt_host_capacity_slots(void) { return rt_g.hs.max_slots; }
+size_t rt_host_capacity_slots(void) { return rt_mem.hs.max_slots; }
 
-static size_t carved(void) { return rt_g.hs.first_slot[rt_g.hs.npieces]; }
+static size_t carved(void) { return rt_mem.hs.first_slot[rt_mem.hs.npieces]; }
 
 /* Adds one piece of at least `want` slots (doubling the store, bounded by
  * the budget) to the free list. */
 static int grow(size_t want) {
-  rt_hoststore *h = &rt_g.hs;
+  rt_hoststore *h = &rt_mem.hs;
   size_t total = carved();
   if (h->exhausted || h->npieces >= RT_HOST_PIECES_MAX || total >= h->max_slots)
     return 0;
@@ -74,7 +74,7 @@ static int grow(size_t want) {
     h->cap_free = total + n;
   }
   void *p = NULL;
-  if (rt_g.be->host_alloc(rt_g.b, n * h->slot_bytes, &p) != TIDAL_OK || !p) {
+  if (rt_dev.be->host_alloc(rt_dev.b, n * h->slot_bytes, &p) != TIDAL_OK || !p) {
     rt_log(2, "host store: could not pin a %zu-byte piece; the store stays at %zu bytes",
            n * h->slot_bytes, total * h->slot_bytes);
     rt_clear_error();
@@ -94,7 +94,7 @@ static int grow(size_t want) {
 }
 
 tidal_status rt_host_reserve(size_t bytes) {
-  rt_hoststore *h = &rt_g.hs;
+  rt_hoststore *h = &rt_mem.hs;
   size_t want = (bytes + h->slot_bytes - 1) / h->slot_bytes;
   if (want > h->max_slots)
     want = h->max_slots;
@@ -107,7 +107,7 @@ tidal_status rt_host_reserve(size_t bytes) {
 }
 
 int64_t rt_host_slot_alloc(void) {
-  rt_hoststore *h = &rt_g.hs;
+  rt_hoststore *h = &rt_mem.hs;
   if (h->npend) /* a pending slot before pinning more (as when the free waited) */
     rt_host_pending_reap(h->nfree == 0);
   if (h->nfree == 0 && !grow(1))
@@ -120,7 +120,7 @@ int64_t rt_host_slot_alloc(void) {
 }
 
 static void pending_pop(void) {
-  rt_hoststore *h = &rt_g.hs;
+  rt_hoststore *h = &rt_mem.hs;
   rt_dev_event_release(&h->pend_evs[0]);
   rt_host_slot_free(h->pend_slots[0]);
   h->npend--;
@@ -129,7 +129,7 @@ static void pending_pop(void) {
 }
 
 void rt_host_pending_reap(int wait) {
-  rt_hoststore *h = &rt_g.hs;
+  rt_hoststore *h = &rt_mem.hs;
   if (wait && h->npend) {
     double waited = 0;
     rt_dev_event_sync(&h->pend_evs[0], &waited);
@@ -142,7 +142,7 @@ void rt_host_pending_reap(int wait) {
 }
 
 void rt_host_slot_free_after(int64_t slot, rt_event *ev) {
-  rt_hoststore *h = &rt_g.hs;
+  rt_hoststore *h = &rt_mem.hs;
   if (h->npend == h->cap_pend) {
     size_t cap = h->cap_pend ? h->cap_pend * 2 : 64;
     int64_t *s = realloc(h->pend_slots, cap * sizeof *s);
@@ -165,7 +165,7 @@ void rt_host_slot_free_after(int64_t slot, rt_event *ev) {
 }
 
 void rt_host_slot_free(int64_t slot) {
-  rt_hoststore *h = &rt_g.hs;
+  rt_hoststore *h = &rt_mem.hs;
   if (slot < 0)
     return;
   h->free_slots[h->nfree++] = slot; /* capacity: every slot came from this array */
@@ -173,7 +173,7 @@ void rt_host_slot_free(int64_t slot) {
 }
 
 void *rt_host_slot_addr(int64_t slot) {
-  rt_hoststore *h = &rt_g.hs;
+  rt_hoststore *h = &rt_mem.hs;
   uint32_t piece = 0;
   while ((size_t)slot >= h->first_slot[piece + 1])
     piece++;
@@ -181,7 +181,7 @@ void *rt_host_slot_addr(int64_t slot) {
 }
 
 void rt_host_destroy(void) {
-  rt_hoststore *h = &rt_g.hs;
+  rt_hoststore *h = &rt_mem.hs;
   while (h->npend) { /* the copies still read the pieces */
     rt_dev_event_sync(&h->pend_evs[0], NULL);
     pending_pop();
@@ -192,7 +192,8 @@ void rt_host_destroy(void) {
   h->pend_evs = NULL;
   h->cap_pend = 0;
   for (uint32_t i = 0; i < h->npieces; i++)
-    rt_g.be->host_free(rt_g.b, h->pieces[i], (h->first_slot[i + 1] - h->first_slot[i]) * h->slot_bytes);
+    rt_dev.be->host_free(rt_dev.b, h->pieces[i],
+                         (h->first_slot[i + 1] - h->first_slot[i]) * h->slot_bytes);
   free(h->free_slots);
   h->free_slots = NULL;
   h->npieces = 0;
@@ -223,7 +224,7 @@ static int mark_list(const int64_t *slots, size_t n, const char *what, const cha
  * the property tests between calls (the runtime never calls it: it walks
  * every chunk). */
 int rt_host_check(char *msg, size_t len) {
-  rt_hoststore *h = &rt_g.hs;
+  rt_hoststore *h = &rt_mem.hs;
   size_t total = carved(), owned = 0;
   int ok = 0;
   unsigned char *seen = calloc(total ? total : 1, 1); /* 1 free, 2 owned, 3 pending */
@@ -239,12 +240,12 @@ int rt_host_check(char *msg, size_t len) {
   if (!mark_list(h->free_slots, h->nfree, "free list entry", "listed twice", 1, seen, total, msg,
                  len))
     goto out;
-  rt_slab *slab = rt_g.slabs; /* after the allocations: the small allocations' slabs */
-  rt_arena *arena = rt_g.arenas; /* then the arenas (Note [arenas]) */
-  for (size_t i = 0; i < rt_g.nallocs || slab || arena; i++) {
+  rt_slab *slab = rt_mem.slabs; /* after the allocations: the small allocations' slabs */
+  rt_arena *arena = rt_mem.arenas; /* then the arenas (Note [arenas]) */
+  for (size_t i = 0; i < rt_mem.nallocs || slab || arena; i++) {
     rt_alloc *a;
-    if (i < rt_g.nallocs) {
-      a = rt_g.allocs[i];
+    if (i < rt_mem.nallocs) {
+      a = rt_mem.allocs[i];
     } else if (slab) {
       a = &slab->self;
       slab = slab->next;

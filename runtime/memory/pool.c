@@ -1,10 +1,10 @@
 /* pool.c - the physical pool, whose size is the budget.
  *
  * Note [resizable pool]: the budget is the number of physical chunks that
- * exist (rt_g.nphys), so "resident bytes never exceed the budget" holds by
+ * exist (rt_mem.nphys), so "resident bytes never exceed the budget" holds by
  * construction.  The budget may change at run time (rt_budget_set,
  * policy/budget.c: a shared budget's share moved, or the planner asks):
- *  - growing only raises rt_g.phys_target: rt_phys_acquire creates a chunk
+ *  - growing only raises rt_mem.phys_target: rt_phys_acquire creates a chunk
  *    (rt_pool_add) when none is free and nphys < phys_target, so memory is
  *    taken when it is used, not when it is granted;
  *  - shrinking lowers phys_target; rt_phys_shrink (residency.c) gives free
@@ -18,114 +18,114 @@
  * (Note [stale aliases]).  Physical chunk numbers are reused (absent_phys)
  * so the backends' tables stay as large as the largest pool, not the
  * number of changes.  Under a shared budget every chunk created or given
- * back is also counted through rt_g.share (policy/arbiter.c), which keeps
+ * back is also counted through rt_mem.share (policy/arbiter.c), which keeps
  * the processes' sum within the total. */
 #include <stdlib.h>
-#include "rt.h"
+#include "memory/memory.h"
 
 static tidal_status grow_tables(uint32_t need) {
-  if (need <= rt_g.cap_phys)
+  if (need <= rt_mem.cap_phys)
     return TIDAL_OK;
-  uint32_t cap = rt_g.cap_phys ? rt_g.cap_phys : 64;
+  uint32_t cap = rt_mem.cap_phys ? rt_mem.cap_phys : 64;
   while (cap < need)
     cap = cap > UINT32_MAX / 2 ? UINT32_MAX : cap * 2;
-  uint32_t *f = realloc(rt_g.free_phys, (size_t)cap * sizeof *f);
+  uint32_t *f = realloc(rt_mem.free_phys, (size_t)cap * sizeof *f);
   if (!f)
     return rt_error(TIDAL_ERR_HOST_MEMORY, "physical pool: out of host memory");
-  rt_g.free_phys = f;
-  uint32_t *a = realloc(rt_g.absent_phys, (size_t)cap * sizeof *a);
+  rt_mem.free_phys = f;
+  uint32_t *a = realloc(rt_mem.absent_phys, (size_t)cap * sizeof *a);
   if (!a)
     return rt_error(TIDAL_ERR_HOST_MEMORY, "physical pool: out of host memory");
-  rt_g.absent_phys = a;
-  uint32_t *pos = realloc(rt_g.free_pos, (size_t)cap * sizeof *pos);
+  rt_mem.absent_phys = a;
+  uint32_t *pos = realloc(rt_mem.free_pos, (size_t)cap * sizeof *pos);
   if (!pos)
     return rt_error(TIDAL_ERR_HOST_MEMORY, "physical pool: out of host memory");
-  rt_g.free_pos = pos;
-  rt_chunk **own = realloc(rt_g.phys_owner, (size_t)cap * sizeof *own);
+  rt_mem.free_pos = pos;
+  rt_chunk **own = realloc(rt_mem.phys_owner, (size_t)cap * sizeof *own);
   if (!own)
     return rt_error(TIDAL_ERR_HOST_MEMORY, "physical pool: out of host memory");
-  for (uint32_t i = rt_g.cap_phys; i < cap; i++)
+  for (uint32_t i = rt_mem.cap_phys; i < cap; i++)
     own[i] = NULL;
-  rt_g.phys_owner = own;
-  uint64_t *mk = realloc(rt_g.phys_mark, (size_t)cap * sizeof *mk);
+  rt_mem.phys_owner = own;
+  uint64_t *mk = realloc(rt_mem.phys_mark, (size_t)cap * sizeof *mk);
   if (!mk)
     return rt_error(TIDAL_ERR_HOST_MEMORY, "physical pool: out of host memory");
-  for (uint32_t i = rt_g.cap_phys; i < cap; i++)
+  for (uint32_t i = rt_mem.cap_phys; i < cap; i++)
     mk[i] = 0;
-  rt_g.phys_mark = mk;
-  rt_g.cap_phys = cap;
+  rt_mem.phys_mark = mk;
+  rt_mem.cap_phys = cap;
   return TIDAL_OK;
 }
 
 void rt_phys_free_push(uint32_t phys) {
-  rt_g.free_pos[phys] = rt_g.nfree_phys;
-  rt_g.free_phys[rt_g.nfree_phys++] = phys;
+  rt_mem.free_pos[phys] = rt_mem.nfree_phys;
+  rt_mem.free_phys[rt_mem.nfree_phys++] = phys;
 }
 
-uint32_t rt_phys_free_pop(void) { return rt_g.free_phys[--rt_g.nfree_phys]; }
+uint32_t rt_phys_free_pop(void) { return rt_mem.free_phys[--rt_mem.nfree_phys]; }
 
 int rt_phys_free_take(uint32_t phys) {
-  uint32_t i = rt_g.free_pos[phys];
-  if (i >= rt_g.nfree_phys || rt_g.free_phys[i] != phys)
+  uint32_t i = rt_mem.free_pos[phys];
+  if (i >= rt_mem.nfree_phys || rt_mem.free_phys[i] != phys)
     return 0;
-  uint32_t top = rt_g.free_phys[--rt_g.nfree_phys];
-  rt_g.free_phys[i] = top;
-  rt_g.free_pos[top] = i;
+  uint32_t top = rt_mem.free_phys[--rt_mem.nfree_phys];
+  rt_mem.free_phys[i] = top;
+  rt_mem.free_pos[top] = i;
   return 1;
 }
 
 tidal_status rt_pool_init(size_t chunk_bytes, size_t budget, int lazy) {
-  rt_g.chunk_bytes = chunk_bytes;
-  rt_g.phys_target = (uint32_t)(budget / chunk_bytes);
-  rt_g.budget_bytes = (size_t)rt_g.phys_target * chunk_bytes;
-  uint32_t n = lazy ? 0 : rt_g.phys_target;
+  rt_mem.chunk_bytes = chunk_bytes;
+  rt_mem.phys_target = (uint32_t)(budget / chunk_bytes);
+  rt_mem.budget_bytes = (size_t)rt_mem.phys_target * chunk_bytes;
+  uint32_t n = lazy ? 0 : rt_mem.phys_target;
   tidal_status st = grow_tables(n ? n : 1);
   if (st != TIDAL_OK)
     return st;
   for (uint32_t i = n; i-- > 0;)
     rt_phys_free_push(i); /* chunk 0 handed out first */
-  rt_g.nphys = rt_g.phys_ids = n;
-  return rt_g.be->pool_create(rt_g.b, chunk_bytes, n);
+  rt_mem.nphys = rt_mem.phys_ids = n;
+  return rt_dev.be->pool_create(rt_dev.b, chunk_bytes, n);
 }
 
 void rt_pool_destroy(void) {
-  free(rt_g.free_phys);
-  free(rt_g.absent_phys);
-  free(rt_g.free_pos);
-  free(rt_g.phys_owner);
-  free(rt_g.phys_mark);
-  rt_g.free_phys = rt_g.absent_phys = rt_g.free_pos = NULL;
-  rt_g.phys_owner = NULL;
-  rt_g.phys_mark = NULL;
+  free(rt_mem.free_phys);
+  free(rt_mem.absent_phys);
+  free(rt_mem.free_pos);
+  free(rt_mem.phys_owner);
+  free(rt_mem.phys_mark);
+  rt_mem.free_phys = rt_mem.absent_phys = rt_mem.free_pos = NULL;
+  rt_mem.phys_owner = NULL;
+  rt_mem.phys_mark = NULL;
 }
 
 tidal_status rt_pool_add(uint32_t *phys) {
-  if (rt_g.nphys >= rt_g.phys_target)
+  if (rt_mem.nphys >= rt_mem.phys_target)
     return TIDAL_ERR_BUDGET; /* not an error: the caller evicts (no message) */
   uint32_t id;
-  if (rt_g.nabsent_phys) {
-    id = rt_g.absent_phys[rt_g.nabsent_phys - 1];
+  if (rt_mem.nabsent_phys) {
+    id = rt_mem.absent_phys[rt_mem.nabsent_phys - 1];
   } else {
-    if (rt_g.phys_ids == UINT32_MAX)
+    if (rt_mem.phys_ids == UINT32_MAX)
       return rt_error(TIDAL_ERR_BUDGET, "physical pool: out of chunk numbers");
-    tidal_status st = grow_tables(rt_g.phys_ids + 1);
+    tidal_status st = grow_tables(rt_mem.phys_ids + 1);
     if (st != TIDAL_OK)
       return st;
-    id = rt_g.phys_ids;
+    id = rt_mem.phys_ids;
   }
-  if (rt_g.share && !rt_g.share->take(rt_g.chunk_bytes))
+  if (rt_mem.share && !rt_mem.share->take(rt_mem.chunk_bytes))
     return TIDAL_ERR_BUDGET; /* others hold the shared total: the caller evicts or waits */
-  tidal_status st = rt_g.be->phys_add(rt_g.b, id);
+  tidal_status st = rt_dev.be->phys_add(rt_dev.b, id);
   if (st != TIDAL_OK) {
-    if (rt_g.share)
-      rt_g.share->give(rt_g.chunk_bytes);
+    if (rt_mem.share)
+      rt_mem.share->give(rt_mem.chunk_bytes);
     return st;
   }
-  if (rt_g.nabsent_phys)
-    rt_g.nabsent_phys--;
+  if (rt_mem.nabsent_phys)
+    rt_mem.nabsent_phys--;
   else
-    rt_g.phys_ids++;
-  rt_g.nphys++;
+    rt_mem.phys_ids++;
+  rt_mem.nphys++;
   *phys = id;
   return TIDAL_OK;
 }
@@ -133,9 +133,9 @@ tidal_status rt_pool_add(uint32_t *phys) {
 void rt_pool_remove(uint32_t phys) {
   if (rt_vmmq_drain() != TIDAL_OK) /* its unmap must have run (Note [vmm worker]) */
     rt_clear_error(); /* the failed worker fails every later op; releasing is still safe */
-  rt_g.be->phys_remove(rt_g.b, phys);
-  rt_g.absent_phys[rt_g.nabsent_phys++] = phys;
-  rt_g.nphys--;
-  if (rt_g.share)
-    rt_g.share->give(rt_g.chunk_bytes);
+  rt_dev.be->phys_remove(rt_dev.b, phys);
+  rt_mem.absent_phys[rt_mem.nabsent_phys++] = phys;
+  rt_mem.nphys--;
+  if (rt_mem.share)
+    rt_mem.share->give(rt_mem.chunk_bytes);
 }

@@ -19,10 +19,10 @@
  * the data); the closure then runs on whatever its inputs hold by then. */
 #include <stdlib.h>
 #include <string.h>
-#include "rt.h"
+#include "memory/memory.h"
 
 static void unlink_rc(rt_recompute *rc) {
-  for (rt_recompute **p = &rt_g.rcs; *p; p = &(*p)->next)
+  for (rt_recompute **p = &rt_mem.rcs; *p; p = &(*p)->next)
     if (*p == rc) {
       *p = rc->next;
       break;
@@ -62,8 +62,8 @@ tidal_status rt_recompute_register(uintptr_t lo, uintptr_t hi, tidal_recompute_f
   rc->ctx_bytes = ctx_bytes;
   rc->lo = lo;
   rc->hi = hi;
-  rc->next = rt_g.rcs;
-  rt_g.rcs = rc;
+  rc->next = rt_mem.rcs;
+  rt_mem.rcs = rc;
   for (uint32_t i = 0; i < a->nchunks; i++) {
     rt_chunk *c = &a->chunks[i];
     uintptr_t start = rt_chunk_addr(c), end = start + rt_chunk_len(c);
@@ -92,7 +92,7 @@ tidal_status rt_recompute_run(rt_chunk *c) {
     return rt_error(TIDAL_ERR_RECOMPUTE,
                     "recompute of [%#lx, %#lx) needs its own output (a cycle)",
                     (unsigned long)rc->lo, (unsigned long)rc->hi);
-  if (rt_g.rc_depth >= RT_RECOMPUTE_DEPTH_MAX)
+  if (rt_mem.rc_depth >= RT_RECOMPUTE_DEPTH_MAX)
     return rt_error(TIDAL_ERR_RECOMPUTE, "recompute of [%#lx, %#lx): closures nested deeper than %d",
                     (unsigned long)rc->lo, (unsigned long)rc->hi, RT_RECOMPUTE_DEPTH_MAX);
   unsigned char small[256];
@@ -105,25 +105,25 @@ tidal_status rt_recompute_run(rt_chunk *c) {
   }
   if (RT_TRACING())
     rt_trace_recompute(1, rc->lo, (size_t)(rc->hi - rc->lo));
-  tidal_status outer_error = rt_g.rc_error;
-  int outer_floor = rt_g.rc_floor;
-  rt_g.rc_error = TIDAL_OK;
+  tidal_status outer_error = rt_mem.rc_error;
+  int outer_floor = rt_mem.rc_floor;
+  rt_mem.rc_error = TIDAL_OK;
   rc->running = 1;
-  rt_g.rc_depth++;
-  int depth = rt_g.depth;
-  rt_g.rc_floor = depth; /* the closure may not end the ops below */
-  rc->fn(ctx, rt_g.stream);
+  rt_mem.rc_depth++;
+  int depth = rt_mem.depth;
+  rt_mem.rc_floor = depth; /* the closure may not end the ops below */
+  rc->fn(ctx, rt_mem.stream);
   if (RT_TRACING())
     rt_trace_recompute(0, rc->lo, 0);
-  rt_g.rc_floor = outer_floor;
-  rt_g.rc_depth--;
+  rt_mem.rc_floor = outer_floor;
+  rt_mem.rc_depth--;
   rc->running = 0;
-  tidal_status st = rt_g.rc_error;
-  if (rt_g.depth != depth && st == TIDAL_OK)
+  tidal_status st = rt_mem.rc_error;
+  if (rt_mem.depth != depth && st == TIDAL_OK)
     st = TIDAL_ERR_INVALID; /* the closure left an op open (or closed ours) */
-  while (rt_g.depth > depth) /* unpin what it left open */
+  while (rt_mem.depth > depth) /* unpin what it left open */
     rt_frame_unwind();
-  rt_g.rc_error = outer_error;
+  rt_mem.rc_error = outer_error;
   if (ctx && ctx != (void *)small)
     free(ctx);
   RT_COUNT(recomputes, 1);
@@ -148,7 +148,7 @@ tidal_status rt_recompute_run(rt_chunk *c) {
 static int fully_overwritten(const rt_chunk *c, uint64_t stamp) {
   if (c->op_stamp != stamp)
     return 0; /* not declared by the op at hand */
-  uint32_t flags = rt_g.pinned[c->pin_slot].flags;
+  uint32_t flags = rt_mem.pinned[c->pin_slot].flags;
   return (flags & RT_PIN_WRITTEN) && !(flags & RT_PIN_NEED_DATA);
 }
 
@@ -174,7 +174,7 @@ static void detach_all(rt_recompute *rc, uint64_t stamp) {
 
 tidal_status rt_recompute_overwrite(uintptr_t lo, uintptr_t hi, uint64_t stamp) {
   for (;;) {
-    rt_recompute *rc = rt_g.rcs;
+    rt_recompute *rc = rt_mem.rcs;
     while (rc && (rc->running || rc->overwrite_stamp == stamp || rc->hi <= lo || hi <= rc->lo))
       rc = rc->next;
     if (!rc)
@@ -197,7 +197,7 @@ tidal_status rt_recompute_overwrite(uintptr_t lo, uintptr_t hi, uint64_t stamp) 
                         (unsigned long)rc->lo, (unsigned long)rc->hi);
     }
     /* rt_recompute_run may have freed rc (no chunk left): look it up again */
-    rt_recompute *still = rt_g.rcs;
+    rt_recompute *still = rt_mem.rcs;
     while (still && still != rc)
       still = still->next;
     if (still)
@@ -207,7 +207,7 @@ tidal_status rt_recompute_overwrite(uintptr_t lo, uintptr_t hi, uint64_t stamp) 
 
 void rt_recompute_iteration_end(void) {
   rt_recompute *next;
-  for (rt_recompute *rc = rt_g.rcs; rc; rc = next) {
+  for (rt_recompute *rc = rt_mem.rcs; rc; rc = next) {
     next = rc->next;
     rc->expired = 1;
     rt_alloc *a = rt_registry_find(rc->lo);
@@ -227,9 +227,9 @@ void rt_recompute_iteration_end(void) {
 }
 
 void rt_recompute_destroy(void) {
-  while (rt_g.rcs) {
-    rt_recompute *rc = rt_g.rcs;
-    rt_g.rcs = rc->next;
+  while (rt_mem.rcs) {
+    rt_recompute *rc = rt_mem.rcs;
+    rt_mem.rcs = rc->next;
     free(rc->ctx);
     free(rc);
   }

@@ -25,7 +25,7 @@
  *
  * Note [lazy unmap]: evicting a chunk (swap-out done, clean eviction, drop,
  * drop for recompute) does not unmap it.  Its physical chunk stays mapped
- * at its address and keeps its last contents ("parked", on rt_g.parked,
+ * at its address and keeps its last contents ("parked", on rt_mem.parked,
  * oldest first); it no longer counts as resident.  If the chunk is needed
  * again before anyone else needs the memory, it is taken back with no
  * driver call and no copy: a swapped-out or recomputable chunk's device
@@ -90,13 +90,13 @@
  * keep the chunk's ticket. */
 #include <stdlib.h>
 #include <string.h>
-#include "rt.h"
+#include "memory/memory.h"
 
 /* Back on the LRU if nobody holds it. */
 static void settle_resident(rt_chunk *c, int state) {
   c->state = (uint8_t)state;
   if (c->pins == 0 && c->list == RT_LIST_NONE)
-    rt_list_push(&rt_g.lru, RT_LIST_LRU, c);
+    rt_list_push(&rt_mem.lru, RT_LIST_LRU, c);
 }
 
 /* ---- driver calls: direct, or through the VMM worker ---- */
@@ -128,7 +128,7 @@ static tidal_status be_set_access(rt_alloc *a, uintptr_t lo, size_t bytes) {
   tidal_status st = rt_dev_set_access(lo, bytes, &t);
   if (st != TIDAL_OK || !t.seq)
     return st;
-  size_t first = (lo - a->base) / rt_g.chunk_bytes, n = bytes / rt_g.chunk_bytes;
+  size_t first = (lo - a->base) / rt_mem.chunk_bytes, n = bytes / rt_mem.chunk_bytes;
   for (size_t i = first; i < first + n && i < a->nchunks; i++)
     note_ticket(&a->chunks[i], &t);
   return TIDAL_OK;
@@ -145,8 +145,8 @@ static tidal_status be_copy_d2h(rt_chunk *c, void *dst, size_t len, rt_event *do
  * aliases]): a wait on the copy's stream, once. */
 static tidal_status be_copy_h2d(rt_chunk *c, const void *src, size_t len, int urgent,
                                 rt_event *done) {
-  uint64_t after = rt_g.phys_mark[c->phys];
-  rt_g.phys_mark[c->phys] = 0;
+  uint64_t after = rt_mem.phys_mark[c->phys];
+  rt_mem.phys_mark[c->phys] = 0;
   rt_ticket t = {0, 0};
   tidal_status st = rt_dev_copy_h2d(rt_chunk_addr(c), src, len, c->phys, urgent, after, done, &t);
   note_ticket(c, &t);
@@ -164,8 +164,8 @@ tidal_status rt_chunks_ready(size_t pin_start, size_t pin_end) {
     return TIDAL_OK;
   rt_ticket last = {0, 0};
   for (size_t i = pin_start; i < pin_end; i++)
-    if (rt_g.pinned[i].c->ticket.seq > last.seq)
-      last = rt_g.pinned[i].c->ticket;
+    if (rt_mem.pinned[i].c->ticket.seq > last.seq)
+      last = rt_mem.pinned[i].c->ticket;
   return rt_vmmq_wait(&last); /* modelled even when the worker is done: the sim's clock
                                  must not depend on the worker thread's real speed */
 }
@@ -173,13 +173,13 @@ tidal_status rt_chunks_ready(size_t pin_start, size_t pin_end) {
 /* ---- physical pool ---- */
 
 tidal_status rt_access_flush(void) {
-  if (rt_g.access_hi == rt_g.access_lo)
+  if (rt_mem.access_hi == rt_mem.access_lo)
     return TIDAL_OK;
-  uintptr_t lo = rt_g.access_lo;
-  size_t bytes = rt_g.access_hi - lo;
-  rt_alloc *a = rt_g.access_alloc;
-  rt_g.access_lo = rt_g.access_hi = 0;
-  rt_g.access_alloc = NULL;
+  uintptr_t lo = rt_mem.access_lo;
+  size_t bytes = rt_mem.access_hi - lo;
+  rt_alloc *a = rt_mem.access_alloc;
+  rt_mem.access_lo = rt_mem.access_hi = 0;
+  rt_mem.access_alloc = NULL;
   RT_COUNT(vmm_calls, 1);
   return be_set_access(a, lo, bytes);
 }
@@ -187,21 +187,21 @@ tidal_status rt_access_flush(void) {
 /* c's chunk was mapped: add it to the pending access range. */
 static tidal_status access_note(const rt_chunk *c) {
   uintptr_t a = rt_chunk_addr(c);
-  if (rt_g.access_alloc == c->alloc && rt_g.access_hi == a) {
-    rt_g.access_hi += rt_g.chunk_bytes;
+  if (rt_mem.access_alloc == c->alloc && rt_mem.access_hi == a) {
+    rt_mem.access_hi += rt_mem.chunk_bytes;
     return TIDAL_OK;
   }
   tidal_status st = rt_access_flush();
-  rt_g.access_alloc = c->alloc;
-  rt_g.access_lo = a;
-  rt_g.access_hi = a + rt_g.chunk_bytes;
+  rt_mem.access_alloc = c->alloc;
+  rt_mem.access_lo = a;
+  rt_mem.access_hi = a + rt_mem.chunk_bytes;
   return st;
 }
 
 static tidal_status vmm_unmap(rt_chunk *c, uint64_t mark) {
   tidal_status st = TIDAL_OK;
   uintptr_t addr = rt_chunk_addr(c);
-  if (addr >= rt_g.access_lo && addr < rt_g.access_hi)
+  if (addr >= rt_mem.access_lo && addr < rt_mem.access_hi)
     st = rt_access_flush(); /* mapped since, never granted: grant before unmapping */
   RT_COUNT(vmm_calls, 1);
   tidal_status s2 = be_unmap(c, c->phys, mark);
@@ -213,23 +213,23 @@ static tidal_status mark_last_use(rt_chunk *c) {
   c->park_mark = 0;
   if (!c->last_op)
     return TIDAL_OK;
-  if (c->last_op > rt_g.marked_ops) {
+  if (c->last_op > rt_mem.marked_ops) {
     uint64_t m;
-    tidal_status st = rt_g.be->mark(rt_g.b, rt_g.last_stream, &m);
+    tidal_status st = rt_dev.be->mark(rt_dev.b, rt_mem.last_stream, &m);
     if (st != TIDAL_OK)
       return st;
-    rt_g.last_mark = m;
-    rt_g.marked_ops = rt_g.ops_ended;
+    rt_mem.last_mark = m;
+    rt_mem.marked_ops = rt_mem.ops_ended;
   }
-  c->park_mark = rt_g.last_mark;
+  c->park_mark = rt_mem.last_mark;
   return TIDAL_OK;
 }
 
 static tidal_status wait_mark(uint64_t m) {
-  if (!m || rt_g.be->mark_done(rt_g.b, m))
+  if (!m || rt_dev.be->mark_done(rt_dev.b, m))
     return TIDAL_OK;
   double waited = 0;
-  tidal_status st = rt_g.be->mark_wait(rt_g.b, m, &waited);
+  tidal_status st = rt_dev.be->mark_wait(rt_dev.b, m, &waited);
   RT_COUNT_TIME(stall_seconds, waited);
   return st;
 }
@@ -267,7 +267,7 @@ static tidal_status map_chunk(rt_chunk *c, uint32_t phys) {
   c->phys = phys;
   c->ready = ready;
   c->ready_pending = 1;
-  rt_g.phys_owner[phys] = c;
+  rt_mem.phys_owner[phys] = c;
   return TIDAL_OK;
 }
 
@@ -284,14 +284,14 @@ static tidal_status park_chunk(rt_chunk *c, int need_mark) {
     c->park_mark = 0;
   tidal_status s2 = be_park(c, 1);
   c->parked = 1;
-  rt_list_push(&rt_g.parked, RT_LIST_PARKED, c);
+  rt_list_push(&rt_mem.parked, RT_LIST_PARKED, c);
   return st != TIDAL_OK ? st : s2;
 }
 
 /* Takes c's parked memory back for c itself: no driver call, contents
  * intact. */
 static tidal_status unpark_chunk(rt_chunk *c) {
-  rt_list_remove(&rt_g.parked, c);
+  rt_list_remove(&rt_mem.parked, c);
   c->parked = 0;
   c->park_mark = 0;
   c->ready_pending = 0;
@@ -305,7 +305,7 @@ static tidal_status unpark_chunk(rt_chunk *c) {
 static tidal_status unmap_chunk(rt_chunk *c) {
   tidal_status st = TIDAL_OK;
   if (c->parked) {
-    rt_list_remove(&rt_g.parked, c);
+    rt_list_remove(&rt_mem.parked, c);
     c->parked = 0;
   } else {
     rt_unlist(c);
@@ -331,8 +331,8 @@ static tidal_status unmap_chunk(rt_chunk *c) {
 RT_HIDDEN tidal_status rt_release_parked(void);
 tidal_status rt_release_parked(void) {
   tidal_status st = TIDAL_OK;
-  while (rt_g.parked.n) {
-    tidal_status s2 = unmap_chunk(rt_g.parked.head);
+  while (rt_mem.parked.n) {
+    tidal_status s2 = unmap_chunk(rt_mem.parked.head);
     if (st == TIDAL_OK)
       st = s2;
   }
@@ -340,7 +340,7 @@ tidal_status rt_release_parked(void) {
 }
 
 tidal_status rt_parked_give(rt_chunk *v) {
-  rt_list_remove(&rt_g.parked, v);
+  rt_list_remove(&rt_mem.parked, v);
   v->parked = 0;
   tidal_status st = TIDAL_OK;
   if (rt_vmmq_on())
@@ -348,7 +348,7 @@ tidal_status rt_parked_give(rt_chunk *v) {
   /* No host wait: the next holder's ops follow v's last use on the compute
    * stream, its copies wait for the mark on theirs.  v keeps the mark for
    * its own unmap (unalias). */
-  rt_g.phys_mark[v->phys] = v->park_mark;
+  rt_mem.phys_mark[v->phys] = v->park_mark;
   v->stale = 1;
   rt_phys_release(v->phys); /* a shrinking pool unmaps v's address (phys_unalias) */
   return st;
@@ -356,16 +356,16 @@ tidal_status rt_parked_give(rt_chunk *v) {
 
 /* Unmaps every stale alias of phys (Note [stale aliases]): it is going away. */
 static void phys_unalias(uint32_t phys) {
-  for (size_t i = 0; i < rt_g.nallocs; i++) {
-    rt_alloc *a = rt_g.allocs[i];
+  for (size_t i = 0; i < rt_mem.nallocs; i++) {
+    rt_alloc *a = rt_mem.allocs[i];
     for (uint32_t k = 0; k < a->nchunks; k++)
       if (a->chunks[k].stale && a->chunks[k].phys == phys)
         unalias(&a->chunks[k]);
   }
-  for (rt_slab *s = rt_g.slabs; s; s = s->next)
+  for (rt_slab *s = rt_mem.slabs; s; s = s->next)
     if (s->chunk.stale && s->chunk.phys == phys)
       unalias(&s->chunk);
-  for (rt_arena *r = rt_g.arenas; r; r = r->next)
+  for (rt_arena *r = rt_mem.arenas; r; r = r->next)
     for (uint32_t k = 0; k < r->self.nchunks; k++)
       if (r->self.chunks[k].stale && r->self.chunks[k].phys == phys)
         unalias(&r->self.chunks[k]);
@@ -378,23 +378,23 @@ static void retire(uint32_t phys) {
 }
 
 void rt_phys_release(uint32_t phys) {
-  rt_g.phys_owner[phys] = NULL;
-  if (rt_g.nphys > rt_g.phys_target)
+  rt_mem.phys_owner[phys] = NULL;
+  if (rt_mem.nphys > rt_mem.phys_target)
     retire(phys); /* a shrink still in progress (Note [resizable pool]) */
   else
     rt_phys_free_push(phys);
 }
 
 void rt_phys_shrink(void) {
-  while (rt_g.nphys > rt_g.phys_target && rt_g.nfree_phys)
+  while (rt_mem.nphys > rt_mem.phys_target && rt_mem.nfree_phys)
     retire(rt_phys_free_pop());
   /* Evict the rest through the eviction policy: each chunk it frees comes
    * back to rt_phys_release and goes.  What open ops pin goes later. */
-  while (rt_g.nphys > rt_g.phys_target) {
-    if (rt_g.evict->free_one("budget change") != TIDAL_OK) {
+  while (rt_mem.nphys > rt_mem.phys_target) {
+    if (rt_mem.evict->free_one("budget change") != TIDAL_OK) {
       rt_clear_error();
       rt_log(3, "budget change to %zu bytes: %u chunks stay until open ops release them",
-             rt_g.budget_bytes, rt_g.nphys - rt_g.phys_target);
+             rt_mem.budget_bytes, rt_mem.nphys - rt_mem.phys_target);
       break;
     }
   }
@@ -412,7 +412,7 @@ tidal_status rt_swap_out_finish(rt_chunk *c) {
 static void finish_prefetch(rt_chunk *c) {
   if (RT_TRACING())
     rt_trace_copy_done(0, "prefetch", rt_chunk_addr(c));
-  rt_list_remove(&rt_g.in, c);
+  rt_list_remove(&rt_mem.in, c);
   /* Done for the host; the sim's compute timeline must still wait for the
    * modelled completion time, so keep the time without the handle. */
   c->ready = c->ev;
@@ -429,7 +429,7 @@ static void finish_prefetch(rt_chunk *c) {
 tidal_status rt_reap(int wait_all) {
   tidal_status st = TIDAL_OK;
   double waited = 0;
-  for (rt_chunk *c = rt_g.out.head, *next; c; c = next) {
+  for (rt_chunk *c = rt_mem.out.head, *next; c; c = next) {
     next = c->next;
     if (wait_all)
       st = rt_dev_event_sync(&c->ev, &waited);
@@ -439,7 +439,7 @@ tidal_status rt_reap(int wait_all) {
     if (st == TIDAL_OK)
       st = s2;
   }
-  for (rt_chunk *c = rt_g.in.head, *next; c; c = next) {
+  for (rt_chunk *c = rt_mem.in.head, *next; c; c = next) {
     next = c->next;
     if (wait_all)
       st = rt_dev_event_sync(&c->ev, &waited);
@@ -496,7 +496,7 @@ static void start_swap_out(rt_chunk *c, int64_t slot) {
     return;
   }
   c->state = RT_SWAPPING_OUT;
-  rt_list_push(&rt_g.out, RT_LIST_OUT, c);
+  rt_list_push(&rt_mem.out, RT_LIST_OUT, c);
   RT_COUNT(swapped_out_bytes, len);
   if (RT_TRACING())
     rt_trace_copy(1, "swap_out", rt_chunk_addr(c), len, c->ev.vt, -1);
@@ -528,7 +528,7 @@ int rt_chunk_evict(rt_chunk *c, tidal_status *st, int copy) {
     *st = drop_for_recompute(c);
     return 1;
   }
-  int64_t slot = rt_g.evict->host_slot(c); /* the policy's choice when the store is full */
+  int64_t slot = rt_mem.evict->host_slot(c); /* the policy's choice when the store is full */
   if (slot < 0)
     return 0;
   start_swap_out(c, slot);
@@ -537,21 +537,21 @@ int rt_chunk_evict(rt_chunk *c, tidal_status *st, int copy) {
 
 tidal_status rt_phys_acquire(uint32_t *phys, const char *why) {
   for (;;) {
-    if (rt_g.nfree_phys) {
-      *phys = rt_g.free_phys[--rt_g.nfree_phys];
+    if (rt_mem.nfree_phys) {
+      *phys = rt_mem.free_phys[--rt_mem.nfree_phys];
       rt_note_resident();
       return TIDAL_OK;
     }
-    if (rt_g.nphys < rt_g.phys_target) { /* the budget grew (Note [resizable pool]) */
+    if (rt_mem.nphys < rt_mem.phys_target) { /* the budget grew (Note [resizable pool]) */
       if (rt_pool_add(phys) == TIDAL_OK) {
         rt_note_resident();
         return TIDAL_OK;
       }
       rt_clear_error(); /* the device or the shared budget has no room now: evict */
     }
-    tidal_status st = rt_g.evict->free_one(why);
-    if (st == TIDAL_ERR_BUDGET && rt_g.nphys < rt_g.phys_target && rt_g.share &&
-        rt_g.share->wait(rt_g.chunk_bytes)) {
+    tidal_status st = rt_mem.evict->free_one(why);
+    if (st == TIDAL_ERR_BUDGET && rt_mem.nphys < rt_mem.phys_target && rt_mem.share &&
+        rt_mem.share->wait(rt_mem.chunk_bytes)) {
       rt_clear_error(); /* another process is giving our share back */
       continue;
     }
@@ -561,10 +561,10 @@ tidal_status rt_phys_acquire(uint32_t *phys, const char *why) {
 }
 
 void rt_note_op_end(size_t pin_start, size_t pin_end, tidal_stream s) {
-  uint64_t n = ++rt_g.ops_ended;
+  uint64_t n = ++rt_mem.ops_ended;
   for (size_t i = pin_start; i < pin_end; i++)
-    rt_g.pinned[i].c->last_op = n;
-  rt_g.last_stream = s;
+    rt_mem.pinned[i].c->last_op = n;
+  rt_mem.last_stream = s;
 }
 
 /* ---- transitions ---- */
@@ -573,7 +573,7 @@ static tidal_status wait_ready(rt_chunk *c) {
   if (!c->ready_pending)
     return TIDAL_OK;
   double stall = 0;
-  tidal_status st = rt_dev_stream_wait(rt_g.stream, &c->ready, &stall);
+  tidal_status st = rt_dev_stream_wait(rt_mem.stream, &c->ready, &stall);
   rt_dev_event_release(&c->ready);
   c->ready_pending = 0;
   if (stall > 0)
@@ -585,7 +585,7 @@ static tidal_status wait_ready(rt_chunk *c) {
  * back with no driver call (Note [stale aliases]).  0 if not. */
 static int take_home(rt_chunk *c, tidal_status *st) {
   uint32_t phys = c->phys;
-  if (rt_g.phys_owner[phys])
+  if (rt_mem.phys_owner[phys])
     return 0; /* held, mapped or parked: see the Note */
   if (!rt_phys_free_take(phys))
     return 0; /* went away with a shrinking pool (c was unaliased) */
@@ -593,7 +593,7 @@ static int take_home(rt_chunk *c, tidal_status *st) {
   memset(&c->ready, 0, sizeof c->ready);
   c->ready_pending = 0; /* ops follow the previous holder on the stream; copies wait for
                            its mark (phys_mark) */
-  rt_g.phys_owner[phys] = c;
+  rt_mem.phys_owner[phys] = c;
   rt_note_resident();
   RT_COUNT(rebound_chunks, 1);
   if (RT_TRACING())
@@ -703,7 +703,7 @@ static tidal_status fault_in(rt_chunk *c) {
   if (st != TIDAL_OK)
     return st;
   double stall = 0;
-  st = rt_dev_stream_wait(rt_g.stream, &ev, &stall);
+  st = rt_dev_stream_wait(rt_mem.stream, &ev, &stall);
   if (stall > 0)
     RT_COUNT_TIME(stall_seconds, stall);
   retire_host_ev(c);
@@ -728,7 +728,7 @@ tidal_status rt_chunk_restore(rt_chunk *c, int need_data) {
   case RT_SWAPPING_OUT:
     /* Still mapped and intact: cancel the eviction.  The op waits for the
      * copy (it may overwrite the chunk); the host copy stays valid. */
-    rt_list_remove(&rt_g.out, c);
+    rt_list_remove(&rt_mem.out, c);
     if (RT_TRACING())
       rt_trace_copy_done(1, "swap_out", rt_chunk_addr(c));
     c->ready = c->ev;
@@ -738,14 +738,14 @@ tidal_status rt_chunk_restore(rt_chunk *c, int need_data) {
   case RT_PREFETCHING: {
     /* The op waits for the copy on its stream; the event stays alive for
      * the host slot (Note [host slot reuse]). */
-    rt_list_remove(&rt_g.in, c);
+    rt_list_remove(&rt_mem.in, c);
     if (RT_TRACING())
       rt_trace_copy_done(0, "prefetch", rt_chunk_addr(c));
     c->state = RT_RESIDENT;
     if ((st = wait_ready(c)) != TIDAL_OK)
       return st;
     double stall = 0;
-    st = rt_dev_stream_wait(rt_g.stream, &c->ev, &stall);
+    st = rt_dev_stream_wait(rt_mem.stream, &c->ev, &stall);
     if (stall > 0)
       RT_COUNT_TIME(stall_seconds, stall);
     retire_host_ev(c);
@@ -908,7 +908,7 @@ tidal_status rt_prefetch_chunks(rt_chunk **cs, size_t n) {
       continue;
     }
     c->state = RT_PREFETCHING;
-    rt_list_push(&rt_g.in, RT_LIST_IN, c);
+    rt_list_push(&rt_mem.in, RT_LIST_IN, c);
     RT_COUNT(swapped_in_bytes, len);
     RT_COUNT(prefetched_bytes, len);
     if (RT_TRACING()) /* a copy slice, as swap-outs are: ends in finish_prefetch */
@@ -948,7 +948,7 @@ tidal_status rt_range_release(rt_alloc *a) {
   tidal_status s2 = rt_vmmq_drain(); /* its unmaps run before the range goes */
   if (st == TIDAL_OK)
     st = s2;
-  rt_g.be->release(rt_g.b, a->base, a->reserved);
+  rt_dev.be->release(rt_dev.b, a->base, a->reserved);
   return st;
 }
 

@@ -23,7 +23,7 @@
  * it is created and its chunk is mapped when an op first touches it; the
  * slab goes when its last member is freed. */
 #include <stdlib.h>
-#include "rt.h"
+#include "memory/memory.h"
 
 /* The lowest offset in s where `bytes` fit, or -1. */
 static long fit(const rt_slab *s, size_t bytes, uint32_t *at) {
@@ -35,7 +35,7 @@ static long fit(const rt_slab *s, size_t bytes, uint32_t *at) {
       break;
     pos = m->base + rt_small_aligned(m->bytes);
   }
-  if (i == s->nmembers && s->self.base + rt_g.chunk_bytes - pos < bytes)
+  if (i == s->nmembers && s->self.base + rt_mem.chunk_bytes - pos < bytes)
     return -1;
   *at = i;
   return (long)(pos - s->self.base);
@@ -45,18 +45,18 @@ static tidal_status slab_create(uint32_t group, rt_slab **out) {
   rt_slab *s = calloc(1, sizeof *s);
   if (!s)
     return rt_error(TIDAL_ERR_HOST_MEMORY, "tidal_malloc: out of host memory");
-  tidal_status st = rt_g.be->reserve(rt_g.b, rt_g.chunk_bytes, &s->self.base);
+  tidal_status st = rt_dev.be->reserve(rt_dev.b, rt_mem.chunk_bytes, &s->self.base);
   if (st != TIDAL_OK) {
     free(s);
     return st;
   }
   s->group = group;
-  s->self.bytes = s->self.reserved = rt_g.chunk_bytes;
+  s->self.bytes = s->self.reserved = rt_mem.chunk_bytes;
   s->self.nchunks = 1;
   s->self.chunks = &s->chunk;
   rt_chunks_init(&s->self, 1);
-  s->next = rt_g.slabs;
-  rt_g.slabs = s;
+  s->next = rt_mem.slabs;
+  rt_mem.slabs = s;
   *out = s;
   return TIDAL_OK;
 }
@@ -73,8 +73,8 @@ tidal_status rt_small_alloc(rt_alloc *a, uint32_t group) {
   rt_slab *s = NULL;
   long off = -1;
   uint32_t at = 0;
-  /* rt_g.slabs is newest first: the group's newest slab is tried first. */
-  for (rt_slab *t = rt_g.slabs; t && off < 0; t = t->next)
+  /* rt_mem.slabs is newest first: the group's newest slab is tried first. */
+  for (rt_slab *t = rt_mem.slabs; t && off < 0; t = t->next)
     if (t->group == group && (off = fit(t, need, &at)) >= 0)
       s = t;
   if (!s) {
@@ -89,7 +89,7 @@ tidal_status rt_small_alloc(rt_alloc *a, uint32_t group) {
     rt_alloc **m = realloc(s->members, cap * sizeof *m);
     if (!m) {
       if (!s->nmembers) {
-        for (rt_slab **p = &rt_g.slabs; *p; p = &(*p)->next)
+        for (rt_slab **p = &rt_mem.slabs; *p; p = &(*p)->next)
           if (*p == s) {
             *p = s->next;
             break;
@@ -123,7 +123,7 @@ tidal_status rt_small_hint(rt_alloc *a, size_t off, size_t len, int kind) {
   rt_slab *s = a->slab;
   switch (kind) {
   case RT_HINT_PREFETCH: return rt_chunk_prefetch(&s->chunk);
-  case RT_HINT_KEEP: rt_g.evict->keep(&s->chunk); return TIDAL_OK;
+  case RT_HINT_KEEP: rt_mem.evict->keep(&s->chunk); return TIDAL_OK;
   case RT_HINT_DROP:
     if (off != 0 || len < a->bytes)
       return TIDAL_OK; /* a drop keeps partial ranges */
@@ -155,7 +155,7 @@ tidal_status rt_small_free(rt_alloc *a) {
     s->members[i] = s->members[i + 1];
   if (--s->nmembers)
     return TIDAL_OK;
-  for (rt_slab **p = &rt_g.slabs; *p; p = &(*p)->next)
+  for (rt_slab **p = &rt_mem.slabs; *p; p = &(*p)->next)
     if (*p == s) {
       *p = s->next;
       break;
@@ -164,9 +164,9 @@ tidal_status rt_small_free(rt_alloc *a) {
 }
 
 void rt_small_destroy(void) {
-  while (rt_g.slabs) {
-    rt_slab *s = rt_g.slabs;
-    rt_g.slabs = s->next;
+  while (rt_mem.slabs) {
+    rt_slab *s = rt_mem.slabs;
+    rt_mem.slabs = s->next;
     slab_destroy(s);
   }
 }

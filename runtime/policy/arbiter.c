@@ -56,7 +56,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "rt.h"
+#include "policy/policy.h"
 
 #define ARB_MAGIC 0x746964616c617262ull /* "tidalarb" */
 #define ARB_VERSION 1u
@@ -95,7 +95,7 @@ struct rt_arbiter {
 };
 
 static struct rt_arbiter arb;
-static const rt_share_ops arb_share_ops; /* rt_g.share: the end of this file */
+static const rt_share_ops arb_share_ops; /* rt_mem.share: the end of this file */
 
 static double now_s(void) {
   struct timespec t;
@@ -139,10 +139,10 @@ static int trylock_robust(pthread_mutex_t *m) {
 
 /* Bytes this process could use (Note [shared budget]). */
 static uint64_t demand_now(void) {
-  uint64_t d = rt_g.footprint_bytes;
+  uint64_t d = rt_mem.footprint_bytes;
   if (d > arb.cap)
     d = arb.cap;
-  return d < rt_g.chunk_bytes ? rt_g.chunk_bytes : d;
+  return d < rt_mem.chunk_bytes ? rt_mem.chunk_bytes : d;
 }
 
 /* Frees the slots of processes that died (mu held).  Returns how many. */
@@ -200,8 +200,8 @@ static void divide(arb_seg *s) {
  * most its own cap. */
 static size_t budget_of_share(uint64_t share) {
   size_t b = share < arb.cap ? (size_t)share : arb.cap;
-  b -= b % rt_g.chunk_bytes;
-  return b ? b : rt_g.chunk_bytes;
+  b -= b % rt_mem.chunk_bytes;
+  return b ? b : rt_mem.chunk_bytes;
 }
 
 static tidal_status open_segment(const char *name, size_t total, arb_seg **out) {
@@ -284,10 +284,10 @@ static int name_ok(const char *n) {
 tidal_status rt_arbiter_join(const tidal_config *cfg, size_t *budget) {
   if (!cfg->shared_budget_bytes)
     return TIDAL_OK;
-  if (cfg->shared_budget_bytes < rt_g.chunk_bytes)
+  if (cfg->shared_budget_bytes < rt_mem.chunk_bytes)
     return rt_error(TIDAL_ERR_CONFIG, "shared budget of %zu bytes is under one %zu-byte chunk",
-                    cfg->shared_budget_bytes, rt_g.chunk_bytes);
-  const char *group = cfg->shared_name ? cfg->shared_name : rt_g.be->name;
+                    cfg->shared_budget_bytes, rt_mem.chunk_bytes);
+  const char *group = cfg->shared_name ? cfg->shared_name : rt_dev.be->name;
   if (!name_ok(group))
     return rt_error(TIDAL_ERR_CONFIG,
                     "TIDAL_SHARED_NAME=%s: expected 1-40 letters, digits, '-', '_' or '.'", group);
@@ -321,8 +321,8 @@ tidal_status rt_arbiter_join(const tidal_config *cfg, size_t *budget) {
   arb.seen_generation = atomic_load(&s->generation);
   uint64_t share = atomic_load(&me->share);
   pthread_mutex_unlock(&s->mu);
-  rt_g.arb = &arb;
-  rt_g.share = &arb_share_ops;
+  rt_pol.arb = &arb;
+  rt_mem.share = &arb_share_ops;
   *budget = budget_of_share(share);
   rt_log(3, "shared budget %s: %llu bytes, %zu of them ours for now", arb.name,
          (unsigned long long)s->total, *budget);
@@ -355,8 +355,8 @@ void rt_arbiter_leave(void) {
   }
   munmap(s, sizeof(arb_seg));
   memset(&arb, 0, sizeof arb);
-  rt_g.arb = NULL;
-  rt_g.share = NULL;
+  rt_pol.arb = NULL;
+  rt_mem.share = NULL;
 }
 
 void rt_arbiter_poll(int full) {
@@ -379,7 +379,7 @@ void rt_arbiter_poll(int full) {
   uint64_t share = atomic_load(&s->slot[arb.slot].share);
   pthread_mutex_unlock(&s->mu);
   size_t b = budget_of_share(share);
-  if (b != rt_g.budget_bytes && rt_budget_set(b) != TIDAL_OK)
+  if (b != rt_mem.budget_bytes && rt_budget_set(b) != TIDAL_OK)
     rt_clear_error(); /* within the device by construction; keep the old budget if not */
 }
 
@@ -425,7 +425,8 @@ static int arb_wait(size_t bytes) {
         pthread_mutex_unlock(&s->mu);
       }
       /* No longer entitled to more (our share shrank): stop waiting. */
-      if (budget_of_share(atomic_load(&s->slot[arb.slot].share)) / rt_g.chunk_bytes <= rt_g.nphys)
+      size_t entitled = budget_of_share(atomic_load(&s->slot[arb.slot].share));
+      if (entitled / rt_mem.chunk_bytes <= rt_mem.nphys)
         return 0;
     }
     sleep_s(0.0005);
@@ -437,5 +438,5 @@ void rt_arbiter_stats(uint64_t *total, uint64_t *peak) {
   *peak = arb.seg ? atomic_load(&arb.seg->peak_held) : 0;
 }
 
-/* The pool's questions (rt_g.share, memory/pool.c and residency.c). */
+/* The pool's questions (rt_mem.share, memory/pool.c and residency.c). */
 static const rt_share_ops arb_share_ops = {.take = arb_take, .give = arb_give, .wait = arb_wait};

@@ -17,9 +17,11 @@
  *
  * rt_budget_set is every change of the budget at run time (the shared
  * budget's arbiter, the resolved N%, tests): the pool converges to it
- * (Note [resizable pool], memory/pool.c) and rt_g.budget_changed hears of
+ * (Note [resizable pool], memory/pool.c) and rt_pol.budget_changed hears of
  * it (the run-time planner replans). */
-#include "rt.h"
+#include "policy/policy.h"
+
+rt_pol_state rt_pol; /* policy.h */
 
 tidal_status rt_budget_initial(const tidal_config *cfg, size_t device_free, size_t *budget) {
   int set = (cfg->budget_bytes != 0) + (cfg->budget_percent != 0) +
@@ -29,7 +31,7 @@ tidal_status rt_budget_initial(const tidal_config *cfg, size_t device_free, size
                     "tidal_init: budget_bytes (%zu), budget_percent (%g) and "
                     "budget_device_percent (%g): set at most one",
                     cfg->budget_bytes, cfg->budget_percent, cfg->budget_device_percent);
-  rt_g.budget_peak_percent = cfg->budget_percent;
+  rt_pol.budget_peak_percent = cfg->budget_percent;
   if (cfg->budget_bytes)
     *budget = cfg->budget_bytes;
   else if (cfg->budget_device_percent)
@@ -40,31 +42,31 @@ tidal_status rt_budget_initial(const tidal_config *cfg, size_t device_free, size
 }
 
 tidal_status rt_budget_set(size_t bytes) {
-  if (!rt_g.initialized)
+  if (!rt_base.initialized)
     return rt_error(TIDAL_ERR_NOT_INITIALIZED, "budget change: tidal_init has not run");
-  size_t cb = rt_g.chunk_bytes;
-  if (bytes / cb == 0 || bytes / cb > UINT32_MAX || bytes > rt_g.device_free)
+  size_t cb = rt_mem.chunk_bytes;
+  if (bytes / cb == 0 || bytes / cb > UINT32_MAX || bytes > rt_dev.device_free)
     return rt_error(TIDAL_ERR_CONFIG,
                     "budget change to %zu bytes: not 1..2^32 chunks of %zu within the %zu bytes "
                     "the device offered",
-                    bytes, cb, rt_g.device_free);
-  size_t old = rt_g.budget_bytes;
-  rt_g.phys_target = (uint32_t)(bytes / cb);
-  rt_g.budget_bytes = (size_t)rt_g.phys_target * cb;
+                    bytes, cb, rt_dev.device_free);
+  size_t old = rt_mem.budget_bytes;
+  rt_mem.phys_target = (uint32_t)(bytes / cb);
+  rt_mem.budget_bytes = (size_t)rt_mem.phys_target * cb;
   rt_phys_shrink(); /* Note [resizable pool] */
   if (RT_TRACING())
-    rt_trace("budget", "\"old\":%zu,\"new\":%zu,\"physical\":%zu", old, rt_g.budget_bytes,
-             (size_t)rt_g.nphys * cb);
-  if (old != rt_g.budget_bytes && rt_g.budget_changed)
-    rt_g.budget_changed(old, rt_g.budget_bytes);
+    rt_trace("budget", "\"old\":%zu,\"new\":%zu,\"physical\":%zu", old, rt_mem.budget_bytes,
+             (size_t)rt_mem.nphys * cb);
+  if (old != rt_mem.budget_bytes && rt_pol.budget_changed)
+    rt_pol.budget_changed(old, rt_mem.budget_bytes);
   return TIDAL_OK;
 }
 
 /* Makes `bytes` the budget from now on. */
 static void rt_budget_apply(size_t bytes) {
-  rt_g.budget_resolved_bytes = bytes;
+  rt_pol.budget_resolved_bytes = bytes;
   rt_log(3, "budget: %g%% of the first iteration's peak of %zu bytes is %zu bytes",
-         rt_g.budget_peak_percent, rt_g.budget_peak_bytes, bytes);
+         rt_pol.budget_peak_percent, rt_pol.budget_peak_bytes, bytes);
   if (rt_budget_set(bytes) != TIDAL_OK) /* cannot fail for 1 chunk..peak; keep running */
     rt_log(1, "budget: could not apply %zu bytes: %s", bytes, tidal_last_error());
   if (RT_TRACING())
@@ -72,14 +74,14 @@ static void rt_budget_apply(size_t bytes) {
 }
 
 void rt_budget_iteration_end(void) {
-  if (rt_g.budget_peak_percent <= 0 || rt_g.budget_resolved_bytes)
+  if (rt_pol.budget_peak_percent <= 0 || rt_pol.budget_resolved_bytes)
     return;
-  size_t peak = (size_t)rt_g.total.peak_resident_bytes;
-  size_t cb = rt_g.chunk_bytes;
-  size_t want = (size_t)((double)peak * rt_g.budget_peak_percent / 100.0) / cb * cb;
+  size_t peak = (size_t)rt_base.total.peak_resident_bytes;
+  size_t cb = rt_mem.chunk_bytes;
+  size_t want = (size_t)((double)peak * rt_pol.budget_peak_percent / 100.0) / cb * cb;
   if (want < cb)
     want = cb;
-  rt_g.budget_peak_bytes = peak;
+  rt_pol.budget_peak_bytes = peak;
   rt_budget_apply(want);
 }
 
@@ -90,15 +92,15 @@ void rt_budget_iteration_end(void) {
  * pinned by open ops (small allocations' slabs included), or resident
  * chunks that cannot leave because the host store is full. */
 tidal_status rt_budget_exhausted(const char *why) {
-  size_t cb = rt_g.chunk_bytes;
-  size_t resident = (size_t)(rt_g.nphys - rt_g.nfree_phys);
-  size_t stuck = rt_g.lru.n, flight = rt_g.out.n + rt_g.in.n;
+  size_t cb = rt_mem.chunk_bytes;
+  size_t resident = (size_t)(rt_mem.nphys - rt_mem.nfree_phys);
+  size_t stuck = rt_mem.lru.n, flight = rt_mem.out.n + rt_mem.in.n;
   size_t pinned = resident > stuck + flight ? resident - stuck - flight : 0;
   char op[256] = "";
-  if (rt_g.depth > 0) {
-    const rt_frame *f = &rt_g.frames[rt_g.depth - 1];
+  if (rt_mem.depth > 0) {
+    const rt_frame *f = &rt_mem.frames[rt_mem.depth - 1];
     const tidal_site *s = f->site;
-    size_t end = f->pin_end > f->pin_start ? f->pin_end : rt_g.npinned;
+    size_t end = f->pin_end > f->pin_start ? f->pin_end : rt_mem.npinned;
     snprintf(op, sizeof op, " for op %s (%s:%d, working set %zu bytes)",
              s && s->label ? s->label : "(unnamed op)", s && s->file ? s->file : "?",
              s ? s->line : 0, (end - f->pin_start) * cb);
@@ -106,16 +108,16 @@ tidal_status rt_budget_exhausted(const char *why) {
   char held[400];
   int n = 0;
   held[0] = '\0';
-  if (pinned && rt_g.depth > 0)
+  if (pinned && rt_mem.depth > 0)
     n += snprintf(held + n, sizeof held - (size_t)n, "%s%zu bytes pinned by %d open op%s",
-                  n ? ", " : "", pinned * cb, rt_g.depth, rt_g.depth == 1 ? "" : "s");
+                  n ? ", " : "", pinned * cb, rt_mem.depth, rt_mem.depth == 1 ? "" : "s");
   if (stuck && n < (int)sizeof held)
     n += snprintf(held + n, sizeof held - (size_t)n,
                   "%s%zu bytes that cannot be evicted (host store full: %zu of %zu slots "
                   "used; no recompute closure)",
-                  n ? ", " : "", stuck * cb, rt_g.hs.used, rt_host_capacity_slots());
+                  n ? ", " : "", stuck * cb, rt_mem.hs.used, rt_host_capacity_slots());
   if (!n)
     snprintf(held, sizeof held, "nothing is resident that could leave");
   return rt_error(TIDAL_ERR_BUDGET, "%s%s: no device memory left in the %zu-byte budget: %s", why,
-                  op, rt_g.budget_bytes, held);
+                  op, rt_mem.budget_bytes, held);
 }

@@ -2,7 +2,7 @@
  *
  * The residency mechanism (memory/residency.c) asks this file every
  * question of the form "which one?" through the rt_evict_ops table
- * (rt_g.evict, Note [eviction seam]); it never orders victims itself.
+ * (rt_mem.evict, Note [eviction seam]); it never orders victims itself.
  * This is the one place that says, in order:
  *  1. memory already given up goes first: a parked chunk's memory is
  *     reassigned (Note [lazy unmap]), the oldest whose last use is done,
@@ -24,7 +24,7 @@
  * tidal_keep's requests live here too: a kept chunk stays through the
  * iteration in which keep was called (its keep_iter is this file's epoch
  * + 1), and iteration_end starts the next epoch. */
-#include "planner.h"
+#include "policy/policy.h"
 
 #define RT_KEEP_SCAN_MAX 64 /* LRU entries skipped for tidal_keep before giving in */
 #define RT_PARK_SCAN_MAX 16 /* parked chunks polled for an idle one before waiting */
@@ -38,24 +38,24 @@ static int kept(const rt_chunk *c) { return c->keep_iter == epoch + 1; }
 static tidal_status steal_parked(void) {
   rt_chunk *v = NULL;
   int scanned = 0;
-  for (rt_chunk *c = rt_g.parked.head; c && scanned < RT_PARK_SCAN_MAX; c = c->next, scanned++)
-    if (!c->park_mark || rt_g.be->mark_done(rt_g.b, c->park_mark)) {
+  for (rt_chunk *c = rt_mem.parked.head; c && scanned < RT_PARK_SCAN_MAX; c = c->next, scanned++)
+    if (!c->park_mark || rt_dev.be->mark_done(rt_dev.b, c->park_mark)) {
       v = c;
       break;
     }
   if (!v)
-    v = rt_g.parked.head;
+    v = rt_mem.parked.head;
   if (RT_TRACING())
     rt_trace("reassign", "\"ptr\":\"%#lx\"", (unsigned long)rt_chunk_addr(v));
   return rt_parked_give(v); /* its state (on host, dropped, recomputable) stays */
 }
 
 static tidal_status lru_free_one(const char *why) {
-  if (rt_g.parked.n) /* memory already given up: reassign it (Note [lazy unmap]) */
+  if (rt_mem.parked.n) /* memory already given up: reassign it (Note [lazy unmap]) */
     return steal_parked();
-  if (rt_g.out.n) { /* a swap-out will free memory: take the oldest */
+  if (rt_mem.out.n) { /* a swap-out will free memory: take the oldest */
     tidal_status st = rt_reap(0);
-    if (st != TIDAL_OK || rt_g.parked.n || !rt_g.out.n) /* finished ones park */
+    if (st != TIDAL_OK || rt_mem.parked.n || !rt_mem.out.n) /* finished ones park */
       return st;
     /* Note [clean before waiting]: a clean chunk (the host holds its copy)
      * goes at no cost; waiting for a swap-out blocks the host while the
@@ -64,24 +64,24 @@ static tidal_status lru_free_one(const char *why) {
      * and make it replan (the calibrated replay of the gpt variant at 50%:
      * 1.35x -> 1.18x with build-time hints alone, but 1.12x -> 1.14x with
      * the run-time planner alone). */
-    for (rt_chunk *c = rt_planner_steering() ? NULL : rt_g.lru.head; c; c = c->next)
+    for (rt_chunk *c = rt_planner_steering() ? NULL : rt_mem.lru.head; c; c = c->next)
       if (rt_chunk_clean(c) && !kept(c)) {
         rt_chunk_evict(c, &st, 0);
         RT_COUNT(evictions, 1);
         return st;
       }
     double waited = 0;
-    st = rt_dev_event_sync(&rt_g.out.head->ev, &waited);
+    st = rt_dev_event_sync(&rt_mem.out.head->ev, &waited);
     RT_COUNT_TIME(stall_seconds, waited);
     if (st != TIDAL_OK)
       return st;
-    return rt_swap_out_finish(rt_g.out.head);
+    return rt_swap_out_finish(rt_mem.out.head);
   }
   rt_chunk *victim = NULL;
   int scanned = 0;
   tidal_status st = TIDAL_OK;
   for (int kept_pass = 0; kept_pass < 2 && !victim; kept_pass++)
-    for (rt_chunk *c = rt_g.lru.head; c; c = c->next) {
+    for (rt_chunk *c = rt_mem.lru.head; c; c = c->next) {
       if (!kept_pass && kept(c) && ++scanned <= RT_KEEP_SCAN_MAX)
         continue;
       if (!kept_pass && scanned > RT_KEEP_SCAN_MAX && kept(c))
@@ -93,8 +93,8 @@ static tidal_status lru_free_one(const char *why) {
       if (st != TIDAL_OK)
         return st;
     }
-  if (!victim && rt_g.in.n) /* prefetched chunks become evictable once landed */
-    return rt_chunk_settle(rt_g.in.head);
+  if (!victim && rt_mem.in.n) /* prefetched chunks become evictable once landed */
+    return rt_chunk_settle(rt_mem.in.head);
   if (!victim)
     return rt_budget_exhausted(why);
   RT_COUNT(evictions, 1);
@@ -110,21 +110,21 @@ static int64_t lru_host_slot(const rt_chunk *except) {
   int64_t slot = rt_host_slot_alloc();
   if (slot >= 0)
     return slot;
-  for (rt_chunk *c = rt_g.lru.tail; c; c = c->prev)
+  for (rt_chunk *c = rt_mem.lru.tail; c; c = c->prev)
     if (copy_may_go(c, except))
       return rt_chunk_take_host(c);
   /* Pinned clean chunks can give up their copies too; a full scan, but only
    * when the store is exhausted. */
-  for (size_t i = 0; i < rt_g.nallocs; i++) {
-    rt_alloc *a = rt_g.allocs[i];
+  for (size_t i = 0; i < rt_mem.nallocs; i++) {
+    rt_alloc *a = rt_mem.allocs[i];
     for (uint32_t k = 0; k < a->nchunks; k++)
       if (copy_may_go(&a->chunks[k], except))
         return rt_chunk_take_host(&a->chunks[k]);
   }
-  for (rt_slab *s = rt_g.slabs; s; s = s->next) /* small allocations' chunks */
+  for (rt_slab *s = rt_mem.slabs; s; s = s->next) /* small allocations' chunks */
     if (copy_may_go(&s->chunk, except))
       return rt_chunk_take_host(&s->chunk);
-  for (rt_arena *r = rt_g.arenas; r; r = r->next) /* arenas' chunks (Note [arenas]) */
+  for (rt_arena *r = rt_mem.arenas; r; r = r->next) /* arenas' chunks (Note [arenas]) */
     for (uint32_t k = 0; k < r->self.nchunks; k++)
       if (copy_may_go(&r->self.chunks[k], except))
         return rt_chunk_take_host(&r->self.chunks[k]);

@@ -107,7 +107,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "planner.h"
+#include "policy/planner.h"
 
 /* Note [feedback], Note [time marks] */
 enum { RT_LEARN_ITERS = 3, RT_SAMPLE_EVERY = 16, RT_REBUILD_EVERY = 8 };
@@ -158,14 +158,14 @@ typedef struct rt_planner_state {
 static rt_planner_state *S;
 
 tidal_status rt_planner_init(void) {
-  if (rt_g.cfg.planner != TIDAL_PLANNER_RUNTIME)
+  if (rt_base.cfg.planner != TIDAL_PLANNER_RUNTIME)
     return TIDAL_OK;
   S = calloc(1, sizeof *S);
   if (!S)
     return rt_error(TIDAL_ERR_HOST_MEMORY, "tidal_init: out of host memory (planner)");
   S->cur = -1;
-  if (!rt_g.budget_changed)
-    rt_g.budget_changed = rt_planner_budget_changed;
+  if (!rt_pol.budget_changed)
+    rt_pol.budget_changed = rt_planner_budget_changed;
   return TIDAL_OK;
 }
 
@@ -200,8 +200,8 @@ void rt_planner_budget_changed(size_t old_bytes, size_t new_bytes) {
 }
 
 static int recording(void) {
-  return S && (rt_g.in_iteration || (S->saw_end && !S->saw_begin)) && rt_g.depth == 0 &&
-         rt_g.rc_depth == 0;
+  return S && (rt_pol.in_iteration || (S->saw_end && !S->saw_begin)) && rt_mem.depth == 0 &&
+         rt_mem.rc_depth == 0;
 }
 
 static int on_plan(void) { return S && S->have_plan && !S->off_plan; }
@@ -254,7 +254,7 @@ static tidal_status run_act(const rt_plan_act *a) {
   if (!al || al->base != pa->base || al->bytes != pa->bytes || !al->nchunks)
     return TIDAL_OK; /* freed since: nothing to do */
   if (a->kind == RT_ACT_PREFETCH)
-    S->pf_issued[a->gap] = rt_g.iterations_done + 1;
+    S->pf_issued[a->gap] = rt_base.iterations_done + 1;
   for (uint32_t ci = gr->c0; ci <= gr->c1 && ci < al->nchunks; ci++) {
     tidal_status st = act_chunk(&al->chunks[ci], a->kind);
     if (st != TIDAL_OK)
@@ -270,8 +270,8 @@ tidal_status rt_planner_op_enter(const tidal_site *site, int n, const tidal_acce
     return TIDAL_OK;
   uint32_t pos = S->pos++;
   S->cur = rt_record_op(&S->rec, site, n, acc);
-  S->now0 = rt_g.be->modelled_now(rt_g.b);
-  S->stall0 = rt_g.cur.stall_seconds;
+  S->now0 = rt_dev.be->modelled_now(rt_dev.b);
+  S->stall0 = rt_base.cur.stall_seconds;
   if (!on_plan())
     return TIDAL_OK;
   const rt_plan *pl = &S->plan;
@@ -289,10 +289,10 @@ tidal_status rt_planner_op_enter(const tidal_site *site, int n, const tidal_acce
 }
 
 void rt_planner_op_pinned(size_t pin_start, size_t pin_end) {
-  if (!S || S->cur < 0 || rt_g.depth != 1)
+  if (!S || S->cur < 0 || rt_mem.depth != 1)
     return;
   for (size_t i = pin_start; i < pin_end; i++) {
-    const rt_pin_entry *e = &rt_g.pinned[i];
+    const rt_pin_entry *e = &rt_mem.pinned[i];
     if ((e->flags & RT_PIN_NEED_DATA) &&
         (e->c->state == RT_ON_HOST || e->c->state == RT_RECOMPUTABLE))
       rt_record_miss(&S->rec, (uint32_t)S->cur, rt_chunk_addr(e->c));
@@ -310,39 +310,39 @@ static int timing_wanted(void) {
 }
 
 void rt_planner_op_ready(void) {
-  if (!S || S->cur < 0 || rt_g.depth != 1)
+  if (!S || S->cur < 0 || rt_mem.depth != 1)
     return;
   rt_rec_op *o = &S->rec.ops[S->cur];
-  double stall = rt_g.cur.stall_seconds - S->stall0;
-  double spent = rt_g.be->modelled_now(rt_g.b) - S->now0;
+  double stall = rt_base.cur.stall_seconds - S->stall0;
+  double spent = rt_dev.be->modelled_now(rt_dev.b) - S->now0;
   o->stall_s = stall;
   o->rc_s = spent > stall ? spent - stall : 0;
-  if (timing_wanted() && rt_g.be->time_mark(rt_g.b, rt_g.stream, &o->t0) == TIDAL_OK)
+  if (timing_wanted() && rt_dev.be->time_mark(rt_dev.b, rt_mem.stream, &o->t0) == TIDAL_OK)
     o->timed = 1;
 }
 
 void rt_planner_op_exit(tidal_stream s) {
-  if (!S || S->cur < 0 || rt_g.depth != 0)
+  if (!S || S->cur < 0 || rt_mem.depth != 0)
     return;
   rt_rec_op *o = &S->rec.ops[S->cur];
-  if (o->timed && rt_g.be->time_mark(rt_g.b, s, &o->t1) != TIDAL_OK) {
-    rt_g.be->time_release(rt_g.b, &o->t0);
+  if (o->timed && rt_dev.be->time_mark(rt_dev.b, s, &o->t1) != TIDAL_OK) {
+    rt_dev.be->time_release(rt_dev.b, &o->t0);
     o->timed = 0;
   }
   S->cur = -1;
 }
 
 void rt_planner_op_failed(void) {
-  if (S && rt_g.depth == 0)
+  if (S && rt_mem.depth == 0)
     S->cur = -1;
 }
 
 /* ---- hints ---- */
 
 int rt_planner_hint(int kind, const rt_alloc *a, size_t off, size_t len) {
-  tidal_planner mode = rt_g.cfg.planner;
+  tidal_planner mode = rt_base.cfg.planner;
   if (mode == TIDAL_PLANNER_HINTS || kind == RT_HINT_RECOMPUTE) {
-    if (S && (rt_g.in_iteration || (S->saw_end && !S->saw_begin)) && a->nchunks)
+    if (S && (rt_pol.in_iteration || (S->saw_end && !S->saw_begin)) && a->nchunks)
       rt_record_hint(&S->rec, S->pos, kind, a->base, a->bytes, off, len);
     if (mode == TIDAL_PLANNER_HINTS && kind != RT_HINT_RECOMPUTE)
       RT_COUNT(hints_run, 1);
@@ -352,14 +352,14 @@ int rt_planner_hint(int kind, const rt_alloc *a, size_t off, size_t len) {
   if (mode == TIDAL_PLANNER_LRU) {
     run = 0;
   } else {
-    if ((rt_g.in_iteration || (S->saw_end && !S->saw_begin)) && a->nchunks)
+    if ((rt_pol.in_iteration || (S->saw_end && !S->saw_begin)) && a->nchunks)
       rt_record_hint(&S->rec, S->pos, kind, a->base, a->bytes, off, len);
     if (!on_plan()) {
       /* cold start: hints keep the program in the budget once it has
        * shown that it binds (LRU had to evict) */
-      run = rt_g.total.evictions > 0;
+      run = rt_base.total.evictions > 0;
     } else if (S->plan.binding && a->nchunks && kind != RT_HINT_KEEP) {
-      size_t cb = rt_g.chunk_bytes;
+      size_t cb = rt_mem.chunk_bytes;
       size_t c0 = off / cb, c1 = len ? (off + len - 1) / cb : c0;
       for (size_t ci = c0; ci <= c1 && !run; ci++) {
         int g = rt_plan_group_of(&S->plan, a->base, a->bytes, (uint32_t)ci);
@@ -395,15 +395,16 @@ void rt_planner_iteration_begin(void) {
 static rt_plan_params params(void) {
   rt_plan_params p;
   memset(&p, 0, sizeof p);
-  p.chunk_bytes = rt_g.chunk_bytes;
-  uint32_t budget = (uint32_t)(rt_g.budget_bytes / rt_g.chunk_bytes); /* not nphys: lazy pools */
+  p.chunk_bytes = rt_mem.chunk_bytes;
+  /* not nphys: lazy pools */
+  uint32_t budget = (uint32_t)(rt_mem.budget_bytes / rt_mem.chunk_bytes);
   p.avail_chunks = budget;
   p.margin_chunks = S->margin;
-  p.h2d_bytes_per_s = rt_g.cfg.sim_h2d_bytes_per_s > 0 ? rt_g.cfg.sim_h2d_bytes_per_s
+  p.h2d_bytes_per_s = rt_base.cfg.sim_h2d_bytes_per_s > 0 ? rt_base.cfg.sim_h2d_bytes_per_s
                                                        : RT_SIM_DEFAULT_BYTES_PER_S;
-  p.d2h_bytes_per_s = rt_g.cfg.sim_d2h_bytes_per_s > 0 ? rt_g.cfg.sim_d2h_bytes_per_s
+  p.d2h_bytes_per_s = rt_base.cfg.sim_d2h_bytes_per_s > 0 ? rt_base.cfg.sim_d2h_bytes_per_s
                                                        : RT_SIM_DEFAULT_BYTES_PER_S;
-  p.latency_s = rt_g.cfg.sim_copy_latency_s > 0 ? rt_g.cfg.sim_copy_latency_s
+  p.latency_s = rt_base.cfg.sim_copy_latency_s > 0 ? rt_base.cfg.sim_copy_latency_s
                                                 : RT_SIM_DEFAULT_LATENCY_S;
   p.slack = 0.1;
   return p;
@@ -545,7 +546,7 @@ static double stretch(const rt_record *r) {
  * more is replaced by the best one's rebuild, and learning stops. */
 static void judge(const rt_record *r) {
   double st = stretch(r);
-  if (rt_g.cfg.planner_feedback_off || !S->have_plan || r->plan_gen < S->gen0 || !(st > 0) ||
+  if (rt_base.cfg.planner_feedback_off || !S->have_plan || r->plan_gen < S->gen0 || !(st > 0) ||
       r->nops != S->base.nops || r->sig != S->base.sig)
     return;
   const rt_plan_inputs *in = &S->in[r->plan_gen & 1];
@@ -584,7 +585,7 @@ static void harvest(void) {
     return;
   rt_record_finish(&S->pend);
   judge(&S->pend);
-  if (!rt_g.cfg.planner_feedback_off && !S->frozen && learn_durations(&S->pend))
+  if (!rt_base.cfg.planner_feedback_off && !S->frozen && learn_durations(&S->pend))
     S->soft = 1;
   rt_record_reset(&S->pend);
 }
@@ -597,7 +598,7 @@ static int feedback(void) {
   /* what this iteration shows under a plan already adjusted and not yet
    * rebuilt would be counted twice */
   int fresh = !S->soft;
-  uint64_t it = rt_g.iterations_done + 1; /* this iteration's stamp, as run_act wrote it */
+  uint64_t it = rt_base.iterations_done + 1; /* this iteration's stamp, as run_act wrote it */
   /* late prefetches: every prefetched gap ending at an op that waited;
    * only when the waits add up to something (noise must not replan) */
   double late = 0;
@@ -639,7 +640,7 @@ static int feedback(void) {
       rt_alloc *a = rt_registry_find(addr);
       if (!a || !a->nchunks)
         continue;
-      uint32_t ci = (uint32_t)((addr - a->base) / rt_g.chunk_bytes);
+      uint32_t ci = (uint32_t)((addr - a->base) / rt_mem.chunk_bytes);
       int g = rt_plan_group_of(pl, a->base, a->bytes, ci);
       int gp = g < 0 ? -1 : rt_plan_gap_at(pl, (uint32_t)g, i);
       if (gp < 0)
@@ -721,7 +722,7 @@ void rt_planner_iteration_end(void) {
     S->streak++;
     if (!keep_marks)
       judge(&S->rec);
-    if (!rt_g.cfg.planner_feedback_off && !S->frozen) {
+    if (!rt_base.cfg.planner_feedback_off && !S->frozen) {
       if (!keep_marks && learn_durations(&S->rec))
         S->soft = 1;
       if (feedback())

@@ -33,7 +33,7 @@
  * exposed, and costed so).  Positions are ops, chunks the unit. */
 #include <stdlib.h>
 #include <string.h>
-#include "planner.h"
+#include "policy/planner.h"
 
 typedef struct key {
   uintptr_t base;

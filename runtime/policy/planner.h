@@ -12,7 +12,7 @@
 #ifndef TIDAL_RT_PLANNER_H
 #define TIDAL_RT_PLANNER_H
 
-#include "rt.h"
+#include "policy/policy.h"
 
 /* ---- record.c ---- */
 

@@ -20,7 +20,7 @@
  *    says they are reached (Note [time marks], plan_exec.c). */
 #include <stdlib.h>
 #include <string.h>
-#include "planner.h"
+#include "policy/planner.h"
 
 static uint64_t mix(uint64_t h, uint64_t v) {
   h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
@@ -56,8 +56,8 @@ static void release_marks(rt_record *r) {
   for (uint32_t i = 0; i < r->nops; i++) {
     rt_rec_op *o = &r->ops[i];
     if (o->timed) {
-      rt_g.be->time_release(rt_g.b, &o->t0);
-      rt_g.be->time_release(rt_g.b, &o->t1);
+      rt_dev.be->time_release(rt_dev.b, &o->t0);
+      rt_dev.be->time_release(rt_dev.b, &o->t1);
       o->timed = 0;
     }
   }
@@ -149,14 +149,15 @@ int rt_record_has_marks(const rt_record *r) { return last_timed(r) != NULL; }
 
 int rt_record_marks_ready(const rt_record *r) {
   const rt_rec_op *o = last_timed(r);
-  return !o || rt_g.be->time_ready(rt_g.b, &o->t1);
+  return !o || rt_dev.be->time_ready(rt_dev.b, &o->t1);
 }
 
 void rt_record_finish(rt_record *r) {
   int all = r->nops > 0;
   double span = 0;
   if (all && r->ops[0].timed && r->ops[r->nops - 1].timed &&
-      (rt_g.be->time_elapsed(rt_g.b, &r->ops[0].t0, &r->ops[r->nops - 1].t1, &span) != TIDAL_OK ||
+      (rt_dev.be->time_elapsed(rt_dev.b, &r->ops[0].t0, &r->ops[r->nops - 1].t1, &span) !=
+           TIDAL_OK ||
        !(span > 0)))
     span = 0;
   for (uint32_t i = 0; i < r->nops; i++) {
@@ -167,11 +168,11 @@ void rt_record_finish(rt_record *r) {
       continue;
     }
     double s = 0;
-    if (rt_g.be->time_elapsed(rt_g.b, &o->t0, &o->t1, &s) != TIDAL_OK || !(s >= 0))
+    if (rt_dev.be->time_elapsed(rt_dev.b, &o->t0, &o->t1, &s) != TIDAL_OK || !(s >= 0))
       s = o->est_s, all = 0;
     o->dur_s = s;
-    rt_g.be->time_release(rt_g.b, &o->t0);
-    rt_g.be->time_release(rt_g.b, &o->t1);
+    rt_dev.be->time_release(rt_dev.b, &o->t0);
+    rt_dev.be->time_release(rt_dev.b, &o->t1);
     o->timed = 0;
   }
   r->timed = all;

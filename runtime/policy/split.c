@@ -25,11 +25,12 @@
  * answer depends only on (budget, count, bytes_per_element): every
  * iteration under the same budget splits the same way, so the run-time
  * planner's record matches from one iteration to the next. */
-#include "rt.h"
+#include "policy/policy.h"
 
 size_t tidal_split_elements(size_t count, size_t bytes_per_element) {
-  return rt_g.initialized ? tidal_split_elements_at(count, bytes_per_element, rt_g.budget_bytes)
-                          : count;
+  return rt_base.initialized
+             ? tidal_split_elements_at(count, bytes_per_element, rt_mem.budget_bytes)
+             : count;
 }
 
 size_t tidal_split_elements_at(size_t count, size_t bytes_per_element, size_t budget) {

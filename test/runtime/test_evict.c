@@ -9,7 +9,7 @@
  * sim's model (a 4 KiB swap-out takes 4 modelled seconds) so that a
  * swap-out stays in flight until something waits for it. */
 #include "testhelp.h"
-#include "rt.h"
+#include "policy/policy.h"
 
 enum { NT = 6 };
 static size_t CH;
@@ -48,7 +48,7 @@ static void init(tidal_planner planner, size_t host_budget) {
   cfg.host_reserve_bytes = host_budget;
   th_init(&cfg);
   CH = cfg.chunk_bytes;
-  CHECK(rt_g.evict == &rt_evict_lru);
+  CHECK(rt_mem.evict == &rt_evict_lru);
   for (int i = 0; i < NT; i++)
     CHECK_OK(tidal_malloc((void **)&t[i], CH));
 }
@@ -59,7 +59,7 @@ static void order(void) {
   init(TIDAL_PLANNER_HINTS, 64 * 4096);
   for (int i = 0; i < 4; i++)
     write_t(i); /* LRU: t0 t1 t2 t3, all dirty, the pool full */
-  CHECK(rt_g.nfree_phys == 0 && rt_g.parked.n == 0 && rt_g.out.n == 0);
+  CHECK(rt_mem.nfree_phys == 0 && rt_mem.parked.n == 0 && rt_mem.out.n == 0);
 
   /* The least recently used goes, copied out (dirty). */
   uint64_t ev0 = th_stats().total.evictions;
@@ -71,12 +71,12 @@ static void order(void) {
   /* A swap-out in flight and nothing clean: wait for it; it parks. */
   CHECK_OK(rt_evict_lru.free_one("test"));
   CHECK_STATE(0, RT_ON_HOST);
-  CHECK(chunk_of(t[0])->parked && rt_g.out.n == 0);
+  CHECK(chunk_of(t[0])->parked && rt_mem.out.n == 0);
   CHECK_STATE(1, RT_DIRTY); /* nothing else moved */
 
   /* Parked memory goes before anything resident is touched. */
   CHECK_OK(rt_evict_lru.free_one("test"));
-  CHECK(!chunk_of(t[0])->parked && chunk_of(t[0])->stale && rt_g.nfree_phys == 1);
+  CHECK(!chunk_of(t[0])->parked && chunk_of(t[0])->stale && rt_mem.nfree_phys == 1);
   CHECK_STATE(1, RT_DIRTY);
 
   /* Kept chunks are passed over: t1 is the LRU head, t2 goes. */
@@ -143,7 +143,7 @@ static void host_slot(void) {
   read_t(1);
   CHECK_STATE(0, RT_RESIDENT);
   CHECK_STATE(1, RT_RESIDENT);
-  CHECK(rt_g.hs.used == 2 && rt_g.hs.used == rt_host_capacity_slots());
+  CHECK(rt_mem.hs.used == 2 && rt_mem.hs.used == rt_host_capacity_slots());
   int64_t slot = rt_evict_lru.host_slot(NULL);
   CHECK(slot >= 0);
   CHECK_STATE(1, RT_DIRTY); /* its copy was taken */

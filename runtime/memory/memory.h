@@ -1,39 +1,25 @@
-/* rt.h - libtidal's internal state and the functions its files share.
+/* memory.h - the memory layer: chunks and their states, the physical
+ * pool, the host store, the registry of allocations, small allocations
+ * and arenas, recompute closures, the op stack and annotations.
  *
- * One process-wide runtime (rt_g) owned by the training thread; no locks in
- * the core (see docs/runtime-design.md, "Thread model").  Cross-file names
- * carry the rt_ prefix and hidden visibility; public names are in tidal.h.
- * Sections below follow the file that defines them. */
-#ifndef TIDAL_RT_H
-#define TIDAL_RT_H
+ * The mechanism only: what happens to a chunk is decided here, which chunk
+ * is the policy's, asked through the tables in evict.h (Note [eviction
+ * seam]) and rt_share_ops (a budget shared with other processes), both set
+ * at tidal_init.  Files here use base/ and device/ only.
+ * Sections follow the file that defines them. */
+#ifndef TIDAL_RT_MEMORY_H
+#define TIDAL_RT_MEMORY_H
 
-#include <stdint.h>
-#include <stdio.h>
-#include <stddef.h>
-#include "backend.h"
-#include "tidal.h"
+#include "device/device.h"
+#include "memory/evict.h"
 
-#if defined(__GNUC__)
-#define RT_HIDDEN __attribute__((visibility("hidden")))
-#define RT_PRINTF(a, b) __attribute__((format(printf, a, b)))
-#else
-#define RT_HIDDEN
-#define RT_PRINTF(a, b)
-#endif
-
-/* Defaults, with units in the names. */
-#define RT_DEFAULT_CHUNK_BYTES ((size_t)2 << 20)
-#define RT_SIM_DEFAULT_DEVICE_BYTES ((size_t)16 << 30)
-/* The sim's copy costs come from runtime/sim_costs.txt; these two are only
- * trace.c's fallback for a copy event without a modelled end. */
-#define RT_SIM_DEFAULT_BYTES_PER_S 55e9
-#define RT_SIM_DEFAULT_LATENCY_S 10e-6
+/* Limits, with units in the names. */
 #define RT_HOST_PIECES_MAX 40               /* pieces double: 64 MiB * 2^39 is beyond any host */
 #define RT_HOST_PIECE_MIN_BYTES ((size_t)64 << 20)
 #define RT_RECOMPUTE_DEPTH_MAX 64           /* nested recompute closures before giving up */
 #define RT_FREED_REMEMBERED 4096            /* freed bases kept to report double frees */
 
-/* ---- chunks (residency.c) ----
+/* ---- chunks (chunk.c, residency.c) ----
  * Note [chunk states]: a chunk's bytes are in exactly one of these places.
  *   UNMAPPED      never written; no memory anywhere
  *   RESIDENT      mapped, and the host store holds an identical copy (clean)
@@ -61,13 +47,6 @@ enum rt_list_id { RT_LIST_NONE = 0, RT_LIST_LRU, RT_LIST_OUT, RT_LIST_IN, RT_LIS
 struct rt_alloc;
 struct rt_recompute;
 
-/* A command queued for the VMM worker (Note [vmm worker], vmmq.c): its
- * sequence number, and when it ends on the sim's worker timeline. */
-typedef struct rt_ticket {
-  uint64_t seq; /* 0 = nothing queued */
-  double vt;
-} rt_ticket;
-
 typedef struct rt_chunk {
   struct rt_chunk *prev, *next; /* links on the list named by `list` */
   struct rt_alloc *alloc;       /* owner */
@@ -92,14 +71,14 @@ typedef struct rt_chunk {
                                    it fails (Note [write-only restore]), else 0 */
 #define RT_FRESH_OWN 0x80u      /* fresh_from flag: the memory is the chunk's own (reclaimed) */
   uint8_t parked;               /* evicted, but phys is still mapped here and holds its
-                                   last contents (Note [lazy unmap]); on rt_g.parked */
+                                   last contents (Note [lazy unmap]); on rt_mem.parked */
   uint8_t hint_drop_only;       /* every hint in [hint_lo, hint_hi) was a drop */
   uint8_t stale;                /* evicted and its memory given to another chunk, but phys
                                    is still mapped at its address (Note [stale aliases]) */
-  uint32_t pin_slot;            /* scratch for op_begin: its entry in rt_g.pinned */
+  uint32_t pin_slot;            /* scratch for op_begin: its entry in rt_mem.pinned */
   uint32_t hint_lo, hint_hi;    /* bytes of it hinted (swap_out/drop) since its last use:
                                    Note [partial-chunk hints] */
-  uint64_t last_op;             /* rt_g.ops_ended after the last op that declared it */
+  uint64_t last_op;             /* rt_mem.ops_ended after the last op that declared it */
   uint64_t park_mark;           /* backend mark covering its last use when parked, 0 = none */
   rt_ticket ticket;             /* its last command queued for the VMM worker: an op may
                                    touch it once the worker has run it (Note [vmm worker]) */
@@ -198,14 +177,18 @@ typedef struct rt_frame {
   tidal_stream stream;
 } rt_frame;
 
-typedef struct rt_runtime {
-  int initialized;
-  tidal_config cfg;              /* resolved */
-  const rt_backend_ops *be;
-  rt_backend *b;
-  size_t granularity;
+/* A device budget shared with other processes (policy/arbiter.c). */
+typedef struct rt_share_ops {
+  int (*take)(size_t bytes);  /* before creating physical memory: 0 if the total is spent */
+  void (*give)(size_t bytes); /* after giving it back */
+  int (*wait)(size_t bytes);  /* waits (bounded) for room; 0 on timeout */
+} rt_share_ops;
+
+/* The layer's state (Note [one thread], api/api.c). */
+typedef struct rt_mem_state {
   size_t chunk_bytes;
   size_t budget_bytes;           /* phys_target * chunk_bytes */
+  /* the physical pool (pool.c) */
   uint32_t nphys;                /* physical chunks that exist now */
   uint32_t *free_phys;           /* stack of unused physical chunks */
   uint32_t nfree_phys;
@@ -215,29 +198,28 @@ typedef struct rt_runtime {
   uint64_t *phys_mark;           /* per physical chunk: a mark covering its previous
                                     holder's last use; copies into it wait for it on the
                                     device (Note [stale aliases]) */
-  /* pool.c: the budget can change at run time (Note [resizable pool]) */
-  uint32_t phys_target;          /* the budget in chunks; nphys converges to it */
+  uint32_t phys_target;          /* the budget in chunks; nphys converges to it
+                                    (Note [resizable pool]) */
   uint32_t phys_ids;             /* physical chunk numbers used so far: all are < phys_ids */
   uint32_t cap_phys;             /* entries of free_phys and absent_phys */
   uint32_t *absent_phys;         /* numbers below phys_ids with no physical chunk now */
   uint32_t nabsent_phys;
-  size_t device_free;            /* bytes the backend offered at init: the budget's ceiling */
-  /* Called after every budget change (the run-time planner replans); NULL = none. */
-  void (*budget_changed)(size_t old_bytes, size_t new_bytes);
-  struct rt_arbiter *arb;        /* arbiter.c: shared budget, or NULL */
-  const struct rt_evict_ops *evict; /* which chunk goes (Note [eviction seam]) */
-  const struct rt_share_ops *share; /* a budget shared with other processes, or NULL */
   size_t footprint_bytes;        /* allocations in whole chunks, slabs included: the most
                                     this process could keep resident (its shared demand) */
+  /* decisions taken from above, set at tidal_init */
+  const rt_evict_ops *evict;     /* which chunk goes (Note [eviction seam], evict.h) */
+  const rt_share_ops *share;     /* a budget shared with other processes, or NULL */
 
   /* registry.c: live allocations sorted by base, and recently freed bases */
   rt_alloc **allocs;
   size_t nallocs, cap_allocs;
-  uint64_t allocated_bytes;   /* live tidal_malloc bytes: the program's footprint without tidal */
+  uint64_t allocated_bytes;      /* live tidal_malloc bytes: the program's footprint
+                                    without tidal */
   rt_alloc *last_hit;
   uintptr_t *freed;              /* ring of freed bases */
   size_t nfreed, freed_head;
 
+  /* chunk.c, residency.c */
   rt_list lru;                   /* resident, unpinned, evictable */
   rt_list out;                   /* swap-outs in flight, oldest first */
   rt_list in;                    /* prefetches in flight */
@@ -249,79 +231,31 @@ typedef struct rt_runtime {
   uintptr_t access_lo, access_hi; /* mapped, access not yet granted (Note [access batching]) */
   rt_alloc *access_alloc;        /* the allocation [access_lo, access_hi) is in */
 
+  /* opstack.c */
   rt_frame *frames;
   int depth, cap_frames;
   rt_pin_entry *pinned;
   size_t npinned, cap_pinned;
   uint64_t op_stamp;
-  tidal_stream stream;
+  tidal_stream stream;           /* tidal_stream_set: the stream ops are enqueued on */
 
   rt_hoststore hs;
   rt_slab *slabs;
   rt_arena *arenas;              /* newest first */
+  /* recompute.c */
   rt_recompute *rcs;
   int rc_depth;                  /* recompute closures on the stack */
   int rc_floor;                  /* op frames below this belong to the ops whose
                                     closures are running: tidal_op_end may not pop them */
   tidal_status rc_error;         /* first failure inside a closure */
+} rt_mem_state;
 
-  int in_iteration;
+RT_HIDDEN extern rt_mem_state rt_mem; /* chunk.c */
 
-  uint64_t iterations_done;
-  tidal_counters total, cur;     /* cur: the iteration in progress */
-  tidal_counters last_iteration; /* the last one completed */
-  double iter_t0;                /* modelled clock at iteration begin */
-
-  FILE *trace;
-
-  /* budget.c (Note [budget meaning]) */
-  double budget_peak_percent;    /* budget = this % of the first iteration's peak; 0 = none */
-  size_t budget_peak_bytes;      /* that peak, once measured */
-  size_t budget_resolved_bytes;  /* the budget it gives, once resolved */
-  /* api.c: the thread that called tidal_init (Note [one thread]) */
-  uintptr_t owner_thread;
-} rt_runtime;
-
-RT_HIDDEN extern rt_runtime rt_g;
-
-
-/* ---- status.c ---- */
-RT_HIDDEN tidal_status rt_error(tidal_status st, const char *fmt, ...) RT_PRINTF(2, 3);
-RT_HIDDEN void rt_log(int level, const char *fmt, ...) RT_PRINTF(2, 3);
-RT_HIDDEN void rt_clear_error(void);
-/* Sets tidal_last_error() without logging (parsers the tool calls too). */
-RT_HIDDEN void rt_set_error(const char *fmt, ...) RT_PRINTF(1, 2);
-
-/* ---- size.c ---- */
-/* tidal_parse_size: 1, or 0 with the message set (Note [size syntax]). */
-RT_HIDDEN int rt_size_parse(const char *text, tidal_size *out);
-
-/* ---- config.c ---- */
-RT_HIDDEN size_t rt_host_ram_bytes(void);
-/* Reads only TIDAL_DEVICE (tidal_init with an explicit config). */
-RT_HIDDEN tidal_status rt_config_device_from_env(tidal_device *device);
-/* Warns once about TIDAL_* variables nothing reads (typos). */
-RT_HIDDEN void rt_config_warn_unknown_env(void);
-
-/* ---- budget.c ---- */
-/* The budget tidal_init creates the pool with (Note [budget meaning]). */
-RT_HIDDEN tidal_status rt_budget_initial(const tidal_config *cfg, size_t device_free,
-                                         size_t *budget);
-/* Resolves a percent-of-peak budget after the first iteration. */
-RT_HIDDEN void rt_budget_iteration_end(void);
-/* TIDAL_ERR_BUDGET when eviction finds nothing (Note [budget errors]). */
-RT_HIDDEN tidal_status rt_budget_exhausted(const char *why);
-/* Changes the budget: growing lets the pool add chunks as they are needed;
- * shrinking evicts through the usual path (nothing is lost) and gives the
- * chunks back.  Chunks pinned by open ops go when released.  Calls
- * rt_g.budget_changed.  TIDAL_ERR_CONFIG for a budget under one chunk or over
- * the device. */
-RT_HIDDEN tidal_status rt_budget_set(size_t bytes);
-
-
-/* ---- summary.c ---- */
-/* The memory summary printed at tidal_shutdown (TIDAL_STATS). */
-RT_HIDDEN void rt_summary_print(FILE *out);
+static inline size_t rt_resident_bytes(void) {
+  return (size_t)(rt_mem.nphys - rt_mem.nfree_phys - rt_mem.parked.n) * rt_mem.chunk_bytes;
+}
+static inline void rt_note_resident(void) { rt_stats_resident(rt_resident_bytes()); }
 
 /* ---- registry.c ---- */
 RT_HIDDEN tidal_status rt_registry_insert(rt_alloc *a);
@@ -385,7 +319,7 @@ RT_HIDDEN int64_t rt_chunk_take_host(rt_chunk *c);
  * set_access per contiguous range (Note [access batching]). */
 RT_HIDDEN tidal_status rt_access_flush(void);
 /* The VMM worker has run every command queued for the chunks of
- * rt_g.pinned[pin_start, pin_end) (Note [vmm worker]): the end of
+ * rt_mem.pinned[pin_start, pin_end) (Note [vmm worker]): the end of
  * tidal_op_begin.  No-op when the worker is off. */
 RT_HIDDEN tidal_status rt_chunks_ready(size_t pin_start, size_t pin_end);
 /* tidal_op_end: the chunks of the ending op were used up to now. */
@@ -417,92 +351,18 @@ RT_HIDDEN tidal_status rt_chunk_release(rt_chunk *c);
  * its address range once their unmaps have run; a->chunks stays a's. */
 RT_HIDDEN tidal_status rt_range_release(rt_alloc *a);
 
-/* ---- vmmq.c: the VMM worker (Note [vmm worker]) ---- */
-RT_HIDDEN tidal_status rt_vmmq_start(void); /* tidal_init, when cfg.vmm_thread */
-RT_HIDDEN void rt_vmmq_stop(void);          /* drains, then joins; no-op when off */
-RT_HIDDEN int rt_vmmq_on(void);
-/* Blocks until the worker has run command seq: the real wait only.  The
- * worker's failure, if any. */
-RT_HIDDEN tidal_status rt_vmmq_sync(uint64_t seq);
-/* rt_vmmq_sync, and the sim's host clock waits for t->vt. */
-RT_HIDDEN tidal_status rt_vmmq_wait(const rt_ticket *t);
-RT_HIDDEN tidal_status rt_vmmq_drain(void); /* every command queued so far */
-
-/* ---- vmmq.c: the device front (Note [device front]) ----
- * The backend's calls that the VMM worker may run, and the event calls.
- * *t: the command's ticket when it was queued (untouched otherwise); the
- * rest as the backend's call of the same name (backend.h). */
-RT_HIDDEN tidal_status rt_dev_map(uintptr_t addr, uint32_t phys, rt_event *ready, rt_ticket *t);
-RT_HIDDEN tidal_status rt_dev_set_access(uintptr_t addr, size_t bytes, rt_ticket *t);
-/* With the worker on it waits for `mark` (the caller waited already otherwise). */
-RT_HIDDEN tidal_status rt_dev_unmap(uintptr_t addr, uint32_t phys, uint64_t mark, rt_ticket *t);
-RT_HIDDEN tidal_status rt_dev_copy_d2h(void *dst, uintptr_t src, size_t bytes, uint32_t phys,
-                                       tidal_stream after, rt_event *done, rt_ticket *t);
-RT_HIDDEN tidal_status rt_dev_copy_h2d(uintptr_t dst, const void *src, size_t bytes,
-                                       uint32_t phys, int urgent, uint64_t after_mark,
-                                       rt_event *done, rt_ticket *t);
-/* park (1) or unpark (0); last_seq: the chunk's last ticket. */
-RT_HIDDEN tidal_status rt_dev_park(uintptr_t addr, uint32_t phys, int park, uint64_t last_seq);
-RT_HIDDEN int rt_dev_event_done(const rt_event *ev);
-RT_HIDDEN tidal_status rt_dev_event_sync(const rt_event *ev, double *waited_s);
-RT_HIDDEN tidal_status rt_dev_stream_wait(tidal_stream s, const rt_event *ev, double *stall_s);
-RT_HIDDEN void rt_dev_event_release(rt_event *ev);
-/* The backend's modelled clock (0 if none, or no backend yet). */
-RT_HIDDEN double rt_dev_now(void);
-
 /* ---- pool.c ---- */
 /* Creates the pool for `budget` bytes: eagerly, or (lazy) one chunk at a
  * time as rt_phys_acquire needs them. */
 RT_HIDDEN tidal_status rt_pool_init(size_t chunk_bytes, size_t budget, int lazy);
 RT_HIDDEN void rt_pool_destroy(void);
-/* One more physical chunk while nphys < phys_target (rt_g.share permitting). */
+/* One more physical chunk while nphys < phys_target (rt_mem.share permitting). */
 RT_HIDDEN tidal_status rt_pool_add(uint32_t *phys);
 /* Removes free, unaliased phys from the pool (the budget shrank). */
 RT_HIDDEN void rt_pool_remove(uint32_t phys);
 RT_HIDDEN void rt_phys_free_push(uint32_t phys);
 RT_HIDDEN uint32_t rt_phys_free_pop(void);  /* the top of the free stack (nfree_phys > 0) */
 RT_HIDDEN int rt_phys_free_take(uint32_t phys); /* phys out of the free stack, if there */
-
-/* ---- decisions the memory layer takes from above, set at tidal_init ----
- * Note [eviction seam]: the residency mechanism never chooses a victim
- * itself: every "which chunk?" goes through this table (after jemalloc's
- * pai.h: a few operations any policy provides).  policy/evict_lru.c is the
- * one implementation; another policy (DELTA's filter, a lifetime-aware
- * pool) provides the same table. */
-typedef struct rt_evict_ops {
-  const char *name;
-  void (*init)(void);               /* tidal_init: no request holds */
-  /* One step towards a free physical chunk (reassign parked memory, finish
-   * a swap-out, start evicting one); TIDAL_ERR_BUDGET, with the message,
-   * when nothing can move. */
-  tidal_status (*free_one)(const char *why);
-  /* A host slot for a copy of `except`'s data: when the store is full, a
-   * clean chunk's copy (rt_chunk_take_host); -1 if none. */
-  int64_t (*host_slot)(const rt_chunk *except);
-  void (*keep)(rt_chunk *c);        /* tidal_keep on c (and packed members' slabs) */
-  void (*iteration_end)(void);      /* tidal_iteration_end: keep requests expire */
-} rt_evict_ops;
-/* A device budget shared with other processes (policy/arbiter.c). */
-typedef struct rt_share_ops {
-  int (*take)(size_t bytes);  /* before creating physical memory: 0 if the total is spent */
-  void (*give)(size_t bytes); /* after giving it back */
-  int (*wait)(size_t bytes);  /* waits (bounded) for room; 0 on timeout */
-} rt_share_ops;
-/* policy/evict_lru.c: the LRU eviction policy */
-RT_HIDDEN extern const rt_evict_ops rt_evict_lru;
-
-/* ---- arbiter.c ---- */
-/* Joins the shared budget named by the config (TIDAL_SHARED_BUDGET); sets
- * *budget to this process's first share, and rt_g.share.  No-op when none
- * is configured. */
-RT_HIDDEN tidal_status rt_arbiter_join(const tidal_config *cfg, size_t *budget);
-RT_HIDDEN void rt_arbiter_leave(void);
-/* Publishes demand and applies a changed share (rt_budget_set).  full: take
- * the lock, check who is alive and divide again (iteration boundaries);
- * else only a changed division or demand costs more than a load (ops). */
-RT_HIDDEN void rt_arbiter_poll(int full);
-/* The shared total and the most physical memory the group held at once (0 if none). */
-RT_HIDDEN void rt_arbiter_stats(uint64_t *total, uint64_t *peak);
 
 /* ---- hoststore.c ---- */
 RT_HIDDEN void rt_host_init(size_t slot_bytes, size_t budget_bytes);
@@ -558,49 +418,6 @@ RT_HIDDEN tidal_status rt_recompute_run(rt_chunk *c);
 RT_HIDDEN void rt_recompute_iteration_end(void);
 RT_HIDDEN void rt_recompute_destroy(void);
 
-/* ---- stats.c ---- */
-RT_HIDDEN void rt_stats_resident(uint64_t resident_bytes); /* the peaks */
-RT_HIDDEN void rt_stats_add(size_t offset, uint64_t v); /* offsetof(tidal_counters, f) */
-RT_HIDDEN void rt_stats_add_time(size_t offset, double s);
-/* now: the modelled clock (rt_dev_now) */
-RT_HIDDEN void rt_stats_iteration_begin(uint64_t resident_bytes, double now);
-RT_HIDDEN void rt_stats_iteration_end(uint64_t resident_bytes, double now);
-#define RT_COUNT(field, v) rt_stats_add(offsetof(tidal_counters, field), (uint64_t)(v))
-#define RT_COUNT_TIME(field, s) rt_stats_add_time(offsetof(tidal_counters, field), (s))
-static inline size_t rt_resident_bytes(void) {
-  return (size_t)(rt_g.nphys - rt_g.nfree_phys - rt_g.parked.n) * rt_g.chunk_bytes;
-}
-static inline void rt_note_resident(void) { rt_stats_resident(rt_resident_bytes()); }
-
-/* ---- profile.c: per-site op durations (TIDAL_PROFILE) ---- */
-RT_HIDDEN void rt_profile_add(const tidal_site *site, double seconds);
-/* measured: the durations are CUDA events' (else the sim's model). */
-RT_HIDDEN tidal_status rt_profile_write(const char *path, int measured);
-RT_HIDDEN void rt_profile_destroy(void);
-
-/* ---- costs.c: the sim's cost model (Note [sim cost model]) ---- */
-typedef struct rt_costs {
-  double map_s, set_access_s, unmap_s;        /* per driver call, host */
-  double event_record_s, event_query_s;       /* host */
-  double event_sync_s;                        /* host wake-up after a blocking wait */
-  double stream_wait_s;                       /* cuStreamWaitEvent, host */
-  double launch_s;                            /* host cost of one op's launch */
-  double launch_gap_s;                        /* device idle between back-to-back ops */
-  double copy_issue_s;                        /* host cost of issuing one async copy */
-  double vmm_enqueue_s;                       /* host cost of queuing one command for the
-                                                 VMM worker (Note [vmm worker]) */
-  double copy_latency_s;                      /* device: per copy, before bytes move */
-  double h2d_bytes_per_s, d2h_bytes_per_s;    /* pinned, per direction */
-  double pin_bytes_per_s;                     /* host pinning (cuMemHostAlloc) */
-  double host_ahead_s;                        /* most the host runs ahead of the device */
-} rt_costs;
-/* Parses the cost file format ("key value  # comment" lines) over the
- * values already in *c; 0 on success, else -1 and a message in err. */
-RT_HIDDEN int rt_costs_parse(const char *text, const char *name, rt_costs *c, char *err,
-                             size_t errlen);
-/* The built-in defaults (runtime/sim_costs.txt), then path if non-NULL. */
-RT_HIDDEN tidal_status rt_costs_load(const char *path, rt_costs *c);
-
 /* ---- annotate.c ---- */
 RT_HIDDEN void rt_annotate_forget(uintptr_t lo, uintptr_t hi); /* annotations starting in [lo, hi) */
 RT_HIDDEN void rt_annotate_destroy(void);
@@ -610,60 +427,5 @@ RT_HIDDEN void rt_annotate_resident(uint64_t resident, uint64_t out[TIDAL_NGROUP
 /* The trace's memory counters now (rt_trace_write_counters); no-op when not
  * tracing. */
 RT_HIDDEN void rt_trace_counters(void);
-
-/* ---- the run-time planner (plan_exec.c; planner.h has the rest) ----
- * Hooks from api.c.  op_enter runs the plan's actions for the op about to
- * begin (top level only); op_pinned sees which chunks it will fault in;
- * op_ready/op_exit time it; hint says whether a build-time hint runs. */
-RT_HIDDEN tidal_status rt_planner_init(void);
-RT_HIDDEN void rt_planner_shutdown(void);
-RT_HIDDEN tidal_status rt_planner_op_enter(const tidal_site *site, int n, const tidal_access *acc);
-RT_HIDDEN void rt_planner_op_pinned(size_t pin_start, size_t pin_end);
-RT_HIDDEN void rt_planner_op_ready(void);
-RT_HIDDEN void rt_planner_op_failed(void);
-RT_HIDDEN void rt_planner_op_exit(tidal_stream s);
-RT_HIDDEN int rt_planner_hint(int kind, const rt_alloc *a, size_t off, size_t len);
-/* The run-time planner (TIDAL_PLANNER=runtime) decides the releases
- * (residency.c leaves the chunks it keeps alone: Note [clean before waiting]). */
-RT_HIDDEN int rt_planner_steering(void);
-RT_HIDDEN void rt_planner_iteration_begin(void);
-RT_HIDDEN void rt_planner_iteration_end(void);
-/* rt_g.budget_changed while the run-time planner runs (rt_budget_set calls
- * it): the plan is rebuilt at the next iteration end; until then LRU
- * eviction keeps resident bytes inside the new budget. */
-RT_HIDDEN void rt_planner_budget_changed(size_t old_bytes, size_t new_bytes);
-/* Parses TIDAL_PLANNER's value; 0 if malformed. */
-RT_HIDDEN int rt_parse_planner(const char *s, tidal_planner *out);
-
-/* ---- trace.c (Note [trace format]) ---- */
-/* Opens the trace at path: 0, or -1 with errno set.  host_clock: times are
- * the host's (CUDA), else now() (the sim's modelled clock); counters()
- * writes the memory counters (rt_trace_counters) where they may have
- * changed. */
-RT_HIDDEN int rt_trace_open(const char *path, const char *backend, int host_clock,
-                            double (*now)(void), void (*counters)(void));
-/* Closes it: 0, or -1 (errno) if writing it failed. */
-RT_HIDDEN int rt_trace_close(void);
-/* An instant on the runtime track: {"name":ev, "args":{<fields>}}; fields
- * is a JSON fragment. */
-RT_HIDDEN void rt_trace(const char *ev, const char *fmt, ...) RT_PRINTF(2, 3);
-/* The counters now: each is written when it changed since the last. */
-typedef struct rt_trace_counts {
-  uint64_t resident, host, budget, allocated;
-  int by_group;                  /* groups is set: something is annotated */
-  uint64_t groups[TIDAL_NGROUPS];
-} rt_trace_counts;
-RT_HIDDEN void rt_trace_write_counters(const rt_trace_counts *k);
-RT_HIDDEN void rt_trace_op_begin(const tidal_site *site);
-RT_HIDDEN void rt_trace_op_end(const tidal_site *site);
-RT_HIDDEN void rt_trace_recompute(int begin, uintptr_t lo, size_t bytes);
-RT_HIDDEN void rt_trace_iteration(int begin);
-/* A copy issued now.  end_s: its modelled end (sim), 0 if none; waited_s >=
- * 0: it was synchronous and took that long; else, on CUDA,
- * rt_trace_copy_done ends it. */
-RT_HIDDEN void rt_trace_copy(int d2h, const char *name, uintptr_t addr, size_t bytes, double end_s,
-                             double waited_s);
-RT_HIDDEN void rt_trace_copy_done(int d2h, const char *name, uintptr_t addr);
-#define RT_TRACING() (rt_g.trace != NULL)
 
 #endif
