@@ -7,10 +7,18 @@
 #   5. two files of one stage calling each other (a cycle),
 #   6. a file calling one its stage's README lists after it (the order),
 # and pass on the real tree (the `layering` test checks that), and on the
-# pieces of one unit split by topic calling each other (7).
+# pieces of one unit split by topic calling each other (7).  In the
+# runtime (runtime/README.md), it must fail on
+#   8. a lower layer including a higher one (memory -> policy),
+#   9. a .c file loose in runtime/,
+#  10. a lower layer's object calling, or reading the data of, a higher one,
+#  11. two files of one layer calling each other,
+# and not look at the object of a file that moved away (12: a build folder
+# from before the move).
 set -euo pipefail
 check=$1    # scripts/check_layers.py
 pass=$2     # the pass/ source folder
+runtime=$3  # the runtime/ source folder
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -83,5 +91,44 @@ cc -c "$tmp/ord/graph/low.c" -o "$tmp/ordobj/graph/low.c.o"
 expect_fail "call against the README's order" \
   "calls high() in graph/high.c, which graph/README.md lists after it" \
   --sources "$tmp/ord" --objects "$tmp/ordobj"
+
+# 8-9: the runtime's includes, on copies of the real tree.
+cp -r "$runtime" "$tmp/rt-up"
+echo '#include "policy/policy.h"' >>"$tmp/rt-up/memory/pool.c"
+expect_fail "runtime: lower includes higher" \
+  "layer 'memory' includes \"policy/policy.h\" of a higher layer 'policy'" --runtime-sources "$tmp/rt-up"
+cp -r "$runtime" "$tmp/rt-loose"
+printf '#include "api/api.h"\n' >"$tmp/rt-loose/glue.c"
+expect_fail "runtime: a loose .c" "glue.c is loose in runtime/" --runtime-sources "$tmp/rt-loose"
+
+# 10-12: the runtime's calls, on tiny objects laid out like libtidal's build folder.
+src="$tmp/rt-src" obj="$tmp/rt-obj"
+mkdir -p "$src/memory" "$src/policy" "$obj/memory" "$obj/policy"
+printf 'int evict_choose(void);\nint mem_fn(void) { return evict_choose(); }\n' >"$src/memory/low.c"
+printf 'int evict_choose(void) { return 1; }\n' >"$src/policy/high.c"
+cc -c "$src/memory/low.c" -o "$obj/memory/low.c.o"
+cc -c "$src/policy/high.c" -o "$obj/policy/high.c.o"
+expect_fail "runtime: lower calls higher" "layer 'memory' calls evict_choose() in policy/high.c" \
+  --runtime-sources "$src" --runtime-objects "$obj"
+printf 'extern int pol_state;\nint mem_get(void) { return pol_state; }\n' >"$src/memory/low.c"
+printf 'int pol_state = 1;\n' >"$src/policy/high.c"
+cc -c "$src/memory/low.c" -o "$obj/memory/low.c.o"
+cc -c "$src/policy/high.c" -o "$obj/policy/high.c.o"
+expect_fail "runtime: lower reads higher's data" "layer 'memory' uses pol_state in policy/high.c" \
+  --runtime-sources "$src" --runtime-objects "$obj"
+rm -rf "$src/policy" "$obj/policy"
+printf 'int b(void);\nint a(int n) { return n ? b() : 0; }\n' >"$src/memory/a.c"
+printf 'int a(int);\nint b(void) { return a(0); }\n' >"$src/memory/b.c"
+rm "$src/memory/low.c" "$obj/memory/low.c.o"
+cc -c "$src/memory/a.c" -o "$obj/memory/a.c.o"
+cc -c "$src/memory/b.c" -o "$obj/memory/b.c.o"
+expect_fail "runtime: files in a cycle" "files call each other in a cycle" \
+  --runtime-sources "$src" --runtime-objects "$obj"
+rm "$src/memory/b.c" # b.c moved away: its object is stale, and the cycle with it
+if out=$(python3 "$check" --runtime-sources "$src" --runtime-objects "$obj" 2>&1); then
+  echo "ok: runtime: a stale object is not looked at"
+else
+  echo "FAIL: runtime: a stale object was looked at:"; echo "$out"; fail=1
+fi
 
 exit $fail
