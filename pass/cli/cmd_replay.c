@@ -48,7 +48,7 @@ typedef struct replay_cli {
   uint64_t chunk;       /* --chunk: the runtime's chunk (0: replay's own choice) */
   const char *trace;    /* --trace FILE: the managed run's libtidal trace */
   const char *timeline; /* --timeline FILE.svg: its memory timeline */
-  const char *costs;    /* --costs FILE: the sim's cost model (runtime/sim_costs.txt format) */
+  const char *costs;    /* --costs FILE: the sim's cost model (runtime/device/sim_costs.txt format) */
   const char *profile;  /* --profile FILE: measured op durations (TIDAL_PROFILE) */
 } replay_cli;
 
@@ -130,7 +130,7 @@ static void usage(FILE *f) {
              "compares every op's output checksum.  --budget 50%% is half the modelled\n"
              "unmanaged peak; default: no budget (drops only).  Cost model keys:\n"
              "peak_flops, hbm_bw, launch, h2d_bw, d2h_bw, latency (also TIDAL_COST_<KEY>).\n"             "--chunk: the runtime's eviction unit (default 2M, the CUDA backend's);\n"
-             "--costs: the simulator's per-call cost file (runtime/sim_costs.txt format);\n"
+             "--costs: the simulator's per-call cost file (runtime/device/sim_costs.txt format);\n"
              "--profile: op durations measured on a GPU (a TIDAL_PROFILE file).\n"
              "Several FILEs: each replays in its own process, at the same time, under one\n"
              "shared --budget SIZE (JSON: workloads, combined_peak_bytes).\n"

@@ -98,7 +98,7 @@ static char size_error[320];
 const char *options_size_error(void) { return size_error; }
 
 int options_parse_size(const char *text, uint64_t *bytes, double *pct) {
-  /* The runtime's parser (runtime/size.c, Note [size syntax]): a size means
+  /* The runtime's parser (runtime/base/size.c, Note [size syntax]): a size means
    * the same in --budget as in TIDAL_BUDGET. */
   tidal_size sz;
   *bytes = 0;
