@@ -401,143 +401,13 @@ static void bind_ref(kctx *c, CXCursor decl, ptrval p, int len) {
   bind(c, b);
 }
 
-/* ---- cursor helpers -------------------------------------------------------------- */
+/* ---- syntax (the generic questions are base/cursor.h's) ---------------------------- */
 
-/* Children kept by children(): operators and if/for/while have fewer.  A
- * cast or a declaration may have more (TypeRefs, template arguments):
- * their operand and initializer come from cursor_last_expr_child. */
+/* Children read of a node whose grammar bounds them (a for or if
+ * statement, a member call's callee); more are never there.  A cast or a
+ * declaration may have more (TypeRefs, template arguments): their operand
+ * and initializer come from cursor_last_expr_child. */
 #define KIDS_MAX 16
-
-typedef struct kids {
-  CXCursor v[KIDS_MAX];
-  int n; /* children the cursor has; v holds the first KIDS_MAX of them */
-} kids;
-
-/* For the nodes whose children the grammar bounds: a caller that indexes v
- * by n checks n <= KIDS_MAX (a block or a declaration may have more: those
- * go through cursor_children_all). */
-static kids children(CXCursor cur) {
-  kids k;
-  k.n = cursor_children(cur, k.v, KIDS_MAX);
-  return k;
-}
-
-/* A growable list of cursors (parameters, call arguments). */
-struct collect_list {
-  CXCursor *v;
-  int n, cap;
-};
-
-static enum CXChildVisitResult collect_visitor(CXCursor cur, CXCursor parent, CXClientData d) {
-  struct collect_list *l = d;
-  if (l->n == l->cap) {
-    int cap = l->cap ? l->cap * 2 : 32;
-    CXCursor *nv = realloc(l->v, sizeof *nv * (size_t)cap);
-    if (!nv) return CXChildVisit_Break;
-    l->v = nv;
-    l->cap = cap;
-  }
-  l->v[l->n++] = cur;
-  return CXChildVisit_Continue;
-}
-
-/* Every child of s (cursor_children_all); out of memory reads as none.
- * Free *v. */
-static int all_children(CXCursor s, CXCursor **v) {
-  int n = cursor_children_all(s, v);
-  return n < 0 ? 0 : n;
-}
-
-static int is_expr_kind(enum CXCursorKind k) { return clang_isExpression(k); }
-
-/* Parameters of a function or function template, however many (an
- * AdamW-style helper takes 15 or more).  libclang's
- * clang_Cursor_getNumArguments answers -1 for a FunctionTemplate (a
- * templated kernel `template <class T> __global__ void k(T *out, ...)`):
- * its ParmDecl children are the parameters then.  Free v. */
-typedef struct params_list {
-  CXCursor *v;
-  int n;
-} params_list;
-
-static enum CXChildVisitResult parm_visitor(CXCursor cur, CXCursor parent, CXClientData d) {
-  if (clang_getCursorKind(cur) == CXCursor_ParmDecl) return collect_visitor(cur, parent, d);
-  return CXChildVisit_Continue;
-}
-
-static params_list fn_params(CXCursor f) {
-  struct collect_list l = {NULL, 0, 0};
-  int n = clang_Cursor_getNumArguments(f);
-  if (n >= 0) {
-    for (int i = 0; i < n; i++)
-      if (collect_visitor(clang_Cursor_getArgument(f, (unsigned)i), f, &l) == CXChildVisit_Break) break;
-  } else {
-    clang_visitChildren(f, parm_visitor, &l);
-  }
-  params_list pl = {l.v, l.n};
-  return pl;
-}
-
-static int is_pointer_type(CXType t) {
-  t = clang_getCanonicalType(t);
-  return t.kind == CXType_Pointer;
-}
-
-/* Size in bytes of an object type, 0 if it has none or it is not known.
- * clang_Type_getSizeOf must never see a placeholder type: the callee of a
- * member call (`in[i].operator float` in `(float)in[i]` of a __half) has
- * "bound member function type" and threadIdx.x "pseudo-object type", both
- * CXType_Unexposed, and asking their size crashes inside libclang.  Only
- * kinds that name real objects are asked. */
-static int type_bytes(CXType t) {
-  CXType ct = clang_getCanonicalType(t);
-  switch (ct.kind) {
-  case CXType_Invalid:
-  case CXType_Unexposed:
-  case CXType_Void:
-  case CXType_Overload:
-  case CXType_Dependent:
-  case CXType_FunctionProto:
-  case CXType_FunctionNoProto:
-  case CXType_Auto:
-  case CXType_LValueReference:
-  case CXType_RValueReference:
-  case CXType_IncompleteArray:
-  case CXType_VariableArray:
-  case CXType_DependentSizedArray:
-    return 0;
-  default:
-    break;
-  }
-  long long s = clang_Type_getSizeOf(ct);
-  return s > 0 && s < (1 << 30) ? (int)s : 0;
-}
-
-static int is_unsigned_type(CXType t) {
-  switch (clang_getCanonicalType(t).kind) {
-  case CXType_Bool:
-  case CXType_Char_U:
-  case CXType_UChar:
-  case CXType_Char16:
-  case CXType_Char32:
-  case CXType_UShort:
-  case CXType_UInt:
-  case CXType_ULong:
-  case CXType_ULongLong:
-  case CXType_UInt128:
-    return 1;
-  default:
-    return 0;
-  }
-}
-
-static int pointee_bytes(CXType t) {
-  CXType ct = clang_getCanonicalType(t);
-  if (ct.kind != CXType_Pointer && ct.kind != CXType_LValueReference &&
-      ct.kind != CXType_RValueReference)
-    return 0;
-  return type_bytes(clang_getPointeeType(ct));
-}
 
 static int pointee_is_const(CXType t) {
   return clang_isConstQualifiedType(clang_getPointeeType(t));
@@ -572,10 +442,11 @@ static int builtin_x(CXCursor e) {
     e = in;
   }
   if (clang_getCursorKind(e) != CXCursor_MemberRefExpr) return BI_NONE;
-  kids ch = children(e);
-  if (ch.n != 1) return BI_NONE;
+  CXCursor ch[1];
+  int n_ch = cursor_children(e, ch, 1);
+  if (n_ch != 1) return BI_NONE;
   char *member = cursor_member_name(e);
-  char *bn = string_and_dispose(clang_getCursorSpelling(cursor_strip(ch.v[0])));
+  char *bn = string_and_dispose(clang_getCursorSpelling(cursor_strip(ch[0])));
   int r = BI_NONE;
   if (member && bn && !strcmp(member, "x")) {
     if (!strcmp(bn, "threadIdx")) r = BI_TID;
@@ -594,9 +465,10 @@ static int is_builtin_product(CXCursor e, int a, int b) {
   if (clang_getCursorKind(e) != CXCursor_BinaryOperator ||
       clang_getCursorBinaryOperatorKind(e) != CXBinaryOperator_Mul)
     return 0;
-  kids ch = children(e);
-  if (ch.n != 2) return 0;
-  int x = builtin_x(ch.v[0]), y = builtin_x(ch.v[1]);
+  CXCursor ch[2];
+  int n_ch = cursor_children(e, ch, 2);
+  if (n_ch != 2) return 0;
+  int x = builtin_x(ch[0]), y = builtin_x(ch[1]);
   return (x == a && y == b) || (x == b && y == a);
 }
 
@@ -786,9 +658,10 @@ static lin eval_int_value(kctx *c, CXCursor e) {
     if (bx == BI_TID) return lin_cover(c, COV_TID_RAW, launch_name(c, "blockDim", "x"));
     if (bx == BI_BID) return lin_cover(c, COV_BID_RAW, launch_name(c, "gridDim", "x"));
     if (bx == BI_BDIM) return lin_cover(c, COV_BDIM_RAW, sym_add(c->a, launch_name(c, "blockDim", "x"), one));
-    kids ch = children(e);
-    if (ch.n == 1) {
-      CXCursor base = cursor_strip(ch.v[0]);
+    CXCursor ch[1];
+    int n_ch = cursor_children(e, ch, 1);
+    if (n_ch == 1) {
+      CXCursor base = cursor_strip(ch[0]);
       char *bn = string_and_dispose(clang_getCursorSpelling(base));
       char *mn = cursor_member_name(e);
       /* the launch bound of each builtin: threadIdx < blockDim, blockIdx <
@@ -806,7 +679,7 @@ static lin eval_int_value(kctx *c, CXCursor e) {
       if (dim) return lin_cover(c, COV_NONE, lb);
     }
     visit_expr(c, e);
-    return lin_opaque(c, is_unsigned_type(clang_getCursorType(e)));
+    return lin_opaque(c, cursor_is_unsigned_type(clang_getCursorType(e)));
   }
   case CXCursor_CStyleCastExpr:
   case CXCursor_CXXStaticCastExpr:
@@ -817,13 +690,14 @@ static lin eval_int_value(kctx *c, CXCursor e) {
     return lin_opaque(c, 0);
   }
   case CXCursor_BinaryOperator: {
-    kids ch = children(e);
-    if (ch.n != 2) break;
+    CXCursor ch[2];
+    int n_ch = cursor_children(e, ch, 2);
+    if (n_ch != 2) break;
     enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(e);
     /* the global thread index and the grid-stride step (Note [dense]) */
     if (op == CXBinaryOperator_Add &&
-        ((is_builtin_product(ch.v[0], BI_BID, BI_BDIM) && builtin_x(ch.v[1]) == BI_TID) ||
-         (is_builtin_product(ch.v[1], BI_BID, BI_BDIM) && builtin_x(ch.v[0]) == BI_TID)))
+        ((is_builtin_product(ch[0], BI_BID, BI_BDIM) && builtin_x(ch[1]) == BI_TID) ||
+         (is_builtin_product(ch[1], BI_BID, BI_BDIM) && builtin_x(ch[0]) == BI_TID)))
       return lin_cover(c, COV_GTID_RAW,
                        sym_mul(c->a, launch_name(c, "gridDim", "x"), launch_name(c, "blockDim", "x")));
     if (op == CXBinaryOperator_Mul && is_builtin_product(e, BI_BDIM, BI_GDIM))
@@ -832,7 +706,7 @@ static lin eval_int_value(kctx *c, CXCursor e) {
                                sym_const(c->a, 1)));
     if (op == CXBinaryOperator_Add || op == CXBinaryOperator_Sub || op == CXBinaryOperator_Mul ||
         op == CXBinaryOperator_Div || op == CXBinaryOperator_Rem || op == CXBinaryOperator_Shl) {
-      lin x = eval_int(c, ch.v[0]), y = eval_int(c, ch.v[1]);
+      lin x = eval_int(c, ch[0]), y = eval_int(c, ch[1]);
       switch (op) {
       case CXBinaryOperator_Add: {
         lin r = lin_add_scaled(c, x, y, sym_const(c->a, 1));
@@ -870,7 +744,7 @@ static lin eval_int_value(kctx *c, CXCursor e) {
     if (op == CXBinaryOperator_And || op == CXBinaryOperator_Shr) {
       /* lane = threadIdx.x & 31: in [0, M] for a constant M >= 0, whatever
        * x is; x >> k of x >= 0 is x / 2^k */
-      lin x = eval_int(c, ch.v[0]), y = eval_int(c, ch.v[1]);
+      lin x = eval_int(c, ch[0]), y = eval_int(c, ch[1]);
       int64_t m;
       if (op == CXBinaryOperator_And) {
         if (y.ok && y.n == 0 && sym_get_const(y.k, &m) && m >= 0)
@@ -891,9 +765,10 @@ static lin eval_int_value(kctx *c, CXCursor e) {
     /* -x and +x stay affine */
     enum CXUnaryOperatorKind uop = clang_getCursorUnaryOperatorKind(e);
     if (uop == CXUnaryOperator_Minus || uop == CXUnaryOperator_Plus) {
-      kids ch = children(e);
-      if (ch.n == 1) {
-        lin x = eval_int(c, ch.v[0]);
+      CXCursor ch[1];
+      int n_ch = cursor_children(e, ch, 1);
+      if (n_ch == 1) {
+        lin x = eval_int(c, ch[0]);
         lin r = lin_scale(c, x, sym_const(c->a, uop == CXUnaryOperator_Minus ? -1 : 1));
         return r.ok ? r : lin_opaque(c, 0);
       }
@@ -917,7 +792,7 @@ static lin eval_int_value(kctx *c, CXCursor e) {
    * unsigned value is >= 0 (see visit_call_value). */
   visit_expr(c, e);
   if (cursor_eval_int(e, &cv)) return lin_const(c, sym_const(c->a, cv));
-  return lin_opaque(c, is_unsigned_type(clang_getCursorType(e)));
+  return lin_opaque(c, cursor_is_unsigned_type(clang_getCursorType(e)));
 }
 
 /* Pointer values; also visits index subexpressions for their reads. */
@@ -931,7 +806,7 @@ static ptrval eval_ptr(kctx *c, CXCursor e) {
     binding *b = lookup(c, clang_getCursorReferenced(e));
     if (b && b->kind == BIND_PTR) {
       ptrval p = b->ptr;
-      int eb = pointee_bytes(ty);
+      int eb = cursor_pointee_bytes(ty);
       if (eb) p.elem_bytes = eb;
       return p;
     }
@@ -944,76 +819,82 @@ static ptrval eval_ptr(kctx *c, CXCursor e) {
   case CXCursor_CXXFunctionalCastExpr: {
     CXCursor in = cursor_last_expr_child(e);
     if (clang_Cursor_isNull(in)) return ptr_none(c);
-    ptrval p = is_pointer_type(clang_getCursorType(in)) ? eval_ptr(c, in) : ptr_none(c);
-    if (!is_pointer_type(clang_getCursorType(in))) visit_expr(c, in);
-    p.elem_bytes = pointee_bytes(ty);
+    ptrval p = cursor_is_pointer_type(clang_getCursorType(in)) ? eval_ptr(c, in) : ptr_none(c);
+    if (!cursor_is_pointer_type(clang_getCursorType(in))) visit_expr(c, in);
+    p.elem_bytes = cursor_pointee_bytes(ty);
     return p;
   }
   case CXCursor_BinaryOperator: {
-    kids ch = children(e);
+    CXCursor ch[2];
+    int n_ch = cursor_children(e, ch, 2);
     enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(e);
-    if (ch.n == 2 && (op == CXBinaryOperator_Add || op == CXBinaryOperator_Sub)) {
-      int lp = is_pointer_type(clang_getCursorType(ch.v[0]));
-      CXCursor pe = lp ? ch.v[0] : ch.v[1], ie = lp ? ch.v[1] : ch.v[0];
+    if (n_ch == 2 && (op == CXBinaryOperator_Add || op == CXBinaryOperator_Sub)) {
+      int lp = cursor_is_pointer_type(clang_getCursorType(ch[0]));
+      CXCursor pe = lp ? ch[0] : ch[1], ie = lp ? ch[1] : ch[0];
       ptrval p = eval_ptr(c, pe);
       lin idx = eval_int(c, ie);
       if (p.param < 0) return p;
-      int eb = pointee_bytes(clang_getCursorType(pe));
+      int eb = cursor_pointee_bytes(clang_getCursorType(pe));
       if (!eb) {
         p.off = lin_bad(c);
         return p;
       }
       p.off = lin_add_scaled(c, p.off, idx, sym_const(c->a, op == CXBinaryOperator_Sub ? -eb : eb));
-      p.elem_bytes = pointee_bytes(ty);
+      p.elem_bytes = cursor_pointee_bytes(ty);
       return p;
     }
-    if (ch.n == 2 && op == CXBinaryOperator_Comma) {
-      visit_expr(c, ch.v[0]);
-      return eval_ptr(c, ch.v[1]);
+    if (n_ch == 2 && op == CXBinaryOperator_Comma) {
+      visit_expr(c, ch[0]);
+      return eval_ptr(c, ch[1]);
     }
-    if (ch.n == 2 && op == CXBinaryOperator_Assign) {
+    if (n_ch == 2 && op == CXBinaryOperator_Assign) {
       visit_expr(c, e);
-      return eval_ptr(c, ch.v[0]);
+      return eval_ptr(c, ch[0]);
     }
     visit_expr(c, e);
     return ptr_none(c);
   }
   case CXCursor_UnaryOperator: {
-    kids ch = children(e);
-    if (ch.n == 1 && clang_getCursorUnaryOperatorKind(e) == CXUnaryOperator_AddrOf) {
+    CXCursor ch[1];
+    int n_ch = cursor_children(e, ch, 1);
+    if (n_ch == 1 && clang_getCursorUnaryOperatorKind(e) == CXUnaryOperator_AddrOf) {
       /* &p[i], &*p: the address, no access */
-      CXCursor in = cursor_strip(ch.v[0]);
+      CXCursor in = cursor_strip(ch[0]);
       enum CXCursorKind ik = clang_getCursorKind(in);
       if (ik == CXCursor_ArraySubscriptExpr) {
-        kids sub = children(in);
-        if (sub.n == 2) {
-          int bp = is_pointer_type(clang_getCursorType(sub.v[0]));
-          CXCursor be = bp ? sub.v[0] : sub.v[1], ie = bp ? sub.v[1] : sub.v[0];
+        CXCursor sub[2];
+        int n_sub = cursor_children(in, sub, 2);
+        if (n_sub == 2) {
+          int bp = cursor_is_pointer_type(clang_getCursorType(sub[0]));
+          CXCursor be = bp ? sub[0] : sub[1], ie = bp ? sub[1] : sub[0];
           ptrval p = eval_ptr(c, be);
           lin idx = eval_int(c, ie);
-          int eb = pointee_bytes(clang_getCursorType(be));
+          int eb = cursor_pointee_bytes(clang_getCursorType(be));
           if (p.param >= 0) p.off = eb ? lin_add_scaled(c, p.off, idx, sym_const(c->a, eb)) : lin_bad(c);
-          p.elem_bytes = pointee_bytes(ty);
+          p.elem_bytes = cursor_pointee_bytes(ty);
           return p;
         }
       }
       if (ik == CXCursor_UnaryOperator && clang_getCursorUnaryOperatorKind(in) == CXUnaryOperator_Deref) {
-        kids d = children(in);
-        if (d.n == 1) return eval_ptr(c, d.v[0]);
+        CXCursor d[1];
+        int n_d = cursor_children(in, d, 1);
+        if (n_d == 1) return eval_ptr(c, d[0]);
       }
       if (ik == CXCursor_MemberRefExpr) {
         /* &p->field, &p[i].field: inside the element; offset of the field unknown */
-        kids m = children(in);
-        if (m.n == 1) {
-          CXCursor b = cursor_strip(m.v[0]);
+        CXCursor m[1];
+        int n_m = cursor_children(in, m, 1);
+        if (n_m == 1) {
+          CXCursor b = cursor_strip(m[0]);
           ptrval p = ptr_none(c);
-          if (is_pointer_type(clang_getCursorType(b))) p = eval_ptr(c, b);
+          if (cursor_is_pointer_type(clang_getCursorType(b))) p = eval_ptr(c, b);
           else if (clang_getCursorKind(b) == CXCursor_ArraySubscriptExpr) {
-            kids sub = children(b);
-            if (sub.n == 2) {
-              p = eval_ptr(c, sub.v[0]);
-              lin idx = eval_int(c, sub.v[1]);
-              int eb = pointee_bytes(clang_getCursorType(sub.v[0]));
+            CXCursor sub[2];
+            int n_sub = cursor_children(b, sub, 2);
+            if (n_sub == 2) {
+              p = eval_ptr(c, sub[0]);
+              lin idx = eval_int(c, sub[1]);
+              int eb = cursor_pointee_bytes(clang_getCursorType(sub[0]));
               if (p.param >= 0) p.off = eb ? lin_add_scaled(c, p.off, idx, sym_const(c->a, eb)) : lin_bad(c);
             }
           }
@@ -1027,21 +908,21 @@ static ptrval eval_ptr(kctx *c, CXCursor e) {
       int len;
       ptrval p = eval_lvalue(c, in, &len);
       if (p.param >= 0 && clang_getCursorKind(in) != CXCursor_DeclRefExpr) p.off = lin_bad(c);
-      p.elem_bytes = pointee_bytes(ty);
+      p.elem_bytes = cursor_pointee_bytes(ty);
       return p;
     }
-    if (ch.n == 1) {
+    if (n_ch == 1) {
       /* p++, ++p, p--, --p of a pointer local: the value before (post) or
        * after (pre) the step; visit_expr moves the binding */
       enum CXUnaryOperatorKind op = clang_getCursorUnaryOperatorKind(e);
-      CXCursor d = local_decl(ch.v[0]);
+      CXCursor d = local_decl(ch[0]);
       if ((op == CXUnaryOperator_PostInc || op == CXUnaryOperator_PreInc ||
            op == CXUnaryOperator_PostDec || op == CXUnaryOperator_PreDec) &&
-          !clang_Cursor_isNull(d) && is_pointer_type(clang_getCursorType(d))) {
-        ptrval before = eval_ptr(c, ch.v[0]);
+          !clang_Cursor_isNull(d) && cursor_is_pointer_type(clang_getCursorType(d))) {
+        ptrval before = eval_ptr(c, ch[0]);
         visit_expr(c, e);
         if (op == CXUnaryOperator_PostInc || op == CXUnaryOperator_PostDec) return before;
-        return eval_ptr(c, ch.v[0]);
+        return eval_ptr(c, ch[0]);
       }
     }
     visit_expr(c, e);
@@ -1051,19 +932,20 @@ static ptrval eval_ptr(kctx *c, CXCursor e) {
     ptrval rp;
     lin ri;
     visit_call_value(c, e, &rp, &ri);
-    if (rp.param >= 0) rp.elem_bytes = pointee_bytes(ty);
+    if (rp.param >= 0) rp.elem_bytes = cursor_pointee_bytes(ty);
     return rp;
   }
   case CXCursor_CXXThisExpr: {
     ptrval p = c->depth > 0 ? c->this_ptr : ptr_none(c);
-    if (p.param >= 0) p.elem_bytes = pointee_bytes(ty);
+    if (p.param >= 0) p.elem_bytes = cursor_pointee_bytes(ty);
     return p;
   }
   case CXCursor_ConditionalOperator: {
-    kids ch = children(e);
-    if (ch.n == 3) {
-      visit_expr(c, ch.v[0]);
-      ptrval x = eval_ptr(c, ch.v[1]), y = eval_ptr(c, ch.v[2]);
+    CXCursor ch[3];
+    int n_ch = cursor_children(e, ch, 3);
+    if (n_ch == 3) {
+      visit_expr(c, ch[0]);
+      ptrval x = eval_ptr(c, ch[1]), y = eval_ptr(c, ch[2]);
       if (x.param >= 0 && x.param == y.param) {
         x.off = lin_bad(c);
         return x;
@@ -1087,13 +969,14 @@ static ptrval eval_ptr(kctx *c, CXCursor e) {
 static ptrval eval_lvalue(kctx *c, CXCursor e, int *len) {
   e = cursor_strip(e);
   enum CXCursorKind k = clang_getCursorKind(e);
-  *len = type_bytes(clang_getCursorType(e));
+  *len = cursor_type_bytes(clang_getCursorType(e));
   if (k == CXCursor_ArraySubscriptExpr) {
-    kids ch = children(e);
-    if (ch.n != 2) return ptr_none(c);
-    int bp = is_pointer_type(clang_getCursorType(ch.v[0]));
-    CXCursor be = bp ? ch.v[0] : ch.v[1], ie = bp ? ch.v[1] : ch.v[0];
-    if (!is_pointer_type(clang_getCursorType(be))) {
+    CXCursor ch[2];
+    int n_ch = cursor_children(e, ch, 2);
+    if (n_ch != 2) return ptr_none(c);
+    int bp = cursor_is_pointer_type(clang_getCursorType(ch[0]));
+    CXCursor be = bp ? ch[0] : ch[1], ie = bp ? ch[1] : ch[0];
+    if (!cursor_is_pointer_type(clang_getCursorType(be))) {
       /* a local or shared array: not a parameter; still read the index */
       visit_expr(c, ie);
       int dummy;
@@ -1102,29 +985,31 @@ static ptrval eval_lvalue(kctx *c, CXCursor e, int *len) {
     }
     ptrval p = eval_ptr(c, be);
     lin idx = eval_int(c, ie);
-    int eb = pointee_bytes(clang_getCursorType(be));
+    int eb = cursor_pointee_bytes(clang_getCursorType(be));
     if (p.param >= 0) p.off = eb ? lin_add_scaled(c, p.off, idx, sym_const(c->a, eb)) : lin_bad(c);
     return p;
   }
   if (k == CXCursor_UnaryOperator && clang_getCursorUnaryOperatorKind(e) == CXUnaryOperator_Deref) {
-    kids ch = children(e);
-    return ch.n == 1 ? eval_ptr(c, ch.v[0]) : ptr_none(c);
+    CXCursor ch[1];
+    int n_ch = cursor_children(e, ch, 1);
+    return n_ch == 1 ? eval_ptr(c, ch[0]) : ptr_none(c);
   }
   if (k == CXCursor_MemberRefExpr) {
-    kids ch = children(e);
-    if (ch.n == 0 && c->depth > 0 && c->this_ptr.param >= 0 &&
+    CXCursor ch[1];
+    int n_ch = cursor_children(e, ch, 1);
+    if (n_ch == 0 && c->depth > 0 && c->this_ptr.param >= 0 &&
         clang_getCursorKind(clang_getCursorReferenced(e)) == CXCursor_FieldDecl) {
       /* a field through the implicit `this` of a method analysed inline:
        * the whole object (Note [member calls]) */
       *len = c->this_ptr.elem_bytes;
       return c->this_ptr;
     }
-    if (ch.n != 1) return ptr_none(c);
-    CXCursor b = cursor_strip(ch.v[0]);
-    if (is_pointer_type(clang_getCursorType(b))) {
+    if (n_ch != 1) return ptr_none(c);
+    CXCursor b = cursor_strip(ch[0]);
+    if (cursor_is_pointer_type(clang_getCursorType(b))) {
       /* p->f: the whole element (the field offset is not tracked) */
       ptrval p = eval_ptr(c, b);
-      *len = pointee_bytes(clang_getCursorType(b));
+      *len = cursor_pointee_bytes(clang_getCursorType(b));
       return p;
     }
     int inner;
@@ -1133,8 +1018,9 @@ static ptrval eval_lvalue(kctx *c, CXCursor e, int *len) {
     return p;
   }
   if (k == CXCursor_ParenExpr) {
-    kids ch = children(e);
-    if (ch.n == 1) return eval_lvalue(c, ch.v[0], len);
+    CXCursor ch[1];
+    int n_ch = cursor_children(e, ch, 1);
+    if (n_ch == 1) return eval_lvalue(c, ch[0], len);
   }
   if (k == CXCursor_DeclRefExpr) {
     binding *b = lookup(c, clang_getCursorReferenced(e));
@@ -1169,7 +1055,7 @@ static void store(kctx *c, CXCursor lhs, unsigned mode, CXCursor rhs, int op_ass
   CXCursor d = ref_binding(c, lhs) ? clang_getNullCursor() : local_decl(lhs);
   if (!clang_Cursor_isNull(d)) {
     CXType t = clang_getCursorType(d);
-    if (is_pointer_type(t)) {
+    if (cursor_is_pointer_type(t)) {
       if (op_assign == CXBinaryOperator_Assign && !clang_Cursor_isNull(rhs)) {
         bind_ptr(c, d, eval_ptr(c, rhs));
       } else if ((op_assign == CXBinaryOperator_AddAssign || op_assign == CXBinaryOperator_SubAssign) &&
@@ -1177,7 +1063,7 @@ static void store(kctx *c, CXCursor lhs, unsigned mode, CXCursor rhs, int op_ass
         binding *b = lookup(c, d);
         lin idx = eval_int(c, rhs);
         ptrval p = b && b->kind == BIND_PTR ? b->ptr : ptr_none(c);
-        int eb = pointee_bytes(t);
+        int eb = cursor_pointee_bytes(t);
         if (p.param >= 0)
           p.off = eb ? lin_add_scaled(c, p.off, idx, sym_const(c->a, op_assign == CXBinaryOperator_SubAssign ? -eb : eb))
                      : lin_bad(c);
@@ -1233,11 +1119,12 @@ static void visit_expr(kctx *c, CXCursor e) {
   case CXCursor_UnaryOperator: {
     if (k == CXCursor_UnaryOperator) {
       enum CXUnaryOperatorKind op = clang_getCursorUnaryOperatorKind(e);
-      kids ch = children(e);
-      if (ch.n != 1) return;
+      CXCursor ch[1];
+      int n_ch = cursor_children(e, ch, 1);
+      if (n_ch != 1) return;
       if (op == CXUnaryOperator_PostInc || op == CXUnaryOperator_PreInc ||
           op == CXUnaryOperator_PostDec || op == CXUnaryOperator_PreDec) {
-        CXCursor d = local_decl(ch.v[0]);
+        CXCursor d = local_decl(ch[0]);
         if (!clang_Cursor_isNull(d) && cursor_is_integer_type(clang_getCursorType(d))) {
           binding *b = lookup(c, d);
           lin old = b && b->kind == BIND_INT ? b->val : lin_opaque(c, 0);
@@ -1245,16 +1132,16 @@ static void visit_expr(kctx *c, CXCursor e) {
           bind_int(c, d, lin_add_scaled(c, old, lin_const(c, sym_const(c->a, 1)), sym_const(c->a, inc ? 1 : -1)));
           return;
         }
-        if (!clang_Cursor_isNull(d) && is_pointer_type(clang_getCursorType(d))) {
+        if (!clang_Cursor_isNull(d) && cursor_is_pointer_type(clang_getCursorType(d))) {
           binding *b = lookup(c, d);
           ptrval p = b && b->kind == BIND_PTR ? b->ptr : ptr_none(c);
-          int eb = pointee_bytes(clang_getCursorType(d));
+          int eb = cursor_pointee_bytes(clang_getCursorType(d));
           int inc = op == CXUnaryOperator_PostInc || op == CXUnaryOperator_PreInc;
           if (p.param >= 0) p.off = eb ? lin_add_scaled(c, p.off, lin_const(c, sym_const(c->a, inc ? eb : -eb)), sym_const(c->a, 1)) : lin_bad(c);
           bind_ptr(c, d, p);
           return;
         }
-        store(c, ch.v[0], ACCESS_READWRITE, clang_getNullCursor(), -1);
+        store(c, ch[0], ACCESS_READWRITE, clang_getNullCursor(), -1);
         return;
       }
       if (op == CXUnaryOperator_AddrOf) {
@@ -1264,15 +1151,16 @@ static void visit_expr(kctx *c, CXCursor e) {
         return;
       }
       if (op != CXUnaryOperator_Deref) {
-        visit_expr(c, ch.v[0]);
+        visit_expr(c, ch[0]);
         return;
       }
     }
     if (k == CXCursor_MemberRefExpr) {
-      kids ch = children(e);
-      if (ch.n == 1) {
-        CXCursor b = cursor_strip(ch.v[0]);
-        if (!is_pointer_type(clang_getCursorType(b)) &&
+      CXCursor ch[1];
+      int n_ch = cursor_children(e, ch, 1);
+      if (n_ch == 1) {
+        CXCursor b = cursor_strip(ch[0]);
+        if (!cursor_is_pointer_type(clang_getCursorType(b)) &&
             clang_getCursorKind(b) != CXCursor_ArraySubscriptExpr &&
             clang_getCursorKind(b) != CXCursor_UnaryOperator) {
           visit_expr(c, b); /* s.x of a local struct, threadIdx.x */
@@ -1287,34 +1175,34 @@ static void visit_expr(kctx *c, CXCursor e) {
   }
   case CXCursor_BinaryOperator:
   case CXCursor_CompoundAssignOperator: {
-    kids ch = children(e);
-    if (ch.n != 2) return;
+    CXCursor ch[2];
+    if (cursor_children(e, ch, 2) != 2) return;
     enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(e);
     if (op == CXBinaryOperator_Assign) {
-      store(c, ch.v[0], ACCESS_WRITE, ch.v[1], op);
+      store(c, ch[0], ACCESS_WRITE, ch[1], op);
       return;
     }
     if (op >= CXBinaryOperator_MulAssign && op <= CXBinaryOperator_OrAssign) {
-      store(c, ch.v[0], ACCESS_READWRITE, ch.v[1], op);
+      store(c, ch[0], ACCESS_READWRITE, ch[1], op);
       return;
     }
     if ((op >= CXBinaryOperator_LT && op <= CXBinaryOperator_NE) || op == CXBinaryOperator_Cmp) {
       /* Comparing pointers reads no memory and lets nothing escape. */
       for (int i = 0; i < 2; i++)
-        if (is_pointer_type(clang_getCursorType(ch.v[i]))) eval_ptr(c, ch.v[i]);
-        else visit_expr(c, ch.v[i]);
+        if (cursor_is_pointer_type(clang_getCursorType(ch[i]))) eval_ptr(c, ch[i]);
+        else visit_expr(c, ch[i]);
       return;
     }
-    if (is_pointer_type(clang_getCursorType(e))) {
+    if (cursor_is_pointer_type(clang_getCursorType(e))) {
       ptrval p = eval_ptr(c, e); /* p + i as a value: escapes unless consumed */
       escape(c, p, ACCESS_READWRITE, "pointer escapes (stored or used where tidal cannot follow)");
       return;
     }
-    visit_expr(c, ch.v[0]);
+    visit_expr(c, ch[0]);
     /* the right of && and || runs only sometimes (Note [dense]) */
     int sc = op == CXBinaryOperator_LAnd || op == CXBinaryOperator_LOr;
     c->cond += sc;
-    visit_expr(c, ch.v[1]);
+    visit_expr(c, ch[1]);
     c->cond -= sc;
     return;
   }
@@ -1332,7 +1220,7 @@ static void visit_expr(kctx *c, CXCursor e) {
     }
     /* A pointer parameter used as a bare value (stored in a struct, a
      * shared variable, returned...): we lose track of it. */
-    if (is_pointer_type(clang_getCursorType(e))) {
+    if (cursor_is_pointer_type(clang_getCursorType(e))) {
       ptrval p = eval_ptr(c, e);
       escape(c, p, ACCESS_READWRITE, "pointer escapes (stored or used where tidal cannot follow)");
     }
@@ -1343,7 +1231,7 @@ static void visit_expr(kctx *c, CXCursor e) {
   case CXCursor_CXXStaticCastExpr:
   case CXCursor_CXXConstCastExpr:
   case CXCursor_CXXFunctionalCastExpr:
-    if (is_pointer_type(clang_getCursorType(e))) {
+    if (cursor_is_pointer_type(clang_getCursorType(e))) {
       ptrval p = eval_ptr(c, e);
       escape(c, p, ACCESS_READWRITE, "pointer escapes (stored or used where tidal cannot follow)");
       return;
@@ -1356,12 +1244,12 @@ static void visit_expr(kctx *c, CXCursor e) {
   /* every child, however many (an initializer list or constructor call
    * with more than 16 operands) */
   CXCursor *ch;
-  int nch = all_children(e, &ch);
+  int nch = cursor_children_all(e, &ch);
   for (int i = 0; i < nch; i++) {
     /* the arms of ?: run only sometimes (Note [dense]) */
     int arm = k == CXCursor_ConditionalOperator && i > 0;
     c->cond += arm;
-    if (is_expr_kind(clang_getCursorKind(ch[i]))) visit_expr(c, ch[i]);
+    if (clang_isExpression(clang_getCursorKind(ch[i]))) visit_expr(c, ch[i]);
     else visit_stmt(c, ch[i]);
     c->cond -= arm;
   }
@@ -1403,16 +1291,18 @@ static int is_method_kind(enum CXCursorKind k) {
  * libclang shows none). */
 static int member_call_object(CXCursor call, CXCursor *obj) {
   *obj = clang_getNullCursor();
-  kids ch = children(call);
-  if (ch.n < 1) return 0;
-  CXCursor callee = cursor_strip(ch.v[0]);
+  CXCursor ch[1];
+  int n_ch = cursor_children(call, ch, 1);
+  if (n_ch < 1) return 0;
+  CXCursor callee = cursor_strip(ch[0]);
   if (clang_getCursorKind(callee) != CXCursor_MemberRefExpr ||
       !is_method_kind(clang_getCursorKind(clang_getCursorReferenced(callee))))
     return 0;
-  kids mc = children(callee);
-  for (int i = 0; i < mc.n && i < KIDS_MAX; i++) /* the object comes first */
-    if (is_expr_kind(clang_getCursorKind(mc.v[i]))) {
-      *obj = mc.v[i];
+  CXCursor mc[KIDS_MAX];
+  int n_mc = cursor_children(callee, mc, KIDS_MAX);
+  for (int i = 0; i < n_mc && i < KIDS_MAX; i++) /* the object comes first */
+    if (clang_isExpression(clang_getCursorKind(mc[i]))) {
+      *obj = mc[i];
       break;
     }
   return 1;
@@ -1432,8 +1322,8 @@ static ptrval object_address(kctx *c, CXCursor obj, int *len) {
   CXCursor o = cursor_strip(obj);
   CXType ot = clang_getCursorType(o);
   ptrval p;
-  if (is_pointer_type(ot)) { /* p->m(): the object is *p */
-    *len = pointee_bytes(ot);
+  if (cursor_is_pointer_type(ot)) { /* p->m(): the object is *p */
+    *len = cursor_pointee_bytes(ot);
     p = eval_ptr(c, o);
   } else {
     enum CXCursorKind k = clang_getCursorKind(o);
@@ -1459,7 +1349,7 @@ static ptrval object_address(kctx *c, CXCursor obj, int *len) {
 static void tile_value(kctx *c, const char *name, CXCursor obj, lin *ri) {
   if (clang_Cursor_isNull(obj) || strcmp(name, "thread_rank")) return;
   CXType ot = clang_getCursorType(cursor_strip(obj));
-  if (is_pointer_type(ot)) ot = clang_getPointeeType(clang_getCanonicalType(ot));
+  if (cursor_is_pointer_type(ot)) ot = clang_getPointeeType(clang_getCanonicalType(ot));
   CXCursor decl = clang_getTypeDeclaration(clang_getCanonicalType(ot));
   if (clang_Cursor_isNull(decl)) return;
   char *dn = string_and_dispose(clang_getCursorSpelling(decl));
@@ -1498,7 +1388,7 @@ static void visit_call_value(kctx *c, CXCursor call, ptrval *rp, lin *ri) {
    * result is >= 0 (as threadIdx.x is: values are assumed not to wrap when
    * converted to int), which is what makes `warp.meta_group_rank()` and
    * the like usable in an index */
-  *ri = lin_opaque(c, is_unsigned_type(clang_getCursorType(call)));
+  *ri = lin_opaque(c, cursor_is_unsigned_type(clang_getCursorType(call)));
   char *name = callee_name(call);
   int nargs = clang_Cursor_getNumArguments(call);
   CXCursor ref = clang_getCursorReferenced(call);
@@ -1510,45 +1400,45 @@ static void visit_call_value(kctx *c, CXCursor call, ptrval *rp, lin *ri) {
      * arithmetic) and conversion functions (`operator float`).  Operator
      * form: the children are the operands around the callee reference;
      * member form: the object, then the arguments. */
-    struct collect_list args = {NULL, 0, 0};
+    CXCursor *args;
+    int na = 0;
     if (member) {
-      if (!clang_Cursor_isNull(obj)) collect_visitor(obj, call, &args);
-      for (int i = 0; i < nargs; i++) collect_visitor(clang_Cursor_getArgument(call, (unsigned)i), call, &args);
+      args = malloc(sizeof *args * (size_t)(nargs > 0 ? nargs + 1 : 1));
+      if (args && !clang_Cursor_isNull(obj)) args[na++] = obj;
+      for (int i = 0; args && i < nargs; i++)
+        args[na++] = clang_Cursor_getArgument(call, (unsigned)i);
     } else {
-      CXCursor *ch;
-      int nch = all_children(call, &ch);
-      for (int i = 0; i < nch; i++) {
-        CXCursor s = cursor_strip(ch[i]);
+      int nch = cursor_children_all(call, &args);
+      for (int i = 0; i < nch; i++) { /* the operands, kept in place */
+        CXCursor s = cursor_strip(args[i]);
         enum CXCursorKind sk = clang_getCursorKind(s);
         /* skip the callee reference itself */
         if (sk == CXCursor_DeclRefExpr && is_method_kind(clang_getCursorKind(clang_getCursorReferenced(s))))
           continue;
         if (sk == CXCursor_DeclRefExpr && clang_getCursorType(s).kind == CXType_FunctionProto) continue;
-        if (!is_expr_kind(sk)) continue;
-        collect_visitor(ch[i], call, &args);
+        if (!clang_isExpression(sk)) continue;
+        args[na++] = args[i];
       }
-      free(ch);
     }
-    int na = args.n;
     if (!strcmp(name, "operator=") && na >= 1) {
-      store(c, args.v[0], ACCESS_WRITE, na >= 2 ? args.v[1] : clang_getNullCursor(), -1);
-      for (int i = 2; i < na; i++) visit_expr(c, args.v[i]);
+      store(c, args[0], ACCESS_WRITE, na >= 2 ? args[1] : clang_getNullCursor(), -1);
+      for (int i = 2; i < na; i++) visit_expr(c, args[i]);
     } else if (strlen(name) > 9 && name[strlen(name) - 1] == '=' && strcmp(name, "operator==") &&
                strcmp(name, "operator!=") && strcmp(name, "operator<=") && strcmp(name, "operator>=") &&
                na >= 1) {
-      store(c, args.v[0], ACCESS_READWRITE, na >= 2 ? args.v[1] : clang_getNullCursor(), -1);
-      for (int i = 2; i < na; i++) visit_expr(c, args.v[i]);
+      store(c, args[0], ACCESS_READWRITE, na >= 2 ? args[1] : clang_getNullCursor(), -1);
+      for (int i = 2; i < na; i++) visit_expr(c, args[i]);
     } else if (member && !clang_Cursor_isNull(obj) && method_object_mode(ref) != ACCESS_READ) {
       /* a non-const member operator (`v[i]` of a user type, `operator()`)
        * may change its object */
       int len;
       ptrval p = object_address(c, obj, &len);
       if (method_object_mode(ref) != ACCESS_NONE) record(c, p, ACCESS_READWRITE, len, NULL);
-      for (int i = 1; i < na; i++) visit_expr(c, args.v[i]);
+      for (int i = 1; i < na; i++) visit_expr(c, args[i]);
     } else {
-      for (int i = 0; i < na; i++) visit_expr(c, args.v[i]);
+      for (int i = 0; i < na; i++) visit_expr(c, args[i]);
     }
-    free(args.v);
+    free(args);
     free(name);
     return;
   }
@@ -1557,12 +1447,12 @@ static void visit_call_value(kctx *c, CXCursor call, ptrval *rp, lin *ri) {
     c->flags |= KERNEL_ATOMICS;
     for (int i = 0; i < nargs; i++) {
       CXCursor a = clang_Cursor_getArgument(call, (unsigned)i);
-      if (i == 0 && is_pointer_type(clang_getCursorType(a))) {
+      if (i == 0 && cursor_is_pointer_type(clang_getCursorType(a))) {
         if (pointee_is_float(clang_getCursorType(a)) && strcmp(name, "atomicExch") &&
             strcmp(name, "atomicCAS"))
           c->flags |= KERNEL_NONDETERMINISTIC;
         ptrval p = eval_ptr(c, a);
-        record(c, p, ACCESS_READWRITE, pointee_bytes(clang_getCursorType(a)), NULL);
+        record(c, p, ACCESS_READWRITE, cursor_pointee_bytes(clang_getCursorType(a)), NULL);
       } else {
         visit_expr(c, a);
       }
@@ -1574,10 +1464,10 @@ static void visit_call_value(kctx *c, CXCursor call, ptrval *rp, lin *ri) {
     unsigned mode = is_load_intrinsic(name) ? ACCESS_READ : ACCESS_WRITE;
     for (int i = 0; i < nargs; i++) {
       CXCursor a = clang_Cursor_getArgument(call, (unsigned)i);
-      if (i == 0 && is_pointer_type(clang_getCursorType(a))) {
+      if (i == 0 && cursor_is_pointer_type(clang_getCursorType(a))) {
         ptrval p = eval_ptr(c, a);
-        record(c, p, mode, pointee_bytes(clang_getCursorType(a)), NULL);
-        if (mode == ACCESS_WRITE) note_cover(c, p, pointee_bytes(clang_getCursorType(a)));
+        record(c, p, mode, cursor_pointee_bytes(clang_getCursorType(a)), NULL);
+        if (mode == ACCESS_WRITE) note_cover(c, p, cursor_pointee_bytes(clang_getCursorType(a)));
       } else {
         visit_expr(c, a);
       }
@@ -1614,7 +1504,7 @@ static void visit_call_value(kctx *c, CXCursor call, ptrval *rp, lin *ri) {
   int nfp = clang_getNumArgTypes(fty);
   for (int i = 0; i < nargs; i++) {
     CXCursor a = clang_Cursor_getArgument(call, (unsigned)i);
-    if (is_pointer_type(clang_getCursorType(a))) {
+    if (cursor_is_pointer_type(clang_getCursorType(a))) {
       ptrval p = eval_ptr(c, a);
       int ro = i < nfp ? pointee_is_const(clang_getArgType(fty, (unsigned)i))
                        : pointee_is_const(clang_getCursorType(a));
@@ -1636,23 +1526,24 @@ static void analyze_helper(kctx *c, CXCursor def, CXCursor call, int nargs, ptrv
       escape(c, thisv, ACCESS_READWRITE, "passed to a recursive or deeply nested helper");
       for (int j = 0; j < nargs; j++) {
         CXCursor a = clang_Cursor_getArgument(call, (unsigned)j);
-        if (is_pointer_type(clang_getCursorType(a)))
+        if (cursor_is_pointer_type(clang_getCursorType(a)))
           escape(c, eval_ptr(c, a), ACCESS_READWRITE, "passed to a recursive or deeply nested helper");
         else
           visit_expr(c, a);
       }
       return;
     }
-  params_list pl = fn_params(def);
-  int np = pl.n;
+  CXCursor *parms;
+  int np = cursor_fn_params(def, &parms);
+  if (np < 0) return;
   binding *vals = calloc((size_t)(np > 0 ? np : 1), sizeof *vals);
   if (!vals) {
-    free(pl.v);
+    free(parms);
     return;
   }
   /* Evaluate every argument in the caller's environment first. */
   for (int i = 0; i < np; i++) {
-    CXCursor parm = pl.v[i];
+    CXCursor parm = parms[i];
     vals[i].decl = parm;
     CXType pt = clang_getCursorType(parm);
     if (i >= nargs) {
@@ -1661,13 +1552,13 @@ static void analyze_helper(kctx *c, CXCursor def, CXCursor call, int nargs, ptrv
       continue;
     }
     CXCursor a = clang_Cursor_getArgument(call, (unsigned)i);
-    if (is_pointer_type(pt)) {
+    if (cursor_is_pointer_type(pt)) {
       vals[i].kind = BIND_PTR;
       vals[i].ptr = eval_ptr(c, a);
     } else if (clang_getCanonicalType(pt).kind == CXType_LValueReference ||
                clang_getCanonicalType(pt).kind == CXType_RValueReference) {
       CXType rt = clang_getPointeeType(clang_getCanonicalType(pt));
-      if (is_pointer_type(rt)) {
+      if (cursor_is_pointer_type(rt)) {
         /* T *& parameter: the helper may move the caller's pointer */
         ptrval p = eval_ptr(c, a);
         escape(c, p, ACCESS_READWRITE, "bound to a reference parameter of a helper");
@@ -1688,7 +1579,7 @@ static void analyze_helper(kctx *c, CXCursor def, CXCursor call, int nargs, ptrv
       vals[i].val = lin_opaque(c, 0);
     }
   }
-  free(pl.v);
+  free(parms);
   int saved = c->n_env;
   for (int i = 0; i < np; i++) bind(c, vals[i]);
   free(vals);
@@ -1734,7 +1625,7 @@ static int lin_equal(const lin *x, const lin *y) {
 
 static void helper_return(kctx *c, CXCursor value) {
   CXType rt = clang_getCursorResultType(c->helpers[c->depth - 1]);
-  if (is_pointer_type(rt)) {
+  if (cursor_is_pointer_type(rt)) {
     ptrval p = eval_ptr(c, value);
     if (c->n_ret == 0) {
       c->ret_ptr = p;
@@ -1768,17 +1659,19 @@ static void apply_guard(kctx *c, CXCursor e, int negate) {
   e = cursor_strip(e);
   enum CXCursorKind k = clang_getCursorKind(e);
   if (k == CXCursor_UnaryOperator && clang_getCursorUnaryOperatorKind(e) == CXUnaryOperator_LNot) {
-    kids ch = children(e);
-    if (ch.n == 1) apply_guard(c, ch.v[0], !negate);
+    CXCursor ch[1];
+    int n_ch = cursor_children(e, ch, 1);
+    if (n_ch == 1) apply_guard(c, ch[0], !negate);
     return;
   }
   if (k != CXCursor_BinaryOperator) return;
-  kids ch = children(e);
-  if (ch.n != 2) return;
+  CXCursor ch[2];
+  int n_ch = cursor_children(e, ch, 2);
+  if (n_ch != 2) return;
   enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(e);
   if ((op == CXBinaryOperator_LAnd && !negate) || (op == CXBinaryOperator_LOr && negate)) {
-    apply_guard(c, ch.v[0], negate);
-    apply_guard(c, ch.v[1], negate);
+    apply_guard(c, ch[0], negate);
+    apply_guard(c, ch[1], negate);
     return;
   }
   if (negate) {
@@ -1794,12 +1687,12 @@ static void apply_guard(kctx *c, CXCursor e, int negate) {
   CXCursor var, lim;
   int strict;
   if (op == CXBinaryOperator_LT || op == CXBinaryOperator_LE) {
-    var = ch.v[0];
-    lim = ch.v[1];
+    var = ch[0];
+    lim = ch[1];
     strict = op == CXBinaryOperator_LT;
   } else if (op == CXBinaryOperator_GT || op == CXBinaryOperator_GE) {
-    var = ch.v[1];
-    lim = ch.v[0];
+    var = ch[1];
+    lim = ch[0];
     strict = op == CXBinaryOperator_GT;
   } else {
     return;
@@ -1916,15 +1809,17 @@ static int guard_pure(kctx *c, CXCursor e, int negate) {
   e = cursor_strip(e);
   enum CXCursorKind k = clang_getCursorKind(e);
   if (k == CXCursor_UnaryOperator && clang_getCursorUnaryOperatorKind(e) == CXUnaryOperator_LNot) {
-    kids ch = children(e);
-    return ch.n == 1 && guard_pure(c, ch.v[0], !negate);
+    CXCursor ch[1];
+    int n_ch = cursor_children(e, ch, 1);
+    return n_ch == 1 && guard_pure(c, ch[0], !negate);
   }
   if (k != CXCursor_BinaryOperator) return 0;
-  kids ch = children(e);
-  if (ch.n != 2) return 0;
+  CXCursor ch[2];
+  int n_ch = cursor_children(e, ch, 2);
+  if (n_ch != 2) return 0;
   enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(e);
   if ((op == CXBinaryOperator_LAnd && !negate) || (op == CXBinaryOperator_LOr && negate))
-    return guard_pure(c, ch.v[0], negate) && guard_pure(c, ch.v[1], negate);
+    return guard_pure(c, ch[0], negate) && guard_pure(c, ch[1], negate);
   if (negate) {
     switch (op) {
     case CXBinaryOperator_GE: op = CXBinaryOperator_LT; break;
@@ -1936,11 +1831,11 @@ static int guard_pure(kctx *c, CXCursor e, int negate) {
   }
   CXCursor var, lim;
   if (op == CXBinaryOperator_LT || op == CXBinaryOperator_LE) {
-    var = ch.v[0];
-    lim = ch.v[1];
+    var = ch[0];
+    lim = ch[1];
   } else if (op == CXBinaryOperator_GT || op == CXBinaryOperator_GE) {
-    var = ch.v[1];
-    lim = ch.v[0];
+    var = ch[1];
+    lim = ch[0];
   } else {
     return 0;
   }
@@ -1981,14 +1876,16 @@ static enum CXChildVisitResult assigned_visitor(CXCursor cur, CXCursor parent, C
   if (k == CXCursor_BinaryOperator || k == CXCursor_CompoundAssignOperator) {
     enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(cur);
     if (op >= CXBinaryOperator_Assign && op <= CXBinaryOperator_OrAssign) {
-      kids ch = children(cur);
-      if (ch.n == 2) target = local_decl(ch.v[0]);
+      CXCursor ch[1];
+      int n_ch = cursor_children(cur, ch, 1);
+      if (n_ch == 2) target = local_decl(ch[0]);
     }
   } else if (k == CXCursor_UnaryOperator) {
     enum CXUnaryOperatorKind op = clang_getCursorUnaryOperatorKind(cur);
     if (op >= CXUnaryOperator_PostInc && op <= CXUnaryOperator_PreDec) {
-      kids ch = children(cur);
-      if (ch.n == 1) target = local_decl(ch.v[0]);
+      CXCursor ch[1];
+      int n_ch = cursor_children(cur, ch, 1);
+      if (n_ch == 1) target = local_decl(ch[0]);
     }
   }
   if (!clang_Cursor_isNull(target)) {
@@ -2035,7 +1932,7 @@ static int is_return_only(CXCursor s) {
   if (k == CXCursor_CompoundStmt) {
     /* the last statement, however many come before it */
     CXCursor *st;
-    int n = all_children(s, &st);
+    int n = cursor_children_all(s, &st);
     int r = n >= 1 && clang_getCursorKind(st[n - 1]) == CXCursor_ReturnStmt;
     free(st);
     return r;
@@ -2049,25 +1946,25 @@ static int is_return_only(CXCursor s) {
 static void visit_compound(kctx *c, CXCursor s) {
   int saved = c->n_env, saved_path = c->n_path;
   CXCursor *col;
-  int ncol = all_children(s, &col);
+  int ncol = cursor_children_all(s, &col);
   for (int i = 0; i < ncol; i++) {
     CXCursor st = col[i];
     int early = 0;
-    kids ik = {.n = 0};
+    CXCursor ik[2];
     if (clang_getCursorKind(st) == CXCursor_IfStmt) {
-      ik = children(st);
       /* children: cond, then (no else) */
-      early = ik.n == 2 && is_expr_kind(clang_getCursorKind(ik.v[0])) && is_return_only(ik.v[1]);
+      early = cursor_children(st, ik, 2) == 2 && clang_isExpression(clang_getCursorKind(ik[0])) &&
+              is_return_only(ik[1]);
     }
     /* `if (v >= N) return;` is a bound guard, not an early exit (Note [dense]) */
-    int pure = early && guard_pure(c, ik.v[0], 1);
+    int pure = early && guard_pure(c, ik[0], 1);
     int saved_exit = c->exit_ok;
     c->exit_ok = pure;
     visit_stmt(c, st);
     c->exit_ok = saved_exit;
     if (early) {
       c->n_gv = 0;
-      apply_guard(c, ik.v[0], 1);
+      apply_guard(c, ik[0], 1);
       if (pure) path_push_guard(c);
     }
   }
@@ -2100,7 +1997,7 @@ static ptrval ref_target(kctx *c, CXCursor init, int *len) {
  * the environment does not model: the pointer escapes. */
 static void bind_reference(kctx *c, CXCursor d, CXType t, CXCursor init) {
   CXType rt = clang_getPointeeType(clang_getCanonicalType(t));
-  if (is_pointer_type(rt)) {
+  if (cursor_is_pointer_type(rt)) {
     ptrval p = eval_ptr(c, init);
     escape(c, p, ACCESS_READWRITE, "pointer bound to a reference");
     if (p.param >= 0) p.off = lin_bad(c);
@@ -2174,7 +2071,7 @@ static void visit_decl(kctx *c, CXCursor d) {
     bind_reference(c, d, t, init);
     return;
   }
-  if (is_pointer_type(t)) {
+  if (cursor_is_pointer_type(t)) {
     bind_ptr(c, d, clang_Cursor_isNull(init) ? ptr_none(c) : eval_ptr(c, init));
   } else if (cursor_is_integer_type(t)) {
     bind_int(c, d, clang_Cursor_isNull(init) ? lin_opaque(c, 0) : size_local(c, d, eval_int(c, init)));
@@ -2187,15 +2084,16 @@ static void visit_decl(kctx *c, CXCursor d) {
  * variable, condition, increment, body): never, but then visit_stmt walks
  * them as plain statements. */
 static int visit_for(kctx *c, CXCursor s) {
-  kids ch = children(s);
-  if (ch.n > KIDS_MAX) return 0;
-  if (ch.n == 0) return 1;
+  CXCursor ch[KIDS_MAX];
+  int n_ch = cursor_children(s, ch, KIDS_MAX);
+  if (n_ch > KIDS_MAX) return 0;
+  if (n_ch == 0) return 1;
   int saved = c->n_env;
-  CXCursor body = ch.v[ch.n - 1];
+  CXCursor body = ch[n_ch - 1];
   CXCursor init = clang_getNullCursor(), cond = clang_getNullCursor(), inc = clang_getNullCursor();
   /* libclang omits empty for-clauses: tell them apart by shape. */
-  for (int i = 0; i < ch.n - 1; i++) {
-    CXCursor x = cursor_strip(ch.v[i]);
+  for (int i = 0; i < n_ch - 1; i++) {
+    CXCursor x = cursor_strip(ch[i]);
     enum CXCursorKind k = clang_getCursorKind(x);
     int is_cmp = 0;
     if (k == CXCursor_BinaryOperator) {
@@ -2203,9 +2101,9 @@ static int visit_for(kctx *c, CXCursor s) {
       is_cmp = (op >= CXBinaryOperator_LT && op <= CXBinaryOperator_NE) ||
                op == CXBinaryOperator_LAnd || op == CXBinaryOperator_LOr;
     }
-    if (is_cmp && clang_Cursor_isNull(cond)) cond = ch.v[i];
-    else if (clang_Cursor_isNull(cond) && clang_Cursor_isNull(init)) init = ch.v[i];
-    else inc = ch.v[i];
+    if (is_cmp && clang_Cursor_isNull(cond)) cond = ch[i];
+    else if (clang_Cursor_isNull(cond) && clang_Cursor_isNull(init)) init = ch[i];
+    else inc = ch[i];
   }
   if (!clang_Cursor_isNull(init)) visit_stmt(c, init);
   /* The loop variable: bounded by the condition when its start is >= 0
@@ -2216,15 +2114,16 @@ static int visit_for(kctx *c, CXCursor s) {
   if (!clang_Cursor_isNull(inc)) {
     CXCursor x = cursor_strip(inc);
     enum CXCursorKind k = clang_getCursorKind(x);
-    kids ich = children(x);
-    if (k == CXCursor_UnaryOperator && ich.n == 1) {
+    CXCursor ich[2];
+    int n_ich = cursor_children(x, ich, 2);
+    if (k == CXCursor_UnaryOperator && n_ich == 1) {
       enum CXUnaryOperatorKind op = clang_getCursorUnaryOperatorKind(x);
-      lv = local_decl(ich.v[0]);
+      lv = local_decl(ich[0]);
       grows = op == CXUnaryOperator_PostInc || op == CXUnaryOperator_PreInc;
-    } else if (k == CXCursor_CompoundAssignOperator && ich.n == 2 &&
+    } else if (k == CXCursor_CompoundAssignOperator && n_ich == 2 &&
                clang_getCursorBinaryOperatorKind(x) == CXBinaryOperator_AddAssign) {
-      lv = local_decl(ich.v[0]);
-      lin step = eval_int(c, ich.v[1]);
+      lv = local_decl(ich[0]);
+      lin step = eval_int(c, ich[1]);
       grows = lin_nonneg(c, step);
       int64_t one;
       if (step.ok && step.n == 0 && sym_get_const(step.k, &one) && one == 1) step_kind = 1;
@@ -2250,7 +2149,7 @@ static int visit_for(kctx *c, CXCursor s) {
    * differs from its entry value from the second iteration on; a
    * recognised loop variable is rebound below */
   if (!clang_Cursor_isNull(inc)) havoc_assigned(c, inc, clang_getNullCursor());
-  if (!clang_Cursor_isNull(lv) && is_pointer_type(clang_getCursorType(lv))) {
+  if (!clang_Cursor_isNull(lv) && cursor_is_pointer_type(clang_getCursorType(lv))) {
     /* a pointer loop variable (`for (p = out; p < end; p++) *p = 0`):
      * still into its parameter, offset not tracked */
     binding *pb = lookup(c, lv);
@@ -2296,7 +2195,7 @@ static int visit_for(kctx *c, CXCursor s) {
 static void visit_stmt(kctx *c, CXCursor s) {
   if (clang_Cursor_isNull(s) || stack_too_deep(s, "statement")) return;
   enum CXCursorKind k = clang_getCursorKind(s);
-  if (is_expr_kind(k)) {
+  if (clang_isExpression(k)) {
     visit_expr(c, s);
     return;
   }
@@ -2306,44 +2205,45 @@ static void visit_stmt(kctx *c, CXCursor s) {
     return;
   case CXCursor_DeclStmt: {
     CXCursor *col;
-    int ncol = all_children(s, &col);
+    int ncol = cursor_children_all(s, &col);
     for (int i = 0; i < ncol; i++) visit_decl(c, col[i]);
     free(col);
     return;
   }
   case CXCursor_IfStmt: {
-    kids ch = children(s);
-    if (ch.n > KIDS_MAX) break; /* never (init, condition variable, condition, then, else) */
+    CXCursor ch[KIDS_MAX];
+    int n_ch = cursor_children(s, ch, KIDS_MAX);
+    if (n_ch > KIDS_MAX) break; /* never (init, condition variable, condition, then, else) */
     int ci = -1;
-    for (int i = 0; i < ch.n; i++)
-      if (is_expr_kind(clang_getCursorKind(ch.v[i]))) {
+    for (int i = 0; i < n_ch; i++)
+      if (clang_isExpression(clang_getCursorKind(ch[i]))) {
         ci = i;
         break;
       }
     if (ci < 0) {
-      for (int i = 0; i < ch.n; i++) visit_stmt(c, ch.v[i]);
+      for (int i = 0; i < n_ch; i++) visit_stmt(c, ch[i]);
       return;
     }
-    for (int i = 0; i < ci; i++) visit_stmt(c, ch.v[i]); /* init / condition variable */
-    visit_expr(c, ch.v[ci]);
+    for (int i = 0; i < ci; i++) visit_stmt(c, ch[i]); /* init / condition variable */
+    visit_expr(c, ch[ci]);
     int saved = c->n_env, saved_path = c->n_path;
     /* Note [dense]: a bound guard's then-branch runs for every index in
      * range; any other branch only sometimes */
-    int pure = ci == 0 && guard_pure(c, ch.v[ci], 0);
-    if (ci + 1 < ch.n) {
+    int pure = ci == 0 && guard_pure(c, ch[ci], 0);
+    if (ci + 1 < n_ch) {
       c->n_gv = 0;
-      apply_guard(c, ch.v[ci], 0);
+      apply_guard(c, ch[ci], 0);
       if (pure) path_push_guard(c);
       c->cond += !pure;
-      visit_stmt(c, ch.v[ci + 1]);
+      visit_stmt(c, ch[ci + 1]);
       c->cond -= !pure;
       env_restore(c, saved);
       c->n_path = saved_path;
     }
-    if (ci + 2 < ch.n) {
-      apply_guard(c, ch.v[ci], 1);
+    if (ci + 2 < n_ch) {
+      apply_guard(c, ch[ci], 1);
       c->cond++;
-      visit_stmt(c, ch.v[ci + 2]);
+      visit_stmt(c, ch[ci + 2]);
       c->cond--;
       env_restore(c, saved);
     }
@@ -2358,7 +2258,7 @@ static void visit_stmt(kctx *c, CXCursor s) {
     int saved = c->n_env;
     havoc_assigned(c, s, clang_getNullCursor());
     CXCursor *ch;
-    int nch = all_children(s, &ch);
+    int nch = cursor_children_all(s, &ch);
     c->cond++; /* Note [dense]: how often the body runs is not known */
     c->loops++;
     for (int i = 0; i < nch; i++) visit_stmt(c, ch[i]);
@@ -2381,9 +2281,10 @@ static void visit_stmt(kctx *c, CXCursor s) {
                                     (k == CXCursor_ReturnStmt && c->loops == 0));
     if (c->depth == 0 && !guard_exit) c->ctl_unsafe = 1;
     CXCursor *col;
-    int ncol = all_children(s, &col);
+    int ncol = cursor_children_all(s, &col);
     for (int i = 0; i < ncol; i++) {
-      if (k == CXCursor_ReturnStmt && c->depth > 0 && is_expr_kind(clang_getCursorKind(col[i])))
+      if (k == CXCursor_ReturnStmt && c->depth > 0 &&
+          clang_isExpression(clang_getCursorKind(col[i])))
         helper_return(c, col[i]);
       else
         visit_stmt(c, col[i]);
@@ -2395,7 +2296,7 @@ static void visit_stmt(kctx *c, CXCursor s) {
   case CXCursor_CaseStmt:
   case CXCursor_DefaultStmt: {
     CXCursor *col;
-    int ncol = all_children(s, &col);
+    int ncol = cursor_children_all(s, &col);
     c->cond++; /* Note [dense]: which case runs depends on data */
     for (int i = 0; i < ncol; i++) visit_stmt(c, col[i]);
     c->cond--;
@@ -2408,7 +2309,7 @@ static void visit_stmt(kctx *c, CXCursor s) {
   /* any other statement (and an if or for whose children are not the
    * grammar's): each child in turn */
   CXCursor *col;
-  int ncol = all_children(s, &col);
+  int ncol = cursor_children_all(s, &col);
   for (int i = 0; i < ncol; i++) visit_stmt(c, col[i]);
   free(col);
 }
@@ -2443,8 +2344,9 @@ static int analyze_kernel(pass_tu *t, CXCursor f, kernel_info *ki) {
   ki->file = file ? string_and_dispose(clang_getFileName(file)) : strdup("");
   ki->line = line;
   ki->has_body = clang_isCursorDefinition(f);
-  params_list pl = fn_params(f);
-  int np = pl.n;
+  CXCursor *parms;
+  int np = cursor_fn_params(f, &parms);
+  if (np < 0) return -1;
   ki->n_params = np;
   ki->params = calloc((size_t)(np ? np : 1), sizeof *ki->params);
   int *eb = calloc((size_t)(np ? np : 1), sizeof *eb);
@@ -2458,18 +2360,18 @@ static int analyze_kernel(pass_tu *t, CXCursor f, kernel_info *ki) {
   if (!ki->name || !ki->usr || !ki->file || !ki->params || !eb || !c.ps) {
     free(eb);
     free(c.ps);
-    free(pl.v);
+    free(parms);
     return -1;
   }
   for (int i = 0; i < np; i++) {
-    CXCursor p = pl.v[i];
+    CXCursor p = parms[i];
     CXType pt = clang_getCursorType(p);
     kernel_param *kp = &ki->params[i];
     kp->name = string_and_dispose(clang_getCursorSpelling(p));
-    kp->is_pointer = is_pointer_type(pt);
+    kp->is_pointer = cursor_is_pointer_type(pt);
     if (kp->is_pointer) {
       kp->elem_type = elem_type_name(pt);
-      kp->elem_bytes = eb[i] = pointee_bytes(pt);
+      kp->elem_bytes = eb[i] = cursor_pointee_bytes(pt);
       if (kp->elem_type && strstr(kp->elem_type, "curandState")) c.flags |= KERNEL_RNG;
       ptrval pv;
       pv.param = i;
@@ -2482,7 +2384,7 @@ static int analyze_kernel(pass_tu *t, CXCursor f, kernel_info *ki) {
                                           : lin_opaque(&c, 0));
     }
   }
-  free(pl.v);
+  free(parms);
   char **names = calloc((size_t)(np ? np : 1), sizeof *names);
   for (int i = 0; names && i < np; i++) names[i] = ki->params[i].name;
   c.param_names = names;
@@ -2700,9 +2602,10 @@ void kernels_launch_dims(CXCursor call, CXCursor *grid_x, CXCursor *block_x) {
   if (launch_kernel) {
     cfg = call;
   } else {
-    kids ch = children(call);
-    for (int i = 0; i < ch.n && i < 3 && clang_Cursor_isNull(cfg); i++)
-      if (is_config_call(ch.v[i])) cfg = cursor_strip(ch.v[i]);
+    CXCursor ch[3];
+    int n_ch = cursor_children(call, ch, 3);
+    for (int i = 0; i < n_ch && i < 3 && clang_Cursor_isNull(cfg); i++)
+      if (is_config_call(ch[i])) cfg = cursor_strip(ch[i]);
   }
   if (clang_Cursor_isNull(cfg)) return;
   int first = launch_kernel ? 1 : 0;
