@@ -112,9 +112,10 @@ typedef struct tidal_config {
   const char *shared_name;  /* names the group sharing it; NULL = one per device and user */
   /* Sim backend only. */
   size_t sim_device_bytes;       /* emulated device capacity; 0 = 16 GiB */
-  double sim_h2d_bytes_per_s;    /* 0 = the cost model's (55e9: H100, PCIe Gen5 x16, pinned) */
-  double sim_d2h_bytes_per_s;    /* 0 = the cost model's (55e9) */
-  double sim_copy_latency_s;     /* 0 = the cost model's (10e-6 per copy) */
+  double sim_h2d_bytes_per_s;    /* 0 = the cost model's (runtime/device/sim_costs.txt:
+                                    54e9, an H100 on PCIe Gen5 x16, pinned) */
+  double sim_d2h_bytes_per_s;    /* 0 = the cost model's (54e9) */
+  double sim_copy_latency_s;     /* 0 = the cost model's (7.5e-6 per copy) */
   int sim_synchronous;           /* nonzero: copies run inline, no worker thread */
   /* Pinned at tidal_init for the host store: what the swaps need (from the
    * plan or a recorded run); 0 = 64 MiB, growing by doubling later.  Bounded

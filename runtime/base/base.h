@@ -22,11 +22,6 @@
 #define RT_PRINTF(a, b)
 #endif
 
-/* The sim's copy costs come from runtime/device/sim_costs.txt; these two
- * are the fallback of the trace's copy slices and of the run-time
- * planner's copy model when the config gives none. */
-#define RT_SIM_DEFAULT_BYTES_PER_S 55e9
-#define RT_SIM_DEFAULT_LATENCY_S 10e-6
 
 /* The layer's state.  One process-wide runtime owned by the training
  * thread, no locks (Note [one thread], api/api.c); each layer keeps its own

@@ -32,6 +32,10 @@
 #include <string.h>
 #include <time.h>
 #include "base/base.h"
+/* TIDAL_COPY_*: the sim's copy costs (runtime/device/sim_costs.txt, through
+ * cmake/costs.cmake), which a copy's slice assumes when the config gives
+ * none, as the sim does */
+#include "tidal_copy_costs.h"
 
 enum { TID_COMPUTE = 1, TID_D2H, TID_H2D, TID_RUNTIME, TID_ITERATIONS };
 
@@ -243,9 +247,9 @@ static double sim_copy_seconds(int d2h, size_t bytes) {
   double bw = d2h ? rt_base.cfg.sim_d2h_bytes_per_s : rt_base.cfg.sim_h2d_bytes_per_s;
   double lat = rt_base.cfg.sim_copy_latency_s;
   if (bw <= 0)
-    bw = RT_SIM_DEFAULT_BYTES_PER_S;
+    bw = d2h ? TIDAL_COPY_D2H_BYTES_PER_S : TIDAL_COPY_H2D_BYTES_PER_S;
   if (lat <= 0)
-    lat = RT_SIM_DEFAULT_LATENCY_S;
+    lat = TIDAL_COPY_LATENCY_S;
   return lat + (double)bytes / bw;
 }
 

@@ -108,6 +108,10 @@
 #include <string.h>
 #include <time.h>
 #include "policy/planner.h"
+/* TIDAL_COPY_*: the sim's copy costs (runtime/device/sim_costs.txt, through
+ * cmake/costs.cmake), which the plan's copy model assumes when the config
+ * gives none, as the sim does */
+#include "tidal_copy_costs.h"
 
 /* Note [feedback], Note [time marks] */
 enum { RT_LEARN_ITERS = 3, RT_SAMPLE_EVERY = 16, RT_REBUILD_EVERY = 8 };
@@ -401,11 +405,11 @@ static rt_plan_params params(void) {
   p.avail_chunks = budget;
   p.margin_chunks = S->margin;
   p.h2d_bytes_per_s = rt_base.cfg.sim_h2d_bytes_per_s > 0 ? rt_base.cfg.sim_h2d_bytes_per_s
-                                                       : RT_SIM_DEFAULT_BYTES_PER_S;
+                                                           : TIDAL_COPY_H2D_BYTES_PER_S;
   p.d2h_bytes_per_s = rt_base.cfg.sim_d2h_bytes_per_s > 0 ? rt_base.cfg.sim_d2h_bytes_per_s
-                                                       : RT_SIM_DEFAULT_BYTES_PER_S;
+                                                           : TIDAL_COPY_D2H_BYTES_PER_S;
   p.latency_s = rt_base.cfg.sim_copy_latency_s > 0 ? rt_base.cfg.sim_copy_latency_s
-                                                : RT_SIM_DEFAULT_LATENCY_S;
+                                                    : TIDAL_COPY_LATENCY_S;
   p.slack = 0.1;
   return p;
 }
