@@ -21,6 +21,7 @@ static const struct {
     K(event_query_s),  K(event_sync_s),    K(stream_wait_s),   K(launch_s),
     K(launch_gap_s),   K(copy_issue_s),    K(copy_latency_s),  K(h2d_bytes_per_s),
     K(d2h_bytes_per_s), K(pin_bytes_per_s), K(host_ahead_s),   K(vmm_enqueue_s),
+    K(d2d_bytes_per_s),
 #undef K
 };
 
@@ -125,7 +126,8 @@ tidal_status rt_costs_load(const char *path, rt_costs *c) {
   free(text);
   if (rc != 0)
     return rt_error(TIDAL_ERR_CONFIG, "cost model %s", err);
-  if (c->h2d_bytes_per_s <= 0 || c->d2h_bytes_per_s <= 0 || c->pin_bytes_per_s <= 0)
+  if (c->h2d_bytes_per_s <= 0 || c->d2h_bytes_per_s <= 0 || c->pin_bytes_per_s <= 0 ||
+      c->d2d_bytes_per_s <= 0)
     return rt_error(TIDAL_ERR_CONFIG, "cost model %s: bandwidths must be positive", path);
   return TIDAL_OK;
 }
