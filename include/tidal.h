@@ -224,8 +224,7 @@ tidal_status tidal_malloc_grouped(void **p, size_t bytes, unsigned group);
  * while the allocation is relocated, so a stray use faults.  The other bits
  * are the packing group as for tidal_malloc_grouped; the bit wins over
  * TIDAL_GROUP_ARENA.  Ignored (the allocation stays at home) with
- * TIDAL_RELOCATE=0 and on the CUDA backend until its pool exists
- * (docs/limitations.md). */
+ * TIDAL_RELOCATE=0 and under a shared budget (docs/limitations.md). */
 #define TIDAL_GROUP_RELOCATABLE 0x40000000u
 
 /* Drop-in for cudaFree.  NULL is a no-op.  Waits for pending copies of the
@@ -380,7 +379,8 @@ typedef struct tidal_counters {
   uint64_t evictions;           /* chunks evicted by budget pressure (LRU) */
   double stall_seconds;         /* time the compute stream waited for data */
   double modelled_seconds;      /* sim backend: virtual clock advanced */
-  /* Sim backend, where the modelled time goes (0 on CUDA): the host's time
+  /* Sim backend, where the modelled time goes (CUDA: the first two are
+   * measured on the training thread, the last two are 0): the host's time
    * in map/unmap/set-access calls (not the VMM worker's), the host blocked
    * waiting for the device or a copy, and the compute stream idle before
    * an op: because the host had not launched it yet, or waiting for its

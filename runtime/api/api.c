@@ -31,6 +31,8 @@
 
 static uintptr_t owner_thread; /* the thread that called tidal_init */
 
+#define RT_CUDA_ROOM_BYTES ((size_t)1 << 30) /* Note [no settings] */
+
 static uintptr_t this_thread(void) { return (uintptr_t)pthread_self(); }
 
 /* Every layer's state back to zero: before tidal_init sets it up, after a
@@ -134,6 +136,19 @@ tidal_status tidal_init(const tidal_config *user) {
   size_t budget = 0;
   if ((st = rt_budget_initial(&cfg, device_free, &budget)) != TIDAL_OK)
     goto fail;
+  /* Note [no settings]: with no budget at all, a card's pool is created as
+   * the program uses it, never all of the free memory up front (issue 19:
+   * llm.c stopped at start, cuMemCreate out of memory after 71,312 of
+   * 71,314 chunks), and room stays for the CUDA context, cuBLAS/cuDNN
+   * workspaces and the program's own cudaMalloc: 5% of the free memory, at
+   * least 1 GiB. */
+  int no_budget = !cfg.budget_bytes && cfg.budget_percent == 0 && cfg.budget_device_percent == 0;
+  int lazy_pool = 0;
+  if (no_budget && strcmp(rt_dev.be->name, "cuda") == 0) {
+    size_t room = device_free / 20 > RT_CUDA_ROOM_BYTES ? device_free / 20 : RT_CUDA_ROOM_BYTES;
+    budget = device_free > 2 * room ? device_free - room : device_free / 2;
+    lazy_pool = 1;
+  }
   if (budget > device_free) {
     st = rt_error(TIDAL_ERR_DEVICE_MEMORY,
                   "tidal_init: budget of %zu bytes exceeds the %zu bytes free on the device",
@@ -151,7 +166,8 @@ tidal_status tidal_init(const tidal_config *user) {
     goto fail;
   /* Lazy under a shared budget, and for N% of a peak not measured yet: the
    * first iteration takes device memory as it uses it, not all of it. */
-  if ((st = rt_pool_init(chunk, budget, rt_pol.arb != NULL || rt_pol.budget_peak_percent > 0)) !=
+  if ((st = rt_pool_init(chunk, budget,
+                        lazy_pool || rt_pol.arb != NULL || rt_pol.budget_peak_percent > 0)) !=
       TIDAL_OK)
     goto fail;
   size_t ram = rt_host_ram_bytes();
@@ -320,7 +336,7 @@ static tidal_status malloc_grouped(void **p, size_t bytes, uint32_t group) {
   int placed = 0;
   /* Relocatable (Note [units], memory/units.c): exact bytes in the device
    * pool, its stable range only reserved.  Home instead with
-   * TIDAL_RELOCATE=0, on a backend without a pool, and under a shared budget
+   * TIDAL_RELOCATE=0, on a backend without a pool and under a shared budget
    * (the pool's growth is not counted by the arbiter yet). */
   if ((group & TIDAL_GROUP_RELOCATABLE) && !rt_base.cfg.relocate_off && rt_dev.be->pool_grow &&
       !rt_mem.share) {

@@ -63,7 +63,7 @@
   X(cuMemFreeHost) X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamWaitEvent)                      \
   X(cuStreamSynchronize) X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventQuery)     \
   X(cuEventSynchronize) X(cuMemcpyDtoHAsync) X(cuMemcpyHtoDAsync) X(cuStreamCreateWithPriority)  \
-  X(cuCtxGetStreamPriorityRange) X(cuEventElapsedTime)
+  X(cuCtxGetStreamPriorityRange) X(cuEventElapsedTime) X(cuMemcpyDtoDAsync)
 
 #define RT_STR(x) #x
 #define RT_XSTR(x) RT_STR(x) /* expands cuda.h's versioned names (cuMemGetInfo_v2) */
@@ -133,6 +133,14 @@ struct rt_backend {
     CUevent start, end;
   } *open_ops, *timed;      /* ops begun but not ended (a stack); ended, not yet read */
   size_t nopen, cap_open, ntimed, cap_timed;
+  /* The device pool of relocatable units (Note [device pool],
+   * memory/devpool.c): one handle per growth step, mapped where it grew. */
+  struct cuda_pool_piece {
+    uintptr_t addr;
+    size_t bytes;
+    CUmemGenericAllocationHandle h;
+  } *pool;
+  size_t npool, cap_pool;
 };
 
 static tidal_status cu_fail(CUresult r, const char *what) {
@@ -331,6 +339,7 @@ static void cuda_destroy(rt_backend *b) {
   free(b->open_ops);
   free(b->timed);
   free(b->phys);
+  free(b->pool);
   free(b);
 }
 
@@ -347,20 +356,89 @@ static void cuda_release(rt_backend *b, uintptr_t addr, size_t bytes) {
   CU(cuMemAddressFree)((CUdeviceptr)addr, bytes);
 }
 
+/* Note [measured host time]: the training thread's time inside the
+ * driver's virtual-memory calls and blocked in waits is measured (the
+ * counters the sim models: modelled_vmm_seconds, modelled_host_wait_seconds)
+ * so that one card run shows where the host's time goes.  The VMM worker's
+ * calls are not counted: they are off the training thread. */
+static void vmm_time(double t0) { RT_COUNT_TIME(modelled_vmm_seconds, now_s() - t0); }
+
 static tidal_status cuda_map(rt_backend *b, uintptr_t addr, uint32_t phys, rt_event *ready) {
   memset(ready, 0, sizeof *ready); /* cuMemMap is synchronous: usable once access is set */
-  CHECK(CU(cuMemMap)((CUdeviceptr)addr, b->chunk_bytes, 0, b->phys[phys], 0), "cuMemMap");
+  double t0 = now_s();
+  CUresult r = CU(cuMemMap)((CUdeviceptr)addr, b->chunk_bytes, 0, b->phys[phys], 0);
+  vmm_time(t0);
+  CHECK(r, "cuMemMap");
   return TIDAL_OK;
 }
 
 static tidal_status cuda_set_access(rt_backend *b, uintptr_t addr, size_t bytes) {
-  CHECK(CU(cuMemSetAccess)((CUdeviceptr)addr, bytes, &b->access, 1), "cuMemSetAccess");
+  double t0 = now_s();
+  CUresult r = CU(cuMemSetAccess)((CUdeviceptr)addr, bytes, &b->access, 1);
+  vmm_time(t0);
+  CHECK(r, "cuMemSetAccess");
   return TIDAL_OK;
 }
 
 static tidal_status cuda_unmap(rt_backend *b, uintptr_t addr, uint32_t phys) {
   /* Note [unmap ordering]: the caller waited for the chunk's last use. */
-  CHECK(CU(cuMemUnmap)((CUdeviceptr)addr, b->chunk_bytes), "cuMemUnmap");
+  double t0 = now_s();
+  CUresult r = CU(cuMemUnmap)((CUdeviceptr)addr, b->chunk_bytes);
+  vmm_time(t0);
+  CHECK(r, "cuMemUnmap");
+  return TIDAL_OK;
+}
+
+/* The device pool grows by one handle of `bytes` (a multiple of the
+ * granularity: the pool's steps are), mapped and granted at addr. */
+static tidal_status cuda_pool_grow(rt_backend *b, uintptr_t addr, size_t bytes) {
+  if (b->npool == b->cap_pool) {
+    size_t cap = b->cap_pool ? b->cap_pool * 2 : 16;
+    struct cuda_pool_piece *n = realloc(b->pool, cap * sizeof *n);
+    if (!n)
+      return rt_error(TIDAL_ERR_HOST_MEMORY, "cuda backend: out of host memory for the pool");
+    b->pool = n;
+    b->cap_pool = cap;
+  }
+  double t0 = now_s();
+  CUmemGenericAllocationHandle h = 0;
+  CUresult r = CU(cuMemCreate)(&h, bytes, &b->prop, 0);
+  if (r == CUDA_SUCCESS) {
+    r = CU(cuMemMap)((CUdeviceptr)addr, bytes, 0, h, 0);
+    if (r == CUDA_SUCCESS) {
+      r = CU(cuMemSetAccess)((CUdeviceptr)addr, bytes, &b->access, 1);
+      if (r != CUDA_SUCCESS)
+        CU(cuMemUnmap)((CUdeviceptr)addr, bytes);
+    }
+    if (r != CUDA_SUCCESS)
+      CU(cuMemRelease)(h);
+  }
+  vmm_time(t0);
+  if (r != CUDA_SUCCESS)
+    return cu_fail(r, "growing the device pool (cuMemCreate, cuMemMap, cuMemSetAccess)");
+  b->pool[b->npool].addr = addr;
+  b->pool[b->npool].bytes = bytes;
+  b->pool[b->npool].h = h;
+  b->npool++;
+  return TIDAL_OK;
+}
+
+static void cuda_pool_release(rt_backend *b, uintptr_t addr, size_t reserved, size_t mapped) {
+  (void)mapped;
+  for (size_t i = 0; i < b->npool; i++) {
+    CU(cuMemUnmap)((CUdeviceptr)b->pool[i].addr, b->pool[i].bytes);
+    CU(cuMemRelease)(b->pool[i].h);
+  }
+  b->npool = 0;
+  CU(cuMemAddressFree)((CUdeviceptr)addr, reserved);
+}
+
+/* A gather's or compaction's move, on the op's stream: ordered after the
+ * ops that used the source and before those that use the destination. */
+static tidal_status cuda_copy_d2d(rt_backend *b, uintptr_t dst, uintptr_t src, size_t bytes,
+                                  tidal_stream s) {
+  CHECK(CU(cuMemcpyDtoDAsync)((CUdeviceptr)dst, (CUdeviceptr)src, bytes, (CUstream)s),
+        "cuMemcpyDtoDAsync");
   return TIDAL_OK;
 }
 
@@ -469,9 +547,12 @@ static tidal_status cuda_event_sync(rt_backend *b, const rt_event *ev, double *w
   if (!ev->handle)
     return TIDAL_OK;
   double t0 = now_s();
-  CHECK(CU(cuEventSynchronize)((CUevent)ev->handle), "cuEventSynchronize");
+  CUresult r = CU(cuEventSynchronize)((CUevent)ev->handle);
+  double w = now_s() - t0;
+  RT_COUNT_TIME(modelled_host_wait_seconds, w); /* Note [measured host time] */
+  CHECK(r, "cuEventSynchronize");
   if (waited_s)
-    *waited_s += now_s() - t0;
+    *waited_s += w;
   return TIDAL_OK;
 }
 
@@ -550,9 +631,12 @@ static tidal_status cuda_mark_wait(rt_backend *b, uint64_t m, double *waited_s) 
   if (m < b->done_upto)
     return TIDAL_OK;
   double t0 = now_s();
-  CHECK(CU(cuEventSynchronize)(b->marks[m - b->mark_base]), "cuEventSynchronize (last-use mark)");
+  CUresult r = CU(cuEventSynchronize)(b->marks[m - b->mark_base]);
+  double w = now_s() - t0;
+  RT_COUNT_TIME(modelled_host_wait_seconds, w); /* Note [measured host time] */
+  CHECK(r, "cuEventSynchronize (last-use mark)");
   if (waited_s)
-    *waited_s += now_s() - t0;
+    *waited_s += w;
   marks_poll(b);
   return TIDAL_OK;
 }
@@ -767,6 +851,9 @@ const rt_backend_ops rt_backend_cuda_ops = {
     .phys_add = cuda_phys_add,
     .phys_remove = cuda_phys_remove,
     .destroy = cuda_destroy,
+    .pool_grow = cuda_pool_grow,
+    .pool_release = cuda_pool_release,
+    .copy_d2d = cuda_copy_d2d,
     .reserve = cuda_reserve,
     .release = cuda_release,
     .map = cuda_map,
