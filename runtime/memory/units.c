@@ -28,8 +28,9 @@
  *    next to it, evicting what is in the way, or fails (TIDAL_ERR_UNSUPPORTED)
  *    when an op's own units are in the way (only explicitly nested ops can
  *    get there; the pass never nests).
- *  - Limits of this step (docs/limitations.md): the run-time planner and
- *    recompute closures do not act on units (hints, the LRU and swaps do);
+ *  - Limits of this step (docs/limitations.md): recompute closures do not
+ *    act on units, and the run-time planner acts only on units entirely
+ *    inside its chunk grid's groups (policy/plan_exec.c);
  *    a dirty unit that cannot get a host copy stays resident (TIDAL_ERR_BUDGET
  *    when nothing else can go), with no exchange (Note [exchange]).
  * The device pool and the units' host store are devpool.c's. */
