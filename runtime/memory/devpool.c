@@ -283,16 +283,70 @@ static int uhost_grow(size_t len) {
   return 1;
 }
 
+/* Frees the pending host copies whose restores are done (oldest first;
+ * wait: the oldest at least, blocking). */
+static void uhost_reap(int wait) {
+  size_t done = 0;
+  while (done < rt_mem.uhost_npend) {
+    struct rt_uhost_pend *p = &rt_mem.uhost_pend[done];
+    if (!rt_dev_event_done(&p->ev)) {
+      if (!wait || done)
+        break;
+      rt_dev_event_sync(&p->ev, NULL);
+    }
+    rt_dev_event_release(&p->ev);
+    rt_span_blk *b = rt_span_find(&rt_mem.uhost, (size_t)p->off);
+    if (b)
+      rt_mem.uhost_pend_bytes -= b->len;
+    rt_span_free(&rt_mem.uhost, (size_t)p->off);
+    done++;
+  }
+  memmove(rt_mem.uhost_pend, rt_mem.uhost_pend + done,
+          (rt_mem.uhost_npend - done) * sizeof *rt_mem.uhost_pend);
+  rt_mem.uhost_npend -= done;
+}
+
 int64_t rt_uhost_alloc(size_t len, void *owner) {
   size_t off;
-  if (rt_span_alloc(&rt_mem.uhost, len, 0, owner, &off))
-    return (int64_t)off;
+  if (rt_mem.uhost_npend)
+    uhost_reap(0);
+  for (;;) {
+    if (rt_span_alloc(&rt_mem.uhost, len, 0, owner, &off))
+      return (int64_t)off;
+    if (!rt_mem.uhost_npend)
+      break;
+    uhost_reap(1); /* a copy given up but still read: wait for it before pinning more */
+  }
   if (!uhost_grow(len) || !rt_span_alloc(&rt_mem.uhost, len, 0, owner, &off))
     return -1; /* full: the caller keeps the data where it is (nothing is lost) */
   return (int64_t)off;
 }
 
 void rt_uhost_free(int64_t off) { rt_span_free(&rt_mem.uhost, (size_t)off); }
+
+void rt_uhost_free_after(int64_t off, rt_event *ev) {
+  if (rt_mem.uhost_npend == rt_mem.uhost_cap_pend) {
+    size_t cap = rt_mem.uhost_cap_pend ? rt_mem.uhost_cap_pend * 2 : 64;
+    struct rt_uhost_pend *n = realloc(rt_mem.uhost_pend, cap * sizeof *n);
+    if (!n) { /* no room to remember it: wait for it now */
+      rt_dev_event_sync(ev, NULL);
+      rt_dev_event_release(ev);
+      rt_uhost_free(off);
+      return;
+    }
+    rt_mem.uhost_pend = n;
+    rt_mem.uhost_cap_pend = cap;
+  }
+  rt_span_blk *b = rt_span_find(&rt_mem.uhost, (size_t)off);
+  if (b) {
+    b->owner = NULL; /* nobody's: it goes once the copy is done */
+    rt_mem.uhost_pend_bytes += b->len;
+  }
+  rt_mem.uhost_pend[rt_mem.uhost_npend].off = off;
+  rt_mem.uhost_pend[rt_mem.uhost_npend].ev = *ev;
+  rt_mem.uhost_npend++;
+  memset(ev, 0, sizeof *ev);
+}
 
 void *rt_uhost_addr(int64_t off) {
   size_t piece = (size_t)off >> RT_UHOST_SHIFT;
@@ -301,6 +355,9 @@ void *rt_uhost_addr(int64_t off) {
 }
 
 void rt_units_destroy(void) {
+  while (rt_mem.uhost_npend)
+    uhost_reap(1);
+  free(rt_mem.uhost_pend);
   if (rt_mem.dpool_base)
     rt_dev.be->pool_release(rt_dev.b, rt_mem.dpool_base, rt_mem.dpool_reserved,
                             rt_mem.dpool_mapped);

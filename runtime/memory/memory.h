@@ -313,6 +313,11 @@ typedef struct rt_mem_state {
   size_t uhost_sizes[RT_HOST_PIECES_MAX];
   uint32_t uhost_npieces;
   size_t uhost_pinned;           /* bytes pinned for it: counted against the host budget */
+  struct rt_uhost_pend {         /* host copies given up while a restore may still read them */
+    int64_t off;
+    rt_event ev;
+  } *uhost_pend;
+  size_t uhost_npend, uhost_cap_pend, uhost_pend_bytes;
   size_t host_budget;            /* bytes, both stores together */
   const tidal_site **warned;     /* sites warned about an undeclared tidal_at */
   size_t nwarned;
@@ -546,6 +551,9 @@ RT_HIDDEN uintptr_t rt_unit_dev(const rt_chunk *c);
  * host budget; -1 when full.  Freeing waits for a copy still reading it. */
 RT_HIDDEN int64_t rt_uhost_alloc(size_t len, void *owner);
 RT_HIDDEN void rt_uhost_free(int64_t off);
+/* Frees off once ev (a restore copy reading it) is done; takes ev over
+ * (Note [deferred slot free], as the slot store does). */
+RT_HIDDEN void rt_uhost_free_after(int64_t off, rt_event *ev);
 RT_HIDDEN void *rt_uhost_addr(int64_t off);
 RT_HIDDEN void rt_units_destroy(void);
 /* Test hook: 0, or -1 and a message: the pool's blocks are the units'. */

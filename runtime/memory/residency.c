@@ -533,7 +533,10 @@ static void retire_host_ev(rt_chunk *c) {
 
 void rt_chunk_free_host(rt_chunk *c) {
   if (c->unit) { /* the units' store: after any restore still reading it */
-    if (c->host_slot >= 0) {
+    if (c->host_slot >= 0 && c->host_ev_pending) {
+      rt_uhost_free_after(c->host_slot, &c->host_ev); /* Note [deferred slot free] */
+      c->host_ev_pending = 0;
+    } else if (c->host_slot >= 0) {
       retire_host_ev(c);
       rt_uhost_free(c->host_slot);
     }

@@ -522,10 +522,11 @@ static void one_round(const profile *prof, int synchronous) {
   th_check_host("the final frees");
   tidal_stats st = th_stats();
   if (reloc_mode)
-    printf("[%s] relocated %llu B, device to device %llu B, gathers %llu, nested ops refused %d\n",
+    printf("[%s] relocated %llu B, device to device %llu B, gathers %llu, compactions %llu, "
+           "nested ops refused %d\n",
            prof->name, (unsigned long long)st.total.relocated_bytes,
            (unsigned long long)st.total.d2d_bytes, (unsigned long long)st.total.gathers,
-           nested_refused);
+           (unsigned long long)st.total.compactions, nested_refused);
   printf("[%s, %s copies] out %llu B, in %llu B (prefetched %llu), dropped %llu B, recomputes "
          "%llu (closure runs %d, failed %d), faults %llu, evictions %llu, peak %llu of %llu B\n",
          prof->name, synchronous ? "synchronous" : "threaded",

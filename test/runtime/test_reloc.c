@@ -10,6 +10,8 @@
  *    fits a 7.5 MiB budget at 2 MiB chunks (home, with TIDAL_RELOCATE=0's
  *    config, the same op needs 10 MiB of chunks and fails);
  *  - swap-out, prefetch and drop of units are copies with no VMM call;
+ *  - a fragmented pool at its limit compacts (device-to-device) rather
+ *    than evict;
  *  - a full host store is TIDAL_ERR_BUDGET, never a crash or a lost byte;
  *  - tidal_home brings an allocation back to its stable address.
  * Built for the CUDA backend too (label gpu; never run on a card yet): the
@@ -252,6 +254,60 @@ static void test_host_full(void) {
   CHECK_OK(tidal_shutdown());
 }
 
+/* Note [compaction]: a pool at its limit with the bytes free but in holes
+ * slides its blocks down.  Budget 16 KiB (pool steps of 4 KiB, at most
+ * 32 KiB mapped); 2 KiB tensors; four stay resident, spread out, so that
+ * no hole holds 8 KiB. */
+static void test_compaction(void) {
+  if (GPU)
+    return; /* the layout assumes the sim's 4 KiB granularity */
+  tidal_config cfg;
+  th_config(&cfg, 4096, 4096 * 4);
+  th_init(&cfg);
+  size_t K = 1024;
+  unsigned char *x[8], *y[6];
+  for (int i = 0; i < 8; i++) {
+    x[i] = rmalloc(2 * K);
+    op_write(x[i], 2 * K, 100 + (uint64_t)i); /* pool [0, 16K) */
+  }
+  for (int i = 0; i < 8; i++)
+    if (i != 0 && i != 4)
+      CHECK_OK(tidal_swap_out(x[i], 2 * K));
+  CHECK_OK(tidal_synchronize()); /* parked: their blocks stay held */
+  for (int i = 0; i < 6; i++) {
+    y[i] = rmalloc(2 * K);
+    op_write(y[i], 2 * K, 200 + (uint64_t)i); /* [16K, 28K) */
+  }
+  for (int i = 1; i < 6; i++)
+    if (i != 4)
+      CHECK_OK(tidal_swap_out(y[i], 2 * K));
+  CHECK_OK(tidal_synchronize());
+  CHECK_OK(rt_release_parked()); /* resident: x0, x4, y0, y4, 2 KiB each, 6 KiB apart */
+  check_units("before the compaction");
+  tidal_stats s0 = th_stats();
+  CHECK(s0.resident_bytes == 8 * K && s0.total.compactions == 0);
+  unsigned char *z = rmalloc(8 * K);
+  op_write(z, 8 * K, 300); /* no 8 KiB hole, no room to grow: compaction */
+  tidal_stats s1 = th_stats();
+  CHECK(s1.total.compactions == 1);
+  CHECK(s1.total.d2d_bytes - s0.total.d2d_bytes == 6 * K); /* x4, y0, y4 slid down */
+  CHECK(s1.total.evictions == s0.total.evictions);          /* nothing had to go */
+  check_units("after the compaction");
+  op_check(x[0], 0, 2 * K, 0, 100);
+  op_check(x[4], 0, 2 * K, 0, 104);
+  op_check(y[0], 0, 2 * K, 0, 200);
+  op_check(y[4], 0, 2 * K, 0, 204);
+  op_check(z, 0, 8 * K, 0, 300);
+  for (int i = 1; i < 8; i++) /* and the ones on the host */
+    op_check(x[i], 0, 2 * K, 0, 100 + (uint64_t)i);
+  CHECK_OK(tidal_free(z));
+  for (int i = 0; i < 8; i++)
+    CHECK_OK(tidal_free(x[i]));
+  for (int i = 0; i < 6; i++)
+    CHECK_OK(tidal_free(y[i]));
+  CHECK_OK(tidal_shutdown());
+}
+
 static void test_home(void) {
   tidal_config cfg;
   th_config(&cfg, 4096, 4096 * 16);
@@ -287,6 +343,7 @@ int main(int argc, char **argv) {
   test_split_gather();
   test_budget();
   test_host_full();
+  test_compaction();
   test_home();
   printf("ok\n");
   return 0;
