@@ -79,7 +79,9 @@ void rt_budget_iteration_end(void) {
     return;
   size_t peak = (size_t)rt_base.total.peak_resident_bytes;
   size_t cb = rt_mem.chunk_bytes;
-  size_t want = (size_t)((double)peak * rt_pol.budget_peak_percent / 100.0) / cb * cb;
+  size_t want = (size_t)((double)peak * rt_pol.budget_peak_percent / 100.0);
+  if (!rt_mem.reloc_seen) /* whole chunks; units count exact bytes (Note [units]) */
+    want = want / cb * cb;
   if (want < cb)
     want = cb;
   rt_pol.budget_peak_bytes = peak;

@@ -308,6 +308,35 @@ static void test_compaction(void) {
   CHECK_OK(tidal_shutdown());
 }
 
+/* A budget of 50% of the first iteration's peak: the units holding it
+ * give back the excess when it applies (rt_phys_shrink), nothing lost. */
+static void test_budget_shrink(void) {
+  tidal_config cfg;
+  th_config(&cfg, 4096, 0);
+  cfg.budget_bytes = 0;
+  cfg.budget_percent = 50;
+  th_init(&cfg);
+  size_t K = 1024;
+  unsigned char *t[8];
+  CHECK_OK(tidal_iteration_begin());
+  for (int i = 0; i < 8; i++) {
+    t[i] = rmalloc(8 * K + 100);
+    op_write(t[i], 8 * K + 100, 400 + (uint64_t)i);
+  }
+  CHECK_OK(tidal_iteration_end());
+  CHECK_OK(tidal_synchronize());
+  tidal_stats s = th_stats();
+  CHECK(s.budget_bytes == 4 * (8 * K + 100)); /* half the peak, exact */
+  CHECK(s.resident_bytes <= s.budget_bytes);
+  check_units("after the budget shrank");
+  for (int i = 0; i < 8; i++)
+    op_check(t[i], 0, 8 * K + 100, 0, 400 + (uint64_t)i);
+  CHECK(th_stats().total.peak_resident_bytes == 8 * (8 * K + 100));
+  for (int i = 0; i < 8; i++)
+    CHECK_OK(tidal_free(t[i]));
+  CHECK_OK(tidal_shutdown());
+}
+
 static void test_home(void) {
   tidal_config cfg;
   th_config(&cfg, 4096, 4096 * 16);
@@ -344,6 +373,7 @@ int main(int argc, char **argv) {
   test_budget();
   test_host_full();
   test_compaction();
+  test_budget_shrink();
   test_home();
   printf("ok\n");
   return 0;
