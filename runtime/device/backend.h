@@ -123,10 +123,12 @@ typedef struct rt_backend_ops {
    * NULL: the backend has no pool (relocatable allocations stay home). */
   tidal_status (*pool_grow)(rt_backend *b, uintptr_t addr, size_t bytes);
   void (*pool_release)(rt_backend *b, uintptr_t addr, size_t reserved, size_t mapped);
-  /* A device-to-device copy on stream s after the work enqueued there (a
-   * gather, compaction, tidal_home): later work on s follows it. */
+  /* A device-to-device copy on stream s after the work enqueued there and,
+   * if `after` is another stream, after the work enqueued on it (the
+   * source's last writer), for a gather, compaction or tidal_home: later
+   * work on s follows it. */
   tidal_status (*copy_d2d)(rt_backend *b, uintptr_t dst, uintptr_t src, size_t bytes,
-                           tidal_stream s);
+                           tidal_stream s, tidal_stream after);
 
   /* Nonzero if the event completed (never blocks). */
   int (*event_done)(rt_backend *b, const rt_event *ev);

@@ -389,6 +389,9 @@ static tidal_status cuda_unmap(rt_backend *b, uintptr_t addr, uint32_t phys) {
   return TIDAL_OK;
 }
 
+static tidal_status event_get(rt_backend *b, CUevent *ev);
+static void cuda_event_release(rt_backend *b, rt_event *ev);
+
 /* The device pool grows by one handle of `bytes` (a multiple of the
  * granularity: the pool's steps are), mapped and granted at addr. */
 static tidal_status cuda_pool_grow(rt_backend *b, uintptr_t addr, size_t bytes) {
@@ -436,7 +439,19 @@ static void cuda_pool_release(rt_backend *b, uintptr_t addr, size_t reserved, si
 /* A gather's or compaction's move, on the op's stream: ordered after the
  * ops that used the source and before those that use the destination. */
 static tidal_status cuda_copy_d2d(rt_backend *b, uintptr_t dst, uintptr_t src, size_t bytes,
-                                  tidal_stream s) {
+                                  tidal_stream s, tidal_stream after) {
+  if (after != s) { /* the source's last writer ran on another stream */
+    CUevent ev;
+    tidal_status st = event_get(b, &ev);
+    if (st != TIDAL_OK)
+      return st;
+    CUresult r = CU(cuEventRecord)(ev, (CUstream)after);
+    if (r == CUDA_SUCCESS)
+      r = CU(cuStreamWaitEvent)((CUstream)s, ev, 0);
+    rt_event done = {0, 0, ev, 0};
+    cuda_event_release(b, &done); /* reused only after the wait is enqueued: stream order */
+    CHECK(r, "ordering a device-to-device copy after its source's writer");
+  }
   CHECK(CU(cuMemcpyDtoDAsync)((CUdeviceptr)dst, (CUdeviceptr)src, bytes, (CUstream)s),
         "cuMemcpyDtoDAsync");
   return TIDAL_OK;

@@ -445,8 +445,8 @@ static void sim_pool_release(rt_backend *b, uintptr_t addr, size_t reserved, siz
 /* On the compute stream: the sim's "kernels" run on the host, so the copy
  * is done now; the device timeline pays its modelled duration. */
 static tidal_status sim_copy_d2d(rt_backend *b, uintptr_t dst, uintptr_t src, size_t bytes,
-                                 tidal_stream s) {
-  (void)s;
+                                 tidal_stream s, tidal_stream after) {
+  (void)s, (void)after; /* one compute timeline */
   memmove((void *)dst, (const void *)src, bytes);
   b->t_host += b->c.copy_issue_s;
   double start = max2(max2(b->t_dev + b->c.launch_gap_s, b->t_host), b->dev_wait);

@@ -152,7 +152,7 @@ static tidal_status compact(void) {
       for (size_t k = 0; k < len && st == TIDAL_OK; k += step)
         st = rt_dev.be->copy_d2d(rt_dev.b, rt_mem.dpool_base + to + k,
                                  rt_mem.dpool_base + b->off + k, len - k < step ? len - k : step,
-                                 rt_mem.stream);
+                                 rt_mem.stream, u->c.writer);
       if (st != TIDAL_OK)
         return st;
       RT_COUNT(d2d_bytes, len);

@@ -246,7 +246,8 @@ static tidal_status move_unit(rt_unit *u, size_t to, uint64_t stamp, int *copied
   size_t len = u->hi - u->lo;
   if (carries_data(u, stamp)) {
     tidal_status st = rt_dev.be->copy_d2d(rt_dev.b, rt_mem.dpool_base + to,
-                                          rt_mem.dpool_base + u->block, len, rt_mem.stream);
+                                          rt_mem.dpool_base + u->block, len, rt_mem.stream,
+                                          u->c.writer);
     if (st != TIDAL_OK)
       return st;
     RT_COUNT(d2d_bytes, len);
@@ -574,7 +575,7 @@ tidal_status rt_units_home(rt_alloc *a) {
     size_t len = u->hi - u->lo;
     uintptr_t to = a->base + u->lo;
     if (rt_chunk_mapped(c) || (c->parked && c->state != RT_DROPPED)) {
-      st = rt_dev.be->copy_d2d(rt_dev.b, to, rt_unit_dev(c), len, rt_mem.stream);
+      st = rt_dev.be->copy_d2d(rt_dev.b, to, rt_unit_dev(c), len, rt_mem.stream, c->writer);
       RT_COUNT(d2d_bytes, len);
       copied = 1;
     } else if (c->host_slot >= 0) {
