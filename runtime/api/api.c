@@ -607,6 +607,11 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
     }
   }
 
+  /* Groups of units with no block yet are restored straight into one span
+   * (Note [placed in advance], memory/units.c). */
+  if (nrloc && (st = rt_units_gather(rloc_a, rloc_off, rloc_len, nrloc, stamp, 1)) != TIDAL_OK)
+    goto fail;
+
   /* 2b. Restore: chunks whose data the op needs first (they may recurse
    * into recompute closures, which push frames and may read chunks this op
    * only writes), then write-only ones (Note [write-only restore]). */
@@ -631,7 +636,7 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
   if ((st = rt_chunks_ready(f->pin_start, f->pin_end)) != TIDAL_OK)
     goto fail;
   /* Accesses that overlap get their units contiguous (Note [units]). */
-  if (nrloc && (st = rt_units_gather(rloc_a, rloc_off, rloc_len, nrloc, stamp)) != TIDAL_OK)
+  if (nrloc && (st = rt_units_gather(rloc_a, rloc_off, rloc_len, nrloc, stamp, 0)) != TIDAL_OK)
     goto fail;
   if (rloc_a != rloc_local)
     free(rloc_a);
@@ -664,6 +669,8 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
 fail:
   if (rloc_a != rloc_local)
     free(rloc_a);
+  if (rt_mem.nreloc)
+    rt_units_unplace(f->pin_start, rt_mem.npinned); /* places not taken by a restore */
   for (size_t i = f->pin_start; i < rt_mem.npinned; i++)
     rt_chunk_unrestore(rt_mem.pinned[i].c); /* a failed begin loses nothing */
   rt_frame_unwind();

@@ -208,6 +208,11 @@ uintptr_t rt_unit_dev(const rt_chunk *c) { return rt_mem.dpool_base + rt_unit_of
 tidal_status rt_unit_bind(rt_chunk *c, const char *why) {
   rt_unit *u = rt_unit_of(c);
   size_t len = u->hi - u->lo, off;
+  if (u->placed) { /* its place in its group's span (Note [placed in advance]) */
+    u->placed = 0;
+    c->ready_pending = 0;
+    return TIDAL_OK; /* counted as resident when placed */
+  }
   tidal_status st = rt_pool_place(len, u->lo, u, 0, why, &off);
   if (st != TIDAL_OK)
     return st;

@@ -119,6 +119,8 @@ typedef struct rt_unit {
   size_t block;          /* its device block: an offset in the pool, while mapped or parked */
   uint64_t mark;         /* a copy into its block waits for this: the previous holders'
                             last use (Note [stale aliases]); 0 = none */
+  uint8_t placed;        /* `block` is its place, taken before its restore (Note [placed
+                            in advance], units.c); it has no data there yet */
 } rt_unit;
 static inline rt_unit *rt_unit_of(rt_chunk *c) { return (rt_unit *)c; }
 static inline const rt_unit *rt_unit_ofc(const rt_chunk *c) { return (const rt_unit *)c; }
@@ -523,9 +525,13 @@ RT_HIDDEN tidal_status rt_units_declare(rt_alloc *a, size_t off, size_t len, int
                                         uint64_t stamp);
 /* After the restores: every group of overlapping accesses of the op at
  * hand (begin stamp `stamp`; [offs[i], offs[i] + lens[i]) of allocations
- * as[i], NULL for home ones) lies contiguous in the pool. */
+ * as[i], NULL for home ones) lies contiguous in the pool.  place: before
+ * the restores, groups none of whose units has a block get their span now
+ * (Note [placed in advance]). */
 RT_HIDDEN tidal_status rt_units_gather(rt_alloc **as, const size_t *offs, const size_t *lens,
-                                       int n, uint64_t stamp);
+                                       int n, uint64_t stamp, int place);
+/* A begin that failed: the places of its units not restored go back. */
+RT_HIDDEN void rt_units_unplace(size_t pin_start, size_t pin_end);
 /* The op at hand's begin succeeded (fix 1) or it ends (fix 0): its units'
  * addresses are handed out / no longer. */
 RT_HIDDEN void rt_units_fix(size_t pin_start, size_t pin_end, int fix);

@@ -387,8 +387,54 @@ out:
   return st;
 }
 
+/* Note [placed in advance]: when none of a group's units has a block
+ * (all on the host, dropped or new), its span is placed before the restores
+ * and each unit is restored straight into its place: no gather, no copy
+ * twice.  The span counts against the budget at once (the units will be
+ * resident); rt_unit_bind adopts a unit's place (`placed`), and a begin that
+ * fails gives back the places not taken (rt_units_unplace). */
+static tidal_status place_range(rt_alloc *a, size_t lo, size_t hi) {
+  size_t i0, i1;
+  rt_units_range(a, lo, hi - lo, &i0, &i1);
+  if (i1 - i0 < 2)
+    return TIDAL_OK;
+  rt_unit **u = &a->units[i0];
+  size_t n = i1 - i0, base = u[0]->lo, S = u[n - 1]->hi - base, T;
+  for (size_t k = 0; k < n; k++)
+    if (rt_chunk_mapped(&u[k]->c) || u[k]->c.parked || u[k]->placed)
+      return TIDAL_OK; /* a block somewhere already: the gather decides */
+  tidal_status st = rt_pool_place(S, base, u[0], 0, "op_begin", &T);
+  if (st != TIDAL_OK) {
+    rt_clear_error(); /* the units are placed one by one instead */
+    return TIDAL_OK;
+  }
+  uint64_t m = rt_pool_mark(T, S);
+  for (size_t k = 0; k < n; k++) {
+    u[k]->block = T + (u[k]->lo - base);
+    u[k]->mark = m;
+    u[k]->placed = 1;
+    if (k + 1 < n)
+      rt_span_split(&rt_mem.dpool, u[k]->block, u[k]->hi - u[k]->lo, u[k + 1]);
+  }
+  rt_mem.unit_resident += S;
+  rt_note_resident();
+  return TIDAL_OK;
+}
+
+void rt_units_unplace(size_t pin_start, size_t pin_end) {
+  for (size_t i = pin_start; i < pin_end; i++) {
+    rt_chunk *c = rt_mem.pinned[i].c;
+    if (!c->unit || !rt_unit_of(c)->placed)
+      continue;
+    rt_unit *u = rt_unit_of(c);
+    u->placed = 0;
+    rt_span_free(&rt_mem.dpool, u->block);
+    rt_mem.unit_resident -= u->hi - u->lo;
+  }
+}
+
 tidal_status rt_units_gather(rt_alloc **as, const size_t *offs, const size_t *lens, int n,
-                             uint64_t stamp) {
+                             uint64_t stamp, int place) {
   grange local[16], *g = n <= 16 ? local : malloc((size_t)n * sizeof *g);
   if (!g)
     return rt_error(TIDAL_ERR_HOST_MEMORY, "tidal_op_begin: out of host memory for a gather");
@@ -405,7 +451,7 @@ tidal_status rt_units_gather(rt_alloc **as, const size_t *offs, const size_t *le
         cur.hi = g[i].hi;
       i++;
     }
-    st = gather_range(cur.a, cur.lo, cur.hi, stamp);
+    st = place ? place_range(cur.a, cur.lo, cur.hi) : gather_range(cur.a, cur.lo, cur.hi, stamp);
   }
   if (g != local)
     free(g);
