@@ -189,6 +189,41 @@ static void test_split_gather(void) {
   CHECK_OK(tidal_shutdown());
 }
 
+/* Units all on the host, read by one access: placed together in advance
+ * and restored straight into place (Note [placed in advance]), no gather. */
+static void test_placed(void) {
+  tidal_config cfg;
+  th_config(&cfg, 4096, 4096 * 64);
+  th_init(&cfg);
+  size_t K = 1024;
+  unsigned char *p = rmalloc(64 * K), *q = rmalloc(16 * K);
+  for (int i = 0; i < 4; i++) {
+    op_write(p + (size_t)i * 16 * K, 16 * K, 50 + (uint64_t)i); /* four units */
+    op_write(q, 16 * K, 60 + (uint64_t)i);                       /* between them in the pool */
+  }
+  CHECK_OK(tidal_swap_out(p, 64 * K));
+  CHECK_OK(tidal_synchronize());
+  CHECK_OK(rt_release_parked());
+  tidal_stats s0 = th_stats();
+  tidal_access a = {p, 64 * K, TIDAL_READ};
+  CHECK_OK(tidal_op_begin(&site, 1, &a));
+  unsigned char *d = TIDAL_AT(p), got[16 * 1024], want[16 * 1024];
+  for (int i = 0; i < 4; i++) {
+    CHECK(TIDAL_AT(p + (size_t)i * 16 * K) == d + (size_t)i * 16 * K);
+    th_get(got, d + (size_t)i * 16 * K, 16 * K);
+    th_fill_pattern(want, 16 * K, 50 + (uint64_t)i);
+    CHECK(memcmp(got, want, 16 * K) == 0);
+  }
+  CHECK_OK(tidal_op_end(&site));
+  tidal_stats s1 = th_stats();
+  CHECK(s1.total.gathers == s0.total.gathers && s1.total.d2d_bytes == s0.total.d2d_bytes);
+  CHECK(s1.total.swapped_in_bytes - s0.total.swapped_in_bytes == 64 * K);
+  check_units("after a placed restore");
+  CHECK_OK(tidal_free(p));
+  CHECK_OK(tidal_free(q));
+  CHECK_OK(tidal_shutdown());
+}
+
 /* three tensors of 3, 2.5 and 1.5 MiB at 2 MiB chunks: 7 MiB exactly, or
  * 2 + 2 + 1 chunks = 10 MiB at home */
 static tidal_status seven_mib(int relocate) {
@@ -370,6 +405,7 @@ int main(int argc, char **argv) {
   th_seed_init(argc, argv);
   test_faults();
   test_split_gather();
+  test_placed();
   test_budget();
   test_host_full();
   test_compaction();
