@@ -372,6 +372,51 @@ static void test_budget_shrink(void) {
   CHECK_OK(tidal_shutdown());
 }
 
+/* The trace's resident-by-group counter counts a relocatable tensor's
+ * resident units, not its whole range. */
+static void test_annotated(void) {
+  char path[] = "/tmp/tidal-reloc-trace-XXXXXX";
+  int fd = mkstemp(path);
+  CHECK(fd >= 0);
+  close(fd);
+  tidal_config cfg;
+  th_config(&cfg, 4096, 4096 * 16);
+  cfg.trace_path = path;
+  th_init(&cfg);
+  unsigned char *r = rmalloc(10000);
+  CHECK_OK(tidal_annotate(r, 5000, "act", TIDAL_GROUP_ACTIVATIONS));
+  CHECK_OK(tidal_annotate(r + 5000, 5000, "w", TIDAL_GROUP_PARAMETERS));
+  op_write(r, 5000, 1);
+  op_write(r + 5000, 5000, 2);
+  CHECK_OK(tidal_swap_out(r, 5000));
+  CHECK_OK(tidal_synchronize());
+  CHECK_OK(rt_release_parked());
+  op_check(r, 5000, 5000, 0, 2); /* counters written: the parameters' 5000 bytes resident */
+  CHECK_OK(tidal_free(r));
+  CHECK_OK(tidal_shutdown());
+  FILE *f = fopen(path, "r");
+  CHECK(f != NULL);
+  char line[4096];
+  unsigned long long res = 0, g[5];
+  int half = 0;
+  while (fgets(line, sizeof line, f)) {
+    char *p = strstr(line, "\"resident bytes\"");
+    if (p)
+      CHECK(sscanf(strstr(p, "\"bytes\":"), "\"bytes\":%llu", &res) == 1);
+    p = strstr(line, "\"resident by group\"");
+    if (!p)
+      continue;
+    CHECK(sscanf(strstr(p, "\"other\":"), "\"other\":%llu,\"parameters\":%llu,\"optimizer state\":"
+                 "%llu,\"gradients\":%llu,\"activations\":%llu", &g[0], &g[1], &g[2], &g[3],
+                 &g[4]) == 5);
+    CHECK(g[0] + g[1] + g[2] + g[3] + g[4] == res);
+    half += res == 5000 && g[1] == 5000 && g[4] == 0;
+  }
+  fclose(f);
+  unlink(path);
+  CHECK(half > 0);
+}
+
 static void test_home(void) {
   tidal_config cfg;
   th_config(&cfg, 4096, 4096 * 16);
@@ -410,6 +455,7 @@ int main(int argc, char **argv) {
   test_host_full();
   test_compaction();
   test_budget_shrink();
+  test_annotated();
   test_home();
   printf("ok\n");
   return 0;
