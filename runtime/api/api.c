@@ -722,6 +722,10 @@ tidal_status tidal_iteration_end(void) {
   rt_recompute_iteration_end();
   rt_mem.evict->iteration_end(); /* tidal_keep requests expire */
   rt_pol.in_iteration = 0;
+  if (RT_TRACING() && strcmp(rt_dev.be->name, "cuda") == 0) /* Note [measured host time] */
+    rt_trace("host_time", "\"vmm_s\":%.9f,\"wait_s\":%.9f,\"vmm_calls\":%llu",
+             rt_base.cur.modelled_vmm_seconds, rt_base.cur.modelled_host_wait_seconds,
+             (unsigned long long)rt_base.cur.vmm_calls);
   if (RT_TRACING())
     rt_trace_iteration(0);
   rt_stats_iteration_end(rt_resident_bytes(), rt_dev_now());
