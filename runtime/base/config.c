@@ -200,7 +200,7 @@ static const char *const known_env[] = {
     "TIDAL_VMM_THREAD", "TIDAL_RELOCATE",
     /* tidal-nvcc, the tidal tool and the test programs */
     "TIDAL_NVCC", "TIDAL_NVCC_VERBOSE", "TIDAL_TOOL", "TIDAL_PLAN", "TIDAL_CUDA_PATH",
-    "TIDAL_REPLAY_BREAK", "TIDAL_TEST_SEED", "TIDAL_PROGRESS"};
+    "TIDAL_REPLAY_BREAK", "TIDAL_TEST_SEED", "TIDAL_PROGRESS", "TIDAL_TEST_RELOC"};
 
 /* Edit distance, to suggest the variable a typo meant. */
 static size_t distance(const char *a, size_t na, const char *b) {
