@@ -348,6 +348,8 @@ static tidal_status malloc_grouped(void **p, size_t bytes, uint32_t group) {
       goto fail;
     a->base = start + a->guard;
     rt_mem.footprint_bytes = rt_mem.footprint_bytes - footprint(bytes) + a->reserved;
+    if (!rt_mem.reloc_seen)
+      rt_phys_trim(); /* the chunk pool's unused memory is the device pool's to take */
     rt_mem.nreloc++;
     rt_mem.reloc_seen = 1;
     group = 0; /* placed */

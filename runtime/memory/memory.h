@@ -387,6 +387,11 @@ RT_HIDDEN void rt_phys_release(uint32_t phys);
 /* The pool is over its target: gives free chunks back, then evicts until
  * it is not (or only pinned chunks are left). */
 RT_HIDDEN void rt_phys_shrink(void);
+/* Gives every free physical chunk back to the device (unaliased first);
+ * the pool's target stays, so chunks are created again as they are needed
+ * (Note [resizable pool]).  The first relocatable allocation: its units'
+ * device pool takes the memory instead (Note [device pool]). */
+RT_HIDDEN void rt_phys_trim(void);
 /* The mechanism the eviction policy drives (Note [eviction seam]):
  * starts releasing resident, unpinned c - clean: parked; with a closure
  * (and not `copy`): dropped; else copied out into a host slot the policy

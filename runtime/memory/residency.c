@@ -444,6 +444,11 @@ void rt_phys_release(uint32_t phys) {
     rt_phys_free_push(phys);
 }
 
+void rt_phys_trim(void) {
+  while (rt_mem.nfree_phys)
+    retire(rt_phys_free_pop());
+}
+
 void rt_phys_shrink(void) {
   while (rt_mem.nphys > rt_mem.phys_target && rt_mem.nfree_phys)
     retire(rt_phys_free_pop());

@@ -17,10 +17,10 @@
  * Built for the CUDA backend too (label gpu; never run on a card yet): the
  * death tests and the starved host store are the sim's only. */
 #include "testhelp.h"
+#include "memory/memory.h" /* rt_mem.nphys: the chunk pool's physical chunks */
 #include <signal.h>
 #include <sys/wait.h>
 
-int rt_units_check(char *msg, size_t len);
 
 #ifdef TH_GPU
 #define GPU 1
@@ -99,7 +99,13 @@ static void test_faults(void) {
   th_init(&cfg);
   unsigned char *home = NULL;
   CHECK_OK(tidal_malloc((void **)&home, 3 * 4096));
+  CHECK(rt_mem.nphys == 16); /* the chunk pool, created whole for the budget */
   unsigned char *p = rmalloc(3 * 4096);
+  CHECK(rt_mem.nphys == 0); /* given back: the device pool takes memory as it needs it */
+  tidal_access h = {home, 3 * 4096, TIDAL_WRITE};
+  CHECK_OK(tidal_op_begin(&site, 1, &h));
+  CHECK_OK(tidal_op_end(&site));
+  CHECK(rt_mem.nphys == 3); /* home chunks are created again as they are needed */
   CHECK(TIDAL_AT(home + 5) == home + 5); /* home memory: the identity */
   int x;
   CHECK(TIDAL_AT(&x) == &x);             /* host memory too */
