@@ -7,7 +7,8 @@
  * fit (Note [span allocator], span.c), at the unit's own alignment.  The
  * pool maps at most twice the budget: units in use never exceed the budget;
  * the rest absorbs fragmentation (holes between pinned blocks) until a
- * placement evicts.  A block given back remembers its holder's last-use
+ * placement evicts; only a gather's span, once nothing else can leave,
+ * takes it further (within the reserved range).  A block given back remembers its holder's last-use
  * mark (Note [last-use marks]); a host-to-device copy into it waits for
  * that mark on its stream (Note [stale aliases]), the host never does.
  *
@@ -188,7 +189,7 @@ tidal_status rt_pool_place(size_t len, size_t phase, void *owner, int transient,
     int room = transient || rt_resident_bytes() + len <= rt_mem.budget_exact;
     if (room && rt_span_alloc(&rt_mem.dpool, len, phase, owner, off))
       return TIDAL_OK;
-    if (room && rt_pool_grow(len + RT_SPAN_ALIGN, transient))
+    if (room && rt_pool_grow(len + RT_SPAN_ALIGN, 0))
       continue;
     /* the bytes are there, not in one hole: Note [compaction] */
     if (room && !compacted && rt_mem.dpool.total - rt_mem.dpool.used >= len + RT_SPAN_ALIGN) {
@@ -197,8 +198,15 @@ tidal_status rt_pool_place(size_t len, size_t phase, void *owner, int transient,
         return st;
       continue;
     }
-    if ((st = rt_mem.evict->free_one(why)) != TIDAL_OK)
+    if ((st = rt_mem.evict->free_one(why)) != TIDAL_OK) {
+      /* A gather's span may take the pool past twice the budget, but only
+       * once nothing else can leave (the op's own units hold the rest). */
+      if (transient && rt_pool_grow(len + RT_SPAN_ALIGN, 1)) {
+        rt_clear_error();
+        continue;
+      }
       return st;
+    }
     compacted = 0; /* something left: the holes changed */
   }
 }
