@@ -8,9 +8,10 @@
  * pool maps at most twice the budget: units in use never exceed the budget;
  * the rest absorbs fragmentation (holes between pinned blocks) until a
  * placement evicts; only a gather's span, once nothing else can leave,
- * takes it further (within the reserved range).  A block given back remembers its holder's last-use
- * mark (Note [last-use marks]); a host-to-device copy into it waits for
- * that mark on its stream (Note [stale aliases]), the host never does.
+ * takes it further (within the reserved range).  A block given back
+ * remembers its holder's last-use mark (Note [last-use marks]); a
+ * host-to-device copy into it waits for that mark on its stream (Note
+ * [stale aliases]), the host never does.
  *
  * The state machine (residency.c) places and frees units' blocks here
  * (rt_unit_bind, rt_unit_unbind) and keeps their host copies here
