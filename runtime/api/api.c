@@ -511,6 +511,7 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
   rt_frame *f = &rt_mem.frames[rt_mem.depth++];
   f->site = site;
   f->begun = 0;
+  f->empty_start = rt_mem.nempty;
   f->stream = rt_mem.stream;
   f->pin_start = rt_mem.npinned;
   uint64_t stamp = ++rt_mem.op_stamp;
@@ -530,8 +531,11 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
       continue; /* Note [NULL accesses] */
     if ((st = resolve("tidal_op_begin", site, x->ptr, x->bytes, &a, &off, &len)) != TIDAL_OK)
       goto fail;
-    if (len == 0)
+    if (len == 0) {
+      if (a->reloc && (st = rt_frame_note_empty((uintptr_t)x->ptr)) != TIDAL_OK)
+        goto fail; /* tidal_at(p) of an empty access: no error (nothing to resolve) */
       continue;
+    }
     if (a->reloc) { /* its units, split and made to measure */
       if ((st = rt_units_declare(a, off, len, x->mode, stamp)) != TIDAL_OK)
         goto fail;
@@ -927,6 +931,9 @@ void *tidal_at(const void *p) {
   void *r = rt_units_at((uintptr_t)p, &undeclared);
   if (!undeclared)
     return r;
+  for (size_t i = 0; i < rt_mem.nempty; i++)
+    if (rt_mem.empty[i] == (uintptr_t)p)
+      return r; /* an empty access of an open op: never dereferenced */
   const tidal_site *site = rt_mem.depth ? rt_mem.frames[rt_mem.depth - 1].site : NULL;
   RT_COUNT(undeclared_uses, 1);
   rt_set_error("tidal_at(%p)%s%s: inside a relocatable allocation but outside every access of "

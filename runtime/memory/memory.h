@@ -230,6 +230,7 @@ typedef struct rt_pin_entry {
 typedef struct rt_frame {
   const tidal_site *site;
   int begun;                 /* its begin succeeded: its units are fixed (rt_units_fix) */
+  size_t empty_start;        /* its empty relocatable accesses: rt_mem.empty[empty_start ..) */
   size_t pin_start, pin_end; /* its chunks: pinned[pin_start .. pin_end) */
   tidal_stream stream;
 } rt_frame;
@@ -299,6 +300,8 @@ typedef struct rt_mem_state {
   size_t npinned, cap_pinned;
   uint64_t op_stamp;
   tidal_stream stream;           /* tidal_stream_set: the stream ops are enqueued on */
+  uintptr_t *empty;              /* pointers of the open ops' empty relocatable accesses */
+  size_t nempty, cap_empty;
 
   rt_hoststore hs;
   /* units.c: the device pool (Note [device pool]) and the host byte store */
@@ -374,6 +377,9 @@ RT_HIDDEN tidal_status rt_frame_reserve(void); /* room for one more frame */
  * (RT_PIN_*) to its entry if the op declared it already. */
 RT_HIDDEN tidal_status rt_frame_pin(rt_chunk *c, uint64_t stamp, uint32_t flags);
 RT_HIDDEN void rt_frame_unwind(void); /* pops the top op frame, unpinning its chunks */
+/* The op being begun declared 0 bytes at p in a relocatable allocation:
+ * tidal_at(p) is no error while it is open. */
+RT_HIDDEN tidal_status rt_frame_note_empty(uintptr_t p);
 RT_HIDDEN void rt_frames_destroy(void);
 
 /* ---- residency.c ---- */

@@ -53,10 +53,27 @@ void rt_frame_unwind(void) {
   for (size_t i = f->pin_start; i < rt_mem.npinned; i++)
     rt_unpin(rt_mem.pinned[i].c);
   rt_mem.npinned = f->pin_start;
+  rt_mem.nempty = f->empty_start;
   rt_mem.depth--;
 }
 
+tidal_status rt_frame_note_empty(uintptr_t p) {
+  if (rt_mem.nempty == rt_mem.cap_empty) {
+    size_t cap = rt_mem.cap_empty ? rt_mem.cap_empty * 2 : 16;
+    uintptr_t *n = realloc(rt_mem.empty, cap * sizeof *n);
+    if (!n)
+      return rt_error(TIDAL_ERR_HOST_MEMORY, "tidal_op_begin: out of host memory");
+    rt_mem.empty = n;
+    rt_mem.cap_empty = cap;
+  }
+  rt_mem.empty[rt_mem.nempty++] = p;
+  return TIDAL_OK;
+}
+
 void rt_frames_destroy(void) {
+  free(rt_mem.empty);
+  rt_mem.empty = NULL;
+  rt_mem.nempty = rt_mem.cap_empty = 0;
   free(rt_mem.frames);
   free(rt_mem.pinned);
   rt_mem.frames = NULL;

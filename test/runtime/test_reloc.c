@@ -133,6 +133,15 @@ static void test_faults(void) {
   CHECK_OK(tidal_op_end(&site2));
   CHECK(TIDAL_AT(p) == p); /* no op open: nothing is declared */
   CHECK(th_stats().total.undeclared_uses == before + 2);
+  /* an empty access (0 bytes, a kernel over no elements): its pointer is no error */
+  tidal_access e = {p + 4096, 0, TIDAL_READ};
+  CHECK_OK(tidal_op_begin(&site2, 1, &e));
+  rt_clear_error();
+  CHECK(TIDAL_AT(p + 4096) == p + 4096 && tidal_last_error()[0] == '\0');
+  CHECK_OK(tidal_op_end(&site2));
+  CHECK(th_stats().total.undeclared_uses == before + 2);
+  CHECK(TIDAL_AT(p + 4096) == p + 4096); /* its op ended: an error again */
+  CHECK(th_stats().total.undeclared_uses == before + 3);
   check_units("after the fault tests");
   CHECK_OK(tidal_free(p));
   CHECK_OK(tidal_free(home));
