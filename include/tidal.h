@@ -275,7 +275,8 @@ tidal_status tidal_op_end(const tidal_site *site);
 /* The device address an op must use for p: valid from the enclosing op's
  * tidal_op_begin to its tidal_op_end.  p itself for memory tidal does not
  * relocate (home allocations, host pointers, NULL, non-tidal memory).  p may
- * be one past the end of a declared access.  A p inside a relocatable
+ * be one past the end of a declared access; an empty access's pointer
+ * resolves to itself.  A p inside a relocatable
  * allocation but outside every access of the open ops is an error (it sets
  * tidal_last_error, counts undeclared_uses, warns once per op site) and
  * returns p, whose use then faults.  Never blocks; O(log n).  Callable
