@@ -89,6 +89,25 @@ typedef struct tidal_size {
  * not need tidal_init.  Syntax: docs/runtime-api.md, "Sizes". */
 tidal_status tidal_parse_size(const char *text, tidal_size *out);
 
+/* The sim backend's copy costs, as its cost model has them. */
+typedef struct tidal_sim_copy_costs {
+  double h2d_bytes_per_s; /* host to device, pinned */
+  double d2h_bytes_per_s; /* device to host, pinned */
+  double copy_latency_s;  /* per copy, issue to completion */
+} tidal_sim_copy_costs;
+
+/* Reads the sim backend's cost model as tidal_init would (the built-in
+ * figures of runtime/sim_costs.txt with the file at path, NULL for none,
+ * read over them) and returns its copy costs, so that a tool modelling the
+ * same machine (`tidal replay --costs FILE`) uses the file's figures and
+ * finds a bad file before it runs.  TIDAL_ERR_CONFIG with "PATH:LINE:
+ * why" in tidal_last_error() for an unreadable file, a directory or device,
+ * more than 64 KiB, a NUL or control byte, an unknown or repeated key, a
+ * value that is not a plain decimal with its key's unit, out of range, or
+ * followed by text (docs/runtime-design.md, "Cost model"); TIDAL_ERR_INVALID
+ * for a NULL out.  Does not need tidal_init. */
+tidal_status tidal_sim_copy_costs_read(const char *path, tidal_sim_copy_costs *out);
+
 typedef struct tidal_config {
   tidal_device device;
   /* The device memory budget for evictable data: at most one of these three

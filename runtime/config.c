@@ -194,7 +194,11 @@ static const char *const known_env[] = {
     "TIDAL_VMM_THREAD",
     /* tidal-nvcc, the tidal tool and the test programs */
     "TIDAL_NVCC", "TIDAL_NVCC_VERBOSE", "TIDAL_TOOL", "TIDAL_PLAN", "TIDAL_CUDA_PATH",
-    "TIDAL_REPLAY_BREAK", "TIDAL_TEST_SEED", "TIDAL_PROGRESS"};
+    "TIDAL_REPLAY_BREAK", "TIDAL_TEST_SEED", "TIDAL_PROGRESS", "TIDAL_INCLUDE_DIR",
+    "TIDAL_LIB_DIR",
+    /* tidal replay's cost model (pass/plan/costmodel.c, docs/replay.md) */
+    "TIDAL_COST_PEAK_FLOPS", "TIDAL_COST_HBM_BW", "TIDAL_COST_LAUNCH", "TIDAL_COST_H2D_BW",
+    "TIDAL_COST_D2H_BW", "TIDAL_COST_LATENCY"};
 
 /* Edit distance, to suggest the variable a typo meant. */
 static size_t distance(const char *a, size_t na, const char *b) {
