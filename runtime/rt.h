@@ -339,6 +339,9 @@ RT_HIDDEN tidal_status rt_reap(int wait_all);
 /* A free physical chunk, evicting LRU chunks if needed. */
 RT_HIDDEN tidal_status rt_phys_acquire(uint32_t *phys, const char *why);
 RT_HIDDEN void rt_phys_release(uint32_t phys); /* pool.c */
+/* While on, a chunk released during a shrink is kept for the next acquire
+ * (Note [exchange], residency.c); pool.c. */
+RT_HIDDEN void rt_pool_keep_released(int on);
 RT_HIDDEN uint32_t rt_phys_free_pop(void);  /* pool.c: the top of the free stack (nfree_phys > 0) */
 RT_HIDDEN int rt_phys_free_take(uint32_t phys); /* pool.c: phys out of the free stack, if there */
 /* Unmaps every stale alias of phys (Note [stale aliases]): it is going away. */
@@ -437,6 +440,11 @@ RT_HIDDEN void rt_host_init(size_t slot_bytes, size_t budget_bytes);
  * the host budget): Note [host store sizing]. */
 RT_HIDDEN tidal_status rt_host_reserve(size_t bytes);
 RT_HIDDEN int64_t rt_host_slot_alloc(void); /* -1 when the store is full */
+/* Note [exchange] (residency.c): a chunk-sized malloc'd buffer becomes a
+ * slot of its own, beyond the host budget; adopt_ready (called first, may
+ * grow the tables) says whether adopt will succeed.  The store frees it. */
+RT_HIDDEN int rt_host_adopt_ready(void);
+RT_HIDDEN int64_t rt_host_adopt(void *buf);
 RT_HIDDEN void rt_host_slot_free(int64_t slot);
 /* Frees slot once ev (a restore copy reading it) is done, without waiting
  * for it; takes ev over (Note [deferred slot free]). */
