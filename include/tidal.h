@@ -6,8 +6,11 @@
  * recomputed: the runtime reserves the address range once and maps physical
  * memory in and out of it.
  *
- * Thread model: one training thread calls the API.  The runtime's own copy
- * threads (sim backend) and CUDA callbacks are internal.  No function here is
+ * Thread model: one training thread - the one that called tidal_init -
+ * calls the API; a call from another thread returns TIDAL_ERR_INVALID and
+ * changes nothing.  In a child process forked after tidal_init every call
+ * returns TIDAL_ERR_UNSUPPORTED.  The runtime's own copy threads (sim
+ * backend) and CUDA callbacks are internal.  No function here is
  * thread-safe unless its comment says so.
  *
  * Every fallible call returns a tidal_status (TIDAL_OK == 0).  On failure
@@ -43,7 +46,7 @@ typedef enum tidal_status {
   TIDAL_ERR_HOST_MEMORY,     /* host store or host allocation failed, nothing was lost */
   TIDAL_ERR_BACKEND,         /* the CUDA driver/runtime failed; see tidal_last_error() */
   TIDAL_ERR_RECOMPUTE,       /* a recompute closure failed or recursed without end */
-  TIDAL_ERR_UNSUPPORTED,     /* e.g. TIDAL_DEVICE=cuda in a build without CUDA */
+  TIDAL_ERR_UNSUPPORTED,     /* e.g. a call in a child forked after tidal_init (docs/runtime-api.md) */
   TIDAL_ERR_CONFIG           /* a malformed TIDAL_* environment variable */
 } tidal_status;
 

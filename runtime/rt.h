@@ -339,6 +339,10 @@ RT_HIDDEN tidal_status rt_reap(int wait_all);
 /* A free physical chunk, evicting LRU chunks if needed. */
 RT_HIDDEN tidal_status rt_phys_acquire(uint32_t *phys, const char *why);
 RT_HIDDEN void rt_phys_release(uint32_t phys); /* pool.c */
+/* api.c: TIDAL_OK if a public call may run here (initialised, the owning
+ * thread, not a forked child: Notes [one thread] and [fork]), else the
+ * refusal, with its message. */
+RT_HIDDEN tidal_status rt_api_check(const char *fn);
 /* While on, a chunk released during a shrink is kept for the next acquire
  * (Note [exchange], residency.c); pool.c. */
 RT_HIDDEN void rt_pool_keep_released(int on);
