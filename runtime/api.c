@@ -559,6 +559,8 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
   }
   f->pin_end = rt_g.npinned;
   size_t ws = (f->pin_end - f->pin_start) * cb;
+  if (ws > rt_g.budget_bytes && rt_g.arb)
+    (void)rt_arbiter_need(ws); /* a shared budget: the others make room (Note [shared budget]) */
   if (ws > rt_g.budget_bytes) {
     st = rt_error(TIDAL_ERR_BUDGET,
                   "tidal_op_begin %s (%s:%d): the op's working set of %zu bytes (whole chunks, "

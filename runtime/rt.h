@@ -432,6 +432,10 @@ RT_HIDDEN void rt_arbiter_poll(int full);
 /* Physical bytes this process may hold: take before creating a chunk (0 if
  * the total is spent), give back after releasing one. */
 RT_HIDDEN int rt_arbiter_take(size_t bytes);
+/* An op's working set of `bytes` exceeds this process's share: it becomes
+ * the process's floor in the division (Note [shared budget]) and the
+ * budget follows the new share.  1 if the budget now holds it. */
+RT_HIDDEN int rt_arbiter_need(size_t bytes);
 RT_HIDDEN void rt_arbiter_give(size_t bytes);
 /* Waits (bounded) until the total has room for `bytes` more; 0 on timeout. */
 RT_HIDDEN int rt_arbiter_wait(size_t bytes);
