@@ -124,6 +124,8 @@ typedef struct tidal_config {
   size_t host_budget_bytes; /* cap on the pinned host store; 0 = 50% of host RAM */
   size_t chunk_bytes;       /* eviction unit; 0 = backend granularity (2 MiB) */
   const char *trace_path;   /* if set, a Chrome trace-event JSON file is written here */
+  size_t trace_max_bytes;   /* 0 = no cap; else tracing stops (the JSON closed, a warning)
+                               once the file passes this (TIDAL_TRACE_MAX) */
   int log_level;            /* 0 quiet, 1 errors, 2 warnings, 3 info, 4 debug */
   int stats;                /* nonzero: print a memory summary at tidal_shutdown (also at
                                log level 3 and above) */

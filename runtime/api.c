@@ -200,6 +200,9 @@ tidal_status tidal_init(const tidal_config *user) {
     goto fail;
   if (cfg.trace_path && (st = rt_trace_open(cfg.trace_path)) != TIDAL_OK)
     goto fail;
+  /* written at tidal_shutdown: a path it cannot write fails now, not after the run */
+  if (cfg.profile_path && (st = rt_profile_check(cfg.profile_path)) != TIDAL_OK)
+    goto fail;
   /* Pinned now, not inside the first swap-out (Note [host store sizing]). */
   if (rt_host_reserve(cfg.host_reserve_bytes ? cfg.host_reserve_bytes : RT_HOST_PIECE_MIN_BYTES) !=
       TIDAL_OK)
@@ -285,7 +288,9 @@ tidal_status tidal_shutdown(void) {
   rt_small_destroy();
   rt_arena_destroy_all();
   rt_recompute_destroy();
-  rt_trace_close(); /* its last counters read the backend's clock */
+  tidal_status s3 = rt_trace_close(); /* its last counters read the backend's clock */
+  if (st == TIDAL_OK)
+    st = s3;
   rt_vmmq_stop();    /* before the host store: queued copies may read it */
   rt_host_destroy();
   rt_g.be->destroy(rt_g.b);

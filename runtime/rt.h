@@ -513,6 +513,9 @@ static inline size_t rt_resident_bytes(void) {
 /* ---- profile.c: per-site op durations (TIDAL_PROFILE) ---- */
 RT_HIDDEN void rt_profile_add(const tidal_site *site, double seconds);
 RT_HIDDEN tidal_status rt_profile_write(const char *path);
+/* At tidal_init: path can be written (a file there is created or opened,
+ * never truncated; one this made is removed again).  TIDAL_ERR_CONFIG. */
+RT_HIDDEN tidal_status rt_profile_check(const char *path);
 RT_HIDDEN void rt_profile_destroy(void);
 
 /* ---- costs.c: the sim's cost model (Note [sim cost model]) ---- */
@@ -572,7 +575,7 @@ RT_HIDDEN int rt_parse_planner(const char *s, tidal_planner *out);
 /* ---- trace.c (Note [trace format]) ---- */
 /* TIDAL_ERR_CONFIG if path cannot be written. */
 RT_HIDDEN tidal_status rt_trace_open(const char *path);
-RT_HIDDEN void rt_trace_close(void);
+RT_HIDDEN tidal_status rt_trace_close(void); /* a write failure: TIDAL_ERR_CONFIG */
 /* An instant on the runtime track: {"name":ev, "args":{<fields>}}; fields
  * is a JSON fragment. */
 RT_HIDDEN void rt_trace(const char *ev, const char *fmt, ...) RT_PRINTF(2, 3);

@@ -756,7 +756,10 @@ out:
   if (started) {
     for (int a = 0; a < t->n_allocs; a++)
       if (E.base[a]) tidal_free(E.base[a]);
-    tidal_shutdown();
+    /* its trace or profile may fail to write: the run then failed too */
+    tidal_status sst = tidal_shutdown();
+    if (sst != TIDAL_OK)
+      run_fail(&E, "tidal_shutdown: %s: %s", tidal_status_string(sst), tidal_last_error());
   }
   sigaction(SIGSEGV, &old_segv, NULL);
   sigaction(SIGBUS, &old_bus, NULL);
