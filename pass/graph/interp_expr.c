@@ -182,7 +182,7 @@ static void unalias_root(gb *b, gb_frame *f, CXCursor lhs) {
         !gb_is_pointer_type(clang_getCursorType(cursor_strip_casts(ch[0])))) {
       e = cursor_strip_casts(ch[0]);
     } else if (k == CXCursor_ArraySubscriptExpr && cursor_children(e, ch, 2) == 2 &&
-               gb_is_array_type(clang_getCursorType(cursor_strip_casts(ch[0])))) {
+               gb_is_array_expr(ch[0])) {
       e = cursor_strip_casts(ch[0]);
     } else {
       break;
@@ -202,6 +202,7 @@ static void unalias_root(gb *b, gb_frame *f, CXCursor lhs) {
   if (!v || v->k != GV_ALIAS) return;
   const char *orig = gb_resolve_alias(b, key);
   size_t ol = strlen(orig);
+  int keep = gb_key_keeps_names(f, orig);
   size_t n = 0;
   const char **keys = malloc((b->tab_n + 1) * sizeof *keys);
   gval *vals = malloc((b->tab_n + 1) * sizeof *vals);
@@ -209,7 +210,17 @@ static void unalias_root(gb *b, gb_frame *f, CXCursor lhs) {
     const char *k = b->tab[i].key;
     if (k && strncmp(k, orig, ol) == 0 && (k[ol] == '.' || k[ol] == '[')) {
       keys[n] = gb_fmt(b, "%s%s", key, k + ol);
-      vals[n++] = b->tab[i].v;
+      vals[n] = b->tab[i].v;
+      /* an integer of a name-keeping original (`cfg = model->config` in a
+       * helper, main's `model.config.channels` read from a file header)
+       * copies as the original reads: its name, not the unknown stored.
+       * A constant copies as the constant (copying binds nothing). */
+      const char *colon = strchr(k, ':');
+      int64_t c;
+      if (vals[n].k == GV_INT && keep && colon && gb_is_plain_lvalue_text(colon + 1) &&
+          !gb_int_value_const(b, &vals[n], &c))
+        vals[n] = gb_named_int(b, gb_str(b, colon + 1), &b->tab[i].v, 0);
+      n++;
     }
   }
   gval own = gb_none_val();
@@ -498,6 +509,8 @@ gval gb_eval(gb *b, gb_frame *f, CXCursor e) {
     const char *text;
     int ok;
     const char *key = gb_lvalue(b, f, e, &text, &ok);
+    if (dk == CXCursor_ParmDecl && gb_is_array_type(ty)) /* Note [array parameters] */
+      return gb_read_array_param(b, f, key, ty, text, ok);
     return gb_read_lvalue(b, f, key, ty, text, ok);
   }
   case CXCursor_MemberRefExpr:

@@ -32,10 +32,14 @@ int gb_sym_mentions(const sym *s, const char *name);
 
 /* interp_lvalue.c: lvalues. */
 const char *gb_var_key(gb *b, gb_frame *f, CXCursor decl, const char *name);
+int gb_key_keeps_names(gb_frame *f, const char *key);
 const char *gb_this_of(gb *b, gb_frame *f);
 const char *gb_member_text(gb *b, const char *obj, const char *field);
 GB_NOINLINE gval gb_read_lvalue(gb *b, gb_frame *f, const char *key, CXType ty, const char *text,
                                 int text_ok);
+GB_NOINLINE gval gb_read_array_param(gb *b, gb_frame *f, const char *key, CXType ty,
+                                     const char *text, int text_ok);
+int gb_is_array_expr(CXCursor e); /* Note [array parameters]: a parameter never is */
 void gb_write_lvalue(gb *b, const char *key, const char *text, gval v);
 int gb_plain_lvalue(CXCursor e);
 
