@@ -259,6 +259,10 @@ int graph_emit_json(const graph *g, FILE *fp) {
               a->loop_text_valid ? "true" : "false");
       jstr(fp, a->ptr_local);
       if (op->split) fprintf(fp, ", \"split_elem_bytes\": %d", a->split_elem_bytes);
+      /* not tidal's memory: NULL for an optional pointer, or memory it does
+       * not manage (cudaMallocManaged, pinned host) */
+      if (a->null_arg) fputs(", \"null\": true", fp);
+      if (a->unmanaged) fputs(", \"unmanaged\": true", fp);
       fprintf(fp, ", \"arg\": %d, \"param\": ", a->arg);
       jstr(fp, a->param);
       fputc('}', fp);

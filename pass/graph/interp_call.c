@@ -179,6 +179,36 @@ static const char *method_object(gb *b, gb_frame *f, CXCursor call) {
  * first: a reference parameter is the argument's lvalue (an alias), a
  * smart pointer passed by value the pointer it holds, others the value.
  * Returns how many were bound. */
+/* Note [integer min and max]: sizes are often `max(3*C, max(NH*T, Vp))`
+ * (llm.c's scratch buffer) through the toolkit's or the standard library's
+ * integer min/max, which have no body the interpreter can enter.  Their
+ * value is the symbolic min/max of the arguments, so the size unrolls once
+ * the names are bound.  Only integer results of two integer arguments: a
+ * float max is no size. */
+static int is_int_type(CXType t) {
+  t = clang_getCanonicalType(t);
+  return (t.kind >= CXType_Char_U && t.kind <= CXType_UInt128 && t.kind != CXType_Bool) ||
+         (t.kind >= CXType_Char_S && t.kind <= CXType_Int128);
+}
+
+static int int_min_max(gb *b, gb_frame *f, CXCursor e, const char *name, gval *out) {
+  int is_max = strcmp(name, "max") == 0, is_min = strcmp(name, "min") == 0;
+  if ((!is_max && !is_min) || clang_Cursor_getNumArguments(e) != 2 ||
+      !is_int_type(clang_getCursorType(e)))
+    return 0;
+  CXCursor x = clang_Cursor_getArgument(e, 0), y = clang_Cursor_getArgument(e, 1);
+  if (!is_int_type(clang_getCursorType(cursor_strip_casts(x))) ||
+      !is_int_type(clang_getCursorType(cursor_strip_casts(y))))
+    return 0;
+  gval a = gb_eval(b, f, x), c = gb_eval(b, f, y);
+  if (a.k != GV_INT || c.k != GV_INT) return 0;
+  sym *s = is_max ? sym_max(b->a, a.s, c.s) : sym_min(b->a, a.s, c.s);
+  const char *text = a.text && c.text ? gb_fmt(b, "%s(%s, %s)", name, a.text, c.text) : NULL;
+  *out = gb_int(b, s, text, text && a.text_ok && c.text_ok);
+  out->carried = a.carried || c.carried;
+  return 1;
+}
+
 int gb_bind_call_args(gb *b, gb_frame *f, CXCursor call, CXCursor def, int skip, gval *args,
                       int max) {
   int n = clang_Cursor_getNumArguments(call);
@@ -326,6 +356,9 @@ GB_NOINLINE gval gb_eval_call(gb *b, gb_frame *f, CXCursor e) {
     if (b->in_once) b->once_sites++;
     goto out;
   }
+  if (!gb_is_user_function(b, program_definition(b->t, gb_callee_decl(e))) &&
+      int_min_max(b, f, e, name, &ret))
+    goto out;
   if (host_allocator(name)) {
     /* evaluate the size for side effects; the result is a fresh host array */
     int n = clang_Cursor_getNumArguments(e);

@@ -254,9 +254,12 @@ static const char *lvalue_at(gb *b, gb_frame *f, CXCursor e, const char **text, 
  * nowhere: llm.c's malloc_and_point(float **targets[], ...) carves that way. */
 int gb_is_array_expr(CXCursor e) {
   e = cursor_strip_casts(e);
-  if (clang_getCursorKind(e) == CXCursor_DeclRefExpr &&
-      clang_getCursorKind(clang_getCursorReferenced(e)) == CXCursor_ParmDecl)
-    return 0;
+  if (clang_getCursorKind(e) == CXCursor_DeclRefExpr) {
+    CXCursor d = clang_getCursorReferenced(e);
+    /* a reference to an array (`Spec (&t)[21]`) is the caller's array */
+    if (clang_getCursorKind(d) == CXCursor_ParmDecl && gb_is_array_type(clang_getCursorType(d)))
+      return 0;
+  }
   return gb_is_array_type(clang_getCursorType(e));
 }
 

@@ -522,6 +522,21 @@ static void emit_op(unroller *u, const graph_op *op) {
   split_count(u, op, to, extents_ok);
 }
 
+/* Note [periodic loops]: the ops of a periodic branch (validation every N
+ * steps) are in the trace so that what they read stays alive, and their
+ * writes never make data dead (above); how often a loop inside them runs
+ * changes neither.  Its trip count often comes from a file (the number of
+ * validation batches), so an unbound one runs once, with a warning, where
+ * a loop of every step's work is an error naming the value to bind. */
+static int periodic_loop(const graph *g, int start, int loop) {
+  int any = 0;
+  for (int j = start; j < g->n_ops && in_loop(g, g->ops[j].loop, loop); j++) {
+    if (g->ops[j].branch < 0) return 0;
+    any = 1;
+  }
+  return any;
+}
+
 /* Runs ops [*i, n) that belong to loop `within`, advancing *i. */
 static void run_range(unroller *u, int *i, int within) {
   const graph *g = u->g;
@@ -540,14 +555,26 @@ static void run_range(unroller *u, int *i, int within) {
     int64_t lo = 0, hi = 1, step = 1;
     int known = L->var && L->step &&
                 sym_eval(L->lo, value_fn, u, &lo) == 0 && sym_eval(L->hi, value_fn, u, &hi) == 0;
-    if (L->var && L->step && !known && !sym_is_unknown(L->lo) && !sym_is_unknown(L->hi)) {
+    int once_at_lo = 0; /* a periodic loop's first trip only, its variable bound */
+    if (L->var && L->step && !known && !sym_is_unknown(L->lo) && !sym_is_unknown(L->hi) &&
+        periodic_loop(g, start, c)) {
+      /* Note [periodic loops]: a loop that runs only under a periodic
+       * branch (`if (step % every == 0) for (i = 0; i < val_batches; i++)`)
+       * with its bound read at run time: its first trip is the estimate */
+      if (!u->quiet)
+        diag_warning(L->file, L->line, L->col,
+                     "loop of a periodic branch with an unbound trip count; unrolled once");
+      once_at_lo = sym_eval(L->lo, value_fn, u, &lo) == 0;
+      if (!once_at_lo) lo = 0;
+      hi = lo + 1;
+      step = 1;
+    } else if (L->var && L->step && !known && !sym_is_unknown(L->lo) && !sym_is_unknown(L->hi)) {
       /* a recognised loop with an unbound bound: that is an error */
       int64_t dummy;
       if (eval_at(u, L->lo, &dummy, L->file, L->line, L->col, "the loop's start") != 0 ||
           eval_at(u, L->hi, &dummy, L->file, L->line, L->col, "the loop's bound") != 0)
         return;
-    }
-    if (known) {
+    } else if (known) {
       step = L->step;
     } else {
       if (!u->quiet)
@@ -556,12 +583,13 @@ static void run_range(unroller *u, int *i, int within) {
       hi = 1;
       step = 1;
     }
+    int bind_var = L->var && (known || once_at_lo);
     int end = start;
     int iterations = 0;
     for (int64_t v = lo; step > 0 ? v < hi : v > hi; v += step) {
       if (over_limit(u, L)) return;
       *i = start;
-      if (u->n_stack < 64 && L->var && known) {
+      if (u->n_stack < 64 && bind_var) {
         u->stack[u->n_stack].var = L->var;
         u->stack[u->n_stack].value = v;
         u->n_stack++;
@@ -569,7 +597,7 @@ static void run_range(unroller *u, int *i, int within) {
       if (u->n_scopes < 64) u->scopes[u->n_scopes++] = ++u->next_scope;
       run_range(u, i, c);
       if (u->n_scopes) u->n_scopes--;
-      if (L->var && known && u->n_stack) u->n_stack--;
+      if (bind_var && u->n_stack) u->n_stack--;
       end = *i;
       iterations++;
       if (u->failed) return;
