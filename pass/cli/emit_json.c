@@ -72,6 +72,7 @@ static const char *source_name(bind_source s) {
   case BIND_CONST: return "const";
   case BIND_MACRO: return "macro";
   case BIND_ENUM: return "enum";
+  case BIND_DEVICE: return "device";
   }
   return "?";
 }

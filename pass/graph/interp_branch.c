@@ -249,14 +249,25 @@ static void walk_arm(gb *b, gb_frame *f, CXCursor arm, int may) {
  * the offset, with a warning), never too small.  The clamp shape (Note
  * [clamp branch]) stores its min() after this.  Pointers keep the last
  * arm's value (their accesses are resolved by the allocation, not sized
- * by it).  The writes stay; the undo log only lists them (it is kept for
- * an enclosing arm that returns). */
+ * by it).  A descriptor attribute an arm sets where none was set before
+ * (a cublasLt layout's batch count, analysis/libcalls_cublaslt.c) is kept
+ * and marked maybe: the extent it gives is the larger, never exact.  The
+ * writes stay; the undo log only lists them (it is kept for an enclosing
+ * arm that returns). */
 static void forget_arm_integers(gb *b, size_t mark) {
   size_t end = b->n_undo;
   for (size_t i = mark; i < end; i++) {
     const gb_undo *u = &b->undo[i];
     gval *cur = gb_lookup(b, u->key);
-    if (!cur || cur->k != GV_INT || !cur->s) continue;
+    if (!cur) continue;
+    if (!u->had && strstr(u->key, ".@")) {
+      /* a descriptor attribute one arm sets (`if (batch) set(l, BATCH_COUNT,
+       * &batch)`): kept, marked as maybe in effect; its users take the
+       * larger extent it gives, never exact */
+      cur->maybe = 1;
+      continue;
+    }
+    if (cur->k != GV_INT || !cur->s) continue;
     if (u->had && u->v.k == GV_INT && u->v.s &&
         sym_zero_everywhere(sym_sub(b->a, cur->s, u->v.s)))
       continue; /* the same value as before the if */

@@ -90,6 +90,42 @@ static void descriptor_call(gb *b, gb_frame *f, CXCursor call, const char *name,
   for (int i = 0; i < np; i++) gb_store(b, gb_fmt(b, "%s.@d%d", key, i), gb_int(b, params[i], NULL, 0));
 }
 
+/* A descriptor attribute (cublasLtMatrixLayoutSetAttribute(l, BATCH_COUNT,
+ * &n, sizeof n), cublasLtMatmulDescSetAttribute(d, BIAS_POINTER, &bias,
+ * ..)): *buf kept beside the descriptor as "KEY.@SLOT" (a device pointer
+ * with its text, for the op's access; an integer; unknown when *buf is not
+ * known), for the matmul (opsites.c; analysis/libcalls_cublaslt.c, Note
+ * [cublasLt descriptors]).  An attribute not modelled is ignored. */
+static void descriptor_attr(gb *b, gb_frame *f, CXCursor call, const char *name, int nargs) {
+  if (nargs < 3) return;
+  CXCursor ac = clang_Cursor_getArgument(call, 1);
+  gval av = gb_eval(b, f, ac);
+  libcall_arg attr = {av.k == GV_INT ? av.s : sym_unknown(b->a), gb_text(b, ac)};
+  const char *slot;
+  int is_ptr = 0;
+  const char *key = descriptor_key(b, f, call, 0);
+  gval buf = gb_eval(b, f, clang_Cursor_getArgument(call, 2));
+  for (int i = 3; i < nargs; i++) gb_eval(b, f, clang_Cursor_getArgument(call, (unsigned)i));
+  if (!key || !libcall_attr_slot(name, &attr, &slot, &is_ptr)) return;
+  gval v = gb_none_val();
+  if (buf.k == GV_ADDR) {
+    gval *p = gb_lookup(b, buf.path);
+    if (p && (is_ptr ? p->k == GV_DEVPTR || p->k == GV_INT : p->k == GV_INT)) v = *p;
+    else if (is_ptr && !p) v.k = GV_DEVPTR, v.base = sym_const(b->a, 0), v.delta = sym_unknown(b->a);
+    /* the pointer as written where it is set (`bias` of `&bias`): the op's text */
+    if (buf.text && buf.text[0] == '&') {
+      v.text = buf.text + 1;
+      v.text_ok = buf.text_ok;
+      v.prec = 0;
+    }
+  } else if (is_ptr) {
+    v.k = GV_DEVPTR; /* set from a pointer the analysis cannot follow */
+    v.base = sym_const(b->a, 0);
+    v.delta = sym_unknown(b->a);
+  }
+  gb_store(b, gb_fmt(b, "%s.@%s", gb_resolve_alias(b, key), slot), v);
+}
+
 /* A descriptor query (cudnnGetConvolution2dForwardOutputDim(conv, x, w,
  * &n, &c, &h, &w)): the integers it writes, computed from the parameters
  * the setters kept (Note [descriptor parameters]).  What cannot be
@@ -209,6 +245,32 @@ static int int_min_max(gb *b, gb_frame *f, CXCursor e, const char *name, gval *o
   return 1;
 }
 
+/* Note [default arguments]: an argument the call leaves out
+ * (`matmul(out, inp, w, bias, B, T, C, OC, stream)` of a function declared
+ * `..., floatX *pre_gelu = NULL, int gelu_fusion = 1`) is, in libclang, a
+ * leaf with no children: folded when it is an integer constant, but a NULL
+ * pointer (`__null`, `nullptr`) or any other expression is not.  Its value
+ * is the parameter's default expression, evaluated here (defaults are
+ * constants or globals in practice; the caller's scope is the one C++
+ * evaluates them in, but they name only what the declaration sees). */
+static int is_default_arg(CXCursor a) {
+  if (clang_getCursorKind(a) != CXCursor_UnexposedExpr) return 0;
+  CXCursor ch[1];
+  return cursor_children(a, ch, 1) == 0;
+}
+
+static CXCursor default_expr(CXCursor decl, int i) {
+  if (clang_Cursor_isNull(decl) || i >= clang_Cursor_getNumArguments(decl)) return clang_getNullCursor();
+  CXCursor p = clang_Cursor_getArgument(decl, (unsigned)i);
+  CXCursor *ch;
+  int n = cursor_children_all(p, &ch);
+  CXCursor r = clang_getNullCursor();
+  for (int j = 0; j < n; j++)
+    if (clang_isExpression(clang_getCursorKind(ch[j]))) r = ch[j];
+  free(ch);
+  return r;
+}
+
 int gb_bind_call_args(gb *b, gb_frame *f, CXCursor call, CXCursor def, int skip, gval *args,
                       int max) {
   int n = clang_Cursor_getNumArguments(call);
@@ -223,6 +285,15 @@ int gb_bind_call_args(gb *b, gb_frame *f, CXCursor call, CXCursor def, int skip,
     int ok = 0;
     if (i < np && (pt.kind == CXType_LValueReference || pt.kind == CXType_RValueReference))
       key = gb_lvalue(b, f, ac, &text, &ok);
+    if (!key && is_default_arg(ac)) {
+      /* Note [default arguments]: from the declaration that has it */
+      CXCursor dx = default_expr(gb_callee_decl(call), i);
+      if (clang_Cursor_isNull(dx)) dx = default_expr(def, i);
+      if (!clang_Cursor_isNull(dx)) {
+        args[i] = gb_eval(b, f, dx);
+        continue;
+      }
+    }
     if (!key) {
       args[i] = i < np && gb_is_smart_ptr(pt) ? gb_smart_held(b, f, ac, NULL) : gb_eval(b, f, ac);
       /* a temporary object bound to a reference (`relu(w1 * x)`): the
@@ -348,12 +419,20 @@ GB_NOINLINE gval gb_eval_call(gb *b, gb_frame *f, CXCursor e) {
     descriptor_call(b, f, e, name, clang_Cursor_getNumArguments(e));
     goto out;
   }
+  if (li && (li->flags & LIBCALL_DESCRIPTOR_ATTR)) {
+    descriptor_attr(b, f, e, name, clang_Cursor_getNumArguments(e));
+    goto out;
+  }
   if (li && (li->flags & LIBCALL_DESCRIPTOR_QUERY)) {
     descriptor_query(b, f, e, name, clang_Cursor_getNumArguments(e));
     goto out;
   }
   if (b->h->op_site(b, f, e)) {
     if (b->in_once) b->once_sites++;
+    goto out;
+  }
+  if (gb_device_query(b, f, e, name)) {
+    ret = gb_int(b, sym_const(b->a, 0), NULL, 0); /* cudaSuccess */
     goto out;
   }
   if (!gb_is_user_function(b, program_definition(b->t, gb_callee_decl(e))) &&

@@ -38,6 +38,19 @@ static int64_t pointee_size(CXCursor e) {
 
 static gval eval_binary(gb *b, gb_frame *f, CXCursor e);
 
+/* The alternatives of a pointer chosen at run time, each moved by bytes
+ * (interp_select.c, Note [either pointer]); a NULL stays NULL. */
+static const gval *alt_add(gb *b, const gval *alt, sym *bytes, int negate) {
+  if (!alt) return NULL;
+  gval *c = gb_own(b, malloc(sizeof *c));
+  if (!c) return NULL;
+  *c = *alt;
+  if (c->k == GV_DEVPTR)
+    c->delta = negate ? sym_sub(b->a, c->delta, bytes) : sym_add(b->a, c->delta, bytes);
+  c->alt = alt_add(b, alt->alt, bytes, negate);
+  return c;
+}
+
 static gval ptr_add(gb *b, gval p, gval n, int64_t elem, int negate, CXCursor at) {
   if (p.k == GV_ADDR) {
     /* host pointer arithmetic over an array path "X[k]" */
@@ -60,6 +73,7 @@ static gval ptr_add(gb *b, gval p, gval n, int64_t elem, int negate, CXCursor at
   } else if (p.k == GV_DEVPTR) {
     sym *bytes = sym_mul(b->a, n.k == GV_INT ? n.s : sym_unknown(b->a), sym_const(b->a, elem));
     p.delta = negate ? sym_sub(b->a, p.delta, bytes) : sym_add(b->a, p.delta, bytes);
+    if (p.alt) p.alt = alt_add(b, p.alt, bytes, negate); /* Note [either pointer] */
   }
   if (p.text && n.text) {
     p.text = gb_fmt(b, "%s %c %s", gb_paren(b, p.text, p.prec, 2), negate ? '-' : '+',

@@ -50,6 +50,7 @@ gval gb_assign(gb *b, gb_frame *f, CXCursor lhs, CXCursor rhs_c, gval rhs,
 /* interp_select.c: the conditional operator. */
 GB_NOINLINE gval gb_select_value(gb *b, gb_frame *f, CXCursor e, CXCursor cond, const gval *c,
                                  const gval *x, const gval *y);
+int gb_either_pointer(gb *b, const gval *x, const gval *y, gval *out); /* Note [either pointer] */
 GB_NOINLINE gval gb_select_struct(gb *b, gb_frame *f, CXCursor e, CXCursor cond, const gval *c,
                                   const gval *x, const gval *y);
 
@@ -58,6 +59,10 @@ int gb_is_user_function(gb *b, CXCursor def);
 int gb_bind_call_args(gb *b, gb_frame *f, CXCursor call, CXCursor def, int skip, gval *args,
                       int max);
 GB_NOINLINE gval gb_eval_call(gb *b, gb_frame *f, CXCursor e);
+
+/* interp_device.c: cudaGetDeviceProperties, cudaDeviceGetAttribute (Note
+ * [device properties]); 1 if call was one and its result was stored. */
+int gb_device_query(gb *b, gb_frame *f, CXCursor call, const char *name);
 
 /* interp_cxx.c: heap objects and smart pointers. */
 int gb_is_smart_ptr(CXType t);

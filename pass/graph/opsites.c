@@ -116,18 +116,90 @@ typedef struct libenv_ud {
   CXCursor call;
 } libenv_ud;
 
-static sym *env_descriptor_bytes(void *ud, int arg) {
-  libenv_ud *u = ud;
+/* The store key of the descriptor variable argument arg names (`l`,
+ * `&l`, `this->l`), NULL if none. */
+static const char *desc_key(gb *b, gb_frame *f, CXCursor call, int arg) {
+  CXCursor a = cursor_strip_casts(clang_Cursor_getArgument(call, (unsigned)arg));
+  if (clang_getCursorKind(a) == CXCursor_UnaryOperator &&
+      clang_getCursorUnaryOperatorKind(a) == CXUnaryOperator_AddrOf) {
+    gval v = gb_eval(b, f, a);
+    return v.k == GV_ADDR ? gb_resolve_alias(b, v.path) : NULL;
+  }
+  enum CXCursorKind k0 = clang_getCursorKind(a);
+  if (k0 != CXCursor_DeclRefExpr && k0 != CXCursor_MemberRefExpr) return NULL;
+  const char *k = gb_lvalue(b, f, a, NULL, NULL);
+  return k ? gb_resolve_alias(b, k) : NULL;
+}
+
+/* An integer kept beside a descriptor ("KEY.@slot"), NULL if not set;
+ * *maybe set when it was set on some paths only (gval.maybe). */
+static sym *desc_int_m(gb *b, const char *key, const char *slot, int *maybe) {
+  gval *v = key ? gb_lookup(b, gb_fmt(b, "%s.@%s", key, slot)) : NULL;
+  if (!v) return NULL;
+  if (maybe && v->maybe) *maybe = 1;
+  return v->k == GV_INT && v->s ? v->s : sym_unknown(b->a);
+}
+
+static sym *desc_int(gb *b, const char *key, const char *slot) {
+  return desc_int_m(b, key, slot, NULL);
+}
+
+/* A cublasLt layout's type, rows, cols, ld (kept by the setter as @d0..3)
+ * and batch attributes; 0 when the key holds no layout.  *maybe: the batch
+ * was set on some paths only. */
+static int lt_layout(gb *b, const char *key, libcall_lt_layout *l, int *maybe) {
+  memset(l, 0, sizeof *l);
+  gval *nd = key ? gb_lookup(b, gb_fmt(b, "%s.@nd", key)) : NULL;
+  int64_t n;
+  if (!nd || nd->k != GV_INT || !sym_get_const(nd->s, &n) || n != 4) return 0;
+  l->type = desc_int(b, key, "d0");
+  l->rows = desc_int(b, key, "d1");
+  l->cols = desc_int(b, key, "d2");
+  l->ld = desc_int(b, key, "d3");
+  l->batch = desc_int_m(b, key, "batch", maybe);
+  l->stride = desc_int_m(b, key, "stride", maybe);
+  return 1;
+}
+
+/* Bytes and density of the descriptor argument arg: a batched cublasLt
+ * layout's from its attributes (analysis/libcalls_cublaslt.c, Note
+ * [cublasLt descriptors]), else what its setter computed.  NULL when
+ * unknown.  A batch set on some paths only gives the batched extent, never
+ * dense (the other paths touch the first matrix only). */
+static sym *descriptor_extent(libenv_ud *u, int arg, int *dense) {
+  const char *key = desc_key(u->b, u->f, u->call, arg);
+  libcall_lt_layout l;
+  sym *bytes;
+  int maybe = 0;
+  if (key && lt_layout(u->b, key, &l, &maybe) && l.batch) {
+    if (libcall_lt_layout_bytes(u->b->a, &l, &bytes, dense) != 0) return NULL;
+    if (maybe) *dense = 0;
+    return bytes;
+  }
   gval v = gb_eval(u->b, u->f, clang_Cursor_getArgument(u->call, (unsigned)arg));
   if (v.k == GV_ADDR) {
     gval *p = gb_lookup(u->b, v.path);
     if (p) v = *p;
   }
+  *dense = v.k == GV_DESC ? v.dense : 0;
   return v.k == GV_DESC ? v.s : NULL;
+}
+
+static sym *env_descriptor_bytes(void *ud, int arg) {
+  int dense;
+  return descriptor_extent(ud, arg, &dense);
 }
 
 static int env_descriptor_dense(void *ud, int arg) {
   libenv_ud *u = ud;
+  const char *key = desc_key(u->b, u->f, u->call, arg);
+  libcall_lt_layout l;
+  int maybe = 0;
+  if (key && lt_layout(u->b, key, &l, &maybe) && l.batch) {
+    int dense = 0;
+    descriptor_extent(u, arg, &dense);
+    return dense;
+  }
   gval v = gb_eval(u->b, u->f, clang_Cursor_getArgument(u->call, (unsigned)arg));
   return v.k == GV_DESC ? v.dense : 0;
 }
@@ -271,9 +343,44 @@ static graph_op *new_op(gb *b, gb_frame *f, CXCursor call, const char *callee, g
   return op;
 }
 
+static void add_access_one(gb *b, graph_op *op, CXCursor arg_c, gval v, int arg,
+                           access_mode mode, sym *bytes, sym *bytes_local, int exact,
+                           const char *param, const char *local_text);
+
+/* One access of argument arg, or one per pointer it may be when chosen at
+ * run time (interp_select.c, Note [either pointer]): each a readwrite
+ * where the op writes, none exact, each written as the argument (the
+ * expression that chooses), its tensor named after its own pointer. */
 static void add_access(gb *b, graph_op *op, CXCursor arg_c, gval v, int arg, access_mode mode,
                        sym *bytes, sym *bytes_local, int exact, const char *param,
                        const char *local_text) {
+  if (!v.alt) {
+    add_access_one(b, op, arg_c, v, arg, mode, bytes, bytes_local, exact, param, local_text);
+    return;
+  }
+  access_mode m = mode == ACCESS_WRITE ? ACCESS_READWRITE : mode;
+  int added = 0;
+  for (const gval *p = &v; p; p = p == &v ? v.alt : p->alt) {
+    int64_t z;
+    if (p->k == GV_INT && p->s && sym_get_const(p->s, &z) && z == 0) continue; /* NULL */
+    gval one = *p;
+    one.alt = NULL;
+    add_access_one(b, op, arg_c, one, arg, m, bytes, bytes_local, 0, param, local_text);
+    graph_access *a = &op->acc[op->n_acc - 1];
+    free(a->ptr_text);
+    a->ptr_text = v.text ? strdup(v.text) : NULL;
+    a->loop_text_valid = v.text && v.text_ok;
+    added++;
+  }
+  if (!added) { /* NULL whichever is chosen */
+    gval z = gb_int(b, sym_const(b->a, 0), v.text, v.text_ok);
+    add_access_one(b, op, arg_c, z, arg, mode, bytes, bytes_local, 0, param, local_text);
+  }
+}
+
+static void add_access_one(gb *b, graph_op *op, CXCursor arg_c, gval v, int arg,
+                           access_mode mode, sym *bytes, sym *bytes_local, int exact,
+                           const char *param, const char *local_text) {
   graph_access *n = realloc(op->acc, (size_t)(op->n_acc + 1) * sizeof *n);
   if (!n) return;
   op->acc = n;
@@ -565,6 +672,40 @@ out:
   free(vals);
 }
 
+/* A cublasLtMatmul's epilogue pointers, set on its matmul descriptor
+ * (argument 1): the bias and the auxiliary buffer, sized by D's layout
+ * (argument 11) (analysis/libcalls_cublaslt.c, Note [cublasLt
+ * descriptors]).  Each is written, in the op's text, as the pointer was
+ * where it was set (`bias`), which names it at the op when both are in one
+ * function.  A pointer or epilogue set on some paths only is declared as
+ * if set, never exact. */
+static void lt_epilogue_accesses(gb *b, gb_frame *f, graph_op *op, CXCursor call) {
+  const char *dk = desc_key(b, f, call, 1);
+  if (!dk) return;
+  gval *bias = gb_lookup(b, gb_fmt(b, "%s.@bias", dk));
+  gval *aux = gb_lookup(b, gb_fmt(b, "%s.@aux", dk));
+  int64_t z;
+  int has_bias = bias && !(bias->k == GV_INT && bias->s && sym_get_const(bias->s, &z) && z == 0);
+  int has_aux = aux && !(aux->k == GV_INT && aux->s && sym_get_const(aux->s, &z) && z == 0);
+  if (!has_bias && !has_aux) return;
+  libcall_lt_layout d;
+  int maybe = 0;
+  const char *lk = desc_key(b, f, call, 11);
+  if (!lk || !lt_layout(b, lk, &d, &maybe)) memset(&d, 0, sizeof d);
+  libcall_lt_epi e = {desc_int_m(b, dk, "epilogue", &maybe), desc_int(b, dk, "bias_type"),
+                      desc_int(b, dk, "aux_type"), desc_int(b, dk, "aux_ld"),
+                      desc_int(b, dk, "bias_stride"), desc_int(b, dk, "aux_stride"),
+                      d.rows, d.cols, d.type, d.batch, has_bias, has_aux};
+  libcall_access acc[2];
+  int n = libcall_lt_epilogue(b->a, &e, acc);
+  for (int i = 0; i < n && i < 2; i++) {
+    const gval *p = !strcmp(acc[i].role, "bias") ? bias : aux;
+    int ex = acc[i].exact && !maybe && !p->maybe;
+    add_access(b, op, call, *p, -1, acc[i].mode, acc[i].bytes, acc[i].bytes, ex, acc[i].role,
+               p->text ? p->text : acc[i].role);
+  }
+}
+
 /* Text of a launch configuration argument, NULL for an omitted default. */
 static char *config_text(gb *b, CXCursor cfg, int i) {
   if (clang_Cursor_isNull(cfg) || i >= clang_Cursor_getNumArguments(cfg)) return NULL;
@@ -687,6 +828,7 @@ int opsite_handle(gb *b, gb_frame *f, CXCursor call) {
                acc[i].bytes, bl, acc[i].exact, acc[i].role, NULL);
   }
   if (na < 0) gb_note(b, call, "call to '%s' has too few arguments for its model", name);
+  if (!strcmp(name, "cublasLtMatmul") && n >= 12) lt_epilogue_accesses(b, f, op, call);
   sym *fl = libcall_flops(name, args, n, b->a);
   op->flops = fl ? fl : sym_const(b->a, 0);
   if (li->flags & LIBCALL_NONDETERMINISTIC) op->flags |= KERNEL_NONDETERMINISTIC;
