@@ -742,6 +742,29 @@ static lin quotient_var(kctx *c, lin x, sym *d) {
   return lin_var(c, v);
 }
 
+/* Note [bounded products]: x*y of two non-negative values is not affine,
+ * but it is bounded when both are: max(x)*max(y).  The y and z thread
+ * indices are written that way (`oc = 8*(blockIdx.y * blockDim.y +
+ * threadIdx.y)`, llm.c's matmul_forward_kernel4): blockIdx.y < gridDim.y
+ * and blockDim.y <= blockDim.y, so the product is below
+ * (gridDim.y - 1)*blockDim.y + 1 and the index below
+ * gridDim.y*blockDim.y - an extent in the launch's dimensions (Note
+ * [launch bounds]).  The product is a fresh variable bounded by its own
+ * bound when both factors have one, else by the launch bound; it covers
+ * nothing (Note [dense]: its values are not all taken). */
+static lin product_var(kctx *c, lin x, lin y, int nonneg) {
+  if (!nonneg) return lin_opaque(c, 0);
+  sym *xo = lin_max_mode(c, x, 0), *yo = lin_max_mode(c, y, 0);
+  if (xo && yo) return lin_var(c, new_var(c, sym_add(c->a, sym_mul(c->a, xo, yo), sym_const(c->a, 1)), 1));
+  sym *xm = lin_max(c, x), *ym = lin_max(c, y);
+  int v = new_var(c, NULL, 1);
+  if (v >= 0 && xm && ym) {
+    sym *lb = sym_add(c->a, sym_mul(c->a, xm, ym), sym_const(c->a, 1));
+    c->vars[v].lbound = sym_is_unknown(lb) ? NULL : lb;
+  }
+  return lin_var(c, v);
+}
+
 /* Values made while evaluating e that read memory are data-dependent
  * (base_var.data): only the reason given for an unknown extent uses it. */
 static lin eval_int_value(kctx *c, CXCursor e);
@@ -852,7 +875,7 @@ static lin eval_int_value(kctx *c, CXCursor e) {
         }
         if (x.ok && x.n == 0) return lin_scale(c, y, x.k);
         if (y.ok && y.n == 0) return lin_scale(c, x, y.k);
-        return lin_opaque(c, nn); /* product of two variables: not affine */
+        return product_var(c, x, y, nn); /* two variables: not affine, maybe bounded */
       }
       default: { /* / and %: a new variable bounded through the divisor */
         int nn = lin_nonneg(c, x) && lin_nonneg(c, y);
@@ -2709,6 +2732,36 @@ void kernels_launch_dims(CXCursor call, CXCursor *grid_x, CXCursor *block_x) {
   if (clang_Cursor_getNumArguments(cfg) < first + 2) return;
   *grid_x = dim_x(clang_Cursor_getArgument(cfg, (unsigned)first));
   *block_x = dim_x(clang_Cursor_getArgument(cfg, (unsigned)first + 1));
+}
+
+void kernels_launch_config(CXCursor call, CXCursor *grid, CXCursor *block) {
+  *grid = *block = clang_getNullCursor();
+  CXCursor cfg = clang_getNullCursor();
+  char *n = callee_name(call);
+  int launch_kernel = n && !strcmp(n, "cudaLaunchKernel");
+  free(n);
+  if (launch_kernel) {
+    cfg = call;
+  } else {
+    kids ch = children(call);
+    for (int i = 0; i < ch.n && i < 3 && clang_Cursor_isNull(cfg); i++)
+      if (is_config_call(ch.v[i])) cfg = cursor_strip(ch.v[i]);
+  }
+  if (clang_Cursor_isNull(cfg)) return;
+  int first = launch_kernel ? 1 : 0;
+  if (clang_Cursor_getNumArguments(cfg) < first + 2) return;
+  *grid = clang_Cursor_getArgument(cfg, (unsigned)first);
+  *block = clang_Cursor_getArgument(cfg, (unsigned)first + 1);
+}
+
+sym *kernels_launch_dim3(sym_arena *a, const char *name, sym *const grid[3],
+                         sym *const block[3]) {
+  int g = !strncmp(name, "gridDim.", 8), bl = !strncmp(name, "blockDim.", 9);
+  if (!g && !bl) return NULL;
+  const char *c = name + (g ? 8 : 9);
+  int i = !strcmp(c, "x") ? 0 : !strcmp(c, "y") ? 1 : !strcmp(c, "z") ? 2 : -1;
+  sym *v = i < 0 ? NULL : g ? grid[i] : block[i];
+  return v && !sym_is_unknown(v) ? v : sym_unknown(a);
 }
 
 sym *kernels_launch_dim(sym_arena *a, const char *name, sym *grid_x, sym *block_x) {

@@ -20,6 +20,14 @@ static int is_std_vector(CXType t) {
   return r;
 }
 
+/* CUDA's dim3 (and uint3, its base in the toolkit's headers). */
+static int is_dim3(CXType t) {
+  char *sp = string_and_dispose(clang_getTypeSpelling(clang_getCanonicalType(t)));
+  int r = sp && (!strcmp(sp, "dim3") || !strcmp(sp, "struct dim3") || !strcmp(sp, "const dim3"));
+  free(sp);
+  return r;
+}
+
 int gb_is_user_function(gb *b, CXCursor def) {
   if (clang_Cursor_isNull(def) || !clang_isCursorDefinition(def)) return 0;
   if (clang_Location_isInSystemHeader(clang_getCursorLocation(def))) return 0;
@@ -327,6 +335,20 @@ GB_NOINLINE gval gb_eval_call(gb *b, gb_frame *f, CXCursor e) {
     const char *obj = b->this_path;
     b->this_path = NULL;
     if (gb_is_smart_ptr(clang_getCursorType(e))) return gb_smart_construct(b, f, e, obj);
+    if (obj && is_dim3(clang_getCursorType(e)) &&
+        !(n == 1 && gb_is_record_type(clang_getCursorType(clang_Cursor_getArgument(e, 0))))) {
+      /* `dim3 grid(CEIL_DIV(N, 128), OC / 128);`, `dim3 block = {4, 8, 32};`:
+       * the fields a launch configuration reads (opsites.c, Note [launch
+       * dimensions]); a component left out is 1 */
+      static const char *const comp[3] = {"x", "y", "z"};
+      for (int i = 0; i < 3; i++) {
+        gval v = i < n ? gb_eval(b, f, clang_Cursor_getArgument(e, (unsigned)i))
+                       : gb_int(b, sym_const(b->a, 1), "1", 1);
+        if (v.k != GV_INT) v = gb_int(b, NULL, NULL, 0);
+        gb_store(b, gb_fmt(b, "%s.%s", obj, comp[i]), v);
+      }
+      return gb_none_val();
+    }
     if (obj && is_std_vector(clang_getCursorType(e))) {
       /* std::vector<T> v(count[, value]): its size() is count */
       gval cnt = gb_none_val();

@@ -461,27 +461,90 @@ typedef struct subst_ud {
   const kernel_info *k;
   sym **vals;
   sym_arena *a;
-  sym *grid, *block; /* the launch's grid.x and block.x, for extents that name them */
+  sym *grid[3], *block[3]; /* the launch's dimensions, for extents that name them */
 } subst_ud;
 
 static sym *param_lookup(void *ud, const char *name) {
   subst_ud *u = ud;
   for (int i = 0; i < u->k->n_params; i++)
     if (u->k->params[i].name && strcmp(u->k->params[i].name, name) == 0) return u->vals[i];
-  return kernels_launch_dim(u->a, name, u->grid, u->block);
+  return kernels_launch_dim3(u->a, name, u->grid, u->block);
 }
 
-/* An integer launch dimension in the loop context (through the call chain). */
-static sym *dim_loop(gb *b, gb_frame *f, CXCursor e) {
-  if (clang_Cursor_isNull(e)) return sym_unknown(b->a);
+/* Note [launch dimensions]: a kernel's extent may name its launch's grid
+ * and block in x, y and z (analysis/kernels.c, Note [launch bounds]; a 2D
+ * matmul indexes rows by blockIdx.x and columns by blockIdx.y).  The
+ * configuration arguments give them: an integer is (n, 1, 1); a dim3
+ * built in place (`dim3(CEIL_DIV(N, 128), CEIL_DIV(OC, 128))`) its
+ * arguments, 1 for those left out; a dim3 variable its fields as the
+ * interpreter stored them (`dim3 grid(x, y);`, `dim3 block = {4, 8, 32};`,
+ * interp_call.c), and in the op's own text `grid.y`.  What is not known is
+ * unknown, and the extent with it, as before. */
+static sym *dim_int(gb *b, gb_frame *f, CXCursor e, int local) {
+  if (local) {
+    sym *v = gb_eval_local(b, e);
+    return v ? v : sym_unknown(b->a);
+  }
   gval v = gb_eval(b, f, e);
   return v.k == GV_INT && v.s ? v.s : sym_unknown(b->a);
 }
 
-static sym *dim_local(gb *b, CXCursor e) {
-  if (clang_Cursor_isNull(e)) return sym_unknown(b->a);
-  sym *s = gb_eval_local(b, e);
-  return s ? s : sym_unknown(b->a);
+static void dims_of(gb *b, gb_frame *f, CXCursor e, int local, sym *out[3]) {
+  out[0] = out[1] = out[2] = sym_unknown(b->a);
+  for (int guard = 0; guard < 8 && !clang_Cursor_isNull(e); guard++) {
+    CXCursor s = cursor_strip_casts(e);
+    CXType t = clang_getCanonicalType(clang_getCursorType(s));
+    if (t.kind != CXType_Record) {
+      out[0] = dim_int(b, f, s, local);
+      out[1] = out[2] = sym_const(b->a, 1);
+      return;
+    }
+    enum CXCursorKind k = clang_getCursorKind(s);
+    if (k == CXCursor_CallExpr || k == CXCursor_InitListExpr) {
+      CXCursor *ch = NULL;
+      int n = k == CXCursor_CallExpr ? clang_Cursor_getNumArguments(s) : cursor_children_all(s, &ch);
+      CXCursor a0 = n >= 1 ? (ch ? ch[0] : clang_Cursor_getArgument(s, 0)) : clang_getNullCursor();
+      if (n == 1 && clang_getCanonicalType(clang_getCursorType(cursor_strip_casts(a0))).kind == CXType_Record) {
+        free(ch); /* a copy of another dim3 */
+        e = a0;
+        continue;
+      }
+      for (int i = 0; i < 3; i++) {
+        if (i >= n) {
+          out[i] = sym_const(b->a, 1);
+          continue;
+        }
+        out[i] = dim_int(b, f, ch ? ch[i] : clang_Cursor_getArgument(s, (unsigned)i), local);
+      }
+      free(ch);
+      return;
+    }
+    if (k == CXCursor_DeclRefExpr || k == CXCursor_MemberRefExpr) {
+      const char *text = NULL;
+      int ok = 0;
+      const char *key = gb_lvalue(b, f, s, &text, &ok);
+      static const char *const comp[3] = {"x", "y", "z"};
+      for (int i = 0; i < 3; i++) {
+        if (local) {
+          char *w = gb_text(b, s);
+          out[i] = w && *w ? sym_var(b->a, gb_fmt(b, "%s.%s", w, comp[i])) : sym_unknown(b->a);
+          continue;
+        }
+        gval *v = key ? gb_lookup(b, gb_fmt(b, "%s.%s", key, comp[i])) : NULL;
+        out[i] = v && v->k == GV_INT && v->s ? v->s : sym_unknown(b->a);
+      }
+      return;
+    }
+    return;
+  }
+}
+
+static void launch_dims(gb *b, gb_frame *f, CXCursor call, int local, sym *grid[3],
+                        sym *block[3]) {
+  CXCursor gc, bc;
+  kernels_launch_config(call, &gc, &bc);
+  dims_of(b, f, gc, local, grid);
+  dims_of(b, f, bc, local, block);
 }
 
 /* Pointer fields of a struct argument (`adam<<<...>>>(args, n)` with
@@ -608,10 +671,11 @@ static void launch_accesses(gb *b, gb_frame *f, graph_op *op, const kernel_info 
     loopv[i] = vals[i].k == GV_INT ? vals[i].s : sym_unknown(b->a);
   }
   sym *flops = sym_const(b->a, 0);
-  CXCursor gx, bx;
-  kernels_launch_dims(call, &gx, &bx);
-  sym *grid_l = dim_loop(b, f, gx), *block_l = dim_loop(b, f, bx);
-  sym *grid_c = dim_local(b, gx), *block_c = dim_local(b, bx);
+  sym *g3l[3], *b3l[3], *g3c[3], *b3c[3]; /* Note [launch dimensions] */
+  launch_dims(b, f, call, 0, g3l, b3l);
+  launch_dims(b, f, call, 1, g3c, b3c);
+  sym *grid_l = g3l[0], *block_l = b3l[0];
+  sym *grid_c = g3c[0], *block_c = b3c[0];
   for (int i = 0; i < n; i++) {
     const kernel_param *p = &ki->params[i];
     CXType pt = {CXType_Invalid, {0, 0}};
@@ -643,7 +707,8 @@ static void launch_accesses(gb *b, gb_frame *f, graph_op *op, const kernel_info 
                 (kernels_launch_covers(b->a, ki, p, loopv, grid_l, block_l, bind_value_fn,
                                        &b->g->binds) ||
                  kernels_launch_covers(b->a, ki, p, localv, grid_c, block_c, NULL, NULL));
-    subst_ud ul = {ki, loopv, b->a, grid_l, block_l}, uc = {ki, localv, b->a, grid_c, block_c};
+    subst_ud ul = {ki, loopv, b->a, {g3l[0], g3l[1], g3l[2]}, {b3l[0], b3l[1], b3l[2]}};
+    subst_ud uc = {ki, localv, b->a, {g3c[0], g3c[1], g3c[2]}, {b3c[0], b3c[1], b3c[2]}};
     sym *ext = p->extent ? p->extent : sym_unknown(b->a);
     sym *eb = sym_const(b->a, p->elem_bytes > 0 ? p->elem_bytes : 0);
     sym *bytes = p->elem_bytes > 0 ? sym_mul(b->a, sym_subst(b->a, ext, param_lookup, &ul), eb)
