@@ -609,7 +609,10 @@ static CXCursor called_def(const pass_tu *t, CXCursor call) {
  * the loop's function (`context`) is no name inside the callee.  Such a
  * name of an op below the loop's function, whose root a function on the
  * path declares (the loop's included) and that is bound, is written as its
- * value instead; one that is not bound keeps its name. */
+ * value instead.  One that is not bound cannot be written at all: kept, it
+ * named `model.config.channels` inside `gpt2_backward(GPT2 *model)` (a
+ * cublasLt layout's size, from the setter's loop-level names; llm.c's
+ * rewrite did not compile), so the size is unknown there. */
 typedef struct shadow_ud {
   gb *b;
   ct_fn **fp;
@@ -625,7 +628,7 @@ static sym *shadowed_value(void *ud, const char *name) {
     for (int i = 0; i < u->fp[k]->n; i++)
       if (strlen(u->fp[k]->names[i].name) == root && !strncmp(u->fp[k]->names[i].name, name, root)) {
         int64_t v;
-        return bind_lookup(&u->b->g->binds, name, &v) ? sym_const(u->b->a, v) : NULL;
+        return bind_lookup(&u->b->g->binds, name, &v) ? sym_const(u->b->a, v) : sym_unknown(u->b->a);
       }
   return NULL;
 }

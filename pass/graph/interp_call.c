@@ -86,6 +86,25 @@ static void descriptor_call(gb *b, gb_frame *f, CXCursor call, const char *name,
   const char *key = descriptor_key(b, f, call, desc);
   if (!key) return;
   gb_store(b, key, d);
+  /* Note [descriptor extents at the op]: the same bytes in the setter's own
+   * names (`rows`, `ld`), for the op's declaration at run time; valid at an
+   * op in the same activation of the same function only (opsites.c checks
+   * "@frame"), as llm.c's matmul_cublaslt sets its layouts and calls the
+   * matmul in one function. */
+  libcall_arg largs[32];
+  for (int i = 0; i < nargs; i++) {
+    largs[i].value = gb_eval_local(b, clang_Cursor_getArgument(call, (unsigned)i));
+    largs[i].text = args[i].text;
+  }
+  int ldense = 1;
+  sym *lbytes = NULL;
+  if (libcall_descriptor_info(name, largs, nargs, b->a, NULL, &lbytes, &ldense) != 0) lbytes = NULL;
+  gb_store(b, gb_fmt(b, "%s.@frame", key), gb_int(b, sym_const(b->a, f ? f->id : -1), NULL, 0));
+  gb_store(b, gb_fmt(b, "%s.@lbytes", key), gb_int(b, lbytes, NULL, 0));
+  sym *lp[LIBCALL_QUERY_MAX * 2];
+  int nlp = libcall_descriptor_params(name, largs, nargs, lp, LIBCALL_QUERY_MAX * 2);
+  for (int i = 0; i < nlp && i < LIBCALL_QUERY_MAX * 2; i++)
+    gb_store(b, gb_fmt(b, "%s.@ld%d", key, i), gb_int(b, lp[i], NULL, 0));
   /* Note [descriptor parameters]: the setter's integers (n, c, h, w; a
    * convolution's pads, strides, dilations) are kept beside the
    * descriptor as "KEY.@dI", their count as "KEY.@nd", so that a query
@@ -104,6 +123,25 @@ static void descriptor_call(gb *b, gb_frame *f, CXCursor call, const char *name,
  * with its text, for the op's access; an integer; unknown when *buf is not
  * known), for the matmul (opsites.c; analysis/libcalls_cublaslt.c, Note
  * [cublasLt descriptors]).  An attribute not modelled is ignored. */
+/* An attribute's value in the setter's own names.  A local variable
+ * (`int64_t ld = m;` inside `if (pre_gelu) {..}`) may be out of scope at
+ * the op, so it is its initializer's, when the variable still holds what
+ * the initializer gives; otherwise unknown.  A parameter or a member is its
+ * name. */
+static sym *attr_local(gb *b, gb_frame *f, CXCursor e) {
+  if (clang_getCursorKind(e) != CXCursor_DeclRefExpr) return gb_eval_local(b, e);
+  CXCursor d = clang_getCursorReferenced(e);
+  if (clang_getCursorKind(d) == CXCursor_ParmDecl || gb_is_global_var(d)) return gb_eval_local(b, e);
+  if (clang_getCursorKind(d) != CXCursor_VarDecl) return sym_unknown(b->a);
+  CXCursor init = cursor_last_expr_child(d);
+  if (clang_Cursor_isNull(init)) return sym_unknown(b->a);
+  gval now = gb_eval(b, f, e), was = gb_eval(b, f, init);
+  if (now.k != GV_INT || was.k != GV_INT || !now.s || !was.s || sym_is_unknown(now.s) ||
+      !sym_equal(now.s, was.s))
+    return sym_unknown(b->a);
+  return gb_eval_local(b, init);
+}
+
 static void descriptor_attr(gb *b, gb_frame *f, CXCursor call, const char *name, int nargs) {
   if (nargs < 3) return;
   CXCursor ac = clang_Cursor_getArgument(call, 1);
@@ -116,6 +154,16 @@ static void descriptor_attr(gb *b, gb_frame *f, CXCursor call, const char *name,
   for (int i = 3; i < nargs; i++) gb_eval(b, f, clang_Cursor_getArgument(call, (unsigned)i));
   if (!key || !libcall_attr_slot(name, &attr, &slot, &is_ptr)) return;
   gval v = gb_none_val();
+  /* the integer in the setter's own names (`batch_count`), for the op's
+   * declaration at run time (Note [descriptor extents at the op]) */
+  CXCursor bc = cursor_strip_casts(clang_Cursor_getArgument(call, 2));
+  CXCursor pc[1];
+  gb_store(b, gb_fmt(b, "%s.@frame", gb_resolve_alias(b, key)),
+           gb_int(b, sym_const(b->a, f ? f->id : -1), NULL, 0));
+  if (!is_ptr && clang_getCursorKind(bc) == CXCursor_UnaryOperator &&
+      clang_getCursorUnaryOperatorKind(bc) == CXUnaryOperator_AddrOf && cursor_children(bc, pc, 1) == 1)
+    gb_store(b, gb_fmt(b, "%s.@l.%s", gb_resolve_alias(b, key), slot),
+             gb_int(b, attr_local(b, f, cursor_strip_casts(pc[0])), NULL, 0));
   if (buf.k == GV_ADDR) {
     gval *p = gb_lookup(b, buf.path);
     if (p && (is_ptr ? p->k == GV_DEVPTR || p->k == GV_INT : p->k == GV_INT)) v = *p;

@@ -114,6 +114,7 @@ typedef struct libenv_ud {
   gb *b;
   gb_frame *f;
   CXCursor call;
+  int local; /* sizes in the op's own names (interp_call.c, Note [descriptor extents at the op]) */
 } libenv_ud;
 
 /* The store key of the descriptor variable argument arg names (`l`,
@@ -144,20 +145,33 @@ static sym *desc_int(gb *b, const char *key, const char *slot) {
   return desc_int_m(b, key, slot, NULL);
 }
 
-/* A cublasLt layout's type, rows, cols, ld (kept by the setter as @d0..3)
- * and batch attributes; 0 when the key holds no layout.  *maybe: the batch
- * was set on some paths only. */
-static int lt_layout(gb *b, const char *key, libcall_lt_layout *l, int *maybe) {
+/* 1 if the descriptor at key was set in frame f's own activation: its
+ * sizes in the setter's names are then the op's (interp_call.c, Note
+ * [descriptor extents at the op]). */
+static int desc_same_frame(gb *b, gb_frame *f, const char *key) {
+  gval *fr = key ? gb_lookup(b, gb_fmt(b, "%s.@frame", key)) : NULL;
+  int64_t id;
+  return fr && fr->k == GV_INT && sym_get_const(fr->s, &id) && f && id == f->id;
+}
+
+/* A cublasLt layout's type, rows, cols, ld (kept by the setter as @d0..3;
+ * local: @ld0..3, in the setter's names) and batch attributes; 0 when the
+ * key holds no layout.  *maybe: the batch was set on some paths only. */
+static int lt_layout(gb *b, const char *key, libcall_lt_layout *l, int *maybe, int local) {
   memset(l, 0, sizeof *l);
   gval *nd = key ? gb_lookup(b, gb_fmt(b, "%s.@nd", key)) : NULL;
   int64_t n;
   if (!nd || nd->k != GV_INT || !sym_get_const(nd->s, &n) || n != 4) return 0;
-  l->type = desc_int(b, key, "d0");
-  l->rows = desc_int(b, key, "d1");
-  l->cols = desc_int(b, key, "d2");
-  l->ld = desc_int(b, key, "d3");
+  l->type = desc_int(b, key, local ? "ld0" : "d0");
+  l->rows = desc_int(b, key, local ? "ld1" : "d1");
+  l->cols = desc_int(b, key, local ? "ld2" : "d2");
+  l->ld = desc_int(b, key, local ? "ld3" : "d3");
   l->batch = desc_int_m(b, key, "batch", maybe);
   l->stride = desc_int_m(b, key, "stride", maybe);
+  if (local) {
+    if (l->batch) l->batch = desc_int(b, key, "l.batch");
+    if (l->stride) l->stride = desc_int(b, key, "l.stride");
+  }
   return 1;
 }
 
@@ -171,10 +185,17 @@ static sym *descriptor_extent(libenv_ud *u, int arg, int *dense) {
   libcall_lt_layout l;
   sym *bytes;
   int maybe = 0;
-  if (key && lt_layout(u->b, key, &l, &maybe) && l.batch) {
+  if (u->local && !desc_same_frame(u->b, u->f, key)) return NULL;
+  if (key && lt_layout(u->b, key, &l, &maybe, u->local) && l.batch) {
     if (libcall_lt_layout_bytes(u->b->a, &l, &bytes, dense) != 0) return NULL;
     if (maybe) *dense = 0;
     return bytes;
+  }
+  if (u->local) {
+    gval *lb = gb_lookup(u->b, gb_fmt(u->b, "%s.@lbytes", key));
+    gval *d = gb_lookup(u->b, key);
+    *dense = d && d->k == GV_DESC ? d->dense : 0;
+    return lb && lb->k == GV_INT && lb->s && !sym_is_unknown(lb->s) ? lb->s : NULL;
   }
   gval v = gb_eval(u->b, u->f, clang_Cursor_getArgument(u->call, (unsigned)arg));
   if (v.k == GV_ADDR) {
@@ -195,7 +216,7 @@ static int env_descriptor_dense(void *ud, int arg) {
   const char *key = desc_key(u->b, u->f, u->call, arg);
   libcall_lt_layout l;
   int maybe = 0;
-  if (key && lt_layout(u->b, key, &l, &maybe) && l.batch) {
+  if (key && lt_layout(u->b, key, &l, &maybe, 0) && l.batch) {
     int dense = 0;
     descriptor_extent(u, arg, &dense);
     return dense;
@@ -753,20 +774,33 @@ static void lt_epilogue_accesses(gb *b, gb_frame *f, graph_op *op, CXCursor call
   int has_bias = bias && !(bias->k == GV_INT && bias->s && sym_get_const(bias->s, &z) && z == 0);
   int has_aux = aux && !(aux->k == GV_INT && aux->s && sym_get_const(aux->s, &z) && z == 0);
   if (!has_bias && !has_aux) return;
-  libcall_lt_layout d;
-  int maybe = 0;
+  libcall_lt_layout d, dl;
+  int maybe = 0, lm = 0;
   const char *lk = desc_key(b, f, call, 11);
-  if (!lk || !lt_layout(b, lk, &d, &maybe)) memset(&d, 0, sizeof d);
+  if (!lk || !lt_layout(b, lk, &d, &maybe, 0)) memset(&d, 0, sizeof d);
+  /* in the op's own names when the matmul's descriptors were set here
+   * (interp_call.c, Note [descriptor extents at the op]); else unknown there */
+  int here = desc_same_frame(b, f, lk) && desc_same_frame(b, f, dk);
+  if (!here || !lt_layout(b, lk, &dl, &lm, 1)) memset(&dl, 0, sizeof dl);
   libcall_lt_epi e = {desc_int_m(b, dk, "epilogue", &maybe), desc_int(b, dk, "bias_type"),
                       desc_int(b, dk, "aux_type"), desc_int(b, dk, "aux_ld"),
                       desc_int(b, dk, "bias_stride"), desc_int(b, dk, "aux_stride"),
                       d.rows, d.cols, d.type, d.batch, has_bias, has_aux};
-  libcall_access acc[2];
+  libcall_lt_epi el = e;
+  el.aux_ld = desc_int(b, dk, "l.aux_ld");
+  el.bias_stride = desc_int(b, dk, "l.bias_stride");
+  el.aux_stride = desc_int(b, dk, "l.aux_stride");
+  el.m = dl.rows;
+  el.n = dl.cols;
+  el.batch = dl.batch;
+  libcall_access acc[2], lacc[2];
   int n = libcall_lt_epilogue(b->a, &e, acc);
+  int nl = libcall_lt_epilogue(b->a, &el, lacc);
   for (int i = 0; i < n && i < 2; i++) {
     const gval *p = !strcmp(acc[i].role, "bias") ? bias : aux;
     int ex = acc[i].exact && !maybe && !p->maybe;
-    add_access(b, op, call, *p, -1, acc[i].mode, acc[i].bytes, acc[i].bytes, ex, acc[i].role,
+    sym *bl = here && i < nl && !strcmp(lacc[i].role, acc[i].role) ? lacc[i].bytes : NULL;
+    add_access(b, op, call, *p, -1, acc[i].mode, acc[i].bytes, bl, ex, acc[i].role,
                p->text ? p->text : acc[i].role);
   }
 }
@@ -879,11 +913,12 @@ int opsite_handle(gb *b, gb_frame *f, CXCursor call) {
     largs[i].value = gb_eval_local(b, a);
     largs[i].text = args[i].text;
   }
-  libenv_ud ud = {b, f, call};
+  libenv_ud ud = {b, f, call, 0}, lud = {b, f, call, 1};
   libcall_env env = {b->a, env_descriptor_bytes, &ud, env_descriptor_dense, env_scalar_is_zero};
+  libcall_env lenv = {b->a, env_descriptor_bytes, &lud, env_descriptor_dense, env_scalar_is_zero};
   libcall_access acc[OPSITE_MAX_ACC], lacc[OPSITE_MAX_ACC];
   int na = libcall_accesses(name, args, n, &env, acc, OPSITE_MAX_ACC);
-  int nl = libcall_accesses(name, largs, n, &env, lacc, OPSITE_MAX_ACC);
+  int nl = libcall_accesses(name, largs, n, &lenv, lacc, OPSITE_MAX_ACC);
   if (na > OPSITE_MAX_ACC) na = OPSITE_MAX_ACC;
   for (int i = 0; i < na; i++) {
     int ai = acc[i].arg;

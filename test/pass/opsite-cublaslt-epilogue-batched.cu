@@ -8,7 +8,12 @@
 //  - beta 0 (`const float beta = 0.0f`): C (= D) is not read;
 //  - batched (attention, 8 heads): each operand covers every matrix;
 //  - the workspace is scratch, written.
+// Each size is also written in the wrapper's own names, where the op is
+// declared at run time (Note [descriptor extents at the op]): the layouts'
+// rows and cols, the batch and stride parameters, the aux ld's initializer
+// (`ld` itself is out of scope at the matmul).
 // RUN: %tidal graph %s -- %stubflags | FileCheck %s
+// RUN: %tidal graph %s --format json -- %stubflags | FileCheck --check-prefix=LOCAL %s
 // CHECK: #0 {{.*}}mm -> cublasLtMatmul
 // CHECK-NEXT: read      w                            8*C*C
 // CHECK-NEXT: read      x                            2*C*B*T
@@ -28,6 +33,10 @@
 // CHECK-NEXT: write     att                          2*T*T*B*NH (upper bound)
 // CHECK-NEXT: write     ws
 // CHECK: unresolved (0):
+// LOCAL: "bytes_local": "2*m*n",{{.*}}"pointer_local": "d"
+// LOCAL: "bytes_local": "2*m",{{.*}}"pointer_local": "bias"
+// LOCAL: "bytes_local": "2*m*n",{{.*}}"pointer_local": "pre"
+// LOCAL: "bytes_local": "2*m*n + 2*sd*batch - 2*sd",{{.*}}"pointer_local": "d"
 #include <stddef.h>
 #include <stdlib.h>
 #include <cublasLt.h>
