@@ -377,6 +377,12 @@ int cmd_rewrite(int argc, char **argv) {
     rc = rewrite_to_dir(t, &g, &req, scans, n_scans, o.output, &o);
     goto out;
   }
+  /* an output that would replace a file the parse read is refused first
+   * (output.c, Note [protected files]), whatever else is wrong */
+  if (o.output && output_check(o.output) != 0) {
+    rc = TIDAL_EXIT_BAD_INPUT;
+    goto out;
+  }
   if (refuse_one_output(t, scans, n_scans, &o)) { /* Note [one output file] */
     rc = TIDAL_EXIT_BAD_INPUT;
     goto out;

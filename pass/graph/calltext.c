@@ -609,10 +609,10 @@ static CXCursor called_def(const pass_tu *t, CXCursor call) {
  * the loop's function (`context`) is no name inside the callee.  Such a
  * name of an op below the loop's function, whose root a function on the
  * path declares (the loop's included) and that is bound, is written as its
- * value instead.  One that is not bound cannot be written at all: kept, it
- * named `model.config.channels` inside `gpt2_backward(GPT2 *model)` (a
- * cublasLt layout's size, from the setter's loop-level names; llm.c's
- * rewrite did not compile), so the size is unknown there. */
+ * value instead; one that is not bound keeps its name (bound later, the
+ * rewriter writes its value; llm.c's cuBLASLt sizes, which named
+ * model.config.channels inside gpt2_backward(GPT2 *model), are now in the
+ * setter's own names: opsites.c, Note [descriptor extents at the op]). */
 typedef struct shadow_ud {
   gb *b;
   ct_fn **fp;
@@ -628,7 +628,7 @@ static sym *shadowed_value(void *ud, const char *name) {
     for (int i = 0; i < u->fp[k]->n; i++)
       if (strlen(u->fp[k]->names[i].name) == root && !strncmp(u->fp[k]->names[i].name, name, root)) {
         int64_t v;
-        return bind_lookup(&u->b->g->binds, name, &v) ? sym_const(u->b->a, v) : sym_unknown(u->b->a);
+        return bind_lookup(&u->b->g->binds, name, &v) ? sym_const(u->b->a, v) : NULL;
       }
   return NULL;
 }

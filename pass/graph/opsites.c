@@ -185,13 +185,15 @@ static sym *descriptor_extent(libenv_ud *u, int arg, int *dense) {
   libcall_lt_layout l;
   sym *bytes;
   int maybe = 0;
-  if (u->local && !desc_same_frame(u->b, u->f, key)) return NULL;
-  if (key && lt_layout(u->b, key, &l, &maybe, u->local) && l.batch) {
+  /* set in another frame: the loop-level size, as before (its names are
+   * the object's: calltext.c, Note [object-named sizes]) */
+  int local = u->local && desc_same_frame(u->b, u->f, key);
+  if (key && lt_layout(u->b, key, &l, &maybe, local) && l.batch) {
     if (libcall_lt_layout_bytes(u->b->a, &l, &bytes, dense) != 0) return NULL;
     if (maybe) *dense = 0;
     return bytes;
   }
-  if (u->local) {
+  if (local) {
     gval *lb = gb_lookup(u->b, gb_fmt(u->b, "%s.@lbytes", key));
     gval *d = gb_lookup(u->b, key);
     *dense = d && d->k == GV_DESC ? d->dense : 0;
