@@ -130,8 +130,8 @@ static const char *lvalue_at(gb *b, gb_frame *f, CXCursor e, const char **text, 
     const char *res = NULL;
     if (n >= 1) {
       CXCursor base = ch[0];
-      if (gb_is_pointer_type(clang_getCursorType(cursor_strip_casts(base))) ||
-          gb_is_pointer_type(clang_getCursorType(base))) {
+      if (cursor_is_pointer_type(clang_getCursorType(cursor_strip_casts(base))) ||
+          cursor_is_pointer_type(clang_getCursorType(base))) {
         gval bv = gb_eval(b, f, base);
         if (bv.k == GV_ADDR) {
           /* the member may itself hold a struct copy (`blk->t` assigned a
@@ -284,7 +284,7 @@ static gval read_lvalue_as(gb *b, gb_frame *f, const char *key, CXType ty, int d
   gval *st = key ? gb_lookup(b, key) : NULL;
   /* the index of the key's "[?]", when gb_lvalue just made the key */
   sym *index = key && b->lv_key == key ? b->lv_index : NULL;
-  int is_ptr = decayed || gb_is_pointer_type(ty);
+  int is_ptr = decayed || cursor_is_pointer_type(ty);
   if (!decayed && (gb_is_record_type(ty) || gb_is_array_type(ty))) {
     /* structs and arrays are read by address: copies alias, arrays decay */
     gval v = gb_none_val();
