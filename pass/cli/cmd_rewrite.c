@@ -67,22 +67,24 @@ static int mkdir_p(char *path) {
 }
 
 /* A file is written when it is an input or has something to instrument. */
-static int to_write(const pass_tu *f, const rw_scan *s) {
-  return f->is_unit || s->n_sites > 0 || s->n_mems > 0;
+static int to_write(const pass_tu *f, const graph *g) {
+  const graph_file *gf = f->file_index < g->n_files ? &g->files[f->file_index] : NULL;
+  return f->is_unit || (gf && (gf->n_sites > 0 || gf->n_mems > 0));
 }
 
 /* Writes every file of the program under dir, at its path relative to the
  * folder all of them share (so `#include "sub/x.cu"` of a rewritten file
  * finds the rewritten x.cu beside it). */
-static int rewrite_to_dir(pass_tu *t, graph *g, const rw_request *req, const rw_scan *scans,
-                          int n, const char *dir, const tidal_options *o) {
+static int rewrite_to_dir(pass_tu *t, graph *g, const rw_request *req, const char *dir,
+                          const tidal_options *o) {
+  int n = g->n_files;
   char **real = calloc((size_t)n, sizeof *real);
   size_t root = 0;
   const char *base = NULL;
   int rc = TIDAL_EXIT_INTERNAL, first = 1;
   if (!real) goto out;
   for (int i = 0; i < n; i++) {
-    if (!to_write(t->prog->files[i], &scans[i])) continue;
+    if (!to_write(t->prog->files[i], g)) continue;
     char buf[PATH_MAX];
     if (!realpath(t->prog->files[i]->main_path, buf)) continue;
     if (!(real[i] = strdup(buf))) goto out;
@@ -105,7 +107,7 @@ static int rewrite_to_dir(pass_tu *t, graph *g, const rw_request *req, const rw_
     char *text = NULL;
     size_t text_n = 0;
     rw_report rep;
-    rc = rw_rewrite(t->prog->files[i], g, req, scans, n, &text, &text_n, &rep);
+    rc = rw_rewrite(t->prog->files[i], g, req, &text, &text_n, &rep);
     if (rc == 0 && i == 0) {
       /* the warnings and summary once, for the program (the file defining main) */
       graph_coverage cov;
@@ -158,21 +160,22 @@ out:
 /* With one output file only files[0] is rewritten: every op site and
  * allocation call in another file of the program is reported, never
  * silently left out. */
-static void warn_not_rewritten(pass_tu *t, const rw_scan *scans, int n) {
-  for (int i = 1; i < n; i++) {
+static void warn_not_rewritten(pass_tu *t, const graph *g) {
+  for (int i = 1; i < g->n_files; i++) {
     const char *path = t->prog->files[i]->main_path;
-    for (int k = 0; k < scans[i].n_sites; k++) {
-      const rw_site *s = &scans[i].sites[k];
+    const graph_file *f = &g->files[i];
+    for (int k = f->first_site; k < f->first_site + f->n_sites; k++) {
+      const graph_site *s = &g->sites[k];
       diag_warning(path, s->line, s->col,
                    "op site '%s' not instrumented: this file is only rewritten with -o DIR/ "
                    "(one output per file)",
                    s->label);
     }
-    for (int k = 0; k < scans[i].n_mems; k++)
-      diag_warning(path, scans[i].mems[k].line, scans[i].mems[k].col,
+    for (int k = 0; k < f->n_mems; k++)
+      diag_warning(path, f->mems[k].line, f->mems[k].col,
                    "'%s' not replaced: this file is only rewritten with -o DIR/ (one output per "
                    "file)",
-                   scans[i].mems[k].callee);
+                   f->mems[k].callee);
   }
 }
 
@@ -183,8 +186,6 @@ int cmd_rewrite(int argc, char **argv) {
   memset(&g, 0, sizeof g);
   char *text = NULL;
   size_t text_n = 0;
-  rw_scan *scans = NULL;
-  int n_scans = 0;
   int rc = options_parse(&o, argc, argv, 1u << FORMAT_TEXT, NULL, NULL);
   if (rc != 0) return rc;
   if (o.help) {
@@ -231,19 +232,14 @@ int cmd_rewrite(int argc, char **argv) {
   }
   rc = graph_build_from_options(&o, &t, &g);
   if (rc != 0) goto out;
-  if (rw_scan_program(t, &g, &scans, &n_scans) != 0) {
-    diag_error(NULL, 0, 0, "out of memory while rewriting");
-    rc = TIDAL_EXIT_INTERNAL;
-    goto out;
-  }
   if (to_dir) {
     req.all_files = 1;
-    rc = rewrite_to_dir(t, &g, &req, scans, n_scans, o.output, &o);
+    rc = rewrite_to_dir(t, &g, &req, o.output, &o);
     goto out;
   }
   rw_report rep;
   progress_stage("rewriting");
-  rc = rw_rewrite(t, &g, &req, scans, n_scans, &text, &text_n, &rep);
+  rc = rw_rewrite(t, &g, &req, &text, &text_n, &rep);
   if (rc == 0) {
     graph_coverage cov;
     graph_coverage_of(&g, rep.alloc_managed, &cov);
@@ -254,10 +250,9 @@ int cmd_rewrite(int argc, char **argv) {
   }
   rw_report_free(&rep);
   if (rc != 0) goto out;
-  warn_not_rewritten(t, scans, n_scans);
+  warn_not_rewritten(t, &g);
   rc = output_write_all(o.output, text, text_n);
 out:
-  rw_scans_free(scans, n_scans);
   free(text);
   graph_free(&g);
   frontend_dispose(t);

@@ -304,7 +304,7 @@ static void add_access(gb *b, graph_op *op, CXCursor arg_c, gval v, int arg, acc
     a->index = v.index;
     a->tensor = regions_tensor_family(b, &v, a->bytes, v.text);
   } else if (v.unmanaged) {
-    /* not tidal memory: the rewriter skips it (rewrite_sites.c) */
+    /* not tidal memory: its site never declares it (siteacc.c) */
     a->unmanaged = 1;
     a->offset = sym_unknown(b->a);
     a->tensor = -1;

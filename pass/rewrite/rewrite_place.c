@@ -60,12 +60,10 @@ static enum CXChildVisitResult refs_visitor(CXCursor c, CXCursor parent, CXClien
   return CXChildVisit_Recurse;
 }
 
-int rw_placer_init(rw_placer *p, pass_tu *t, const graph *g, const rw_scan *scans, int n_scans) {
+int rw_placer_init(rw_placer *p, pass_tu *t, const graph *g) {
   memset(p, 0, sizeof *p);
   p->t = t;
   p->g = g;
-  p->scans = scans;
-  p->n_scans = n_scans;
   for (int i = 0; i < g->n_ops; i++)
     for (int k = 0; k < g->ops[i].n_calls; k++) {
       const char *f = g->ops[i].calls[k].function;
@@ -135,15 +133,17 @@ static int loop_depth(const graph *g, const graph_op *op) {
   return op->loop >= 0 && op->loop < g->n_loops ? g->loops[op->loop].call_depth : -1;
 }
 
-rw_site *rw_site_of_op(const rw_scan *scans, int n_scans, const graph *g, int op) {
+const graph_site *rw_site_of_op(const graph *g, int op) {
   int file = g->ops[op].stmt.file;
-  if (file < 0 || file >= n_scans) return NULL;
-  const rw_scan *scan = &scans[file];
-  for (int i = 0; i < scan->n_sites; i++)
-    if (scan->sites[i].graph_op >= 0 && !scan->sites[i].skip) {
-      const graph_op *a = &g->ops[scan->sites[i].graph_op], *b = &g->ops[op];
-      if (a->stmt.begin == b->stmt.begin && !strcmp(a->callee, b->callee)) return &scan->sites[i];
+  if (file < 0 || file >= g->n_files) return NULL;
+  const graph_file *f = &g->files[file];
+  for (int i = f->first_site; i < f->first_site + f->n_sites; i++) {
+    const graph_site *s = &g->sites[i];
+    if (s->n_ops > 0 && !s->skip) {
+      const graph_op *a = &g->ops[s->ops[0]], *b = &g->ops[op];
+      if (a->stmt.begin == b->stmt.begin && !strcmp(a->callee, b->callee)) return s;
     }
+  }
   return NULL;
 }
 
@@ -182,7 +182,7 @@ static int level_stmt(const rw_placer *p, const graph_op *op, int k, unsigned *b
   graph_range st = k < op->n_calls ? op->calls[k].stmt : op->stmt;
   *file = st.file;
   if (k == op->n_calls) {
-    rw_site *site = rw_site_of_op(p->scans, p->n_scans, p->g, op->id);
+    const graph_site *site = rw_site_of_op(p->g, op->id);
     if (site) {
       *b = site->stmt_begin;
       *e = site->stmt_end;
@@ -190,7 +190,7 @@ static int level_stmt(const rw_placer *p, const graph_op *op, int k, unsigned *b
     }
   }
   /* the statement's own file (an input or a project header) */
-  if (st.file < 0 || st.file >= p->n_scans || !p->t->prog || st.file >= p->t->prog->n_files)
+  if (st.file < 0 || st.file >= p->g->n_files || !p->t->prog || st.file >= p->t->prog->n_files)
     return 0;
   const pass_tu *t = p->t->prog->files[st.file];
   if (!st.editable || st.end <= st.begin || st.end > t->main_size) return 0;
@@ -213,7 +213,7 @@ static int place_recompute(rw_placer *p, const plan_action *a, rw_place *pl) {
   const graph *g = p->g;
   const graph_op *at = &g->ops[a->at_op];
   const graph_access *ga = &g->ops[a->ref_op].acc[a->ref_access];
-  rw_site *site = rw_site_of_op(p->scans, p->n_scans, g, a->at_op);
+  const graph_site *site = rw_site_of_op(g, a->at_op);
   const char *why = NULL;
   if (at->kind != GRAPH_OP_LAUNCH)
     why = "the producer is a library call (only kernel launches get closures)";
@@ -223,7 +223,7 @@ static int place_recompute(rw_placer *p, const plan_action *a, rw_place *pl) {
     why = "the range is not the producer's own access";
   else if (!site)
     why = "the producer's statement is not instrumented";
-  else if (site->n_graph_ops != 1 || !single_path(p, at, at->n_calls))
+  else if (site->n_ops != 1 || !single_path(p, at, at->n_calls))
     why = "the producer's launch is reached by several call paths or from outside the training "
           "loop (a closure there would fire on all of them)";
   else if (loop_depth(g, at) > at->n_calls)
@@ -331,9 +331,9 @@ static int guard_for(rw_placer *p, const graph_op *op, int k, unsigned b, int fi
     return -1;
   }
   /* the innermost body around b in that file: F_k's */
-  const rw_scan *sc = &p->scans[file];
+  const graph_file *sc = file < p->g->n_files ? &p->g->files[file] : NULL;
   int best = -1;
-  for (int i = 0; i < sc->n_fns; i++)
+  for (int i = 0; sc && i < sc->n_fns; i++)
     if (sc->fns[i].begin < b && b < sc->fns[i].end &&
         (best < 0 || sc->fns[i].begin > sc->fns[best].begin))
       best = i;
