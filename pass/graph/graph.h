@@ -281,8 +281,8 @@ typedef struct graph_site_access {
   char *why;         /* why the extent is unknown (NULL when known) */
   int call;          /* the statement's op call it belongs to: 0 the first, whose arguments
                         are graph_site.args (a statement rarely holds more than one) */
-  int arg;           /* the argument of that call the pointer is, -1 if none (an element of
-                        cudaLaunchKernel's argument array) */
+  int arg;           /* the argument of that call the pointer is (a struct argument holding
+                        device pointers has one access per pointer field) */
 } graph_site_access;
 
 /* One argument of an op site's call, or one <<<...>>> configuration
@@ -294,6 +294,9 @@ typedef struct graph_site_arg {
                           macro expansion) */
   int whole;           /* 1 (with in_file): a '(', ',' or '<' before it and a ',', ')' or
                           '>' after it: one whole argument, not a piece of a macro's text */
+  unsigned spell_begin, spell_end; /* where its characters are written (file locations: inside
+                          a macro's argument too, `CHECK(f(p))`'s p), valid when spelled */
+  int spelled;         /* 1: spell_begin/spell_end is one range of the site's file */
   char *text;          /* as written at the call: the bytes of its expansion range (a macro
                           argument's macro included), else its tokens */
   char *type;          /* canonical C type: of the argument as passed (after implicit
@@ -302,9 +305,11 @@ typedef struct graph_site_arg {
   int integer;         /* `type` is an integer or enum type */
   int pointee_bytes;   /* sizeof the element the written expression points to (a pointer or
                           array), -1 if none or unknown */
-  int null_const;      /* NULL, nullptr or 0 written as a pointer: no access */
+  int null_const;      /* a pointer written as NULL, nullptr or 0: no access */
   int pure;            /* no call (but a POD copy), assignment or other side effect:
-                          evaluating it twice is evaluating it once */
+                          evaluating it twice is evaluating it once (of the argument as
+                          passed: a grid written as an integer goes through dim3's
+                          constructor, not pure) */
   int n_acc;           /* the site's accesses through this argument (graph_site.acc indices; a
                           struct argument has one per pointer field) */
   int *acc;

@@ -511,6 +511,9 @@ static int fill_arg(const pass_tu *t, CXCursor a, int config, graph_site_arg *ou
   out->in_file = range_of(t, w, &out->begin, &out->end);
   if (!out->in_file) out->begin = out->end = 0;
   out->whole = out->in_file && whole_arg(t, out->begin, out->end);
+  char *spelled = site_expr_text(t, w, &out->spell_begin, &out->spell_end);
+  out->spelled = spelled != NULL;
+  free(spelled);
   CXType ty = clang_getCursorType(config ? w : a);
   out->type = type_spelling(ty);
   out->pointer = clang_getCanonicalType(ty).kind == CXType_Pointer;
@@ -519,7 +522,7 @@ static int fill_arg(const pass_tu *t, CXCursor a, int config, graph_site_arg *ou
   CXType pe = wt.kind == CXType_Pointer ? clang_getPointeeType(wt) : clang_getArrayElementType(wt);
   long long sz = pe.kind == CXType_Invalid ? -1 : clang_Type_getSizeOf(pe);
   out->pointee_bytes = sz > 0 && sz <= 0x7fffffff ? (int)sz : -1;
-  out->null_const = null_constant(a);
+  out->null_const = out->pointer && null_constant(a);
   out->pure = pure_expr(a);
   out->text = frontend_cursor_text(t, a);
   return out->type && out->text ? 0 : -1;
