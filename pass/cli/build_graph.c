@@ -8,6 +8,14 @@
 #include "cli/build_graph.h"
 #include "base/progress.h"
 #include "base/diag.h"
+#include "cli/output.h"
+
+static void protect_visitor(void *ud, const char *path) {
+  (void)ud;
+  output_protect(path);
+}
+
+void protect_files_read(const pass_tu *tu) { program_each_file_read(tu, protect_visitor, NULL); }
 
 int graph_build_from_options(const tidal_options *o, pass_tu **tu, graph *g) {
   memset(g, 0, sizeof *g);
@@ -16,6 +24,7 @@ int graph_build_from_options(const tidal_options *o, pass_tu **tu, graph *g) {
   progress_stage("parsing");
   int rc = frontend_parse(&fo, tu);
   if (rc != TIDAL_EXIT_OK) return rc;
+  protect_files_read(*tu); /* no output may replace a header the parse read */
   const char **names = calloc((size_t)o->n_binds + 1, sizeof *names);
   int64_t *values = calloc((size_t)o->n_binds + 1, sizeof *values);
   if (!names || !values) {

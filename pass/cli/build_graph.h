@@ -13,6 +13,10 @@
  * of the step that failed, which has printed its diagnostic. */
 int graph_build_from_options(const tidal_options *o, pass_tu **tu, graph *g);
 
+/* Records every file the parse read (output_protect): an output that
+ * would replace one is then refused.  graph_build_from_options does it. */
+void protect_files_read(const pass_tu *tu);
+
 /* The name messages give the program: o->input, or with -p DIR alone (no
  * input on the command line) the parse's main file, else the folder. */
 const char *program_name(const tidal_options *o, const pass_tu *tu);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/build_graph.h"
 #include "cli/commands.h"
 #include "base/diag.h"
 #include "analysis/kernels.h"
@@ -178,6 +179,7 @@ int cmd_kernels(int argc, char **argv) {
   kernel_table kt = {NULL, 0};
   rc = frontend_parse(&fo, &t);
   if (rc) goto out;
+  protect_files_read(t);
   rc = kernels_analyze(t, &kt);
   if (rc) goto out;
   output_file of;

@@ -411,6 +411,15 @@ int cmd_replay(int argc, char **argv) {
     usage(stdout);
     goto done;
   }
+  /* The files replay reads; --trace and --timeline may replace none of
+   * them (Note [protected files] in output.c). */
+  for (int k = 0; k < cli.n_inputs; k++) output_protect(cli.inputs[k]);
+  output_protect(cli.costs);
+  output_protect(cli.profile);
+  if (output_check(cli.trace) != 0 || output_check(cli.timeline) != 0) {
+    rc = TIDAL_EXIT_BAD_INPUT;
+    goto done;
+  }
   if (o.budget && (options_parse_size(o.budget, &cli.budget, &cli.pct) != 0 || cli.pct < 0 ||
                    cli.pct > 100)) {
     diag_error(NULL, 0, 0, "bad --budget '%s' (bytes with K/M/G, or a percentage)", o.budget);

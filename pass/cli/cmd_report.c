@@ -151,5 +151,6 @@ int cmd_report(int argc, char **argv) {
     diag_error(NULL, 0, 0, "no output: give -o FILE.svg (or -o - for stdout)");
     return TIDAL_EXIT_BAD_INPUT;
   }
+  output_protect(input); /* -o naming the trace is refused (output.c) */
   return report_render(input, output, iteration, title, 0);
 }

@@ -74,15 +74,18 @@ static int to_write(const pass_tu *f, const graph *g) {
 
 /* Writes every file of the program under dir, at its path relative to the
  * folder all of them share (so `#include "sub/x.cu"` of a rewritten file
- * finds the rewritten x.cu beside it). */
+ * finds the rewritten x.cu beside it).  Every destination is checked
+ * before any is written (output_check, Note [protected files] in
+ * output.c): `-o ./` beside the input would otherwise replace it. */
 static int rewrite_to_dir(pass_tu *t, graph *g, const rw_request *req, const char *dir,
                           const tidal_options *o) {
   int n = g->n_files;
   char **real = calloc((size_t)n, sizeof *real);
+  char **dst = calloc((size_t)n, sizeof *dst);
   size_t root = 0;
   const char *base = NULL;
   int rc = TIDAL_EXIT_INTERNAL, first = 1;
-  if (!real) goto out;
+  if (!real || !dst) goto out;
   for (int i = 0; i < n; i++) {
     if (!to_write(t->prog->files[i], g)) continue;
     char buf[PATH_MAX];
@@ -100,6 +103,18 @@ static int rewrite_to_dir(pass_tu *t, graph *g, const rw_request *req, const cha
         while (k > 0 && !(base[k] == '/' && real[i][k] == '/')) k--;
         root = k;
       }
+    }
+  }
+  size_t dl = strlen(dir);
+  while (dl > 1 && dir[dl - 1] == '/') dl--;
+  for (int i = 0; i < n; i++) {
+    if (!real[i]) continue;
+    size_t len = dl + strlen(real[i] + root) + 2;
+    if (!(dst[i] = malloc(len))) goto out;
+    snprintf(dst[i], len, "%.*s%s", (int)dl, dir, real[i] + root);
+    if (output_check(dst[i]) != 0) {
+      rc = TIDAL_EXIT_BAD_INPUT;
+      goto out;
     }
   }
   for (int i = 0; i < n; i++) {
@@ -122,38 +137,29 @@ static int rewrite_to_dir(pass_tu *t, graph *g, const rw_request *req, const cha
       free(text);
       goto out;
     }
-    size_t dl = strlen(dir);
-    while (dl > 1 && dir[dl - 1] == '/') dl--;
-    size_t len = dl + strlen(real[i] + root) + 2;
-    char *dst = malloc(len);
-    if (!dst) {
-      free(text);
-      rc = TIDAL_EXIT_INTERNAL;
-      goto out;
-    }
-    snprintf(dst, len, "%.*s%s", (int)dl, dir, real[i] + root);
-    char *slash = strrchr(dst, '/');
-    if (slash && slash != dst) {
+    char *slash = strrchr(dst[i], '/');
+    if (slash && slash != dst[i]) {
       *slash = '\0';
-      if (mkdir_p(dst) != 0) {
-        diag_error(dst, 0, 0, "cannot create the folder: %s", strerror(errno));
-        *slash = '/';
-        free(dst);
+      if (mkdir_p(dst[i]) != 0) {
+        diag_error(dst[i], 0, 0, "cannot create the folder: %s", strerror(errno));
         free(text);
         rc = TIDAL_EXIT_BAD_INPUT;
         goto out;
       }
       *slash = '/';
     }
-    rc = output_write_all(dst, text, text_n);
-    free(dst);
+    rc = output_write_all(dst[i], text, text_n);
     free(text);
     if (rc != 0) goto out;
   }
   rc = TIDAL_EXIT_OK;
 out:
-  for (int i = 0; real && i < n; i++) free(real[i]);
+  for (int i = 0; i < n; i++) {
+    if (real) free(real[i]);
+    if (dst) free(dst[i]);
+  }
   free(real);
+  free(dst);
   return rc;
 }
 

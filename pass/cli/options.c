@@ -359,7 +359,13 @@ int options_parse(tidal_options *o, int argc, char **argv, unsigned allowed_form
   /* `rewrite -o DIR/` writes one file per program file (cmd_rewrite.c) */
   int dir_out = o->output && o->command && !strcmp(o->command, "rewrite") &&
                 (o->output[strlen(o->output) - 1] == '/' || is_dir(o->output));
-  if (!o->help && !dir_out && output_check(o->output, o->input) != 0) goto fail;
+  for (int k = 0; k < o->n_inputs; k++) output_protect(o->inputs[k]);
+  if (o->compdb_dir) {
+    char db[4096];
+    snprintf(db, sizeof db, "%s/compile_commands.json", o->compdb_dir);
+    output_protect(db);
+  }
+  if (!o->help && !dir_out && output_check(o->output) != 0) goto fail;
   return 0;
 fail:
   options_free(o);

@@ -31,8 +31,48 @@ static const char tmp_suffix[] = ".tmp.XXXXXX";
 
 static int is_stream(mode_t m) { return S_ISCHR(m) || S_ISBLK(m) || S_ISFIFO(m); }
 
-int output_check(const char *path, const char *input) {
-  struct stat ls, ts, is;
+/* Note [protected files]
+ * The files a command reads, by device and inode: a path is the same file
+ * whatever its spelling ("./", "..", an absolute path, a symbolic or hard
+ * link), and a folder output (`rewrite -o ./`) computes each file's path
+ * itself, so comparing names would miss cases that destroy an input. */
+typedef struct protected_file {
+  dev_t dev;
+  ino_t ino;
+  char *name; /* as the command named it, for the message */
+} protected_file;
+
+static protected_file *protected_files;
+static int n_protected, cap_protected;
+static int protect_failed; /* out of memory recording one: refuse every existing output */
+
+void output_protect(const char *path) {
+  struct stat st;
+  if (!path || !strcmp(path, "-") || stat(path, &st) != 0) return;
+  /* devices and FIFOs are not destroyed by writing (they are streamed to) */
+  if (!S_ISREG(st.st_mode)) return;
+  for (int i = 0; i < n_protected; i++)
+    if (protected_files[i].dev == st.st_dev && protected_files[i].ino == st.st_ino) return;
+  if (n_protected == cap_protected) {
+    int nc = cap_protected ? cap_protected * 2 : 64;
+    protected_file *np = realloc(protected_files, (size_t)nc * sizeof *np);
+    if (!np) {
+      protect_failed = 1;
+      return;
+    }
+    protected_files = np;
+    cap_protected = nc;
+  }
+  char *name = strdup(path);
+  if (!name) {
+    protect_failed = 1;
+    return;
+  }
+  protected_files[n_protected++] = (protected_file){st.st_dev, st.st_ino, name};
+}
+
+int output_check(const char *path) {
+  struct stat ls, ts;
   if (!path || !strcmp(path, "-")) return 0;
   if (!*path) {
     diag_error(NULL, 0, 0, "-o needs a file name");
@@ -40,12 +80,17 @@ int output_check(const char *path, const char *input) {
   }
   if (lstat(path, &ls) != 0) return 0; /* a new file (or an error open reports) */
   int followed = stat(path, &ts) == 0;
-  if (input && followed && stat(input, &is) == 0 && is.st_dev == ts.st_dev &&
-      is.st_ino == ts.st_ino) {
-    diag_error(path, 0, 0, "the output is the input file '%s'; tidal only reads its input "
-               "(choose another -o)", input);
+  if (protect_failed && followed && S_ISREG(ts.st_mode)) {
+    diag_error(path, 0, 0, "out of memory recording the input files; an existing file is not "
+               "replaced");
     return TIDAL_EXIT_BAD_INPUT;
   }
+  for (int i = 0; followed && i < n_protected; i++)
+    if (protected_files[i].dev == ts.st_dev && protected_files[i].ino == ts.st_ino) {
+      diag_error(path, 0, 0, "the output is the input file '%s'; tidal only reads its input "
+                 "(choose another -o)", protected_files[i].name);
+      return TIDAL_EXIT_BAD_INPUT;
+    }
   if (S_ISREG(ls.st_mode) || is_stream(ls.st_mode)) return 0;
   if (S_ISLNK(ls.st_mode)) {
     if (followed && is_stream(ts.st_mode)) return 0; /* /dev/stdout, a link to a FIFO */
@@ -79,7 +124,7 @@ static int open_stream(output_file *out, const char *path) {
 int output_open(output_file *out, const char *path) {
   memset(out, 0, sizeof *out);
   if (!path || !strcmp(path, "-")) return open_stream(out, NULL);
-  if (output_check(path, NULL) != 0) return TIDAL_EXIT_BAD_INPUT;
+  if (output_check(path) != 0) return TIDAL_EXIT_BAD_INPUT;
   struct stat st;
   if (stat(path, &st) == 0 && is_stream(st.st_mode)) return open_stream(out, path);
   size_t n = strlen(path);

@@ -8,7 +8,9 @@
  * output_commit, so a failed run writes nothing there either, and the node
  * stays what it was.  Anything else is refused before any work is done
  * (output_check): a directory, a symbolic link to a file (the link would be
- * replaced), a socket, and the input file itself under any name. */
+ * replaced), a socket, and any file the command reads (output_protect)
+ * under any name: the same path, another spelling, a link, a folder output
+ * whose file lands on an input. */
 #ifndef TIDAL_PASS_OUTPUT_H
 #define TIDAL_PASS_OUTPUT_H
 
@@ -23,11 +25,20 @@ typedef struct output_file {
   size_t buf_n;
 } output_file;
 
+/* Records a file the command reads (an input, a header the parse
+ * included, a trace, a cost file): every later output_check and
+ * output_open refuses a path that is the same file (device and inode, so
+ * any spelling or hard link), naming it.  A path that does not exist is
+ * not recorded (nothing to destroy).  Process-wide: tidal runs one command
+ * per process. */
+void output_protect(const char *path);
+
 /* Refuses an output path tidal must not write: prints
- * "OUT: error: ..." and returns TIDAL_EXIT_BAD_INPUT, else 0.  input may be
- * NULL.  output_open checks again; this lets a command refuse before its
- * analysis runs. */
-int output_check(const char *path, const char *input);
+ * "OUT: error: ..." and returns TIDAL_EXIT_BAD_INPUT, else 0.
+ * output_open checks again; this lets a command refuse before its
+ * analysis runs, and a folder output check every file before writing
+ * any. */
+int output_check(const char *path);
 
 /* Opens the temporary, or the in-memory stream for stdout (path NULL or
  * "-"), devices and FIFOs.  Returns 0, or prints "tidal: error: ..." and

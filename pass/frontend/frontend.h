@@ -84,6 +84,10 @@ int program_same_file(const pass_tu *t, CXFile f);
 CXCursor program_definition(const pass_tu *t, CXCursor decl);
 /* The program's inputs: units[0..n) (the first is t's program's files[0]). */
 int program_units(const pass_tu *t, pass_tu *const **units);
+/* Calls fn with the name of every file the program's units read (each
+ * input and everything it includes, system headers too), so a command can
+ * refuse an output that would replace one of them. */
+void program_each_file_read(const pass_tu *t, void (*fn)(void *ud, const char *path), void *ud);
 void program_free(pass_program *p);
 int program_add_unit(pass_program *p, pass_tu *u); /* frontend.c, while parsing */
 

@@ -227,6 +227,31 @@ int program_units(const pass_tu *t, pass_tu *const **units) {
   return p->n_units;
 }
 
+typedef struct read_visit {
+  void (*fn)(void *ud, const char *path);
+  void *ud;
+} read_visit;
+
+static void inclusion_visitor(CXFile f, CXSourceLocation *stack, unsigned n, CXClientData d) {
+  (void)stack;
+  (void)n;
+  read_visit *v = d;
+  char *name = string_and_dispose(clang_getFileName(f));
+  if (name) v->fn(v->ud, name);
+  free(name);
+}
+
+void program_each_file_read(const pass_tu *t, void (*fn)(void *ud, const char *path), void *ud) {
+  if (!t || !t->prog) return;
+  pass_tu *const *units;
+  int n = program_units(t, &units);
+  read_visit v = {fn, ud};
+  for (int i = 0; i < n; i++) {
+    if (units[i]->main_path) fn(ud, units[i]->main_path);
+    if (units[i]->tu) clang_getInclusions(units[i]->tu, inclusion_visitor, &v);
+  }
+}
+
 void program_free(pass_program *p) {
   if (!p) return;
   for (int i = 0; i < p->n_defs; i++) free(p->defs[i].usr);
