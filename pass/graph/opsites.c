@@ -76,8 +76,7 @@ static int is_global_fn(CXCursor decl) {
   return global;
 }
 
-/* The kernel a cudaLaunchKernel's first argument names. */
-static CXCursor launch_kernel_fn(CXCursor call) {
+CXCursor opsite_launched_kernel(CXCursor call) {
   if (clang_Cursor_getNumArguments(call) < 1) return clang_getNullCursor();
   CXCursor a = cursor_strip_casts(clang_Cursor_getArgument(call, 0));
   if (clang_getCursorKind(a) == CXCursor_UnaryOperator) {
@@ -608,7 +607,7 @@ int opsite_handle(gb *b, gb_frame *f, CXCursor call) {
   if (strcmp(name, "cudaLaunchKernel") == 0) {
     handled = 1;
     if (b->mode != GB_GRAPH) goto out;
-    CXCursor kd = launch_kernel_fn(call);
+    CXCursor kd = opsite_launched_kernel(call);
     char *kname = clang_Cursor_isNull(kd) ? NULL : string_and_dispose(clang_getCursorSpelling(kd));
     graph_op *op = new_op(b, f, call, kname ? kname : name, GRAPH_OP_LAUNCH);
     const kernel_info *ki = clang_Cursor_isNull(kd) ? NULL : kernels_find(&b->g->kernels, kd);

@@ -85,7 +85,8 @@ typedef struct acc_ctx {
   pass_tu *t;
   const graph *g;
   graph_site *site;
-  int call;     /* the statement's op call number */
+  int call;       /* the statement's op call number */
+  unsigned flags; /* SITEACC_* */
   graph_file *f;
   int oom;
 } acc_ctx;
@@ -143,8 +144,28 @@ static int declared(const acc_ctx *x, const char *ptr) {
   return 0;
 }
 
+/* SITEACC_DEPENDENT: 1 if every graph op's access through the same
+ * argument and pointer text has the extent text `bytes` (NULL: unknown). */
+static int extent_agreed(const acc_ctx *x, const int *ops, int n_ops, const graph_access *a,
+                         const char *bytes) {
+  for (int k = 0; k < n_ops; k++) {
+    const graph_op *op = &x->g->ops[ops[k]];
+    for (int i = 0; i < op->n_acc; i++) {
+      const graph_access *b = &op->acc[i];
+      if (b->arg != a->arg || !b->ptr_local || strcmp(b->ptr_local, a->ptr_local)) continue;
+      char *other = sym_is_unknown(b->bytes_local) ? NULL : sym_to_c(b->bytes_local);
+      int same = (!other && !bytes) || (other && bytes && !strcmp(other, bytes));
+      free(other);
+      if (!same) return 0;
+    }
+  }
+  return 1;
+}
+
 /* Note [accesses at a site]: the accesses of the graph ops at the
- * statement.  covered[arg] is set for each argument taken. */
+ * statement.  covered[arg] is set for each argument taken.  An access
+ * through cudaLaunchKernel's argument array (arg -1, opsites.c) is taken
+ * once per pointer text. */
 static void graph_accesses(acc_ctx *x, const int *ops, int n_ops, char *covered, int nargs) {
   for (int k = 0; k < n_ops; k++) {
     const graph_op *op = &x->g->ops[ops[k]];
@@ -154,14 +175,18 @@ static void graph_accesses(acc_ctx *x, const int *ops, int n_ops, char *covered,
       const graph_access *a = &op->acc[i];
       if (a->unmanaged && a->arg >= 0 && a->arg < nargs) covered[a->arg] = 1; /* not tidal memory */
       if (a->unmanaged || a->mode == ACCESS_NONE || !text_ok(a->ptr_local)) continue;
+      int in_array = a->arg < 0 && (x->flags & SITEACC_ARGS_ARRAY);
+      if (in_array && declared(x, a->ptr_local)) continue;
       /* a struct argument declares one access per pointer field (opsites.c) */
-      if (a->arg < 0 || a->arg >= nargs || (covered[a->arg] && declared(x, a->ptr_local))) continue;
+      if (!in_array &&
+          (a->arg < 0 || a->arg >= nargs || (covered[a->arg] && declared(x, a->ptr_local))))
+        continue;
       char *bytes = sym_is_unknown(a->bytes_local) ? NULL : sym_to_c(a->bytes_local);
       if (bytes && !text_ok(bytes)) {
         free(bytes);
         continue;
       }
-      covered[a->arg] = 1;
+      if (!in_array) covered[a->arg] = 1;
       const char *why = "the analysis found no bound for this access";
       if (ki)
         for (int p = 0; p < ki->n_params; p++)
@@ -170,6 +195,12 @@ static void graph_accesses(acc_ctx *x, const int *ops, int n_ops, char *covered,
       if (!ki && !bytes) {
         const char *lw = libcall_unknown_why(op->callee, a->arg);
         why = lw ? lw : "the library-call model gives no bound for this argument";
+      }
+      if ((x->flags & SITEACC_DEPENDENT) && !extent_agreed(x, ops, n_ops, a, bytes)) {
+        /* Note [op calls in templates] (sites.c) */
+        free(bytes);
+        bytes = NULL;
+        why = "the template's instantiations disagree on its extent";
       }
       add_acc(x, a->arg, a->ptr_local, bytes, a->mode, exact_on_every_path(x->g, ops, n_ops, a->arg),
               why);
@@ -320,15 +351,53 @@ out:
   free(largs);
 }
 
+/* cudaLaunchKernel(func, grid, block, args, shmem, stream) outside what the
+ * training loop reaches: each pointer parameter of the kernel as the
+ * element of `args` holding its address, `*(T **)(args)[i]` (as opsites.c
+ * names it), of unknown extent - the array's contents are only followed by
+ * the interpreter.  (A struct parameter's pointer fields are declared only
+ * for launches the loop reaches.) */
+static void array_text_accesses(acc_ctx *x, CXCursor call, const char *callee,
+                                const kernel_info *ki) {
+  if (!ki || clang_Cursor_getNumArguments(call) < 4) return;
+  char *arr = site_arg_text(x->t, clang_Cursor_getArgument(call, 3));
+  if (!text_ok(arr)) {
+    not_declared(x, call, 3, callee, arr);
+    free(arr);
+    return;
+  }
+  for (int p = 0; p < ki->n_params; p++) {
+    const kernel_param *kp = &ki->params[p];
+    if (!kp->is_pointer || kp->mode == ACCESS_NONE) continue;
+    size_t n = strlen(arr) + (kp->elem_type ? strlen(kp->elem_type) : 4) + 32;
+    char *ptr = malloc(n);
+    if (!ptr) {
+      x->oom = 1;
+      break;
+    }
+    snprintf(ptr, n, "*(%s **)(%s)[%d]", kp->elem_type ? kp->elem_type : "void", arr, p);
+    if (!declared(x, ptr))
+      add_acc(x, -1, ptr, NULL, kp->mode, 0,
+              "cudaLaunchKernel's argument array is only followed for launches the training "
+              "loop reaches");
+    free(ptr);
+  }
+  free(arr);
+}
+
 int siteacc_add(pass_tu *t, const graph *g, graph_site *site, int call_index, CXCursor call,
                 const char *callee, const kernel_info *ki, const int *ops, int n_ops,
-                graph_file *f) {
-  acc_ctx x = {t, g, site, call_index, f, 0};
+                unsigned flags, graph_file *f) {
+  acc_ctx x = {t, g, site, call_index, flags, f, 0};
   int nargs = clang_Cursor_getNumArguments(call);
   char *covered = calloc((size_t)(nargs > 0 ? nargs : 0) + 1, 1);
   if (!covered) return -1;
   graph_accesses(&x, ops, n_ops, covered, nargs);
-  text_accesses(&x, call, callee, ki, covered);
+  if (flags & SITEACC_ARGS_ARRAY) {
+    if (n_ops == 0) array_text_accesses(&x, call, callee, ki);
+  } else {
+    text_accesses(&x, call, callee, ki, covered);
+  }
   free(covered);
   return x.oom ? -1 : 0;
 }

@@ -30,6 +30,7 @@
 
 #include "analysis/libcalls.h"
 #include "base/cursor.h"
+#include "graph/opsites.h"
 #include "graph/sites.h"
 
 typedef struct scan_ctx {
@@ -333,12 +334,44 @@ static int new_site(expr_walk *w, CXCursor call, const char *callee, graph_op_ki
   return g->n_sites++;
 }
 
+/* Note [op calls in templates]
+ * In a function template's body a call whose arguments depend on the
+ * template's parameters (`k<<<g, b>>>(p, n)` with p a T *) is left
+ * unresolved by clang: the CallExpr has no spelling and no referenced
+ * declaration, and names its candidates in an OverloadedDeclRef under its
+ * callee expression.  The interpreter never sees it so: it walks the
+ * instantiations, whose calls are resolved, and records their ops at the
+ * template's statement (one per instantiation and call path).  Here the
+ * candidates give the callee: a kernel when one of them is a __global__
+ * function of the kernel table, else its name for the library model.  The
+ * accesses come from those ops as for any site, but an extent is declared
+ * only where every instantiation agrees on its text (siteacc.c): `4*n`
+ * for a float instantiation is not the extent of a half one. */
+static char *dependent_callee(const kernel_table *kt, CXCursor call, const kernel_info **ki) {
+  *ki = NULL;
+  CXCursor ch[1]; /* the callee expression is the first child, the candidates under it */
+  if (cursor_children(call, ch, 1) < 1) return NULL;
+  CXCursor e = ch[0];
+  for (int depth = 0; depth < 4 && clang_getCursorKind(e) != CXCursor_OverloadedDeclRef; depth++)
+    if (cursor_children(e, ch, 1) < 1) return NULL;
+    else e = ch[0];
+  if (clang_getCursorKind(e) != CXCursor_OverloadedDeclRef) return NULL;
+  for (unsigned i = 0; i < clang_getNumOverloadedDecls(e) && !*ki; i++)
+    *ki = kernels_find(kt, clang_getOverloadedDecl(e, i));
+  char *name = string_and_dispose(clang_getCursorSpelling(e));
+  if (name && !*name) {
+    free(name);
+    name = NULL;
+  }
+  return name;
+}
+
 /* One op call of the statement: the site (on the first), the graph ops at
- * it and its accesses. */
+ * it and its accesses.  flags: SITEACC_*. */
 static void op_call(expr_walk *w, CXCursor c, const char *callee, const kernel_info *ki,
-                    const libcall_info *li) {
+                    const libcall_info *li, unsigned flags) {
   scan_ctx *x = w->x;
-  graph_op_kind kind = ki ? GRAPH_OP_LAUNCH
+  graph_op_kind kind = ki || (flags & SITEACC_ARGS_ARRAY) ? GRAPH_OP_LAUNCH
                        : !strncmp(callee, "cudaMemcpy", 10) ? GRAPH_OP_MEMCPY
                        : !strncmp(callee, "cudaMemset", 10) ? GRAPH_OP_MEMSET
                        : li->family == LIBCALL_NCCL ? GRAPH_OP_COLLECTIVE : GRAPH_OP_LIBRARY;
@@ -350,7 +383,8 @@ static void op_call(expr_walk *w, CXCursor c, const char *callee, const kernel_i
   if (!site->skip) {
     int *ops = NULL;
     int n = graph_ops_at(x, site->stmt_begin, site->stmt_end, callee, &ops);
-    if (n < 0 || siteacc_add(x->t, x->g, site, call, c, callee, ki, ops, n, file_of(x)) != 0)
+    if (n < 0 ||
+        siteacc_add(x->t, x->g, site, call, c, callee, ki, ops, n, flags, file_of(x)) != 0)
       x->oom = 1;
     if (first && n > 0) {
       site->ops = ops;
@@ -394,16 +428,28 @@ static enum CXChildVisitResult expr_visitor(CXCursor c, CXCursor parent, CXClien
   }
   if (k != CXCursor_CallExpr) return CXChildVisit_Recurse;
   char *callee = string_and_dispose(clang_getCursorSpelling(c));
-  if (!callee || !*callee) {
+  const kernel_info *ki = NULL;
+  unsigned flags = 0;
+  if (!callee || !*callee) { /* Note [op calls in templates] */
     free(callee);
-    return CXChildVisit_Recurse;
+    callee = dependent_callee(&x->g->kernels, c, &ki);
+    if (!callee) return CXChildVisit_Recurse;
+    flags |= SITEACC_DEPENDENT;
+  } else {
+    ki = kernels_find(&x->g->kernels, c);
   }
-  const kernel_info *ki = kernels_find(&x->g->kernels, c);
   const libcall_info *li = ki ? NULL : libcall_find(callee);
-  if (is_mem_callee(callee))
-    record_mem(x, c, callee);
-  else if ((ki || (li && (li->flags & LIBCALL_OP))) && !op_seen(w, c))
-    op_call(w, c, callee, ki, li);
+  if (!ki && !strcmp(callee, "cudaLaunchKernel") && !(li && (li->flags & LIBCALL_OP))) {
+    /* the kernel it names is the op (opsites.c records it so) */
+    CXCursor kd = opsite_launched_kernel(c);
+    const kernel_info *lk = clang_Cursor_isNull(kd) ? NULL : kernels_find(&x->g->kernels, kd);
+    if (lk && !op_seen(w, c)) /* a kernel the analysis knows, not a function pointer */
+      op_call(w, c, lk->name, lk, NULL, flags | SITEACC_ARGS_ARRAY);
+  } else if (is_mem_callee(callee)) {
+    if (!(flags & SITEACC_DEPENDENT)) record_mem(x, c, callee);
+  } else if ((ki || (li && (li->flags & LIBCALL_OP))) && !op_seen(w, c)) {
+    op_call(w, c, callee, ki, li, flags);
+  }
   free(callee);
   return CXChildVisit_Recurse;
 }

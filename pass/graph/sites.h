@@ -19,14 +19,21 @@ char *site_arg_text(const pass_tu *t, CXCursor a);
 /* Appends a note at cursor `at` to f's notes.  0, or -1 (out of memory). */
 int site_note(const pass_tu *t, graph_file *f, CXCursor at, const char *text);
 
+enum {
+  SITEACC_DEPENDENT = 1, /* a call in a template, unresolved (sites.c, Note [op calls in
+                            templates]): an extent only where every graph op agrees */
+  SITEACC_ARGS_ARRAY = 2 /* cudaLaunchKernel: ki's arguments are in its `void *args[]` */
+};
+
 /* Adds the accesses of op call `call` (the statement's op call number
  * call_index) to site: from the graph ops ops[0..n_ops) at the statement
  * first, then from the call's own argument texts for every argument they
  * leave out (Note [accesses at a site]).  ki: the launched kernel, or NULL
- * for a library call.  Notes go to f.  Returns 0, or -1 (out of memory). */
+ * for a library call; flags: SITEACC_*.  Notes go to f.  Returns 0, or -1
+ * (out of memory). */
 int siteacc_add(pass_tu *t, const graph *g, graph_site *site, int call_index, CXCursor call,
                 const char *callee, const kernel_info *ki, const int *ops, int n_ops,
-                graph_file *f);
+                unsigned flags, graph_file *f);
 /* Fills site->args (and site->config for a <<<...>>> launch) from its first
  * op call, the call's range and shape against the statement stmt, and links
  * each argument to the accesses through it.  Returns 0, or -1 (out of
