@@ -60,6 +60,8 @@ typedef struct graph_call {
   char *file;        /* where the call is written */
   unsigned line, col;
   graph_range stmt;  /* the whole call statement (for inserting before/after) */
+  int refs;          /* references to `function` by name in the program (calls, address-of;
+                        callrefs.c): 1 when this is its only call */
 } graph_call;
 
 /* A loop inside one iteration of the training loop (layer loops and the

@@ -40,6 +40,12 @@ int siteacc_add(pass_tu *t, const graph *g, graph_site *site, int call_index, CX
  * memory). */
 int siteacc_args(pass_tu *t, graph_site *site, CXCursor stmt, CXCursor call);
 
+/* ---- callrefs.c ---- */
+
+/* Sets graph_call.refs of every op's call path.  Returns 0, or -1 (out of
+ * memory). */
+int callrefs_count(graph *g);
+
 /* ---- sites.c ---- */
 
 /* Walks every host function of every file of g's program (registering the

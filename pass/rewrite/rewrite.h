@@ -165,14 +165,12 @@ int rw_closure_emit(const graph *g, const graph_site *site, int op, int id, cons
 
 /* ---- rewrite_place.c ---- */
 
-/* What rw_plan_place needs, built once per graph: how often each function
- * on a call path is referenced in the TU (op sites are the graph's). */
+/* What rw_plan_place needs, once per graph (op sites and how often each
+ * function on a call path is referenced are the graph's), and the path
+ * flags placed so far. */
 typedef struct rw_placer {
   pass_tu *t;
   const graph *g;
-  int n_fns;
-  char **fn_names; /* every function named on some op's call path */
-  int *fn_refs;    /* references to it in the translation unit (calls, address-of) */
   int n_guards;
   struct rw_guard *guards; /* Note [guarded placement] */
 } rw_placer;
