@@ -143,7 +143,7 @@ typedef struct graph_op {
   sym *flops;          /* estimated floating-point work (loop context), SYM_UNKNOWN if unknown */
   int phase;           /* enum trace_phase, see liveness.c Note [phases] */
   int branch;          /* the periodic branch (graph.branches) the op runs under, -1 if
-                          it runs every iteration (interp.c, Note [once and periodic]) */
+                          it runs every iteration (interp_branch.c, Note [once and periodic]) */
   /* Launches of a kernel_info.split kernel whose pointer arguments are all
    * resolved accesses: the op may run in pieces (kernels.h).  split_count_arg
    * is the argument that bounds the elements; each access's
@@ -158,7 +158,7 @@ typedef struct graph_op {
 } graph_op;
 
 /* A branch inside the iteration that does not run every iteration
- * (interp.c, Note [once and periodic]). */
+ * (interp_branch.c, Note [once and periodic]). */
 typedef enum graph_branch_kind {
   GRAPH_BRANCH_ONCE = 0,    /* lazy initialisation (`if (p == NULL) { cudaMalloc(&p..) }`,
                                `if (first) { ...; first = 0; }`, `if (step == 0)`):
@@ -511,7 +511,7 @@ void bind_set_table(graph_bindings *b, const char *name, const int64_t *values, 
 const graph_table *bind_table_ref(const graph_bindings *b, const char *name, const char **index,
                                   size_t *index_len);
 /* Drops name's binding unless the user gave it (a variable found constant
- * at loop entry that the loop changes: interp.c). */
+ * at loop entry that the loop changes: interp_loop.c). */
 void bind_forget_const(graph_bindings *b, const char *name);
 void bind_free(graph_bindings *b);
 /* Drops the constants found in the source that no size, offset, loop bound

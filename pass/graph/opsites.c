@@ -1,7 +1,7 @@
 /* opsites.c - op sites: kernel launches (`k<<<g, b, s, st>>>(...)` and
  * cudaLaunchKernel) and every call the library model (libcalls.h) marks as
  * an op, recorded as graph ops with their accesses while the interpreter
- * (interp.c) walks the training loop body.
+ * (interp.c and its interp_*.c) walks the training loop body.
  *
  * Decisions:
  *  - A launch's accesses come from the kernel analysis (kernels.h): each
@@ -24,7 +24,7 @@
  *    interpreter saw (a GV_DESC value in the descriptor variable).
  *  - Soundness before precision (Note [conservative accesses]): a pointer
  *    whose allocation is known but whose offset is carried around a loop
- *    (interp.c Note [loop-carried values]) is an inexact readwrite of
+ *    (interp_loop.c, Note [loop-carried values]) is an inexact readwrite of
  *    its whole allocation, listed under "unresolved"; another unknown
  *    offset (`p + (k % 2) * M`) stays out of the plan's model but is
  *    listed too (the runtime still gets the op site's pointer); a kernel parameter that is a struct holding

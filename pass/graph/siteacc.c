@@ -112,7 +112,7 @@ static void note(acc_ctx *x, CXCursor at, const char *text) {
 /* 1 if C text taken from the graph is usable: non-empty, and no name in it
  * came out empty (the graph cannot always read text inside a macro
  * argument; then the access is computed from the call instead).  The one
- * call a text may hold is a smart pointer's `.get()`/`->get()` (interp.c
+ * call a text may hold is a smart pointer's `.get()`/`->get()` (interp_cxx.c,
  * Note [smart pointers]): an accessor, safe to evaluate again at the op. */
 static int text_ok(const char *s) {
   if (!s || !*s) return 0;
