@@ -338,27 +338,21 @@ static int new_site(expr_walk *w, CXCursor call, const char *callee, graph_op_ki
  * In a function template's body a call whose arguments depend on the
  * template's parameters (`k<<<g, b>>>(p, n)` with p a T *) is left
  * unresolved by clang: the CallExpr has no spelling and no referenced
- * declaration, and names its candidates in an OverloadedDeclRef under its
- * callee expression.  The interpreter never sees it so: it walks the
+ * declaration.  The interpreter never sees it so: it walks the
  * instantiations, whose calls are resolved, and records their ops at the
  * template's statement (one per instantiation and call path).  Here the
- * candidates give the callee: a kernel when one of them is a __global__
- * function of the kernel table, else its name for the library model.  The
+ * candidate its callee expression names gives the callee
+ * (kernels_dependent_callee, kernels.c Note [launches in templates]): a
+ * kernel of the kernel table, else its name for the library model.  The
  * accesses come from those ops as for any site, but an extent is declared
  * only where every instantiation agrees on its text (siteacc.c): `4*n`
  * for a float instantiation is not the extent of a half one. */
 static char *dependent_callee(const kernel_table *kt, CXCursor call, const kernel_info **ki) {
   *ki = NULL;
-  CXCursor ch[1]; /* the callee expression is the first child, the candidates under it */
-  if (cursor_children(call, ch, 1) < 1) return NULL;
-  CXCursor e = ch[0];
-  for (int depth = 0; depth < 4 && clang_getCursorKind(e) != CXCursor_OverloadedDeclRef; depth++)
-    if (cursor_children(e, ch, 1) < 1) return NULL;
-    else e = ch[0];
-  if (clang_getCursorKind(e) != CXCursor_OverloadedDeclRef) return NULL;
-  for (unsigned i = 0; i < clang_getNumOverloadedDecls(e) && !*ki; i++)
-    *ki = kernels_find(kt, clang_getOverloadedDecl(e, i));
-  char *name = string_and_dispose(clang_getCursorSpelling(e));
+  CXCursor d = kernels_dependent_callee(call);
+  if (clang_Cursor_isNull(d)) return NULL;
+  *ki = kernels_find(kt, d);
+  char *name = string_and_dispose(clang_getCursorSpelling(d));
   if (name && !*name) {
     free(name);
     name = NULL;
