@@ -168,6 +168,11 @@ def check_objects(objdir, root=None):
             if name.endswith(".c.o"):
                 path = os.path.join(dirpath, name)
                 rel = os.path.relpath(path, objdir)[:-len(".o")]
+                # A build folder reused across branches keeps the objects of
+                # sources a later checkout no longer has (make never deletes
+                # them): those are not the pass's.
+                if root and not os.path.exists(os.path.join(root, rel)):
+                    continue
                 objs[rel] = symbols(path)
     if not objs:
         return [f"{objdir}: error: no object files found (build first)"]
