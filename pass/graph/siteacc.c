@@ -144,24 +144,6 @@ static int declared(const acc_ctx *x, const char *ptr) {
   return 0;
 }
 
-/* SITEACC_DEPENDENT: 1 if every graph op's access through the same
- * argument and pointer text has the extent text `bytes` (NULL: unknown). */
-static int extent_agreed(const acc_ctx *x, const int *ops, int n_ops, const graph_access *a,
-                         const char *bytes) {
-  for (int k = 0; k < n_ops; k++) {
-    const graph_op *op = &x->g->ops[ops[k]];
-    for (int i = 0; i < op->n_acc; i++) {
-      const graph_access *b = &op->acc[i];
-      if (b->arg != a->arg || !b->ptr_local || strcmp(b->ptr_local, a->ptr_local)) continue;
-      char *other = sym_is_unknown(b->bytes_local) ? NULL : sym_to_c(b->bytes_local);
-      int same = (!other && !bytes) || (other && bytes && !strcmp(other, bytes));
-      free(other);
-      if (!same) return 0;
-    }
-  }
-  return 1;
-}
-
 /* Note [accesses at a site]: the accesses of the graph ops at the
  * statement.  covered[arg] is set for each argument taken.  An access
  * through cudaLaunchKernel's argument array (arg -1, opsites.c) is taken
@@ -195,12 +177,6 @@ static void graph_accesses(acc_ctx *x, const int *ops, int n_ops, char *covered,
       if (!ki && !bytes) {
         const char *lw = libcall_unknown_why(op->callee, a->arg);
         why = lw ? lw : "the library-call model gives no bound for this argument";
-      }
-      if ((x->flags & SITEACC_DEPENDENT) && !extent_agreed(x, ops, n_ops, a, bytes)) {
-        /* Note [op calls in templates] (sites.c) */
-        free(bytes);
-        bytes = NULL;
-        why = "the template's instantiations disagree on its extent";
       }
       add_acc(x, a->arg, a->ptr_local, bytes, a->mode, exact_on_every_path(x->g, ops, n_ops, a->arg),
               why);
@@ -316,7 +292,7 @@ static void text_accesses(acc_ctx *x, CXCursor call, const char *callee, const k
         sym *b = sym_mul(x->t->arena, ext, sym_const(x->t->arena, kp->elem_bytes));
         bytes = sym_is_unknown(b) ? NULL : sym_to_c(b);
       } else if (kp->elem_bytes <= 0) {
-        why = "the pointee size is unknown (void pointer)";
+        why = "the pointee size is unknown (void, incomplete or template-dependent type)";
       }
       /* as the graph's op sites (opsites.c) decide it, symbolically only */
       int exact = kp->mode == ACCESS_WRITE && iv &&
@@ -392,9 +368,14 @@ int siteacc_add(pass_tu *t, const graph *g, graph_site *site, int call_index, CX
   int nargs = clang_Cursor_getNumArguments(call);
   char *covered = calloc((size_t)(nargs > 0 ? nargs : 0) + 1, 1);
   if (!covered) return -1;
-  graph_accesses(&x, ops, n_ops, covered, nargs);
+  /* a call in a template: the graph ops' texts are the instantiations'
+   * the interpreter walked, with sizeof(T) folded (`4*n` for float), which
+   * need not hold for another (Note [op calls in templates], sites.c); the
+   * call's own texts hold for every one */
+  int from_graph = !(flags & SITEACC_DEPENDENT);
+  if (from_graph) graph_accesses(&x, ops, n_ops, covered, nargs);
   if (flags & SITEACC_ARGS_ARRAY) {
-    if (n_ops == 0) array_text_accesses(&x, call, callee, ki);
+    if (n_ops == 0 || !from_graph) array_text_accesses(&x, call, callee, ki);
   } else {
     text_accesses(&x, call, callee, ki, covered);
   }

@@ -344,9 +344,13 @@ static int new_site(expr_walk *w, CXCursor call, const char *callee, graph_op_ki
  * candidate its callee expression names gives the callee
  * (kernels_dependent_callee, kernels.c Note [launches in templates]): a
  * kernel of the kernel table, else its name for the library model.  The
- * accesses come from those ops as for any site, but an extent is declared
- * only where every instantiation agrees on its text (siteacc.c): `4*n`
- * for a float instantiation is not the extent of a half one. */
+ * site keeps those ops, but its accesses come from the call's own texts,
+ * as for a site the loop does not reach (siteacc.c): the ops' texts have
+ * sizeof(T) folded for the instantiations the interpreter walked (`4*n`
+ * for float), and one statement serves every instantiation, walked or not
+ * (a double one, `8*n`, run after the loop), while a text such as
+ * `n * sizeof(T)` is compiled in each.  A template kernel's extents are
+ * then unknown (its element size is the instantiation's). */
 static char *dependent_callee(const kernel_table *kt, CXCursor call, const kernel_info **ki) {
   *ki = NULL;
   CXCursor d = kernels_dependent_callee(call);

@@ -21,7 +21,7 @@ int site_note(const pass_tu *t, graph_file *f, CXCursor at, const char *text);
 
 enum {
   SITEACC_DEPENDENT = 1, /* a call in a template, unresolved (sites.c, Note [op calls in
-                            templates]): an extent only where every graph op agrees */
+                            templates]): accesses from the call's own texts only */
   SITEACC_ARGS_ARRAY = 2 /* cudaLaunchKernel: ki's arguments are in its `void *args[]` */
 };
 
