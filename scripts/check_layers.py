@@ -168,9 +168,8 @@ def check_objects(objdir, root=None):
             if name.endswith(".c.o"):
                 path = os.path.join(dirpath, name)
                 rel = os.path.relpath(path, objdir)[:-len(".o")]
-                # A build folder reused across branches keeps the objects of
-                # sources a later checkout no longer has (make never deletes
-                # them): those are not the pass's.
+                # A source removed or renamed since this build folder last
+                # built it leaves its object behind: not part of the program.
                 if root and not os.path.exists(os.path.join(root, rel)):
                     continue
                 objs[rel] = symbols(path)
