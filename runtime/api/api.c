@@ -12,28 +12,14 @@
  *  - Hints never fail for lack of memory: a hint that cannot be honoured is
  *    ignored (tidal_op_begin restores whatever is missing). */
 #include <errno.h>
-#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "api/api.h"
 
-/* Note [one thread]: the API belongs to the thread that called tidal_init
- * (tidal.h); the core has no locks.  Builds without NDEBUG (and with
- * -DTIDAL_CHECK_THREAD) check it on every call and return
- * TIDAL_ERR_INVALID, touching nothing, to a call from another thread;
- * release builds trust the contract (the check is one load, but the
- * documented promise is what users rely on, not the check). */
-#if !defined(NDEBUG) || defined(TIDAL_CHECK_THREAD)
-#define RT_CHECK_THREAD 1
-#else
-#define RT_CHECK_THREAD 0
-#endif
-
-static uintptr_t owner_thread; /* the thread that called tidal_init */
+/* Who may call: base/thread.c (Notes [one thread] and [fork]). */
 
 #define RT_CUDA_ROOM_BYTES ((size_t)1 << 30) /* Note [no settings] */
-
-static uintptr_t this_thread(void) { return (uintptr_t)pthread_self(); }
 
 /* Every layer's state back to zero: before tidal_init sets it up, after a
  * failed tidal_init and after tidal_shutdown. */
@@ -42,18 +28,14 @@ static void reset_state(void) {
   memset(&rt_dev, 0, sizeof rt_dev);
   memset(&rt_mem, 0, sizeof rt_mem);
   memset(&rt_pol, 0, sizeof rt_pol);
-  owner_thread = 0;
+  rt_api_owner_clear();
 }
 
 #define REQUIRE_INIT(fn)                                                                           \
   do {                                                                                             \
-    if (!rt_base.initialized)                                                                      \
-      return rt_error(TIDAL_ERR_NOT_INITIALIZED, "%s: tidal_init has not run", fn);                \
-    if (RT_CHECK_THREAD && owner_thread != this_thread())                                          \
-      return rt_set_error("%s: called from a thread other than the one that called tidal_init "    \
-                          "(the API is single-threaded)",                                          \
-                          fn),                                                                     \
-             TIDAL_ERR_INVALID;                                                                    \
+    tidal_status st_ = rt_api_check(fn);                                                           \
+    if (st_ != TIDAL_OK)                                                                           \
+      return st_;                                                                                  \
   } while (0)
 
 static const char *site_label(const tidal_site *s) {
@@ -69,6 +51,8 @@ static tidal_status op_fail(tidal_status st) {
 /* ---- lifetime ---- */
 
 tidal_status tidal_init(const tidal_config *user) {
+  if (rt_api_forked())
+    return rt_api_refuse("tidal_init");
   if (rt_base.initialized)
     return rt_error(TIDAL_ERR_ALREADY_INITIALIZED, "tidal_init: already initialised");
   tidal_config cfg;
@@ -109,7 +93,7 @@ tidal_status tidal_init(const tidal_config *user) {
                     (int)cfg.device);
   reset_state();
   rt_base.cfg = cfg;
-  owner_thread = this_thread();
+  rt_api_owner_set();
   /* The hooks through which lower layers take decisions from above
    * (runtime/README.md): the eviction policy here; the shared budget's in
    * rt_arbiter_join, the planner's budget_changed in rt_planner_init, the
@@ -190,13 +174,18 @@ tidal_status tidal_init(const tidal_config *user) {
     goto fail;
   if ((st = rt_planner_init()) != TIDAL_OK)
     goto fail;
-  if (cfg.trace_path && rt_trace_open(cfg.trace_path, rt_dev.be->name,
-                                      strcmp(rt_dev.be->name, "sim") != 0, rt_dev_now,
-                                      rt_trace_counters) != 0) {
-    st = rt_error(TIDAL_ERR_CONFIG, "TIDAL_TRACE: '%s': cannot open for writing: %s",
-                  cfg.trace_path, strerror(errno));
-    goto fail;
+  if (cfg.trace_path) {
+    int t = rt_trace_open(cfg.trace_path, rt_dev.be->name, strcmp(rt_dev.be->name, "sim") != 0,
+                          rt_dev_now, rt_trace_counters);
+    if (t != 0) { /* Note [trace failures and the cap] */
+      st = rt_error(TIDAL_ERR_CONFIG, "TIDAL_TRACE: '%s': %s: %s", cfg.trace_path,
+                    t == -1 ? "cannot open for writing" : "cannot write", strerror(errno));
+      goto fail;
+    }
   }
+  /* written at tidal_shutdown: a path it cannot write fails now, not after the run */
+  if (cfg.profile_path && (st = rt_profile_check(cfg.profile_path)) != TIDAL_OK)
+    goto fail;
   /* Pinned now, not inside the first swap-out (Note [host store sizing]). */
   if (rt_host_reserve(cfg.host_reserve_bytes ? cfg.host_reserve_bytes : RT_HOST_PIECE_MIN_BYTES) !=
       TIDAL_OK)
@@ -224,7 +213,7 @@ fail:
   return st;
 }
 
-int tidal_is_initialized(void) { return rt_base.initialized; }
+int tidal_is_initialized(void) { return rt_base.initialized && !rt_api_forked(); }
 
 /* What an allocation adds to this process's demand on a shared budget. */
 static size_t footprint(size_t bytes) {
@@ -287,8 +276,11 @@ tidal_status tidal_shutdown(void) {
   rt_small_destroy();
   rt_arena_destroy_all();
   rt_recompute_destroy();
-  if (rt_trace_close() != 0) /* its last counters read the backend's clock */
-    rt_log(1, "TIDAL_TRACE: writing the trace failed: %s", strerror(errno));
+  int terr = rt_trace_close(); /* its last counters read the backend's clock */
+  if (terr && st == TIDAL_OK)
+    st = rt_error(TIDAL_ERR_CONFIG, "TIDAL_TRACE: '%s': writing the trace failed%s%s",
+                  rt_base.cfg.trace_path ? rt_base.cfg.trace_path : "?", terr > 0 ? ": " : "",
+                  terr > 0 ? strerror(terr) : "");
   rt_vmmq_stop();    /* before the host store: queued copies may read it */
   rt_units_destroy(); /* the device pool and the units' host store */
   rt_host_destroy();
@@ -587,6 +579,8 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
       goto fail;
     }
   }
+  if (ws > rt_mem.budget_bytes && rt_pol.arb)
+    (void)rt_arbiter_need(ws); /* a shared budget: the others make room (Note [shared budget]) */
   if (ws > rt_mem.budget_bytes) {
     st = rt_error(TIDAL_ERR_BUDGET,
                   "tidal_op_begin %s (%s:%d): the op's working set of %zu bytes (whole chunks, "
@@ -709,7 +703,13 @@ tidal_status tidal_op_end(const tidal_site *site) {
   return TIDAL_OK;
 }
 
-void tidal_stream_set(tidal_stream stream) { rt_mem.stream = stream; }
+void tidal_stream_set(tidal_stream stream) {
+  if (rt_base.initialized && !rt_api_is_owner()) { /* no status to return */
+    (void)rt_api_refuse("tidal_stream_set");
+    return;
+  }
+  rt_mem.stream = stream;
+}
 
 tidal_status tidal_iteration_begin(void) {
   REQUIRE_INIT("tidal_iteration_begin");

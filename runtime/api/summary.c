@@ -14,8 +14,9 @@
 tidal_status tidal_stats_get(tidal_stats *out) {
   if (!out)
     return rt_error(TIDAL_ERR_INVALID, "tidal_stats_get: out is NULL");
-  if (!rt_base.initialized)
-    return rt_error(TIDAL_ERR_NOT_INITIALIZED, "tidal_stats_get: tidal_init has not run");
+  tidal_status st0 = rt_api_check("tidal_stats_get");
+  if (st0 != TIDAL_OK)
+    return st0;
   memset(out, 0, sizeof *out);
   /* Exact once relocatable allocations exist (Note [units]); else the
    * chunk pool's size, the budget rounded down to whole chunks. */

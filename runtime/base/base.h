@@ -24,7 +24,7 @@
 
 
 /* The layer's state.  One process-wide runtime owned by the training
- * thread, no locks (Note [one thread], api/api.c); each layer keeps its own
+ * thread, no locks (Note [one thread], base/thread.c); each layer keeps its own
  * part (rt_base here, rt_dev, rt_mem, rt_pol above), and tidal_init and
  * tidal_shutdown zero them all. */
 typedef struct rt_base_state {
@@ -38,6 +38,16 @@ typedef struct rt_base_state {
 } rt_base_state;
 
 RT_HIDDEN extern rt_base_state rt_base; /* state.c */
+
+/* ---- thread.c: who may call the API (Notes [one thread] and [fork]) ---- */
+/* TIDAL_OK if a public call may run here (initialised, the owning thread,
+ * not a forked child), else the refusal, with its message. */
+RT_HIDDEN tidal_status rt_api_check(const char *fn);
+RT_HIDDEN tidal_status rt_api_refuse(const char *fn); /* the refusal itself */
+RT_HIDDEN void rt_api_owner_set(void);   /* tidal_init: this thread owns the API */
+RT_HIDDEN void rt_api_owner_clear(void);
+RT_HIDDEN int rt_api_is_owner(void);
+RT_HIDDEN int rt_api_forked(void); /* a child forked while the runtime was up */
 
 /* ---- status.c ---- */
 RT_HIDDEN tidal_status rt_error(tidal_status st, const char *fmt, ...) RT_PRINTF(2, 3);
@@ -73,16 +83,23 @@ RT_HIDDEN void rt_stats_iteration_end(uint64_t resident_bytes, double now);
 RT_HIDDEN void rt_profile_add(const tidal_site *site, double seconds);
 /* measured: the durations are CUDA events' (else the sim's model). */
 RT_HIDDEN tidal_status rt_profile_write(const char *path, int measured);
+/* At tidal_init: path can be written (a file there is created or opened,
+ * never truncated; one this made is removed again).  TIDAL_ERR_CONFIG. */
+RT_HIDDEN tidal_status rt_profile_check(const char *path);
 RT_HIDDEN void rt_profile_destroy(void);
 
 /* ---- trace.c (Note [trace format]) ---- */
-/* Opens the trace at path: 0, or -1 with errno set.  host_clock: times are
- * the host's (CUDA), else now()'s (the sim's modelled clock); counters()
- * writes the memory counters (rt_trace_counters, memory/annotate.c) where
- * they may have changed.  Both hooks are the caller's (tidal_init). */
+/* Opens the trace at path and writes its header: 0, -1 if it cannot be
+ * opened, -2 if it takes no bytes (Note [trace failures and the cap]);
+ * errno says why.  host_clock:
+ * times are the host's (CUDA), else now()'s (the sim's modelled clock);
+ * counters() writes the memory counters (rt_trace_counters,
+ * memory/annotate.c) where they may have changed.  Both hooks are the
+ * caller's (tidal_init). */
 RT_HIDDEN int rt_trace_open(const char *path, const char *backend, int host_clock,
                             double (*now)(void), void (*counters)(void));
-/* Closes it: 0, or -1 (errno) if writing it failed. */
+/* Closes it: 0, or the errno (-1 if none) of a write that failed at any
+ * point of the run. */
 RT_HIDDEN int rt_trace_close(void);
 /* An instant on the runtime track: {"name":ev, "args":{<fields>}}; fields
  * is a JSON fragment. */

@@ -58,14 +58,3 @@ tidal_status rt_error(tidal_status st, const char *fmt, ...) {
   return st;
 }
 
-void rt_log(int level, const char *fmt, ...) {
-  static const char *const names[] = {"", "error", "warning", "info", "debug"};
-  if (level > rt_base.cfg.log_level || level < 1 || level > 4)
-    return;
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "tidal: %s: ", names[level]);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-}

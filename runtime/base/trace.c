@@ -25,8 +25,20 @@
  * Only the training thread writes, through stdio's buffer; the closing
  * "]}" is written at tidal_shutdown (a program that dies before leaves the
  * array open).  An unusable path is a TIDAL_ERR_CONFIG at tidal_init: a
- * trace asked for and silently missing is worse than no start. */
+ * trace asked for and silently missing is worse than no start.
+ *
+ * Note [trace failures and the cap]: the header is flushed at tidal_init,
+ * so a path that takes no bytes (/dev/full, a full disk) fails there; a
+ * write error later (the disk fills) is seen at the next op or iteration
+ * (stdio's error flag), reported at once (log level error), tracing stops
+ * with the file closed, and tidal_shutdown returns TIDAL_ERR_CONFIG naming
+ * it - never a trace silently cut short with a clean exit (issue 23:
+ * `replay --trace /dev/full` exited 0).  TIDAL_TRACE_MAX (trace_max_bytes)
+ * caps the file: past it (checked every TRACE_CAP_CHECK_OPS ops, so it
+ * overshoots by a few ops' events) a "trace_truncated" instant is written,
+ * the JSON closed, and tracing stops with a warning; the run goes on. */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -38,6 +50,7 @@
 #include "tidal_copy_costs.h"
 
 enum { TID_COMPUTE = 1, TID_D2H, TID_H2D, TID_RUNTIME, TID_ITERATIONS };
+#define TRACE_CAP_CHECK_OPS 8 /* ops between two looks at the file's size */
 
 static struct {
   int first;         /* no event written yet (no comma before the next) */
@@ -51,6 +64,10 @@ static struct {
   int counters_written;
   double (*now)(void);    /* the modelled clock (sim), NULL = none */
   void (*counters)(void); /* writes the counters (rt_trace_counters, memory/annotate.c) */
+  int failed;        /* a write failed: tracing stopped; shutdown reports it */
+  int err;           /* its errno, when known */
+  unsigned ops_since_check; /* for the cap (Note [trace failures and the cap]) */
+  int depth;         /* open op slices (the cap waits for 0) */
 } tr;
 
 static double host_now(void) {
@@ -102,7 +119,7 @@ int rt_trace_open(const char *path, const char *backend, int host_clock, double 
                   void (*counters)(void)) {
   rt_base.trace = fopen(path, "w");
   if (!rt_base.trace)
-    return -1;
+    return -1; /* errno says why */
   memset(&tr, 0, sizeof tr);
   tr.first = 1;
   tr.host_clock = host_clock;
@@ -118,21 +135,74 @@ int rt_trace_open(const char *path, const char *backend, int host_clock, double 
   meta_thread(TID_H2D, "copy H2D (prefetch, fault-in)");
   meta_thread(TID_RUNTIME, "runtime events");
   meta_thread(TID_ITERATIONS, "iterations");
+  /* Note [trace failures and the cap]: a path that takes no bytes fails now */
+  if (fflush(rt_base.trace) != 0 || ferror(rt_base.trace)) {
+    int e = errno;
+    fclose(rt_base.trace);
+    rt_base.trace = NULL;
+    errno = e;
+    return -2;
+  }
   return 0;
 }
 
-int rt_trace_close(void) {
-  if (!rt_base.trace)
-    return 0;
-  counters_now();
+/* Ends the JSON and closes the file; records a write error. */
+static void finish(void) {
   if (tr.iter_open) {
     event_start("E", now_s(), TID_ITERATIONS);
     fputc('}', rt_base.trace);
+    tr.iter_open = 0;
   }
   fputs("\n]}\n", rt_base.trace);
-  int failed = ferror(rt_base.trace) | fclose(rt_base.trace);
+  errno = 0;
+  int bad = ferror(rt_base.trace);
+  if (fclose(rt_base.trace) != 0 || bad) {
+    tr.failed = 1;
+    tr.err = errno;
+  }
   rt_base.trace = NULL;
-  return failed ? -1 : 0;
+}
+
+/* Between events: a write error stops tracing (reported now), and so does
+ * the cap (Note [trace failures and the cap]). */
+static void trace_guard(void) {
+  if (ferror(rt_base.trace)) {
+    tr.failed = 1;
+    tr.err = errno;
+    fclose(rt_base.trace);
+    rt_base.trace = NULL;
+    rt_log(1, "TIDAL_TRACE: '%s': writing the trace failed%s%s; tracing stopped",
+           rt_base.cfg.trace_path, tr.err ? ": " : "", tr.err ? strerror(tr.err) : "");
+    return;
+  }
+  /* the cap only between top-level ops: no op slice is left open */
+  if (!rt_base.cfg.trace_max_bytes || tr.depth || ++tr.ops_since_check < TRACE_CAP_CHECK_OPS)
+    return;
+  tr.ops_since_check = 0;
+  off_t at = ftello(rt_base.trace);
+  if (at < 0 || (uint64_t)at < rt_base.cfg.trace_max_bytes)
+    return;
+  event_start("i", now_s(), TID_RUNTIME);
+  fprintf(rt_base.trace, ",\"s\":\"g\",\"name\":\"trace_truncated\",\"args\":{\"max_bytes\":%zu}}",
+          rt_base.cfg.trace_max_bytes);
+  finish();
+  if (tr.failed)
+    rt_log(1, "TIDAL_TRACE: '%s': writing the trace failed%s%s; tracing stopped",
+           rt_base.cfg.trace_path, tr.err ? ": " : "", tr.err ? strerror(tr.err) : "");
+  else
+    rt_log(2, "TIDAL_TRACE: '%s' reached TIDAL_TRACE_MAX (%zu bytes); tracing stopped, the "
+           "file is complete JSON up to here", rt_base.cfg.trace_path, rt_base.cfg.trace_max_bytes);
+}
+
+int rt_trace_close(void) {
+  if (rt_base.trace) {
+    counters_now();
+    finish();
+  }
+  if (!tr.failed)
+    return 0;
+  tr.failed = 0;
+  return tr.err ? tr.err : -1;
 }
 
 void rt_trace(const char *ev, const char *fmt, ...) {
@@ -199,6 +269,10 @@ static void site_args(const tidal_site *site) {
 void rt_trace_op_begin(const tidal_site *site) {
   if (!rt_base.trace)
     return;
+  trace_guard();
+  if (!rt_base.trace)
+    return;
+  tr.depth++;
   counters_now();
   event_start("B", now_s(), TID_COMPUTE);
   site_args(site);
@@ -207,6 +281,8 @@ void rt_trace_op_begin(const tidal_site *site) {
 void rt_trace_op_end(const tidal_site *site) {
   if (!rt_base.trace)
     return;
+  if (tr.depth)
+    tr.depth--;
   event_start("E", now_s(), TID_COMPUTE);
   fputc('}', rt_base.trace);
   (void)site;
@@ -225,6 +301,9 @@ void rt_trace_recompute(int begin, uintptr_t lo, size_t bytes) {
 }
 
 void rt_trace_iteration(int begin) {
+  if (!rt_base.trace)
+    return;
+  trace_guard();
   if (!rt_base.trace)
     return;
   if (!begin && !tr.iter_open)

@@ -457,6 +457,12 @@ RT_HIDDEN tidal_status rt_pool_add(uint32_t *phys);
 /* Removes free, unaliased phys from the pool (the budget shrank). */
 RT_HIDDEN void rt_pool_remove(uint32_t phys);
 RT_HIDDEN void rt_phys_free_push(uint32_t phys);
+/* While on, a chunk released during a shrink is kept for the next acquire
+ * (Note [exchange], residency.c). */
+RT_HIDDEN void rt_pool_keep_released(int on);
+/* budget_error.c: TIDAL_ERR_BUDGET naming the innermost open op and what
+ * holds the memory (Note [budget errors]). */
+RT_HIDDEN tidal_status rt_budget_exhausted(const char *why);
 RT_HIDDEN uint32_t rt_phys_free_pop(void);  /* the top of the free stack (nfree_phys > 0) */
 RT_HIDDEN int rt_phys_free_take(uint32_t phys); /* phys out of the free stack, if there */
 
@@ -466,6 +472,11 @@ RT_HIDDEN void rt_host_init(size_t slot_bytes, size_t budget_bytes);
  * the host budget): Note [host store sizing]. */
 RT_HIDDEN tidal_status rt_host_reserve(size_t bytes);
 RT_HIDDEN int64_t rt_host_slot_alloc(void); /* -1 when the store is full */
+/* Note [exchange] (residency.c): a chunk-sized malloc'd buffer becomes a
+ * slot of its own, beyond the host budget; adopt_ready (called first, may
+ * grow the tables) says whether adopt will succeed.  The store frees it. */
+RT_HIDDEN int rt_host_adopt_ready(void);
+RT_HIDDEN int64_t rt_host_adopt(void *buf);
 RT_HIDDEN void rt_host_slot_free(int64_t slot);
 /* Frees slot once ev (a restore copy reading it) is done, without waiting
  * for it; takes ev over (Note [deferred slot free]). */

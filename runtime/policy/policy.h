@@ -11,7 +11,7 @@
 
 #include "memory/memory.h"
 
-/* The layer's state (Note [one thread], api/api.c). */
+/* The layer's state (Note [one thread], base/thread.c). */
 typedef struct rt_pol_state {
   /* Called after every budget change (the run-time planner replans); NULL = none. */
   void (*budget_changed)(size_t old_bytes, size_t new_bytes);
@@ -31,8 +31,6 @@ RT_HIDDEN tidal_status rt_budget_initial(const tidal_config *cfg, size_t device_
                                          size_t *budget);
 /* Resolves a percent-of-peak budget after the first iteration. */
 RT_HIDDEN void rt_budget_iteration_end(void);
-/* TIDAL_ERR_BUDGET when eviction finds nothing (Note [budget errors]). */
-RT_HIDDEN tidal_status rt_budget_exhausted(const char *why);
 /* Changes the budget: growing lets the pool add chunks as they are needed;
  * shrinking evicts through the usual path (nothing is lost) and gives the
  * chunks back.  Chunks pinned by open ops go when released.  Calls
@@ -50,6 +48,10 @@ RT_HIDDEN void rt_arbiter_leave(void);
  * the lock, check who is alive and divide again (iteration boundaries);
  * else only a changed division or demand costs more than a load (ops). */
 RT_HIDDEN void rt_arbiter_poll(int full);
+/* An op's working set of `bytes` exceeds this process's share: it becomes
+ * the process's floor in the division (Note [shared budget]) and the
+ * budget follows the new share.  1 if the budget now holds it. */
+RT_HIDDEN int rt_arbiter_need(size_t bytes);
 /* The shared total and the most physical memory the group held at once (0 if none). */
 RT_HIDDEN void rt_arbiter_stats(uint64_t *total, uint64_t *peak);
 

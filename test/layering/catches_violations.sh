@@ -6,15 +6,16 @@
 #   4. a lower stage's object calling a higher stage's function,
 #   5. two files of one stage calling each other (a cycle),
 #   6. a file calling one its stage's README lists after it (the order),
-# and pass on the real tree (the `layering` test checks that), and on the
-# pieces of one unit split by topic calling each other (7).  In the
-# runtime (runtime/README.md), it must fail on
-#   8. a lower layer including a higher one (memory -> policy),
-#   9. a .c file loose in runtime/,
-#  10. a lower layer's object calling, or reading the data of, a higher one,
-#  11. two files of one layer calling each other,
-# and not look at the object of a file that moved away (12: a build folder
-# from before the move).
+# and pass on the real tree (the `layering` test checks that), on the
+# pieces of one unit split by topic calling each other (7), and beside the
+# stale object of a source the tree no longer has (8: a build folder reused
+# after a branch that removed or moved a file).  In the runtime
+# (runtime/README.md), it must fail on
+#   9. a lower layer including a higher one (memory -> policy),
+#  10. a .c file loose in runtime/,
+#  11. a lower layer's object calling, or reading the data of, a higher one,
+#  12. two files of one layer calling each other,
+# and not look at the object of a file that moved away (13).
 set -euo pipefail
 check=$1    # scripts/check_layers.py
 pass=$2     # the pass/ source folder
@@ -92,7 +93,19 @@ expect_fail "call against the README's order" \
   "calls high() in graph/high.c, which graph/README.md lists after it" \
   --sources "$tmp/ord" --objects "$tmp/ordobj"
 
-# 8-9: the runtime's includes, on copies of the real tree.
+# 8: an object whose source is gone is not the pass's (the README lists no
+# such file, and its calls are no longer made).
+printf 'int high(void);\nint gone(void) { return high(); }\n' >"$tmp/gone.c"
+cc -c "$tmp/gone.c" -o "$tmp/ordobj/graph/gone.c.o"
+printf 'int low(void) { return 0; }\n' >"$tmp/ord/graph/low.c"
+cc -c "$tmp/ord/graph/low.c" -o "$tmp/ordobj/graph/low.c.o"
+if out=$(python3 "$check" --sources "$tmp/ord" --objects "$tmp/ordobj" 2>&1); then
+  echo "ok: a stale object of a removed source is left out"
+else
+  echo "FAIL: a stale object of a removed source is left out:"; echo "$out"; fail=1
+fi
+
+# 9-10: the runtime's includes, on copies of the real tree.
 cp -r "$runtime" "$tmp/rt-up"
 echo '#include "policy/policy.h"' >>"$tmp/rt-up/memory/pool.c"
 expect_fail "runtime: lower includes higher" \
@@ -101,7 +114,7 @@ cp -r "$runtime" "$tmp/rt-loose"
 printf '#include "api/api.h"\n' >"$tmp/rt-loose/glue.c"
 expect_fail "runtime: a loose .c" "glue.c is loose in runtime/" --runtime-sources "$tmp/rt-loose"
 
-# 10-12: the runtime's calls, on tiny objects laid out like libtidal's build folder.
+# 11-13: the runtime's calls, on tiny objects laid out like libtidal's build folder.
 src="$tmp/rt-src" obj="$tmp/rt-obj"
 mkdir -p "$src/memory" "$src/policy" "$obj/memory" "$obj/policy"
 printf 'int evict_choose(void);\nint mem_fn(void) { return evict_choose(); }\n' >"$src/memory/low.c"
