@@ -23,6 +23,8 @@
 #include "graph/graph.h"
 #include "cli/options.h"
 #include "cli/output.h"
+#include "cli/plan_replay.h"
+#include "plan/costmodel.h"
 #include "cli/summary.h"
 #include "rewrite/rewrite.h"
 
@@ -77,7 +79,8 @@ static int to_write(const pass_tu *f, const rw_scan *s) {
  * before any is written (output_check, Note [protected files] in
  * output.c): `-o ./` beside the input would otherwise replace it. */
 static int rewrite_to_dir(pass_tu *t, graph *g, const rw_request *req, const rw_scan *scans,
-                          int n, const char *dir, const tidal_options *o) {
+                          int n, const char *dir, const tidal_options *o,
+                          const replay_report *cost) {
   char **real = calloc((size_t)n, sizeof *real);
   char **dst = calloc((size_t)n, sizeof *dst);
   size_t root = 0;
@@ -126,9 +129,9 @@ static int rewrite_to_dir(pass_tu *t, graph *g, const rw_request *req, const rw_
       graph_coverage cov;
       graph_coverage_of(g, rep.alloc_managed, &cov);
       summary_graph_warnings(g, rep.alloc_managed);
-      summary_rewrite_warnings(t->main_path, &rep, req->budget_text != NULL);
-      summary_line(t->main_path, &cov, &rep);
-      rc = summary_check(t->main_path, &cov, &rep, o->require_plan, o->min_coverage);
+      summary_rewrite_warnings(t->main_path, &rep, req->budget_text != NULL, cost);
+      summary_line(t->main_path, &cov, &rep, cost);
+      rc = summary_check(t->main_path, &cov, &rep, o->require_plan, o->min_coverage, cost);
     }
     rw_report_free(&rep);
     if (rc != 0) {
@@ -182,6 +185,39 @@ static void warn_not_rewritten(pass_tu *t, const rw_scan *scans, int n) {
   }
 }
 
+/* Note [one model of cost] (plan_replay.c): the plan is made once, costed
+ * by replaying it on the simulator (cost only), and handed to the
+ * rewriter, so the summary line, the header and `tidal replay` give the
+ * same figure.  Nothing to do without sizes (no plan: the run-time planner
+ * decides) or with --plan none. */
+static int plan_and_cost(pass_tu *t, graph *g, rw_request *req, tidal_trace *trace,
+                         int *have_trace, plan_replay *pr, char *note, size_t cap) {
+  if (req->mode == PLAN_MODE_NONE || g->unrolled_ops < 0) return TIDAL_EXIT_OK;
+  if (graph_unroll(g, trace) != TIDAL_EXIT_OK) return TIDAL_EXIT_INTERNAL;
+  *have_trace = 1;
+  if (trace->n_ops == 0) return TIDAL_EXIT_OK; /* nothing to cost: rw_rewrite plans alone */
+  plan_replay_request rq;
+  memset(&rq, 0, sizeof rq);
+  rq.mode = req->mode;
+  rq.budget_bytes = req->budget_bytes;
+  rq.budget_pct = req->budget_pct;
+  replay_options_default(&rq.ro);
+  const char *bad_env = NULL;
+  if (cost_model_from_env(&rq.ro.cost, &bad_env) != 0) { /* as `tidal replay` reads them */
+    diag_error(NULL, 0, 0, "malformed %s", bad_env);
+    return TIDAL_EXIT_BAD_INPUT;
+  }
+  rq.ro.cost_only = 1;
+  int rc = plan_replay_run(t, g, trace, &rq, pr);
+  if (rc != TIDAL_EXIT_OK) return rc;
+  req->plan = &pr->plan;
+  req->trace = trace;
+  req->pack = pr->pack;
+  summary_cost_note(&pr->rep, note, cap);
+  req->cost_note = note;
+  return TIDAL_EXIT_OK;
+}
+
 int cmd_rewrite(int argc, char **argv) {
   tidal_options o;
   pass_tu *t = NULL;
@@ -191,6 +227,12 @@ int cmd_rewrite(int argc, char **argv) {
   size_t text_n = 0;
   rw_scan *scans = NULL;
   int n_scans = 0;
+  tidal_trace trace;
+  memset(&trace, 0, sizeof trace);
+  int have_trace = 0;
+  plan_replay pr;
+  memset(&pr, 0, sizeof pr);
+  char cost_note[1024] = "";
   int rc = options_parse(&o, argc, argv, 1u << FORMAT_TEXT, NULL, NULL);
   if (rc != 0) return rc;
   if (o.help) {
@@ -242,9 +284,12 @@ int cmd_rewrite(int argc, char **argv) {
     rc = TIDAL_EXIT_INTERNAL;
     goto out;
   }
+  rc = plan_and_cost(t, &g, &req, &trace, &have_trace, &pr, cost_note, sizeof cost_note);
+  if (rc != 0) goto out;
+  const replay_report *cost = pr.replayed ? &pr.rep : NULL;
   if (to_dir) {
     req.all_files = 1;
-    rc = rewrite_to_dir(t, &g, &req, scans, n_scans, o.output, &o);
+    rc = rewrite_to_dir(t, &g, &req, scans, n_scans, o.output, &o, cost);
     goto out;
   }
   rw_report rep;
@@ -254,15 +299,17 @@ int cmd_rewrite(int argc, char **argv) {
     graph_coverage cov;
     graph_coverage_of(&g, rep.alloc_managed, &cov);
     summary_graph_warnings(&g, rep.alloc_managed);
-    summary_rewrite_warnings(o.input, &rep, o.budget != NULL);
-    summary_line(o.input, &cov, &rep);
-    rc = summary_check(o.input, &cov, &rep, o.require_plan, o.min_coverage);
+    summary_rewrite_warnings(o.input, &rep, o.budget != NULL, cost);
+    summary_line(o.input, &cov, &rep, cost);
+    rc = summary_check(o.input, &cov, &rep, o.require_plan, o.min_coverage, cost);
   }
   rw_report_free(&rep);
   if (rc != 0) goto out;
   warn_not_rewritten(t, scans, n_scans);
   rc = output_write_all(o.output, text, text_n);
 out:
+  plan_replay_free(&pr);
+  if (have_trace) trace_free(&trace);
   rw_scans_free(scans, n_scans);
   free(text);
   graph_free(&g);
