@@ -21,8 +21,10 @@
  *  - Ops of a periodic branch (`if (step % N == 0)`) are in the trace, so
  *    their reads keep what they read alive, but their writes are readwrites:
  *    on most steps they do not run, so they overwrite nothing the plan may
- *    count on (interp_branch.c, Note [once and periodic]).  Once branches are
- *    setup and have no ops here.
+ *    count on (interp_branch.c, Note [once and periodic]); an exact write
+ *    keeps that fact (trace_access.run_exact_write) for the plan's
+ *    deadness, which looks past it (plan.c, Note [overwrites across
+ *    periodic branches]).  Once branches are setup and have no ops here.
  *  - Accesses that move with the training loop's own counter: Note
  *    [stepped accesses].
  *
@@ -396,6 +398,7 @@ static void emit_op(unroller *u, const graph_op *op) {
   to->static_op = op->id;
   to->flags = op->flags;
   to->phase = op->phase;
+  to->branch = op->branch;
   int64_t fl;
   to->flops = op->flops && sym_eval(op->flops, value_fn, u, &fl) == 0 ? (double)fl : 0.0;
   to->scope = u->n_scopes ? u->scopes[u->n_scopes - 1] : 0;
@@ -466,7 +469,7 @@ static void emit_op(unroller *u, const graph_op *op) {
       st.mode = a->mode;
       /* a write to one step's slice overwrites nothing the next step reads */
       if (st.stepped && st.mode == ACCESS_WRITE) st.mode = ACCESS_READWRITE;
-      if (op->phase == TRACE_PERIODIC) {
+      if (op->phase == TRACE_PERIODIC) { /* a stepped range is never exact: no run_exact_write */
         if (st.mode == ACCESS_WRITE) st.mode = ACCESS_READWRITE;
         st.exact = 0;
       }
@@ -513,7 +516,9 @@ static void emit_op(unroller *u, const graph_op *op) {
     ta->exact = exact;
     if (op->phase == TRACE_PERIODIC) {
       /* runs on some steps only: what it writes may not be overwritten on
-       * the others, so it never makes earlier contents dead */
+       * the others, so it never makes earlier contents dead by itself
+       * (plan.c, Note [overwrites across periodic branches]) */
+      ta->run_exact_write = ta->mode == ACCESS_WRITE && ta->exact;
       if (ta->mode == ACCESS_WRITE) ta->mode = ACCESS_READWRITE;
       ta->exact = 0;
     }

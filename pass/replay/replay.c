@@ -184,8 +184,11 @@ static void access_of(const engine *e, int op, int a, int it, tidal_access *out)
   out->ptr = (const unsigned char *)e->base[al] + off;
   out->bytes = (size_t)bytes;
   /* as the rewriter declares it: a write not proven to cover every byte
-   * keeps the old bytes (TIDAL_WRITE would let the runtime map it fresh) */
+   * keeps the old bytes (TIDAL_WRITE would let the runtime map it fresh);
+   * a periodic op's exact write is a write when it runs (Note [overwrites
+   * across periodic branches], plan.c): replay runs it every iteration */
   out->mode = (tidal_mode)(ac->mode == ACCESS_WRITE && !ac->exact ? ACCESS_READWRITE : ac->mode);
+  if (ac->run_exact_write) out->mode = TIDAL_WRITE;
 }
 
 /* Hashes the bytes each read access declares into h, and fills each
