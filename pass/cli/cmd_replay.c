@@ -123,21 +123,18 @@ static int replay_extra(void *ud, int argc, char **argv, int *i) {
 static void usage(FILE *f) {
   fprintf(f, "usage: tidal replay FILE.cu... [--budget SIZE|PCT] [--plan auto|swap|recompute|none]\n"
              "                    [--bind NAME=VALUE]... [--format text|json] [-o OUT]\n"
-             "                    [--cost KEY=VALUE]... [--iterations N] [--chunk SIZE]\n"
-             "                    [--costs FILE] [--profile FILE]\n"
-             "                    [--runtime-planner runtime|hints|lru] [-- clang flags]\n"
+             "                    [--runtime-planner runtime|hints|lru] [--iterations N]\n"
+             "                    [--chunk SIZE] [--cost KEY=VALUE]... [--costs FILE]\n"
+             "                    [--profile FILE] [--trace FILE] [--timeline FILE.svg]\n"
+             "                    [-- clang flags]\n"
              "Runs one training iteration's op trace (twice, or N times) on libtidal's CPU\n"
              "simulator, unmanaged and under the plan `tidal rewrite` would emit, and\n"
-             "compares every op's output checksum.  --budget 50%% is half the modelled\n"
-             "unmanaged peak; default: no budget (drops only).  Cost model keys:\n"
-             "peak_flops, hbm_bw, launch, h2d_bw, d2h_bw, latency (also TIDAL_COST_<KEY>).\n"             "--chunk: the runtime's eviction unit (default 2M, the CUDA backend's);\n"
-             "--costs: the simulator's per-call cost file (runtime/sim_costs.txt format);\n"
-             "--profile: op durations measured on a GPU (a TIDAL_PROFILE file).\n"
-             "Several FILEs: each replays in its own process, at the same time, under one\n"
-             "shared --budget SIZE (JSON: workloads, combined_peak_bytes).\n"
-             "--trace FILE writes the managed run's libtidal trace (Chrome trace-event JSON,\n"
-             "opens in Perfetto); --timeline FILE.svg draws its memory timeline (tidal report).\n"
-             "See docs/replay.md.\n");
+             "compares every op's output checksum.  --budget 50%% is half the unmanaged\n"
+             "peak in the runtime's chunks; default: no budget (drops only).  The report's\n"
+             "headline is the steady state (the last iteration).  Several FILEs: each\n"
+             "replays in its own process, at the same time, under one shared --budget SIZE\n"
+             "(JSON: workloads, combined_peak_bytes).  See docs/replay.md.\n\n"
+             "options:\n");
   options_print_help(f, "replay");
 }
 

@@ -13,6 +13,7 @@
 
 #include "base/diag.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "cli/output.h"
 #include "report/timeline.h"
 
@@ -134,7 +135,11 @@ int cmd_report(int argc, char **argv) {
     } else if (which == 2) {
       title = val;
     } else if (a[0] == '-' && a[1]) {
-      diag_error(NULL, 0, 0, "'tidal report' has no option '%s' (see tidal report --help)", a);
+      const char *close = options_suggest("report", a);
+      if (close)
+        diag_error(NULL, 0, 0, "'tidal report' has no option '%s' (did you mean '%s'?)", a, close);
+      else
+        diag_error(NULL, 0, 0, "'tidal report' has no option '%s' (see tidal report --help)", a);
       return TIDAL_EXIT_BAD_INPUT;
     } else if (input) {
       diag_error(NULL, 0, 0, "more than one trace ('%s' and '%s')", input, a);

@@ -12,6 +12,7 @@ int cmd_rewrite(int argc, char **argv); /* cmd_rewrite.c */
 int cmd_replay(int argc, char **argv);  /* cmd_replay.c */
 int cmd_kernels(int argc, char **argv); /* cmd_kernels.c */
 int cmd_report(int argc, char **argv);  /* cmd_report.c */
+int cmd_fit(int argc, char **argv);     /* cmd_fit.c */
 
 /* Draws the timeline of a libtidal trace as SVG (cmd_report.c); iteration
  * -1 is the last complete one; unmanaged_bytes (0: unknown) is drawn when

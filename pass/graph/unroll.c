@@ -159,9 +159,16 @@ static int eval_at(unroller *u, const sym *s, int64_t *out, const char *file, un
                  "the loop taken as the training loop (%s:%u); if that is a loop over layers, mark "
                  "the step loop with #pragma tidal train or --loop FILE:LINE", what, missing,
                  u->g->loop_file ? u->g->loop_file : "?", u->g->loop_line);
-    else if (missing)
-      diag_error(file, line, col, "cannot unroll the training loop: %s uses '%s', which is unbound "
-                 "(use --bind %s=VALUE)", what, missing, missing);
+    else if (missing) { /* every unbound name at once, not one per run */
+      char *all = bind_unbound_message(u->g);
+      if (all && strstr(all, " are unbound"))
+        diag_error(file, line, col, "cannot unroll the training loop: %s uses '%s'; %s", what,
+                   missing, all);
+      else
+        diag_error(file, line, col, "cannot unroll the training loop: %s uses '%s', which is "
+                   "unbound (use --bind %s=VALUE)", what, missing, missing);
+      free(all);
+    }
     else
       diag_error(file, line, col, "cannot unroll the training loop: %s is not a computable "
                  "expression", what);

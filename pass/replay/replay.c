@@ -663,7 +663,9 @@ static int one_run(const tidal_trace *t, const plan_result *plan, const replay_o
   if (cfg.sim_copy_latency_s <= 0) cfg.sim_copy_latency_s = 1e-12; /* 0 means "default" */
   if (cfg.chunk_bytes < REAL_CHUNK_BYTES) /* Note [latency per chunk] */
     cfg.sim_call_cost_scale = (double)cfg.chunk_bytes / (double)REAL_CHUNK_BYTES;
-  cfg.log_level = 1;
+  /* quiet: every failing call is reported by replay itself, with its op
+   * (run_fail, the first hint error), not twice */
+  cfg.log_level = 0;
   cfg.sim_no_data = o->cost_only; /* Note [one model of cost] */
   cfg.planner = o->planner;
   cfg.vmm_thread = o->vmm_thread;

@@ -655,18 +655,12 @@ static void header(rw *r, const plan_result *p, int planned, const char *why_unp
   rw_buf_printf(h, "#line 1 \"%s\"\n", r->lines.path_c);
 }
 
-/* Why the graph cannot be unrolled: the first unbound name. */
+/* Why the graph cannot be unrolled: every unbound name. */
 static char *unbound_reason(const graph *g) {
-  char *name = NULL;
-  for (int i = 0; i < g->n_loops && !name; i++) name = bind_first_unbound(&g->binds, g->loops[i].trip);
-  for (int i = 0; i < g->n_ops && !name; i++)
-    for (int j = 0; j < g->ops[i].n_acc && !name; j++)
-      name = bind_first_unbound(&g->binds, g->ops[i].acc[j].bytes);
-  for (int i = 0; i < g->n_allocs && !name; i++) name = bind_first_unbound(&g->binds, g->allocs[i].bytes);
+  char *name = bind_unbound_message(g);
   rw_buf b = {0};
   if (name)
-    rw_buf_printf(&b, "'%s' is unbound and not a compile-time constant (use --bind %s=VALUE)", name,
-                  name);
+    rw_buf_printf(&b, "%s", name);
   else {
     /* no name to bind: an allocation whose size tidal could not compute
      * (a total summed over a container it does not follow) says which */
