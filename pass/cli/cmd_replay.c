@@ -42,8 +42,8 @@ typedef struct replay_cli {
   replay_break brk;
   tidal_planner planner;
   int bad;
-  const char **inputs;  /* every input file, in order (several: replay_multi.c) */
-  int n_inputs;
+  int separate;         /* --separate-programs: each input is a program of its own, all
+                           replayed at once under one shared budget (replay_multi.c) */
   uint64_t budget;      /* --budget in bytes (several programs: the shared total) */
   double pct;           /* --budget as a percentage (one program only) */
   uint64_t chunk;       /* --chunk: the runtime's chunk (0: replay's own choice) */
@@ -56,9 +56,9 @@ typedef struct replay_cli {
 static int replay_extra(void *ud, int argc, char **argv, int *i) {
   replay_cli *c = ud;
   const char *a = argv[*i], *v = NULL;
-  if (a[0] != '-' && c->inputs) { /* an input file: the first is the options' own */
-    c->inputs[c->n_inputs++] = a;
-    return c->n_inputs > 1;
+  if (!strcmp(a, "--separate-programs")) {
+    c->separate = 1;
+    return 1;
   }
   const char *names[] = {"--cost", "--iterations", "--break", "--runtime-planner", "--trace",
                          "--timeline", "--chunk", "--costs", "--profile"};
@@ -126,14 +126,16 @@ static void usage(FILE *f) {
              "                    [--runtime-planner runtime|hints|lru] [--iterations N]\n"
              "                    [--chunk SIZE] [--cost KEY=VALUE]... [--costs FILE]\n"
              "                    [--profile FILE] [--trace FILE] [--timeline FILE.svg]\n"
+             "                    [--separate-programs]\n"
              "                    [-- clang flags]\n"
              "Runs one training iteration's op trace (twice, or N times) on libtidal's CPU\n"
              "simulator, unmanaged and under the plan `tidal rewrite` would emit, and\n"
              "compares every op's output checksum.  --budget 50%% is half the unmanaged\n"
              "peak in the runtime's chunks; default: no budget (drops only).  The report's\n"
-             "headline is the steady state (the last iteration).  Several FILEs: each\n"
-             "replays in its own process, at the same time, under one shared --budget SIZE\n"
-             "(JSON: workloads, combined_peak_bytes).  See docs/replay.md.\n\n"
+             "headline is the steady state (the last iteration).  Several FILEs are one\n"
+             "program, as in every command; with --separate-programs each is a program of\n"
+             "its own, replayed in its own process at the same time under one shared\n"
+             "--budget SIZE (JSON: workloads, combined_peak_bytes).  See docs/replay.md.\n\n"
              "options:\n");
   options_print_help(f, "replay");
 }
@@ -355,11 +357,6 @@ int cmd_replay(int argc, char **argv) {
                "split-no-advance");
     return TIDAL_EXIT_BAD_INPUT;
   }
-  cli.inputs = calloc((size_t)(argc > 0 ? argc : 1), sizeof *cli.inputs);
-  if (!cli.inputs) {
-    diag_error(NULL, 0, 0, "out of memory");
-    return TIDAL_EXIT_INTERNAL;
-  }
   int rc = options_parse(&o, argc, argv, (1u << FORMAT_TEXT) | (1u << FORMAT_JSON),
                          replay_extra, &cli);
   if (rc != 0) goto done;
@@ -368,8 +365,8 @@ int cmd_replay(int argc, char **argv) {
     goto done;
   }
   /* The files replay reads; --trace and --timeline may replace none of
-   * them (Note [protected files] in output.c). */
-  for (int k = 0; k < cli.n_inputs; k++) output_protect(cli.inputs[k]);
+   * them (Note [protected files] in output.c; options_parse protected the
+   * inputs). */
   output_protect(cli.costs);
   output_protect(cli.profile);
   if (output_check(cli.trace) != 0 || output_check(cli.timeline) != 0) {
@@ -382,19 +379,26 @@ int cmd_replay(int argc, char **argv) {
     rc = TIDAL_EXIT_BAD_INPUT;
     goto done;
   }
-  if (cli.n_inputs > 1) {
+  /* Several files are one program, as in every command (docs/design.md,
+   * "Whole-program input"); separate programs sharing a budget say so. */
+  if (cli.separate) {
+    if (o.n_inputs < 2) {
+      diag_error(NULL, 0, 0, "--separate-programs replays two or more programs (FILE.cu FILE.cu "
+                 "...), each under its share of one --budget");
+      rc = TIDAL_EXIT_BAD_INPUT;
+      goto done;
+    }
     if (!o.budget || cli.pct > 0) {
       diag_error(NULL, 0, 0, "several programs share one budget: give it in bytes "
                  "(--budget 18M), not %s", o.budget ? "a percentage" : "none");
       rc = TIDAL_EXIT_BAD_INPUT;
       goto done;
     }
-    rc = replay_multi(&o, cli.inputs, cli.n_inputs, cli.budget, replay_program, &cli);
+    rc = replay_multi(&o, o.inputs, o.n_inputs, cli.budget, replay_program, &cli);
     goto done;
   }
   rc = replay_program(&o, &cli, NULL);
 done:
   options_free(&o);
-  free(cli.inputs);
   return rc;
 }

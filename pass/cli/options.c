@@ -78,6 +78,8 @@ static const struct {
     {"replay", "--timeline FILE.svg", "draw the managed run's memory timeline"},
     {"replay", "--break WHAT", "for tests: break the plan on purpose (skip-prefetch, drop-live, "
                                "split-no-advance)"},
+    {"replay", "--separate-programs", "each FILE is a program of its own (not the files of one): "
+                                      "all replay at once under one shared --budget SIZE"},
     {"fit", "--vary NAME=LO..HI", "the size to vary (a name the program reads at run time) and "
                                   "its range (required)"},
     {"fit", "--max-overhead PCT", "the most modelled steady-state overhead a value may cost "

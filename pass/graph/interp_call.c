@@ -37,6 +37,26 @@ int gb_is_user_function(gb *b, CXCursor def) {
   return host;
 }
 
+/* std::max / std::min of two integers (a workspace sized for every layer:
+ * `ws = std::max(ws, layer_ws)`): their sizes' max/min, not an opaque call
+ * that forgets them.  1 and *out when e is one. */
+static int std_minmax(gb *b, gb_frame *f, CXCursor e, const char *name, gval *out) {
+  if (strcmp(name, "max") != 0 && strcmp(name, "min") != 0) return 0;
+  if (clang_Cursor_getNumArguments(e) != 2) return 0;
+  CXCursor decl = gb_callee_decl(e);
+  CXCursor ns = clang_Cursor_isNull(decl) ? decl : clang_getCursorSemanticParent(decl);
+  if (clang_Cursor_isNull(ns) || clang_getCursorKind(ns) != CXCursor_Namespace) return 0;
+  CXString s = clang_getCursorSpelling(ns);
+  int is_std = strcmp(clang_getCString(s), "std") == 0;
+  clang_disposeString(s);
+  if (!is_std) return 0;
+  gval x = gb_eval(b, f, clang_Cursor_getArgument(e, 0));
+  gval y = gb_eval(b, f, clang_Cursor_getArgument(e, 1));
+  if (x.k != GV_INT || y.k != GV_INT) return 0;
+  *out = gb_int(b, name[1] == 'a' ? sym_max(b->a, x.s, y.s) : sym_min(b->a, x.s, y.s), NULL, 0);
+  return 1;
+}
+
 static int host_allocator(const char *name) {
   return strcmp(name, "malloc") == 0 || strcmp(name, "calloc") == 0 ||
          strcmp(name, "realloc") == 0 || strcmp(name, "aligned_alloc") == 0 ||
@@ -326,6 +346,7 @@ GB_NOINLINE gval gb_eval_call(gb *b, gb_frame *f, CXCursor e) {
     if (b->in_once) b->once_sites++;
     goto out;
   }
+  if (std_minmax(b, f, e, name, &ret)) goto out;
   if (host_allocator(name)) {
     /* evaluate the size for side effects; the result is a fresh host array */
     int n = clang_Cursor_getNumArguments(e);
