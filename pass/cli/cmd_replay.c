@@ -4,9 +4,12 @@
  * the CPU by running the op trace through libtidal's sim backend unmanaged
  * and managed.
  *
- * --budget PCT is a percentage of the modelled unmanaged peak (the plan's
- * model, so `rewrite` and `replay` turn the same percentage into the same
- * bytes).  Exit codes: 0 when checksums match and the budget was respected;
+ * --budget PCT is, for the runtime, that percentage of the unmanaged run's
+ * peak in whole chunks, as a compiled program's runtime resolves it (the
+ * run's one budget, Note [one budget] in replay.h), and for the planner
+ * the same percentage of its modelled peak (so `rewrite` and `replay` make
+ * the same plan).  The plan is made, placed and replayed by
+ * cli/plan_replay.c.  Exit codes: 0 when checksums match and the budget was respected;
  * 1 for bad input or a failed proof (with a message saying which); 2 for an
  * internal error.  The test-only switch --break (or TIDAL_REPLAY_BREAK)
  * breaks the plan on purpose so tests can show the oracle fails. */

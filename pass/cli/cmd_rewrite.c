@@ -7,7 +7,9 @@
  * through output.h (temporary file, then rename): on any error no output
  * file appears, and the input is only ever read.  The default plan is auto;
  * a percentage budget is of the plan's modelled unmanaged peak, as in
- * `tidal replay`. */
+ * `tidal replay`.  The plan is made once and costed by replaying it on the
+ * simulator (plan_and_cost, Note [one model of cost] in plan_replay.c): the
+ * summary line's figures are the replay's. */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include <errno.h>
 #include <limits.h>
