@@ -657,6 +657,10 @@ static void header(rw *r, const plan_result *p, int planned, const char *why_unp
 
 /* Why the graph cannot be unrolled: every unbound name. */
 static char *unbound_reason(const graph *g) {
+  /* every unbound name, sizes first (bind.c): a loop's trip count may be
+   * one the unroller does without (a periodic branch's, micro-steps':
+   * unroll.c), and naming it alone hid the size that did stop it (llm.c:
+   * val_num_batches named, the config not) */
   char *name = bind_unbound_message(g);
   rw_buf b = {0};
   if (name)
