@@ -71,7 +71,7 @@ int graph_emit_text(const graph *g, FILE *fp) {
     fprintf(fp, ", %lld per iteration unrolled", (long long)g->unrolled_ops);
   } else {
     /* say which names keep the sizes symbolic: all of them at once */
-    char *name = bind_unbound_message(g);
+    char *name = graph_unbound_message(g);
     int u = -1; /* else an allocation whose size is no expression (nothing to bind) */
     for (int i = 0; !name && i < g->n_allocs && u < 0; i++)
       if (!g->allocs[i].bytes || sym_is_unknown(g->allocs[i].bytes)) u = i;

@@ -179,7 +179,9 @@ static void collect_unbound(unbound_set *u, const sym *s) {
   collect_unbound(u, sym_rhs(s));
 }
 
-char *bind_unbound_message(const graph *g) {
+char *bind_unbound_message(const graph *g) { return bind_unbound_message_skip(g, NULL); }
+
+char *bind_unbound_message_skip(const graph *g, const char *skip_trip) {
   unbound_set u;
   memset(&u, 0, sizeof u);
   u.g = g;
@@ -192,7 +194,8 @@ char *bind_unbound_message(const graph *g) {
       collect_unbound(&u, g->ops[i].acc[j].offset);
       collect_unbound(&u, g->ops[i].acc[j].bytes);
     }
-  for (int i = 0; i < g->n_loops; i++) collect_unbound(&u, g->loops[i].trip);
+  for (int i = 0; i < g->n_loops; i++)
+    if (!skip_trip || !skip_trip[i]) collect_unbound(&u, g->loops[i].trip);
   if (u.n == 0) return NULL;
   size_t cap = 64;
   for (int i = 0; i < u.n; i++) cap += 2 * strlen(u.names[i]) + 24;

@@ -394,6 +394,9 @@ char *bind_first_unbound(const graph_bindings *b, const sym *s);
  * 'din' and 'dh' are unbound (use --bind batch=VALUE --bind din=VALUE
  * --bind dh=VALUE)" (malloc'd), or NULL when there is none. */
 char *bind_unbound_message(const graph *g);
+/* The same, leaving out the trip counts of loops flagged in skip_trip (one
+ * flag per graph loop; NULL: none): loops the unroller does without. */
+char *bind_unbound_message_skip(const graph *g, const char *skip_trip);
 /* The user's --bind names g never uses (a typo, or a size the program does
  * not have), each with the closest name it does use, if any: calls fn once
  * per such bind. */
@@ -405,6 +408,9 @@ void bind_each_unused(const graph *g, void (*fn)(void *ud, const char *name, con
  * --bind NAME=VALUE)" and returns TIDAL_EXIT_BAD_INPUT.  extra_vars/values
  * (may be 0/NULL) bind further names for this call only. */
 int graph_unroll(const graph *g, tidal_trace *out);
+/* bind_unbound_message without the trip counts the unroller does without
+ * (a periodic branch's loop, micro-steps: unroll.c); malloc'd or NULL. */
+char *graph_unbound_message(const graph *g);
 
 
 #endif

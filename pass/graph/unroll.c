@@ -160,7 +160,7 @@ static int eval_at(unroller *u, const sym *s, int64_t *out, const char *file, un
                  "the step loop with #pragma tidal train or --loop FILE:LINE", what, missing,
                  u->g->loop_file ? u->g->loop_file : "?", u->g->loop_line);
     else if (missing) { /* every unbound name at once, not one per run */
-      char *all = bind_unbound_message(u->g);
+      char *all = graph_unbound_message(u->g);
       if (all && strstr(all, " are unbound"))
         diag_error(file, line, col, "cannot unroll the training loop: %s uses '%s'; %s", what,
                    missing, all);
@@ -571,6 +571,18 @@ static int micro_step_loop(const graph *g, int start, int loop) {
     bwd |= g->ops[j].phase == TRACE_BACKWARD;
   }
   return fwd && bwd;
+}
+
+char *graph_unbound_message(const graph *g) {
+  char *skip = calloc((size_t)g->n_loops + 1, 1);
+  for (int c = 0; skip && c < g->n_loops; c++) {
+    int start = 0;
+    while (start < g->n_ops && !in_loop(g, g->ops[start].loop, c)) start++;
+    skip[c] = start < g->n_ops && (periodic_loop(g, start, c) || micro_step_loop(g, start, c));
+  }
+  char *m = bind_unbound_message_skip(g, skip);
+  free(skip);
+  return m;
 }
 
 /* Runs ops [*i, n) that belong to loop `within`, advancing *i. */

@@ -661,7 +661,7 @@ static char *unbound_reason(const graph *g) {
    * one the unroller does without (a periodic branch's, micro-steps':
    * unroll.c), and naming it alone hid the size that did stop it (llm.c:
    * val_num_batches named, the config not) */
-  char *name = bind_unbound_message(g);
+  char *name = graph_unbound_message(g);
   rw_buf b = {0};
   if (name)
     rw_buf_printf(&b, "%s", name);
