@@ -70,6 +70,8 @@ static const struct row {
     {"iterations on a plan", offsetof(tidal_counters, plan_iterations), ROW_COUNT, 0},
     {"iterations off the plan", offsetof(tidal_counters, off_plan_iterations), ROW_COUNT, 0},
     {"planner waits for op times", offsetof(tidal_counters, timing_waits), ROW_COUNT, 0},
+    {"swap-outs (chunk copies D2H)", offsetof(tidal_counters, swap_outs), ROW_COUNT, 0},
+    {"prefetches (chunk copies H2D)", offsetof(tidal_counters, prefetches), ROW_COUNT, 0},
     {"relocated (units moved)", offsetof(tidal_counters, relocated_bytes), ROW_BYTES, 1},
     {"  device to device", offsetof(tidal_counters, d2d_bytes), ROW_BYTES, 1},
     {"  compactions", offsetof(tidal_counters, compactions), ROW_COUNT, 1},
