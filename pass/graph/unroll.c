@@ -549,18 +549,24 @@ static void run_range(unroller *u, int *i, int within) {
     int c = child_loop(g, op->loop, within);
     const graph_loop *L = &g->loops[c];
     int start = *i;
-    int64_t lo = 0, hi = 1, step = 1;
+    int64_t lo = 0, hi = 1, step = 1, stride = 1;
     int known = L->var && L->step &&
-                sym_eval(L->lo, value_fn, u, &lo) == 0 && sym_eval(L->hi, value_fn, u, &hi) == 0;
-    if (L->var && L->step && !known && !sym_is_unknown(L->lo) && !sym_is_unknown(L->hi)) {
-      /* a recognised loop with an unbound bound: that is an error */
+                sym_eval(L->lo, value_fn, u, &lo) == 0 && sym_eval(L->hi, value_fn, u, &hi) == 0 &&
+                sym_eval(L->stride, value_fn, u, &stride) == 0;
+    if (L->var && L->step && !known && !sym_is_unknown(L->lo) && !sym_is_unknown(L->hi) &&
+        !sym_is_unknown(L->stride)) {
+      /* a recognised loop with an unbound bound or stride: that is an error */
       int64_t dummy;
       if (eval_at(u, L->lo, &dummy, L->file, L->line, L->col, "the loop's start") != 0 ||
-          eval_at(u, L->hi, &dummy, L->file, L->line, L->col, "the loop's bound") != 0)
+          eval_at(u, L->hi, &dummy, L->file, L->line, L->col, "the loop's bound") != 0 ||
+          eval_at(u, L->stride, &dummy, L->file, L->line, L->col, "the loop's stride") != 0)
         return;
     }
+    /* a symbolic stride (`off += B`) that is not positive would never end
+     * (Note [strided loops] in interp_loop.c) */
+    if (known && stride <= 0) known = 0;
     if (known) {
-      step = L->step;
+      step = L->step > 0 ? stride : -stride;
     } else {
       if (!u->quiet)
         diag_warning(L->file, L->line, L->col, "loop trip count unknown; unrolled once");
