@@ -20,6 +20,7 @@
  * fits, 1 when none does (or on bad input), 2 on an internal error. */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,8 +229,17 @@ static void print_run_text(FILE *f, const fit_cli *c, const fit_run *r) {
     fprintf(f, "does not fit: %s (unmanaged peak %s)\n", r->why, a);
 }
 
+/* A ratio for JSON: null when not finite (JSON has no inf or nan; as
+ * replay.c's output). */
+static const char *jratio(char *buf, size_t cap, double v) {
+  if (!isfinite(v)) return "null";
+  snprintf(buf, cap, "%.6f", v);
+  return buf;
+}
+
 static void print_json(FILE *f, const fit_cli *c, uint64_t budget, const fit_run *runs, int n,
                        int best) {
+  char b1[40], b2[40];
   fprintf(f, "{\n  \"name\": ");
   replay_json_string(f, c->name);
   fprintf(f, ",\n  \"lo\": %" PRId64 ",\n  \"hi\": %" PRId64 ",\n", c->lo, c->hi);
@@ -247,10 +257,11 @@ static void print_json(FILE *f, const fit_cli *c, uint64_t budget, const fit_run
     else replay_json_string(f, r->why);
     fprintf(f, ", \"budget_bytes\": %" PRIu64 ", \"peak_unmanaged_bytes\": %" PRIu64
             ", \"peak_managed_bytes\": %" PRIu64 ", \"checksums_match\": %s, \"refused\": %s, "
-            "\"modelled_overhead_steady\": %.6f, \"modelled_overhead_first\": %.6f}",
+            "\"modelled_overhead_steady\": %s, \"modelled_overhead_first\": %s}",
             rep->budget_bytes, rep->unmanaged.peak_bytes, rep->managed.peak_bytes,
             rep->checksums_match ? "true" : "false", replay_refused(rep) ? "true" : "false",
-            replay_overhead_steady(rep), replay_overhead_first(rep));
+            jratio(b1, sizeof b1, replay_overhead_steady(rep)),
+            jratio(b2, sizeof b2, replay_overhead_first(rep)));
   }
   fprintf(f, "\n  ]\n}\n");
 }
@@ -294,8 +305,9 @@ int cmd_fit(int argc, char **argv) {
   cost_model cost;
   cost_model_default(&cost);
   const char *bad_env = NULL;
-  if (cost_model_from_env(&cost, &bad_env) != 0) { /* as `tidal replay` reads them */
-    diag_error(NULL, 0, 0, "malformed %s", bad_env);
+  char why[256];
+  if (cost_model_from_env(&cost, &bad_env, why, sizeof why) != 0) { /* as `tidal replay` reads them */
+    diag_error(NULL, 0, 0, "malformed %s: %s", bad_env, why);
     rc = TIDAL_EXIT_BAD_INPUT;
     goto done;
   }

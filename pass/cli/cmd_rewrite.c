@@ -205,8 +205,9 @@ static int plan_and_cost(pass_tu *t, graph *g, rw_request *req, tidal_trace *tra
   rq.budget_pct = req->budget_pct;
   replay_options_default(&rq.ro);
   const char *bad_env = NULL;
-  if (cost_model_from_env(&rq.ro.cost, &bad_env) != 0) { /* as `tidal replay` reads them */
-    diag_error(NULL, 0, 0, "malformed %s", bad_env);
+  char why[256];
+  if (cost_model_from_env(&rq.ro.cost, &bad_env, why, sizeof why) != 0) { /* as `tidal replay` reads them */
+    diag_error(NULL, 0, 0, "malformed %s: %s", bad_env, why);
     return TIDAL_EXIT_BAD_INPUT;
   }
   rq.ro.cost_only = 1;
