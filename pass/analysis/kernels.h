@@ -71,8 +71,16 @@ typedef struct kernel_table {
 /* Analyses every __global__ definition in the TU (main file and project
  * headers; not system headers). */
 int kernels_analyze(pass_tu *t, kernel_table *out);
-/* By USR of the referenced declaration (cursor of a launch's callee). */
+/* By USR of the referenced declaration (cursor of a launch's callee); a
+ * call clang left unresolved in a template's body by the candidate it
+ * names (kernels_dependent_callee). */
 const kernel_info *kernels_find(const kernel_table *kt, CXCursor callee);
+/* For a call clang left unresolved in a function template's body (its
+ * arguments depend on the template's parameters: no spelling, no
+ * referenced declaration), the declaration its callee expression names
+ * (the first of its overload set); a null cursor otherwise.  Note
+ * [launches in templates] in kernels.c. */
+CXCursor kernels_dependent_callee(CXCursor call);
 const kernel_info *kernels_find_name(const kernel_table *kt, const char *name);
 void kernels_free(kernel_table *kt);
 
@@ -89,6 +97,17 @@ void kernels_launch_dims(CXCursor call, CXCursor *grid_x, CXCursor *block_x);
  * block_x for the x components when known (non-NULL, not unknown), unknown
  * otherwise; NULL when name is not a launch dimension (a parameter). */
 sym *kernels_launch_dim(sym_arena *a, const char *name, sym *grid_x, sym *block_x);
+
+/* The grid and block arguments of a launch as written (k<<<g, b>>>(..):
+ * g and b, of type dim3 or an integer; cudaLaunchKernel(f, g, b, ..)),
+ * null cursors when absent: the graph evaluates all three components
+ * (a dim3 variable, dim3(x, y), an integer). */
+void kernels_launch_config(CXCursor call, CXCursor *grid, CXCursor *block);
+
+/* kernels_launch_dim with every component: grid[i], block[i] the x, y, z
+ * values (NULL or unknown when not known). */
+sym *kernels_launch_dim3(sym_arena *a, const char *name, sym *const grid[3],
+                         sym *const block[3]);
 
 /* 1 if a launch of k with grid.x = grid_x and block.x = block_x (syms in
  * one naming context; args[i] is the value of k's parameter i in that

@@ -297,7 +297,7 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
     rc = output_commit(&out);
     if (rc != 0) goto out;
     {
-      unsigned char *managed = rw_program_allocs_managed(tu, &g, pr.scans, pr.n_scans);
+      unsigned char *managed = graph_allocs_replaced(&g, -1);
       graph_coverage cov;
       graph_coverage_of(&g, managed, &cov);
       free(managed);

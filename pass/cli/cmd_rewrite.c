@@ -71,8 +71,93 @@ static int mkdir_p(char *path) {
 }
 
 /* A file is written when it is an input or has something to instrument. */
-static int to_write(const pass_tu *f, const rw_scan *s) {
-  return f->is_unit || s->n_sites > 0 || s->n_mems > 0;
+static int to_write(const pass_tu *f, const graph *g) {
+  const graph_file *gf = f->file_index < g->n_files ? &g->files[f->file_index] : NULL;
+  return f->is_unit || (gf && (gf->n_sites > 0 || gf->n_mems > 0));
+}
+
+/* Writes text to path, creating its folder. */
+static int write_at(char *path, const char *text, size_t n) {
+  char *slash = strrchr(path, '/');
+  if (slash && slash != path) {
+    *slash = '\0';
+    if (mkdir_p(path) != 0) {
+      diag_error(path, 0, 0, "cannot create the folder: %s", strerror(errno));
+      *slash = '/';
+      return TIDAL_EXIT_BAD_INPUT;
+    }
+    *slash = '/';
+  }
+  return output_write_all(path, text, n);
+}
+
+/* Note [headers beside the rewrite]: a rewritten project header written to
+ * DIR/llmc/matmul.cuh includes its neighbours by their relative names
+ * (`#include "cublas_common.h"`), which the compiler looks up beside the
+ * including file first: DIR/llmc/.  Unless the neighbour was rewritten
+ * too, it is not there, and nothing else finds it (llm.c's headers include
+ * each other this way; only the trainer's folder is on the include path).
+ * So the project headers the program includes from below the folder the
+ * outputs share are copied, unchanged, to their place under DIR as well:
+ * DIR holds the program's tree, and every quoted include of a file in it
+ * resolves as it did in the original.  System headers and files outside
+ * that folder (a -include shim given by path) are left where they are. */
+typedef struct copy_ud {
+  const char *base; /* the shared folder (real path, first `root` bytes) */
+  size_t root;
+  char **paths;     /* real paths of included project headers not written */
+  int n, cap;
+  char *const *written;
+  int n_written;
+} copy_ud;
+
+static void inclusion_visitor(CXFile f, CXSourceLocation *stack, unsigned depth,
+                              CXClientData d) {
+  copy_ud *u = d;
+  if (depth == 0) return; /* the unit itself */
+  if (clang_Location_isInSystemHeader(stack[0])) return;
+  char *name = string_and_dispose(clang_getFileName(f));
+  char buf[PATH_MAX];
+  int ok = name && realpath(name, buf);
+  free(name);
+  if (!ok || strncmp(buf, u->base, u->root) || buf[u->root] != '/') return;
+  for (int i = 0; i < u->n_written; i++)
+    if (u->written[i] && !strcmp(u->written[i], buf)) return;
+  for (int i = 0; i < u->n; i++)
+    if (!strcmp(u->paths[i], buf)) return;
+  if (u->n == u->cap) {
+    int nc = u->cap ? u->cap * 2 : 32;
+    char **np = realloc(u->paths, (size_t)nc * sizeof *np);
+    if (!np) return;
+    u->paths = np;
+    u->cap = nc;
+  }
+  if ((u->paths[u->n] = strdup(buf))) u->n++;
+}
+
+/* Reads a whole file; NULL on error (reported). */
+static char *read_all(const char *path, size_t *n) {
+  FILE *fp = fopen(path, "rb");
+  if (!fp) {
+    diag_error(path, 0, 0, "cannot read: %s", strerror(errno));
+    return NULL;
+  }
+  size_t cap = 1 << 16, len = 0;
+  char *p = malloc(cap);
+  while (p) {
+    size_t k = fread(p + len, 1, cap - len, fp);
+    len += k;
+    if (len < cap) break;
+    char *q = realloc(p, cap *= 2);
+    if (!q) {
+      free(p);
+      p = NULL;
+    }
+    p = q;
+  }
+  fclose(fp);
+  *n = len;
+  return p;
 }
 
 /* Writes every file of the program under dir, at its path relative to the
@@ -80,17 +165,20 @@ static int to_write(const pass_tu *f, const rw_scan *s) {
  * finds the rewritten x.cu beside it).  Every destination is checked
  * before any is written (output_check, Note [protected files] in
  * output.c): `-o ./` beside the input would otherwise replace it. */
-static int rewrite_to_dir(pass_tu *t, graph *g, const rw_request *req, const rw_scan *scans,
-                          int n, const char *dir, const tidal_options *o,
-                          const replay_report *cost) {
+static int rewrite_to_dir(pass_tu *t, graph *g, const rw_request *req, const char *dir,
+                          const tidal_options *o, const replay_report *cost) {
+  int n = g->n_files;
   char **real = calloc((size_t)n, sizeof *real);
   char **dst = calloc((size_t)n, sizeof *dst);
+  copy_ud cu;
+  memset(&cu, 0, sizeof cu);
+  char **cdst = NULL;
   size_t root = 0;
   const char *base = NULL;
   int rc = TIDAL_EXIT_INTERNAL, first = 1;
   if (!real || !dst) goto out;
   for (int i = 0; i < n; i++) {
-    if (!to_write(t->prog->files[i], &scans[i])) continue;
+    if (!to_write(t->prog->files[i], g)) continue;
     char buf[PATH_MAX];
     if (!realpath(t->prog->files[i]->main_path, buf)) continue;
     if (!(real[i] = strdup(buf))) goto out;
@@ -120,12 +208,32 @@ static int rewrite_to_dir(pass_tu *t, graph *g, const rw_request *req, const rw_
       goto out;
     }
   }
+  /* Note [headers beside the rewrite]: the other project headers, copied */
+  if (base) {
+    pass_tu *const *units;
+    int nu = program_units(t, &units);
+    cu.base = base;
+    cu.root = root;
+    cu.written = real;
+    cu.n_written = n;
+    for (int k = 0; k < nu; k++) clang_getInclusions(units[k]->tu, inclusion_visitor, &cu);
+    if (cu.n && !(cdst = calloc((size_t)cu.n, sizeof *cdst))) goto out;
+    for (int k = 0; k < cu.n; k++) {
+      size_t len = dl + strlen(cu.paths[k] + root) + 2;
+      if (!(cdst[k] = malloc(len))) goto out;
+      snprintf(cdst[k], len, "%.*s%s", (int)dl, dir, cu.paths[k] + root);
+      if (output_check(cdst[k]) != 0) {
+        rc = TIDAL_EXIT_BAD_INPUT;
+        goto out;
+      }
+    }
+  }
   for (int i = 0; i < n; i++) {
     if (!real[i]) continue;
     char *text = NULL;
     size_t text_n = 0;
     rw_report rep;
-    rc = rw_rewrite(t->prog->files[i], g, req, scans, n, &text, &text_n, &rep);
+    rc = rw_rewrite(t->prog->files[i], g, req, &text, &text_n, &rep);
     if (rc == 0 && i == 0) {
       /* the warnings and summary once, for the program (the file defining main) */
       graph_coverage cov;
@@ -140,18 +248,18 @@ static int rewrite_to_dir(pass_tu *t, graph *g, const rw_request *req, const rw_
       free(text);
       goto out;
     }
-    char *slash = strrchr(dst[i], '/');
-    if (slash && slash != dst[i]) {
-      *slash = '\0';
-      if (mkdir_p(dst[i]) != 0) {
-        diag_error(dst[i], 0, 0, "cannot create the folder: %s", strerror(errno));
-        free(text);
-        rc = TIDAL_EXIT_BAD_INPUT;
-        goto out;
-      }
-      *slash = '/';
+    rc = write_at(dst[i], text, text_n);
+    free(text);
+    if (rc != 0) goto out;
+  }
+  for (int k = 0; k < cu.n; k++) {
+    size_t len = 0;
+    char *text = read_all(cu.paths[k], &len);
+    if (!text) {
+      rc = TIDAL_EXIT_BAD_INPUT;
+      goto out;
     }
-    rc = output_write_all(dst[i], text, text_n);
+    rc = write_at(cdst[k], text, len);
     free(text);
     if (rc != 0) goto out;
   }
@@ -161,30 +269,54 @@ out:
     if (real) free(real[i]);
     if (dst) free(dst[i]);
   }
+  for (int k = 0; k < cu.n; k++) {
+    free(cu.paths[k]);
+    if (cdst) free(cdst[k]);
+  }
+  free(cu.paths);
+  free(cdst);
   free(real);
   free(dst);
   return rc;
 }
 
-/* With one output file only files[0] is rewritten: every op site and
- * allocation call in another file of the program is reported, never
- * silently left out. */
-static void warn_not_rewritten(pass_tu *t, const rw_scan *scans, int n) {
-  for (int i = 1; i < n; i++) {
-    const char *path = t->prog->files[i]->main_path;
-    for (int k = 0; k < scans[i].n_sites; k++) {
-      const rw_site *s = &scans[i].sites[k];
-      diag_warning(path, s->line, s->col,
-                   "op site '%s' not instrumented: this file is only rewritten with -o DIR/ "
-                   "(one output per file)",
-                   s->label);
-    }
-    for (int k = 0; k < scans[i].n_mems; k++)
-      diag_warning(path, scans[i].mems[k].line, scans[i].mems[k].col,
-                   "'%s' not replaced: this file is only rewritten with -o DIR/ (one output per "
-                   "file)",
-                   scans[i].mems[k].callee);
+/* Note [one output file]: with -o OUT.cu only the input is rewritten.  Op
+ * sites or allocation calls in the project headers it includes (llm.c's
+ * kernels live in llmc/ headers) would then run uninstrumented on memory tidal
+ * may have evicted, so the rewrite stops, naming them and saying what to
+ * run instead: -o DIR/ writes the input and those headers, rewritten, at
+ * their paths under DIR (the other project headers copied: Note [headers
+ * beside the rewrite]), and tidal-nvcc does that for a build.  Returns 1
+ * when it stopped. */
+static int refuse_one_output(pass_tu *t, const graph *g, const tidal_options *o) {
+  int sites = 0, files = 0;
+  char list[512];
+  size_t ll = 0;
+  list[0] = '\0';
+  for (int i = 1; i < g->n_files; i++) {
+    const graph_file *f = &g->files[i];
+    if (!f->n_sites && !f->n_mems) continue;
+    sites += f->n_sites + f->n_mems;
+    if (files++ < 3)
+      ll += (size_t)snprintf(list + ll, ll < sizeof list ? sizeof list - ll : 0, "%s%s",
+                             files > 1 ? ", " : "", t->prog->files[i]->main_path);
   }
+  if (!files) return 0;
+  char flags[1024];
+  size_t fl = 0;
+  flags[0] = '\0';
+  for (int i = 0; i < o->n_clang_args && fl < sizeof flags; i++)
+    fl += (size_t)snprintf(flags + fl, sizeof flags - fl, " %s", o->clang_args[i]);
+  const char *in = t->main_path;
+  const char *base = strrchr(in, '/') ? strrchr(in, '/') + 1 : in;
+  diag_error(in, 0, 0,
+             "%d op site%s and allocation call%s in %d project header%s it includes (%s%s) must be "
+             "instrumented too, which one output file cannot hold: rewrite into a folder, "
+             "'tidal rewrite %s -o DIR/%s%s' (then compile DIR/%s, which includes the rewritten "
+             "headers), or build with tidal-nvcc in place of nvcc",
+             sites, sites == 1 ? "" : "s", sites == 1 ? "" : "s", files, files == 1 ? "" : "s",
+             list, files > 3 ? ", ..." : "", in, fl ? " --" : "", flags, base);
+  return 1;
 }
 
 /* Note [one model of cost] (plan_replay.c): the plan is made once, costed
@@ -228,8 +360,6 @@ int cmd_rewrite(int argc, char **argv) {
   memset(&g, 0, sizeof g);
   char *text = NULL;
   size_t text_n = 0;
-  rw_scan *scans = NULL;
-  int n_scans = 0;
   tidal_trace trace;
   memset(&trace, 0, sizeof trace);
   int have_trace = 0;
@@ -282,22 +412,27 @@ int cmd_rewrite(int argc, char **argv) {
   }
   rc = graph_build_from_options(&o, &t, &g);
   if (rc != 0) goto out;
-  if (rw_scan_program(t, &g, &scans, &n_scans) != 0) {
-    diag_error(NULL, 0, 0, "out of memory while rewriting");
-    rc = TIDAL_EXIT_INTERNAL;
-    goto out;
-  }
   rc = plan_and_cost(t, &g, &req, &trace, &have_trace, &pr, cost_note, sizeof cost_note);
   if (rc != 0) goto out;
   const replay_report *cost = pr.replayed ? &pr.rep : NULL;
   if (to_dir) {
     req.all_files = 1;
-    rc = rewrite_to_dir(t, &g, &req, scans, n_scans, o.output, &o, cost);
+    rc = rewrite_to_dir(t, &g, &req, o.output, &o, cost);
+    goto out;
+  }
+  /* an output that would replace a file the parse read is refused first
+   * (output.c, Note [protected files]), whatever else is wrong */
+  if (o.output && output_check(o.output) != 0) {
+    rc = TIDAL_EXIT_BAD_INPUT;
+    goto out;
+  }
+  if (refuse_one_output(t, &g, &o)) { /* Note [one output file] */
+    rc = TIDAL_EXIT_BAD_INPUT;
     goto out;
   }
   rw_report rep;
   progress_stage("rewriting");
-  rc = rw_rewrite(t, &g, &req, scans, n_scans, &text, &text_n, &rep);
+  rc = rw_rewrite(t, &g, &req, &text, &text_n, &rep);
   if (rc == 0) {
     graph_coverage cov;
     graph_coverage_of(&g, rep.alloc_managed, &cov);
@@ -308,12 +443,10 @@ int cmd_rewrite(int argc, char **argv) {
   }
   rw_report_free(&rep);
   if (rc != 0) goto out;
-  warn_not_rewritten(t, scans, n_scans);
   rc = output_write_all(o.output, text, text_n);
 out:
   plan_replay_free(&pr);
   if (have_trace) trace_free(&trace);
-  rw_scans_free(scans, n_scans);
   free(text);
   graph_free(&g);
   frontend_dispose(t);

@@ -46,8 +46,7 @@ int plan_replay_run(pass_tu *tu, graph *g, const tidal_trace *trace,
    * rewriter's own placement decision (rewrite_place.c). */
   pr->places = calloc((size_t)pr->plan.n_actions + 1, sizeof *pr->places);
   pr->rplace = calloc((size_t)pr->plan.n_actions + 1, sizeof *pr->rplace);
-  if (!pr->places || !pr->rplace || rw_scan_program(tu, g, &pr->scans, &pr->n_scans) != 0 ||
-      rw_placer_init(&pr->placer, tu, g, pr->scans, pr->n_scans) != 0)
+  if (!pr->places || !pr->rplace || rw_placer_init(&pr->placer, tu, g) != 0)
     goto oom;
   for (int k = 0; k < pr->plan.n_actions; k++) {
     if (rw_plan_place(&pr->placer, &pr->plan.actions[k], &pr->places[k]) != 0) goto oom;
@@ -86,6 +85,5 @@ void plan_replay_free(plan_replay *pr) {
   free(pr->rplace);
   free(pr->pack);
   rw_placer_free(&pr->placer);
-  rw_scans_free(pr->scans, pr->n_scans);
   memset(pr, 0, sizeof *pr);
 }

@@ -38,8 +38,6 @@ typedef struct plan_replay {
   replay_report rep;
   int replayed;          /* replay_trace ran (rep is filled) */
   /* the placement, kept for the plan's lifetime */
-  rw_scan *scans;
-  int n_scans;
   rw_placer placer;
   rw_place *places;
   replay_place *rplace;

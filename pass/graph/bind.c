@@ -17,6 +17,8 @@ void bind_set(graph_bindings *b, const char *name, int64_t value, bind_source sr
   for (int i = 0; i < b->n; i++) {
     if (strcmp(b->items[i].name, name) != 0) continue;
     if (b->items[i].source == BIND_USER && src != BIND_USER) return;
+    /* a device property read back is still the card's, not the source's */
+    if (b->items[i].source == BIND_DEVICE && src == BIND_CONST) return;
     b->items[i].value = value;
     b->items[i].source = src;
     return;
@@ -177,17 +179,23 @@ static void collect_unbound(unbound_set *u, const sym *s) {
   collect_unbound(u, sym_rhs(s));
 }
 
-char *bind_unbound_message(const graph *g) {
+char *bind_unbound_message(const graph *g) { return bind_unbound_message_skip(g, NULL); }
+
+char *bind_unbound_message_skip(const graph *g, const char *skip_trip) {
   unbound_set u;
   memset(&u, 0, sizeof u);
   u.g = g;
+  /* sizes first, loops last: a trip count the unroller may do without (a
+   * periodic branch's loop, micro-steps: unroll.c) is not the name to bind
+   * first */
   for (int i = 0; i < g->n_allocs; i++) collect_unbound(&u, g->allocs[i].bytes);
-  for (int i = 0; i < g->n_loops; i++) collect_unbound(&u, g->loops[i].trip);
   for (int i = 0; i < g->n_ops; i++)
     for (int j = 0; j < g->ops[i].n_acc; j++) {
       collect_unbound(&u, g->ops[i].acc[j].offset);
       collect_unbound(&u, g->ops[i].acc[j].bytes);
     }
+  for (int i = 0; i < g->n_loops; i++)
+    if (!skip_trip || !skip_trip[i]) collect_unbound(&u, g->loops[i].trip);
   if (u.n == 0) return NULL;
   size_t cap = 64;
   for (int i = 0; i < u.n; i++) cap += 2 * strlen(u.names[i]) + 24;
