@@ -130,6 +130,12 @@ typedef struct tidal_config {
    * unmap, events, copy issue); 0 = 1.  `tidal replay --chunk 4K` uses
    * chunk / 2 MiB so that emulating small chunks costs what 2 MiB would. */
   double sim_call_cost_scale;
+  /* Sim backend: what the program's host pays at particular op sites
+   * (`tidal replay` fills it from a profile and the op's library call);
+   * n entries, each site's object as passed to tidal_op_begin.  Sites not
+   * listed launch for the cost model's launch_s and do not wait. */
+  const struct tidal_sim_site *sim_sites;
+  int n_sim_sites;
   tidal_planner planner;         /* TIDAL_PLANNER_DEFAULT: the environment, else runtime */
   int planner_feedback_off;      /* nonzero: the run-time plan does not learn from iterations */
   /* Nonzero: the driver's virtual-memory calls (map, set-access, unmap)
@@ -139,6 +145,19 @@ typedef struct tidal_config {
    * until measured on a GPU).  TIDAL_VMM_THREAD. */
   int vmm_thread;
 } tidal_config;
+
+/* Sim backend, one op site's host costs (tidal_config.sim_sites). */
+typedef struct tidal_sim_site {
+  const struct tidal_site *site;
+  double launch_seconds; /* host time of the program's launch of the op (its launch call and
+                            tidal_op_end), measured: a TIDAL_PROFILE's launch column;
+                            0 = the cost model's launch_s */
+  unsigned flags;        /* TIDAL_SIM_SITE_* */
+} tidal_sim_site;
+
+/* The call returns only once the device has run it and all work before it
+ * (cudaMemcpy to or from the host): the host waits for the device. */
+#define TIDAL_SIM_SITE_HOST_SYNC 1u
 
 /* Fills *cfg with defaults (all zeros mean "backend default"). */
 void tidal_config_default(tidal_config *cfg);

@@ -131,6 +131,8 @@ struct rt_backend {
   struct cuda_timed {
     const tidal_site *site;
     CUevent start, end;
+    double host_t0, launch_s; /* host clock at op_start; op_start .. op_end on the host */
+    int cold;                 /* before the first iteration's end (Note [cold samples]) */
   } *open_ops, *timed;      /* ops begun but not ended (a stack); ended, not yet read */
   size_t nopen, cap_open, ntimed, cap_timed;
 };
@@ -599,7 +601,7 @@ static void timed_harvest(rt_backend *b, int wait) {
       continue;
     }
     if (r == CUDA_SUCCESS)
-      rt_profile_add(t->site, (double)ms * 1e-3);
+      rt_profile_add(t->site, (double)ms * 1e-3, t->launch_s, t->cold);
     CU(cuEventDestroy)(t->start);
     CU(cuEventDestroy)(t->end);
   }
@@ -609,10 +611,11 @@ static void timed_harvest(rt_backend *b, int wait) {
 static void cuda_op_start(rt_backend *b, tidal_stream s, const tidal_site *site) {
   if (!b->profile)
     return;
-  struct cuda_timed t = {site, NULL, NULL};
+  struct cuda_timed t = {site, NULL, NULL, 0, 0, rt_g.iterations_done == 0};
   if (CU(cuEventCreate)(&t.start, CU_EVENT_DEFAULT) != CUDA_SUCCESS)
     return;
   CU(cuEventRecord)(t.start, (CUstream)s);
+  t.host_t0 = now_s(); /* the program's launch starts when op_begin returns */
   if (!timed_push(&b->open_ops, &b->nopen, &b->cap_open, t))
     CU(cuEventDestroy)(t.start);
 }
@@ -621,6 +624,7 @@ static void cuda_op_end(rt_backend *b, tidal_stream s, const tidal_site *site) {
   if (!b->profile || !b->nopen)
     return;
   struct cuda_timed t = b->open_ops[--b->nopen]; /* ops nest */
+  t.launch_s = now_s() - t.host_t0;
   if (t.site != site || CU(cuEventCreate)(&t.end, CU_EVENT_DEFAULT) != CUDA_SUCCESS) {
     CU(cuEventDestroy)(t.start);
     return;

@@ -17,7 +17,9 @@ static const struct {
   size_t off;
 } keys[] = {
 #define K(f) {#f, offsetof(rt_costs, f)}
-    K(map_s),          K(set_access_s),    K(unmap_s),         K(event_record_s),
+    K(map_s),          K(set_access_s),    K(unmap_s),         K(map_8m_s),
+    K(set_access_8m_s), K(unmap_8m_s),     K(map_32m_s),       K(set_access_32m_s),
+    K(unmap_32m_s),    K(vmm_in_situ_scale), K(event_record_s),
     K(event_query_s),  K(event_sync_s),    K(stream_wait_s),   K(launch_s),
     K(launch_gap_s),   K(copy_issue_s),    K(copy_latency_s),  K(h2d_bytes_per_s),
     K(d2h_bytes_per_s), K(pin_bytes_per_s), K(host_ahead_s),   K(vmm_enqueue_s),

@@ -64,7 +64,10 @@ enum {
   LIBCALL_NONDETERMINISTIC = 16,  /* result may differ between runs (reduction order) */
   LIBCALL_HOST_ALLOC = 32,        /* with ALLOC/FREE: host (pinned) memory, not a device tensor */
   LIBCALL_MANAGED = 64,           /* with ALLOC: unified memory (cudaMallocManaged) */
-  LIBCALL_DESCRIPTOR_QUERY = 128  /* computes integers from descriptors, written through pointers */
+  LIBCALL_DESCRIPTOR_QUERY = 128, /* computes integers from descriptors, written through pointers */
+  LIBCALL_HOST_SYNC = 256         /* with OP: returns to the host only once the device has run it
+                                     and the work before it, when one side is host memory
+                                     (cudaMemcpy): the host waits (tidal replay's clock) */
 };
 
 /* The table row for callee, or NULL if not modelled. */

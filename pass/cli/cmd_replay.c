@@ -26,6 +26,7 @@
 #include "graph/graph.h"
 #include "cli/options.h"
 #include "cli/profile_load.h"
+#include "analysis/libcalls.h"
 #include "cli/output.h"
 #include "cli/replay_multi.h"
 #include "plan/pack.h"
@@ -34,6 +35,27 @@
 #include "rewrite/rewrite.h"
 #include "cli/summary.h"
 #include "graph/coverage.h"
+
+/* Per graph op, 1 where its call returns to the host only once the device
+ * has run it: a LIBCALL_HOST_SYNC call (cudaMemcpy) with a host side, i.e.
+ * not both a read and a write of device memory (Note [host costs per site],
+ * replay.c).  NULL when out of memory (then no op waits). */
+static unsigned char *host_sync_ops(const graph *g) {
+  unsigned char *sync = calloc((size_t)(g->n_ops ? g->n_ops : 1), 1);
+  for (int i = 0; sync && i < g->n_ops; i++) {
+    const graph_op *op = &g->ops[i];
+    const libcall_info *li = op->callee ? libcall_find(op->callee) : NULL;
+    if (!li || !(li->flags & LIBCALL_HOST_SYNC)) continue;
+    int reads = 0, writes = 0;
+    for (int a = 0; a < op->n_acc; a++) {
+      if (op->acc[a].unmanaged) continue;
+      if (op->acc[a].mode & ACCESS_READ) reads = 1;
+      if (op->acc[a].mode & ACCESS_WRITE) writes = 1;
+    }
+    sync[i] = !(reads && writes);
+  }
+  return sync;
+}
 
 typedef struct replay_cli {
   cost_model cost;
@@ -50,6 +72,7 @@ typedef struct replay_cli {
   const char *timeline; /* --timeline FILE.svg: its memory timeline */
   const char *costs;    /* --costs FILE: the sim's cost model (runtime/sim_costs.txt format) */
   const char *profile;  /* --profile FILE: measured op durations (TIDAL_PROFILE) */
+  int model_only;       /* --model-only: modelled times alone, no data checked */
 } replay_cli;
 
 static int replay_extra(void *ud, int argc, char **argv, int *i) {
@@ -58,6 +81,10 @@ static int replay_extra(void *ud, int argc, char **argv, int *i) {
   if (a[0] != '-' && c->inputs) { /* an input file: the first is the options' own */
     c->inputs[c->n_inputs++] = a;
     return c->n_inputs > 1;
+  }
+  if (strcmp(a, "--model-only") == 0) {
+    c->model_only = 1;
+    return 1;
   }
   const char *names[] = {"--cost", "--iterations", "--break", "--runtime-planner", "--trace",
                          "--timeline", "--chunk", "--costs", "--profile"};
@@ -123,7 +150,7 @@ static void usage(FILE *f) {
   fprintf(f, "usage: tidal replay FILE.cu... [--budget SIZE|PCT] [--plan auto|swap|recompute|none]\n"
              "                    [--bind NAME=VALUE]... [--format text|json] [-o OUT]\n"
              "                    [--cost KEY=VALUE]... [--iterations N] [--chunk SIZE]\n"
-             "                    [--costs FILE] [--profile FILE]\n"
+             "                    [--costs FILE] [--profile FILE] [--model-only]\n"
              "                    [--runtime-planner runtime|hints|lru] [-- clang flags]\n"
              "Runs one training iteration's op trace (twice, or N times) on libtidal's CPU\n"
              "simulator, unmanaged and under the plan `tidal rewrite` would emit, and\n"
@@ -132,6 +159,8 @@ static void usage(FILE *f) {
              "peak_flops, hbm_bw, launch, h2d_bw, d2h_bw, latency (also TIDAL_COST_<KEY>).\n"             "--chunk: the runtime's eviction unit (default 2M, the CUDA backend's);\n"
              "--costs: the simulator's per-call cost file (runtime/sim_costs.txt format);\n"
              "--profile: op durations measured on a GPU (a TIDAL_PROFILE file).\n"
+             "--model-only: ops touch no data and checksums are not compared: the modelled\n"
+             "times alone, faster (calibrating the cost model against a card).\n"
              "Several FILEs: each replays in its own process, at the same time, under one\n"
              "shared --budget SIZE (JSON: workloads, combined_peak_bytes).\n"
              "--trace FILE writes the managed run's libtidal trace (Chrome trace-event JSON,\n"
@@ -169,7 +198,8 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
   memset(&placer, 0, sizeof placer);
   rw_place *places = NULL;
   replay_place *rplace = NULL;
-  double *op_seconds = NULL;
+  double *op_seconds = NULL, *op_launch = NULL;
+  unsigned char *op_sync = NULL;
   unsigned *pack = NULL;
 
   rc = graph_build_from_options(&o, &tu, &g);
@@ -180,7 +210,7 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
   have_trace = 1;
   if (cli.profile) { /* measured op durations for the plan and the sim clock */
     int matched = 0;
-    if (profile_load(cli.profile, &g, &op_seconds, &matched) != 0) {
+    if (profile_load(cli.profile, &g, &op_seconds, &op_launch, &matched) != 0) {
       rc = TIDAL_EXIT_BAD_INPUT;
       goto out;
     }
@@ -241,6 +271,9 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
   ro.budget_percent = child ? 0 : pct;
   ro.chunk_bytes = cli.chunk;
   ro.sim_costs_path = cli.costs;
+  ro.op_launch_s = op_launch; /* Note [host costs per site], replay.c */
+  ro.model_only = cli.model_only;
+  ro.op_host_sync = op_sync = host_sync_ops(&g);
   ro.cost = cli.cost;
   /* Who decides at run time: --runtime-planner, else TIDAL_PLANNER, else
    * the run-time planner when there is no build-time plan (--plan none) and
@@ -380,6 +413,8 @@ out:
   free(places);
   free(rplace);
   free(op_seconds);
+  free(op_launch);
+  free(op_sync);
   free(pack);
   rw_placer_free(&placer);
   rw_scans_free(scans, n_scans);

@@ -128,7 +128,9 @@ void summary_replay_line(const char *input, const graph_coverage *c, const repla
     fmt_bytes(budget, sizeof budget, (double)r->budget_bytes);
     fprintf(stderr, " (budget %s%s)", budget, r->budget_respected ? "" : ", EXCEEDED");
   }
-  fprintf(stderr, ", %s", r->checksums_match ? "checksums match" : "CHECKSUMS DIFFER");
+  fprintf(stderr, ", %s",
+          r->model_only ? "checksums not compared" : r->checksums_match ? "checksums match"
+                                                                       : "CHECKSUMS DIFFER");
   if (r->unmanaged.modelled_s > 0)
     fprintf(stderr, ", modelled overhead %+.1f%%",
             100.0 * (r->managed.modelled_s - r->unmanaged.modelled_s) / r->unmanaged.modelled_s);

@@ -69,6 +69,17 @@
  * unmanaged run's peak (runtime_budget_bytes), so that 100% holds every
  * chunk the program touches and 50% half of them, at any chunk size. */
 
+/* Note [host costs per site]
+ * When the step is paced by the host (remapping chunks between launches),
+ * what each launch costs the host matters: the managed run's sites carry
+ * the launch time a profile measured for the rewritten program (the
+ * launch call and tidal_op_end; on the H200 7-9 us per kernel and 18-23 us
+ * per cuBLAS call, against the 1.5 us cuMemsetD8Async of the cost file's
+ * launch_s).  The unmanaged run stands for the original program and keeps
+ * launch_s.  A call that returns only once the device has run it (a
+ * cudaMemcpy to or from the host: libcalls' LIBCALL_HOST_SYNC) makes the
+ * host wait in both runs (Note [host-synchronous ops], backend_sim.c). */
+
 uint64_t replay_chunk_bytes(const tidal_trace *t, const replay_options *o) {
   uint64_t total = 0, c = o->chunk_bytes ? o->chunk_bytes : DEFAULT_REPLAY_CHUNK_BYTES;
   for (int a = 0; a < t->n_allocs; a++) total += t->allocs[a].bytes;
@@ -135,6 +146,9 @@ typedef struct engine {
   replay_run *run;
   void **base;             /* per allocation: tidal_malloc's pointer */
   tidal_site *sites;       /* per trace op */
+  tidal_sim_site *sim_sites; /* the sites with host costs of their own (Note [host costs
+                                per site]), n_sim_sites of them */
+  int n_sim_sites;
   uint64_t *sums;          /* per dynamic op: checksum (0 = not run yet) */
   const uint64_t *expect;  /* the unmanaged run's checksums, or NULL */
   int *recompute_mismatch;
@@ -191,6 +205,7 @@ static void access_of(const engine *e, int op, int a, int it, tidal_access *out)
  * so the bytes do not depend on how the range is cut). */
 static uint64_t hash_and_fill(const engine *e, const trace_op *top, const tidal_access *accp,
                               uint64_t h) {
+  if (e->o->model_only) return h; /* the seed: equal in both runs */
   for (int a = 0; a < top->n_acc; a++)
     if (accp[a].mode & TIDAL_READ) h = hash_bytes(h, accp[a].ptr, accp[a].bytes);
   for (int a = 0; a < top->n_acc; a++)
@@ -245,6 +260,7 @@ static uint64_t hash_blocks(const engine *e, const trace_op *top, const tidal_ac
                             uint64_t seed, uint64_t b0, uint64_t b1, int stuck) {
   uint64_t nblocks = (top->split_count + TIDAL_SPLIT_GRAIN - 1) / TIDAL_SPLIT_GRAIN, sum = 0;
   uint64_t h0 = seed; /* the accesses that are not elementwise, whole */
+  if (e->o->model_only) return seed * (b1 - b0); /* no data; linear, so pieces sum to the whole */
   for (int a = 0; a < top->n_acc; a++)
     if (!top->acc[a].split_elem_bytes && (whole[a].mode & TIDAL_READ))
       h0 = hash_bytes(h0, whole[a].ptr, whole[a].bytes);
@@ -543,6 +559,7 @@ static void engine_free(engine *e) {
   free(e->before);
   free(e->after);
   free(e->sites);
+  free(e->sim_sites);
   free(e->base);
 }
 
@@ -577,7 +594,7 @@ static uint64_t state_hash(engine *e, const plan_range *li, int n_li) {
         run_fail(e, "final state read: %s: %s", tidal_status_string(st), tidal_last_error());
         break;
       }
-      h = hash_bytes(h, ac.ptr, ac.bytes);
+      if (!e->o->model_only) h = hash_bytes(h, ac.ptr, ac.bytes);
       tidal_op_end(&site);
       done += n;
     }
@@ -611,7 +628,8 @@ static int one_run(const tidal_trace *t, const plan_result *plan, const replay_o
 
   E.base = calloc((size_t)(t->n_allocs ? t->n_allocs : 1), sizeof(void *));
   E.sites = calloc((size_t)(N ? N : 1), sizeof(tidal_site));
-  if (!E.base || !E.sites || index_actions(&E) != 0) {
+  E.sim_sites = calloc((size_t)(N ? N : 1), sizeof(tidal_sim_site));
+  if (!E.base || !E.sites || !E.sim_sites || index_actions(&E) != 0) {
     run_fail(&E, "out of memory");
     goto out;
   }
@@ -620,6 +638,14 @@ static int one_run(const tidal_trace *t, const plan_result *plan, const replay_o
     E.sites[i].file = "trace";
     E.sites[i].line = t->ops[i].static_op;
     E.sites[i].est_seconds = plan_op_seconds(t, i, &o->cost);
+    int so = t->ops[i].static_op; /* Note [host costs per site] */
+    tidal_sim_site *ss = &E.sim_sites[E.n_sim_sites];
+    ss->site = &E.sites[i];
+    if (expect && o->op_launch_s && so >= 0 && so < o->n_static_ops && o->op_launch_s[so] > 0)
+      ss->launch_seconds = o->op_launch_s[so];
+    if (o->op_host_sync && so >= 0 && so < o->n_static_ops && o->op_host_sync[so])
+      ss->flags |= TIDAL_SIM_SITE_HOST_SYNC;
+    if (ss->launch_seconds > 0 || ss->flags) E.n_sim_sites++;
   }
   tidal_config cfg;
   tidal_config_default(&cfg);
@@ -645,6 +671,8 @@ static int one_run(const tidal_trace *t, const plan_result *plan, const replay_o
   if (cfg.sim_copy_latency_s <= 0) cfg.sim_copy_latency_s = 1e-12; /* 0 means "default" */
   if (cfg.chunk_bytes < REAL_CHUNK_BYTES) /* Note [latency per chunk] */
     cfg.sim_call_cost_scale = (double)cfg.chunk_bytes / (double)REAL_CHUNK_BYTES;
+  cfg.sim_sites = E.sim_sites;
+  cfg.n_sim_sites = E.n_sim_sites;
   cfg.log_level = 1;
   cfg.planner = o->planner;
   cfg.vmm_thread = o->vmm_thread;
@@ -694,7 +722,8 @@ static int one_run(const tidal_trace *t, const plan_result *plan, const replay_o
                  tidal_status_string(st), tidal_last_error());
         goto out;
       }
-      fill_bytes((unsigned char *)ac.ptr, ac.bytes, 0x1417a1ull + (uint64_t)li[k].alloc, at);
+      if (!o->model_only)
+        fill_bytes((unsigned char *)ac.ptr, ac.bytes, 0x1417a1ull + (uint64_t)li[k].alloc, at);
       tidal_op_end(&site);
       done += n;
     }
@@ -748,6 +777,10 @@ static int one_run(const tidal_trace *t, const plan_result *plan, const replay_o
   run->vmm_calls = s1.total.vmm_calls - s0.total.vmm_calls;
   run->last_vmm_calls = s1.last_iteration.vmm_calls;
   run->last_faults = s1.last_iteration.faults;
+  run->last_reclaimed = s1.last_iteration.reclaimed_chunks;
+  run->last_rebound = s1.last_iteration.rebound_chunks;
+  run->last_swapped_out = s1.last_iteration.swapped_out_bytes;
+  run->last_swapped_in = s1.last_iteration.swapped_in_bytes;
   /* recomputed_ops counts our closures; the runtime's count must agree */
   if (s1.total.recomputes - s0.total.recomputes > run->recomputed_ops)
     run->recomputed_ops = s1.total.recomputes - s0.total.recomputes;
@@ -768,6 +801,7 @@ int replay_trace(const tidal_trace *t, const plan_result *plan, const replay_opt
   memset(out, 0, sizeof *out);
   out->budget_bytes = o->budget_bytes;
   out->chunk_bytes = replay_chunk_bytes(t, o);
+  out->model_only = o->model_only;
   out->planner = o->planner;
   out->iterations = o->iterations > 0 ? o->iterations : DEFAULT_ITERATIONS;
   out->n_ops = t->n_ops;
@@ -832,7 +866,7 @@ done:
 }
 
 int replay_ok(const replay_report *r) {
-  return !r->unmanaged.failed && !r->managed.failed && r->checksums_match &&
+  return !r->unmanaged.failed && !r->managed.failed && (r->checksums_match || r->model_only) &&
          r->budget_respected;
 }
 
@@ -883,7 +917,8 @@ void replay_print_json(FILE *f, const replay_report *r, const plan_result *plan,
   fprintf(f, "  \"vmm_calls_per_iteration\": %llu,\n", (unsigned long long)m->last_vmm_calls);
   fprintf(f, "  \"peak_unmanaged_bytes\": %llu,\n", (unsigned long long)r->unmanaged.peak_bytes);
   fprintf(f, "  \"peak_managed_bytes\": %llu,\n", (unsigned long long)m->peak_bytes);
-  fprintf(f, "  \"checksums_match\": %s,\n", r->checksums_match ? "true" : "false");
+  fprintf(f, "  \"checksums_match\": %s,\n",
+          r->model_only ? "null" : r->checksums_match ? "true" : "false");
   fprintf(f, "  \"mismatched_ops\": %d,\n", r->mismatched_ops);
   fprintf(f, "  \"first_mismatch\": ");
   if (r->first_mismatch >= 0) replay_json_string(f, r->first_mismatch_label);
@@ -938,12 +973,16 @@ void replay_print_json(FILE *f, const replay_report *r, const plan_result *plan,
     fprintf(f,
             "  \"steady_breakdown\": {\"host_vmm_s\": %.9g, \"host_wait_s\": %.9g, "
             "\"device_wait_launch_s\": %.9g, \"device_wait_copies_s\": %.9g, \"vmm_calls\": "
-            "%llu, \"faults\": %llu},\n",
+            "%llu, \"faults\": %llu, \"reclaimed\": %llu, \"rebound\": %llu, "
+            "\"swapped_out_bytes\": %llu, \"swapped_in_bytes\": %llu},\n",
             m->last_vmm_s, m->last_host_wait_s, m->last_launch_wait_s, m->last_copy_wait_s,
-            (unsigned long long)m->last_vmm_calls, (unsigned long long)m->last_faults);
+            (unsigned long long)m->last_vmm_calls, (unsigned long long)m->last_faults,
+            (unsigned long long)m->last_reclaimed, (unsigned long long)m->last_rebound,
+            (unsigned long long)m->last_swapped_out, (unsigned long long)m->last_swapped_in);
   }
   json_run(f, "unmanaged", &r->unmanaged);
   json_run(f, "managed", m);
+  fprintf(f, "  \"model_only\": %s,\n", r->model_only ? "true" : "false");
   fprintf(f, "  \"ok\": %s\n}\n", replay_ok(r) ? "true" : "false");
 }
 
@@ -1012,7 +1051,9 @@ void replay_print_text(FILE *f, const replay_report *r, const plan_result *plan,
   if (r->unmanaged.failed) fprintf(f, "  unmanaged run failed: %s\n", r->unmanaged.error);
   if (m->failed) fprintf(f, "  managed run failed: %s\n", m->error);
   if (!r->unmanaged.failed && !m->failed) {
-    if (r->checksums_match)
+    if (r->model_only)
+      fprintf(f, "  checksums not compared (--model-only: the modelled times alone)\n");
+    else if (r->checksums_match)
       fprintf(f, "  checksums match (%d ops x %d iterations, final state)\n", r->n_ops,
               r->iterations);
     else

@@ -186,7 +186,8 @@ int main(int argc, char **argv) {
     const char *costs_a = "map_s 1m\nset_access_s 10m\nunmap_s 0\nevent_record_s 0\n"
                           "event_query_s 0\nevent_sync_s 0\nstream_wait_s 0\nlaunch_s 0\n"
                           "launch_gap_s 0\ncopy_issue_s 0\ncopy_latency_s 1u\nvmm_enqueue_s 0\n"
-                          "h2d_bytes_per_s 1G\nd2h_bytes_per_s 1G\npin_bytes_per_s 1T\n";
+                          "h2d_bytes_per_s 1G\nd2h_bytes_per_s 1G\npin_bytes_per_s 1T\n"
+                          "vmm_in_situ_scale 1\n"; /* the calls cost exactly the above */
     char path[] = "/tmp/tidal-costs-XXXXXX";
     int fd = mkstemp(path);
     CHECK(fd >= 0 && write(fd, costs_a, strlen(costs_a)) == (ssize_t)strlen(costs_a));
