@@ -4,16 +4,26 @@
 pass/ has one folder per stage (pass/README.md).  A file may include or call
 files of its own stage and of lower stages, never of a higher stage or of a
 peer (rewrite and replay are both fed by plan, and neither knows the other).
-Within a stage, files must not call each other in a cycle.
+Within a stage, files must not call each other in a cycle, and where the
+stage's README lists its files "from the bottom up (each calls only files
+above it ...)", a file calls only files listed above it.
+
+A piece of one unit split by topic (the .c files that include the unit's
+internal header STAGE/NAME_impl.h, with NAME.c) counts as that unit: the
+pieces may call each other (an interpreter's expressions and statements
+recurse into each other), the unit as a whole may not sit in a cycle.
 
   check_layers.py --sources PASS_DIR     includes (no build needed)
   check_layers.py --objects OBJ_DIR      calls, from the built objects' symbols
                                          (nm): no call to a higher stage or a
                                          peer, no cycle between files
+  both                                   also: units of split files, and the
+                                         order of the stages' READMEs
 
 Exit 0 when clean; 1 with one line per violation ("file: error: ...").
 """
 import argparse
+import fnmatch
 import os
 import re
 import subprocess
@@ -80,6 +90,63 @@ def check_sources(root):
     return errors
 
 
+IMPL = re.compile(r'^\s*#\s*include\s+"(\w+)/(\w+)_impl\.h"', re.M)
+ORDER_MARK = "each calls only files above it"
+ROW_FILES = re.compile(r"`([\w*.]+\.c)`")
+
+
+def units(root):
+    """'graph/interp_expr.c' -> 'graph/interp*.c' for the pieces of a unit
+    split by topic behind STAGE/NAME_impl.h (NAME.c included)."""
+    out = {}
+    for dirpath, _, files in os.walk(root):
+        for name in files:
+            if not name.endswith(".c"):
+                continue
+            rel = os.path.relpath(os.path.join(dirpath, name), root)
+            text = open(os.path.join(dirpath, name), encoding="utf-8", errors="replace").read()
+            for m in IMPL.finditer(text):
+                stage, unit = m.group(1), m.group(2)
+                out[rel] = f"{stage}/{unit}*.c"
+                out[f"{stage}/{unit}.c"] = f"{stage}/{unit}*.c"
+    return out
+
+
+def orders(root):
+    """Stage -> [(row, [file patterns])] for each stage whose README lists its
+    files from the bottom up (a markdown table after ORDER_MARK)."""
+    out = {}
+    for stage in STAGES:
+        path = os.path.join(root, stage, "README.md")
+        if stage == "." or not os.path.exists(path):
+            continue
+        lines = open(path, encoding="utf-8").read().splitlines()
+        start = next((i for i, l in enumerate(lines) if ORDER_MARK in l), None)
+        if start is None:
+            continue
+        rows = []
+        for l in lines[start + 1:]:
+            if not l.startswith("|"):
+                if rows:
+                    break
+                continue
+            cell = l.split("|")[1]
+            files = ROW_FILES.findall(cell)
+            if files:
+                rows.append(files)
+        out[stage] = rows
+    return out
+
+
+def rank_of(rel, rows):
+    """Row of rel ('graph/loop.c') in its stage's order, or None."""
+    name = rel.split(os.sep, 1)[1]
+    for i, pats in enumerate(rows):
+        if any(fnmatch.fnmatchcase(name, p) for p in pats):
+            return i
+    return None
+
+
 def symbols(obj):
     out = subprocess.run(["nm", obj], capture_output=True, text=True, check=True).stdout
     defined, used = set(), set()
@@ -92,7 +159,9 @@ def symbols(obj):
     return defined, used
 
 
-def check_objects(objdir):
+def check_objects(objdir, root=None):
+    unit = units(root) if root else {}
+    order = orders(root) if root else {}
     objs = {}
     for dirpath, _, files in os.walk(objdir):
         for name in files:
@@ -113,6 +182,32 @@ def check_objects(objdir):
             if o and o != rel:
                 deps[rel].setdefault(o, s)
     errors = []
+    # The order a stage's README gives its files (bottom up).
+    for stage, rows in sorted(order.items()):
+        readme = os.path.join(stage, "README.md")
+        for rel in sorted(r for r in objs if stage_of(r) == stage):
+            if rank_of(rel, rows) is None:
+                errors.append(f"{rel}: error: not listed in {readme}'s order of files")
+        for rel, ds in sorted(deps.items()):
+            if stage_of(rel) != stage or rank_of(rel, rows) is None:
+                continue
+            for dst_rel, sym in sorted(ds.items()):
+                r = rank_of(dst_rel, rows) if stage_of(dst_rel) == stage else None
+                if r is None or unit.get(rel, rel) == unit.get(dst_rel, dst_rel):
+                    continue
+                if r >= rank_of(rel, rows):
+                    errors.append(f"{rel}: error: calls {sym}() in {dst_rel}, which {readme} "
+                                  "lists after it (files call only files above them)")
+    # The pieces of a unit split by topic are one node.
+    merged = {}
+    for rel, ds in deps.items():
+        u = unit.get(rel, rel)
+        merged.setdefault(u, {})
+        for dst_rel, sym in ds.items():
+            d = unit.get(dst_rel, dst_rel)
+            if d != u:
+                merged[u].setdefault(d, sym)
+    deps = merged
     for rel, ds in sorted(deps.items()):
         src = stage_of(rel)
         for dst_rel, sym in sorted(ds.items()):
@@ -168,7 +263,7 @@ def main():
     if a.sources:
         errors += check_sources(a.sources)
     if a.objects:
-        errors += check_objects(a.objects)
+        errors += check_objects(a.objects, a.sources)
     for e in errors:
         print(e)
     if errors:

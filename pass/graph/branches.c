@@ -1,6 +1,6 @@
 /* branches.c - recognises, from the syntax alone, the `if` statements of
  * the training iteration that do not run every iteration: lazy one-time
- * initialisation and periodic work.  interp.c (Note [once and periodic])
+ * initialisation and periodic work.  interp_branch.c (Note [once and periodic])
  * combines the shape with the values it knows: a shape is only a
  * candidate, the interpreter confirms it.
  *

@@ -1,6 +1,6 @@
 /* branches.h - the syntactic shapes of `if` statements inside the
  * training iteration that do not run every iteration (branches.c);
- * interp.c decides with values (Note [once and periodic]). */
+ * interp_branch.c decides with values (Note [once and periodic]). */
 #ifndef TIDAL_PASS_BRANCHES_H
 #define TIDAL_PASS_BRANCHES_H
 

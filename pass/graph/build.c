@@ -1,7 +1,7 @@
 /* build.c - graph_build: the order of the analysis passes.
  *
  * It runs the kernel analysis (analysis/kernels.c), the training loop
- * choice (loop.c), the interpreter from main() (interp.c) with the graph's
+ * choice (loop.c), the interpreter from main() (interp*.c) with the graph's
  * handlers plugged in (op sites, regions, graph loops: handlers.h), then
  * unrolls the iteration (unroll.c) and computes phases and liveness on it
  * (liveness.c).  The top of the graph stage: nothing in graph/ calls back
@@ -85,7 +85,7 @@ static void prune_loops(graph *g) {
  * later op (activations saved for backward)? */
 static int forward_then_backward(const graph *g) { return g->n_candidates > 0; }
 
-/* The dry walk's handlers (interp.c Note [state changed by calls]): an op
+/* The dry walk's handlers (interp_loop.c Note [state changed by calls]): an op
  * site or an allocation records nothing, but its arguments are evaluated
  * (a call inside one may change state); graph loops are recorded and
  * dropped again by the interpreter. */

@@ -476,7 +476,7 @@ static char **call_args(gb *b, CXCursor call, CXCursor fn, int *n_out) {
   char **v = calloc((size_t)(np > 0 ? np : 1), sizeof *v);
   if (!v) return NULL;
   /* an operator call (a lambda `launch(p.w, g.w, n)`) lists the object
-   * first: parameter i is argument i + 1 (as in interp.c's eval_call) */
+   * first: parameter i is argument i + 1 (as in interp_call.c's gb_eval_call) */
   int skip = clang_getCursorKind(fn) == CXCursor_CXXMethod && na == np + 1;
   for (int i = 0; i < np && i + skip < na; i++) {
     CXCursor a = clang_Cursor_getArgument(call, (unsigned)(i + skip));
@@ -601,8 +601,8 @@ static CXCursor called_def(const pass_tu *t, CXCursor call) {
 
 /* Note [object-named sizes]: a size read from an object's member inside
  * one of its methods, or from a cuDNN descriptor set in the training loop,
- * is the loop-level name of that member (`conv1.in_channels`, interp.c
- * member_text), not text written at the op.  Substituted up the call path
+ * is the loop-level name of that member (`conv1.in_channels`, interp_lvalue.c
+ * gb_member_text), not text written at the op.  Substituted up the call path
  * like the op's own text, its root would be taken for a parameter or local
  * of the same name (`float *conv1` in Backpropagation) and replaced by that
  * argument (`d_conv1.in_channels`: not C), and a root that is a local of

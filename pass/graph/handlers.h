@@ -1,5 +1,5 @@
 /* handlers.h - the one narrow interface through which the interpreter
- * (interp.c) hands what it meets to the rest of the graph stage.
+ * (interp*.c) hands what it meets to the rest of the graph stage.
  *
  * The interpreter walks host code; op sites (opsites.c), allocations and
  * carved regions (regions.c) and graph loops (loop.c) are recorded by

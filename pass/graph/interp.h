@@ -1,8 +1,8 @@
 /* interp.h - the interpreter's state and the calls its handlers use
- * (interp.c).  Internal to the graph stage: `tidal rewrite` and the
+ * (interp*.c).  Internal to the graph stage: `tidal rewrite` and the
  * emitters use graph.h only.
  *
- * The builder is a small abstract interpreter of host code (interp.c):
+ * The builder is a small abstract interpreter of host code (interp*.c):
  * it walks main() in program order, entering every user function it calls
  * with the caller's argument values bound to the parameters, and keeps a
  * store from lvalue paths ("f0:model.acts.ln1") to abstract values.  Before
@@ -61,7 +61,7 @@ typedef struct gval {
   int ind;           /* an induction variable's value: never bound as a constant */
   int prec;          /* precedence of text: 0 atom, 1 multiplicative, 2 additive, 3 other */
   int carried;       /* changed by earlier iterations of an enclosing loop: its entry value
-                        is not its value (interp.c, Note [loop-carried values]) */
+                        is not its value (interp_loop.c, Note [loop-carried values]) */
   int unmanaged;     /* points into memory tidal does not manage (cudaMallocManaged,
                         pinned host): accesses through it are never declared */
   const gb_family *family; /* GV_DEVPTR read from an array (of pointers, or of structs
@@ -81,7 +81,7 @@ struct gb_frame {
   int call_index;     /* index in gb.path of the call that entered this frame (-1 at top) */
   gval ret;           /* value of the last return statement */
   int keep_names;     /* variables read here stay names (main, the loop's function) */
-  unsigned iter;      /* setup-loop iterations run in this frame (call identity, interp.c
+  unsigned iter;      /* setup-loop iterations run in this frame (call identity, interp_call.c
                          Note [one op per call site]) */
 };
 
@@ -120,7 +120,7 @@ typedef struct gb_undo {
 
 typedef struct gb {
   const gb_handlers *h;   /* op sites, allocations, graph loops (handlers.h) */
-  const gb_handlers *quiet; /* the same, recording nothing: the dry walk of interp.c
+  const gb_handlers *quiet; /* the same, recording nothing: the dry walk of interp_loop.c
                                Note [state changed by calls]; NULL: no dry walk */
   const char **dry_keys;  /* keys written during the dry walk (outside once branches) */
   size_t n_dry_keys, cap_dry_keys;
@@ -161,19 +161,19 @@ typedef struct gb {
    * twice must not give two ops or two allocations. */
   gb_seen_call seen[GB_SEEN_CALLS];
   int n_seen;
-  /* Once and periodic branches (Note [once and periodic] in interp.c). */
+  /* Once and periodic branches (Note [once and periodic] in interp_branch.c). */
   int cur_branch;         /* periodic branch being walked, -1 if none */
   int in_once;            /* walking a once branch (as setup) */
   int once_sites;         /* op sites met in once branches */
   const char *train_var;  /* the training loop's counter (`step`), NULL if not recognised */
   int64_t train_lo;       /* its first value */
-  const char *train_key;  /* a `while` training loop's counter: its store key (interp.c,
+  const char *train_key;  /* a `while` training loop's counter: its store key (interp_loop.c,
                              Note [while counter]), NULL if none; train_lo its first value */
-  /* The object of the method or constructor being entered (interp.c,
+  /* The object of the method or constructor being entered (interp_call.c,
    * Note [C++ objects]); consumed by gb_run_function. */
   const char *this_path;
   /* The source text a `new T`/make_unique result is about to be stored to
-   * (`m`), naming the heap object "(*m)" (interp.c Note [heap objects]). */
+   * (`m`), naming the heap object "(*m)" (interp_cxx.c Note [heap objects]). */
   const char *new_name;
   /* Loop variable names of graph loops (to normalise tensor keys). */
   char **loop_vars;
@@ -195,7 +195,7 @@ const char *gb_resolve_alias(gb *b, const char *key); /* GV_ALIAS entries on the
 const char *gb_canon(gb *b, const char *key);       /* ... and on every prefix */
 size_t gb_undo_begin(gb *b);                        /* from here, writes are logged */
 void gb_undo_end(gb *b, size_t mark);               /* ... and taken back */
-/* A copy of the store, put back after the dry walk (interp.c Note [state
+/* A copy of the store, put back after the dry walk (interp_loop.c Note [state
  * changed by calls]). */
 typedef struct gb_store_copy {
   gb_entry *tab;
@@ -210,7 +210,7 @@ void gb_store_restore(gb *b, gb_store_copy *c);      /* c is consumed */
 int gb_element_read(gb *b, const char *key, sym *index, int is_ptr, gval *out);
 int gb_element_select(gb *b, sym *var, sym *k, const gval *x, const gval *y, gval *out);
 
-/* interp.c: the interpreter. */
+/* interp*.c: the interpreter (interp_impl.h lists the pieces). */
 gval gb_eval(gb *b, gb_frame *f, CXCursor e);      /* rvalue, loop context */
 sym *gb_eval_local(gb *b, CXCursor e);              /* integer, local context */
 const char *gb_lvalue(gb *b, gb_frame *f, CXCursor e, const char **text, int *text_ok);

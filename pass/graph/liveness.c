@@ -64,7 +64,7 @@ void liveness_phases(graph *g) {
   for (int i = 0; i < g->n_ops; i++) {
     graph_op *op = &g->ops[i];
     if (op->branch >= 0 && g->branches[op->branch].kind == GRAPH_BRANCH_PERIODIC) {
-      /* not every step (interp.c, Note [once and periodic]): a phase of its
+      /* not every step (interp_branch.c, Note [once and periodic]): a phase of its
        * own, and an evaluation's forward pass does not start anything */
       op->phase = TRACE_PERIODIC;
       continue;

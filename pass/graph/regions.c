@@ -255,7 +255,7 @@ static void collect_regions(gb *b, const gb_frame *live, int first_alloc) {
 
 void regions_finish_setup(gb *b) { collect_regions(b, b->loop_frame, 0); }
 
-/* Lazy carving on the first iteration (interp.c, Note [once and
+/* Lazy carving on the first iteration (interp_branch.c, Note [once and
  * periodic]): the arena allocated in a once branch is carved there too. */
 void regions_once_done(gb *b, gb_frame *f, int first_alloc) {
   if (first_alloc < b->g->n_allocs) collect_regions(b, f, first_alloc);

@@ -7,7 +7,7 @@
  * reference) stands for the same path under the alias's target;
  * gb_canon rewrites a path to the one its values are stored under.
  * Writes made between gb_undo_begin and gb_undo_end are taken back at the
- * end (an arm that returns, interp.c Note [arms that return]).
+ * end (an arm that returns, interp_branch.c Note [arms that return]).
  * Everything returned is owned by the builder and freed with it (build.c). */
 #include <stdarg.h>
 #include <stdio.h>
@@ -78,7 +78,7 @@ static void undo_log(gb *b, const char *key, const gb_entry *e);
 
 void gb_store(gb *b, const char *key, gval v) {
   if (!key) return;
-  if (b->dry && !b->in_once) { /* interp.c Note [state changed by calls] */
+  if (b->dry && !b->in_once) { /* interp_loop.c Note [state changed by calls] */
     if (b->n_dry_keys == b->cap_dry_keys) {
       size_t nc = b->cap_dry_keys ? b->cap_dry_keys * 2 : 256;
       const char **n = realloc(b->dry_keys, nc * sizeof *n);
@@ -195,7 +195,7 @@ const char *gb_canon(gb *b, const char *key) {
   return gb_resolve_alias(b, cur);
 }
 
-/* ---- undo: store writes taken back (interp.c, Note [arms that return]) ---- */
+/* ---- undo: store writes taken back (interp_branch.c, Note [arms that return]) ---- */
 
 /* Removes key from the table (backward-shift deletion keeps every other
  * key reachable from its home slot). */

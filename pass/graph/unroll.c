@@ -21,7 +21,7 @@
  *  - Ops of a periodic branch (`if (step % N == 0)`) are in the trace, so
  *    their reads keep what they read alive, but their writes are readwrites:
  *    on most steps they do not run, so they overwrite nothing the plan may
- *    count on (interp.c, Note [once and periodic]).  Once branches are
+ *    count on (interp_branch.c, Note [once and periodic]).  Once branches are
  *    setup and have no ops here.
  *  - Accesses that move with the training loop's own counter: Note
  *    [stepped accesses].

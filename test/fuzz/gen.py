@@ -6,6 +6,8 @@
 KIND (N is the size):
   sum       a training loop computing `int t = s+s+...;` (N terms)
   ifs       N nested unbraced `if (argc > k)` around a launch
+  blocks    N nested blocks `{ { ... } }` around a launch (clang needs
+            -fbracket-depth=M, M > N, past 256)
   kbody     a kernel whose body is `y[i] = x[i] + x[i] + ...` (N terms)
   launches  N launch statements in the training loop
   nest2     N nested 2-trip loops around one launch (2^N ops per iteration)
@@ -29,6 +31,8 @@ def gen(kind, n):
     if kind == "ifs":
         return KERNEL + MAIN % ("".join("    if (argc > %d)\n" % i for i in range(n)) +
                                 "    k<<<1, 64>>>(p, 64);")
+    if kind == "blocks":
+        return KERNEL + MAIN % ("    " + "{" * n + " k<<<1, 64>>>(p, 64); " + "}" * n)
     if kind == "kbody":
         return ("__global__ void k(const float *x, float *y) {\n  int i = threadIdx.x;\n  y[i] = " +
                 " + ".join(["x[i]"] * n) + ";\n}\n" +

@@ -4,8 +4,10 @@
 #   2. a peer including a peer (rewrite -> replay),
 #   3. an include written without its stage folder,
 #   4. a lower stage's object calling a higher stage's function,
-#   5. two files of one stage calling each other (a cycle).
-# and pass on the real tree (the `layering` test checks that).
+#   5. two files of one stage calling each other (a cycle),
+#   6. a file calling one its stage's README lists after it (the order),
+# and pass on the real tree (the `layering` test checks that), and on the
+# pieces of one unit split by topic calling each other (7).
 set -euo pipefail
 check=$1    # scripts/check_layers.py
 pass=$2     # the pass/ source folder
@@ -50,5 +52,36 @@ printf 'int a(int);\nint b(void) { return a(0); }\n' >"$tmp/b.c"
 cc -c "$tmp/a.c" -o "$tmp/obj/graph/a.c.o"
 cc -c "$tmp/b.c" -o "$tmp/obj/graph/b.c.o"
 expect_fail "files in a cycle" "files call each other in a cycle" --objects "$tmp/obj"
+
+# 6-7: calls against a stage README's order, and a unit split by topic
+# (u.c and u_more.c share graph/u_impl.h): sources and objects together.
+mkdir -p "$tmp/ord/graph" "$tmp/ordobj/graph"
+cat >"$tmp/ord/graph/README.md" <<'EOF'
+Files from the bottom up (each calls only files above it in this list):
+
+| file | job |
+|---|---|
+| `low.c` | the bottom |
+| `u.c`, `u_*.c` | one unit in two files |
+| `high.c` | the top |
+EOF
+printf 'int low(void) { return 0; }\n' >"$tmp/ord/graph/low.c"
+printf '#include "graph/u_impl.h"\nint u_more(int n) { return n ? u(n - 1) : low(); }\n' >"$tmp/ord/graph/u_more.c"
+printf '#include "graph/u_impl.h"\nint u(int n) { return u_more(n); }\n' >"$tmp/ord/graph/u.c"
+printf 'int low(void);\nint u(int n);\nint u_more(int n);\n' >"$tmp/ord/graph/u_impl.h"
+printf 'int u(int);\nint high(void) { return u(3); }\n' >"$tmp/ord/graph/high.c"
+for f in low u u_more high; do
+  cc -c -I"$tmp/ord" "$tmp/ord/graph/$f.c" -o "$tmp/ordobj/graph/$f.c.o"
+done
+if out=$(python3 "$check" --sources "$tmp/ord" --objects "$tmp/ordobj" 2>&1); then
+  echo "ok: the pieces of a unit call each other"
+else
+  echo "FAIL: the pieces of a unit call each other:"; echo "$out"; fail=1
+fi
+printf 'int high(void);\nint low(void) { return high(); }\n' >"$tmp/ord/graph/low.c"
+cc -c "$tmp/ord/graph/low.c" -o "$tmp/ordobj/graph/low.c.o"
+expect_fail "call against the README's order" \
+  "calls high() in graph/high.c, which graph/README.md lists after it" \
+  --sources "$tmp/ord" --objects "$tmp/ordobj"
 
 exit $fail

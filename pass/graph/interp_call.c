@@ -1,0 +1,551 @@
+/* interp_call.c - calls: a user function entered with its arguments bound
+ * to its parameters (gb_run_function), library descriptors (cuDNN tensor
+ * descriptors, cublasLt layouts) and their size queries, host allocators,
+ * methods on their objects (Note [C++ objects]), and one op per call site
+ * however often a macro spells it (Note [one op per call site]).  Calls
+ * into the CUDA runtime and libraries are handed to the handlers
+ * (handlers.h); C++ heap objects and smart pointers are interp_cxx.c's.
+ * Also the globals initialised before main() runs (gb_init_globals). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/interp_impl.h"
+#include "analysis/libcalls.h"
+
+/* 1 for std::vector<...> (its size() is tracked from its construction). */
+static int is_std_vector(CXType t) {
+  char *sp = string_and_dispose(clang_getTypeSpelling(clang_getCanonicalType(t)));
+  int r = strncmp(sp, "std::vector<", 12) == 0 || strncmp(sp, "const std::vector<", 18) == 0;
+  free(sp);
+  return r;
+}
+
+int gb_is_user_function(gb *b, CXCursor def) {
+  if (clang_Cursor_isNull(def) || !clang_isCursorDefinition(def)) return 0;
+  if (clang_Location_isInSystemHeader(clang_getCursorLocation(def))) return 0;
+  /* __global__ and __device__-only functions are device code */
+  int host = 1;
+  CXCursor *ch;
+  int n = cursor_children_all(def, &ch);
+  for (int i = 0; i < n; i++) {
+    enum CXCursorKind k = clang_getCursorKind(ch[i]);
+    if (k == CXCursor_CUDAGlobalAttr || k == CXCursor_CUDADeviceAttr) host = 0;
+  }
+  for (int i = 0; i < n; i++)
+    if (clang_getCursorKind(ch[i]) == CXCursor_CUDAHostAttr) host = 1;
+  free(ch);
+  return host;
+}
+
+static int host_allocator(const char *name) {
+  return strcmp(name, "malloc") == 0 || strcmp(name, "calloc") == 0 ||
+         strcmp(name, "realloc") == 0 || strcmp(name, "aligned_alloc") == 0 ||
+         strcmp(name, "mallocCheck") == 0 || strcmp(name, "malloc_check") == 0;
+}
+
+/* The store key of the descriptor variable passed as argument i of call
+ * (`d`, `this->d`, a reference parameter bound to a field, `&layout`). */
+static const char *descriptor_key(gb *b, gb_frame *f, CXCursor call, int i) {
+  CXCursor a = clang_Cursor_getArgument(call, (unsigned)i);
+  CXCursor s = cursor_strip_casts(a);
+  if (clang_getCursorKind(s) == CXCursor_UnaryOperator &&
+      clang_getCursorUnaryOperatorKind(s) == CXUnaryOperator_AddrOf) {
+    gval av = gb_eval(b, f, s);
+    return av.k == GV_ADDR ? av.path : NULL;
+  }
+  return gb_lvalue(b, f, a, NULL, NULL);
+}
+
+/* Stores a descriptor setter's result into the descriptor variable. */
+static void descriptor_call(gb *b, gb_frame *f, CXCursor call, const char *name, int nargs) {
+  libcall_arg args[32];
+  if (nargs > 32) return;
+  for (int i = 0; i < nargs; i++) {
+    CXCursor a = clang_Cursor_getArgument(call, (unsigned)i);
+    gval v = gb_eval(b, f, a);
+    args[i].value = v.k == GV_INT ? v.s : sym_unknown(b->a);
+    args[i].text = gb_text(b, a);
+  }
+  int desc = -1, dense = 1;
+  sym *bytes = NULL;
+  if (libcall_descriptor_info(name, args, nargs, b->a, &desc, &bytes, &dense) != 0 || desc < 0 ||
+      desc >= nargs)
+    return;
+  gval d = gb_none_val();
+  d.k = GV_DESC;
+  d.s = bytes ? bytes : sym_unknown(b->a);
+  d.dense = dense;
+  const char *key = descriptor_key(b, f, call, desc);
+  if (!key) return;
+  gb_store(b, key, d);
+  /* Note [descriptor parameters]: the setter's integers (n, c, h, w; a
+   * convolution's pads, strides, dilations) are kept beside the
+   * descriptor as "KEY.@dI", their count as "KEY.@nd", so that a query
+   * (cudnnGetConvolution2dForwardOutputDim) can compute the shapes a
+   * program reads back from cuDNN; a setter keeping none clears them. */
+  sym *params[LIBCALL_QUERY_MAX * 2];
+  int np = libcall_descriptor_params(name, args, nargs, params, LIBCALL_QUERY_MAX * 2);
+  if (np < 0 || np > LIBCALL_QUERY_MAX * 2) np = 0;
+  gb_store(b, gb_fmt(b, "%s.@nd", key), gb_int(b, sym_const(b->a, np), NULL, 0));
+  for (int i = 0; i < np; i++) gb_store(b, gb_fmt(b, "%s.@d%d", key, i), gb_int(b, params[i], NULL, 0));
+}
+
+/* A descriptor query (cudnnGetConvolution2dForwardOutputDim(conv, x, w,
+ * &n, &c, &h, &w)): the integers it writes, computed from the parameters
+ * the setters kept (Note [descriptor parameters]).  What cannot be
+ * computed is forgotten, as after any opaque call. */
+static void descriptor_query(gb *b, gb_frame *f, CXCursor call, const char *name, int nargs) {
+  int da[LIBCALL_QUERY_MAX], oa[LIBCALL_QUERY_MAX], nd = 0, no = 0;
+  if (libcall_query_args(name, da, &nd, oa, &no) != 0) return;
+  sym *pv[LIBCALL_QUERY_MAX][LIBCALL_QUERY_MAX * 2];
+  sym *const *params[LIBCALL_QUERY_MAX];
+  int np[LIBCALL_QUERY_MAX];
+  for (int i = 0; i < nd; i++) {
+    params[i] = pv[i];
+    np[i] = 0;
+    const char *key = da[i] < nargs ? descriptor_key(b, f, call, da[i]) : NULL;
+    gval *cnt = key ? gb_lookup(b, gb_fmt(b, "%s.@nd", gb_resolve_alias(b, key))) : NULL;
+    int64_t c = 0;
+    if (!cnt || cnt->k != GV_INT || !sym_get_const(cnt->s, &c) || c < 0 ||
+        c > LIBCALL_QUERY_MAX * 2)
+      continue;
+    for (int k = 0; k < (int)c; k++) {
+      gval *v = gb_lookup(b, gb_fmt(b, "%s.@d%d", gb_resolve_alias(b, key), k));
+      pv[i][k] = v && v->k == GV_INT ? v->s : sym_unknown(b->a);
+    }
+    np[i] = (int)c;
+  }
+  sym *out[LIBCALL_QUERY_MAX];
+  if (libcall_query_eval(name, params, np, b->a, out) != 0) return;
+  for (int i = 0; i < no; i++) {
+    if (oa[i] >= nargs) continue;
+    gval p = gb_eval(b, f, clang_Cursor_getArgument(call, (unsigned)oa[i]));
+    if (p.k != GV_ADDR) continue;
+    gb_store(b, p.path, sym_is_unknown(out[i]) ? gb_none_val() : gb_int(b, out[i], NULL, 0));
+  }
+}
+
+/* Note [one op per call site]: an error-check macro that evaluates its
+ * argument twice (`#define CHECK(s) do { if ((s) != 0) { report(s);
+ * exit(1); } } while (0)`) puts the same call in the AST twice.  At run
+ * time the second one only runs on the error path, so it is one op (one
+ * allocation, one walk of a user function), never two.  A call is
+ * identified by where it is spelled and where it is expanded (a macro
+ * body spelled once but expanded in two places is two calls), the frame,
+ * and the frame's setup-loop iteration (an unrolled loop runs it again). */
+static int seen_before(gb *b, gb_frame *f, CXCursor e) {
+  CXSourceLocation loc = clang_getRangeStart(clang_getCursorExtent(e));
+  gb_seen_call k;
+  memset(&k, 0, sizeof k);
+  clang_getFileLocation(loc, &k.file, NULL, NULL, &k.off);
+  clang_getExpansionLocation(loc, &k.exp_file, NULL, NULL, &k.exp_off);
+  if (k.file == k.exp_file && k.off == k.exp_off) return 0; /* not in a macro */
+  k.frame = f ? f->id : -1;
+  k.iter = f ? f->iter : 0;
+  int n = b->n_seen < GB_SEEN_CALLS ? b->n_seen : GB_SEEN_CALLS;
+  for (int i = 0; i < n; i++) {
+    const gb_seen_call *s = &b->seen[i];
+    if (s->off == k.off && s->exp_off == k.exp_off && s->frame == k.frame && s->iter == k.iter &&
+        s->file == k.file && s->exp_file == k.exp_file)
+      return 1;
+  }
+  b->seen[b->n_seen++ % GB_SEEN_CALLS] = k;
+  return 0;
+}
+
+/* Note [C++ objects]: a method runs with "fN:this" holding the address of
+ * its object (a store path), so `y_`, `this->y_` and `p.w` inside it name
+ * the object's fields; constructors run for declared objects, member
+ * initialisers first.  The object of `obj.m()` or `ptr->m()` is the
+ * lvalue's path or the pointer's target; a call `m()` inside a method
+ * passes its own `this`. */
+static const char *method_object(gb *b, gb_frame *f, CXCursor call) {
+  CXCursor ch[1];
+  if (cursor_children(call, ch, 1) < 1) return NULL;
+  CXCursor callee = cursor_strip_casts(ch[0]);
+  if (clang_getCursorKind(callee) != CXCursor_MemberRefExpr) return NULL;
+  CXCursor ob[1];
+  if (cursor_children(callee, ob, 1) < 1) return gb_this_of(b, f); /* implicit this */
+  if (clang_getCursorKind(cursor_strip_casts(ob[0])) == CXCursor_CXXThisExpr)
+    return gb_this_of(b, f);
+  if (gb_is_pointer_type(clang_getCursorType(ob[0]))) {
+    gval v = gb_eval(b, f, ob[0]);
+    return v.k == GV_ADDR ? v.path : NULL;
+  }
+  return gb_lvalue(b, f, ob[0], NULL, NULL);
+}
+
+/* Arguments of call bound to def's parameters, the call's argument `skip`
+ * first: a reference parameter is the argument's lvalue (an alias), a
+ * smart pointer passed by value the pointer it holds, others the value.
+ * Returns how many were bound. */
+int gb_bind_call_args(gb *b, gb_frame *f, CXCursor call, CXCursor def, int skip, gval *args,
+                      int max) {
+  int n = clang_Cursor_getNumArguments(call);
+  int np = clang_Cursor_isNull(def) ? 0 : clang_Cursor_getNumArguments(def);
+  int na = n - skip < max ? n - skip : max;
+  if (na < 0) na = 0;
+  for (int i = 0; i < na; i++) {
+    CXCursor ac = clang_Cursor_getArgument(call, (unsigned)(i + skip));
+    CXType pt = i < np ? clang_getCursorType(clang_Cursor_getArgument(def, (unsigned)i))
+                       : clang_getCursorType(ac);
+    const char *key = NULL, *text = NULL;
+    int ok = 0;
+    if (i < np && (pt.kind == CXType_LValueReference || pt.kind == CXType_RValueReference))
+      key = gb_lvalue(b, f, ac, &text, &ok);
+    if (!key) {
+      args[i] = i < np && gb_is_smart_ptr(pt) ? gb_smart_held(b, f, ac, NULL) : gb_eval(b, f, ac);
+      /* a temporary object bound to a reference (`relu(w1 * x)`): the
+       * parameter names the object the call returned */
+      if (i < np && (pt.kind == CXType_LValueReference || pt.kind == CXType_RValueReference) &&
+          args[i].k == GV_ADDR && gb_is_record_type(clang_getPointeeType(pt)) &&
+          !gb_is_smart_ptr(pt))
+        args[i].k = GV_ALIAS;
+      continue;
+    }
+    args[i] = gb_none_val();
+    args[i].k = GV_ALIAS;
+    args[i].path = key;
+    args[i].index = b->lv_index;
+    args[i].text = text;
+    args[i].text_ok = ok;
+  }
+  return na;
+}
+
+GB_NOINLINE gval gb_eval_call(gb *b, gb_frame *f, CXCursor e) {
+  if (seen_before(b, f, e)) return gb_none_val();
+  /* libclang shows C++ constructions as calls: a copy of a struct
+   * (`ActivationTensors acts = model->acts;`) is its one argument. */
+  CXCursor ref = clang_getCursorReferenced(e);
+  if (!clang_Cursor_isNull(ref) && clang_getCursorKind(ref) == CXCursor_Constructor) {
+    int n = clang_Cursor_getNumArguments(e);
+    /* A user constructor of a declared object (`Relu relu(4096);`): run it
+     * with `this` the object, so the sizes and buffers it sets are seen
+     * (Note [C++ objects]). */
+    const char *obj = b->this_path;
+    b->this_path = NULL;
+    if (gb_is_smart_ptr(clang_getCursorType(e))) return gb_smart_construct(b, f, e, obj);
+    if (obj && is_std_vector(clang_getCursorType(e))) {
+      /* std::vector<T> v(count[, value]): its size() is count */
+      gval cnt = gb_none_val();
+      for (int i = 0; i < n; i++) {
+        gval v = gb_eval(b, f, clang_Cursor_getArgument(e, (unsigned)i));
+        if (i == 0 && v.k == GV_INT &&
+            !gb_is_record_type(clang_getCursorType(clang_Cursor_getArgument(e, 0))))
+          cnt = v;
+      }
+      gb_store(b, gb_fmt(b, "%s.@size", obj), cnt);
+      return gb_none_val();
+    }
+    CXCursor cdef = program_definition(b->t, ref);
+    if (obj && !clang_CXXConstructor_isCopyConstructor(ref) &&
+        !clang_CXXConstructor_isMoveConstructor(ref))
+      gb_default_members(b, f, obj, clang_getCursorType(e));
+    if (obj && !clang_CXXConstructor_isCopyConstructor(ref) &&
+        !clang_CXXConstructor_isMoveConstructor(ref) && gb_is_user_function(b, cdef)) {
+      gval args[64];
+      int na = gb_bind_call_args(b, f, e, cdef, 0, args, 64); /* `Model(const Config &c)` */
+      b->this_path = obj;
+      gb_run_function(b, cdef, f, e, args, na, NULL);
+      b->this_path = NULL;
+      return gb_none_val();
+    }
+    if (n == 1 && gb_is_record_type(clang_getCursorType(e)))
+      return gb_eval(b, f, clang_Cursor_getArgument(e, 0));
+    for (int i = 0; i < n; i++) gb_eval(b, f, clang_Cursor_getArgument(e, (unsigned)i));
+    return gb_none_val();
+  }
+  if (!clang_Cursor_isNull(ref) && clang_getCursorKind(ref) == CXCursor_CXXMethod) {
+    gval sv;
+    if (gb_smart_method(b, f, e, ref, &sv)) return sv;
+  }
+  /* v.size() of a std::vector whose construction gave its count */
+  if (!clang_Cursor_isNull(ref) && clang_getCursorKind(ref) == CXCursor_CXXMethod &&
+      is_std_vector(clang_getCursorType(clang_getCursorSemanticParent(ref)))) {
+    char *m = string_and_dispose(clang_getCursorSpelling(ref));
+    int is_size = strcmp(m, "size") == 0;
+    free(m);
+    const char *obj = method_object(b, f, e);
+    if (is_size) {
+      gval *sz = obj ? gb_lookup(b, gb_fmt(b, "%s.@size", gb_resolve_alias(b, obj))) : NULL;
+      return sz ? *sz : gb_none_val();
+    }
+    /* anything else (push_back, resize, assign) may change the size */
+    if (obj) gb_store(b, gb_fmt(b, "%s.@size", gb_resolve_alias(b, obj)), gb_none_val());
+  }
+  /* C++ spells a struct assignment `b->a = tensor_alloc(n)` as a call of
+   * the implicit (defaulted) operator=: the same alias as the C assignment. */
+  if (!clang_Cursor_isNull(ref) && clang_getCursorKind(ref) == CXCursor_CXXMethod &&
+      clang_Cursor_getNumArguments(e) == 2 && clang_CXXMethod_isDefaulted(ref)) {
+    char *op = string_and_dispose(clang_getCursorSpelling(ref));
+    int is_assign = strcmp(op, "operator=") == 0;
+    free(op);
+    if (is_assign) {
+      CXCursor lhs = clang_Cursor_getArgument(e, 0), rhs = clang_Cursor_getArgument(e, 1);
+      /* `t[i] = {&w, n};` (C++11 braced assignment): the fields one by
+       * one, as the declaration `Slot e = {&w, n};` stores them */
+      if (clang_getCursorKind(cursor_strip_casts(rhs)) == CXCursor_InitListExpr) {
+        const char *text = NULL;
+        int ok = 0;
+        const char *key = gb_lvalue(b, f, lhs, &text, &ok);
+        if (key) {
+          gb_init_store(b, f, key, text ? text : key, clang_getCursorType(lhs), rhs, 0);
+          return gb_none_val();
+        }
+      }
+      return gb_assign(b, f, lhs, rhs, gb_eval(b, f, rhs), CXBinaryOperator_Invalid);
+    }
+  }
+  char *name = gb_callee_name(e);
+  gval ret = gb_none_val();
+  if (!name) goto generic;
+  if ((strcmp(name, "make_unique") == 0 || strcmp(name, "make_shared") == 0) &&
+      gb_is_smart_ptr(clang_getCursorType(e))) {
+    ret = gb_make_smart(b, f, e);
+    goto out;
+  }
+  const libcall_info *li = libcall_find(name);
+  if (li && (li->flags & (LIBCALL_ALLOC | LIBCALL_FREE))) {
+    if (b->h->alloc_call(b, f, e, name)) {
+      /* the analysis follows the run where allocation succeeds:
+       * `if (err != cudaSuccess) t.data = NULL;` is then not taken */
+      ret = gb_int(b, sym_const(b->a, 0), NULL, 0);
+      goto out;
+    }
+  }
+  if (li && (li->flags & LIBCALL_DESCRIPTOR_SETTER)) {
+    descriptor_call(b, f, e, name, clang_Cursor_getNumArguments(e));
+    goto out;
+  }
+  if (li && (li->flags & LIBCALL_DESCRIPTOR_QUERY)) {
+    descriptor_query(b, f, e, name, clang_Cursor_getNumArguments(e));
+    goto out;
+  }
+  if (b->h->op_site(b, f, e)) {
+    if (b->in_once) b->once_sites++;
+    goto out;
+  }
+  if (host_allocator(name)) {
+    /* evaluate the size for side effects; the result is a fresh host array */
+    int n = clang_Cursor_getNumArguments(e);
+    for (int i = 0; i < n; i++) gb_eval(b, f, clang_Cursor_getArgument(e, (unsigned)i));
+    ret.k = GV_ADDR;
+    ret.path = gb_fmt(b, "h%d[0]", b->next_frame++);
+    goto out;
+  }
+  {
+    CXCursor decl = gb_callee_decl(e);
+    CXCursor def = program_definition(b->t, decl); /* in any input */
+    int n = clang_Cursor_getNumArguments(e);
+    if (n < 0) n = 0;
+    gval args[64];
+    int np = clang_Cursor_isNull(def) ? 0 : clang_Cursor_getNumArguments(def);
+    /* An operator call (a lambda `launch(p.w, g.w, 150)`, a functor) lists
+     * the object as argument 0: the parameters bind the ones after it. */
+    int skip = !clang_Cursor_isNull(def) && clang_getCursorKind(def) == CXCursor_CXXMethod &&
+               n == np + 1;
+    if (skip) gb_eval(b, f, clang_Cursor_getArgument(e, 0));
+    /* C++ reference parameters (`void alloc(P &p)`, `float *&q`): the
+     * parameter is the argument's lvalue, so writes through it land there */
+    int na = gb_bind_call_args(b, f, e, def, skip, args, 64);
+    if (gb_is_user_function(b, def) && !clang_Cursor_isNull(def)) {
+      if (clang_getCursorKind(def) == CXCursor_CXXMethod && !clang_CXXMethod_isStatic(def)) {
+        b->this_path = method_object(b, f, e);
+        if (clang_CXXMethod_isVirtual(decl))
+          gb_note(b, e, "virtual call: only the definition for the object's static type is "
+                  "followed; overrides in derived classes are not");
+      }
+      gb_run_function(b, def, f, e, args, na, &ret);
+      b->this_path = NULL;
+    } else {
+      /* a pure virtual method has no body for the static type: say so, or
+       * the ops of its overrides would vanish without a word */
+      if (!clang_Cursor_isNull(decl) && clang_getCursorKind(decl) == CXCursor_CXXMethod &&
+          clang_CXXMethod_isPureVirtual(decl))
+        gb_note(b, e, "call of a pure virtual method: overrides in derived classes are not "
+                "followed, ops below them are not in the graph");
+      /* An opaque call may write through the addresses it is given
+       * (cudaGetDeviceCount(&n)): forget integers stored there. */
+      for (int i = 0; i < na; i++) {
+        if (args[i].k != GV_ADDR) continue;
+        gval *st = gb_lookup(b, args[i].path);
+        if (st && st->k == GV_INT && !st->ind) gb_store(b, args[i].path, gb_none_val());
+      }
+    }
+    goto out;
+  }
+generic: {
+  int n = clang_Cursor_getNumArguments(e);
+  for (int i = 0; i < n; i++) gb_eval(b, f, clang_Cursor_getArgument(e, (unsigned)i));
+}
+out:
+  free(name);
+  return ret;
+}
+
+/* Global structs initialised at file scope (`config_t config = {.n_embd
+ * = 768, ...}`) and global objects (`static Pool pool;`: default member
+ * initialisers, then the constructor) in any input: their fields hold
+ * those values when main() starts, as the program's own reads will see
+ * them. */
+static enum CXChildVisitResult global_init_visitor(CXCursor c, CXCursor parent, CXClientData d) {
+  (void)parent;
+  gb *b = d;
+  enum CXCursorKind k = clang_getCursorKind(c);
+  if (k == CXCursor_Namespace || k == CXCursor_LinkageSpec) return CXChildVisit_Recurse;
+  if (k != CXCursor_VarDecl || !clang_isCursorDefinition(c) ||
+      !gb_is_record_type(clang_getCursorType(c)) || !program_view_of(b->t, c))
+    return CXChildVisit_Continue;
+  CXCursor *ch;
+  int n = cursor_children_all(c, &ch), has_init = 0;
+  for (int i = 0; i < n; i++) {
+    CXCursor s = cursor_strip_casts(ch[i]);
+    if (clang_getCursorKind(s) == CXCursor_InitListExpr) has_init = 1;
+    /* an object whose constructor runs before main (`static Pool pool;`) */
+    if (clang_getCursorKind(s) == CXCursor_CallExpr &&
+        clang_getCursorKind(clang_getCursorReferenced(s)) == CXCursor_Constructor)
+      has_init = 1;
+  }
+  free(ch);
+  if (has_init) gb_walk_decl(b, NULL, c);
+  return CXChildVisit_Continue;
+}
+
+void gb_init_globals(gb *b) {
+  pass_tu *const *units;
+  int n = program_units(b->t, &units);
+  for (int u = 0; u < n; u++)
+    clang_visitChildren(clang_getTranslationUnitCursor(units[u]->tu), global_init_visitor, b);
+}
+
+int gb_run_function(gb *b, CXCursor fn, gb_frame *caller, CXCursor call, const gval *args,
+                    int nargs, gval *ret) {
+  if (b->n_stack >= GB_MAX_CALL_DEPTH) {
+    /* Not followed: say so, or ops below this call would vanish silently. */
+    if (!clang_Cursor_isNull(call))
+      gb_note(b, call, "call chain deeper than %d functions: this call is not followed, "
+              "ops below it are not in the graph", GB_MAX_CALL_DEPTH);
+    return -1;
+  }
+  for (int i = 0; i < b->n_stack; i++)
+    if (clang_equalCursors(b->stack[i], fn)) return -1; /* recursion: walked once */
+  gb_frame fr;
+  memset(&fr, 0, sizeof fr);
+  fr.id = b->next_frame++;
+  fr.fn = fn;
+  fr.caller = caller;
+  fr.depth = caller ? caller->depth + 1 : 0;
+  fr.call_index = -1;
+  fr.ret = gb_none_val();
+  char *fname = string_and_dispose(clang_getCursorSpelling(fn));
+  CXCursor lp = clang_getCursorSemanticParent(b->train_loop);
+  (void)lp;
+  fr.keep_names = !caller || strcmp(fname, "main") == 0;
+  if (!clang_Cursor_isNull(b->train_loop)) {
+    /* the function lexically containing the training loop keeps names */
+    CXCursor p = b->train_loop;
+    for (int guard = 0; guard < 256 && !clang_Cursor_isNull(p); guard++) {
+      enum CXCursorKind pk = clang_getCursorKind(p);
+      if (pk == CXCursor_FunctionDecl || pk == CXCursor_CXXMethod) break;
+      p = clang_getCursorSemanticParent(p);
+    }
+    if (!clang_Cursor_isNull(p) && clang_equalCursors(p, fn)) fr.keep_names = 1;
+  }
+  /* Bind parameters to the caller's argument values. */
+  int np = clang_Cursor_getNumArguments(fn);
+  for (int i = 0; i < np; i++) {
+    CXCursor pd = clang_Cursor_getArgument(fn, (unsigned)i);
+    char *pname = string_and_dispose(clang_getCursorSpelling(pd));
+    if (*pname) {
+      const char *key = gb_fmt(b, "f%d:%s", fr.id, pname);
+      gval v = i < nargs ? args[i] : gb_none_val();
+      CXType pt = clang_getCursorType(pd);
+      if (i >= nargs) {
+        v = gb_read_lvalue(b, &fr, NULL, pt, gb_str(b, pname), 0);
+      } else if (gb_is_record_type(pt) && !gb_is_smart_ptr(pt) && v.k == GV_ADDR) {
+        v.k = GV_ALIAS; /* struct passed by value */
+      } else if (!caller && v.k == GV_NONE) {
+        v = gb_read_lvalue(b, &fr, NULL, pt, gb_str(b, pname), 1);
+      }
+      gb_store(b, key, v);
+    }
+    free(pname);
+  }
+  /* The object of a method or constructor (Note [C++ objects]). */
+  const char *obj = b->this_path;
+  b->this_path = NULL;
+  if (obj) {
+    gval tv = gb_none_val();
+    tv.k = GV_ADDR;
+    tv.path = obj;
+    gb_store(b, gb_fmt(b, "f%d:this", fr.id), tv);
+    if (clang_getCursorKind(fn) == CXCursor_Constructor) {
+      /* member initialisers `: n_(n), w_(nullptr)`: a MemberRef, then its value */
+      CXCursor *mi;
+      int nk = cursor_children_all(fn, &mi);
+      for (int i = 0; i + 1 < nk; i++) {
+        if (clang_getCursorKind(mi[i]) != CXCursor_MemberRef ||
+            !clang_isExpression(clang_getCursorKind(mi[i + 1])))
+          continue;
+        char *field = string_and_dispose(clang_getCursorSpelling(mi[i]));
+        b->this_path = gb_fmt(b, "%s.%s", obj, field); /* a member object's constructor */
+        CXType ft = clang_getCursorType(clang_getCursorReferenced(mi[i]));
+        gval v = gb_none_val();
+        if (ft.kind == CXType_LValueReference || ft.kind == CXType_RValueReference) {
+          /* a reference member (`FullyConnectedLayer &ref_fc1`) names its initialiser */
+          const char *key = gb_lvalue(b, &fr, mi[i + 1], NULL, NULL);
+          if (key) {
+            v.k = GV_ALIAS;
+            v.path = key;
+          }
+        } else if (gb_is_smart_ptr(ft)) {
+          /* `layer_(new Layer(n))`, `buf_(std::move(b))` (Note [smart pointers]) */
+          if (gb_makes_heap_object(mi[i + 1])) b->new_name = gb_member_text(b, obj, field);
+          v = gb_smart_held(b, &fr, mi[i + 1], NULL);
+        } else {
+          if (gb_makes_heap_object(mi[i + 1])) b->new_name = gb_member_text(b, obj, field);
+          v = gb_eval(b, &fr, mi[i + 1]);
+          if (gb_is_record_type(ft) && v.k == GV_ADDR) v.k = GV_ALIAS; /* Note [struct copies] */
+        }
+        b->this_path = NULL;
+        b->new_name = NULL;
+        gb_store(b, gb_fmt(b, "%s.%s", obj, field), v);
+        free(field);
+      }
+      free(mi);
+    }
+  }
+  /* Record the call on the path when inside the training loop. */
+  int pushed = 0;
+  if (b->mode == GB_GRAPH && caller && b->n_path < GB_MAX_CALL_DEPTH &&
+      !clang_Cursor_isNull(call)) {
+    graph_call *gc = &b->path[b->n_path];
+    memset(gc, 0, sizeof *gc);
+    gc->function = fname;
+    fname = NULL;
+    gb_location(b, call, &gc->file, &gc->line, &gc->col);
+    gc->stmt = b->have_stmt ? gb_range(b, b->cur_stmt, 1) : gb_range(b, call, 0);
+    b->path_cursor[b->n_path] = call;
+    fr.call_index = b->n_path;
+    b->n_path++;
+    pushed = 1;
+  }
+  b->stack[b->n_stack++] = fn;
+  CXCursor saved_stmt = b->cur_stmt;
+  int saved_have = b->have_stmt;
+  b->have_stmt = 0;
+  CXCursor body = cursor_fn_body(fn);
+  if (!clang_Cursor_isNull(body)) gb_walk_stmt(b, &fr, body);
+  b->cur_stmt = saved_stmt;
+  b->have_stmt = saved_have;
+  b->n_stack--;
+  if (pushed) {
+    b->n_path--;
+    free(b->path[b->n_path].function);
+    free(b->path[b->n_path].file);
+  }
+  free(fname);
+  if (ret) *ret = fr.ret;
+  return 0;
+}

@@ -1,0 +1,85 @@
+/* interp_impl.h - what the pieces of the interpreter share (internal to
+ * pass/graph/interp*.c; the rest of the graph stage uses interp.h).
+ *
+ * The interpreter is one abstract interpreter split by topic, as clang's
+ * Sema is: its functions recurse into each other across the pieces
+ * (gb_eval -> gb_eval_call -> gb_run_function -> gb_walk_stmt -> gb_eval), so
+ * the pieces are one unit for scripts/check_layers.py (no cycle is
+ * reported inside it) and one row in graph/README.md's order. */
+#ifndef TIDAL_PASS_GRAPH_INTERP_IMPL_H
+#define TIDAL_PASS_GRAPH_INTERP_IMPL_H
+
+#include "graph/interp.h"
+
+/* Note [recursion frames]: gb_eval and eval_binary recurse once per level
+ * of an expression (a 10,000-term sum is 10,000 levels deep).  Helpers that
+ * gb_eval calls but that do not recurse through it keep their large locals
+ * out of its frame: inlined, they made gb_eval's frame 10 KB (57 KB under
+ * ASan, which overflowed the 512 MiB analysis stack on deep-expression). */
+#define GB_NOINLINE __attribute__((noinline))
+
+/* interp.c: values, types, source text. */
+gval gb_none_val(void);
+const char *gb_paren(gb *b, const char *text, int prec, int need);
+int gb_is_plain_lvalue_text(const char *s);
+int gb_is_pointer_type(CXType t);
+int gb_is_record_type(CXType t);
+int gb_is_array_type(CXType t);
+int gb_is_global_var(CXCursor decl);
+int gb_int_value_const(gb *b, const gval *v, int64_t *out);
+gval gb_named_int(gb *b, const char *name, const gval *stored, int is_const_decl);
+int gb_sym_mentions(const sym *s, const char *name);
+
+/* interp_lvalue.c: lvalues. */
+const char *gb_var_key(gb *b, gb_frame *f, CXCursor decl, const char *name);
+const char *gb_this_of(gb *b, gb_frame *f);
+const char *gb_member_text(gb *b, const char *obj, const char *field);
+GB_NOINLINE gval gb_read_lvalue(gb *b, gb_frame *f, const char *key, CXType ty, const char *text,
+                                int text_ok);
+void gb_write_lvalue(gb *b, const char *key, const char *text, gval v);
+int gb_plain_lvalue(CXCursor e);
+
+/* interp_expr.c: expressions. */
+gval gb_assign(gb *b, gb_frame *f, CXCursor lhs, CXCursor rhs_c, gval rhs,
+               enum CXBinaryOperatorKind op);
+
+/* interp_select.c: the conditional operator. */
+GB_NOINLINE gval gb_select_value(gb *b, gb_frame *f, CXCursor e, CXCursor cond, const gval *c,
+                                 const gval *x, const gval *y);
+GB_NOINLINE gval gb_select_struct(gb *b, gb_frame *f, CXCursor e, CXCursor cond, const gval *c,
+                                  const gval *x, const gval *y);
+
+/* interp_call.c: calls. */
+int gb_is_user_function(gb *b, CXCursor def);
+int gb_bind_call_args(gb *b, gb_frame *f, CXCursor call, CXCursor def, int skip, gval *args,
+                      int max);
+GB_NOINLINE gval gb_eval_call(gb *b, gb_frame *f, CXCursor e);
+
+/* interp_cxx.c: heap objects and smart pointers. */
+int gb_is_smart_ptr(CXType t);
+gval gb_smart_held(gb *b, gb_frame *f, CXCursor e, const char **key_out);
+int gb_makes_heap_object(CXCursor e);
+GB_NOINLINE gval gb_eval_new(gb *b, gb_frame *f, CXCursor e);
+GB_NOINLINE void gb_eval_delete(gb *b, gb_frame *f, CXCursor e);
+gval gb_make_smart(gb *b, gb_frame *f, CXCursor e);
+void gb_default_members(gb *b, gb_frame *f, const char *obj, CXType t);
+gval gb_smart_construct(gb *b, gb_frame *f, CXCursor e, const char *obj);
+int gb_smart_method(gb *b, gb_frame *f, CXCursor e, CXCursor ref, gval *out);
+const char *gb_smart_deref_path(gb *b, gb_frame *f, CXCursor e, const char **text, int *ok);
+
+/* interp_stmt.c: statements. */
+void gb_init_store(gb *b, gb_frame *f, const char *key, const char *name, CXType ty, CXCursor init,
+                   int depth);
+void gb_walk_decl(gb *b, gb_frame *f, CXCursor vd);
+
+/* interp_loop.c: loops. */
+void gb_walk_graph_loop_body(gb *b, gb_frame *f, int id, CXCursor cvar, CXCursor body);
+void gb_walk_for(gb *b, gb_frame *f, CXCursor s);
+void gb_forget_carried(gb *b, gb_frame *f, CXCursor s, const char *skip_key, CXCursor init);
+void gb_walk_train_loop(gb *b, gb_frame *f, CXCursor s);
+void gb_walk_range_for(gb *b, gb_frame *f, CXCursor s);
+
+/* interp_branch.c: if statements. */
+void gb_walk_if(gb *b, gb_frame *f, CXCursor s);
+
+#endif
