@@ -136,6 +136,11 @@ typedef struct tidal_config {
    * listed launch for the cost model's launch_s and do not wait. */
   const struct tidal_sim_site *sim_sites;
   int n_sim_sites;
+  /* Sim backend: nonzero when the program waits for the whole device once
+   * an iteration (a cudaDeviceSynchronize in its training loop): at
+   * tidal_iteration_end the host waits for every op and copy issued so far,
+   * tidal's own copies included.  `tidal replay` sets it from the source. */
+  int sim_device_sync_per_iteration;
   tidal_planner planner;         /* TIDAL_PLANNER_DEFAULT: the environment, else runtime */
   int planner_feedback_off;      /* nonzero: the run-time plan does not learn from iterations */
   /* Nonzero: the driver's virtual-memory calls (map, set-access, unmap)

@@ -466,13 +466,34 @@ static tidal_status enqueue(rt_backend *b, void *dst, const void *src, size_t by
   return TIDAL_OK;
 }
 
+/* Note [one copy engine]: with one_copy_engine set, swap-outs, prefetches
+ * and fault-ins share one timeline: a copy starts when every copy issued
+ * before it, in either direction, has ended.  Otherwise each has its own
+ * (d2h; h2d; the fault stream), and the two directions overlap fully.  The
+ * H200 trace of the gpt variant at 50% (bench/gpu/h200-2026-11-27/) is
+ * consistent with one: replaying its steady steps' copy issues on one
+ * 53.4 GB/s engine, no copy is predicted to end more than 30 us after the
+ * runtime saw it done (0 of about 2,400), and no window in which both
+ * directions carry a third of the bytes or more moves more than 43 GB/s in
+ * all, below one direction's bandwidth alone; with the two directions
+ * overlapping, such windows would move more.  The configurations that move
+ * the most bytes both ways are the ones the overlapping model
+ * underpredicted most (32 MiB chunks at 50%: 59 ms modelled, 82 ms
+ * measured; 81 ms on one engine).  Why the card serialises them (one
+ * engine for both streams, or the host side of the link) the files do not
+ * say; bench/vmm_costs times each direction alone. */
+static double *engine_of(rt_backend *b, double *own) {
+  return b->c.one_copy_engine > 0 ? &b->t_d2h : own;
+}
+
 /* A copy's modelled end, issued at `issued` (the host's or the worker's
  * time after the issue calls). */
 static double model_d2h(rt_backend *b, size_t bytes, uint32_t phys, double issued) {
+  double *engine = engine_of(b, &b->t_d2h);
   /* It runs after all compute enqueued so far (the last writer). */
-  double start = max2(max2(b->t_d2h, b->t_dev), issued);
+  double start = max2(max2(*engine, b->t_dev), issued);
   double end = start + b->c.copy_latency_s + (double)bytes / b->c.d2h_bytes_per_s;
-  b->t_d2h = end;
+  *engine = end;
   b->phys_busy[phys] = max2(b->phys_busy[phys], end);
   return end;
 }
@@ -481,7 +502,7 @@ static double mark_time(rt_backend *b, uint64_t m);
 
 static double model_h2d(rt_backend *b, size_t bytes, uint32_t phys, int urgent, uint64_t after_mark,
                         double issued) {
-  double *engine = urgent ? &b->t_fault : &b->t_h2d;
+  double *engine = engine_of(b, urgent ? &b->t_fault : &b->t_h2d);
   double start = max2(max2(*engine, issued), b->phys_busy[phys]);
   if (after_mark) /* the stream waits for the previous holder's last use */
     start = max2(start, mark_time(b, after_mark));
@@ -642,6 +663,21 @@ static void sim_profile_flush(rt_backend *b) {}
 
 static double sim_modelled_now(rt_backend *b) { return max2(b->t_host, b->t_dev); }
 
+/* Note [device sync]: a program that calls cudaDeviceSynchronize once a
+ * step (the gpt sample, to time the step; llm.c) waits for everything on
+ * the device, tidal's copy streams included (they are non-blocking streams
+ * of the same context: the legacy-stream cudaMemcpy of the loss does not
+ * wait for them, this call does).  On the H200 the gpt variant at 50% sat
+ * 2.3-2.7 ms a step there (the trace's last op to iteration end, steps
+ * 4-7: bench/gpu/h200-2026-11-27/README.md), the swap-outs of the updated
+ * parameters still draining; the host then starts the next step's remaps
+ * that much later.  The host's clock moves to the end of the last op and
+ * the last copy issued on any engine. */
+static void sim_device_sync(rt_backend *b) {
+  double t = max2(max2(b->t_dev, b->t_d2h), max2(b->t_h2d, b->t_fault));
+  host_wait_until(b, t, NULL);
+}
+
 /* Time marks cost what the CUDA backend's timing events cost the host
  * (a record; a poll per query), and reading one before the device has
  * reached it is a blocking wait, as cuEventSynchronize is: the host's
@@ -746,6 +782,7 @@ const rt_backend_ops rt_backend_sim_ops = {
     .op_end = sim_op_end,
     .profile_flush = sim_profile_flush,
     .modelled_now = sim_modelled_now,
+    .device_sync = sim_device_sync,
     .time_mark = sim_time_mark,
     .time_ready = sim_time_ready,
     .time_elapsed = sim_time_elapsed,

@@ -522,6 +522,8 @@ typedef struct rt_costs {
   double h2d_bytes_per_s, d2h_bytes_per_s;    /* pinned, per direction */
   double pin_bytes_per_s;                     /* host pinning (cuMemHostAlloc) */
   double host_ahead_s;                        /* most the host runs ahead of the device */
+  double one_copy_engine;                     /* nonzero: every copy, both directions, queues
+                                                 on one engine (Note [one copy engine]) */
 } rt_costs;
 /* Parses the cost file format ("key value  # comment" lines) over the
  * values already in *c; 0 on success, else -1 and a message in err. */

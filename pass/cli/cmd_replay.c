@@ -274,6 +274,7 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
   ro.op_launch_s = op_launch; /* Note [host costs per site], replay.c */
   ro.model_only = cli.model_only;
   ro.op_host_sync = op_sync = host_sync_ops(&g);
+  ro.device_sync = g.loop_device_syncs > 0; /* Note [device sync], backend_sim.c */
   ro.cost = cli.cost;
   /* Who decides at run time: --runtime-planner, else TIDAL_PLANNER, else
    * the run-time planner when there is no build-time plan (--plan none) and

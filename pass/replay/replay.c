@@ -61,6 +61,11 @@
  * the copy latency is scaled by chunk / 2 MiB: every byte pays the latency
  * share it would pay with 2 MiB chunks, and the per-chunk driver-call
  * costs likewise (tidal_config.sim_call_cost_scale).
+ * With a measured cost file (--costs) and chunks of 2 MiB or more, the sim
+ * copies at the file's bandwidths and latency, one latency per copy as on
+ * the card (an 8 MiB chunk is one cudaMemcpyAsync there, not four); the
+ * plan is still made with the pass's cost model, as `tidal rewrite` made
+ * the card's.
  *
  * Note [budgets in chunks]
  * --budget N% is N% of the modelled unmanaged peak for the plan (bytes, as
@@ -664,11 +669,13 @@ static int one_run(const tidal_trace *t, const plan_result *plan, const replay_o
   if (budget && total > budget)
     cfg.host_reserve_bytes = (size_t)(total - budget);
   cfg.sim_costs_path = o->sim_costs_path;
-  cfg.sim_h2d_bytes_per_s = o->cost.h2d_bytes_per_s;
-  cfg.sim_d2h_bytes_per_s = o->cost.d2h_bytes_per_s;
-  cfg.sim_copy_latency_s =
-      o->cost.copy_latency_s * (double)cfg.chunk_bytes / (double)REAL_CHUNK_BYTES;
-  if (cfg.sim_copy_latency_s <= 0) cfg.sim_copy_latency_s = 1e-12; /* 0 means "default" */
+  if (!o->sim_costs_path || cfg.chunk_bytes < REAL_CHUNK_BYTES) {
+    cfg.sim_h2d_bytes_per_s = o->cost.h2d_bytes_per_s;
+    cfg.sim_d2h_bytes_per_s = o->cost.d2h_bytes_per_s;
+    cfg.sim_copy_latency_s =
+        o->cost.copy_latency_s * (double)cfg.chunk_bytes / (double)REAL_CHUNK_BYTES;
+    if (cfg.sim_copy_latency_s <= 0) cfg.sim_copy_latency_s = 1e-12; /* 0 means "default" */
+  } /* else a measured cost file's copy figures, one latency per copy (Note [latency per chunk]) */
   if (cfg.chunk_bytes < REAL_CHUNK_BYTES) /* Note [latency per chunk] */
     cfg.sim_call_cost_scale = (double)cfg.chunk_bytes / (double)REAL_CHUNK_BYTES;
   cfg.sim_sites = E.sim_sites;
@@ -676,6 +683,7 @@ static int one_run(const tidal_trace *t, const plan_result *plan, const replay_o
   cfg.log_level = 1;
   cfg.planner = o->planner;
   cfg.vmm_thread = o->vmm_thread;
+  cfg.sim_device_sync_per_iteration = o->device_sync;
   if (expect && o->shared_budget_bytes) { /* the managed run of several programs */
     cfg.shared_budget_bytes = (size_t)o->shared_budget_bytes;
     cfg.shared_name = o->shared_name;
@@ -802,6 +810,7 @@ int replay_trace(const tidal_trace *t, const plan_result *plan, const replay_opt
   out->budget_bytes = o->budget_bytes;
   out->chunk_bytes = replay_chunk_bytes(t, o);
   out->model_only = o->model_only;
+  out->device_sync = o->device_sync;
   out->planner = o->planner;
   out->iterations = o->iterations > 0 ? o->iterations : DEFAULT_ITERATIONS;
   out->n_ops = t->n_ops;
@@ -983,6 +992,7 @@ void replay_print_json(FILE *f, const replay_report *r, const plan_result *plan,
   json_run(f, "unmanaged", &r->unmanaged);
   json_run(f, "managed", m);
   fprintf(f, "  \"model_only\": %s,\n", r->model_only ? "true" : "false");
+  fprintf(f, "  \"device_sync_per_iteration\": %s,\n", r->device_sync ? "true" : "false");
   fprintf(f, "  \"ok\": %s\n}\n", replay_ok(r) ? "true" : "false");
 }
 

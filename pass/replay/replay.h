@@ -80,6 +80,10 @@ typedef struct replay_options {
    * allows, for calibrating the cost model against a card; checksums are
    * not compared, so such a run proves nothing about the plan. */
   int model_only;
+  /* The training loop waits for the whole device once an iteration
+   * (graph.loop_device_syncs): both runs' hosts wait for every op and copy
+   * at each iteration's end (Note [device sync], backend_sim.c). */
+  int device_sync;
   void (*managed_start)(void *ud); /* called before the managed run, or NULL */
   void *managed_start_ud;
 } replay_options;
@@ -138,6 +142,7 @@ typedef struct replay_report {
   int checksums_match;   /* every op's checksum and the final live-in state equal */
   int mismatched_ops;    /* dynamic ops (over all iterations) whose checksum differs */
   int model_only;        /* replay_options.model_only: checksums not compared */
+  int device_sync;       /* replay_options.device_sync */
   int first_mismatch;    /* dynamic index of the first, -1 if none */
   char first_mismatch_label[256];
   int recompute_mismatches; /* re-runs whose result differed from the original */

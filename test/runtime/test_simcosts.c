@@ -11,6 +11,12 @@
  *  3. A site flagged TIDAL_SIM_SITE_HOST_SYNC (a cudaMemcpy to the host)
  *     makes the host wait until the device has run it (Note
  *     [host-synchronous ops]); the same op unflagged does not.
+ *  4. With sim_device_sync_per_iteration (the program's cudaDeviceSynchronize
+ *     once a step) the host waits at tidal_iteration_end for the last op
+ *     and for copies still running, tidal's swap-outs included (Note
+ *     [device sync]); without it, it does not.  Before, it never waited.
+ *  5. With one_copy_engine a prefetch issued while a swap-out runs starts
+ *     when it ends (Note [one copy engine]); without, the two overlap.
  * Sim only: the CUDA backend has no modelled clock. */
 #include "testhelp.h"
 
@@ -54,6 +60,82 @@ static double vmm_seconds(size_t chunk, double *maps_only) {
 }
 
 static int near(double x, double want) { return x > want * (1 - 1e-9) && x < want * (1 + 1e-9); }
+
+/* Host seconds tidal_synchronize waits for a 10 ms swap-out and a 10 ms
+ * prefetch issued together. */
+static double both_directions_wait(int one_engine) {
+  char text[256];
+  snprintf(text, sizeof text, "launch_s 0\nlaunch_gap_s 0\nevent_sync_s 0\ncopy_latency_s 0\n"
+           "copy_issue_s 0\nd2h_bytes_per_s 409600\nh2d_bytes_per_s 409600\n"
+           "one_copy_engine %d\n", one_engine);
+  write_costs(text);
+  tidal_config cfg;
+  th_config(&cfg, 4096, 4096 * 2);
+  cfg.sim_costs_path = costs;
+  th_init(&cfg);
+  unsigned char *a, *b;
+  CHECK_OK(tidal_malloc((void **)&a, 4096));
+  CHECK_OK(tidal_malloc((void **)&b, 4096));
+  static const tidal_site w = {"write", "t.cu", 8, 0};
+  tidal_access wa = {a, 4096, TIDAL_WRITE}, wb = {b, 4096, TIDAL_WRITE};
+  CHECK_OK(tidal_op_begin(&w, 1, &wa));
+  CHECK_OK(tidal_op_end(&w));
+  CHECK_OK(tidal_op_begin(&w, 1, &wb));
+  CHECK_OK(tidal_op_end(&w));
+  CHECK_OK(tidal_swap_out(b, 4096));
+  CHECK_OK(tidal_synchronize()); /* b on the host */
+  unsigned char *c; /* takes b's memory, so b comes back by a copy */
+  CHECK_OK(tidal_malloc((void **)&c, 4096));
+  tidal_access wc = {c, 4096, TIDAL_WRITE};
+  CHECK_OK(tidal_op_begin(&w, 1, &wc));
+  CHECK_OK(tidal_op_end(&w));
+  CHECK_OK(tidal_free(c));
+  CHECK_OK(tidal_synchronize());
+  tidal_stats s0 = th_stats();
+  CHECK_OK(tidal_swap_out(a, 4096));
+  CHECK_OK(tidal_prefetch(b, 4096));
+  CHECK_OK(tidal_synchronize());
+  double waited = th_stats().total.modelled_host_wait_seconds -
+                  s0.total.modelled_host_wait_seconds;
+  CHECK(th_stats().total.prefetched_bytes - s0.total.prefetched_bytes == 4096); /* a real copy */
+  CHECK_OK(tidal_free(a));
+  CHECK_OK(tidal_free(b));
+  CHECK_OK(tidal_shutdown());
+  return waited;
+}
+
+/* Host seconds waited in tidal_iteration_end after an iteration that ends
+ * with a 5 ms op (first) or a 10 ms swap-out in flight (*copy_wait). */
+static double iteration_end_wait(int device_sync, double *copy_wait) {
+  write_costs("launch_s 1m\nlaunch_gap_s 0\nevent_sync_s 0\ncopy_latency_s 0\n"
+              "d2h_bytes_per_s 409600\nh2d_bytes_per_s 409600\n"); /* 4 KiB: 10 ms */
+  tidal_config cfg;
+  th_config(&cfg, 4096, 4096 * 8);
+  cfg.sim_costs_path = costs;
+  cfg.sim_device_sync_per_iteration = device_sync;
+  th_init(&cfg);
+  static const tidal_site slow = {"slow", "t.cu", 6, 5e-3}, w = {"write", "t.cu", 7, 0};
+  CHECK_OK(tidal_iteration_begin());
+  CHECK_OK(tidal_op_begin(&slow, 0, NULL));
+  CHECK_OK(tidal_op_end(&slow));
+  tidal_stats s0 = th_stats();
+  CHECK_OK(tidal_iteration_end());
+  double op_wait = th_stats().total.modelled_host_wait_seconds -
+                   s0.total.modelled_host_wait_seconds;
+  unsigned char *a;
+  CHECK_OK(tidal_malloc((void **)&a, 4096));
+  tidal_access wa = {a, 4096, TIDAL_WRITE};
+  CHECK_OK(tidal_iteration_begin());
+  CHECK_OK(tidal_op_begin(&w, 1, &wa));
+  CHECK_OK(tidal_op_end(&w));
+  CHECK_OK(tidal_swap_out(a, 4096));
+  tidal_stats s1 = th_stats();
+  CHECK_OK(tidal_iteration_end());
+  *copy_wait = th_stats().total.modelled_host_wait_seconds - s1.total.modelled_host_wait_seconds;
+  CHECK_OK(tidal_free(a));
+  CHECK_OK(tidal_shutdown());
+  return op_wait;
+}
 #endif
 
 int main(int argc, char **argv) {
@@ -126,6 +208,19 @@ int main(int argc, char **argv) {
    * to 11 ms; the host, done launching at 2 ms, waited the rest */
   CHECK(near(waited, 11e-3 - 2e-3));
   CHECK_OK(tidal_shutdown());
+
+  /* 4. the program's device sync once an iteration */
+  double copy_wait;
+  /* the op ran from 1 ms (its launch) to 6 ms: 5 ms left to wait */
+  CHECK(near(iteration_end_wait(1, &copy_wait), 5e-3));
+  CHECK(copy_wait > 9e-3 && copy_wait <= 10e-3 + 1e-6); /* the swap-out's 10 ms, less its issue */
+  CHECK(iteration_end_wait(0, &copy_wait) == 0);
+  CHECK(copy_wait == 0);
+
+  /* 5. one copy engine for both directions: 20 ms of copies, else 10 */
+  double serial = both_directions_wait(1), overlapped = both_directions_wait(0);
+  CHECK(serial > 19e-3 && serial <= 20e-3 + 1e-6);
+  CHECK(overlapped > 9e-3 && overlapped <= 10e-3 + 1e-6);
   unlink(costs);
   printf("ok\n");
   return 0;
