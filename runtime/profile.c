@@ -27,9 +27,12 @@
  * profile's step 41.3 ms against the 35.3 ms the same run measured per
  * step.  A site that only ever ran in the first iteration (set-up before
  * the loop) keeps its cold mean. */
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "rt.h"
 
 typedef struct prof_entry {
@@ -89,6 +92,29 @@ void rt_profile_add(const tidal_site *site, double seconds, double launch_s, int
   }
 }
 
+tidal_status rt_profile_check(const char *path) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd >= 0) { /* a new file: it can be written; the real one comes at shutdown */
+    close(fd);
+    unlink(path);
+    return TIDAL_OK;
+  }
+  if (errno == EEXIST)
+    fd = open(path, O_WRONLY | O_CLOEXEC); /* an existing one is not truncated here */
+  if (fd < 0)
+    return rt_error(TIDAL_ERR_CONFIG, "TIDAL_PROFILE=%s: cannot be written: %s", path,
+                    strerror(errno));
+  close(fd);
+  return TIDAL_OK;
+}
+
+/* A field of the tab-separated format: control bytes (a tab or newline in
+ * a label) become spaces, so every site stays one line of five fields. */
+static void put_field(FILE *f, const char *s) {
+  for (; *s; s++)
+    fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, f);
+}
+
 tidal_status rt_profile_write(const char *path) {
   FILE *f = fopen(path, "w");
   if (!f)
@@ -105,9 +131,11 @@ tidal_status rt_profile_write(const char *path) {
     int warm = e->count > 0; /* Note [cold samples] */
     uint64_t n = warm ? e->count : e->cold_count;
     double sum = warm ? e->sum : e->cold_sum, lsum = warm ? e->launch_sum : e->cold_launch_sum;
-    fprintf(f, "%s:%d\t%llu\t%.9g\t%.9g\t%s\n", e->site->file ? e->site->file : "?",
-            e->site->line, (unsigned long long)n, sum / (double)n, lsum / (double)n,
-            e->site->label ? e->site->label : "");
+    put_field(f, e->site->file ? e->site->file : "?");
+    fprintf(f, ":%d\t%llu\t%.9g\t%.9g\t", e->site->line, (unsigned long long)n,
+            sum / (double)n, lsum / (double)n);
+    put_field(f, e->site->label ? e->site->label : "");
+    fputc('\n', f);
   }
   if (fclose(f) != 0)
     return rt_error(TIDAL_ERR_CONFIG, "TIDAL_PROFILE=%s: %s", path, strerror(errno));

@@ -83,7 +83,7 @@ void kernels_free(kernel_table *kt);
  * not an integer expression the caller can evaluate (a dim3 variable). */
 void kernels_launch_dims(CXCursor call, CXCursor *grid_x, CXCursor *block_x);
 
-/* An extent may name the launch's dimensions (kernels.c Note [launch
+/* An extent may name the launch's dimensions (kernels_value.c Note [launch
  * bounds]): "gridDim.x", "blockDim.x", and the y and z components.  For a
  * name in an extent, the value to substitute at a launch: grid_x or
  * block_x for the x components when known (non-NULL, not unknown), unknown

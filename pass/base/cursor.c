@@ -1,7 +1,8 @@
 /* cursor.c - small libclang cursor questions every stage that reads syntax
  * shares (cursor.h says what each answers).  Nothing is cached: every call
- * walks the cursor's children afresh.  cursor_children_all's array is the
- * caller's to free; nothing else allocates but cursor_member_name. */
+ * walks the cursor's children afresh.  The arrays of cursor_children_all
+ * and cursor_fn_params are the caller's to free; nothing else allocates
+ * but cursor_member_name. */
 #include "base/cursor.h"
 
 #include <stdlib.h>
@@ -140,9 +141,84 @@ int cursor_eval_int(CXCursor e, int64_t *out) {
   return ok;
 }
 
+static enum CXChildVisitResult parm_visitor(CXCursor c, CXCursor parent, CXClientData d) {
+  if (clang_getCursorKind(c) != CXCursor_ParmDecl) return CXChildVisit_Continue;
+  return child_list_visitor(c, parent, d);
+}
+
+int cursor_fn_params(CXCursor f, CXCursor **out) {
+  child_list l = {NULL, 0, 0, 0};
+  int n = clang_Cursor_getNumArguments(f);
+  if (n >= 0) {
+    for (int i = 0; i < n && !l.oom; i++)
+      child_list_visitor(clang_Cursor_getArgument(f, (unsigned)i), f, &l);
+  } else {
+    clang_visitChildren(f, parm_visitor, &l);
+  }
+  if (l.oom) {
+    free(l.v);
+    l.v = NULL;
+    l.n = -1;
+  }
+  *out = l.v;
+  return l.n;
+}
+
 int cursor_is_integer_type(CXType t) {
   t = clang_getCanonicalType(t);
   return (t.kind >= CXType_Bool && t.kind <= CXType_Int128) || t.kind == CXType_Enum;
+}
+
+int cursor_is_unsigned_type(CXType t) {
+  switch (clang_getCanonicalType(t).kind) {
+  case CXType_Bool:
+  case CXType_Char_U:
+  case CXType_UChar:
+  case CXType_Char16:
+  case CXType_Char32:
+  case CXType_UShort:
+  case CXType_UInt:
+  case CXType_ULong:
+  case CXType_ULongLong:
+  case CXType_UInt128:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+int cursor_is_pointer_type(CXType t) { return clang_getCanonicalType(t).kind == CXType_Pointer; }
+
+int cursor_type_bytes(CXType t) {
+  CXType ct = clang_getCanonicalType(t);
+  switch (ct.kind) {
+  case CXType_Invalid:
+  case CXType_Unexposed:
+  case CXType_Void:
+  case CXType_Overload:
+  case CXType_Dependent:
+  case CXType_FunctionProto:
+  case CXType_FunctionNoProto:
+  case CXType_Auto:
+  case CXType_LValueReference:
+  case CXType_RValueReference:
+  case CXType_IncompleteArray:
+  case CXType_VariableArray:
+  case CXType_DependentSizedArray:
+    return 0;
+  default:
+    break;
+  }
+  long long s = clang_Type_getSizeOf(ct);
+  return s > 0 && s < (1 << 30) ? (int)s : 0;
+}
+
+int cursor_pointee_bytes(CXType t) {
+  CXType ct = clang_getCanonicalType(t);
+  if (ct.kind != CXType_Pointer && ct.kind != CXType_LValueReference &&
+      ct.kind != CXType_RValueReference)
+    return 0;
+  return cursor_type_bytes(clang_getPointeeType(ct));
 }
 
 char *cursor_member_name(CXCursor e) {

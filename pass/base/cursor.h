@@ -1,6 +1,7 @@
 /* cursor.h - small libclang cursor questions every stage that reads syntax
- * shares: the children of a cursor, the expression under the wrappers
- * libclang does not expose, an integer type, a builtin's member name.
+ * shares: the children of a cursor, a function's parameters, the
+ * expression under the wrappers libclang does not expose, integer and
+ * pointer types and object sizes, a builtin's member name.
  *
  * Bounds are the caller's: cursor_children fills the array it is given and
  * answers the true count, so a caller that must see every child (the
@@ -64,8 +65,36 @@ CXCursor cursor_strip_casts(CXCursor e);
  * otherwise.  An unsigned value above INT64_MAX keeps its bits (wraps). */
 int cursor_eval_int(CXCursor e, int64_t *out);
 
+/* The parameters (ParmDecls) of a function, method or function template,
+ * however many, in order, in a malloc'd array at *out (the caller frees
+ * it; NULL when there are none).  Returns the count, or -1 when out of
+ * memory (*out NULL).  clang_Cursor_getNumArguments answers -1 for a
+ * FunctionTemplate; its ParmDecl children are the parameters then. */
+int cursor_fn_params(CXCursor f, CXCursor **out);
+
 /* 1 for integer types (bool, char ... __int128, enums), through typedefs. */
 int cursor_is_integer_type(CXType t);
+
+/* 1 for the unsigned integer types (bool, unsigned char ... unsigned
+ * __int128, char16_t, char32_t), through typedefs (size_t). */
+int cursor_is_unsigned_type(CXType t);
+
+/* 1 for pointer types, through typedefs; arrays, references and block
+ * pointers are not. */
+int cursor_is_pointer_type(CXType t);
+
+/* Size in bytes of an object type, 0 if it has none or it is not known
+ * (void, functions, references, arrays without a constant size, dependent
+ * and placeholder types).  Never asks libclang the size of a placeholder
+ * type: the callee of a member call (`in[i].operator float` in `(float)in[i]`
+ * of a __half) has "bound member function type" and threadIdx.x
+ * "pseudo-object type", both CXType_Unexposed, and clang_Type_getSizeOf
+ * crashes inside libclang on them. */
+int cursor_type_bytes(CXType t);
+
+/* cursor_type_bytes of what a pointer or reference type points to; 0 for
+ * other types. */
+int cursor_pointee_bytes(CXType t);
 
 /* The member a MemberRefExpr names, malloc'd (NULL if none).  clang's CUDA
  * builtins (threadIdx.x) are property references whose cursor spelling is

@@ -1,7 +1,7 @@
 /* stack.h - deep inputs against the native stack.
  *
  * The analysis recurses over the AST: expressions in the interpreter
- * (graph/interp*.c) and the kernel analysis (analysis/kernels.c),
+ * (graph/interp*.c) and the kernel analysis (analysis/kernels*.c),
  * statements, and libclang's parser and visitors underneath.  Legal code
  * can nest thousands of levels (a generated sum of 10,000 terms, 800
  * unbraced ifs), so the tool runs on a thread with a large stack

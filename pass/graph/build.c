@@ -1,6 +1,6 @@
 /* build.c - graph_build: the order of the analysis passes.
  *
- * It runs the kernel analysis (analysis/kernels.c), the training loop
+ * It runs the kernel analysis (analysis/kernels*.c), the training loop
  * choice (loop.c), the interpreter from main() (interp*.c) with the graph's
  * handlers plugged in (op sites, regions, graph loops: handlers.h), then
  * unrolls the iteration (unroll.c) and computes phases and liveness on it

@@ -215,11 +215,6 @@ int gb_is_plain_lvalue_text(const char *s) {
   return 1;
 }
 
-int gb_is_pointer_type(CXType t) {
-  t = clang_getCanonicalType(t);
-  return t.kind == CXType_Pointer;
-}
-
 int gb_is_record_type(CXType t) {
   t = clang_getCanonicalType(t);
   return t.kind == CXType_Record;

@@ -175,7 +175,7 @@ static const char *method_object(gb *b, gb_frame *f, CXCursor call) {
   if (cursor_children(callee, ob, 1) < 1) return gb_this_of(b, f); /* implicit this */
   if (clang_getCursorKind(cursor_strip_casts(ob[0])) == CXCursor_CXXThisExpr)
     return gb_this_of(b, f);
-  if (gb_is_pointer_type(clang_getCursorType(ob[0]))) {
+  if (cursor_is_pointer_type(clang_getCursorType(ob[0]))) {
     gval v = gb_eval(b, f, ob[0]);
     return v.k == GV_ADDR ? v.path : NULL;
   }

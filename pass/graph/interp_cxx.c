@@ -261,7 +261,7 @@ gval gb_smart_construct(gb *b, gb_frame *f, CXCursor e, const char *obj) {
       CXCursor s = cursor_strip_casts(a0);
       if (src && !clang_equalCursors(s, strip_move(a0)))
         gb_store(b, src, gb_int(b, sym_const(b->a, 0), NULL, 0));
-    } else if (gb_is_pointer_type(at) || clang_getCanonicalType(at).kind == CXType_NullPtr) {
+    } else if (cursor_is_pointer_type(at) || clang_getCanonicalType(at).kind == CXType_NullPtr) {
       held = gb_eval(b, f, a0);
     } else {
       gb_eval(b, f, a0);

@@ -179,7 +179,7 @@ static void unalias_root(gb *b, gb_frame *f, CXCursor lhs) {
     enum CXCursorKind k = clang_getCursorKind(e);
     CXCursor ch[2];
     if (k == CXCursor_MemberRefExpr && cursor_children(e, ch, 1) == 1 &&
-        !gb_is_pointer_type(clang_getCursorType(cursor_strip_casts(ch[0])))) {
+        !cursor_is_pointer_type(clang_getCursorType(cursor_strip_casts(ch[0])))) {
       e = cursor_strip_casts(ch[0]);
     } else if (k == CXCursor_ArraySubscriptExpr && cursor_children(e, ch, 2) == 2 &&
                gb_is_array_type(clang_getCursorType(cursor_strip_casts(ch[0])))) {
@@ -232,7 +232,7 @@ gval gb_assign(gb *b, gb_frame *f, CXCursor lhs, CXCursor rhs_c, gval rhs,
   gval v = rhs;
   if (op != CXBinaryOperator_Invalid) {
     gval cur = gb_read_lvalue(b, f, key, lt, text, ok);
-    if (gb_is_pointer_type(lt) && (op == CXBinaryOperator_Add || op == CXBinaryOperator_Sub))
+    if (cursor_is_pointer_type(lt) && (op == CXBinaryOperator_Add || op == CXBinaryOperator_Sub))
       v = ptr_add(b, cur, rhs, pointee_size(lhs), op == CXBinaryOperator_Sub, lhs);
     else
       v = arith(b, op, cur, rhs);
@@ -267,8 +267,8 @@ static gval eval_binary(gb *b, gb_frame *f, CXCursor e) {
   gval l = gb_eval(b, f, ch[0]);
   gval r = gb_eval(b, f, ch[1]);
   if (op == CXBinaryOperator_Add || op == CXBinaryOperator_Sub) {
-    int lp = gb_is_pointer_type(clang_getCursorType(ch[0]));
-    int rp = gb_is_pointer_type(clang_getCursorType(ch[1]));
+    int lp = cursor_is_pointer_type(clang_getCursorType(ch[0]));
+    int rp = cursor_is_pointer_type(clang_getCursorType(ch[1]));
     if (lp && !rp) return ptr_add(b, l, r, pointee_size(ch[0]), op == CXBinaryOperator_Sub, e);
     if (rp && !lp && op == CXBinaryOperator_Add) return ptr_add(b, r, l, pointee_size(ch[1]), 0, e);
     if (lp && rp) return gb_int(b, sym_unknown(b->a), NULL, 0); /* pointer difference */
@@ -467,7 +467,7 @@ gval gb_eval(gb *b, gb_frame *f, CXCursor e) {
       return v;
     }
     CXType ty = clang_getCursorType(d);
-    if (gb_is_global_var(d) && !gb_is_pointer_type(ty) && !gb_is_record_type(ty) &&
+    if (gb_is_global_var(d) && !cursor_is_pointer_type(ty) && !gb_is_record_type(ty) &&
         !gb_is_array_type(ty)) {
       /* file-scope constants: the name, bound to the value */
       char *name = string_and_dispose(clang_getCursorSpelling(d));
@@ -483,7 +483,7 @@ gval gb_eval(gb *b, gb_frame *f, CXCursor e) {
       free(name);
       return v;
     }
-    if (!gb_is_global_var(d) && clang_isConstQualifiedType(ty) && !gb_is_pointer_type(ty)) {
+    if (!gb_is_global_var(d) && clang_isConstQualifiedType(ty) && !cursor_is_pointer_type(ty)) {
       /* const locals with constant initialisers bind like globals */
       int64_t c;
       char *name = string_and_dispose(clang_getCursorSpelling(d));

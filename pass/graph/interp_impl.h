@@ -22,7 +22,6 @@
 gval gb_none_val(void);
 const char *gb_paren(gb *b, const char *text, int prec, int need);
 int gb_is_plain_lvalue_text(const char *s);
-int gb_is_pointer_type(CXType t);
 int gb_is_record_type(CXType t);
 int gb_is_array_type(CXType t);
 int gb_is_global_var(CXCursor decl);

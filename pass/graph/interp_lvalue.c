@@ -121,8 +121,8 @@ static const char *lvalue_at(gb *b, gb_frame *f, CXCursor e, const char **text, 
     const char *res = NULL;
     if (n >= 1) {
       CXCursor base = ch[0];
-      if (gb_is_pointer_type(clang_getCursorType(cursor_strip_casts(base))) ||
-          gb_is_pointer_type(clang_getCursorType(base))) {
+      if (cursor_is_pointer_type(clang_getCursorType(cursor_strip_casts(base))) ||
+          cursor_is_pointer_type(clang_getCursorType(base))) {
         gval bv = gb_eval(b, f, base);
         if (bv.k == GV_ADDR) {
           /* the member may itself hold a struct copy (`blk->t` assigned a
@@ -268,13 +268,13 @@ GB_NOINLINE gval gb_read_lvalue(gb *b, gb_frame *f, const char *key, CXType ty, 
   }
   /* an element at a loop index: from the elements setup stored (elements.c) */
   gval ev;
-  if (!st && index && gb_element_read(b, key, index, gb_is_pointer_type(ty), &ev)) {
+  if (!st && index && gb_element_read(b, key, index, cursor_is_pointer_type(ty), &ev)) {
     ev.text = text; /* the element's own text was written in setup */
     ev.text_ok = text_ok;
     ev.prec = 0;
     st = &ev;
   }
-  if (gb_is_pointer_type(ty)) {
+  if (cursor_is_pointer_type(ty)) {
     gval v = st ? *st : gb_none_val();
     if (!st) {
       v.k = GV_DEVPTR; /* a pointer of unknown origin: unresolved if used by an op */

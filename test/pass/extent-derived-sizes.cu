@@ -1,4 +1,4 @@
-// Note [derived sizes] (kernels.c): a local size computed from parameters
+// Note [derived sizes] (kernels_stmt.c): a local size computed from parameters
 // whose sign is not decided - `H_out = H - F + 1` - is assumed >= 0 like
 // the parameters, so `idx % W_out`, `oh * W_out` bound an index; the
 // extent is over the parameters.  A guard `oh >= 0` makes `oh` >= 0.

@@ -1,4 +1,4 @@
-// Note [launch bounds] (kernels.c): blockIdx.x < gridDim.x and threadIdx.x <
+// Note [launch bounds] (kernels_value.c): blockIdx.x < gridDim.x and threadIdx.x <
 // blockDim.x whatever the kernel tests, so an index no guard bounds - one
 // block per row, one thread per position - is bounded by the launch.  The
 // kernel's extent names the launch dimensions; the graph and the rewriter

@@ -1,4 +1,4 @@
-// Note [member calls] (kernels.c): the object of `o.m()` / `p->m()` is an
+// Note [member calls] (kernels_call.c): the object of `o.m()` / `p->m()` is an
 // access of its own.  A const method reads it, another method may write it
 // (readwrite) unless its body is here, which is then analysed inline with
 // `this` bound to the object (a field through the implicit `this` is the
