@@ -391,10 +391,11 @@ typedef struct tidal_counters {
   uint64_t evictions;           /* chunks evicted by budget pressure (LRU) */
   double stall_seconds;         /* time the compute stream waited for data */
   double modelled_seconds;      /* sim backend: virtual clock advanced */
-  /* Sim backend, where the modelled time goes (0 on CUDA): the host's time
-   * in map/unmap/set-access calls (not the VMM worker's), the host blocked
-   * waiting for the device or a copy, and the compute stream idle before
-   * an op: because the host had not launched it yet, or waiting for its
+  /* Where the time goes: the host's time in map/unmap/set-access calls
+   * (not the VMM worker's) and the host blocked waiting for the device, a
+   * copy or the VMM worker (sim: modelled; CUDA: measured on the host's
+   * clock), and, sim only (0 on CUDA), the compute stream idle before an
+   * op: because the host had not launched it yet, or waiting for its
    * copies (stall_seconds sums each wait's own delay, so it can count one
    * idle span twice). */
   double modelled_vmm_seconds;

@@ -349,20 +349,37 @@ static void cuda_release(rt_backend *b, uintptr_t addr, size_t bytes) {
   CU(cuMemAddressFree)((CUdeviceptr)addr, bytes);
 }
 
+/* Note [measured host time]: the counters the sim models
+ * (modelled_vmm_seconds, modelled_host_wait_seconds) are measured here on
+ * the host's clock, so that one card run's TIDAL_STATS says where its host
+ * time went (issue 19: the H200's summary printed 0 for both while the
+ * host spent ~55 ms a step between launches).  The training thread's VMM
+ * calls only (the VMM worker's are its own thread's), and its blocking
+ * waits for copies, marks and the worker.  Two clock reads a call: ~50 ns
+ * against 1-75 us. */
 static tidal_status cuda_map(rt_backend *b, uintptr_t addr, uint32_t phys, rt_event *ready) {
   memset(ready, 0, sizeof *ready); /* cuMemMap is synchronous: usable once access is set */
-  CHECK(CU(cuMemMap)((CUdeviceptr)addr, b->chunk_bytes, 0, b->phys[phys], 0), "cuMemMap");
+  double t0 = now_s();
+  CUresult r = CU(cuMemMap)((CUdeviceptr)addr, b->chunk_bytes, 0, b->phys[phys], 0);
+  RT_COUNT_TIME(modelled_vmm_seconds, now_s() - t0);
+  CHECK(r, "cuMemMap");
   return TIDAL_OK;
 }
 
 static tidal_status cuda_set_access(rt_backend *b, uintptr_t addr, size_t bytes) {
-  CHECK(CU(cuMemSetAccess)((CUdeviceptr)addr, bytes, &b->access, 1), "cuMemSetAccess");
+  double t0 = now_s();
+  CUresult r = CU(cuMemSetAccess)((CUdeviceptr)addr, bytes, &b->access, 1);
+  RT_COUNT_TIME(modelled_vmm_seconds, now_s() - t0);
+  CHECK(r, "cuMemSetAccess");
   return TIDAL_OK;
 }
 
 static tidal_status cuda_unmap(rt_backend *b, uintptr_t addr, uint32_t phys) {
   /* Note [unmap ordering]: the caller waited for the chunk's last use. */
-  CHECK(CU(cuMemUnmap)((CUdeviceptr)addr, b->chunk_bytes), "cuMemUnmap");
+  double t0 = now_s();
+  CUresult r = CU(cuMemUnmap)((CUdeviceptr)addr, b->chunk_bytes);
+  RT_COUNT_TIME(modelled_vmm_seconds, now_s() - t0);
+  CHECK(r, "cuMemUnmap");
   return TIDAL_OK;
 }
 
@@ -480,7 +497,9 @@ static tidal_status cuda_event_sync(rt_backend *b, const rt_event *ev, double *w
   tidal_status st = rt_vmmq_sync(ev->ticket);
   if (st != TIDAL_OK)
     return st;
-  CHECK(CU(cuEventSynchronize)((CUevent)ev->handle), "cuEventSynchronize");
+  CUresult r = CU(cuEventSynchronize)((CUevent)ev->handle);
+  RT_COUNT_TIME(modelled_host_wait_seconds, now_s() - t0); /* Note [measured host time] */
+  CHECK(r, "cuEventSynchronize");
   if (waited_s)
     *waited_s += now_s() - t0;
   return TIDAL_OK;
@@ -565,7 +584,9 @@ static tidal_status cuda_mark_wait(rt_backend *b, uint64_t m, double *waited_s) 
   if (m < b->done_upto)
     return TIDAL_OK;
   double t0 = now_s();
-  CHECK(CU(cuEventSynchronize)(b->marks[m - b->mark_base]), "cuEventSynchronize (last-use mark)");
+  CUresult r = CU(cuEventSynchronize)(b->marks[m - b->mark_base]);
+  RT_COUNT_TIME(modelled_host_wait_seconds, now_s() - t0); /* Note [measured host time] */
+  CHECK(r, "cuEventSynchronize (last-use mark)");
   if (waited_s)
     *waited_s += now_s() - t0;
   marks_poll(b);
@@ -774,6 +795,7 @@ static tidal_status cuda_worker_attach(rt_backend *b, char *err, size_t n) {
 }
 
 static void cuda_worker_waited(rt_backend *b, double vt, double real_s, double *waited_s) {
+  RT_COUNT_TIME(modelled_host_wait_seconds, real_s); /* Note [measured host time] */
   *waited_s += real_s;
 }
 
