@@ -252,7 +252,11 @@ typedef struct graph_candidate {
 
 /* Names bound to integers: --bind, and compile-time constants found in the
  * source (file-scope static const, #define, enum constants, const locals). */
-typedef enum bind_source { BIND_USER = 0, BIND_CONST = 1, BIND_MACRO = 2, BIND_ENUM = 3 } bind_source;
+/* BIND_DEVICE: a property of the card tidal models (interp_device.c, Note
+ * [device properties]), not a constant of the program. */
+typedef enum bind_source {
+  BIND_USER = 0, BIND_CONST = 1, BIND_MACRO = 2, BIND_ENUM = 3, BIND_DEVICE = 4
+} bind_source;
 
 typedef struct graph_binding {
   char *name;

@@ -652,11 +652,14 @@ static void header(rw *r, const plan_result *p, int planned, const char *why_unp
 /* Why the graph cannot be unrolled: the first unbound name. */
 static char *unbound_reason(const graph *g) {
   char *name = NULL;
-  for (int i = 0; i < g->n_loops && !name; i++) name = bind_first_unbound(&g->binds, g->loops[i].trip);
+  /* sizes first: a loop's trip count may be one the unroller does without
+   * (a periodic branch's, micro-steps': unroll.c), and naming it hid the
+   * size that did stop it (llm.c: val_num_batches named, the config not) */
+  for (int i = 0; i < g->n_allocs && !name; i++) name = bind_first_unbound(&g->binds, g->allocs[i].bytes);
   for (int i = 0; i < g->n_ops && !name; i++)
     for (int j = 0; j < g->ops[i].n_acc && !name; j++)
       name = bind_first_unbound(&g->binds, g->ops[i].acc[j].bytes);
-  for (int i = 0; i < g->n_allocs && !name; i++) name = bind_first_unbound(&g->binds, g->allocs[i].bytes);
+  for (int i = 0; i < g->n_loops && !name; i++) name = bind_first_unbound(&g->binds, g->loops[i].trip);
   rw_buf b = {0};
   if (name)
     rw_buf_printf(&b, "'%s' is unbound and not a compile-time constant (use --bind %s=VALUE)", name,
