@@ -4,7 +4,7 @@ import sys
 
 v1, v2, mo = (json.load(open(p)) for p in sys.argv[1:4])
 ok = v1["ok"] and v2["ok"] and mo["ok"]
-ok = ok and v1["checksums_match"] is True and mo["checksums_match"] is None and mo["model_only"]
+ok = ok and v1["checksums_match"] is True and not v1["cost_only"] and mo["cost_only"] is True
 u1, u2 = v1["modelled_time_steady_unmanaged_s"], v2["modelled_time_steady_unmanaged_s"]
 m1, m2 = v1["modelled_time_steady_managed_s"], v2["modelled_time_steady_managed_s"]
 ops = v1["ops_per_iteration"]
