@@ -308,7 +308,9 @@ static int guarded_blocks(const engine *e, const trace_op *top, const tidal_acce
     return -1;
   }
   segv_armed = 1;
-  *sum += e->o->cost_only ? 1 : hash_blocks(e, top, whole, seed, b0, b1, stuck);
+  /* cost only: hash_blocks returns seed * blocks, so a split op's pieces
+   * sum to the same figure in both runs however each cuts it */
+  *sum += hash_blocks(e, top, whole, seed, b0, b1, stuck);
   segv_armed = 0;
   return 0;
 }
@@ -406,7 +408,7 @@ static uint64_t run_op(engine *e, int op, int it, uint64_t *pieces) {
   int sig = sigsetjmp(segv_jmp, 1);
   if (sig == 0) {
     segv_armed = 1;
-    h = e->o->cost_only ? 1 : hash_and_fill(e, top, accp, seed);
+    h = hash_and_fill(e, top, accp, seed); /* cost only: the seed */
     segv_armed = 0;
   } else {
     segv_armed = 0;
