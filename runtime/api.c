@@ -693,6 +693,10 @@ tidal_status tidal_iteration_end(void) {
   REQUIRE_INIT("tidal_iteration_end");
   if (rt_g.arb)
     rt_arbiter_poll(1); /* who is still alive, and the division again */
+  /* the program's cudaDeviceSynchronize, on the sim's clocks (Note [device
+   * sync], backend_sim.c) */
+  if (rt_g.cfg.sim_device_sync_per_iteration && rt_g.be->device_sync)
+    rt_g.be->device_sync(rt_g.b);
   rt_planner_iteration_end(); /* plans, or learns from this iteration */
   rt_recompute_iteration_end();
   rt_g.iteration++; /* tidal_keep requests expire */

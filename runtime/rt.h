@@ -511,7 +511,10 @@ static inline size_t rt_resident_bytes(void) {
 }
 
 /* ---- profile.c: per-site op durations (TIDAL_PROFILE) ---- */
-RT_HIDDEN void rt_profile_add(const tidal_site *site, double seconds);
+/* One execution of the op at site: its device seconds and the host seconds
+ * its launch took (0 if not measured); cold: it ran before the first
+ * tidal_iteration_end (Note [cold samples], profile.c). */
+RT_HIDDEN void rt_profile_add(const tidal_site *site, double seconds, double launch_s, int cold);
 RT_HIDDEN tidal_status rt_profile_write(const char *path);
 /* At tidal_init: path can be written (a file there is created or opened,
  * never truncated; one this made is removed again).  TIDAL_ERR_CONFIG. */
@@ -520,7 +523,12 @@ RT_HIDDEN void rt_profile_destroy(void);
 
 /* ---- costs.c: the sim's cost model (Note [sim cost model]) ---- */
 typedef struct rt_costs {
-  double map_s, set_access_s, unmap_s;        /* per driver call, host */
+  double map_s, set_access_s, unmap_s;        /* per driver call on one 2 MiB handle, host */
+  double map_8m_s, set_access_8m_s, unmap_8m_s;    /* the same on one 8 MiB handle (0: unknown) */
+  double map_32m_s, set_access_32m_s, unmap_32m_s; /* and on one 32 MiB handle (0: unknown) */
+  double vmm_in_situ_scale;                   /* what those calls cost in a training run over
+                                                 what bench/vmm_costs measures (Note [vmm
+                                                 calls in situ], backend_sim.c); 0 = 1 */
   double event_record_s, event_query_s;       /* host */
   double event_sync_s;                        /* host wake-up after a blocking wait */
   double stream_wait_s;                       /* cuStreamWaitEvent, host */
@@ -533,6 +541,8 @@ typedef struct rt_costs {
   double h2d_bytes_per_s, d2h_bytes_per_s;    /* pinned, per direction */
   double pin_bytes_per_s;                     /* host pinning (cuMemHostAlloc) */
   double host_ahead_s;                        /* most the host runs ahead of the device */
+  double one_copy_engine;                     /* nonzero: every copy, both directions, queues
+                                                 on one engine (Note [one copy engine]) */
 } rt_costs;
 /* Parses the cost file format ("key value  # comment" lines) over the
  * values already in *c; 0 on success, else -1 and a message in err. */

@@ -446,6 +446,12 @@ typedef struct graph {
   sym *train_lo;             /* its first value (loop context) */
   sym *train_hi;             /* exclusive bound, as graph_loop.hi */
   int train_step;            /* its constant stride */
+  /* Calls that wait for the whole device (cudaDeviceSynchronize,
+   * cudaThreadSynchronize, cuCtxSynchronize) met in one iteration of the
+   * training loop, in its body or a function it calls, outside periodic
+   * branches: tidal replay's host waits for every op and copy at each
+   * iteration's end when there is one (Note [device sync], backend_sim.c). */
+  int loop_device_syncs;
   int n_ops;
   graph_op *ops;
   int n_loops;
