@@ -9,11 +9,12 @@
  *        -L/usr/local/cuda/lib64 -lcuda -o vmm_costs && ./vmm_costs > h100.costs
  * Each figure is the median of many calls (host wall time, CLOCK_MONOTONIC),
  * on 2 MiB chunks (the CUDA backend's), the way libtidal makes the calls.
- * Comment lines at the end add map, set-access and unmap of ONE physical
- * handle of 8 MiB and of 32 MiB, and set-access of 2 MiB of the 32 MiB
- * handle: whether set-access costs per handle, per 2 MiB page or per byte
- * decides whether larger chunks would pay (docs/gpu-runs.md says what to
- * compare).
+ * The lines at the end add map, set-access and unmap of ONE physical
+ * handle of 8 MiB and of 32 MiB (a comment line each, and the keys
+ * map_8m_s, set_access_8m_s, ... the sim reads for chunks of those sizes),
+ * and set-access of 2 MiB of the 32 MiB handle: whether set-access costs
+ * per handle, per 2 MiB page or per byte decides whether larger chunks
+ * would pay (docs/gpu-runs.md says what to compare).
  * Exit status 77 when there is no device. */
 #define _POSIX_C_SOURCE 200809L
 #define BENCH_NAME "vmm_costs"
@@ -215,6 +216,11 @@ static void one_handle(const CUmemAllocationProp *prop, const CUmemAccessDesc *a
     printf("set_access of its first 2 MiB %.3gu\n", median(first, NBIG) * 1e6);
   else
     printf("set_access of its first 2 MiB refused (CUresult %d)\n", (int)first_err);
+  /* the same as keys: the sim charges a chunk of this size what one handle
+   * costs (Note [vmm calls in situ], runtime/backend_sim.c) */
+  printf("map_%zum_s %.3gu\nset_access_%zum_s %.3gu\nunmap_%zum_s %.3gu\n", bytes >> 20,
+         median(map, NBIG) * 1e6, bytes >> 20, median(access, NBIG) * 1e6, bytes >> 20,
+         median(unmap, NBIG) * 1e6);
   return;
 fail:
   printf("# one %zu MiB handle: %s failed (CUresult %d)\n", bytes >> 20, what, (int)r);

@@ -160,6 +160,17 @@ typedef struct tidal_config {
    * unmap, events, copy issue); 0 = 1.  `tidal replay --chunk 4K` uses
    * chunk / 2 MiB so that emulating small chunks costs what 2 MiB would. */
   double sim_call_cost_scale;
+  /* Sim backend: what the program's host pays at particular op sites
+   * (`tidal replay` fills it from a profile and the op's library call);
+   * n entries, each site's object as passed to tidal_op_begin.  Sites not
+   * listed launch for the cost model's launch_s and do not wait. */
+  const struct tidal_sim_site *sim_sites;
+  int n_sim_sites;
+  /* Sim backend: nonzero when the program waits for the whole device once
+   * an iteration (a cudaDeviceSynchronize in its training loop): at
+   * tidal_iteration_end the host waits for every op and copy issued so far,
+   * tidal's own copies included.  `tidal replay` sets it from the source. */
+  int sim_device_sync_per_iteration;
   tidal_planner planner;         /* TIDAL_PLANNER_DEFAULT: the environment, else runtime */
   int planner_feedback_off;      /* nonzero: the run-time plan does not learn from iterations */
   /* Nonzero: the driver's virtual-memory calls (map, set-access, unmap)
@@ -172,6 +183,19 @@ typedef struct tidal_config {
    * ignored (A/B runs, a fallback).  TIDAL_RELOCATE=0. */
   int relocate_off;
 } tidal_config;
+
+/* Sim backend, one op site's host costs (tidal_config.sim_sites). */
+typedef struct tidal_sim_site {
+  const struct tidal_site *site;
+  double launch_seconds; /* host time of the program's launch of the op (its launch call and
+                            tidal_op_end), measured: a TIDAL_PROFILE's launch column;
+                            0 = the cost model's launch_s */
+  unsigned flags;        /* TIDAL_SIM_SITE_* */
+} tidal_sim_site;
+
+/* The call returns only once the device has run it and all work before it
+ * (cudaMemcpy to or from the host): the host waits for the device. */
+#define TIDAL_SIM_SITE_HOST_SYNC 1u
 
 /* Fills *cfg with defaults (all zeros mean "backend default"). */
 void tidal_config_default(tidal_config *cfg);
@@ -409,11 +433,11 @@ typedef struct tidal_counters {
   uint64_t evictions;           /* chunks evicted by budget pressure (LRU) */
   double stall_seconds;         /* time the compute stream waited for data */
   double modelled_seconds;      /* sim backend: virtual clock advanced */
-  /* Sim backend, where the modelled time goes (CUDA: the first two are
-   * measured on the training thread, the last two are 0): the host's time
-   * in map/unmap/set-access calls (not the VMM worker's), the host blocked
-   * waiting for the device or a copy, and the compute stream idle before
-   * an op: because the host had not launched it yet, or waiting for its
+  /* Where the time goes: the host's time in map/unmap/set-access calls
+   * (not the VMM worker's) and the host blocked waiting for the device, a
+   * copy or the VMM worker (sim: modelled; CUDA: measured on the host's
+   * clock), and, sim only (0 on CUDA), the compute stream idle before an
+   * op: because the host had not launched it yet, or waiting for its
    * copies (stall_seconds sums each wait's own delay, so it can count one
    * idle span twice). */
   double modelled_vmm_seconds;

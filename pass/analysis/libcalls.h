@@ -65,7 +65,10 @@ enum {
   LIBCALL_HOST_ALLOC = 32,        /* with ALLOC/FREE: host (pinned) memory, not a device tensor */
   LIBCALL_MANAGED = 64,           /* with ALLOC: unified memory (cudaMallocManaged) */
   LIBCALL_DESCRIPTOR_QUERY = 128, /* computes integers from descriptors, written through pointers */
-  LIBCALL_DESCRIPTOR_ATTR = 256   /* sets one attribute of a descriptor from *buf (cublasLt) */
+  LIBCALL_DESCRIPTOR_ATTR = 256,  /* sets one attribute of a descriptor from *buf (cublasLt) */
+  LIBCALL_HOST_SYNC = 512         /* with OP: returns to the host only once the device has run it
+                                     and the work before it, when one side is host memory
+                                     (cudaMemcpy): the host waits (tidal replay's clock) */
 };
 
 /* The table row for callee, or NULL if not modelled. */

@@ -25,12 +25,12 @@
 
 const libcalls_row libcalls_cudart_rows[] = {
     /* cudaMemcpy(dst, src, count, kind) */
-    LC_OP_ROW("cudaMemcpy", CUDART, 4, 0, libcalls_flops_zero, LC_NOP,
+    LC_OP_ROW("cudaMemcpy", CUDART, 4, LIBCALL_HOST_SYNC, libcalls_flops_zero, LC_NOP,
               KIND_DST("dst", 0, 2, 3), KIND_SRC("src", 1, 2, 3)),
     LC_OP_ROW("cudaMemcpyAsync", CUDART, 5, 0, libcalls_flops_zero, LC_NOP,
               KIND_DST("dst", 0, 2, 3), KIND_SRC("src", 1, 2, 3)),
     /* cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind) */
-    LC_OP_ROW("cudaMemcpy2D", CUDART, 7, 0, libcalls_flops_zero, LC_NOP,
+    LC_OP_ROW("cudaMemcpy2D", CUDART, 7, LIBCALL_HOST_SYNC, libcalls_flops_zero, LC_NOP,
               KIND_DST2D("dst", 0, 1, 4, 5, 6), KIND_SRC2D("src", 2, 3, 4, 5, 6)),
     LC_OP_ROW("cudaMemcpy2DAsync", CUDART, 8, 0, libcalls_flops_zero, LC_NOP,
               KIND_DST2D("dst", 0, 1, 4, 5, 6), KIND_SRC2D("src", 2, 3, 4, 5, 6)),

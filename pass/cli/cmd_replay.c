@@ -29,6 +29,7 @@
 #include "graph/graph.h"
 #include "cli/options.h"
 #include "cli/profile_load.h"
+#include "analysis/libcalls.h"
 #include "cli/output.h"
 #include "cli/plan_replay.h"
 #include "cli/replay_multi.h"
@@ -38,6 +39,27 @@
 #include "rewrite/rewrite.h"
 #include "cli/summary.h"
 #include "graph/coverage.h"
+
+/* Per graph op, 1 where its call returns to the host only once the device
+ * has run it: a LIBCALL_HOST_SYNC call (cudaMemcpy) with a host side, i.e.
+ * not both a read and a write of device memory (Note [host costs per site],
+ * replay.c).  NULL when out of memory (then no op waits). */
+static unsigned char *host_sync_ops(const graph *g) {
+  unsigned char *sync = calloc((size_t)(g->n_ops ? g->n_ops : 1), 1);
+  for (int i = 0; sync && i < g->n_ops; i++) {
+    const graph_op *op = &g->ops[i];
+    const libcall_info *li = op->callee ? libcall_find(op->callee) : NULL;
+    if (!li || !(li->flags & LIBCALL_HOST_SYNC)) continue;
+    int reads = 0, writes = 0;
+    for (int a = 0; a < op->n_acc; a++) {
+      if (op->acc[a].unmanaged) continue;
+      if (op->acc[a].mode & ACCESS_READ) reads = 1;
+      if (op->acc[a].mode & ACCESS_WRITE) writes = 1;
+    }
+    sync[i] = !(reads && writes);
+  }
+  return sync;
+}
 
 typedef struct replay_cli {
   cost_model cost;
@@ -55,6 +77,7 @@ typedef struct replay_cli {
   const char *costs;    /* --costs FILE: the sim's cost model (runtime/device/sim_costs.txt format) */
   const char *profile;  /* --profile FILE: measured op durations (TIDAL_PROFILE) */
   profile prof;         /* its lines, read and checked before any analysis */
+  int model_only;       /* --model-only: modelled times alone, no data checked */
 } replay_cli;
 
 static int replay_extra(void *ud, int argc, char **argv, int *i) {
@@ -62,6 +85,10 @@ static int replay_extra(void *ud, int argc, char **argv, int *i) {
   const char *a = argv[*i], *v = NULL;
   if (!strcmp(a, "--separate-programs")) {
     c->separate = 1;
+    return 1;
+  }
+  if (strcmp(a, "--model-only") == 0) {
+    c->model_only = 1;
     return 1;
   }
   const char *names[] = {"--cost", "--iterations", "--break", "--runtime-planner", "--trace",
@@ -130,7 +157,7 @@ static void usage(FILE *f) {
              "                    [--runtime-planner runtime|hints|lru] [--iterations N]\n"
              "                    [--chunk SIZE] [--cost KEY=VALUE]... [--costs FILE]\n"
              "                    [--profile FILE] [--trace FILE] [--timeline FILE.svg]\n"
-             "                    [--separate-programs]\n"
+             "                    [--separate-programs] [--model-only]\n"
              "                    [-- clang flags]\n"
              "Runs one training iteration's op trace (twice, or N times) on libtidal's CPU\n"
              "simulator, unmanaged and under the plan `tidal rewrite` would emit, and\n"
@@ -139,7 +166,10 @@ static void usage(FILE *f) {
              "headline is the steady state (the last iteration).  Several FILEs are one\n"
              "program, as in every command; with --separate-programs each is a program of\n"
              "its own, replayed in its own process at the same time under one shared\n"
-             "--budget SIZE (JSON: workloads, combined_peak_bytes).  See docs/replay.md.\n\n"
+             "--budget SIZE (JSON: workloads, combined_peak_bytes).  --model-only: ops\n"
+             "touch no data and checksums are not compared (JSON cost_only): the modelled\n"
+             "times alone, faster (calibrating the cost model against a card).\n"
+             "See docs/replay.md.\n\n"
              "options:\n");
   options_print_help(f, "replay");
 }
@@ -203,7 +233,8 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
   int have_trace = 0;
   plan_replay pr;
   memset(&pr, 0, sizeof pr);
-  double *op_seconds = NULL;
+  double *op_seconds = NULL, *op_launch = NULL;
+  unsigned char *op_sync = NULL;
   char tmp_trace[] = "/tmp/tidal-replay-trace-XXXXXX";
   int have_tmp = 0;
 
@@ -215,7 +246,7 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
   have_trace = 1;
   if (cli.profile) { /* measured op durations for the plan and the sim clock */
     int matched = 0;
-    if (profile_match(&cli.prof, &g, &op_seconds, &matched) != 0) {
+    if (profile_match(&cli.prof, &g, &op_seconds, &op_launch, &matched) != 0) {
       rc = TIDAL_EXIT_INTERNAL;
       goto out;
     }
@@ -246,6 +277,10 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
   ro->chunk_bytes = cli.chunk;
   ro->sim_costs_path = cli.costs;
   ro->cost = cli.cost;
+  ro->op_launch_s = op_launch; /* Note [host costs per site], replay.c */
+  ro->op_host_sync = op_sync = host_sync_ops(&g);
+  ro->device_sync = g.loop_device_syncs > 0; /* Note [device sync], backend_sim.c */
+  ro->cost_only = cli.model_only;             /* --model-only: Note [one model of cost] */
   if (resolve_planner(cli.planner, mode, &ro->planner) != 0 ||
       resolve_vmm_thread(&ro->vmm_thread) != 0) {
     rc = TIDAL_EXIT_BAD_INPUT;
@@ -341,6 +376,8 @@ out:
   graph_free(&g);
   frontend_dispose(tu);
   free(op_seconds);
+  free(op_launch);
+  free(op_sync);
   if (child && !reported) replay_child_result(child, rc ? rc : TIDAL_EXIT_INTERNAL, 0);
   return rc;
 }

@@ -2,7 +2,9 @@
  * writes it: measured op durations per op site on the CUDA backend) into
  * per-static-op durations for the cost model (`tidal replay --profile`).
  *
- * A profile line is "FILE:LINE<TAB>COUNT<TAB>MEAN_SECONDS<TAB>LABEL".  A
+ * A profile line is "FILE:LINE<TAB>COUNT<TAB>MEAN_SECONDS<TAB>LABEL", and
+ * in a version 2 file (first line "# tidal profile v2") "FILE:LINE<TAB>
+ * COUNT<TAB>MEAN_SECONDS<TAB>LAUNCH_SECONDS<TAB>LABEL" (runtime/profile.c).  A
  * site of the rewritten program is an op statement of the original source,
  * so it matches the graph op written at that line of a file with the same
  * base name (the profile may come from a machine where the source sat in
@@ -63,56 +65,84 @@ static int parse_count(const char *s, const char *end, unsigned long long *out) 
   return 1;
 }
 
-static int bad(const char *path, int lineno, const char *line, const char *at, const char *why,
-               const char *field, size_t field_n) {
+static const char *layout(int version) {
+  return version >= 2 ? "FILE:LINE<TAB>COUNT<TAB>MEAN_SECONDS<TAB>LAUNCH_SECONDS<TAB>LABEL"
+                      : "FILE:LINE<TAB>COUNT<TAB>MEAN_SECONDS<TAB>LABEL";
+}
+
+static int bad(const char *path, int lineno, int version, const char *line, const char *at,
+               const char *why, const char *field, size_t field_n) {
   char q[80];
   text_quote(field, field_n, q, sizeof q);
-  diag_error(path, (unsigned)lineno, (unsigned)(at - line) + 1, "%s: '%s' (expected "
-             "FILE:LINE<TAB>COUNT<TAB>MEAN_SECONDS<TAB>LABEL)", why, q);
+  diag_error(path, (unsigned)lineno, (unsigned)(at - line) + 1, "%s: '%s' (expected %s)", why, q,
+             layout(version));
   return -1;
 }
 
-/* One line (NUL-terminated, no newline). 0, or -1 with a diagnostic. */
-static int parse_line(const char *path, int lineno, char *line, profile_line *out) {
+/* A seconds field [s, end): a plain decimal from 0 to
+ * PROFILE_MAX_OP_SECONDS.  0, or -1 with a diagnostic naming it. */
+static int parse_seconds(const char *path, int lineno, int version, const char *line,
+                         const char *s, const char *end, const char *name, double *out) {
+  char why[120];
+  if (decimal_end(s) != end) {
+    snprintf(why, sizeof why, "%s is not a plain decimal number of seconds", name);
+    return bad(path, lineno, version, line, s, why, s, (size_t)(end - s));
+  }
+  errno = 0;
+  double v = strtod(s, NULL);
+  if (errno || !isfinite(v) || v > PROFILE_MAX_OP_SECONDS) {
+    snprintf(why, sizeof why, "%s is out of range (0 to %g seconds an op)", name,
+             PROFILE_MAX_OP_SECONDS);
+    return bad(path, lineno, version, line, s, why, s, (size_t)(end - s));
+  }
+  *out = v;
+  return 0;
+}
+
+/* One line (NUL-terminated, no newline) of a version `version` file. 0, or
+ * -1 with a diagnostic. */
+static int parse_line(const char *path, int lineno, int version, char *line, profile_line *out) {
   size_t n = strlen(line);
   if (n && line[n - 1] == '\r') line[--n] = '\0';
   char *tab1 = strchr(line, '\t');
   if (!tab1) {
-    diag_error(path, (unsigned)lineno, 1,
-               "expected FILE:LINE<TAB>COUNT<TAB>MEAN_SECONDS<TAB>LABEL");
+    diag_error(path, (unsigned)lineno, 1, "expected %s", layout(version));
     return -1;
   }
   char *colon = tab1;
   while (colon > line && *colon != ':') colon--;
   if (colon == line || *colon != ':')
-    return bad(path, lineno, line, line, "the site is not FILE:LINE", line, (size_t)(tab1 - line));
+    return bad(path, lineno, version, line, line, "the site is not FILE:LINE", line,
+               (size_t)(tab1 - line));
   unsigned long long site_line, count;
   if (!parse_count(colon + 1, tab1, &site_line) || site_line > 1000000000ull)
-    return bad(path, lineno, line, colon + 1, "the site's line is not a positive integer",
+    return bad(path, lineno, version, line, colon + 1, "the site's line is not a positive integer",
                colon + 1, (size_t)(tab1 - colon - 1));
   char *cnt = tab1 + 1, *tab2 = strchr(cnt, '\t');
   char *cnt_end = tab2 ? tab2 : cnt + strlen(cnt);
   if (!parse_count(cnt, cnt_end, &count))
-    return bad(path, lineno, line, cnt, "COUNT is not a positive integer", cnt,
+    return bad(path, lineno, version, line, cnt, "COUNT is not a positive integer", cnt,
                (size_t)(cnt_end - cnt));
   if (!tab2) {
-    diag_error(path, (unsigned)lineno, (unsigned)(cnt_end - line) + 1,
-               "expected FILE:LINE<TAB>COUNT<TAB>MEAN_SECONDS<TAB>LABEL");
+    diag_error(path, (unsigned)lineno, (unsigned)(cnt_end - line) + 1, "expected %s",
+               layout(version));
     return -1;
   }
   char *mean = tab2 + 1, *tab3 = strchr(mean, '\t');
   char *mean_end = tab3 ? tab3 : mean + strlen(mean);
-  const char *dend = decimal_end(mean);
-  if (dend != mean_end)
-    return bad(path, lineno, line, mean, "MEAN_SECONDS is not a plain decimal number of seconds",
-               mean, (size_t)(mean_end - mean));
-  errno = 0;
-  double v = strtod(mean, NULL);
-  if (errno || !isfinite(v) || v > PROFILE_MAX_OP_SECONDS) {
-    char why[120];
-    snprintf(why, sizeof why, "MEAN_SECONDS is out of range (0 to %g seconds an op)",
-             PROFILE_MAX_OP_SECONDS);
-    return bad(path, lineno, line, mean, why, mean, (size_t)(mean_end - mean));
+  double v, launch = -1;
+  if (parse_seconds(path, lineno, version, line, mean, mean_end, "MEAN_SECONDS", &v) != 0)
+    return -1;
+  if (version >= 2) { /* the launch column (runtime/profile.c) */
+    if (!tab3) {
+      diag_error(path, (unsigned)lineno, (unsigned)(mean_end - line) + 1, "expected %s",
+                 layout(version));
+      return -1;
+    }
+    char *ls = tab3 + 1, *tab4 = strchr(ls, '\t');
+    char *ls_end = tab4 ? tab4 : ls + strlen(ls);
+    if (parse_seconds(path, lineno, version, line, ls, ls_end, "LAUNCH_SECONDS", &launch) != 0)
+      return -1;
   }
   *colon = '\0';
   out->file = strdup(line);
@@ -122,6 +152,7 @@ static int parse_line(const char *path, int lineno, char *line, profile_line *ou
   }
   out->line = (unsigned)site_line;
   out->mean_s = v;
+  out->launch_s = launch;
   return 0;
 }
 
@@ -131,6 +162,9 @@ int profile_read(const char *path, profile *p) {
   size_t len = 0;
   if (textfile_read(path, "profile", PROFILE_MAX_BYTES, &text, &len) != 0) return -1;
   int lineno = 0, cap = 0, rc = 0;
+  p->version = 1;
+  if (strncmp(text, "# tidal profile v", 17) == 0 && text[17] >= '2' && text[17] <= '9')
+    p->version = text[17] - '0';
   for (char *s = text; *s && rc == 0;) {
     char *nl = strchr(s, '\n');
     if (nl) *nl = '\0';
@@ -147,7 +181,7 @@ int profile_read(const char *path, profile *p) {
         p->lines = nlines;
         cap = nc;
       }
-      if (parse_line(path, lineno, s, &p->lines[p->n]) != 0) rc = -1;
+      if (parse_line(path, lineno, p->version, s, &p->lines[p->n]) != 0) rc = -1;
       else p->n++;
     }
     s = nl ? nl + 1 : s + strlen(s);
@@ -163,15 +197,19 @@ void profile_free(profile *p) {
   memset(p, 0, sizeof *p);
 }
 
-int profile_match(const profile *p, const graph *g, double **out, int *matched) {
+int profile_match(const profile *p, const graph *g, double **out, double **launch, int *matched) {
   *out = NULL;
+  if (launch) *launch = NULL;
   *matched = 0;
-  double *sec = malloc((size_t)(g->n_ops ? g->n_ops : 1) * sizeof *sec);
-  if (!sec) {
+  size_t n = (size_t)(g->n_ops ? g->n_ops : 1);
+  double *sec = malloc(n * sizeof *sec), *lsec = malloc(n * sizeof *lsec);
+  if (!sec || !lsec) {
+    free(sec);
+    free(lsec);
     diag_error(NULL, 0, 0, "out of memory while reading the profile");
     return -1;
   }
-  for (int i = 0; i < g->n_ops; i++) sec[i] = -1;
+  for (int i = 0; i < g->n_ops; i++) sec[i] = lsec[i] = -1;
   for (int k = 0; k < p->n; k++) {
     const char *site_file = base_name(p->lines[k].file);
     for (int i = 0; i < g->n_ops; i++) {
@@ -179,10 +217,15 @@ int profile_match(const profile *p, const graph *g, double **out, int *matched) 
       if (op->line == p->lines[k].line && op->file &&
           strcmp(base_name(op->file), site_file) == 0 && sec[i] < 0) {
         sec[i] = p->lines[k].mean_s;
+        lsec[i] = p->lines[k].launch_s;
         (*matched)++;
       }
     }
   }
   *out = sec;
+  if (launch)
+    *launch = lsec;
+  else
+    free(lsec);
   return 0;
 }

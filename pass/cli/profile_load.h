@@ -13,26 +13,31 @@ typedef struct profile_line {
   char *file;       /* the site's file name as written */
   unsigned line;    /* its line */
   double mean_s;    /* mean seconds per instance */
+  double launch_s;  /* version 2: the host seconds of the op's launch; -1 in version 1 */
 } profile_line;
 
 typedef struct profile {
   profile_line *lines;
   int n;
+  int version;      /* 1, or 2 when the first line is "# tidal profile v2" */
 } profile;
 
 /* Reads and checks path (before any analysis): a text file of at most
  * PROFILE_MAX_BYTES, each line "FILE:LINE<TAB>COUNT<TAB>MEAN_SECONDS<TAB>
- * LABEL" (comments '#', blank lines) with LINE and COUNT positive
- * integers and MEAN_SECONDS a finite decimal from 0 to
- * PROFILE_MAX_OP_SECONDS.  0, or -1 with a "PATH:LINE:COL: error:"
- * diagnostic naming the field. */
+ * LABEL", in a version 2 file "FILE:LINE<TAB>COUNT<TAB>MEAN_SECONDS<TAB>
+ * LAUNCH_SECONDS<TAB>LABEL" (comments '#', blank lines) with LINE and COUNT
+ * positive integers and MEAN_SECONDS and LAUNCH_SECONDS finite decimals
+ * from 0 to PROFILE_MAX_OP_SECONDS.  0, or -1 with a "PATH:LINE:COL:
+ * error:" diagnostic naming the field. */
 int profile_read(const char *path, profile *p);
 void profile_free(profile *p);
 
 /* Per graph op: *out (caller frees) gets g->n_ops durations in seconds per
  * instance, -1 where the profile has no line for the op (matched by line
- * and file base name); *matched counts the ops it covers.  -1 when out of
+ * and file base name); *launch (caller frees; may be NULL) the host seconds
+ * of the op's launch from a version 2 profile, -1 where unknown (version 1
+ * files have none); *matched counts the ops it covers.  -1 when out of
  * memory (with a diagnostic). */
-int profile_match(const profile *p, const graph *g, double **out, int *matched);
+int profile_match(const profile *p, const graph *g, double **out, double **launch, int *matched);
 
 #endif

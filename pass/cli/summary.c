@@ -187,7 +187,9 @@ void summary_replay_line(const char *input, const graph_coverage *c, const repla
     fprintf(stderr, ", %s run FAILED\n", r->unmanaged.failed ? "unmanaged" : "managed");
     return;
   }
-  if (!r->cost_only)
+  if (r->cost_only)
+    fprintf(stderr, ", checksums not compared");
+  else
     fprintf(stderr, ", %s", r->checksums_match ? "checksums match" : "CHECKSUMS DIFFER");
   /* Note [steady headline] (replay.h) */
   if (r->unmanaged.last_modelled_s > 0)

@@ -75,7 +75,10 @@ typedef struct graph_loop {
   sym *lo;           /* first value of var (loop context) */
   sym *hi;           /* exclusive bound: var runs lo, lo+step, ... while var < hi
                         (step > 0) or var > hi (step < 0) */
-  int step;          /* +1, -1, or another constant stride */
+  int step;          /* +1, -1, or another constant stride; the direction (+1, -1) when
+                        the stride is a symbol (`off += B`) */
+  sym *stride;       /* the stride's magnitude, constant or symbolic (loop context);
+                        SYM_UNKNOWN if not recognised */
   sym *trip;         /* iterations (loop context); SYM_UNKNOWN if not recognised */
   char *file;
   unsigned line, col;
@@ -443,6 +446,12 @@ typedef struct graph {
   sym *train_lo;             /* its first value (loop context) */
   sym *train_hi;             /* exclusive bound, as graph_loop.hi */
   int train_step;            /* its constant stride */
+  /* Calls that wait for the whole device (cudaDeviceSynchronize,
+   * cudaThreadSynchronize, cuCtxSynchronize) met in one iteration of the
+   * training loop, in its body or a function it calls, outside periodic
+   * branches: tidal replay's host waits for every op and copy at each
+   * iteration's end when there is one (Note [device sync], backend_sim.c). */
+  int loop_device_syncs;
   int n_ops;
   graph_op *ops;
   int n_loops;

@@ -62,6 +62,11 @@
  * the copy latency is scaled by chunk / 2 MiB: every byte pays the latency
  * share it would pay with 2 MiB chunks, and the per-chunk driver-call
  * costs likewise (tidal_config.sim_call_cost_scale).
+ * With a measured cost file (--costs) and chunks of 2 MiB or more, the sim
+ * copies at the file's bandwidths and latency, one latency per copy as on
+ * the card (an 8 MiB chunk is one cudaMemcpyAsync there, not four); the
+ * plan is still made with the pass's cost model, as `tidal rewrite` made
+ * the card's.
  *
  * Note [budgets in chunks]
  * --budget N% is N% of the modelled unmanaged peak for the plan (bytes, as
@@ -69,6 +74,17 @@
  * unmanaged run's peak is at least that; the managed run gets N% of the
  * unmanaged run's peak (runtime_budget_bytes), so that 100% holds every
  * chunk the program touches and 50% half of them, at any chunk size. */
+
+/* Note [host costs per site]
+ * When the step is paced by the host (remapping chunks between launches),
+ * what each launch costs the host matters: the managed run's sites carry
+ * the launch time a profile measured for the rewritten program (the
+ * launch call and tidal_op_end; on the H200 7-9 us per kernel and 18-23 us
+ * per cuBLAS call, against the 1.5 us cuMemsetD8Async of the cost file's
+ * launch_s).  The unmanaged run stands for the original program and keeps
+ * launch_s.  A call that returns only once the device has run it (a
+ * cudaMemcpy to or from the host: libcalls' LIBCALL_HOST_SYNC) makes the
+ * host wait in both runs (Note [host-synchronous ops], backend_sim.c). */
 
 uint64_t replay_chunk_bytes(const tidal_trace *t, const replay_options *o) {
   uint64_t total = 0, c = o->chunk_bytes ? o->chunk_bytes : DEFAULT_REPLAY_CHUNK_BYTES;
@@ -136,6 +152,9 @@ typedef struct engine {
   replay_run *run;
   void **base;             /* per allocation: tidal_malloc's pointer */
   tidal_site *sites;       /* per trace op */
+  tidal_sim_site *sim_sites; /* the sites with host costs of their own (Note [host costs
+                                per site]), n_sim_sites of them */
+  int n_sim_sites;
   uint64_t *sums;          /* per dynamic op: checksum (0 = not run yet) */
   const uint64_t *expect;  /* the unmanaged run's checksums, or NULL */
   int *recompute_mismatch;
@@ -197,6 +216,7 @@ static void access_of(const engine *e, int op, int a, int it, tidal_access *out)
  * so the bytes do not depend on how the range is cut). */
 static uint64_t hash_and_fill(const engine *e, const trace_op *top, const tidal_access *accp,
                               uint64_t h) {
+  if (e->o->cost_only) return h; /* the seed: equal in both runs */
   for (int a = 0; a < top->n_acc; a++)
     if (accp[a].mode & TIDAL_READ) h = hash_bytes(h, accp[a].ptr, accp[a].bytes);
   for (int a = 0; a < top->n_acc; a++)
@@ -251,6 +271,7 @@ static uint64_t hash_blocks(const engine *e, const trace_op *top, const tidal_ac
                             uint64_t seed, uint64_t b0, uint64_t b1, int stuck) {
   uint64_t nblocks = (top->split_count + TIDAL_SPLIT_GRAIN - 1) / TIDAL_SPLIT_GRAIN, sum = 0;
   uint64_t h0 = seed; /* the accesses that are not elementwise, whole */
+  if (e->o->cost_only) return seed * (b1 - b0); /* no data; linear, so pieces sum to the whole */
   for (int a = 0; a < top->n_acc; a++)
     if (!top->acc[a].split_elem_bytes && (whole[a].mode & TIDAL_READ))
       h0 = hash_bytes(h0, whole[a].ptr, whole[a].bytes);
@@ -287,7 +308,9 @@ static int guarded_blocks(const engine *e, const trace_op *top, const tidal_acce
     return -1;
   }
   segv_armed = 1;
-  *sum += e->o->cost_only ? 1 : hash_blocks(e, top, whole, seed, b0, b1, stuck);
+  /* cost only: hash_blocks returns seed * blocks, so a split op's pieces
+   * sum to the same figure in both runs however each cuts it */
+  *sum += hash_blocks(e, top, whole, seed, b0, b1, stuck);
   segv_armed = 0;
   return 0;
 }
@@ -385,7 +408,7 @@ static uint64_t run_op(engine *e, int op, int it, uint64_t *pieces) {
   int sig = sigsetjmp(segv_jmp, 1);
   if (sig == 0) {
     segv_armed = 1;
-    h = e->o->cost_only ? 1 : hash_and_fill(e, top, accp, seed);
+    h = hash_and_fill(e, top, accp, seed); /* cost only: the seed */
     segv_armed = 0;
   } else {
     segv_armed = 0;
@@ -561,6 +584,7 @@ static void engine_free(engine *e) {
   free(e->before);
   free(e->after);
   free(e->sites);
+  free(e->sim_sites);
   free(e->base);
 }
 
@@ -596,7 +620,7 @@ static uint64_t state_hash(engine *e, const plan_range *li, int n_li) {
         run_fail(e, "final state read: %s: %s", tidal_status_string(st), tidal_last_error());
         break;
       }
-      h = hash_bytes(h, ac.ptr, ac.bytes);
+      if (!e->o->cost_only) h = hash_bytes(h, ac.ptr, ac.bytes);
       tidal_op_end(&site);
       done += n;
     }
@@ -630,7 +654,8 @@ static int one_run(const tidal_trace *t, const plan_result *plan, const replay_o
 
   E.base = calloc((size_t)(t->n_allocs ? t->n_allocs : 1), sizeof(void *));
   E.sites = calloc((size_t)(N ? N : 1), sizeof(tidal_site));
-  if (!E.base || !E.sites || index_actions(&E) != 0) {
+  E.sim_sites = calloc((size_t)(N ? N : 1), sizeof(tidal_sim_site));
+  if (!E.base || !E.sites || !E.sim_sites || index_actions(&E) != 0) {
     run_fail(&E, "out of memory");
     goto out;
   }
@@ -639,6 +664,14 @@ static int one_run(const tidal_trace *t, const plan_result *plan, const replay_o
     E.sites[i].file = "trace";
     E.sites[i].line = t->ops[i].static_op;
     E.sites[i].est_seconds = plan_op_seconds(t, i, &o->cost);
+    int so = t->ops[i].static_op; /* Note [host costs per site] */
+    tidal_sim_site *ss = &E.sim_sites[E.n_sim_sites];
+    ss->site = &E.sites[i];
+    if (expect && o->op_launch_s && so >= 0 && so < o->n_static_ops && o->op_launch_s[so] > 0)
+      ss->launch_seconds = o->op_launch_s[so];
+    if (o->op_host_sync && so >= 0 && so < o->n_static_ops && o->op_host_sync[so])
+      ss->flags |= TIDAL_SIM_SITE_HOST_SYNC;
+    if (ss->launch_seconds > 0 || ss->flags) E.n_sim_sites++;
   }
   tidal_config cfg;
   tidal_config_default(&cfg);
@@ -657,19 +690,24 @@ static int one_run(const tidal_trace *t, const plan_result *plan, const replay_o
   if (budget && total > budget)
     cfg.host_reserve_bytes = (size_t)(total - budget);
   cfg.sim_costs_path = o->sim_costs_path;
-  cfg.sim_h2d_bytes_per_s = o->cost.h2d_bytes_per_s;
-  cfg.sim_d2h_bytes_per_s = o->cost.d2h_bytes_per_s;
-  cfg.sim_copy_latency_s =
-      o->cost.copy_latency_s * (double)cfg.chunk_bytes / (double)REAL_CHUNK_BYTES;
-  if (cfg.sim_copy_latency_s <= 0) cfg.sim_copy_latency_s = 1e-12; /* 0 means "default" */
+  if (!o->sim_costs_path || cfg.chunk_bytes < REAL_CHUNK_BYTES) {
+    cfg.sim_h2d_bytes_per_s = o->cost.h2d_bytes_per_s;
+    cfg.sim_d2h_bytes_per_s = o->cost.d2h_bytes_per_s;
+    cfg.sim_copy_latency_s =
+        o->cost.copy_latency_s * (double)cfg.chunk_bytes / (double)REAL_CHUNK_BYTES;
+    if (cfg.sim_copy_latency_s <= 0) cfg.sim_copy_latency_s = 1e-12; /* 0 means "default" */
+  } /* else a measured cost file's copy figures, one latency per copy (Note [latency per chunk]) */
   if (cfg.chunk_bytes < REAL_CHUNK_BYTES) /* Note [latency per chunk] */
     cfg.sim_call_cost_scale = (double)cfg.chunk_bytes / (double)REAL_CHUNK_BYTES;
+  cfg.sim_sites = E.sim_sites;
+  cfg.n_sim_sites = E.n_sim_sites;
   /* quiet: every failing call is reported by replay itself, with its op
    * (run_fail, the first hint error), not twice */
   cfg.log_level = 0;
   cfg.sim_no_data = o->cost_only; /* Note [one model of cost] */
   cfg.planner = o->planner;
   cfg.vmm_thread = o->vmm_thread;
+  cfg.sim_device_sync_per_iteration = o->device_sync;
   if (expect && o->shared_budget_bytes) { /* the managed run of several programs */
     cfg.shared_budget_bytes = (size_t)o->shared_budget_bytes;
     cfg.shared_name = o->shared_name;
@@ -776,6 +814,10 @@ static int one_run(const tidal_trace *t, const plan_result *plan, const replay_o
   run->vmm_calls = s1.total.vmm_calls - s0.total.vmm_calls;
   run->last_vmm_calls = s1.last_iteration.vmm_calls;
   run->last_faults = s1.last_iteration.faults;
+  run->last_reclaimed = s1.last_iteration.reclaimed_chunks;
+  run->last_rebound = s1.last_iteration.rebound_chunks;
+  run->last_swapped_out = s1.last_iteration.swapped_out_bytes;
+  run->last_swapped_in = s1.last_iteration.swapped_in_bytes;
   run->budget_bytes = budget ? s1.budget_bytes : 0;
   run->last_actions[REPLAY_SWAP_OUTS] = s1.last_iteration.swap_outs;
   run->last_actions[REPLAY_PREFETCHES] = s1.last_iteration.prefetches;
@@ -807,6 +849,7 @@ int replay_trace(const tidal_trace *t, const plan_result *plan, const replay_opt
   out->budget_percent = o->budget_percent;
   out->cost_only = o->cost_only;
   out->chunk_bytes = replay_chunk_bytes(t, o);
+  out->device_sync = o->device_sync;
   out->planner = o->planner;
   out->iterations = o->iterations > 0 ? o->iterations : DEFAULT_ITERATIONS;
   out->n_ops = t->n_ops;
@@ -1037,13 +1080,17 @@ void replay_print_json(FILE *f, const replay_report *r, const plan_result *plan,
     fprintf(f,
             "  \"steady_breakdown\": {\"host_vmm_s\": %s, \"host_wait_s\": %s, "
             "\"device_wait_launch_s\": %s, \"device_wait_copies_s\": %s, \"vmm_calls\": "
-            "%llu, \"faults\": %llu},\n",
+            "%llu, \"faults\": %llu, \"reclaimed\": %llu, \"rebound\": %llu, "
+            "\"swapped_out_bytes\": %llu, \"swapped_in_bytes\": %llu},\n",
             J9(b1, m->last_vmm_s), J9(b2, m->last_host_wait_s), J9(b3, m->last_launch_wait_s),
             J9(b4, m->last_copy_wait_s),
-            (unsigned long long)m->last_vmm_calls, (unsigned long long)m->last_faults);
+            (unsigned long long)m->last_vmm_calls, (unsigned long long)m->last_faults,
+            (unsigned long long)m->last_reclaimed, (unsigned long long)m->last_rebound,
+            (unsigned long long)m->last_swapped_out, (unsigned long long)m->last_swapped_in);
   }
   json_run(f, "unmanaged", &r->unmanaged);
   json_run(f, "managed", m);
+  fprintf(f, "  \"device_sync_per_iteration\": %s,\n", r->device_sync ? "true" : "false");
   fprintf(f, "  \"ok\": %s\n}\n", replay_ok(r) ? "true" : "false");
 }
 

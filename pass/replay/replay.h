@@ -67,6 +67,18 @@ typedef struct replay_options {
   const char *shared_name;
   const char *trace_path;  /* the managed run writes libtidal's trace here (tensors
                               annotated with their names and groups), or NULL */
+  /* Per static op (n_static_ops entries each), or NULL: the host seconds
+   * the rewritten program's launch of the op takes (a profile's launch
+   * column; < 0 unknown), charged in the managed run only (the unmanaged
+   * run stands for the original program, which launches for the cost
+   * model's launch_s); and 1 where the op's call makes the host wait for
+   * the device (cudaMemcpy to or from the host), in both runs. */
+  const double *op_launch_s;
+  const unsigned char *op_host_sync;
+  /* The training loop waits for the whole device once an iteration
+   * (graph.loop_device_syncs): both runs' hosts wait for every op and copy
+   * at each iteration's end (Note [device sync], backend_sim.c). */
+  int device_sync;
   void (*managed_start)(void *ud); /* called before the managed run, or NULL */
   void *managed_start_ud;
   int cost_only;         /* 1: no data oracle (ops do not read or write their bytes, the
@@ -103,6 +115,9 @@ typedef struct replay_run {
   uint64_t vmm_calls;      /* map + unmap + set-access over the iterations */
   uint64_t last_vmm_calls; /* in the last iteration: the steady state */
   uint64_t last_faults;    /* in the last iteration */
+  uint64_t last_reclaimed, last_rebound; /* last iteration: chunks taken back with no call
+                                            (parked, and stale: Note [stale aliases]) */
+  uint64_t last_swapped_out, last_swapped_in; /* last iteration: bytes copied each way */
   uint64_t split_ops;       /* last iteration: split ops that ran in more than one piece */
   uint64_t split_pieces;    /* and the pieces (op_begin/op_end pairs) they ran as */
   uint64_t shared_peak_bytes; /* shared budget: the most all its processes held at once,
@@ -142,6 +157,7 @@ typedef struct replay_report {
   replay_run managed;
   int checksums_match;   /* every op's checksum and the final live-in state equal */
   int mismatched_ops;    /* dynamic ops (over all iterations) whose checksum differs */
+  int device_sync;       /* replay_options.device_sync */
   int first_mismatch;    /* dynamic index of the first, -1 if none */
   char first_mismatch_label[256];
   int recompute_mismatches; /* re-runs whose result differed from the original */

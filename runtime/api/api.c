@@ -724,6 +724,10 @@ tidal_status tidal_iteration_end(void) {
   REQUIRE_INIT("tidal_iteration_end");
   if (rt_pol.arb)
     rt_arbiter_poll(1); /* who is still alive, and the division again */
+  /* the program's cudaDeviceSynchronize, on the sim's clocks (Note [device
+   * sync], backend_sim.c) */
+  if (rt_base.cfg.sim_device_sync_per_iteration && rt_dev.be->device_sync)
+    rt_dev.be->device_sync(rt_dev.b);
   rt_planner_iteration_end(); /* plans, or learns from this iteration */
   rt_recompute_iteration_end();
   rt_mem.evict->iteration_end(); /* tidal_keep requests expire */

@@ -51,8 +51,9 @@ static const struct row {
     {"evictions (LRU)", offsetof(tidal_counters, evictions), ROW_COUNT, 0},
     {"stall time", offsetof(tidal_counters, stall_seconds), ROW_SECONDS, 0},
     {"modelled time (sim)", offsetof(tidal_counters, modelled_seconds), ROW_SECONDS, 0},
-    {"  host in VMM calls (sim)", offsetof(tidal_counters, modelled_vmm_seconds), ROW_SECONDS, 0},
-    {"  host waiting (sim)", offsetof(tidal_counters, modelled_host_wait_seconds), ROW_SECONDS, 0},
+    /* sim: modelled; CUDA: the host's clock (Note [measured host time], backend_cuda.c) */
+    {"  host in VMM calls", offsetof(tidal_counters, modelled_vmm_seconds), ROW_SECONDS, 0},
+    {"  host waiting", offsetof(tidal_counters, modelled_host_wait_seconds), ROW_SECONDS, 0},
     {"  device waiting for launch (sim)", offsetof(tidal_counters, modelled_launch_wait_seconds),
      ROW_SECONDS, 0},
     {"  device waiting for copies (sim)", offsetof(tidal_counters, modelled_copy_wait_seconds),

@@ -80,7 +80,10 @@ RT_HIDDEN void rt_stats_iteration_end(uint64_t resident_bytes, double now);
 #define RT_COUNT_TIME(field, s) rt_stats_add_time(offsetof(tidal_counters, field), (s))
 
 /* ---- profile.c: per-site op durations (TIDAL_PROFILE) ---- */
-RT_HIDDEN void rt_profile_add(const tidal_site *site, double seconds);
+/* One execution of the op at site: its device seconds and the host seconds
+ * its launch took (0 if not measured); cold: it ran before the first
+ * tidal_iteration_end (Note [cold samples], profile.c). */
+RT_HIDDEN void rt_profile_add(const tidal_site *site, double seconds, double launch_s, int cold);
 /* measured: the durations are CUDA events' (else the sim's model). */
 RT_HIDDEN tidal_status rt_profile_write(const char *path, int measured);
 /* At tidal_init: path can be written (a file there is created or opened,

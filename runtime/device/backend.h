@@ -159,6 +159,11 @@ typedef struct rt_backend_ops {
   /* Modelled seconds elapsed (0 if not modelled): the later of the host
    * and device timelines. */
   double (*modelled_now)(rt_backend *b);
+  /* The program waits for the whole device: every op and copy issued so
+   * far (cudaDeviceSynchronize; tidal_config.sim_device_sync_per_iteration).
+   * Sim only, on its clocks; NULL on a real device, where the program's own
+   * call does it. */
+  void (*device_sync)(rt_backend *b);
 
   /* Time marks for the run-time planner's op durations (record.c): a mark
    * on stream s now (sim: the compute clock; CUDA: a timing event);

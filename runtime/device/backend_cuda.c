@@ -131,6 +131,8 @@ struct rt_backend {
   struct cuda_timed {
     const tidal_site *site;
     CUevent start, end;
+    double host_t0, launch_s; /* host clock at op_start; op_start .. op_end on the host */
+    int cold;                 /* before the first iteration's end (Note [cold samples]) */
   } *open_ops, *timed;      /* ops begun but not ended (a stack); ended, not yet read */
   size_t nopen, cap_open, ntimed, cap_timed;
   /* The device pool of relocatable units (Note [device pool],
@@ -356,18 +358,19 @@ static void cuda_release(rt_backend *b, uintptr_t addr, size_t bytes) {
   CU(cuMemAddressFree)((CUdeviceptr)addr, bytes);
 }
 
-/* Note [measured host time]: the training thread's time inside the
- * driver's virtual-memory calls and blocked in waits is measured (the
- * counters the sim models: modelled_vmm_seconds, modelled_host_wait_seconds)
- * so that one card run shows where the host's time goes.  The VMM worker's
- * calls are not counted: they are off the training thread. */
-static void vmm_time(double t0) { RT_COUNT_TIME(modelled_vmm_seconds, now_s() - t0); }
-
+/* Note [measured host time]: the counters the sim models
+ * (modelled_vmm_seconds, modelled_host_wait_seconds) are measured here on
+ * the host's clock, so that one card run's TIDAL_STATS says where its host
+ * time went (issue 19: the H200's summary printed 0 for both while the
+ * host spent ~55 ms a step between launches).  The training thread's VMM
+ * calls only (the VMM worker's are its own thread's), and its blocking
+ * waits for copies, marks and the worker.  Two clock reads a call: ~50 ns
+ * against 1-75 us. */
 static tidal_status cuda_map(rt_backend *b, uintptr_t addr, uint32_t phys, rt_event *ready) {
   memset(ready, 0, sizeof *ready); /* cuMemMap is synchronous: usable once access is set */
   double t0 = now_s();
   CUresult r = CU(cuMemMap)((CUdeviceptr)addr, b->chunk_bytes, 0, b->phys[phys], 0);
-  vmm_time(t0);
+  RT_COUNT_TIME(modelled_vmm_seconds, now_s() - t0);
   CHECK(r, "cuMemMap");
   return TIDAL_OK;
 }
@@ -375,7 +378,7 @@ static tidal_status cuda_map(rt_backend *b, uintptr_t addr, uint32_t phys, rt_ev
 static tidal_status cuda_set_access(rt_backend *b, uintptr_t addr, size_t bytes) {
   double t0 = now_s();
   CUresult r = CU(cuMemSetAccess)((CUdeviceptr)addr, bytes, &b->access, 1);
-  vmm_time(t0);
+  RT_COUNT_TIME(modelled_vmm_seconds, now_s() - t0);
   CHECK(r, "cuMemSetAccess");
   return TIDAL_OK;
 }
@@ -384,7 +387,7 @@ static tidal_status cuda_unmap(rt_backend *b, uintptr_t addr, uint32_t phys) {
   /* Note [unmap ordering]: the caller waited for the chunk's last use. */
   double t0 = now_s();
   CUresult r = CU(cuMemUnmap)((CUdeviceptr)addr, b->chunk_bytes);
-  vmm_time(t0);
+  RT_COUNT_TIME(modelled_vmm_seconds, now_s() - t0);
   CHECK(r, "cuMemUnmap");
   return TIDAL_OK;
 }
@@ -416,7 +419,7 @@ static tidal_status cuda_pool_grow(rt_backend *b, uintptr_t addr, size_t bytes) 
     if (r != CUDA_SUCCESS)
       CU(cuMemRelease)(h);
   }
-  vmm_time(t0);
+  RT_COUNT_TIME(modelled_vmm_seconds, now_s() - t0);
   if (r != CUDA_SUCCESS)
     return cu_fail(r, "growing the device pool (cuMemCreate, cuMemMap, cuMemSetAccess)");
   b->pool[b->npool].addr = addr;
@@ -563,11 +566,10 @@ static tidal_status cuda_event_sync(rt_backend *b, const rt_event *ev, double *w
     return TIDAL_OK;
   double t0 = now_s();
   CUresult r = CU(cuEventSynchronize)((CUevent)ev->handle);
-  double w = now_s() - t0;
-  RT_COUNT_TIME(modelled_host_wait_seconds, w); /* Note [measured host time] */
+  RT_COUNT_TIME(modelled_host_wait_seconds, now_s() - t0); /* Note [measured host time] */
   CHECK(r, "cuEventSynchronize");
   if (waited_s)
-    *waited_s += w;
+    *waited_s += now_s() - t0;
   return TIDAL_OK;
 }
 
@@ -647,11 +649,10 @@ static tidal_status cuda_mark_wait(rt_backend *b, uint64_t m, double *waited_s) 
     return TIDAL_OK;
   double t0 = now_s();
   CUresult r = CU(cuEventSynchronize)(b->marks[m - b->mark_base]);
-  double w = now_s() - t0;
-  RT_COUNT_TIME(modelled_host_wait_seconds, w); /* Note [measured host time] */
+  RT_COUNT_TIME(modelled_host_wait_seconds, now_s() - t0); /* Note [measured host time] */
   CHECK(r, "cuEventSynchronize (last-use mark)");
   if (waited_s)
-    *waited_s += w;
+    *waited_s += now_s() - t0;
   marks_poll(b);
   return TIDAL_OK;
 }
@@ -685,7 +686,7 @@ static void timed_harvest(rt_backend *b, int wait) {
       continue;
     }
     if (r == CUDA_SUCCESS)
-      rt_profile_add(t->site, (double)ms * 1e-3);
+      rt_profile_add(t->site, (double)ms * 1e-3, t->launch_s, t->cold);
     CU(cuEventDestroy)(t->start);
     CU(cuEventDestroy)(t->end);
   }
@@ -695,10 +696,11 @@ static void timed_harvest(rt_backend *b, int wait) {
 static void cuda_op_start(rt_backend *b, tidal_stream s, const tidal_site *site) {
   if (!b->profile)
     return;
-  struct cuda_timed t = {site, NULL, NULL};
+  struct cuda_timed t = {site, NULL, NULL, 0, 0, rt_base.iterations_done == 0};
   if (CU(cuEventCreate)(&t.start, CU_EVENT_DEFAULT) != CUDA_SUCCESS)
     return;
   CU(cuEventRecord)(t.start, (CUstream)s);
+  t.host_t0 = now_s(); /* the program's launch starts when op_begin returns */
   if (!timed_push(&b->open_ops, &b->nopen, &b->cap_open, t))
     CU(cuEventDestroy)(t.start);
 }
@@ -707,6 +709,7 @@ static void cuda_op_end(rt_backend *b, tidal_stream s, const tidal_site *site) {
   if (!b->profile || !b->nopen)
     return;
   struct cuda_timed t = b->open_ops[--b->nopen]; /* ops nest */
+  t.launch_s = now_s() - t.host_t0;
   if (t.site != site || CU(cuEventCreate)(&t.end, CU_EVENT_DEFAULT) != CUDA_SUCCESS) {
     CU(cuEventDestroy)(t.start);
     return;
@@ -856,6 +859,7 @@ static tidal_status cuda_worker_attach(rt_backend *b, char *err, size_t n) {
 }
 
 static void cuda_worker_waited(rt_backend *b, double vt, double real_s, double *waited_s) {
+  RT_COUNT_TIME(modelled_host_wait_seconds, real_s); /* Note [measured host time] */
   *waited_s += real_s;
 }
 

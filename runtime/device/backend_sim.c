@@ -78,6 +78,9 @@ struct rt_backend {
   double t_vmm;            /* the VMM worker's timeline (Note [vmm worker]) */
   double dev_wait;         /* the next op waits for this (its begin's stream waits) */
   double *phys_busy;       /* per physical chunk: modelled time it is free again */
+  double map_c, unmap_c, access_c; /* one chunk's map, unmap, set-access (Note [vmm calls in situ]) */
+  tidal_sim_site *sites;   /* tidal_config.sim_sites, hashed by site (open addressing) */
+  size_t nsites_cap;       /* a power of two, or 0 */
   double *marks;           /* mark m's time is marks[m - mark_base] */
   uint64_t mark_base, nmarks;
   size_t cap_marks;
@@ -114,6 +117,45 @@ static void *worker_main(void *arg) {
   return NULL;
 }
 
+static size_t site_slot(const tidal_site *site, size_t cap) {
+  uintptr_t h = (uintptr_t)site;
+  h ^= h >> 17;
+  h *= (uintptr_t)0x9E3779B97F4A7C15ull;
+  return (size_t)(h ^ (h >> 29)) & (cap - 1);
+}
+
+/* Copies the program's per-site host costs (tidal_config.sim_sites). */
+static int sites_init(rt_backend *b, const tidal_config *cfg) {
+  if (cfg->n_sim_sites <= 0 || !cfg->sim_sites)
+    return 1;
+  size_t cap = 16;
+  while (cap < 2 * (size_t)cfg->n_sim_sites)
+    cap *= 2;
+  b->sites = calloc(cap, sizeof *b->sites);
+  if (!b->sites)
+    return 0;
+  b->nsites_cap = cap;
+  for (int i = 0; i < cfg->n_sim_sites; i++) {
+    const tidal_sim_site *e = &cfg->sim_sites[i];
+    if (!e->site)
+      continue;
+    size_t j = site_slot(e->site, cap);
+    while (b->sites[j].site && b->sites[j].site != e->site)
+      j = (j + 1) & (cap - 1);
+    b->sites[j] = *e;
+  }
+  return 1;
+}
+
+static const tidal_sim_site *site_costs(const rt_backend *b, const tidal_site *site) {
+  if (!b->nsites_cap || !site)
+    return NULL;
+  for (size_t j = site_slot(site, b->nsites_cap); b->sites[j].site; j = (j + 1) & (b->nsites_cap - 1))
+    if (b->sites[j].site == site)
+      return &b->sites[j];
+  return NULL;
+}
+
 static tidal_status sim_create(const tidal_config *cfg, rt_backend **out, size_t *granularity,
                                size_t *device_free) {
   rt_backend *b = calloc(1, sizeof *b);
@@ -136,8 +178,14 @@ static tidal_status sim_create(const tidal_config *cfg, rt_backend **out, size_t
   if (cfg->sim_call_cost_scale > 0) {
     double k = cfg->sim_call_cost_scale;
     b->c.map_s *= k, b->c.set_access_s *= k, b->c.unmap_s *= k;
+    b->c.map_8m_s *= k, b->c.set_access_8m_s *= k, b->c.unmap_8m_s *= k;
+    b->c.map_32m_s *= k, b->c.set_access_32m_s *= k, b->c.unmap_32m_s *= k;
     b->c.event_record_s *= k, b->c.event_query_s *= k, b->c.event_sync_s *= k;
     b->c.stream_wait_s *= k, b->c.copy_issue_s *= k, b->c.vmm_enqueue_s *= k;
+  }
+  if (!sites_init(b, cfg)) {
+    free(b);
+    return rt_error(TIDAL_ERR_HOST_MEMORY, "tidal_init: out of host memory");
   }
   b->no_data = cfg->sim_no_data;
   b->synchronous = cfg->sim_synchronous || b->no_data; /* nothing for a thread to copy */
@@ -149,6 +197,7 @@ static tidal_status sim_create(const tidal_config *cfg, rt_backend **out, size_t
   pthread_cond_init(&b->cv_done, NULL);
   if (!b->synchronous) {
     if (pthread_create(&b->thread, NULL, worker_main, b) != 0) {
+      free(b->sites);
       free(b);
       return rt_error(TIDAL_ERR_BACKEND, "tidal_init: sim backend: cannot start the copy thread");
     }
@@ -160,8 +209,47 @@ static tidal_status sim_create(const tidal_config *cfg, rt_backend **out, size_t
   return TIDAL_OK;
 }
 
+/* Note [vmm calls in situ]: a chunk is one physical handle, and what a
+ * map, unmap or set-access of it costs depends on the handle's size:
+ * bench/vmm_costs measures handles of 2, 8 and 32 MiB (the H200: set-access
+ * 21.2 / 26.3 / 43.1 us, unmap 14.1 / 17.8 / 25.1 us, map about 1 us), and
+ * a chunk between two measured sizes costs the straight line between them
+ * (past 32 MiB the last segment's slope; below 2 MiB the 2 MiB cost, which
+ * tidal replay scales per byte: Note [latency per chunk], replay.c).  An
+ * unmeasured size (0) costs what the next smaller measured one does, as
+ * the sim charged before sizes were measured.
+ * Those are microbenchmark figures: one reservation, a handle the device
+ * never touched, an idle device, the same call repeated.  In a training
+ * run the same calls cost more.  The H200 trace of the gpt variant at 50%
+ * (bench/gpu/h200-2026-11-27/README.md) gives, per step, the host time
+ * between a reassignment and the next event: 310 unmap+map pairs 27.5 us
+ * each (15.2 us microbenchmarked), 290 unmap+map+set-access+copy issues
+ * 70 us (39.6), and 108 unmap+map+set-access runs of 418 chunks in all,
+ * 18.1 ms (10.5): 1.81x, 1.77x and 1.72x.  The ratio does not depend on
+ * whether a kernel or a copy into the device was running (median 24 us
+ * for unmap+map either way; 60 us for a remap with a prefetch), so it is
+ * not bench/vmm_busy's saturated-device slowdown (3-7x under 20 ms of
+ * queued copies) but a cost of the calls in that process (mappings the
+ * device has used, a handle also mapped at a stale alias, a thousand live
+ * mappings; the trace cannot tell which).  vmm_in_situ_scale (1.75 by
+ * default) multiplies every size's cost. */
+static double vmm_size_cost(size_t bytes, double c2, double c8, double c32) {
+  const double m2 = 2.0 * 1048576, m8 = 8.0 * 1048576, m32 = 32.0 * 1048576;
+  double x = (double)bytes;
+  if (x <= m2 || c8 <= 0)
+    return c2;
+  if (x <= m8 || c32 <= 0)
+    return x <= m8 ? c2 + (c8 - c2) * (x - m2) / (m8 - m2) : c8;
+  return c8 + (c32 - c8) * (x - m8) / (m32 - m8);
+}
+
 static tidal_status sim_pool_create(rt_backend *b, size_t chunk_bytes, uint32_t n) {
   b->chunk_bytes = chunk_bytes;
+  double k = b->c.vmm_in_situ_scale > 0 ? b->c.vmm_in_situ_scale : 1.0;
+  b->map_c = k * vmm_size_cost(chunk_bytes, b->c.map_s, b->c.map_8m_s, b->c.map_32m_s);
+  b->unmap_c = k * vmm_size_cost(chunk_bytes, b->c.unmap_s, b->c.unmap_8m_s, b->c.unmap_32m_s);
+  b->access_c =
+      k * vmm_size_cost(chunk_bytes, b->c.set_access_s, b->c.set_access_8m_s, b->c.set_access_32m_s);
   b->nphys = n;
   b->live_bytes = chunk_bytes * n;
   b->phys_busy = calloc(n ? n : 1, sizeof *b->phys_busy);
@@ -227,6 +315,7 @@ static void sim_destroy(rt_backend *b) {
   free(b->q);
   free(b->phys_busy);
   free(b->marks);
+  free(b->sites);
   free(b);
 }
 
@@ -284,8 +373,8 @@ static tidal_status sim_map(rt_backend *b, uintptr_t addr, uint32_t phys, rt_eve
   char err[256];
   if (do_map(b, addr, phys, err, sizeof err) != TIDAL_OK)
     return rt_error(TIDAL_ERR_BACKEND, "%s", err);
-  b->t_host += b->c.map_s;
-  RT_COUNT_TIME(modelled_vmm_seconds, b->c.map_s);
+  b->t_host += b->map_c;
+  RT_COUNT_TIME(modelled_vmm_seconds, b->map_c);
   ready->seq = 0;
   ready->vt = b->phys_busy[phys];
   ready->handle = NULL;
@@ -294,10 +383,11 @@ static tidal_status sim_map(rt_backend *b, uintptr_t addr, uint32_t phys, rt_eve
 
 /* One cuMemSetAccess over [addr, addr + bytes).  Measured on an H100
  * (bench/gpu/h100-2026-11-26): a set-access over a run of 8 chunks costs 8
- * times one chunk's, so the cost is per chunk. */
+ * times one chunk's, so the cost is per chunk (per handle: Note [vmm calls
+ * in situ]). */
 static double set_access_cost(const rt_backend *b, size_t bytes) {
   size_t n = (bytes + b->chunk_bytes - 1) / b->chunk_bytes;
-  return b->c.set_access_s * (double)(n ? n : 1);
+  return b->access_c * (double)(n ? n : 1);
 }
 
 static tidal_status sim_set_access(rt_backend *b, uintptr_t addr, size_t bytes) {
@@ -308,8 +398,8 @@ static tidal_status sim_set_access(rt_backend *b, uintptr_t addr, size_t bytes) 
 
 static tidal_status sim_unmap(rt_backend *b, uintptr_t addr, uint32_t phys) {
   char err[256];
-  b->t_host += b->c.unmap_s;
-  RT_COUNT_TIME(modelled_vmm_seconds, b->c.unmap_s);
+  b->t_host += b->unmap_c;
+  RT_COUNT_TIME(modelled_vmm_seconds, b->unmap_c);
   if (do_unmap(b, addr, err, sizeof err) != TIDAL_OK)
     return rt_error(TIDAL_ERR_BACKEND, "%s", err);
   return TIDAL_OK;
@@ -379,13 +469,34 @@ static tidal_status enqueue(rt_backend *b, void *dst, const void *src, size_t by
   return TIDAL_OK;
 }
 
+/* Note [one copy engine]: with one_copy_engine set, swap-outs, prefetches
+ * and fault-ins share one timeline: a copy starts when every copy issued
+ * before it, in either direction, has ended.  Otherwise each has its own
+ * (d2h; h2d; the fault stream), and the two directions overlap fully.  The
+ * H200 trace of the gpt variant at 50% (bench/gpu/h200-2026-11-27/) is
+ * consistent with one: replaying its steady steps' copy issues on one
+ * 53.4 GB/s engine, no copy is predicted to end more than 30 us after the
+ * runtime saw it done (0 of about 2,400), and no window in which both
+ * directions carry a third of the bytes or more moves more than 43 GB/s in
+ * all, below one direction's bandwidth alone; with the two directions
+ * overlapping, such windows would move more.  The configurations that move
+ * the most bytes both ways are the ones the overlapping model
+ * underpredicted most (32 MiB chunks at 50%: 59 ms modelled, 82 ms
+ * measured; 81 ms on one engine).  Why the card serialises them (one
+ * engine for both streams, or the host side of the link) the files do not
+ * say; bench/vmm_costs times each direction alone. */
+static double *engine_of(rt_backend *b, double *own) {
+  return b->c.one_copy_engine > 0 ? &b->t_d2h : own;
+}
+
 /* A copy's modelled end, issued at `issued` (the host's or the worker's
  * time after the issue calls). */
 static double model_d2h(rt_backend *b, size_t bytes, uint32_t phys, double issued) {
+  double *engine = engine_of(b, &b->t_d2h);
   /* It runs after all compute enqueued so far (the last writer). */
-  double start = max2(max2(b->t_d2h, b->t_dev), issued);
+  double start = max2(max2(*engine, b->t_dev), issued);
   double end = start + b->c.copy_latency_s + (double)bytes / b->c.d2h_bytes_per_s;
-  b->t_d2h = end;
+  *engine = end;
   if (phys != RT_PHYS_NONE)
     b->phys_busy[phys] = max2(b->phys_busy[phys], end);
   return end;
@@ -395,7 +506,7 @@ static double mark_time(rt_backend *b, uint64_t m);
 
 static double model_h2d(rt_backend *b, size_t bytes, uint32_t phys, int urgent, uint64_t after_mark,
                         double issued) {
-  double *engine = urgent ? &b->t_fault : &b->t_h2d;
+  double *engine = engine_of(b, urgent ? &b->t_fault : &b->t_h2d);
   double start = max2(*engine, issued);
   if (phys != RT_PHYS_NONE)
     start = max2(start, b->phys_busy[phys]);
@@ -558,7 +669,10 @@ static void sim_op_start(rt_backend *b, tidal_stream s, const tidal_site *site) 
 
 static void sim_op_end(rt_backend *b, tidal_stream s, const tidal_site *site) {
   double est = site && site->est_seconds > 0 ? site->est_seconds : 0.0;
-  b->t_host += b->c.launch_s;
+  /* the program's launch, as measured for this site where a profile says */
+  const tidal_sim_site *sc = site_costs(b, site);
+  double launch = sc && sc->launch_seconds > 0 ? sc->launch_seconds : b->c.launch_s;
+  b->t_host += launch;
   double ready = b->t_dev + b->c.launch_gap_s;
   double start = max2(max2(ready, b->t_host), b->dev_wait);
   if (start > ready && b->t_host > b->dev_wait) /* idle for the launch */
@@ -569,13 +683,36 @@ static void sim_op_end(rt_backend *b, tidal_stream s, const tidal_site *site) {
   b->dev_wait = 0;
   if (b->t_dev - b->t_host > b->c.host_ahead_s) /* the launch queue is full: the host waits */
     b->t_host = b->t_dev - b->c.host_ahead_s;
+  /* Note [host-synchronous ops]: a cudaMemcpy to or from the host returns
+   * once the device has run it and everything before it.  The gpt sample
+   * reads its loss back that way once a step: on the H200 the host sat 2.75
+   * ms in it per step at 50%, the device finishing the 2.56 ms classifier
+   * launched just before (bench/gpu/h200-2026-11-27/README.md), time the
+   * host could not spend on the next ops' remaps. */
+  if (sc && (sc->flags & TIDAL_SIM_SITE_HOST_SYNC))
+    host_wait_until(b, b->t_dev, NULL);
   if (b->profile)
-    rt_profile_add(site, est);
+    rt_profile_add(site, est, launch, rt_base.iterations_done == 0);
 }
 
 static void sim_profile_flush(rt_backend *b) {}
 
 static double sim_modelled_now(rt_backend *b) { return max2(b->t_host, b->t_dev); }
+
+/* Note [device sync]: a program that calls cudaDeviceSynchronize once a
+ * step (the gpt sample, to time the step; llm.c) waits for everything on
+ * the device, tidal's copy streams included (they are non-blocking streams
+ * of the same context: the legacy-stream cudaMemcpy of the loss does not
+ * wait for them, this call does).  On the H200 the gpt variant at 50% sat
+ * 2.3-2.7 ms a step there (the trace's last op to iteration end, steps
+ * 4-7: bench/gpu/h200-2026-11-27/README.md), the swap-outs of the updated
+ * parameters still draining; the host then starts the next step's remaps
+ * that much later.  The host's clock moves to the end of the last op and
+ * the last copy issued on any engine. */
+static void sim_device_sync(rt_backend *b) {
+  double t = max2(max2(b->t_dev, b->t_d2h), max2(b->t_h2d, b->t_fault));
+  host_wait_until(b, t, NULL);
+}
 
 /* Time marks cost what the CUDA backend's timing events cost the host
  * (a record; a poll per query), and reading one before the device has
@@ -611,12 +748,12 @@ static tidal_status sim_cmd_prepare(rt_backend *b, rt_cmd *cmd, rt_event *ev, do
   double start = max2(b->t_vmm, b->t_host);
   switch ((rt_cmd_kind)cmd->kind) {
   case RT_CMD_MAP:
-    b->t_vmm = start + b->c.map_s;
+    b->t_vmm = start + b->map_c;
     ev->vt = b->phys_busy[cmd->phys];
     break;
   case RT_CMD_SET_ACCESS: b->t_vmm = start + set_access_cost(b, cmd->bytes); break;
   case RT_CMD_UNMAP:
-    b->t_vmm = max2(start, mark_time(b, cmd->mark)) + b->c.unmap_s;
+    b->t_vmm = max2(start, mark_time(b, cmd->mark)) + b->unmap_c;
     break;
   case RT_CMD_D2H:
     b->t_vmm = start + b->c.copy_issue_s + b->c.event_record_s + b->c.stream_wait_s;
@@ -690,6 +827,7 @@ const rt_backend_ops rt_backend_sim_ops = {
     .op_end = sim_op_end,
     .profile_flush = sim_profile_flush,
     .modelled_now = sim_modelled_now,
+    .device_sync = sim_device_sync,
     .time_mark = sim_time_mark,
     .time_ready = sim_time_ready,
     .time_elapsed = sim_time_elapsed,

@@ -13,7 +13,8 @@
  * control byte); each line is one "key value" pair, a key at most once;
  * values are plain decimals (no sign, hex, inf or nan) with a suffix of the
  * key's kind - seconds (keys ending in _s) take n/u/m, rates (ending in
- * _per_s) K/M/G/T - and lie in the key's range.  Messages quote the file's
+ * _per_s) K/M/G/T, the unitless vmm_in_situ_scale (at most COSTS_MAX_SCALE)
+ * and one_copy_engine (0 or 1) none - and lie in the key's range.  Messages quote the file's
  * bytes with anything unprintable as \xNN. */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
@@ -31,17 +32,21 @@
 #define COSTS_MAX_CALL_S 1.0               /* a per-call cost beyond a second is a unit slip */
 #define COSTS_MAX_AHEAD_S 86400.0          /* host_ahead_s: "effectively unbounded" is 1 */
 #define COSTS_MAX_RATE 1e15                /* bytes a second (PB/s) */
+#define COSTS_MAX_SCALE 100.0              /* vmm_in_situ_scale: a factor over the microbenchmark */
 
 static const struct {
   const char *key;
   size_t off;
 } keys[] = {
 #define K(f) {#f, offsetof(rt_costs, f)}
-    K(map_s),          K(set_access_s),    K(unmap_s),         K(event_record_s),
+    K(map_s),          K(set_access_s),    K(unmap_s),         K(map_8m_s),
+    K(set_access_8m_s), K(unmap_8m_s),     K(map_32m_s),       K(set_access_32m_s),
+    K(unmap_32m_s),    K(vmm_in_situ_scale), K(event_record_s),
     K(event_query_s),  K(event_sync_s),    K(stream_wait_s),   K(launch_s),
     K(launch_gap_s),   K(copy_issue_s),    K(copy_latency_s),  K(h2d_bytes_per_s),
     K(d2h_bytes_per_s), K(pin_bytes_per_s), K(host_ahead_s),   K(vmm_enqueue_s),
     K(d2d_bytes_per_s),
+    K(one_copy_engine),
 #undef K
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
@@ -63,6 +68,13 @@ static int is_rate(size_t key) {
   const char *k = keys[key].key;
   size_t n = strlen(k);
   return n > 6 && strcmp(k + n - 6, "_per_s") == 0;
+}
+
+/* A key with no unit (vmm_in_situ_scale, one_copy_engine): no suffix. */
+static int is_plain(size_t key) {
+  const char *k = keys[key].key;
+  size_t n = strlen(k);
+  return !(n > 2 && strcmp(k + n - 2, "_s") == 0);
 }
 
 /* The value at v (ending at the first space or the line's end) for key:
@@ -96,7 +108,11 @@ static int parse_value(size_t key, const char *v, double *out, char *why, size_t
   if (*e && !isspace((unsigned char)*e)) {
     static const char rs[] = "KMGT", ss[] = "num";
     static const double rm[] = {1e3, 1e6, 1e9, 1e12}, sm[] = {1e-9, 1e-6, 1e-3};
-    const char *hit = strchr(rate ? rs : ss, *e);
+    const char *hit = is_plain(key) ? NULL : strchr(rate ? rs : ss, *e);
+    if (is_plain(key)) {
+      snprintf(why, cap, "is not a plain number (no unit)");
+      return 0;
+    }
     if (!hit || (e[1] && !isspace((unsigned char)e[1]))) {
       snprintf(why, cap, "%s", rate ? "is not a rate in bytes a second (suffix K, M, G or T)"
                                     : "is not seconds (suffix n, u or m)");
@@ -107,7 +123,13 @@ static int parse_value(size_t key, const char *v, double *out, char *why, size_t
   }
   double max = rate ? COSTS_MAX_RATE
                : strcmp(keys[key].key, "host_ahead_s") == 0 ? COSTS_MAX_AHEAD_S
-                                                             : COSTS_MAX_CALL_S;
+               : strcmp(keys[key].key, "vmm_in_situ_scale") == 0 ? COSTS_MAX_SCALE
+               : strcmp(keys[key].key, "one_copy_engine") == 0 ? 1.0
+                                                                : COSTS_MAX_CALL_S;
+  if (strcmp(keys[key].key, "one_copy_engine") == 0 && d != 0 && d != 1) {
+    snprintf(why, cap, "is not 0 or 1");
+    return 0;
+  }
   if (!isfinite(d) || d > max || (rate && d <= 0)) {
     snprintf(why, cap, "is out of range (%s %g)", rate ? "more than 0, at most" : "0 to", max);
     return 0;

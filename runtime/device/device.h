@@ -67,7 +67,12 @@ RT_HIDDEN double rt_dev_now(void);
 
 /* ---- costs.c: the sim's cost model (Note [sim cost model]) ---- */
 typedef struct rt_costs {
-  double map_s, set_access_s, unmap_s;        /* per driver call, host */
+  double map_s, set_access_s, unmap_s;        /* per driver call on one 2 MiB handle, host */
+  double map_8m_s, set_access_8m_s, unmap_8m_s;    /* the same on one 8 MiB handle (0: unknown) */
+  double map_32m_s, set_access_32m_s, unmap_32m_s; /* and on one 32 MiB handle (0: unknown) */
+  double vmm_in_situ_scale;                   /* what those calls cost in a training run over
+                                                 what bench/vmm_costs measures (Note [vmm
+                                                 calls in situ], backend_sim.c); 0 = 1 */
   double event_record_s, event_query_s;       /* host */
   double event_sync_s;                        /* host wake-up after a blocking wait */
   double stream_wait_s;                       /* cuStreamWaitEvent, host */
@@ -81,6 +86,8 @@ typedef struct rt_costs {
   double d2d_bytes_per_s;                     /* device to device (gathers, compaction) */
   double pin_bytes_per_s;                     /* host pinning (cuMemHostAlloc) */
   double host_ahead_s;                        /* most the host runs ahead of the device */
+  double one_copy_engine;                     /* nonzero: every copy, both directions, queues
+                                                 on one engine (Note [one copy engine]) */
 } rt_costs;
 /* Parses the cost file format ("key value  # comment" lines) over the
  * values already in *c; 0 on success, else -1 and a message in err. */

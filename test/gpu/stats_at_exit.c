@@ -19,7 +19,8 @@ tidal_status __wrap_tidal_shutdown(void) {
             "tidal-stats: budget=%llu peak_resident=%llu iterations=%llu swapped_out=%llu "
             "swapped_in=%llu prefetched=%llu dropped=%llu recomputes=%llu faults=%llu "
             "evictions=%llu plans_built=%llu plan_iterations=%llu off_plan_iterations=%llu "
-            "timing_waits=%llu vmm_calls=%llu reclaimed=%llu rebound=%llu\n",
+            "timing_waits=%llu vmm_calls=%llu reclaimed=%llu rebound=%llu host_vmm_s=%.6f "
+            "host_wait_s=%.6f\n",
             (unsigned long long)s.budget_bytes, (unsigned long long)s.total.peak_resident_bytes,
             (unsigned long long)s.iterations, (unsigned long long)s.total.swapped_out_bytes,
             (unsigned long long)s.total.swapped_in_bytes,
@@ -31,7 +32,8 @@ tidal_status __wrap_tidal_shutdown(void) {
             (unsigned long long)s.total.off_plan_iterations,
             (unsigned long long)s.total.timing_waits, (unsigned long long)s.total.vmm_calls,
             (unsigned long long)s.total.reclaimed_chunks,
-            (unsigned long long)s.total.rebound_chunks);
+            (unsigned long long)s.total.rebound_chunks, s.total.modelled_vmm_seconds,
+            s.total.modelled_host_wait_seconds);
   }
   return __real_tidal_shutdown();
 }

@@ -73,7 +73,7 @@ int main(int argc, char **argv) {
   char line[64] = "";
   CHECK(f && fgets(line, sizeof line, f));
   fclose(f);
-  CHECK(strncmp(line, "# tidal profile v1", 18) == 0);
+  CHECK(strncmp(line, "# tidal profile v2", 18) == 0);
   unlink(keep);
   char fresh[64];
   snprintf(fresh, sizeof fresh, "/tmp/tidal-profile-new-%d", (int)getpid());

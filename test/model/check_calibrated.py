@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""check_calibrated.py TIDAL DIR ROW... - the calibrated replay against the card.
+
+Each ROW ("gptbig:35:2M") names a line of DIR/measured.tsv (variant, budget
+%, chunk): the steady step an H200 measured for the gpt variant, in ms (the
+first table's figure).  The replay of that configuration with DIR's costs
+and profile (--model-only: the modelled times alone) must predict it within
++-25% (issue 19): its modelled steady step against the card's step, both in
+seconds (bench/README.md says why not the ratios: the replay's unmanaged
+run is the profile's 100% run, the card's ratio is over the original).
+Exit 77 (skipped) when DIR or its files are missing: a checkout without
+them."""
+import json
+import os
+import subprocess
+import sys
+
+FLAGS = ["-DGPT_B=8", "-DGPT_T=256", "-DGPT_C=512", "-DGPT_L=8", "-DGPT_NH=8", "-DGPT_V=4096"]
+
+
+def main():
+    tidal, d, rows = sys.argv[1], sys.argv[2], sys.argv[3:]
+    root = os.path.abspath(os.path.join(d, "..", "..", ".."))
+    need = ["measured.tsv", "costs.txt", "gptbig.profile", "gptbignone.profile"]
+    if not all(os.path.exists(os.path.join(d, f)) for f in need):
+        print("SKIP: %s lacks %s" % (d, ", ".join(need)))
+        return 77
+    measured = {}
+    for line in open(os.path.join(d, "measured.tsv")):
+        if line.startswith("#") or not line.strip():
+            continue
+        v, b, c, m, table, ms = line.rstrip("\n").split("\t")
+        measured.setdefault((v, b, c), (float(m), float(ms)))  # the first table's figure
+    bad = 0
+    for row in rows:
+        v, b, c = row.split(":")
+        m, ms = measured[(v, b, c)]
+        plan = (["--budget", b + "%", "--runtime-planner", "runtime"] if v == "gptbig"
+                else ["--plan", "none", "--budget", b + "%"])
+        cmd = ([tidal, "replay", "samples/gpt/train.cu"] + plan +
+               ["--chunk", c, "--costs", os.path.join(d, "costs.txt"),
+                "--profile", os.path.join(d, v + ".profile"), "--model-only", "--format", "json",
+                "--"] + FLAGS)
+        out = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
+        if out.returncode != 0:
+            print("FAIL %s: exit %d: %s" % (row, out.returncode, out.stderr[-2000:]))
+            bad += 1
+            continue
+        r = json.loads(out.stdout)
+        p = r["modelled_time_steady_managed_s"] * 1e3
+        err = p / ms - 1
+        ok = abs(err) <= 0.25
+        print("%s %s: predicted %.1f ms (%.2fx), measured %.1f ms (%.2fx), error %+.0f%%, %d VMM "
+              "calls per iteration" % ("ok  " if ok else "FAIL", row, p,
+                                       r["modelled_overhead_steady"] + 1, ms, m, err * 100,
+                                       r["vmm_calls_per_iteration"]))
+        bad += not ok
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
