@@ -37,7 +37,9 @@ typedef enum {
 
 typedef struct cublasContext *cublasHandle_t;
 
+#ifdef __cplusplus
 extern "C" {
+#endif
 cublasStatus_t cublasCreate_v2(cublasHandle_t *handle);
 cublasStatus_t cublasDestroy_v2(cublasHandle_t handle);
 cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t streamId);
@@ -76,7 +78,9 @@ cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation
                                           const void *beta, void *C, cudaDataType Ctype, int ldc,
                                           long long int strideC, int batchCount,
                                           cublasComputeType_t computeType, cublasGemmAlgo_t algo);
+#ifdef __cplusplus
 }
+#endif
 
 #define cublasCreate cublasCreate_v2
 #define cublasDestroy cublasDestroy_v2
