@@ -142,7 +142,7 @@ int graph_emit_json(const graph *g, FILE *fp) {
     fprintf(fp, "%s\n    {\"id\": %d, \"parent\": %d, \"call_depth\": %d, \"var\": ", i ? "," : "",
             l->id, l->parent, l->call_depth);
     jstr(fp, l->var);
-    fprintf(fp, ", \"step\": %d, ", l->step);
+    fprintf(fp, ", \"step\": %d, \"iteration\": %d, ", l->step, l->iteration);
     jsym(&w, "lo", l->lo);
     fputs(", ", fp);
     jsym(&w, "hi", l->hi);
@@ -207,8 +207,8 @@ int graph_emit_json(const graph *g, FILE *fp) {
     fputs(", \"file\": ", fp);
     jstr(fp, op->file);
     fprintf(fp, ", \"line\": %u, \"col\": %u, \"phase\": \"%s\", \"loop\": %d, \"top_loop\": %d, "
-            "\"branch\": %d, ",
-            op->line, op->col, phase_name(op->phase), op->loop, op->top_loop, op->branch);
+            "\"branch\": %d, \"maybe\": %d, ",
+            op->line, op->col, phase_name(op->phase), op->loop, op->top_loop, op->branch, op->maybe);
     jrange(fp, "stmt", op->stmt);
     fputs(", \"flags\": ", fp);
     jflags(fp, op->flags);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "base/stack.h"
+#include "graph/callees.h"
 #include "graph/calltext.h"
 #include "graph/interp.h"
 #include "graph/liveness.h"
@@ -217,6 +218,8 @@ int graph_build(pass_tu *t, const graph_options *opt, graph *g) {
   }
 out:
   calltext_free(&b);
+  callees_free(b.callees);
+  free(b.cursors);
   for (size_t i = 0; i < b.n_strs; i++) free(b.strs[i]);
   free(b.strs);
   free(b.tab);

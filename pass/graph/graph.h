@@ -79,6 +79,9 @@ typedef struct graph_loop {
   unsigned line, col;
   graph_range stmt;  /* the for/while statement */
   graph_range body;  /* its body (the compound statement, braces included) */
+  int iteration;     /* 1: one iteration of a loop the interpreter walked iteration by
+                        iteration (interp_indirect.c, Note [dispatch loops]): lo..hi is that
+                        one iteration; var (NULL for a range-for) is bound to lo */
 } graph_loop;
 
 typedef struct graph_access {
@@ -142,6 +145,9 @@ typedef struct graph_op {
   int phase;           /* enum trace_phase, see liveness.c Note [phases] */
   int branch;          /* the periodic branch (graph.branches) the op runs under, -1 if
                           it runs every iteration (interp.c, Note [once and periodic]) */
+  int maybe;           /* 1: below an indirect call whose callee is one of several
+                          candidates (callees.c, Note [indirect calls]): it may not run, so
+                          its writes never overwrite anything (unroll.c) */
   /* Launches of a kernel_info.split kernel whose pointer arguments are all
    * resolved accesses: the op may run in pieces (kernels.h).  split_count_arg
    * is the argument that bounds the elements; each access's

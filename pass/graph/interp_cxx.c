@@ -107,7 +107,8 @@ int gb_makes_heap_object(CXCursor e) {
            clang_getCursorKind(cursor_strip_casts(clang_Cursor_getArgument(s, 0))) ==
                CXCursor_CXXNewExpr;
   char *n = gb_callee_name(s);
-  int r = n && (strcmp(n, "make_unique") == 0 || strcmp(n, "make_shared") == 0);
+  int r = n && (strcmp(n, "make_unique") == 0 || strcmp(n, "make_shared") == 0 ||
+                strcmp(n, "malloc") == 0 || strcmp(n, "calloc") == 0 || strcmp(n, "realloc") == 0);
   free(n);
   return r;
 }
@@ -168,6 +169,8 @@ GB_NOINLINE gval gb_eval_new(gb *b, gb_frame *f, CXCursor e) {
   const char *text = gb_text(b, e);
   const char *br = text ? strpbrk(text, "[({") : NULL;
   gval v = heap_object(b, br && *br == '[');
+  CXType pt = clang_getPointeeType(clang_getCanonicalType(clang_getCursorType(e)));
+  if (gb_is_record_type(pt)) gb_set_dynamic_class(b, v.path, clang_getTypeDeclaration(pt));
   CXCursor *ch;
   int n = cursor_children_all(e, &ch);
   for (int i = 0; i < n; i++) {
@@ -202,6 +205,7 @@ gval gb_make_smart(gb *b, gb_frame *f, CXCursor e) {
     for (int i = 0; i < n; i++) gb_eval(b, f, clang_Cursor_getArgument(e, (unsigned)i));
     return v; /* a host scalar or array */
   }
+  gb_set_dynamic_class(b, v.path, clang_getTypeDeclaration(clang_getCanonicalType(t)));
   CXCursor ctor = constructor_for(t, n);
   CXCursor def = clang_Cursor_isNull(ctor) ? ctor : program_definition(b->t, ctor);
   if (!gb_is_user_function(b, def)) {

@@ -39,6 +39,8 @@ void gb_write_lvalue(gb *b, const char *key, const char *text, gval v);
 int gb_plain_lvalue(CXCursor e);
 
 /* interp_expr.c: expressions. */
+void gb_copy_struct(gb *b, const char *dst, const char *src);
+int gb_returned_struct(gb_frame *f, const char *path);
 gval gb_assign(gb *b, gb_frame *f, CXCursor lhs, CXCursor rhs_c, gval rhs,
                enum CXBinaryOperatorKind op);
 
@@ -77,6 +79,15 @@ void gb_walk_for(gb *b, gb_frame *f, CXCursor s);
 void gb_forget_carried(gb *b, gb_frame *f, CXCursor s, const char *skip_key, CXCursor init);
 void gb_walk_train_loop(gb *b, gb_frame *f, CXCursor s);
 void gb_walk_range_for(gb *b, gb_frame *f, CXCursor s);
+
+/* interp_indirect.c: function values, indirect and virtual calls (callees.h). */
+gval gb_func_val(gb *b, CXCursor fn, const char *text);
+gval gb_eval_function_ref(gb *b, gb_frame *f, CXCursor e);
+CXCursor gb_func_cursor(gb *b, const gval *v);
+void gb_set_dynamic_class(gb *b, const char *obj, CXCursor cls);
+int gb_call_indirect(gb *b, gb_frame *f, CXCursor e, gval *ret);
+int gb_loop_dispatches(gb *b, CXCursor body);
+const char *gb_method_object(gb *b, gb_frame *f, CXCursor call);
 
 /* interp_branch.c: if statements. */
 void gb_walk_if(gb *b, gb_frame *f, CXCursor s);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "graph/interp_impl.h"
+#include "graph/callees.h"
 
 /* Parts of a for statement: libclang omits absent parts, so they are told
  * apart by position relative to the header's semicolons. */
@@ -168,6 +169,28 @@ void gb_walk_graph_loop_body(gb *b, gb_frame *f, int id, CXCursor cvar, CXCursor
   if (b->n_loops) b->n_loops--;
 }
 
+/* A dispatch loop in the iteration, walked once per iteration
+ * (interp_indirect.c, Note [dispatch loops]); 0 if s is not one. */
+static int walk_dispatch_for(gb *b, gb_frame *f, CXCursor s, const for_parts *p, const char *key,
+                             const char *var, const gval *lo, const gval *hi, int step) {
+  int64_t l0, h0;
+  if (!step || !gb_int_value_const(b, lo, &l0) || !gb_int_value_const(b, hi, &h0)) return 0;
+  int64_t trips = step > 0 ? (h0 - l0 + step - 1) / step : (l0 - h0 + (-step) - 1) / (-step);
+  if (trips < 1 || trips > GB_MAX_DISPATCH_UNROLL || !gb_loop_dispatches(b, p->body)) return 0;
+  for (int64_t i = 0, v = l0; i < trips; i++, v += step) {
+    int id = b->h->graph_loop(b, f, s, p->body, var, sym_const(b->a, v), sym_const(b->a, v + step),
+                              step);
+    if (id >= 0) b->g->loops[id].iteration = 1;
+    gval iv = gb_int(b, sym_const(b->a, v), var, f->is_loop_frame);
+    iv.ind = 1;
+    gb_store(b, key, iv);
+    f->iter++; /* the body's calls run again (Note [one op per call site]) */
+    gb_walk_graph_loop_body(b, f, id, p->has_cvar ? p->cvar : clang_getNullCursor(), p->body);
+  }
+  gb_store(b, key, gb_int(b, sym_const(b->a, l0 + trips * step), NULL, 0));
+  return 1;
+}
+
 void gb_walk_for(gb *b, gb_frame *f, CXCursor s) {
   for_parts p;
   for_split(b, s, &p);
@@ -176,6 +199,7 @@ void gb_walk_for(gb *b, gb_frame *f, CXCursor s) {
     gval lo, hi;
     int step = 0;
     const char *key = for_shape(b, f, &p, &var, &lo, &hi, &step);
+    if (key && walk_dispatch_for(b, f, s, &p, key, var, &lo, &hi, step)) return;
     if (!key && p.has_init) {
       if (clang_getCursorKind(p.init) == CXCursor_DeclStmt) gb_walk_stmt(b, f, p.init);
       else gb_eval(b, f, p.init);
@@ -349,9 +373,10 @@ static enum CXChildVisitResult user_call_visitor(CXCursor c, CXCursor parent, CX
   (void)parent;
   user_call_scan *u = d;
   if (clang_getCursorKind(c) == CXCursor_CallExpr) {
-    CXCursor decl = gb_callee_decl(c);
-    if (!clang_Cursor_isNull(decl) &&
-        gb_is_user_function(u->b, program_definition(u->b->t, decl))) {
+    CXCursor decl = gb_callee_decl(c), key;
+    if (callees_kind(c, &key) != CALLEE_DIRECT || /* an indirect call may run a user function */
+        (!clang_Cursor_isNull(decl) &&
+         gb_is_user_function(u->b, program_definition(u->b->t, decl)))) {
       u->found = 1;
       return CXChildVisit_Break;
     }
@@ -373,6 +398,8 @@ static int gval_same(const gval *x, const gval *y) {
   case GV_ADDR:
   case GV_ALIAS:
     return x->path == y->path || (x->path && y->path && !strcmp(x->path, y->path));
+  case GV_FUNC:
+    return x->alloc == y->alloc;
   default:
     return 1;
   }

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph/callees.h"
 #include "graph/liveness.h"
 #include "graph/loop.h"
 #include "graph/opsites.h"
@@ -140,7 +141,27 @@ static enum CXChildVisitResult count_visitor(CXCursor c, CXCursor parent, CXClie
       free(n);
       s->bits |= ph == TRACE_BACKWARD ? PB_BWD : ph == TRACE_UPDATE ? PB_UPD : PB_FWD;
     } else {
-      CXCursor decl = gb_callee_decl(c);
+      CXCursor decl = gb_callee_decl(c), key;
+      if (callees_kind(c, &key) != CALLEE_DIRECT) {
+        /* an indirect call reaches every candidate's op sites (callees.c) */
+        if (!s->b->callees) s->b->callees = callees_build(s->b->t);
+        CXCursor *cand = NULL;
+        int n = callees_candidates(s->b->callees, s->b->t, c, &cand);
+        for (int i = 0; i < n; i++) {
+          if (clang_Location_isInSystemHeader(clang_getCursorLocation(cand[i]))) continue;
+          int caller = s->cur_fn;
+          s->count += count_function(s, cand[i]);
+          int fi = fn_index(s, cand[i]);
+          if (fi >= 0) {
+            s->bits |= s->fns[fi].bits;
+            push_int(&s->calls, &s->n_calls, &s->cap_calls, fi);
+            push_int(&s->edges, &s->n_edges, &s->cap_edges, caller);
+            push_int(&s->edges, &s->n_edges, &s->cap_edges, fi);
+          }
+        }
+        free(cand);
+        return CXChildVisit_Recurse;
+      }
       if (!clang_Cursor_isNull(decl)) {
         CXCursor def = program_definition(s->b->t, decl); /* in any input */
         if (!clang_Cursor_isNull(def) &&
@@ -550,10 +571,13 @@ int loop_record(gb *b, gb_frame *f, CXCursor stmt, CXCursor body, const char *va
   l->parent = b->n_loops ? b->loops[b->n_loops - 1].id : -1;
   l->call_depth = b->n_path;
   l->var = var ? strdup(var) : NULL;
-  l->step = var ? step : 0;
-  l->lo = lo && var ? lo : sym_unknown(b->a);
-  l->hi = hi && var ? hi : sym_unknown(b->a);
-  if (var && lo && hi && step) {
+  /* bounds without a variable: one iteration of a range-for walked one by
+   * one (graph_loop.iteration) */
+  int shaped = var || (lo && hi && step);
+  l->step = shaped ? step : 0;
+  l->lo = lo && shaped ? lo : sym_unknown(b->a);
+  l->hi = hi && shaped ? hi : sym_unknown(b->a);
+  if (lo && hi && step) {
     sym *span = step > 0 ? sym_sub(b->a, hi, lo) : sym_sub(b->a, lo, hi);
     int as = step > 0 ? step : -step;
     l->trip = as == 1 ? span

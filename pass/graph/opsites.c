@@ -256,6 +256,7 @@ static graph_op *new_op(gb *b, gb_frame *f, CXCursor call, const char *callee, g
   op->flops = sym_unknown(b->a);
   op->phase = TRACE_OTHER;
   op->branch = b->cur_branch;
+  op->maybe = b->maybe > 0;
   int n = clang_Cursor_getNumArguments(call);
   if (n > 0) {
     op->n_args = n;

@@ -22,7 +22,8 @@
  *    their reads keep what they read alive, but their writes are readwrites:
  *    on most steps they do not run, so they overwrite nothing the plan may
  *    count on (interp_branch.c, Note [once and periodic]).  Once branches are
- *    setup and have no ops here.
+ *    setup and have no ops here.  So are the writes of an op that may not
+ *    run (graph_op.maybe, callees.c Note [indirect calls]).
  *  - Accesses that move with the training loop's own counter: Note
  *    [stepped accesses].
  *
@@ -466,7 +467,7 @@ static void emit_op(unroller *u, const graph_op *op) {
       st.mode = a->mode;
       /* a write to one step's slice overwrites nothing the next step reads */
       if (st.stepped && st.mode == ACCESS_WRITE) st.mode = ACCESS_READWRITE;
-      if (op->phase == TRACE_PERIODIC) {
+      if (op->phase == TRACE_PERIODIC || op->maybe) {
         if (st.mode == ACCESS_WRITE) st.mode = ACCESS_READWRITE;
         st.exact = 0;
       }
@@ -511,9 +512,10 @@ static void emit_op(unroller *u, const graph_op *op) {
     ta->bytes = (uint64_t)bytes;
     ta->mode = a->mode;
     ta->exact = exact;
-    if (op->phase == TRACE_PERIODIC) {
-      /* runs on some steps only: what it writes may not be overwritten on
-       * the others, so it never makes earlier contents dead */
+    if (op->phase == TRACE_PERIODIC || op->maybe) {
+      /* runs on some steps only (or is one of several candidates of an
+       * indirect call, Note [indirect calls]): what it writes may not be
+       * overwritten on the others, so it never makes earlier contents dead */
       if (ta->mode == ACCESS_WRITE) ta->mode = ACCESS_READWRITE;
       ta->exact = 0;
     }
@@ -538,7 +540,7 @@ static void run_range(unroller *u, int *i, int within) {
     const graph_loop *L = &g->loops[c];
     int start = *i;
     int64_t lo = 0, hi = 1, step = 1;
-    int known = L->var && L->step &&
+    int known = (L->var || L->iteration) && L->step &&
                 sym_eval(L->lo, value_fn, u, &lo) == 0 && sym_eval(L->hi, value_fn, u, &hi) == 0;
     if (L->var && L->step && !known && !sym_is_unknown(L->lo) && !sym_is_unknown(L->hi)) {
       /* a recognised loop with an unbound bound: that is an error */
