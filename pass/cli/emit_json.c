@@ -142,7 +142,7 @@ int graph_emit_json(const graph *g, FILE *fp) {
     fprintf(fp, "%s\n    {\"id\": %d, \"parent\": %d, \"call_depth\": %d, \"var\": ", i ? "," : "",
             l->id, l->parent, l->call_depth);
     jstr(fp, l->var);
-    fprintf(fp, ", \"step\": %d, \"iteration\": %d, ", l->step, l->iteration);
+    fprintf(fp, ", \"step\": %d, ", l->step);
     jsym(&w, "lo", l->lo);
     fputs(", ", fp);
     jsym(&w, "hi", l->hi);
@@ -154,7 +154,7 @@ int graph_emit_json(const graph *g, FILE *fp) {
     jrange(fp, "stmt", l->stmt);
     fputs(", ", fp);
     jrange(fp, "body", l->body);
-    fputc('}', fp);
+    fprintf(fp, ", \"iteration\": %d}", l->iteration);
   }
   fputs("\n  ],\n  \"branches\": [", fp);
   for (int i = 0; i < g->n_branches; i++) {

@@ -208,6 +208,16 @@ static void collect_regions(gb *b, const gb_frame *live, int first_alloc) {
     int r = graph_add_region(g);
     if (r < 0) continue;
     g->regions[r].name = strdup(display_name(cs[i].key));
+    /* `net.y = talloc(n)` copied from the helper's returned struct
+     * (interp_expr.c, Note [struct copies]): the allocation is named as
+     * the program keeps it (`net.y.data`), not as the helper's dead local
+     * it was stored to (`t.data`) */
+    graph_alloc *al = &g->allocs[cs[i].alloc];
+    if (al->local_name && cs[i].off_v == 0 && key_live(live, cs[i].key)) {
+      free(al->name);
+      al->name = strdup(g->regions[r].name);
+      al->local_name = 0;
+    }
     g->regions[r].alloc = cs[i].alloc;
     g->regions[r].offset = cs[i].off;
     g->regions[r].bytes = NULL;
