@@ -153,6 +153,8 @@ typedef struct gb {
   graph_call path[GB_MAX_CALL_DEPTH];
   int n_path;
   CXCursor path_cursor[GB_MAX_CALL_DEPTH]; /* the call expressions */
+  CXCursor path_fn[GB_MAX_CALL_DEPTH];     /* the definitions they ran (an indirect call's
+                                              target, not the declaration it names) */
   /* Graph loops being walked, innermost last. */
   gb_loopctx loops[64];
   int n_loops;
@@ -191,6 +193,9 @@ typedef struct gb {
   CXCursor *cursors;
   int n_cursors, cap_cursors;
   struct callee_index *callees; /* callees.c: built on the first indirect call */
+  int once_depth;         /* > 0: inside a setup loop walked once for all its iterations
+                             (its trip count unknown or too large): a push_back there
+                             does not give the vector a known size (interp_container.c) */
   int maybe;              /* > 0: walking one of several candidates of an indirect call
                              (Note [indirect calls]): ops recorded may not run */
 } gb;

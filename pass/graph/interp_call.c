@@ -12,14 +12,6 @@
 #include "graph/interp_impl.h"
 #include "analysis/libcalls.h"
 
-/* 1 for std::vector<...> (its size() is tracked from its construction). */
-static int is_std_vector(CXType t) {
-  char *sp = string_and_dispose(clang_getTypeSpelling(clang_getCanonicalType(t)));
-  int r = strncmp(sp, "std::vector<", 12) == 0 || strncmp(sp, "const std::vector<", 18) == 0;
-  free(sp);
-  return r;
-}
-
 int gb_is_user_function(gb *b, CXCursor def) {
   if (clang_Cursor_isNull(def) || !clang_isCursorDefinition(def)) return 0;
   if (clang_Location_isInSystemHeader(clang_getCursorLocation(def))) return 0;
@@ -226,9 +218,10 @@ GB_NOINLINE gval gb_eval_call(gb *b, gb_frame *f, CXCursor e) {
     const char *obj = b->this_path;
     b->this_path = NULL;
     if (gb_is_smart_ptr(clang_getCursorType(e))) return gb_smart_construct(b, f, e, obj);
-    if (obj && is_std_vector(clang_getCursorType(e))) {
-      /* std::vector<T> v(count[, value]): its size() is count */
-      gval cnt = gb_none_val();
+    if (obj && gb_is_vector_type(clang_getCursorType(e))) {
+      /* std::vector<T> v(count[, value]): its size() is count; v: 0
+       * (interp_container.c, Note [container elements]) */
+      gval cnt = n == 0 ? gb_int(b, sym_const(b->a, 0), NULL, 0) : gb_none_val();
       for (int i = 0; i < n; i++) {
         gval v = gb_eval(b, f, clang_Cursor_getArgument(e, (unsigned)i));
         if (i == 0 && v.k == GV_INT &&
@@ -262,19 +255,10 @@ GB_NOINLINE gval gb_eval_call(gb *b, gb_frame *f, CXCursor e) {
     gval sv;
     if (gb_smart_method(b, f, e, ref, &sv)) return sv;
   }
-  /* v.size() of a std::vector whose construction gave its count */
-  if (!clang_Cursor_isNull(ref) && clang_getCursorKind(ref) == CXCursor_CXXMethod &&
-      is_std_vector(clang_getCursorType(clang_getCursorSemanticParent(ref)))) {
-    char *m = string_and_dispose(clang_getCursorSpelling(ref));
-    int is_size = strcmp(m, "size") == 0;
-    free(m);
-    const char *obj = gb_method_object(b, f, e);
-    if (is_size) {
-      gval *sz = obj ? gb_lookup(b, gb_fmt(b, "%s.@size", gb_resolve_alias(b, obj))) : NULL;
-      return sz ? *sz : gb_none_val();
-    }
-    /* anything else (push_back, resize, assign) may change the size */
-    if (obj) gb_store(b, gb_fmt(b, "%s.@size", gb_resolve_alias(b, obj)), gb_none_val());
+  /* a std::vector's size and elements (interp_container.c) */
+  if (!clang_Cursor_isNull(ref) && clang_getCursorKind(ref) == CXCursor_CXXMethod) {
+    gval vv;
+    if (gb_vector_method(b, f, e, ref, &vv)) return vv;
   }
   /* C++ spells a struct assignment `b->a = tensor_alloc(n)` as a call of
    * the implicit (defaulted) operator=: the same alias as the C assignment. */
@@ -534,6 +518,7 @@ int gb_run_function(gb *b, CXCursor fn, gb_frame *caller, CXCursor call, const g
     gb_location(b, call, &gc->file, &gc->line, &gc->col);
     gc->stmt = b->have_stmt ? gb_range(b, b->cur_stmt, 1) : gb_range(b, call, 0);
     b->path_cursor[b->n_path] = call;
+    b->path_fn[b->n_path] = fn;
     fr.call_index = b->n_path;
     b->n_path++;
     pushed = 1;

@@ -251,8 +251,10 @@ void gb_walk_for(gb *b, gb_frame *f, CXCursor s) {
     iv.ind = 1;
     gb_store(b, key, iv);
   }
+  b->once_depth++;
   if (p.has_cvar) gb_walk_decl(b, f, p.cvar);
   gb_walk_stmt(b, f, p.body);
+  b->once_depth--;
 }
 
 /* Note [loop-carried values]: a loop body is walked once, but a variable
@@ -649,8 +651,38 @@ void gb_walk_train_loop(gb *b, gb_frame *f, CXCursor s) {
   b->mode = GB_AFTER;
 }
 
-/* `for (auto &l : layers)`: the element is not followed; inside the
- * iteration it is a graph loop of unknown trip count, like a while.
+/* A range-for over a vector of `count` elements at vk, walked element by
+ * element: before the training loop as a setup loop, inside it as a
+ * dispatch loop (interp_indirect.c, Note [dispatch loops]: one graph loop
+ * of one trip per element).  0 (nothing walked) past the bounds. */
+static int walk_range_elements(gb *b, gb_frame *f, CXCursor s, CXCursor vd, CXCursor body,
+                               const char *vk, const char *vt, int vok, int64_t count) {
+  if (b->mode == GB_GRAPH) {
+    if (count > GB_MAX_DISPATCH_UNROLL) return 0;
+    for (int64_t k = 0; k < count; k++) {
+      int id = b->h->graph_loop(b, f, s, body, NULL, sym_const(b->a, k), sym_const(b->a, k + 1), 1);
+      if (id >= 0) b->g->loops[id].iteration = 1;
+      gb_bind_range_element(b, f, vd, vk, vt, vok, k);
+      f->iter++; /* the body's calls run again (Note [one op per call site]) */
+      gb_walk_graph_loop_body(b, f, id, clang_getNullCursor(), body);
+    }
+    return 1;
+  }
+  if (count * b->unroll_product > GB_MAX_SETUP_UNROLL) return 0;
+  int64_t saved_product = b->unroll_product;
+  b->unroll_product *= count ? count : 1;
+  for (int64_t k = 0; k < count && b->steps < GB_MAX_STEPS; k++) {
+    gb_bind_range_element(b, f, vd, vk, vt, vok, k);
+    f->iter++;
+    gb_walk_stmt(b, f, body);
+  }
+  b->unroll_product = saved_product;
+  return 1;
+}
+
+/* `for (auto &l : layers)` over anything else: the element is not
+ * followed; inside the iteration it is a graph loop of unknown trip
+ * count, like a while.
  * Its own function so that the cursor array stays out of gb_walk_stmt's
  * frame, as walk_compound's. */
 void gb_walk_range_for(gb *b, gb_frame *f, CXCursor s) {
@@ -660,15 +692,31 @@ void gb_walk_range_for(gb *b, gb_frame *f, CXCursor s) {
     free(ch);
     return;
   }
+  CXCursor body = ch[n - 1];
+  /* a vector of known size: once per element (interp_container.c, Note
+   * [container elements]) */
+  if (n >= 3 && clang_getCursorKind(ch[0]) == CXCursor_VarDecl &&
+      clang_isExpression(clang_getCursorKind(ch[1]))) {
+    const char *vk, *vt;
+    int vok;
+    int64_t count;
+    CXCursor vd = ch[0];
+    if (gb_range_for_vector(b, f, ch[1], &vk, &vt, &vok, &count) &&
+        walk_range_elements(b, f, s, vd, body, vk, vt, vok, count)) {
+      free(ch);
+      return;
+    }
+  }
   for (int i = 0; i + 1 < n; i++)
     if (clang_isExpression(clang_getCursorKind(ch[i]))) gb_eval(b, f, ch[i]);
-  CXCursor body = ch[n - 1];
   free(ch);
   if (b->mode == GB_GRAPH) {
     int id = b->h->graph_loop(b, f, s, body, NULL, NULL, NULL, 0);
     gb_forget_carried(b, f, s, NULL, clang_getNullCursor());
     gb_walk_graph_loop_body(b, f, id, clang_getNullCursor(), body);
   } else {
+    b->once_depth++;
     gb_walk_stmt(b, f, body);
+    b->once_depth--;
   }
 }

@@ -278,8 +278,10 @@ void gb_walk_stmt(gb *b, gb_frame *f, CXCursor s) {
       gb_forget_carried(b, f, s, NULL, clang_getNullCursor());
       gb_walk_graph_loop_body(b, f, id, cv_decl, body);
     } else {
+      b->once_depth++;
       if (!clang_Cursor_isNull(cv_decl)) gb_walk_decl(b, f, cv_decl);
       gb_walk_stmt(b, f, body);
+      b->once_depth--;
     }
     return;
   }

@@ -47,7 +47,7 @@ int main() {
 // CHECK: #0 {{.*}}forward -> relu_kernel
 // CHECK-NEXT: readwrite r.y{{ +}}4*r.n = 4.0 KiB
 // CHECK: #1 {{.*}}forward -> relu_kernel
-// CHECK-NEXT: readwrite h{{[0-9]+}}[0].y{{ +}}4*h{{[0-9]+}}[0].n = 2.0 KiB
+// CHECK-NEXT: readwrite (*owned).y{{ +}}2.0 KiB
 // CHECK: #2 {{.*}}forward -> scale_kernel
 // CHECK: #3 {{.*}}forward -> relu_kernel
 // CHECK-NOT: #4
