@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "graph/callees.h"
 #include "graph/liveness.h"
@@ -300,6 +301,11 @@ static enum CXChildVisitResult tu_visitor(CXCursor c, CXCursor parent, CXClientD
   scan *s = d;
   enum CXCursorKind k = clang_getCursorKind(c);
   if (k == CXCursor_Namespace || k == CXCursor_LinkageSpec) return CXChildVisit_Recurse;
+  /* methods defined in their class (`class Trainer { void fit() { for ... } };`),
+   * of a class template too: their loops are candidates as any function's */
+  if ((k == CXCursor_ClassDecl || k == CXCursor_StructDecl || k == CXCursor_ClassTemplate) &&
+      clang_isCursorDefinition(c))
+    return CXChildVisit_Recurse;
   if ((k == CXCursor_FunctionDecl || k == CXCursor_CXXMethod) && clang_isCursorDefinition(c) &&
       program_view_of(s->b->t, c)) {
     char *usr = string_and_dispose(clang_getCursorUSR(c));
@@ -371,8 +377,14 @@ static const char *base_name(const char *p) {
 }
 
 /* given is the FILE part of --loop (options.h keeps "FILE:LINE" whole). */
+/* By identity when both name existing files (`../../src/x.cu` and the
+ * view's `./../src/x.cu`), else by base name (a path as the build wrote
+ * it, from another folder). */
 static int same_file(const char *given, const char *main_path) {
   if (strcmp(given, main_path) == 0) return 1;
+  struct stat a, c;
+  if (stat(given, &a) == 0 && stat(main_path, &c) == 0)
+    return a.st_dev == c.st_dev && a.st_ino == c.st_ino;
   return strcmp(base_name(given), base_name(main_path)) == 0;
 }
 
@@ -492,8 +504,10 @@ int loop_choose(gb *b, const graph_options *opt, CXCursor *loop) {
     for (int i = 0; i < b->t->prog->n_files && !known; i++)
       known = same_file(lf, b->t->prog->files[i]->main_path);
     if (!known) {
-      diag_error(NULL, 0, 0, "--loop %s:%u: not an input file ('%s')", lf, opt->loop_line,
-                 b->t->main_path);
+      diag_error(NULL, 0, 0,
+                 "--loop %s:%u: not a file of the program ('%s': its inputs and the project "
+                 "files they include)",
+                 lf, opt->loop_line, b->t->main_path);
       rc = TIDAL_EXIT_BAD_INPUT;
       goto out;
     }
@@ -503,9 +517,8 @@ int loop_choose(gb *b, const graph_options *opt, CXCursor *loop) {
           (chosen < 0 || s.loops[i].offset < s.loops[chosen].offset))
         chosen = i;
     if (chosen < 0) {
-      diag_error(b->t->main_path, opt->loop_line, 1,
-                 "no for, while or do loop starts on this line (--loop %s:%u)", lf,
-                 opt->loop_line);
+      diag_error(lf, opt->loop_line, 1, "no for, while or do loop starts on this line (--loop %s:%u)",
+                 lf, opt->loop_line);
       rc = TIDAL_EXIT_BAD_INPUT;
       goto out;
     }
