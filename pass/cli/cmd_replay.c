@@ -203,6 +203,19 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
     for (int a = 0; a < trace.n_allocs; a++) demand += trace.allocs[a].bytes;
     budget = replay_child_share(child, demand);
   }
+  /* a budget holds whole chunks (replay.c, Note [budgets in chunks]) */
+  if (!child && budget && budget < (cli.chunk ? cli.chunk : (uint64_t)4 << 10)) {
+    if (cli.chunk)
+      diag_error(o.input, 0, 0, "the budget of %llu bytes is below one chunk (--chunk %llu): "
+                 "device memory is held in whole chunks; give a budget of at least one chunk "
+                 "or a smaller --chunk", (unsigned long long)budget,
+                 (unsigned long long)cli.chunk);
+    else
+      diag_error(o.input, 0, 0, "the budget of %llu bytes is below the smallest chunk (4096 "
+                 "bytes): device memory is held in whole chunks", (unsigned long long)budget);
+    rc = TIDAL_EXIT_BAD_INPUT;
+    goto out;
+  }
   plan_options po;
   plan_options_default(&po);
   po.mode = mode;
