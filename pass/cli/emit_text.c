@@ -80,13 +80,19 @@ int graph_emit_text(const graph *g, FILE *fp) {
     int u = -1; /* else an allocation whose size is no expression (nothing to bind) */
     for (int i = 0; !name && i < g->n_allocs && u < 0; i++)
       if (!g->allocs[i].bytes || sym_is_unknown(g->allocs[i].bytes)) u = i;
-    if (name) fprintf(fp, " (not unrolled: '%s' is unbound; use --bind %s=VALUE)", name, name);
+    int n_all = 0;
+    char *all = name ? bind_all_unbound(g, &n_all) : NULL;
+    if (name && n_all > 1)
+      fprintf(fp, " (not unrolled: '%s' is unbound; use --bind %s=VALUE; all %d unbound: %s)",
+              name, name, n_all, all);
+    else if (name) fprintf(fp, " (not unrolled: '%s' is unbound; use --bind %s=VALUE)", name, name);
     else if (u >= 0)
       fprintf(fp, " (not unrolled: the size of '%s' (%s:%u) is not computable)",
               g->allocs[u].name ? g->allocs[u].name : "?", g->allocs[u].file ? g->allocs[u].file : "?",
               g->allocs[u].line);
     else fprintf(fp, " (not unrolled)");
     free(name);
+    free(all);
   }
   fprintf(fp, "; tensors: %d; allocations: %d; loops: %d\n\n", g->n_tensors, g->n_allocs, g->n_loops);
 

@@ -144,6 +144,67 @@ char *bind_first_unbound(const graph_bindings *b, const sym *s) {
   return r ? strdup(r) : NULL;
 }
 
+typedef struct unbound_list {
+  const graph *g;
+  char *text;
+  size_t len;
+  int n;
+} unbound_list;
+
+static int is_loop_var(const graph *g, const char *name) {
+  if (g->train_var && !strcmp(g->train_var, name)) return 1;
+  for (int l = 0; l < g->n_loops; l++)
+    if (g->loops[l].var && !strcmp(g->loops[l].var, name)) return 1;
+  return 0;
+}
+
+static void add_unbound(unbound_list *u, const sym *s) {
+  if (!s || sym_is_unknown(s)) return;
+  if (sym_get_kind(s) != SYM_VAR) {
+    add_unbound(u, sym_lhs(s));
+    add_unbound(u, sym_rhs(s));
+    return;
+  }
+  const char *name = sym_var_name(s);
+  int64_t v;
+  const char *ix;
+  size_t il;
+  if (bind_table_ref(&u->g->binds, name, &ix, &il) || bind_lookup(&u->g->binds, name, &v) ||
+      is_loop_var(u->g, name))
+    return;
+  size_t nl = strlen(name);
+  for (const char *p = u->text; p && (p = strstr(p, name)) != NULL; p += nl) /* once each */
+    if ((p == u->text || (p - u->text >= 2 && p[-2] == ',' && p[-1] == ' ')) &&
+        (p[nl] == ',' || p[nl] == '\0'))
+      return;
+  char *t = realloc(u->text, u->len + nl + 3);
+  if (!t) return;
+  u->text = t;
+  if (u->len) {
+    memcpy(t + u->len, ", ", 2);
+    u->len += 2;
+  }
+  memcpy(t + u->len, name, nl + 1);
+  u->len += nl;
+  u->n++;
+}
+
+char *bind_all_unbound(const graph *g, int *n) {
+  unbound_list u = {g, NULL, 0, 0};
+  for (int i = 0; i < g->n_allocs; i++) add_unbound(&u, g->allocs[i].bytes);
+  for (int i = 0; i < g->n_loops; i++) {
+    add_unbound(&u, g->loops[i].lo);
+    add_unbound(&u, g->loops[i].hi);
+  }
+  for (int i = 0; i < g->n_ops; i++)
+    for (int j = 0; j < g->ops[i].n_acc; j++) {
+      add_unbound(&u, g->ops[i].acc[j].bytes);
+      add_unbound(&u, g->ops[i].acc[j].offset);
+    }
+  *n = u.n;
+  return u.text;
+}
+
 /* ---- which bindings the graph uses ---- */
 
 static int mentions(const sym *s, const char *name) {

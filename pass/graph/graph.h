@@ -389,6 +389,11 @@ void bind_prune_unused(graph *g);
 int bind_value_fn(void *ud, const char *name, int64_t *out);
 /* The first name in s that b leaves unbound (malloc'd), or NULL. */
 char *bind_first_unbound(const graph_bindings *b, const sym *s);
+/* Every name the graph's sizes, offsets and loop bounds use that its
+ * bindings leave unbound (loop variables excepted), in the order met
+ * (allocations, loops, then ops), each once: "a, b, c" (malloc'd; NULL if
+ * none) and their count in *n, so that one message names them all. */
+char *bind_all_unbound(const graph *g, int *n);
 
 /* unroll.c: one iteration, every loop unrolled and every size concrete.
  * Returns 0, or prints "file:line:col: error: ... 'NAME' is unbound (use

@@ -193,6 +193,7 @@ typedef struct gb {
   CXCursor *cursors;
   int n_cursors, cap_cursors;
   struct callee_index *callees; /* callees.c: built on the first indirect call */
+  struct written_set *written;  /* written.c: built on the first unwritten global read */
   int once_depth;         /* > 0: inside a setup loop walked once for all its iterations
                              (its trip count unknown or too large): a push_back there
                              does not give the vector a known size (interp_container.c) */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "graph/interp_impl.h"
+#include "graph/written.h"
 #include "base/stack.h"
 
 /* The wrappers gb_eval looks through (cursor_strip_casts). */
@@ -526,7 +527,16 @@ gval gb_eval(gb *b, gb_frame *f, CXCursor e) {
         v = gb_int(b, sym_var(b->a, name), gb_str(b, name), 1);
       } else {
         gval *st = gb_lookup(b, gb_fmt(b, "g:%s", name));
-        v = gb_named_int(b, name, st, 0);
+        /* Note [mutable globals] (written.c): never read at its
+         * initialiser, unless no code of the program writes it */
+        if (!st && !b->written) b->written = written_build(b->t);
+        if (!st && (ty.kind >= CXType_Bool && ty.kind <= CXType_Int128) &&
+            !written_may_write(b->written, d) && cursor_eval_int(d, &c)) {
+          bind_set(&b->g->binds, name, c, BIND_CONST);
+          v = gb_int(b, sym_var(b->a, name), gb_str(b, name), 1);
+        } else {
+          v = gb_named_int(b, name, st, 0);
+        }
       }
       free(name);
       return v;

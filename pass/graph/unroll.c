@@ -158,9 +158,20 @@ static int eval_at(unroller *u, const sym *s, int64_t *out, const char *file, un
                  "the loop taken as the training loop (%s:%u); if that is a loop over layers, mark "
                  "the step loop with #pragma tidal train or --loop FILE:LINE", what, missing,
                  u->g->loop_file ? u->g->loop_file : "?", u->g->loop_line);
-    else if (missing)
-      diag_error(file, line, col, "cannot unroll the training loop: %s uses '%s', which is unbound "
-                 "(use --bind %s=VALUE)", what, missing, missing);
+    else if (missing) {
+      /* every unbound name at once: binding them one run at a time, each
+       * run naming the next, is what a person gives up on */
+      int n_all = 0;
+      char *all = bind_all_unbound(u->g, &n_all);
+      if (n_all > 1)
+        diag_error(file, line, col, "cannot unroll the training loop: %s uses '%s', which is "
+                   "unbound (use --bind %s=VALUE); all %d unbound: %s (one --bind NAME=VALUE "
+                   "each)", what, missing, missing, n_all, all);
+      else
+        diag_error(file, line, col, "cannot unroll the training loop: %s uses '%s', which is "
+                   "unbound (use --bind %s=VALUE)", what, missing, missing);
+      free(all);
+    }
     else
       diag_error(file, line, col, "cannot unroll the training loop: %s is not a computable "
                  "expression", what);

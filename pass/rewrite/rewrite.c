@@ -658,7 +658,12 @@ static char *unbound_reason(const graph *g) {
       name = bind_first_unbound(&g->binds, g->ops[i].acc[j].bytes);
   for (int i = 0; i < g->n_allocs && !name; i++) name = bind_first_unbound(&g->binds, g->allocs[i].bytes);
   rw_buf b = {0};
-  if (name)
+  int n_all = 0;
+  char *all = name ? bind_all_unbound(g, &n_all) : NULL;
+  if (name && n_all > 1)
+    rw_buf_printf(&b, "'%s' is unbound and not a compile-time constant (use --bind %s=VALUE; all "
+                  "%d unbound: %s)", name, name, n_all, all);
+  else if (name)
     rw_buf_printf(&b, "'%s' is unbound and not a compile-time constant (use --bind %s=VALUE)", name,
                   name);
   else {
@@ -676,6 +681,7 @@ static char *unbound_reason(const graph *g) {
     else
       rw_buf_puts(&b, "the sizes are not fully bound (use --bind NAME=VALUE)");
   }
+  free(all);
   free(name);
   return rw_buf_take(&b);
 }
