@@ -114,6 +114,20 @@ static enum CXChildVisitResult layer_visitor(CXCursor c, CXCursor parent, CXClie
   return CXChildVisit_Recurse;
 }
 
+/* A call through a function pointer or a virtual method in a loop's own
+ * body: each iteration may run another layer (interp_indirect.c, Note
+ * [dispatch loops]). */
+static enum CXChildVisitResult dispatch_visitor(CXCursor c, CXCursor parent, CXClientData d) {
+  (void)parent;
+  CXCursor key;
+  if (clang_getCursorKind(c) == CXCursor_LambdaExpr) return CXChildVisit_Continue;
+  if (clang_getCursorKind(c) == CXCursor_CallExpr && callees_kind(c, &key) != CALLEE_DIRECT) {
+    *(int *)d = 1;
+    return CXChildVisit_Break;
+  }
+  return CXChildVisit_Recurse;
+}
+
 static int loop_is_layer_like(CXCursor loop) {
   /* `for (auto &l : layers)`: over a container, as a layer loop is; as the
    * step loop inside an epoch loop it is still taken when it reaches
@@ -122,6 +136,11 @@ static int loop_is_layer_like(CXCursor loop) {
   if (clang_getCursorKind(loop) != CXCursor_ForStmt) return 0;
   /* init first, body last (five children with a condition variable) */
   CXCursor init = cursor_first_child(loop), body = cursor_last_child(loop);
+  /* `layers[l]->forward(...)`, `net.layers[i].forward(l, net)`: a dispatch loop */
+  int dispatch = 0; /* the body itself may be the call (unbraced) */
+  if (dispatch_visitor(body, loop, &dispatch) == CXChildVisit_Recurse)
+    clang_visitChildren(body, dispatch_visitor, &dispatch);
+  if (dispatch) return 1;
   if (clang_equalCursors(init, body) || clang_getCursorKind(init) != CXCursor_DeclStmt) return 0;
   CXCursor vd[1];
   if (cursor_children(init, vd, 1) != 1) return 0;
