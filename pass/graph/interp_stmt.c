@@ -53,8 +53,24 @@ static int64_t index_designator(CXCursor el, CXCursor *value) {
  * entry point NULL, tested before the call (`if (l.update) l.update(l)`),
  * and a NULL pointer read as unknown would run some other layer's update.
  * So integer and pointer members left out are stored as 0, nested
- * structs member by member; arrays are left alone. */
-static void zero_fill(gb *b, const char *key, CXType ty, int depth) {
+ * structs member by member; arrays are left alone.  A C++ member with a
+ * default member initialiser (`int n = 1024;`) gets that value, not 0:
+ * `Cfg c = {};` leaves it as the class says. */
+static void zero_fill(gb *b, gb_frame *f, const char *key, CXType ty, int depth);
+
+static void fill_member(gb *b, gb_frame *f, const char *key, CXCursor field, int depth) {
+  CXType ft = clang_getCursorType(field);
+  CXCursor init = clang_Cursor_isBitField(field) ? clang_getNullCursor() : cursor_last_expr_child(field);
+  if (clang_Cursor_isNull(init)) {
+    zero_fill(b, f, key, ft, depth);
+    return;
+  }
+  if (gb_is_record_type(ft) && !gb_is_smart_ptr(ft)) return; /* a member object: not followed */
+  gval v = gb_is_smart_ptr(ft) ? gb_smart_held(b, f, init, NULL) : gb_eval(b, f, init);
+  gb_write_lvalue(b, key, NULL, v);
+}
+
+static void zero_fill(gb *b, gb_frame *f, const char *key, CXType ty, int depth) {
   CXType t = clang_getCanonicalType(ty);
   if (t.kind == CXType_Pointer || t.kind == CXType_Enum ||
       (t.kind >= CXType_Bool && t.kind <= CXType_Int128)) {
@@ -69,7 +85,7 @@ static void zero_fill(gb *b, const char *key, CXType ty, int depth) {
   for (int i = 0; i < nf; i++) {
     if (clang_getCursorKind(fl[i]) != CXCursor_FieldDecl) continue;
     char *fname = string_and_dispose(clang_getCursorSpelling(fl[i]));
-    zero_fill(b, gb_fmt(b, "%s.%s", key, fname), clang_getCursorType(fl[i]), depth + 1);
+    fill_member(b, f, gb_fmt(b, "%s.%s", key, fname), fl[i], depth + 1);
     free(fname);
   }
   free(fl);
@@ -107,7 +123,7 @@ void gb_init_store(gb *b, gb_frame *f, const char *key, const char *name, CXType
       for (int i = 0; i < nf; i++) {
         if (clang_getCursorKind(fl[i]) != CXCursor_FieldDecl) continue;
         char *fname = string_and_dispose(clang_getCursorSpelling(fl[i]));
-        zero_fill(b, gb_fmt(b, "%s.%s", key, fname), clang_getCursorType(fl[i]), depth + 1);
+        fill_member(b, f, gb_fmt(b, "%s.%s", key, fname), fl[i], depth + 1);
         free(fname);
       }
     for (int i = 0; i < m; i++) {

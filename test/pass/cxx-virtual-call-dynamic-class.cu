@@ -8,6 +8,14 @@
 // (writes not taken as overwrites: no drop relies on them).
 // RUN: %tidal graph %s -- %stubflags 2>&1 | FileCheck %s
 // RUN: %tidal graph %s --format json -- %stubflags 2>/dev/null | FileCheck --check-prefix=JSON %s
+// Both candidates' op sites are instrumented: the run-time record sees
+// the one that ran.
+// RUN: %tidal rewrite %s -o %t.cu -- %stubflags 2>/dev/null
+// RUN: grep -v "^// " %t.cu | FileCheck --check-prefix=SITES %s
+// SITES: op site {{[0-9]+}}: forward -> scale_kernel
+// SITES: TIDAL_OP_BEGIN
+// SITES: op site {{[0-9]+}}: forward -> relu_kernel
+// SITES: TIDAL_OP_BEGIN
 #include <memory>
 __global__ void scale_kernel(float *y, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
