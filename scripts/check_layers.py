@@ -168,6 +168,10 @@ def check_objects(objdir, root=None):
             if name.endswith(".c.o"):
                 path = os.path.join(dirpath, name)
                 rel = os.path.relpath(path, objdir)[:-len(".o")]
+                # A source removed or renamed since this build folder last
+                # built it leaves its object behind: not part of the program.
+                if root and not os.path.exists(os.path.join(root, rel)):
+                    continue
                 objs[rel] = symbols(path)
     if not objs:
         return [f"{objdir}: error: no object files found (build first)"]
