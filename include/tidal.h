@@ -6,8 +6,11 @@
  * recomputed: the runtime reserves the address range once and maps physical
  * memory in and out of it.
  *
- * Thread model: one training thread calls the API.  The runtime's own copy
- * threads (sim backend) and CUDA callbacks are internal.  No function here is
+ * Thread model: one training thread - the one that called tidal_init -
+ * calls the API; a call from another thread returns TIDAL_ERR_INVALID and
+ * changes nothing.  In a child process forked after tidal_init every call
+ * returns TIDAL_ERR_UNSUPPORTED.  The runtime's own copy threads (sim
+ * backend) and CUDA callbacks are internal.  No function here is
  * thread-safe unless its comment says so.
  *
  * Every fallible call returns a tidal_status (TIDAL_OK == 0).  On failure
@@ -44,7 +47,7 @@ typedef enum tidal_status {
   TIDAL_ERR_HOST_MEMORY,     /* host store or host allocation failed, nothing was lost */
   TIDAL_ERR_BACKEND,         /* the CUDA driver/runtime failed; see tidal_last_error() */
   TIDAL_ERR_RECOMPUTE,       /* a recompute closure failed or recursed without end */
-  TIDAL_ERR_UNSUPPORTED,     /* e.g. TIDAL_DEVICE=cuda in a build without CUDA */
+  TIDAL_ERR_UNSUPPORTED,     /* e.g. a call in a child forked after tidal_init (docs/runtime-api.md) */
   TIDAL_ERR_CONFIG           /* a malformed TIDAL_* environment variable */
 } tidal_status;
 
@@ -90,6 +93,25 @@ typedef struct tidal_size {
  * not need tidal_init.  Syntax: docs/runtime-api.md, "Sizes". */
 tidal_status tidal_parse_size(const char *text, tidal_size *out);
 
+/* The sim backend's copy costs, as its cost model has them. */
+typedef struct tidal_sim_copy_costs {
+  double h2d_bytes_per_s; /* host to device, pinned */
+  double d2h_bytes_per_s; /* device to host, pinned */
+  double copy_latency_s;  /* per copy, issue to completion */
+} tidal_sim_copy_costs;
+
+/* Reads the sim backend's cost model as tidal_init would (the built-in
+ * figures of runtime/sim_costs.txt with the file at path, NULL for none,
+ * read over them) and returns its copy costs, so that a tool modelling the
+ * same machine (`tidal replay --costs FILE`) uses the file's figures and
+ * finds a bad file before it runs.  TIDAL_ERR_CONFIG with "PATH:LINE:
+ * why" in tidal_last_error() for an unreadable file, a directory or device,
+ * more than 64 KiB, a NUL or control byte, an unknown or repeated key, a
+ * value that is not a plain decimal with its key's unit, out of range, or
+ * followed by text (docs/runtime-design.md, "Cost model"); TIDAL_ERR_INVALID
+ * for a NULL out.  Does not need tidal_init. */
+tidal_status tidal_sim_copy_costs_read(const char *path, tidal_sim_copy_costs *out);
+
 typedef struct tidal_config {
   tidal_device device;
   /* The device memory budget for evictable data: at most one of these three
@@ -103,6 +125,8 @@ typedef struct tidal_config {
   size_t host_budget_bytes; /* cap on the pinned host store; 0 = 50% of host RAM */
   size_t chunk_bytes;       /* eviction unit; 0 = backend granularity (2 MiB) */
   const char *trace_path;   /* if set, a Chrome trace-event JSON file is written here */
+  size_t trace_max_bytes;   /* 0 = no cap; else tracing stops (the JSON closed, a warning)
+                               once the file passes this (TIDAL_TRACE_MAX) */
   int log_level;            /* 0 quiet, 1 errors, 2 warnings, 3 info, 4 debug */
   int stats;                /* nonzero: print a memory summary at tidal_shutdown (also at
                                log level 3 and above) */

@@ -33,8 +33,9 @@ static struct {
 } an;
 
 tidal_status tidal_annotate(const void *ptr, size_t bytes, const char *name, tidal_group group) {
-  if (!rt_g.initialized)
-    return rt_error(TIDAL_ERR_NOT_INITIALIZED, "tidal_annotate: tidal_init has not been called");
+  tidal_status st0 = rt_api_check("tidal_annotate");
+  if (st0 != TIDAL_OK)
+    return st0;
   if (!ptr || !bytes)
     return rt_error(TIDAL_ERR_INVALID, "tidal_annotate: empty range");
   if ((int)group < 0 || (int)group >= TIDAL_NGROUPS)

@@ -12,36 +12,76 @@
  *  - Hints never fail for lack of memory: a hint that cannot be honoured is
  *    ignored (tidal_op_begin restores whatever is missing). */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "planner.h"
 
 rt_runtime rt_g;
 
 /* Note [one thread]: the API belongs to the thread that called tidal_init
- * (tidal.h); the core has no locks.  Builds without NDEBUG (and with
- * -DTIDAL_CHECK_THREAD) check it on every call and return
- * TIDAL_ERR_INVALID, touching nothing, to a call from another thread;
- * release builds trust the contract (the check is one load, but the
- * documented promise is what users rely on, not the check). */
-#if !defined(NDEBUG) || defined(TIDAL_CHECK_THREAD)
-#define RT_CHECK_THREAD 1
-#else
-#define RT_CHECK_THREAD 0
-#endif
-
+ * (tidal.h); the core has no locks.  Every call checks it, in every build
+ * (one compare of pthread_self with the owner), and a call from another
+ * thread returns TIDAL_ERR_INVALID touching nothing: in release builds the
+ * check was once left out, and two threads calling the API crashed in the
+ * caller's own buffer (issue 23).  The refusal writes only the calling
+ * thread's error buffer and stderr - never the trace, which belongs to the
+ * owner.
+ *
+ * Note [fork]: after fork() the child holds a copy of the runtime without
+ * its threads (the sim's copy engine, the VMM worker), with the sim's
+ * device memory still shared with the parent (a memfd) and the CUDA
+ * context unusable; any call there could corrupt the parent's data or hang
+ * waiting for a thread that does not exist.  So the child refuses every
+ * call (TIDAL_ERR_UNSUPPORTED, tidal_init included; tidal_is_initialized
+ * says 0): a pthread_atfork handler, registered at the first tidal_init,
+ * marks it and clears the owner, so the one compare above catches it too.
+ * A child must exec or exit without tidal; the parent is unaffected. */
 static uintptr_t this_thread(void) { return (uintptr_t)pthread_self(); }
+
+static volatile int forked_child; /* set in a child forked while the runtime was up */
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+static void atfork_child(void) {
+  if (rt_g.initialized) {
+    forked_child = 1;
+    rt_g.owner_thread = 0; /* no thread's id: every call takes the slow path */
+  }
+}
+
+static void register_atfork(void) { (void)pthread_atfork(NULL, NULL, atfork_child); }
+
+/* The slow path of REQUIRE_INIT: why this call may not run.  The message
+ * goes to the calling thread's buffer and stderr only (Note [one thread]). */
+static tidal_status api_refuse(const char *fn) {
+  if (forked_child) {
+    rt_set_error("%s: called in a child process after fork(); the runtime belongs to the "
+                 "parent, and a child may not use it (docs/limitations.md, \"Threads and "
+                 "fork\")",
+                 fn);
+  } else if (!rt_g.initialized) {
+    return rt_error(TIDAL_ERR_NOT_INITIALIZED, "%s: tidal_init has not run", fn);
+  } else {
+    rt_set_error("%s: called from a thread other than the one that called tidal_init (the API "
+                 "is single-threaded: docs/runtime-api.md, \"Threads and fork\")",
+                 fn);
+  }
+  if (rt_g.cfg.log_level >= 1)
+    fprintf(stderr, "tidal: error: %s\n", tidal_last_error());
+  return forked_child ? TIDAL_ERR_UNSUPPORTED : TIDAL_ERR_INVALID;
+}
 
 #define REQUIRE_INIT(fn)                                                                           \
   do {                                                                                             \
-    if (!rt_g.initialized)                                                                         \
-      return rt_error(TIDAL_ERR_NOT_INITIALIZED, "%s: tidal_init has not run", fn);              \
-    if (RT_CHECK_THREAD && rt_g.owner_thread != this_thread())                                   \
-      return rt_set_error("%s: called from a thread other than the one that called tidal_init "   \
-                          "(the API is single-threaded)",                                         \
-                          fn),                                                                     \
-             TIDAL_ERR_INVALID;                                                                    \
+    if (!rt_g.initialized || rt_g.owner_thread != this_thread())                                 \
+      return api_refuse(fn);                                                                       \
   } while (0)
+
+tidal_status rt_api_check(const char *fn) {
+  REQUIRE_INIT(fn);
+  return TIDAL_OK;
+}
 
 static const char *site_label(const tidal_site *s) {
   return s && s->label ? s->label : "(unnamed op)";
@@ -56,6 +96,9 @@ static tidal_status op_fail(tidal_status st) {
 /* ---- lifetime ---- */
 
 tidal_status tidal_init(const tidal_config *user) {
+  if (forked_child)
+    return api_refuse("tidal_init");
+  pthread_once(&atfork_once, register_atfork);
   if (rt_g.initialized)
     return rt_error(TIDAL_ERR_ALREADY_INITIALIZED, "tidal_init: already initialised");
   tidal_config cfg;
@@ -168,6 +211,9 @@ tidal_status tidal_init(const tidal_config *user) {
     goto fail;
   if (cfg.trace_path && (st = rt_trace_open(cfg.trace_path)) != TIDAL_OK)
     goto fail;
+  /* written at tidal_shutdown: a path it cannot write fails now, not after the run */
+  if (cfg.profile_path && (st = rt_profile_check(cfg.profile_path)) != TIDAL_OK)
+    goto fail;
   /* Pinned now, not inside the first swap-out (Note [host store sizing]). */
   if (rt_host_reserve(cfg.host_reserve_bytes ? cfg.host_reserve_bytes : RT_HOST_PIECE_MIN_BYTES) !=
       TIDAL_OK)
@@ -195,7 +241,7 @@ fail:
   return st;
 }
 
-int tidal_is_initialized(void) { return rt_g.initialized; }
+int tidal_is_initialized(void) { return rt_g.initialized && !forked_child; }
 
 /* What an allocation adds to this process's demand on a shared budget. */
 static size_t footprint(size_t bytes) {
@@ -253,7 +299,9 @@ tidal_status tidal_shutdown(void) {
   rt_small_destroy();
   rt_arena_destroy_all();
   rt_recompute_destroy();
-  rt_trace_close(); /* its last counters read the backend's clock */
+  tidal_status s3 = rt_trace_close(); /* its last counters read the backend's clock */
+  if (st == TIDAL_OK)
+    st = s3;
   rt_vmmq_stop();    /* before the host store: queued copies may read it */
   rt_host_destroy();
   rt_g.be->destroy(rt_g.b);
@@ -527,6 +575,8 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
   }
   f->pin_end = rt_g.npinned;
   size_t ws = (f->pin_end - f->pin_start) * cb;
+  if (ws > rt_g.budget_bytes && rt_g.arb)
+    (void)rt_arbiter_need(ws); /* a shared budget: the others make room (Note [shared budget]) */
   if (ws > rt_g.budget_bytes) {
     st = rt_error(TIDAL_ERR_BUDGET,
                   "tidal_op_begin %s (%s:%d): the op's working set of %zu bytes (whole chunks, "
@@ -633,7 +683,13 @@ tidal_status tidal_op_end(const tidal_site *site) {
   return TIDAL_OK;
 }
 
-void tidal_stream_set(tidal_stream stream) { rt_g.stream = stream; }
+void tidal_stream_set(tidal_stream stream) {
+  if (rt_g.owner_thread != this_thread() && rt_g.initialized) { /* no status to return */
+    (void)api_refuse("tidal_stream_set");
+    return;
+  }
+  rt_g.stream = stream;
+}
 
 tidal_status tidal_iteration_begin(void) {
   REQUIRE_INIT("tidal_iteration_begin");

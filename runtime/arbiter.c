@@ -28,9 +28,27 @@
  *    otherwise.  The segment's own mutex is robust too: a process that dies
  *    holding it leaves the division to be recomputed, which the next
  *    locker does anyway.
+ *  - A newcomer's first op may need more than its share (a process
+ *    joining a busy group starts with little demand): the op's working
+ *    set becomes the process's floor (`need`), the division grants every
+ *    process its floor first and the rest in proportion to demand, and
+ *    the others shrink at their next op while the newcomer waits for the
+ *    memory (bounded, ARB_MEMORY_WAIT_S) - issue 23, where it failed at
+ *    once ("the op's working set ... exceeds the ...-byte budget").
  * The slot's mutex is owned by the thread that called tidal_init: the
  * thread model (one training thread) makes that the thread that calls
  * tidal_shutdown.
+ *
+ * Note [segment trust]: the segment is a file under /dev/shm that anyone
+ * could have made first under our name.  One made by another user, or
+ * writable by group or others, is refused (a stranger's "1 TiB" total
+ * would hand this process the whole device; a stranger's 0600 file would
+ * deny it service - refused with the reason, not an opaque EACCES), and
+ * so is one whose size, version or contents are not a tidal segment's:
+ * each slot's pid, share and held bytes must be in range.  A process that
+ * asks for another total than the group's is refused too: one of the two
+ * is a mistake, and a silent total (once logged at warning level only) hid
+ * it.
  *
  * Note [arbiter lock order]: a process holds its slot's `alive` from join
  * to leave, so every later lock of the segment's `mu` (poll, wait, leave)
@@ -59,7 +77,7 @@
 #include "rt.h"
 
 #define ARB_MAGIC 0x746964616c617262ull /* "tidalarb" */
-#define ARB_VERSION 1u
+#define ARB_VERSION 2u /* 2: a slot's `need` (its largest op) */
 #define ARB_SLOTS 64             /* processes that may share one budget */
 #define ARB_OPEN_WAIT_S 5.0      /* for a segment its creator is still setting up */
 #define ARB_MEMORY_WAIT_S 30.0   /* for others to give back this process's share */
@@ -69,6 +87,8 @@ typedef struct arb_slot {
   pthread_mutex_t alive;    /* held by the process while it takes part */
   _Atomic int32_t pid;      /* 0: free */
   uint64_t demand;          /* bytes it could use (under mu) */
+  uint64_t need;            /* its largest op's working set that did not fit: its floor
+                               (under mu) */
   _Atomic uint64_t share;   /* bytes granted (written under mu, read without it) */
   _Atomic uint64_t held;    /* physical bytes it holds */
 } arb_slot;
@@ -172,7 +192,7 @@ static int reap_dead(arb_seg *s) {
     atomic_fetch_sub(&s->held, atomic_load(&sl->held));
     atomic_store(&sl->held, 0);
     atomic_store(&sl->share, 0);
-    sl->demand = 0;
+    sl->demand = sl->need = 0;
     atomic_store(&sl->pid, 0);
     rt_log(3, "shared budget %s: process %d is gone; its share is divided again", arb.name,
            (int)pid);
@@ -181,16 +201,33 @@ static int reap_dead(arb_seg *s) {
   return n;
 }
 
-/* The total in proportion to demand (mu held). */
+/* The total divided (mu held): each process's floor (`need`) first, the
+ * rest in proportion to demand beyond it; in proportion to demand alone
+ * when the floors do not fit together. */
 static void divide(arb_seg *s) {
-  unsigned __int128 sum = 0;
+  unsigned __int128 sum = 0, needs = 0, extra = 0;
   for (int i = 0; i < ARB_SLOTS; i++)
-    if (atomic_load(&s->slot[i].pid))
-      sum += s->slot[i].demand;
+    if (atomic_load(&s->slot[i].pid)) {
+      const arb_slot *sl = &s->slot[i];
+      sum += sl->demand;
+      needs += sl->need;
+      extra += sl->demand > sl->need ? sl->demand - sl->need : 0;
+    }
+  int floors = needs > 0 && needs <= s->total;
   for (int i = 0; i < ARB_SLOTS; i++) {
     arb_slot *sl = &s->slot[i];
-    if (atomic_load(&sl->pid) && sum)
-      atomic_store(&sl->share, (uint64_t)((unsigned __int128)s->total * sl->demand / sum));
+    if (!atomic_load(&sl->pid))
+      continue;
+    uint64_t share = 0;
+    if (floors) {
+      uint64_t rest = s->total - (uint64_t)needs;
+      uint64_t ex = sl->demand > sl->need ? sl->demand - sl->need : 0;
+      share = sl->need + (extra ? (uint64_t)((unsigned __int128)rest * ex / extra)
+                                : (uint64_t)((unsigned __int128)rest * sl->need / needs));
+    } else if (sum) {
+      share = (uint64_t)((unsigned __int128)s->total * sl->demand / sum);
+    }
+    atomic_store(&sl->share, share);
   }
   atomic_fetch_add(&s->generation, 1);
 }
@@ -203,6 +240,52 @@ static size_t budget_of_share(uint64_t share) {
   return b ? b : rt_g.chunk_bytes;
 }
 
+/* Note [segment trust]: an existing segment is ours alone, and sized as
+ * one.  TIDAL_OK, or the refusal (fd closed). */
+static tidal_status trust_segment(const char *name, int fd) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    int e = errno;
+    close(fd);
+    return rt_error(TIDAL_ERR_CONFIG, "shared budget: /dev/shm%s: %s", name, strerror(e));
+  }
+  if (st.st_uid != geteuid() || (st.st_mode & 077) || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return rt_error(TIDAL_ERR_CONFIG,
+                    "shared budget: /dev/shm%s belongs to uid %u with mode %04o; a segment "
+                    "must be this user's (uid %u) with no group or other access: it is not "
+                    "trusted (Note [segment trust]; remove it, or choose another "
+                    "TIDAL_SHARED_NAME)",
+                    name, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777),
+                    (unsigned)geteuid());
+  }
+  if ((size_t)st.st_size > sizeof(arb_seg)) {
+    close(fd);
+    return rt_error(TIDAL_ERR_CONFIG,
+                    "shared budget: /dev/shm%s is %lld bytes, not a version-%u tidal segment "
+                    "(remove it if no tidal process uses it)",
+                    name, (long long)st.st_size, ARB_VERSION);
+  }
+  return TIDAL_OK;
+}
+
+/* Its contents are in range (mu held).  1 if so. */
+static int segment_sane(const arb_seg *s, size_t chunk) {
+  if (s->total < chunk || s->closed > 1)
+    return 0;
+  uint64_t held = atomic_load(&s->held);
+  if (held > s->total)
+    return 0;
+  for (int i = 0; i < ARB_SLOTS; i++) {
+    const arb_slot *sl = &s->slot[i];
+    int32_t pid = atomic_load(&sl->pid);
+    if (pid < 0 || atomic_load(&sl->share) > s->total || atomic_load(&sl->held) > s->total ||
+        sl->need > s->total)
+      return 0;
+  }
+  return 1;
+}
+
 static tidal_status open_segment(const char *name, size_t total, arb_seg **out) {
   double t0 = now_s();
   for (;;) {
@@ -213,9 +296,18 @@ static tidal_status open_segment(const char *name, size_t total, arb_seg **out) 
       fd = shm_open(name, O_RDWR, 0600);
       if (fd < 0 && errno == ENOENT)
         continue; /* unlinked in between: create it */
+      if (fd < 0 && errno == EACCES) /* made by someone else: Note [segment trust] */
+        return rt_error(TIDAL_ERR_CONFIG,
+                        "shared budget: /dev/shm%s exists and this user cannot open it: made "
+                        "by another user, it is not trusted (Note [segment trust]; choose "
+                        "another TIDAL_SHARED_NAME)",
+                        name);
     }
     if (fd < 0)
       return rt_error(TIDAL_ERR_CONFIG, "shared budget: shm_open(%s): %s", name, strerror(errno));
+    tidal_status tst = created ? TIDAL_OK : trust_segment(name, fd);
+    if (tst != TIDAL_OK)
+      return tst;
     if (created && ftruncate(fd, sizeof(arb_seg)) != 0) {
       int e = errno;
       close(fd);
@@ -261,6 +353,15 @@ static tidal_status open_segment(const char *name, size_t total, arb_seg **out) 
       munmap(s, sizeof(arb_seg));
       return rt_error(TIDAL_ERR_BACKEND, "shared budget: cannot lock %s", name);
     }
+    if (!created && !segment_sane(s, rt_g.chunk_bytes)) {
+      pthread_mutex_unlock(&s->mu);
+      munmap(s, sizeof(arb_seg));
+      return rt_error(TIDAL_ERR_CONFIG,
+                      "shared budget: /dev/shm%s holds values no tidal process wrote (a total "
+                      "under one chunk, or a slot out of range): not trusted (Note [segment "
+                      "trust]; remove it if no tidal process uses it)",
+                      name);
+    }
     if (!s->closed) {
       *out = s; /* locked */
       return TIDAL_OK;
@@ -281,8 +382,14 @@ static int name_ok(const char *n) {
 }
 
 tidal_status rt_arbiter_join(const tidal_config *cfg, size_t *budget) {
-  if (!cfg->shared_budget_bytes)
+  if (!cfg->shared_budget_bytes) {
+    if (cfg->shared_name) /* a group named with no budget to share: a mistake, not a no-op */
+      return rt_error(TIDAL_ERR_CONFIG,
+                      "TIDAL_SHARED_NAME=%s is set without a shared budget (TIDAL_SHARED_BUDGET): "
+                      "a group shares a budget; set both or neither",
+                      cfg->shared_name);
     return TIDAL_OK;
+  }
   if (cfg->shared_budget_bytes < rt_g.chunk_bytes)
     return rt_error(TIDAL_ERR_CONFIG, "shared budget of %zu bytes is under one %zu-byte chunk",
                     cfg->shared_budget_bytes, rt_g.chunk_bytes);
@@ -299,9 +406,16 @@ tidal_status rt_arbiter_join(const tidal_config *cfg, size_t *budget) {
   if (st != TIDAL_OK)
     return st;
   reap_dead(s);
-  if (s->total != cfg->shared_budget_bytes)
-    rt_log(2, "shared budget %s: %zu bytes asked, the group's first process set %llu", arb.name,
-           cfg->shared_budget_bytes, (unsigned long long)s->total);
+  if (s->total != cfg->shared_budget_bytes) { /* Note [segment trust] */
+    uint64_t total = s->total;
+    pthread_mutex_unlock(&s->mu);
+    munmap(s, sizeof(arb_seg));
+    return rt_error(TIDAL_ERR_CONFIG,
+                    "shared budget %s: this process asks for a total of %zu bytes, the group "
+                    "running shares %llu; give every process the same TIDAL_SHARED_BUDGET, or "
+                    "this one another TIDAL_SHARED_NAME",
+                    arb.name, cfg->shared_budget_bytes, (unsigned long long)total);
+  }
   for (int i = 0; i < ARB_SLOTS && arb.slot < 0; i++)
     if (!atomic_load(&s->slot[i].pid) && trylock_robust(&s->slot[i].alive) == 0)
       arb.slot = i;
@@ -314,6 +428,7 @@ tidal_status rt_arbiter_join(const tidal_config *cfg, size_t *budget) {
   arb_slot *me = &s->slot[arb.slot];
   arb.seg = s;
   arb.demand = me->demand = demand_now();
+  me->need = 0;
   atomic_store(&me->held, 0);
   atomic_store(&me->pid, (int32_t)getpid());
   divide(s);
@@ -337,7 +452,7 @@ void rt_arbiter_leave(void) {
     atomic_fetch_sub(&s->held, atomic_load(&me->held)); /* the pool is gone already */
     atomic_store(&me->held, 0);
     atomic_store(&me->share, 0);
-    me->demand = 0;
+    me->demand = me->need = 0;
     atomic_store(&me->pid, 0);
     pthread_mutex_unlock(&me->alive);
     reap_dead(s);
@@ -378,6 +493,31 @@ void rt_arbiter_poll(int full) {
   size_t b = budget_of_share(share);
   if (b != rt_g.budget_bytes && rt_budget_set(b) != TIDAL_OK)
     rt_clear_error(); /* within the device by construction; keep the old budget if not */
+}
+
+int rt_arbiter_need(size_t bytes) {
+  if (!arb.seg)
+    return 0;
+  arb_seg *s = arb.seg;
+  if (lock_robust(&s->mu) != 0)
+    return 0;
+  arb_slot *me = &s->slot[arb.slot];
+  if (bytes > me->need) {
+    me->need = bytes;
+    reap_dead(s);
+    divide(s);
+  }
+  arb.seen_generation = atomic_load(&s->generation);
+  uint64_t share = atomic_load(&me->share);
+  pthread_mutex_unlock(&s->mu);
+  size_t b = budget_of_share(share);
+  if (b != rt_g.budget_bytes && rt_budget_set(b) != TIDAL_OK)
+    rt_clear_error();
+  if (rt_g.budget_bytes < bytes)
+    return 0;
+  rt_log(3, "shared budget %s: the op needs %zu bytes; this process's share is now %zu", arb.name,
+         bytes, rt_g.budget_bytes);
+  return 1;
 }
 
 int rt_arbiter_take(size_t bytes) {

@@ -166,6 +166,9 @@ tidal_status tidal_config_from_env(tidal_config *cfg) {
     c.shared_name = v;
   if ((v = getenv("TIDAL_TRACE")) && *v)
     c.trace_path = v;
+  if ((v = getenv("TIDAL_TRACE_MAX")) && *v &&
+      (st = env_bytes("TIDAL_TRACE_MAX", v, &c.trace_max_bytes)) != TIDAL_OK)
+    return st;
   if ((v = getenv("TIDAL_LOG")) && *v && !parse_level(v, &c.log_level))
     return rt_error(TIDAL_ERR_CONFIG,
                     "TIDAL_LOG: '%s': expected 0-4 or quiet/error/warning/info/debug", v);
@@ -191,10 +194,14 @@ static const char *const known_env[] = {
     "TIDAL_DEVICE", "TIDAL_BUDGET", "TIDAL_HOST_BUDGET", "TIDAL_CHUNK", "TIDAL_TRACE",
     "TIDAL_LOG", "TIDAL_STATS", "TIDAL_SHARED_BUDGET", "TIDAL_SHARED_NAME", "TIDAL_PLANNER",
     "TIDAL_PLANNER_FEEDBACK", "TIDAL_HOST_RESERVE", "TIDAL_PROFILE", "TIDAL_SIM_COSTS",
-    "TIDAL_VMM_THREAD",
+    "TIDAL_VMM_THREAD", "TIDAL_TRACE_MAX",
     /* tidal-nvcc, the tidal tool and the test programs */
     "TIDAL_NVCC", "TIDAL_NVCC_VERBOSE", "TIDAL_TOOL", "TIDAL_PLAN", "TIDAL_CUDA_PATH",
-    "TIDAL_REPLAY_BREAK", "TIDAL_TEST_SEED", "TIDAL_PROGRESS"};
+    "TIDAL_REPLAY_BREAK", "TIDAL_TEST_SEED", "TIDAL_PROGRESS", "TIDAL_INCLUDE_DIR",
+    "TIDAL_LIB_DIR",
+    /* tidal replay's cost model (pass/plan/costmodel.c, docs/replay.md) */
+    "TIDAL_COST_PEAK_FLOPS", "TIDAL_COST_HBM_BW", "TIDAL_COST_LAUNCH", "TIDAL_COST_H2D_BW",
+    "TIDAL_COST_D2H_BW", "TIDAL_COST_LATENCY"};
 
 /* Edit distance, to suggest the variable a typo meant. */
 static size_t distance(const char *a, size_t na, const char *b) {

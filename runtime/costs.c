@@ -3,14 +3,34 @@
  * One small text format serves three writers and readers: the defaults in
  * the source tree (compiled in), files measured on a GPU by bench/vmm_costs,
  * and `tidal replay --costs FILE`.  A file is read over the values already
- * present, so a measured file may name only what it measured. */
+ * present, so a measured file may name only what it measured.
+ *
+ * Note [cost file checks]: a cost file is input like any other and is
+ * checked before a value is used (issue 23: nan, inf, "1G" seconds, hex,
+ * trailing junk, an embedded NUL, a directory and /dev/zero were all taken,
+ * and replay then wrote "inf" into its JSON).  The file must be a regular
+ * file or a pipe of at most COSTS_MAX_BYTES of text (no NUL or other
+ * control byte); each line is one "key value" pair, a key at most once;
+ * values are plain decimals (no sign, hex, inf or nan) with a suffix of the
+ * key's kind - seconds (keys ending in _s) take n/u/m, rates (ending in
+ * _per_s) K/M/G/T - and lie in the key's range.  Messages quote the file's
+ * bytes with anything unprintable as \xNN. */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "rt.h"
 #include "sim_costs_default.h" /* rt_sim_costs_default[]: runtime/sim_costs.txt */
+
+#define COSTS_MAX_BYTES ((size_t)64 << 10) /* the defaults with comments are ~3 KiB */
+#define COSTS_MAX_CALL_S 1.0               /* a per-call cost beyond a second is a unit slip */
+#define COSTS_MAX_AHEAD_S 86400.0          /* host_ahead_s: "effectively unbounded" is 1 */
+#define COSTS_MAX_RATE 1e15                /* bytes a second (PB/s) */
 
 static const struct {
   const char *key;
@@ -23,31 +43,82 @@ static const struct {
     K(d2h_bytes_per_s), K(pin_bytes_per_s), K(host_ahead_s),   K(vmm_enqueue_s),
 #undef K
 };
+#define NKEYS (sizeof keys / sizeof keys[0])
 
-static int parse_value(const char *s, double *out) {
-  char *end;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (errno || end == s || v < 0)
-    return 0;
-  switch (*end) {
-  case 'n': v *= 1e-9; end++; break;
-  case 'u': v *= 1e-6; end++; break;
-  case 'm': v *= 1e-3; end++; break;
-  case 'K': case 'k': v *= 1e3; end++; break;
-  case 'M': v *= 1e6; end++; break;
-  case 'G': v *= 1e9; end++; break;
-  case 'T': v *= 1e12; end++; break;
-  default: break;
+/* s[0..n) for a message (Note [cost file checks]). */
+static const char *quote(const char *s, size_t n, char *out, size_t cap) {
+  size_t o = 0, i = 0;
+  out[0] = '\0';
+  for (; i < n && o + 8 < cap; i++) {
+    unsigned char c = (unsigned char)s[i];
+    o += (size_t)snprintf(out + o, cap - o, c >= 0x20 && c < 0x7f ? "%c" : "\\x%02x", c);
   }
-  if (*end && !isspace((unsigned char)*end))
+  if (i < n)
+    snprintf(out + o, cap - o, "...");
+  return out;
+}
+
+static int is_rate(size_t key) {
+  const char *k = keys[key].key;
+  size_t n = strlen(k);
+  return n > 6 && strcmp(k + n - 6, "_per_s") == 0;
+}
+
+/* The value at v (ending at the first space or the line's end) for key:
+ * 1 and *out, or 0 with the reason in why. */
+static int parse_value(size_t key, const char *v, double *out, char *why, size_t cap) {
+  const char *e = v;
+  int digits = 0;
+  while (isdigit((unsigned char)*e))
+    e++, digits++;
+  if (*e == '.') {
+    e++;
+    while (isdigit((unsigned char)*e))
+      e++, digits++;
+  }
+  if (digits && (*e == 'e' || *e == 'E')) {
+    const char *x = e + 1;
+    if (*x == '+' || *x == '-')
+      x++;
+    if (isdigit((unsigned char)*x)) {
+      while (isdigit((unsigned char)*x))
+        x++;
+      e = x;
+    }
+  }
+  if (!digits) {
+    snprintf(why, cap, "is not a plain decimal number");
     return 0;
-  *out = v;
+  }
+  double d = strtod(v, NULL);
+  int rate = is_rate(key);
+  if (*e && !isspace((unsigned char)*e)) {
+    static const char rs[] = "KMGT", ss[] = "num";
+    static const double rm[] = {1e3, 1e6, 1e9, 1e12}, sm[] = {1e-9, 1e-6, 1e-3};
+    const char *hit = strchr(rate ? rs : ss, *e);
+    if (!hit || (e[1] && !isspace((unsigned char)e[1]))) {
+      snprintf(why, cap, "%s", rate ? "is not a rate in bytes a second (suffix K, M, G or T)"
+                                    : "is not seconds (suffix n, u or m)");
+      return 0;
+    }
+    d *= rate ? rm[hit - rs] : sm[hit - ss];
+    e++;
+  }
+  double max = rate ? COSTS_MAX_RATE
+               : strcmp(keys[key].key, "host_ahead_s") == 0 ? COSTS_MAX_AHEAD_S
+                                                             : COSTS_MAX_CALL_S;
+  if (!isfinite(d) || d > max || (rate && d <= 0)) {
+    snprintf(why, cap, "is out of range (%s %g)", rate ? "more than 0, at most" : "0 to", max);
+    return 0;
+  }
+  *out = d;
   return 1;
 }
 
 int rt_costs_parse(const char *text, const char *name, rt_costs *c, char *err, size_t errlen) {
-  int line = 0;
+  int line = 0, seen[NKEYS] = {0};
+  rt_costs next = *c; /* all or nothing: a bad file changes no value */
+  char q[64], why[96];
   for (const char *p = text; *p;) {
     line++;
     const char *eol = strchr(p, '\n');
@@ -60,6 +131,12 @@ int rt_costs_parse(const char *text, const char *name, rt_costs *c, char *err, s
     memcpy(buf, p, n);
     buf[n] = '\0';
     p += n + (eol ? 1 : 0);
+    for (size_t i = 0; i < n; i++)
+      if ((unsigned char)buf[i] < 0x20 && buf[i] != '\t' && buf[i] != '\r') {
+        snprintf(err, errlen, "%s:%d: a control byte (0x%02x): not a text file", name, line,
+                 (unsigned char)buf[i]);
+        return -1;
+      }
     char *hash = strchr(buf, '#');
     if (hash)
       *hash = '\0';
@@ -71,27 +148,104 @@ int rt_costs_parse(const char *text, const char *name, rt_costs *c, char *err, s
     char *v = k;
     while (*v && !isspace((unsigned char)*v))
       v++;
-    if (*v)
-      *v++ = '\0';
+    size_t klen = (size_t)(v - k);
     while (isspace((unsigned char)*v))
       v++;
     size_t i;
-    for (i = 0; i < sizeof keys / sizeof keys[0]; i++)
-      if (strcmp(keys[i].key, k) == 0)
+    for (i = 0; i < NKEYS; i++)
+      if (strlen(keys[i].key) == klen && strncmp(keys[i].key, k, klen) == 0)
         break;
-    if (i == sizeof keys / sizeof keys[0]) {
-      snprintf(err, errlen, "%s:%d: unknown key '%s'", name, line, k);
+    if (i == NKEYS) {
+      snprintf(err, errlen, "%s:%d: unknown key '%s'", name, line, quote(k, klen, q, sizeof q));
       return -1;
     }
+    if (seen[i]) {
+      snprintf(err, errlen, "%s:%d: %s is given twice (first on line %d)", name, line,
+               keys[i].key, seen[i]);
+      return -1;
+    }
+    seen[i] = line;
+    char *vend = v;
+    while (*vend && !isspace((unsigned char)*vend))
+      vend++;
     double d;
-    if (!parse_value(v, &d)) {
-      snprintf(err, errlen, "%s:%d: '%s' is not a number with an optional n/u/m/K/M/G/T suffix",
-               name, line, v);
+    if (!*v) {
+      snprintf(err, errlen, "%s:%d: %s has no value", name, line, keys[i].key);
       return -1;
     }
-    *(double *)((char *)c + keys[i].off) = d;
+    if (!parse_value(i, v, &d, why, sizeof why)) {
+      snprintf(err, errlen, "%s:%d: %s '%s' %s", name, line, keys[i].key,
+               quote(v, (size_t)(vend - v), q, sizeof q), why);
+      return -1;
+    }
+    char *rest = vend;
+    while (isspace((unsigned char)*rest))
+      rest++;
+    if (*rest) {
+      snprintf(err, errlen, "%s:%d: text after %s's value: '%s' (one \"key value\" a line)",
+               name, line, keys[i].key, quote(rest, strlen(rest), q, sizeof q));
+      return -1;
+    }
+    *(double *)((char *)&next + keys[i].off) = d;
   }
+  *c = next;
   return 0;
+}
+
+/* The file's text (NUL-terminated; caller frees), within the Note's limits. */
+static tidal_status read_file(const char *path, char **out) {
+  *out = NULL;
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a FIFO is not waited on here */
+  if (fd < 0)
+    return rt_error(TIDAL_ERR_CONFIG, "cost model %s: %s", path, strerror(errno));
+  struct stat st;
+  memset(&st, 0, sizeof st);
+  if (fstat(fd, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode))) {
+    close(fd);
+    return rt_error(TIDAL_ERR_CONFIG, "cost model %s: %s, not a text file", path,
+                    S_ISDIR(st.st_mode) ? "a directory" : "a device or other special file");
+  }
+  int fl = fcntl(fd, F_GETFL);
+  if (fl >= 0)
+    (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+  char *text = malloc(COSTS_MAX_BYTES + 2);
+  if (!text) {
+    close(fd);
+    return rt_error(TIDAL_ERR_HOST_MEMORY, "cost model %s: out of host memory", path);
+  }
+  size_t len = 0;
+  while (len <= COSTS_MAX_BYTES) {
+    ssize_t r = read(fd, text + len, COSTS_MAX_BYTES + 1 - len);
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r < 0) {
+      int e = errno;
+      close(fd);
+      free(text);
+      return rt_error(TIDAL_ERR_CONFIG, "cost model %s: %s", path, strerror(e));
+    }
+    if (r == 0)
+      break;
+    len += (size_t)r;
+  }
+  close(fd);
+  if (len > COSTS_MAX_BYTES) {
+    free(text);
+    return rt_error(TIDAL_ERR_CONFIG, "cost model %s: larger than %zu bytes: not a cost file",
+                    path, COSTS_MAX_BYTES);
+  }
+  const char *nul = memchr(text, '\0', len);
+  if (nul) {
+    int line = 1;
+    for (const char *p = text; p < nul; p++)
+      line += *p == '\n';
+    free(text);
+    return rt_error(TIDAL_ERR_CONFIG, "cost model %s:%d: a NUL byte: not a text file", path,
+                    line);
+  }
+  text[len] = '\0';
+  *out = text;
+  return TIDAL_OK;
 }
 
 tidal_status rt_costs_load(const char *path, rt_costs *c) {
@@ -101,31 +255,26 @@ tidal_status rt_costs_load(const char *path, rt_costs *c) {
     return rt_error(TIDAL_ERR_CONFIG, "built-in cost model: %s", err);
   if (!path)
     return TIDAL_OK;
-  FILE *f = fopen(path, "r");
-  if (!f)
-    return rt_error(TIDAL_ERR_CONFIG, "cost model %s: %s", path, strerror(errno));
-  size_t cap = 4096, len = 0;
-  char *text = malloc(cap);
-  for (size_t got; text && (got = fread(text + len, 1, cap - len - 1, f)) > 0;) {
-    len += got;
-    if (len + 1 == cap) {
-      char *n = realloc(text, cap *= 2);
-      if (!n) {
-        free(text);
-        text = NULL;
-      } else
-        text = n;
-    }
-  }
-  fclose(f);
-  if (!text)
-    return rt_error(TIDAL_ERR_HOST_MEMORY, "cost model %s: out of host memory", path);
-  text[len] = '\0';
+  char *text;
+  tidal_status st = read_file(path, &text);
+  if (st != TIDAL_OK)
+    return st;
   int rc = rt_costs_parse(text, path, c, err, sizeof err);
   free(text);
   if (rc != 0)
     return rt_error(TIDAL_ERR_CONFIG, "cost model %s", err);
-  if (c->h2d_bytes_per_s <= 0 || c->d2h_bytes_per_s <= 0 || c->pin_bytes_per_s <= 0)
-    return rt_error(TIDAL_ERR_CONFIG, "cost model %s: bandwidths must be positive", path);
+  return TIDAL_OK;
+}
+
+tidal_status tidal_sim_copy_costs_read(const char *path, tidal_sim_copy_costs *out) {
+  if (!out)
+    return rt_error(TIDAL_ERR_INVALID, "tidal_sim_copy_costs_read: out is NULL");
+  rt_costs c;
+  tidal_status st = rt_costs_load(path, &c);
+  if (st != TIDAL_OK)
+    return st;
+  out->h2d_bytes_per_s = c.h2d_bytes_per_s;
+  out->d2h_bytes_per_s = c.d2h_bytes_per_s;
+  out->copy_latency_s = c.copy_latency_s;
   return TIDAL_OK;
 }

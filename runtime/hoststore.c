@@ -30,10 +30,20 @@
  * 50%: 8-15 ms of a 55 ms step).  So the slot goes to a pending list with
  * its event instead and becomes free once the event is done: polled at
  * every allocation, waited for (oldest first) only when no slot is free.
- * A pending slot still counts as used. */
+ * A pending slot still counts as used.
+ *
+ * Note [adopted slots]: a fault-in exchange that cannot complete (Note
+ * [exchange], residency.c) holds a chunk's only copy in a heap buffer
+ * while its slot went to an eviction.  Rather than lose it, the buffer
+ * becomes a one-slot piece of the store (not pinned: copies from it are
+ * slower, never wrong), beyond TIDAL_HOST_BUDGET by that one chunk; it is
+ * an ordinary slot from then on and is freed at tidal_shutdown.  The
+ * exchange checks first that the store's tables have room for it. */
 #include <stdlib.h>
 #include <string.h>
 #include "rt.h"
+
+static unsigned char heap_piece[RT_HOST_PIECES_MAX]; /* 1: adopted (malloc'd, not pinned) */
 
 void rt_host_init(size_t slot_bytes, size_t budget_bytes) {
   rt_hoststore *h = &rt_g.hs;
@@ -45,6 +55,7 @@ void rt_host_init(size_t slot_bytes, size_t budget_bytes) {
   h->npieces = 0;
   h->exhausted = 0;
   h->first_slot[0] = 0;
+  memset(heap_piece, 0, sizeof heap_piece);
   h->nfree = h->used = 0;
 }
 
@@ -119,6 +130,34 @@ int64_t rt_host_slot_alloc(void) {
   return slot;
 }
 
+int rt_host_adopt_ready(void) {
+  rt_hoststore *h = &rt_g.hs;
+  size_t total = carved();
+  if (h->npieces >= RT_HOST_PIECES_MAX)
+    return 0;
+  if (total + 1 > h->cap_free) {
+    int64_t *f = realloc(h->free_slots, (total + 1) * sizeof *f);
+    if (!f)
+      return 0;
+    h->free_slots = f;
+    h->cap_free = total + 1;
+  }
+  return 1;
+}
+
+int64_t rt_host_adopt(void *buf) {
+  rt_hoststore *h = &rt_g.hs;
+  size_t slot = carved();
+  uint32_t piece = h->npieces++; /* rt_host_adopt_ready made room */
+  h->pieces[piece] = buf;
+  h->first_slot[piece + 1] = slot + 1;
+  heap_piece[piece] = 1;
+  h->used++;
+  rt_log(2, "host store full: a chunk's only copy keeps its own unpinned slot, %zu bytes beyond "
+         "the host budget (Note [adopted slots])", h->slot_bytes);
+  return (int64_t)slot;
+}
+
 static void pending_pop(void) {
   rt_hoststore *h = &rt_g.hs;
   rt_g.be->event_release(rt_g.b, &h->pend_evs[0]);
@@ -191,8 +230,14 @@ void rt_host_destroy(void) {
   h->pend_slots = NULL;
   h->pend_evs = NULL;
   h->cap_pend = 0;
-  for (uint32_t i = 0; i < h->npieces; i++)
-    rt_g.be->host_free(rt_g.b, h->pieces[i], (h->first_slot[i + 1] - h->first_slot[i]) * h->slot_bytes);
+  for (uint32_t i = 0; i < h->npieces; i++) {
+    if (heap_piece[i])
+      free(h->pieces[i]);
+    else
+      rt_g.be->host_free(rt_g.b, h->pieces[i],
+                         (h->first_slot[i + 1] - h->first_slot[i]) * h->slot_bytes);
+    heap_piece[i] = 0;
+  }
   free(h->free_slots);
   h->free_slots = NULL;
   h->npieces = 0;

@@ -136,9 +136,16 @@ static void remove_one(uint32_t phys) {
   rt_arbiter_give(rt_g.chunk_bytes);
 }
 
+/* A fault-in exchange trades one chunk's host copy for another chunk's
+ * device memory: the pool's size does not change, so a shrink in progress
+ * must not take the memory the exchange frees (Note [exchange]). */
+static int keep_released;
+
+void rt_pool_keep_released(int on) { keep_released = on; }
+
 void rt_phys_release(uint32_t phys) {
   rt_g.phys_owner[phys] = NULL;
-  if (rt_g.nphys > rt_g.phys_target)
+  if (rt_g.nphys > rt_g.phys_target && !keep_released)
     remove_one(phys); /* a shrink still in progress (Note [resizable pool]) */
   else
     free_push(phys);

@@ -11,9 +11,12 @@
  *     FILE:LINE <TAB> COUNT <TAB> MEAN_SECONDS <TAB> LABEL
  * Sites are keyed by their tidal_site object (the rewriter emits one static
  * object per site), so two sites on one line stay apart. */
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "rt.h"
 
 typedef struct prof_entry {
@@ -66,6 +69,29 @@ void rt_profile_add(const tidal_site *site, double seconds) {
   tab[j].sum += seconds;
 }
 
+tidal_status rt_profile_check(const char *path) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd >= 0) { /* a new file: it can be written; the real one comes at shutdown */
+    close(fd);
+    unlink(path);
+    return TIDAL_OK;
+  }
+  if (errno == EEXIST)
+    fd = open(path, O_WRONLY | O_CLOEXEC); /* an existing one is not truncated here */
+  if (fd < 0)
+    return rt_error(TIDAL_ERR_CONFIG, "TIDAL_PROFILE=%s: cannot be written: %s", path,
+                    strerror(errno));
+  close(fd);
+  return TIDAL_OK;
+}
+
+/* A field of the tab-separated format: control bytes (a tab or newline in
+ * a label) become spaces, so every site stays one line of four fields. */
+static void put_field(FILE *f, const char *s) {
+  for (; *s; s++)
+    fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, f);
+}
+
 tidal_status rt_profile_write(const char *path) {
   FILE *f = fopen(path, "w");
   if (!f)
@@ -77,9 +103,11 @@ tidal_status rt_profile_write(const char *path) {
     const tidal_site *s = tab[i].site;
     if (!s)
       continue;
-    fprintf(f, "%s:%d\t%llu\t%.9g\t%s\n", s->file ? s->file : "?", s->line,
-            (unsigned long long)tab[i].count, tab[i].sum / (double)tab[i].count,
-            s->label ? s->label : "");
+    put_field(f, s->file ? s->file : "?");
+    fprintf(f, ":%d\t%llu\t%.9g\t", s->line, (unsigned long long)tab[i].count,
+            tab[i].sum / (double)tab[i].count);
+    put_field(f, s->label ? s->label : "");
+    fputc('\n', f);
   }
   if (fclose(f) != 0)
     return rt_error(TIDAL_ERR_CONFIG, "TIDAL_PROFILE=%s: %s", path, strerror(errno));

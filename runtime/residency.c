@@ -786,12 +786,20 @@ static tidal_status map_fresh(rt_chunk *c, const char *why) { return bind_chunk(
  * host copy moves to a temporary heap buffer, its slot goes back to the
  * store, the usual eviction swaps a dirty chunk out into that slot, and the
  * heap copy is written to the device.  The chunk is then DIRTY (its only
- * copy is on the device).  If eviction still fails (every chunk pinned), the
- * slot is still free - an eviction that took it would have freed a device
- * chunk - and the data goes back into it. */
+ * copy is on the device).
+ * If no device chunk comes of it, the copy goes back into a slot: the
+ * freed one if the eviction did not take it, else a clean chunk's copy,
+ * else the buffer itself becomes a slot (Note [adopted slots],
+ * hoststore.c): never lost.  While the pool shrinks (a lowered or shared
+ * budget), the device chunk the eviction frees would go away instead of to
+ * c - the slot taken, nothing won: issue 23's SIGSEGV at a slot of -1 - so
+ * the exchange keeps it (rt_pool_keep_released): the pool's size does not
+ * change, and the shrink goes on as chunks come free. */
 static tidal_status fault_in_exchange(rt_chunk *c) {
+  if (!rt_host_adopt_ready())
+    return rt_budget_exhausted("fault-in");
   size_t len = rt_chunk_len(c);
-  unsigned char *heap = malloc(len);
+  unsigned char *heap = malloc(rt_g.hs.slot_bytes); /* slot-sized: it may become one */
   if (!heap)
     return rt_error(TIDAL_ERR_HOST_MEMORY, "fault-in of %#lx: out of host memory for the exchange",
                     (unsigned long)rt_chunk_addr(c));
@@ -799,13 +807,22 @@ static tidal_status fault_in_exchange(rt_chunk *c) {
   memcpy(heap, rt_host_slot_addr(c->host_slot), len);
   rt_chunk_free_host(c);
   uint32_t phys;
+  rt_pool_keep_released(1);
   tidal_status st = rt_phys_acquire(&phys, "fault-in");
+  rt_pool_keep_released(0);
   if (st == TIDAL_OK)
     st = map_chunk(c, phys);
   if (st != TIDAL_OK) {
-    c->host_slot = rt_host_slot_alloc(); /* the slot freed above (see the Note) */
-    memcpy(rt_host_slot_addr(c->host_slot), heap, len);
-    free(heap);
+    int64_t slot = rt_host_slot_alloc();
+    if (slot < 0)
+      slot = host_slot_get(c);
+    if (slot >= 0) {
+      memcpy(rt_host_slot_addr(slot), heap, len);
+      free(heap);
+    } else {
+      slot = rt_host_adopt(heap);
+    }
+    c->host_slot = slot;
     return st;
   }
   rt_clear_error();

@@ -339,6 +339,13 @@ RT_HIDDEN tidal_status rt_reap(int wait_all);
 /* A free physical chunk, evicting LRU chunks if needed. */
 RT_HIDDEN tidal_status rt_phys_acquire(uint32_t *phys, const char *why);
 RT_HIDDEN void rt_phys_release(uint32_t phys); /* pool.c */
+/* api.c: TIDAL_OK if a public call may run here (initialised, the owning
+ * thread, not a forked child: Notes [one thread] and [fork]), else the
+ * refusal, with its message. */
+RT_HIDDEN tidal_status rt_api_check(const char *fn);
+/* While on, a chunk released during a shrink is kept for the next acquire
+ * (Note [exchange], residency.c); pool.c. */
+RT_HIDDEN void rt_pool_keep_released(int on);
 RT_HIDDEN uint32_t rt_phys_free_pop(void);  /* pool.c: the top of the free stack (nfree_phys > 0) */
 RT_HIDDEN int rt_phys_free_take(uint32_t phys); /* pool.c: phys out of the free stack, if there */
 /* Unmaps every stale alias of phys (Note [stale aliases]): it is going away. */
@@ -425,6 +432,10 @@ RT_HIDDEN void rt_arbiter_poll(int full);
 /* Physical bytes this process may hold: take before creating a chunk (0 if
  * the total is spent), give back after releasing one. */
 RT_HIDDEN int rt_arbiter_take(size_t bytes);
+/* An op's working set of `bytes` exceeds this process's share: it becomes
+ * the process's floor in the division (Note [shared budget]) and the
+ * budget follows the new share.  1 if the budget now holds it. */
+RT_HIDDEN int rt_arbiter_need(size_t bytes);
 RT_HIDDEN void rt_arbiter_give(size_t bytes);
 /* Waits (bounded) until the total has room for `bytes` more; 0 on timeout. */
 RT_HIDDEN int rt_arbiter_wait(size_t bytes);
@@ -437,6 +448,11 @@ RT_HIDDEN void rt_host_init(size_t slot_bytes, size_t budget_bytes);
  * the host budget): Note [host store sizing]. */
 RT_HIDDEN tidal_status rt_host_reserve(size_t bytes);
 RT_HIDDEN int64_t rt_host_slot_alloc(void); /* -1 when the store is full */
+/* Note [exchange] (residency.c): a chunk-sized malloc'd buffer becomes a
+ * slot of its own, beyond the host budget; adopt_ready (called first, may
+ * grow the tables) says whether adopt will succeed.  The store frees it. */
+RT_HIDDEN int rt_host_adopt_ready(void);
+RT_HIDDEN int64_t rt_host_adopt(void *buf);
 RT_HIDDEN void rt_host_slot_free(int64_t slot);
 /* Frees slot once ev (a restore copy reading it) is done, without waiting
  * for it; takes ev over (Note [deferred slot free]). */
@@ -497,6 +513,9 @@ static inline size_t rt_resident_bytes(void) {
 /* ---- profile.c: per-site op durations (TIDAL_PROFILE) ---- */
 RT_HIDDEN void rt_profile_add(const tidal_site *site, double seconds);
 RT_HIDDEN tidal_status rt_profile_write(const char *path);
+/* At tidal_init: path can be written (a file there is created or opened,
+ * never truncated; one this made is removed again).  TIDAL_ERR_CONFIG. */
+RT_HIDDEN tidal_status rt_profile_check(const char *path);
 RT_HIDDEN void rt_profile_destroy(void);
 
 /* ---- costs.c: the sim's cost model (Note [sim cost model]) ---- */
@@ -556,7 +575,7 @@ RT_HIDDEN int rt_parse_planner(const char *s, tidal_planner *out);
 /* ---- trace.c (Note [trace format]) ---- */
 /* TIDAL_ERR_CONFIG if path cannot be written. */
 RT_HIDDEN tidal_status rt_trace_open(const char *path);
-RT_HIDDEN void rt_trace_close(void);
+RT_HIDDEN tidal_status rt_trace_close(void); /* a write failure: TIDAL_ERR_CONFIG */
 /* An instant on the runtime track: {"name":ev, "args":{<fields>}}; fields
  * is a JSON fragment. */
 RT_HIDDEN void rt_trace(const char *ev, const char *fmt, ...) RT_PRINTF(2, 3);

@@ -43,8 +43,9 @@ void rt_stats_iteration_end(void) {
 tidal_status tidal_stats_get(tidal_stats *out) {
   if (!out)
     return rt_error(TIDAL_ERR_INVALID, "tidal_stats_get: out is NULL");
-  if (!rt_g.initialized)
-    return rt_error(TIDAL_ERR_NOT_INITIALIZED, "tidal_stats_get: tidal_init has not run");
+  tidal_status st0 = rt_api_check("tidal_stats_get");
+  if (st0 != TIDAL_OK)
+    return st0;
   memset(out, 0, sizeof *out);
   out->budget_bytes = rt_g.budget_bytes;
   out->resident_bytes = rt_resident_bytes();

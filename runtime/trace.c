@@ -25,7 +25,18 @@
  * Only the training thread writes, through stdio's buffer; the closing
  * "]}" is written at tidal_shutdown (a program that dies before leaves the
  * array open).  An unusable path is a TIDAL_ERR_CONFIG at tidal_init: a
- * trace asked for and silently missing is worse than no start. */
+ * trace asked for and silently missing is worse than no start.
+ *
+ * Note [trace failures and the cap]: the header is flushed at tidal_init,
+ * so a path that takes no bytes (/dev/full, a full disk) fails there; a
+ * write error later (the disk fills) is seen at the next op or iteration
+ * (stdio's error flag), reported at once (log level error), tracing stops
+ * with the file closed, and tidal_shutdown returns TIDAL_ERR_CONFIG naming
+ * it - never a trace silently cut short with a clean exit (issue 23:
+ * `replay --trace /dev/full` exited 0).  TIDAL_TRACE_MAX (trace_max_bytes)
+ * caps the file: past it (checked every TRACE_CAP_CHECK_OPS ops, so it
+ * overshoots by a few ops' events) a "trace_truncated" instant is written,
+ * the JSON closed, and tracing stops with a warning; the run goes on. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdarg.h>
@@ -35,6 +46,7 @@
 #include "rt.h"
 
 enum { TID_COMPUTE = 1, TID_D2H, TID_H2D, TID_RUNTIME, TID_ITERATIONS };
+#define TRACE_CAP_CHECK_OPS 8 /* ops between two looks at the file's size */
 
 static struct {
   int first;         /* no event written yet (no comma before the next) */
@@ -46,6 +58,9 @@ static struct {
   uint64_t groups[TIDAL_NGROUPS];
   int groups_written;
   int counters_written;
+  int failed;        /* a write failed: tracing stopped; shutdown reports it */
+  int err;           /* its errno, when known */
+  unsigned ops_since_check; /* for the cap (Note [trace failures and the cap]) */
 } tr;
 
 static double host_now(void) {
@@ -106,21 +121,75 @@ tidal_status rt_trace_open(const char *path) {
   meta_thread(TID_H2D, "copy H2D (prefetch, fault-in)");
   meta_thread(TID_RUNTIME, "runtime events");
   meta_thread(TID_ITERATIONS, "iterations");
+  /* Note [trace failures and the cap]: a path that takes no bytes fails now */
+  if (fflush(rt_g.trace) != 0 || ferror(rt_g.trace)) {
+    int e = errno;
+    fclose(rt_g.trace);
+    rt_g.trace = NULL;
+    return rt_error(TIDAL_ERR_CONFIG, "TIDAL_TRACE: '%s': cannot write: %s", path, strerror(e));
+  }
   return TIDAL_OK;
 }
 
-void rt_trace_close(void) {
-  if (!rt_g.trace)
-    return;
-  rt_trace_counters();
+/* Ends the JSON and closes the file; records a write error. */
+static void finish(void) {
   if (tr.iter_open) {
     event_start("E", now_s(), TID_ITERATIONS);
     fputc('}', rt_g.trace);
+    tr.iter_open = 0;
   }
   fputs("\n]}\n", rt_g.trace);
-  if (ferror(rt_g.trace) | fclose(rt_g.trace))
-    rt_log(1, "TIDAL_TRACE: writing the trace failed: %s", strerror(errno));
+  errno = 0;
+  int bad = ferror(rt_g.trace);
+  if (fclose(rt_g.trace) != 0 || bad) {
+    tr.failed = 1;
+    tr.err = errno;
+  }
   rt_g.trace = NULL;
+}
+
+/* Between events: a write error stops tracing (reported now), and so does
+ * the cap (Note [trace failures and the cap]). */
+static void trace_guard(void) {
+  if (ferror(rt_g.trace)) {
+    tr.failed = 1;
+    tr.err = errno;
+    fclose(rt_g.trace);
+    rt_g.trace = NULL;
+    rt_log(1, "TIDAL_TRACE: '%s': writing the trace failed%s%s; tracing stopped",
+           rt_g.cfg.trace_path, tr.err ? ": " : "", tr.err ? strerror(tr.err) : "");
+    return;
+  }
+  /* the cap only between top-level ops: no op slice is left open */
+  if (!rt_g.cfg.trace_max_bytes || rt_g.depth || ++tr.ops_since_check < TRACE_CAP_CHECK_OPS)
+    return;
+  tr.ops_since_check = 0;
+  off_t at = ftello(rt_g.trace);
+  if (at < 0 || (uint64_t)at < rt_g.cfg.trace_max_bytes)
+    return;
+  event_start("i", now_s(), TID_RUNTIME);
+  fprintf(rt_g.trace, ",\"s\":\"g\",\"name\":\"trace_truncated\",\"args\":{\"max_bytes\":%zu}}",
+          rt_g.cfg.trace_max_bytes);
+  finish();
+  if (tr.failed)
+    rt_log(1, "TIDAL_TRACE: '%s': writing the trace failed%s%s; tracing stopped",
+           rt_g.cfg.trace_path, tr.err ? ": " : "", tr.err ? strerror(tr.err) : "");
+  else
+    rt_log(2, "TIDAL_TRACE: '%s' reached TIDAL_TRACE_MAX (%zu bytes); tracing stopped, the "
+           "file is complete JSON up to here", rt_g.cfg.trace_path, rt_g.cfg.trace_max_bytes);
+}
+
+tidal_status rt_trace_close(void) {
+  if (rt_g.trace) {
+    rt_trace_counters();
+    finish();
+  }
+  if (!tr.failed)
+    return TIDAL_OK;
+  tr.failed = 0;
+  return rt_error(TIDAL_ERR_CONFIG, "TIDAL_TRACE: '%s': writing the trace failed%s%s",
+                  rt_g.cfg.trace_path ? rt_g.cfg.trace_path : "?", tr.err ? ": " : "",
+                  tr.err ? strerror(tr.err) : "");
 }
 
 void rt_trace(const char *ev, const char *fmt, ...) {
@@ -191,6 +260,9 @@ static void site_args(const tidal_site *site) {
 void rt_trace_op_begin(const tidal_site *site) {
   if (!rt_g.trace)
     return;
+  trace_guard();
+  if (!rt_g.trace)
+    return;
   rt_trace_counters();
   event_start("B", now_s(), TID_COMPUTE);
   site_args(site);
@@ -217,6 +289,9 @@ void rt_trace_recompute(int begin, uintptr_t lo, size_t bytes) {
 }
 
 void rt_trace_iteration(int begin) {
+  if (!rt_g.trace)
+    return;
+  trace_guard();
   if (!rt_g.trace)
     return;
   if (!begin && !tr.iter_open)

@@ -53,6 +53,16 @@ config.substitutions.append(("%cuda_archs", config.cuda_archs))
 
 # --param no_nvcc=1 (the sanitizer job): libtidal built with ASan does not
 # link into nvcc's programs, so the tests that build them are skipped.
+# asan: the tool is built with AddressSanitizer (TIDAL_SANITIZE), which
+# reserves terabytes of address space, so a test that bounds memory with
+# `ulimit -v` cannot run there.
+try:
+    with open(os.path.join(config.tidal_tools_dir, "tidal"), "rb") as _f:
+        if b"__asan_init" in _f.read():
+            config.available_features.add("asan")
+except OSError:
+    pass
+
 if config.nvcc and os.path.exists(config.nvcc) and not lit_config.params.get("no_nvcc"):
     config.available_features.add("nvcc")
 

@@ -56,6 +56,17 @@
       TIDAL_REWRITE_FAIL_(__FILE__, __LINE__, "tidal_init", tidal_check_st_);               \
   } while (0)
 
+/* tidal_shutdown where main returns: a failure - a trace or profile the
+ * runtime could not write (docs/runtime-api.md), data it could not
+ * release - is reported and exits 1, so a run whose requested output was
+ * lost does not end in success. */
+#define TIDAL_SHUTDOWN_OR_EXIT()                                                            \
+  do {                                                                                      \
+    tidal_status tidal_check_st_ = tidal_shutdown();                                        \
+    if (tidal_check_st_ != TIDAL_OK)                                                        \
+      TIDAL_REWRITE_FAIL_(__FILE__, __LINE__, "tidal_shutdown", tidal_check_st_);           \
+  } while (0)
+
 /* tidal_init with a compiled-in default budget ("512M", "50%": the plan's
  * budget) that TIDAL_BUDGET overrides: defaults, the budget, then the
  * TIDAL_* environment; exits on failure. */

@@ -370,8 +370,37 @@ int kernels_analyze(pass_tu *t, kernel_table *out) {
   return TIDAL_EXIT_OK;
 }
 
+/* Note [launches in templates]: in a function template's body a launch
+ * whose arguments depend on the template's parameters (`adamw_kernel3<<<g,
+ * b>>>(params, ...)` in llm.c's adamw_update<Tp, Tg>) is a call libclang
+ * resolves to nothing: no referenced declaration, an empty spelling.  Its
+ * callee expression still names the kernel template (an overload set of
+ * one), which is the entry in the table.  The rewriter walks template
+ * bodies as written, so without this the launch was no op site: never
+ * instrumented, and never said. */
+static CXCursor dependent_callee(CXCursor call) {
+  if (clang_getCursorKind(call) != CXCursor_CallExpr) return clang_getNullCursor();
+  CXCursor ch[1];
+  CXCursor c = cursor_children(call, ch, 1) >= 1 ? ch[0] : clang_getNullCursor();
+  for (int depth = 0; depth < 4 && !clang_Cursor_isNull(c); depth++) {
+    enum CXCursorKind k = clang_getCursorKind(c);
+    if (k == CXCursor_DeclRefExpr) { /* an unresolved name refers to its overload set */
+      CXCursor r = clang_getCursorReferenced(c);
+      if (clang_getCursorKind(r) == CXCursor_OverloadedDeclRef) c = r, k = CXCursor_OverloadedDeclRef;
+      else if (!clang_Cursor_isNull(r)) return r;
+    }
+    if (k == CXCursor_OverloadedDeclRef)
+      return clang_getNumOverloadedDecls(c) >= 1 ? clang_getOverloadedDecl(c, 0) : clang_getNullCursor();
+    if (k != CXCursor_DeclRefExpr && k != CXCursor_UnexposedExpr) break;
+    CXCursor g[2];
+    c = cursor_children(c, g, 2) == 1 ? g[0] : clang_getNullCursor();
+  }
+  return clang_getNullCursor();
+}
+
 const kernel_info *kernels_find(const kernel_table *kt, CXCursor callee) {
   CXCursor ref = clang_getCursorReferenced(callee);
+  if (clang_Cursor_isNull(ref)) ref = dependent_callee(callee); /* Note [launches in templates] */
   if (clang_Cursor_isNull(ref)) ref = callee;
   /* A template specialisation's USR differs from the template's. */
   CXCursor tmpl = clang_getSpecializedCursorTemplate(ref);

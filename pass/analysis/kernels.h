@@ -90,6 +90,17 @@ void kernels_launch_dims(CXCursor call, CXCursor *grid_x, CXCursor *block_x);
  * otherwise; NULL when name is not a launch dimension (a parameter). */
 sym *kernels_launch_dim(sym_arena *a, const char *name, sym *grid_x, sym *block_x);
 
+/* The grid and block arguments of a launch as written (k<<<g, b>>>(..):
+ * g and b, of type dim3 or an integer; cudaLaunchKernel(f, g, b, ..)),
+ * null cursors when absent: the graph evaluates all three components
+ * (a dim3 variable, dim3(x, y), an integer). */
+void kernels_launch_config(CXCursor call, CXCursor *grid, CXCursor *block);
+
+/* kernels_launch_dim with every component: grid[i], block[i] the x, y, z
+ * values (NULL or unknown when not known). */
+sym *kernels_launch_dim3(sym_arena *a, const char *name, sym *const grid[3],
+                         sym *const block[3]);
+
 /* 1 if a launch of k with grid.x = grid_x and block.x = block_x (syms in
  * one naming context; args[i] is the value of k's parameter i in that
  * context, NULL when unknown) provably meets p's dense conditions, so that

@@ -59,6 +59,30 @@ static int is_builtin_product(CXCursor e, int a, int b) {
  * (base_var.data): only the reason given for an unknown extent uses it. */
 static lin eval_int_value(kctx *c, CXCursor e);
 
+/* Note [bounded products]: x*y of two non-negative values is not affine,
+ * but it is bounded when both are: max(x)*max(y).  The y and z thread
+ * indices are written that way (`oc = 8*(blockIdx.y * blockDim.y +
+ * threadIdx.y)`, llm.c's matmul_forward_kernel4): blockIdx.y < gridDim.y
+ * and blockDim.y <= blockDim.y, so the product is below
+ * (gridDim.y - 1)*blockDim.y + 1 and the index below
+ * gridDim.y*blockDim.y - an extent in the launch's dimensions (Note
+ * [launch bounds], kernels_value.c).  The product is a fresh variable
+ * bounded by its own bound when both factors have one, else by the launch
+ * bound; it covers nothing (Note [dense]: its values are not all taken). */
+static lin product_var(kctx *c, lin x, lin y, int nonneg) {
+  if (!nonneg) return ka_lin_opaque(c, 0);
+  sym *xo = ka_lin_max_mode(c, x, 0), *yo = ka_lin_max_mode(c, y, 0);
+  if (xo && yo)
+    return ka_lin_var(c, ka_new_var(c, sym_add(c->a, sym_mul(c->a, xo, yo), sym_const(c->a, 1)), 1));
+  sym *xm = ka_lin_max(c, x), *ym = ka_lin_max(c, y);
+  int v = ka_new_var(c, NULL, 1);
+  if (v >= 0 && xm && ym) {
+    sym *lb = sym_add(c->a, sym_mul(c->a, xm, ym), sym_const(c->a, 1));
+    c->vars[v].lbound = sym_is_unknown(lb) ? NULL : lb;
+  }
+  return ka_lin_var(c, v);
+}
+
 lin ka_eval_int(kctx *c, CXCursor e) {
   int loads = c->n_loads, vars = c->n_vars;
   lin r = eval_int_value(c, e);
@@ -173,7 +197,7 @@ static lin eval_int_value(kctx *c, CXCursor e) {
         }
         if (x.ok && x.n == 0) return ka_lin_scale(c, y, x.k);
         if (y.ok && y.n == 0) return ka_lin_scale(c, x, y.k);
-        return ka_lin_opaque(c, nn); /* product of two variables: not affine */
+        return product_var(c, x, y, nn); /* two variables: not affine, maybe bounded */
       }
       default: { /* / and %: a new variable bounded through the divisor */
         int nn = ka_lin_nonneg(c, x) && ka_lin_nonneg(c, y);

@@ -1,7 +1,8 @@
 /* kernels_launch.c - what the graph and the rewriter ask of a launch: the x
  * components of its grid and block as written (the dim3 conversion looked
- * through), and whether it covers a kernel's dense-write conditions
- * (Note [dense], kernels.c). */
+ * through), its grid and block arguments for all three components (the
+ * graph evaluates them: opsites.c, Note [launch dimensions]), and whether it
+ * covers a kernel's dense-write conditions (Note [dense], kernels.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,6 +56,37 @@ void kernels_launch_dims(CXCursor call, CXCursor *grid_x, CXCursor *block_x) {
   if (clang_Cursor_getNumArguments(cfg) < first + 2) return;
   *grid_x = dim_x(clang_Cursor_getArgument(cfg, (unsigned)first));
   *block_x = dim_x(clang_Cursor_getArgument(cfg, (unsigned)first + 1));
+}
+
+void kernels_launch_config(CXCursor call, CXCursor *grid, CXCursor *block) {
+  *grid = *block = clang_getNullCursor();
+  CXCursor cfg = clang_getNullCursor();
+  char *n = ka_callee_name(call);
+  int launch_kernel = n && !strcmp(n, "cudaLaunchKernel");
+  free(n);
+  if (launch_kernel) {
+    cfg = call;
+  } else {
+    CXCursor ch[3];
+    int n_ch = cursor_children(call, ch, 3);
+    for (int i = 0; i < n_ch && i < 3 && clang_Cursor_isNull(cfg); i++)
+      if (is_config_call(ch[i])) cfg = cursor_strip(ch[i]);
+  }
+  if (clang_Cursor_isNull(cfg)) return;
+  int first = launch_kernel ? 1 : 0;
+  if (clang_Cursor_getNumArguments(cfg) < first + 2) return;
+  *grid = clang_Cursor_getArgument(cfg, (unsigned)first);
+  *block = clang_Cursor_getArgument(cfg, (unsigned)first + 1);
+}
+
+sym *kernels_launch_dim3(sym_arena *a, const char *name, sym *const grid[3],
+                         sym *const block[3]) {
+  int g = !strncmp(name, "gridDim.", 8), bl = !strncmp(name, "blockDim.", 9);
+  if (!g && !bl) return NULL;
+  const char *c = name + (g ? 8 : 9);
+  int i = !strcmp(c, "x") ? 0 : !strcmp(c, "y") ? 1 : !strcmp(c, "z") ? 2 : -1;
+  sym *v = i < 0 ? NULL : g ? grid[i] : block[i];
+  return v && !sym_is_unknown(v) ? v : sym_unknown(a);
 }
 
 sym *kernels_launch_dim(sym_arena *a, const char *name, sym *grid_x, sym *block_x) {

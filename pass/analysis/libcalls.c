@@ -119,6 +119,12 @@ int libcall_accesses(const char *callee, const libcall_arg *args, int nargs,
       if (dev < 0) exact = 0;
     }
     access_mode mode = acc->mode;
+    /* C of a cublasLt matmul: read only to blend with beta (`D = alpha*AB
+     * + beta*C`); beta == 0 reads nothing */
+    if (mode == ACCESS_READ && acc->aux >= 0 &&
+        !(acc->opts & (LIBCALLS_DST_DEVICE | LIBCALLS_SRC_DEVICE)) && env->scalar_is_zero &&
+        env->scalar_is_zero(env->ud, acc->aux))
+      continue;
     if (mode == ACCESS_READWRITE && acc->aux >= 0 && !(acc->opts & (LIBCALLS_DST_DEVICE | LIBCALLS_SRC_DEVICE)) &&
         env->scalar_is_zero && env->scalar_is_zero(env->ud, acc->aux))
       mode = ACCESS_WRITE; /* beta == 0: the old contents are not read */

@@ -64,7 +64,8 @@ enum {
   LIBCALL_NONDETERMINISTIC = 16,  /* result may differ between runs (reduction order) */
   LIBCALL_HOST_ALLOC = 32,        /* with ALLOC/FREE: host (pinned) memory, not a device tensor */
   LIBCALL_MANAGED = 64,           /* with ALLOC: unified memory (cudaMallocManaged) */
-  LIBCALL_DESCRIPTOR_QUERY = 128  /* computes integers from descriptors, written through pointers */
+  LIBCALL_DESCRIPTOR_QUERY = 128, /* computes integers from descriptors, written through pointers */
+  LIBCALL_DESCRIPTOR_ATTR = 256   /* sets one attribute of a descriptor from *buf (cublasLt) */
 };
 
 /* The table row for callee, or NULL if not modelled. */
@@ -131,5 +132,37 @@ sym *libcall_flops(const char *callee, const libcall_arg *args, int nargs, sym_a
 
 /* Printable family name ("cudart", "cublas", "cublasLt", "cudnn", "nccl"). */
 const char *libcall_family_name(enum libcall_family f);
+
+/* cuBLASLt descriptors (libcalls_cublaslt.c, Note [cublasLt descriptors]).
+ * An attribute setter `set(desc, attr, buf, size)` (LIBCALL_DESCRIPTOR_ATTR):
+ * 1 when attr (argument 1) is one the model keeps, with the slot to keep
+ * *buf under ("batch", "stride", "epilogue", "bias", "aux", "aux_ld", ...)
+ * and whether *buf is a device pointer; 0 otherwise. */
+int libcall_attr_slot(const char *callee, const libcall_arg *attr, const char **slot,
+                      int *is_pointer);
+
+/* A cublasLt layout: the setter's type, rows, cols, ld and the batch
+ * attributes (NULL: not set). */
+typedef struct libcall_lt_layout {
+  sym *type, *rows, *cols, *ld, *batch, *stride;
+} libcall_lt_layout;
+/* Bytes from the pointer of the matrices a layout describes (stride*(batch
+ * - 1) elements past the first matrix); dense when without gaps.  -1 when a
+ * dimension or the type is not known. */
+int libcall_lt_layout_bytes(sym_arena *a, const libcall_lt_layout *l, sym **bytes, int *dense);
+
+/* A matmul's epilogue: the descriptor's attributes (NULL: not set), D's
+ * rows m, cols n, type and batch, and which pointers were set (non-NULL). */
+typedef struct libcall_lt_epi {
+  sym *epilogue, *bias_type, *aux_type, *aux_ld, *bias_stride, *aux_stride;
+  sym *m, *n, *d_type, *batch;
+  int has_bias, has_aux;
+} libcall_lt_epi;
+/* The bias and aux accesses (role "bias", "aux"; arg -1) of out[0..1];
+ * returns how many.  An unknown epilogue reads and writes both. */
+int libcall_lt_epilogue(sym_arena *a, const libcall_lt_epi *e, libcall_access *out);
+
+/* Bytes of a cudaDataType (library_types.h) given as a constant, or unknown. */
+sym *libcalls_cuda_type_bytes(sym_arena *a, sym *type);
 
 #endif

@@ -113,16 +113,21 @@ const libcalls_row libcalls_cublas_rows[] = {
               LC_MAT("C", 8, WRITE, LC_E(4), -1, 2, 3, 9, -1, -1, -1)),
 
     /* cublasLtMatmul(h, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C,
-     *   Cdesc, D, Ddesc, algo, workspace, workspaceSize, stream).  Epilogue
-     *   pointers (bias, aux) set with cublasLtMatmulDescSetAttribute are not
-     *   seen: see docs/libcalls.md. */
+     *   Cdesc, D, Ddesc, algo, workspace, workspaceSize, stream).  The
+     *   epilogue's pointers (bias, aux), set on computeDesc, are added by
+     *   the walker (libcalls_cublaslt.c, Note [cublasLt descriptors]). */
     LC_OP_ROW("cublasLtMatmul", CUBLASLT, 16, 0, NULL, LC_NOP,
               LC_DESC("A", 3, READ, 4, -1, 0), LC_DESC("B", 5, READ, 6, -1, 0),
-              LC_DESC("C", 8, READ, 9, -1, LIBCALLS_OPTIONAL),
+              LC_DESC("C", 8, READ, 9, 7, LIBCALLS_OPTIONAL),
               LC_DESC("D", 10, WRITE, 11, -1, 0),
               LC_SCRATCH("workspace", 13, 14)),
-    /* cublasLtMatrixLayoutCreate(&layout, type, rows, cols, ld) */
-    LC_SETTER_ROW("cublasLtMatrixLayoutCreate", CUBLASLT, 5, libcalls_setter_layout,
-                  LC_DT(1, CUDA), 0, 2, 3, 4),
+    /* cublasLtMatrixLayoutCreate(&layout, type, rows, cols, ld): type, rows,
+     *   cols and ld kept (a batch set later changes the extent) */
+    LC_SETTER_DIMS_ROW("cublasLtMatrixLayoutCreate", CUBLASLT, 5, libcalls_setter_layout,
+                       LC_DT(1, CUDA), 1, 4, 0, 2, 3, 4),
+    /* cublas<Lt>...SetAttribute(desc, attr, buf, sizeInBytes): *buf kept
+     *   under the attribute's slot (libcall_attr_slot) */
+    LC_ATTR_ROW("cublasLtMatrixLayoutSetAttribute", CUBLASLT, 4),
+    LC_ATTR_ROW("cublasLtMatmulDescSetAttribute", CUBLASLT, 4),
     LC_TABLE_END,
 };

@@ -157,6 +157,14 @@ static sym *elem_sym(const libcalls_ctx *c, libcalls_elem e) {
   return sym_const(c->a, tab[v]);
 }
 
+sym *libcalls_cuda_type_bytes(sym_arena *a, sym *type) {
+  int64_t v;
+  if (!type || !sym_get_const(type, &v) || v < 0 || v >= COUNT_OF(cuda_dtype_bytes) ||
+      cuda_dtype_bytes[v] == 0)
+    return sym_unknown(a);
+  return sym_const(a, cuda_dtype_bytes[v]);
+}
+
 /* ---- size formulas ---- */
 
 static sym *one(const libcalls_ctx *c) { return sym_const(c->a, 1); }

@@ -188,6 +188,10 @@ void libcalls_query_conv2d_fwd_dims(sym_arena *, sym *const *const *, const int 
 #define LC_QUERY_ROW(name, fam, nargs, queryfn, ndesc, ofirst, nout, ...) \
   {{(name), LIBCALL_##fam, (nargs), LIBCALL_DESCRIPTOR_QUERY}, {LC_END}, NULL, LC_NOP, NULL, \
    {__VA_ARGS__}, LC_E(0), -1, -1, 0, (ndesc), (queryfn), (ofirst), (nout)}
+/* An attribute setter `set(desc, attr, buf, size)` (libcalls_cublaslt.c). */
+#define LC_ATTR_ROW(name, fam, nargs) \
+  {{(name), LIBCALL_##fam, (nargs), LIBCALL_DESCRIPTOR_ATTR}, {LC_END}, NULL, LC_NOP, NULL, \
+   LC_NOP, LC_E(0), -1, -1, 0, 0, NULL, -1, 0}
 #define LC_TABLE_END \
   {{NULL, 0, 0, 0}, {LC_END}, NULL, LC_NOP, NULL, LC_NOP, LC_E(0), -1, -1, 0, 0, NULL, -1, 0}
 

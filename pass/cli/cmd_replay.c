@@ -50,6 +50,7 @@ typedef struct replay_cli {
   const char *timeline; /* --timeline FILE.svg: its memory timeline */
   const char *costs;    /* --costs FILE: the sim's cost model (runtime/sim_costs.txt format) */
   const char *profile;  /* --profile FILE: measured op durations (TIDAL_PROFILE) */
+  profile prof;         /* its lines, read and checked before any analysis */
 } replay_cli;
 
 static int replay_extra(void *ud, int argc, char **argv, int *i) {
@@ -72,9 +73,9 @@ static int replay_extra(void *ud, int argc, char **argv, int *i) {
       }
       v = argv[++*i];
     } else continue;
-    if (k == 0 && cost_model_set_pair(&c->cost, v) != 0) {
-      diag_error(NULL, 0, 0, "bad --cost '%s' (keys: peak_flops, hbm_bw, launch, h2d_bw, "
-                 "d2h_bw, latency; e.g. --cost h2d_bw=25G)", v);
+    char why[256];
+    if (k == 0 && cost_model_set_pair(&c->cost, v, why, sizeof why) != 0) {
+      diag_error(NULL, 0, 0, "bad --cost: %s (e.g. --cost h2d_bw=25G)", why);
       return -1;
     }
     if (k == 1) {
@@ -180,8 +181,8 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
   have_trace = 1;
   if (cli.profile) { /* measured op durations for the plan and the sim clock */
     int matched = 0;
-    if (profile_load(cli.profile, &g, &op_seconds, &matched) != 0) {
-      rc = TIDAL_EXIT_BAD_INPUT;
+    if (profile_match(&cli.prof, &g, &op_seconds, &matched) != 0) {
+      rc = TIDAL_EXIT_INTERNAL;
       goto out;
     }
     cli.cost.op_seconds = op_seconds;
@@ -406,8 +407,9 @@ int cmd_replay(int argc, char **argv) {
   memset(&cli, 0, sizeof cli);
   cost_model_default(&cli.cost);
   const char *bad_env = NULL;
-  if (cost_model_from_env(&cli.cost, &bad_env) != 0) {
-    diag_error(NULL, 0, 0, "malformed %s", bad_env);
+  char why[256];
+  if (cost_model_from_env(&cli.cost, &bad_env, why, sizeof why) != 0) {
+    diag_error(NULL, 0, 0, "malformed %s: %s", bad_env, why);
     return TIDAL_EXIT_BAD_INPUT;
   }
   const char *env_break = getenv("TIDAL_REPLAY_BREAK");
@@ -437,6 +439,25 @@ int cmd_replay(int argc, char **argv) {
     rc = TIDAL_EXIT_BAD_INPUT;
     goto done;
   }
+  if (cli.costs) {
+    /* The file's copy figures drive the sim and the plan's model alike,
+     * unless --cost or TIDAL_COST_<KEY> chose them (those win); a bad file
+     * is refused here, before any analysis (runtime/costs.c, Note [cost
+     * file checks]). */
+    tidal_sim_copy_costs fc;
+    if (tidal_sim_copy_costs_read(cli.costs, &fc) != TIDAL_OK) {
+      diag_error(NULL, 0, 0, "--costs: %s", tidal_last_error());
+      rc = TIDAL_EXIT_BAD_INPUT;
+      goto done;
+    }
+    if (!(cli.cost.set_keys & (1u << COST_H2D_BW))) cli.cost.h2d_bytes_per_s = fc.h2d_bytes_per_s;
+    if (!(cli.cost.set_keys & (1u << COST_D2H_BW))) cli.cost.d2h_bytes_per_s = fc.d2h_bytes_per_s;
+    if (!(cli.cost.set_keys & (1u << COST_LATENCY))) cli.cost.copy_latency_s = fc.copy_latency_s;
+  }
+  if (cli.profile && profile_read(cli.profile, &cli.prof) != 0) {
+    rc = TIDAL_EXIT_BAD_INPUT;
+    goto done;
+  }
   if (o.budget && (options_parse_size(o.budget, &cli.budget, &cli.pct) != 0 || cli.pct < 0 ||
                    cli.pct > 100)) {
     diag_error(NULL, 0, 0, "bad --budget '%s' (bytes with K/M/G, or a percentage)", o.budget);
@@ -456,6 +477,7 @@ int cmd_replay(int argc, char **argv) {
   rc = replay_program(&o, &cli, NULL);
 done:
   options_free(&o);
+  profile_free(&cli.prof);
   free(cli.inputs);
   return rc;
 }

@@ -10,6 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/diag.h"
 #include "cli/commands.h"
@@ -29,54 +32,45 @@ static void usage(FILE *fp) {
         fp);
 }
 
-/* Reads a whole file; NULL with errno set on failure. */
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap);
-  while (buf) {
-    size_t got = fread(buf + n, 1, cap - n, f);
-    n += got;
-    if (got == 0) break;
-    if (n == cap) {
-      char *nb = realloc(buf, cap *= 2);
-      if (!nb) {
-        free(buf);
-        buf = NULL;
-      } else {
-        buf = nb;
-      }
-    }
-  }
-  int bad = buf && ferror(f);
-  fclose(f);
-  if (bad) {
-    free(buf);
-    errno = EIO;
-    return NULL;
-  }
-  *len = n;
-  return buf;
-}
-
-/* Renders trace_path to svg_path; shared with `tidal replay --timeline`. */
+/* Renders trace_path to svg_path; shared with `tidal replay --timeline`.
+ * The trace is streamed (timeline_from_file), so its size is not bounded
+ * by memory; it must be a regular file (it is read twice), which also
+ * refuses /dev/zero, a FIFO or a directory up front. */
 int report_render(const char *trace_path, const char *svg_path, int iteration, const char *title,
                   unsigned long long unmanaged_bytes) {
-  size_t len = 0;
-  char *text = slurp(trace_path, &len);
-  if (!text) {
+  /* O_NONBLOCK: opening a FIFO must not wait for a writer before it is refused */
+  int fd = open(trace_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
     diag_error(trace_path, 0, 0, "cannot read the trace: %s", strerror(errno));
+    return TIDAL_EXIT_BAD_INPUT;
+  }
+  struct stat st;
+  memset(&st, 0, sizeof st);
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    diag_error(trace_path, 0, 0, "the trace is %s, not a regular file",
+               S_ISDIR(st.st_mode) ? "a directory" : "a device, FIFO or other special file");
+    close(fd);
+    return TIDAL_EXIT_BAD_INPUT;
+  }
+  FILE *f = fdopen(fd, "rb");
+  if (!f) {
+    diag_error(trace_path, 0, 0, "cannot read the trace: %s", strerror(errno));
+    close(fd);
     return TIDAL_EXIT_BAD_INPUT;
   }
   timeline t;
   char err[256];
-  if (timeline_from_trace(text, len, iteration, &t, err, sizeof err) != 0) {
-    free(text);
+  int bad = timeline_from_file(f, iteration, &t, err, sizeof err);
+  if (!bad && ferror(f)) {
+    snprintf(err, sizeof err, "reading the trace failed: %s", strerror(errno));
+    timeline_free(&t);
+    bad = 1;
+  }
+  fclose(f);
+  if (bad) {
     diag_error(trace_path, 0, 0, "%s", err);
     return TIDAL_EXIT_BAD_INPUT;
   }
-  free(text);
   if (title) t.title = strdup(title);
   if (unmanaged_bytes && !t.unmanaged_bytes) t.unmanaged_bytes = unmanaged_bytes;
   output_file out;

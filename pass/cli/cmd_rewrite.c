@@ -71,6 +71,90 @@ static int to_write(const pass_tu *f, const rw_scan *s) {
   return f->is_unit || s->n_sites > 0 || s->n_mems > 0;
 }
 
+/* Writes text to path, creating its folder. */
+static int write_at(char *path, const char *text, size_t n) {
+  char *slash = strrchr(path, '/');
+  if (slash && slash != path) {
+    *slash = '\0';
+    if (mkdir_p(path) != 0) {
+      diag_error(path, 0, 0, "cannot create the folder: %s", strerror(errno));
+      *slash = '/';
+      return TIDAL_EXIT_BAD_INPUT;
+    }
+    *slash = '/';
+  }
+  return output_write_all(path, text, n);
+}
+
+/* Note [headers beside the rewrite]: a rewritten project header written to
+ * DIR/llmc/matmul.cuh includes its neighbours by their relative names
+ * (`#include "cublas_common.h"`), which the compiler looks up beside the
+ * including file first: DIR/llmc/.  Unless the neighbour was rewritten
+ * too, it is not there, and nothing else finds it (llm.c's headers include
+ * each other this way; only the trainer's folder is on the include path).
+ * So the project headers the program includes from below the folder the
+ * outputs share are copied, unchanged, to their place under DIR as well:
+ * DIR holds the program's tree, and every quoted include of a file in it
+ * resolves as it did in the original.  System headers and files outside
+ * that folder (a -include shim given by path) are left where they are. */
+typedef struct copy_ud {
+  const char *base; /* the shared folder (real path, first `root` bytes) */
+  size_t root;
+  char **paths;     /* real paths of included project headers not written */
+  int n, cap;
+  char *const *written;
+  int n_written;
+} copy_ud;
+
+static void inclusion_visitor(CXFile f, CXSourceLocation *stack, unsigned depth,
+                              CXClientData d) {
+  copy_ud *u = d;
+  if (depth == 0) return; /* the unit itself */
+  if (clang_Location_isInSystemHeader(stack[0])) return;
+  char *name = string_and_dispose(clang_getFileName(f));
+  char buf[PATH_MAX];
+  int ok = name && realpath(name, buf);
+  free(name);
+  if (!ok || strncmp(buf, u->base, u->root) || buf[u->root] != '/') return;
+  for (int i = 0; i < u->n_written; i++)
+    if (u->written[i] && !strcmp(u->written[i], buf)) return;
+  for (int i = 0; i < u->n; i++)
+    if (!strcmp(u->paths[i], buf)) return;
+  if (u->n == u->cap) {
+    int nc = u->cap ? u->cap * 2 : 32;
+    char **np = realloc(u->paths, (size_t)nc * sizeof *np);
+    if (!np) return;
+    u->paths = np;
+    u->cap = nc;
+  }
+  if ((u->paths[u->n] = strdup(buf))) u->n++;
+}
+
+/* Reads a whole file; NULL on error (reported). */
+static char *read_all(const char *path, size_t *n) {
+  FILE *fp = fopen(path, "rb");
+  if (!fp) {
+    diag_error(path, 0, 0, "cannot read: %s", strerror(errno));
+    return NULL;
+  }
+  size_t cap = 1 << 16, len = 0;
+  char *p = malloc(cap);
+  while (p) {
+    size_t k = fread(p + len, 1, cap - len, fp);
+    len += k;
+    if (len < cap) break;
+    char *q = realloc(p, cap *= 2);
+    if (!q) {
+      free(p);
+      p = NULL;
+    }
+    p = q;
+  }
+  fclose(fp);
+  *n = len;
+  return p;
+}
+
 /* Writes every file of the program under dir, at its path relative to the
  * folder all of them share (so `#include "sub/x.cu"` of a rewritten file
  * finds the rewritten x.cu beside it).  Every destination is checked
@@ -80,6 +164,9 @@ static int rewrite_to_dir(pass_tu *t, graph *g, const rw_request *req, const rw_
                           int n, const char *dir, const tidal_options *o) {
   char **real = calloc((size_t)n, sizeof *real);
   char **dst = calloc((size_t)n, sizeof *dst);
+  copy_ud cu;
+  memset(&cu, 0, sizeof cu);
+  char **cdst = NULL;
   size_t root = 0;
   const char *base = NULL;
   int rc = TIDAL_EXIT_INTERNAL, first = 1;
@@ -115,6 +202,26 @@ static int rewrite_to_dir(pass_tu *t, graph *g, const rw_request *req, const rw_
       goto out;
     }
   }
+  /* Note [headers beside the rewrite]: the other project headers, copied */
+  if (base) {
+    pass_tu *const *units;
+    int nu = program_units(t, &units);
+    cu.base = base;
+    cu.root = root;
+    cu.written = real;
+    cu.n_written = n;
+    for (int k = 0; k < nu; k++) clang_getInclusions(units[k]->tu, inclusion_visitor, &cu);
+    if (cu.n && !(cdst = calloc((size_t)cu.n, sizeof *cdst))) goto out;
+    for (int k = 0; k < cu.n; k++) {
+      size_t len = dl + strlen(cu.paths[k] + root) + 2;
+      if (!(cdst[k] = malloc(len))) goto out;
+      snprintf(cdst[k], len, "%.*s%s", (int)dl, dir, cu.paths[k] + root);
+      if (output_check(cdst[k]) != 0) {
+        rc = TIDAL_EXIT_BAD_INPUT;
+        goto out;
+      }
+    }
+  }
   for (int i = 0; i < n; i++) {
     if (!real[i]) continue;
     char *text = NULL;
@@ -135,18 +242,18 @@ static int rewrite_to_dir(pass_tu *t, graph *g, const rw_request *req, const rw_
       free(text);
       goto out;
     }
-    char *slash = strrchr(dst[i], '/');
-    if (slash && slash != dst[i]) {
-      *slash = '\0';
-      if (mkdir_p(dst[i]) != 0) {
-        diag_error(dst[i], 0, 0, "cannot create the folder: %s", strerror(errno));
-        free(text);
-        rc = TIDAL_EXIT_BAD_INPUT;
-        goto out;
-      }
-      *slash = '/';
+    rc = write_at(dst[i], text, text_n);
+    free(text);
+    if (rc != 0) goto out;
+  }
+  for (int k = 0; k < cu.n; k++) {
+    size_t len = 0;
+    char *text = read_all(cu.paths[k], &len);
+    if (!text) {
+      rc = TIDAL_EXIT_BAD_INPUT;
+      goto out;
     }
-    rc = output_write_all(dst[i], text, text_n);
+    rc = write_at(cdst[k], text, len);
     free(text);
     if (rc != 0) goto out;
   }
@@ -156,30 +263,53 @@ out:
     if (real) free(real[i]);
     if (dst) free(dst[i]);
   }
+  for (int k = 0; k < cu.n; k++) {
+    free(cu.paths[k]);
+    if (cdst) free(cdst[k]);
+  }
+  free(cu.paths);
+  free(cdst);
   free(real);
   free(dst);
   return rc;
 }
 
-/* With one output file only files[0] is rewritten: every op site and
- * allocation call in another file of the program is reported, never
- * silently left out. */
-static void warn_not_rewritten(pass_tu *t, const rw_scan *scans, int n) {
+/* Note [one output file]: with -o OUT.cu only the input is rewritten.  Op
+ * sites or allocation calls in the project headers it includes (llm.c's
+ * kernels live in llmc/ headers) would then run uninstrumented on memory tidal
+ * may have evicted, so the rewrite stops, naming them and saying what to
+ * run instead: -o DIR/ writes the input and those headers, rewritten, at
+ * their paths under DIR (the other project headers copied: Note [headers
+ * beside the rewrite]), and tidal-nvcc does that for a build.  Returns 1
+ * when it stopped. */
+static int refuse_one_output(pass_tu *t, const rw_scan *scans, int n, const tidal_options *o) {
+  int sites = 0, files = 0;
+  char list[512];
+  size_t ll = 0;
+  list[0] = '\0';
   for (int i = 1; i < n; i++) {
-    const char *path = t->prog->files[i]->main_path;
-    for (int k = 0; k < scans[i].n_sites; k++) {
-      const rw_site *s = &scans[i].sites[k];
-      diag_warning(path, s->line, s->col,
-                   "op site '%s' not instrumented: this file is only rewritten with -o DIR/ "
-                   "(one output per file)",
-                   s->label);
-    }
-    for (int k = 0; k < scans[i].n_mems; k++)
-      diag_warning(path, scans[i].mems[k].line, scans[i].mems[k].col,
-                   "'%s' not replaced: this file is only rewritten with -o DIR/ (one output per "
-                   "file)",
-                   scans[i].mems[k].callee);
+    if (!scans[i].n_sites && !scans[i].n_mems) continue;
+    sites += scans[i].n_sites + scans[i].n_mems;
+    if (files++ < 3)
+      ll += (size_t)snprintf(list + ll, ll < sizeof list ? sizeof list - ll : 0, "%s%s",
+                             files > 1 ? ", " : "", t->prog->files[i]->main_path);
   }
+  if (!files) return 0;
+  char flags[1024];
+  size_t fl = 0;
+  flags[0] = '\0';
+  for (int i = 0; i < o->n_clang_args && fl < sizeof flags; i++)
+    fl += (size_t)snprintf(flags + fl, sizeof flags - fl, " %s", o->clang_args[i]);
+  const char *in = t->main_path;
+  const char *base = strrchr(in, '/') ? strrchr(in, '/') + 1 : in;
+  diag_error(in, 0, 0,
+             "%d op site%s and allocation call%s in %d project header%s it includes (%s%s) must be "
+             "instrumented too, which one output file cannot hold: rewrite into a folder, "
+             "'tidal rewrite %s -o DIR/%s%s' (then compile DIR/%s, which includes the rewritten "
+             "headers), or build with tidal-nvcc in place of nvcc",
+             sites, sites == 1 ? "" : "s", sites == 1 ? "" : "s", files, files == 1 ? "" : "s",
+             list, files > 3 ? ", ..." : "", in, fl ? " --" : "", flags, base);
+  return 1;
 }
 
 int cmd_rewrite(int argc, char **argv) {
@@ -247,6 +377,16 @@ int cmd_rewrite(int argc, char **argv) {
     rc = rewrite_to_dir(t, &g, &req, scans, n_scans, o.output, &o);
     goto out;
   }
+  /* an output that would replace a file the parse read is refused first
+   * (output.c, Note [protected files]), whatever else is wrong */
+  if (o.output && output_check(o.output) != 0) {
+    rc = TIDAL_EXIT_BAD_INPUT;
+    goto out;
+  }
+  if (refuse_one_output(t, scans, n_scans, &o)) { /* Note [one output file] */
+    rc = TIDAL_EXIT_BAD_INPUT;
+    goto out;
+  }
   rw_report rep;
   progress_stage("rewriting");
   rc = rw_rewrite(t, &g, &req, scans, n_scans, &text, &text_n, &rep);
@@ -260,7 +400,6 @@ int cmd_rewrite(int argc, char **argv) {
   }
   rw_report_free(&rep);
   if (rc != 0) goto out;
-  warn_not_rewritten(t, scans, n_scans);
   rc = output_write_all(o.output, text, text_n);
 out:
   rw_scans_free(scans, n_scans);

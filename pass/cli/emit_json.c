@@ -72,6 +72,7 @@ static const char *source_name(bind_source s) {
   case BIND_CONST: return "const";
   case BIND_MACRO: return "macro";
   case BIND_ENUM: return "enum";
+  case BIND_DEVICE: return "device";
   }
   return "?";
 }
@@ -259,6 +260,10 @@ int graph_emit_json(const graph *g, FILE *fp) {
               a->loop_text_valid ? "true" : "false");
       jstr(fp, a->ptr_local);
       if (op->split) fprintf(fp, ", \"split_elem_bytes\": %d", a->split_elem_bytes);
+      /* not tidal's memory: NULL for an optional pointer, or memory it does
+       * not manage (cudaMallocManaged, pinned host) */
+      if (a->null_arg) fputs(", \"null\": true", fp);
+      if (a->unmanaged) fputs(", \"unmanaged\": true", fp);
       fprintf(fp, ", \"arg\": %d, \"param\": ", a->arg);
       jstr(fp, a->param);
       fputc('}', fp);

@@ -40,14 +40,20 @@ static const char *phase_name(int p) {
 int graph_emit_text(const graph *g, FILE *fp) {
   fprintf(fp, "training loop: %s:%u (%s)%s%s\n", g->loop_file, g->loop_line, g->loop_reason,
           g->loop_function ? " in " : "", g->loop_function ? g->loop_function : "");
-  int found = 0;
-  for (int i = 0; i < g->binds.n; i++) found += g->binds.items[i].source != BIND_USER;
+  int found = 0, device = 0;
+  for (int i = 0; i < g->binds.n; i++) {
+    found += g->binds.items[i].source != BIND_USER && g->binds.items[i].source != BIND_DEVICE;
+    device += g->binds.items[i].source == BIND_DEVICE;
+  }
   if (g->binds.n) {
     fprintf(fp, "bindings:");
-    for (int i = 0; i < g->binds.n; i++)
+    for (int i = 0; i < g->binds.n; i++) {
+      bind_source s = g->binds.items[i].source;
       fprintf(fp, " %s=%lld%s", g->binds.items[i].name, (long long)g->binds.items[i].value,
-              g->binds.items[i].source == BIND_USER ? "" : "*");
-    fprintf(fp, "%s\n", found ? "   (* found in the source)" : "");
+              s == BIND_USER ? "" : s == BIND_DEVICE ? "+" : "*");
+    }
+    fprintf(fp, "%s%s\n", found ? "   (* found in the source)" : "",
+            device ? "   (+ the modelled card, an H100; --bind for another)" : "");
   }
   for (int i = 0; i < g->n_branches; i++) {
     const graph_branch *br = &g->branches[i];

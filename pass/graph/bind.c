@@ -17,6 +17,8 @@ void bind_set(graph_bindings *b, const char *name, int64_t value, bind_source sr
   for (int i = 0; i < b->n; i++) {
     if (strcmp(b->items[i].name, name) != 0) continue;
     if (b->items[i].source == BIND_USER && src != BIND_USER) return;
+    /* a device property read back is still the card's, not the source's */
+    if (b->items[i].source == BIND_DEVICE && src == BIND_CONST) return;
     b->items[i].value = value;
     b->items[i].source = src;
     return;

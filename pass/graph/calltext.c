@@ -609,7 +609,10 @@ static CXCursor called_def(const pass_tu *t, CXCursor call) {
  * the loop's function (`context`) is no name inside the callee.  Such a
  * name of an op below the loop's function, whose root a function on the
  * path declares (the loop's included) and that is bound, is written as its
- * value instead; one that is not bound keeps its name. */
+ * value instead; one that is not bound keeps its name (bound later, the
+ * rewriter writes its value; llm.c's cuBLASLt sizes, which named
+ * model.config.channels inside gpt2_backward(GPT2 *model), are now in the
+ * setter's own names: opsites.c, Note [descriptor extents at the op]). */
 typedef struct shadow_ud {
   gb *b;
   ct_fn **fp;

@@ -143,11 +143,11 @@ typedef struct graph_op {
   unsigned flags;      /* enum kernel_flags; library calls: KERNEL_NONDETERMINISTIC */
   sym *flops;          /* estimated floating-point work (loop context), SYM_UNKNOWN if unknown */
   int phase;           /* enum trace_phase, see liveness.c Note [phases] */
-  int branch;          /* the periodic branch (graph.branches) the op runs under, -1 if
-                          it runs every iteration (interp.c, Note [once and periodic]) */
   int maybe;           /* 1: below an indirect call whose callee is one of several
                           candidates (callees.c, Note [indirect calls]): it may not run, so
                           its writes never overwrite anything (unroll.c) */
+  int branch;          /* the periodic branch (graph.branches) the op runs under, -1 if
+                          it runs every iteration (interp.c, Note [once and periodic]) */
   /* Launches of a kernel_info.split kernel whose pointer arguments are all
    * resolved accesses: the op may run in pieces (kernels.h).  split_count_arg
    * is the argument that bounds the elements; each access's
@@ -258,7 +258,11 @@ typedef struct graph_candidate {
 
 /* Names bound to integers: --bind, and compile-time constants found in the
  * source (file-scope static const, #define, enum constants, const locals). */
-typedef enum bind_source { BIND_USER = 0, BIND_CONST = 1, BIND_MACRO = 2, BIND_ENUM = 3 } bind_source;
+/* BIND_DEVICE: a property of the card tidal models (interp_device.c, Note
+ * [device properties]), not a constant of the program. */
+typedef enum bind_source {
+  BIND_USER = 0, BIND_CONST = 1, BIND_MACRO = 2, BIND_ENUM = 3, BIND_DEVICE = 4
+} bind_source;
 
 typedef struct graph_binding {
   char *name;

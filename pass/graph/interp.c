@@ -35,6 +35,7 @@
  *   interp_container.c  std::vector sizes and elements
  *   interp_indirect.c   calls through function pointers and virtual methods;
  *                    loops dispatching a different function per iteration
+ *   interp_device.c  the card a program asks about (device properties)
  *   interp_stmt.c    statements (gb_walk_stmt), declarations, initialisers
  *   interp_loop.c    loops: setup loops, graph loops, the training loop
  *   interp_branch.c  if statements: once, periodic and clamp branches

@@ -73,6 +73,13 @@ typedef struct gval {
                               `model.h[l].w`): its elements (elements.c); else NULL */
   sym *index;        /* with family: the index; GV_ADDR and GV_ALIAS whose path holds
                         one "[?]": the index that stands for (NULL if not known) */
+  int maybe;         /* set on some paths only (an arm of an if whose condition is not
+                        known): a descriptor attribute that may not be in effect
+                        (interp_branch.c, Note [integers set in an arm]) */
+  const struct gval *alt; /* GV_DEVPTR chosen at run time (`c ? x : y`, c unknown): the
+                             other pointers it may be, a builder-owned chain (a NULL among
+                             them a GV_INT 0); NULL: this one only (interp_select.c,
+                             Note [either pointer]) */
 } gval;
 
 typedef struct gb_frame gb_frame;

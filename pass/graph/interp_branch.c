@@ -255,14 +255,48 @@ static void walk_arm(gb *b, gb_frame *f, CXCursor arm, int may) {
  * the offset, with a warning), never too small.  The clamp shape (Note
  * [clamp branch]) stores its min() after this.  Pointers keep the last
  * arm's value (their accesses are resolved by the allocation, not sized
- * by it).  The writes stay; the undo log only lists them (it is kept for
- * an enclosing arm that returns). */
-static void forget_arm_integers(gb *b, size_t mark) {
+ * by it).  A descriptor attribute an arm sets where none was set before
+ * (a cublasLt layout's batch count, analysis/libcalls_cublaslt.c) is kept
+ * and marked maybe: the extent it gives is the larger, never exact.  The
+ * writes stay; the undo log only lists them (it is kept for an enclosing
+ * arm that returns). */
+/* Note [arms that agree]: `if (resume) load(&m, a); else if (bin) load(&m, b);
+ * else build(&m, d);` - every arm computes the model's sizes by the same
+ * code from the config each one read (llm.c's num_parameters, summed by
+ * one helper whichever way the model is built).  An integer both arms
+ * wrote to the same value is that value after the if, not unknown.
+ * mark1: where the second arm's writes start in the undo log (end when
+ * there is one arm). */
+static int arms_agree(gb *b, size_t mark, size_t mark1, size_t end, const char *key,
+                      const gval *cur) {
+  if (mark1 >= end || cur->k != GV_INT || !cur->s) return 0;
+  int in1 = 0;
+  for (size_t j = mark; j < mark1 && !in1; j++) in1 = !strcmp(b->undo[j].key, key);
+  if (!in1) return 0;
+  for (size_t j = mark1; j < end; j++)
+    if (!strcmp(b->undo[j].key, key)) { /* the first write of the second arm */
+      const gb_undo *u2 = &b->undo[j];
+      return u2->had && u2->v.k == GV_INT && u2->v.s &&
+             sym_zero_everywhere(sym_sub(b->a, cur->s, u2->v.s));
+    }
+  return 0;
+}
+
+static void forget_arm_integers(gb *b, size_t mark, size_t mark1) {
   size_t end = b->n_undo;
   for (size_t i = mark; i < end; i++) {
     const gb_undo *u = &b->undo[i];
     gval *cur = gb_lookup(b, u->key);
-    if (!cur || cur->k != GV_INT || !cur->s) continue;
+    if (!cur) continue;
+    if (arms_agree(b, mark, mark1, end, u->key, cur)) continue; /* Note [arms that agree] */
+    if (!u->had && strstr(u->key, ".@")) {
+      /* a descriptor attribute one arm sets (`if (batch) set(l, BATCH_COUNT,
+       * &batch)`): kept, marked as maybe in effect; its users take the
+       * larger extent it gives, never exact */
+      cur->maybe = 1;
+      continue;
+    }
+    if (cur->k != GV_INT || !cur->s) continue;
     if (u->had && u->v.k == GV_INT && u->v.s &&
         sym_zero_everywhere(sym_sub(b->a, cur->s, u->v.s)))
       continue; /* the same value as before the if */
@@ -332,8 +366,9 @@ static void walk_if_parts(gb *b, gb_frame *f, CXCursor s, const CXCursor *ch, in
   size_t mark = 0;
   if (!known) mark = gb_undo_begin(b); /* Note [integers set in an arm] */
   if (ci + 1 < n && (!known || cv)) walk_arm(b, f, ch[ci + 1], !known);
+  size_t mark1 = b->n_undo; /* Note [arms that agree] */
   if (ci + 2 < n && (!known || !cv)) walk_arm(b, f, ch[ci + 2], !known);
-  if (!known) forget_arm_integers(b, mark);
+  if (!known) forget_arm_integers(b, mark, ci + 2 < n ? mark1 : b->n_undo);
   if (clamp) { /* Note [clamp branch] */
     gval v = old;
     v.s = sym_min(b->a, old.s, lim.s);

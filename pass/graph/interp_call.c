@@ -12,6 +12,14 @@
 #include "graph/interp_impl.h"
 #include "analysis/libcalls.h"
 
+/* CUDA's dim3 (and uint3, its base in the toolkit's headers). */
+static int is_dim3(CXType t) {
+  char *sp = string_and_dispose(clang_getTypeSpelling(clang_getCanonicalType(t)));
+  int r = sp && (!strcmp(sp, "dim3") || !strcmp(sp, "struct dim3") || !strcmp(sp, "const dim3"));
+  free(sp);
+  return r;
+}
+
 int gb_is_user_function(gb *b, CXCursor def) {
   if (clang_Cursor_isNull(def) || !clang_isCursorDefinition(def)) return 0;
   if (clang_Location_isInSystemHeader(clang_getCursorLocation(def))) return 0;
@@ -70,6 +78,25 @@ static void descriptor_call(gb *b, gb_frame *f, CXCursor call, const char *name,
   const char *key = descriptor_key(b, f, call, desc);
   if (!key) return;
   gb_store(b, key, d);
+  /* Note [descriptor extents at the op]: the same bytes in the setter's own
+   * names (`rows`, `ld`), for the op's declaration at run time; valid at an
+   * op in the same activation of the same function only (opsites.c checks
+   * "@frame"), as llm.c's matmul_cublaslt sets its layouts and calls the
+   * matmul in one function. */
+  libcall_arg largs[32];
+  for (int i = 0; i < nargs; i++) {
+    largs[i].value = gb_eval_local(b, clang_Cursor_getArgument(call, (unsigned)i));
+    largs[i].text = args[i].text;
+  }
+  int ldense = 1;
+  sym *lbytes = NULL;
+  if (libcall_descriptor_info(name, largs, nargs, b->a, NULL, &lbytes, &ldense) != 0) lbytes = NULL;
+  gb_store(b, gb_fmt(b, "%s.@frame", key), gb_int(b, sym_const(b->a, f ? f->id : -1), NULL, 0));
+  gb_store(b, gb_fmt(b, "%s.@lbytes", key), gb_int(b, lbytes, NULL, 0));
+  sym *lp[LIBCALL_QUERY_MAX * 2];
+  int nlp = libcall_descriptor_params(name, largs, nargs, lp, LIBCALL_QUERY_MAX * 2);
+  for (int i = 0; i < nlp && i < LIBCALL_QUERY_MAX * 2; i++)
+    gb_store(b, gb_fmt(b, "%s.@ld%d", key, i), gb_int(b, lp[i], NULL, 0));
   /* Note [descriptor parameters]: the setter's integers (n, c, h, w; a
    * convolution's pads, strides, dilations) are kept beside the
    * descriptor as "KEY.@dI", their count as "KEY.@nd", so that a query
@@ -80,6 +107,71 @@ static void descriptor_call(gb *b, gb_frame *f, CXCursor call, const char *name,
   if (np < 0 || np > LIBCALL_QUERY_MAX * 2) np = 0;
   gb_store(b, gb_fmt(b, "%s.@nd", key), gb_int(b, sym_const(b->a, np), NULL, 0));
   for (int i = 0; i < np; i++) gb_store(b, gb_fmt(b, "%s.@d%d", key, i), gb_int(b, params[i], NULL, 0));
+}
+
+/* A descriptor attribute (cublasLtMatrixLayoutSetAttribute(l, BATCH_COUNT,
+ * &n, sizeof n), cublasLtMatmulDescSetAttribute(d, BIAS_POINTER, &bias,
+ * ..)): *buf kept beside the descriptor as "KEY.@SLOT" (a device pointer
+ * with its text, for the op's access; an integer; unknown when *buf is not
+ * known), for the matmul (opsites.c; analysis/libcalls_cublaslt.c, Note
+ * [cublasLt descriptors]).  An attribute not modelled is ignored. */
+/* An attribute's value in the setter's own names.  A local variable
+ * (`int64_t ld = m;` inside `if (pre_gelu) {..}`) may be out of scope at
+ * the op, so it is its initializer's, when the variable still holds what
+ * the initializer gives; otherwise unknown.  A parameter or a member is its
+ * name. */
+static sym *attr_local(gb *b, gb_frame *f, CXCursor e) {
+  if (clang_getCursorKind(e) != CXCursor_DeclRefExpr) return gb_eval_local(b, e);
+  CXCursor d = clang_getCursorReferenced(e);
+  if (clang_getCursorKind(d) == CXCursor_ParmDecl || gb_is_global_var(d)) return gb_eval_local(b, e);
+  if (clang_getCursorKind(d) != CXCursor_VarDecl) return sym_unknown(b->a);
+  CXCursor init = cursor_last_expr_child(d);
+  if (clang_Cursor_isNull(init)) return sym_unknown(b->a);
+  gval now = gb_eval(b, f, e), was = gb_eval(b, f, init);
+  if (now.k != GV_INT || was.k != GV_INT || !now.s || !was.s || sym_is_unknown(now.s) ||
+      !sym_equal(now.s, was.s))
+    return sym_unknown(b->a);
+  return gb_eval_local(b, init);
+}
+
+static void descriptor_attr(gb *b, gb_frame *f, CXCursor call, const char *name, int nargs) {
+  if (nargs < 3) return;
+  CXCursor ac = clang_Cursor_getArgument(call, 1);
+  gval av = gb_eval(b, f, ac);
+  libcall_arg attr = {av.k == GV_INT ? av.s : sym_unknown(b->a), gb_text(b, ac)};
+  const char *slot;
+  int is_ptr = 0;
+  const char *key = descriptor_key(b, f, call, 0);
+  gval buf = gb_eval(b, f, clang_Cursor_getArgument(call, 2));
+  for (int i = 3; i < nargs; i++) gb_eval(b, f, clang_Cursor_getArgument(call, (unsigned)i));
+  if (!key || !libcall_attr_slot(name, &attr, &slot, &is_ptr)) return;
+  gval v = gb_none_val();
+  /* the integer in the setter's own names (`batch_count`), for the op's
+   * declaration at run time (Note [descriptor extents at the op]) */
+  CXCursor bc = cursor_strip_casts(clang_Cursor_getArgument(call, 2));
+  CXCursor pc[1];
+  gb_store(b, gb_fmt(b, "%s.@frame", gb_resolve_alias(b, key)),
+           gb_int(b, sym_const(b->a, f ? f->id : -1), NULL, 0));
+  if (!is_ptr && clang_getCursorKind(bc) == CXCursor_UnaryOperator &&
+      clang_getCursorUnaryOperatorKind(bc) == CXUnaryOperator_AddrOf && cursor_children(bc, pc, 1) == 1)
+    gb_store(b, gb_fmt(b, "%s.@l.%s", gb_resolve_alias(b, key), slot),
+             gb_int(b, attr_local(b, f, cursor_strip_casts(pc[0])), NULL, 0));
+  if (buf.k == GV_ADDR) {
+    gval *p = gb_lookup(b, buf.path);
+    if (p && (is_ptr ? p->k == GV_DEVPTR || p->k == GV_INT : p->k == GV_INT)) v = *p;
+    else if (is_ptr && !p) v.k = GV_DEVPTR, v.base = sym_const(b->a, 0), v.delta = sym_unknown(b->a);
+    /* the pointer as written where it is set (`bias` of `&bias`): the op's text */
+    if (buf.text && buf.text[0] == '&') {
+      v.text = buf.text + 1;
+      v.text_ok = buf.text_ok;
+      v.prec = 0;
+    }
+  } else if (is_ptr) {
+    v.k = GV_DEVPTR; /* set from a pointer the analysis cannot follow */
+    v.base = sym_const(b->a, 0);
+    v.delta = sym_unknown(b->a);
+  }
+  gb_store(b, gb_fmt(b, "%s.@%s", gb_resolve_alias(b, key), slot), v);
 }
 
 /* A descriptor query (cudnnGetConvolution2dForwardOutputDim(conv, x, w,
@@ -171,6 +263,62 @@ const char *gb_method_object(gb *b, gb_frame *f, CXCursor call) {
  * first: a reference parameter is the argument's lvalue (an alias), a
  * smart pointer passed by value the pointer it holds, others the value.
  * Returns how many were bound. */
+/* Note [integer min and max]: sizes are often `max(3*C, max(NH*T, Vp))`
+ * (llm.c's scratch buffer) through the toolkit's or the standard library's
+ * integer min/max, which have no body the interpreter can enter.  Their
+ * value is the symbolic min/max of the arguments, so the size unrolls once
+ * the names are bound.  Only integer results of two integer arguments: a
+ * float max is no size. */
+static int is_int_type(CXType t) {
+  t = clang_getCanonicalType(t);
+  return (t.kind >= CXType_Char_U && t.kind <= CXType_UInt128 && t.kind != CXType_Bool) ||
+         (t.kind >= CXType_Char_S && t.kind <= CXType_Int128);
+}
+
+static int int_min_max(gb *b, gb_frame *f, CXCursor e, const char *name, gval *out) {
+  int is_max = strcmp(name, "max") == 0, is_min = strcmp(name, "min") == 0;
+  if ((!is_max && !is_min) || clang_Cursor_getNumArguments(e) != 2 ||
+      !is_int_type(clang_getCursorType(e)))
+    return 0;
+  CXCursor x = clang_Cursor_getArgument(e, 0), y = clang_Cursor_getArgument(e, 1);
+  if (!is_int_type(clang_getCursorType(cursor_strip_casts(x))) ||
+      !is_int_type(clang_getCursorType(cursor_strip_casts(y))))
+    return 0;
+  gval a = gb_eval(b, f, x), c = gb_eval(b, f, y);
+  if (a.k != GV_INT || c.k != GV_INT) return 0;
+  sym *s = is_max ? sym_max(b->a, a.s, c.s) : sym_min(b->a, a.s, c.s);
+  const char *text = a.text && c.text ? gb_fmt(b, "%s(%s, %s)", name, a.text, c.text) : NULL;
+  *out = gb_int(b, s, text, text && a.text_ok && c.text_ok);
+  out->carried = a.carried || c.carried;
+  return 1;
+}
+
+/* Note [default arguments]: an argument the call leaves out
+ * (`matmul(out, inp, w, bias, B, T, C, OC, stream)` of a function declared
+ * `..., floatX *pre_gelu = NULL, int gelu_fusion = 1`) is, in libclang, a
+ * leaf with no children: folded when it is an integer constant, but a NULL
+ * pointer (`__null`, `nullptr`) or any other expression is not.  Its value
+ * is the parameter's default expression, evaluated here (defaults are
+ * constants or globals in practice; the caller's scope is the one C++
+ * evaluates them in, but they name only what the declaration sees). */
+static int is_default_arg(CXCursor a) {
+  if (clang_getCursorKind(a) != CXCursor_UnexposedExpr) return 0;
+  CXCursor ch[1];
+  return cursor_children(a, ch, 1) == 0;
+}
+
+static CXCursor default_expr(CXCursor decl, int i) {
+  if (clang_Cursor_isNull(decl) || i >= clang_Cursor_getNumArguments(decl)) return clang_getNullCursor();
+  CXCursor p = clang_Cursor_getArgument(decl, (unsigned)i);
+  CXCursor *ch;
+  int n = cursor_children_all(p, &ch);
+  CXCursor r = clang_getNullCursor();
+  for (int j = 0; j < n; j++)
+    if (clang_isExpression(clang_getCursorKind(ch[j]))) r = ch[j];
+  free(ch);
+  return r;
+}
+
 int gb_bind_call_args(gb *b, gb_frame *f, CXCursor call, CXCursor def, int skip, gval *args,
                       int max) {
   int n = clang_Cursor_getNumArguments(call);
@@ -185,6 +333,15 @@ int gb_bind_call_args(gb *b, gb_frame *f, CXCursor call, CXCursor def, int skip,
     int ok = 0;
     if (i < np && (pt.kind == CXType_LValueReference || pt.kind == CXType_RValueReference))
       key = gb_lvalue(b, f, ac, &text, &ok);
+    if (!key && is_default_arg(ac)) {
+      /* Note [default arguments]: from the declaration that has it */
+      CXCursor dx = default_expr(gb_callee_decl(call), i);
+      if (clang_Cursor_isNull(dx)) dx = default_expr(def, i);
+      if (!clang_Cursor_isNull(dx)) {
+        args[i] = gb_eval(b, f, dx);
+        continue;
+      }
+    }
     if (!key) {
       args[i] = i < np && gb_is_smart_ptr(pt) ? gb_smart_held(b, f, ac, NULL) : gb_eval(b, f, ac);
       /* a temporary object bound to a reference (`relu(w1 * x)`): the
@@ -218,6 +375,20 @@ GB_NOINLINE gval gb_eval_call(gb *b, gb_frame *f, CXCursor e) {
     const char *obj = b->this_path;
     b->this_path = NULL;
     if (gb_is_smart_ptr(clang_getCursorType(e))) return gb_smart_construct(b, f, e, obj);
+    if (obj && is_dim3(clang_getCursorType(e)) &&
+        !(n == 1 && gb_is_record_type(clang_getCursorType(clang_Cursor_getArgument(e, 0))))) {
+      /* `dim3 grid(CEIL_DIV(N, 128), OC / 128);`, `dim3 block = {4, 8, 32};`:
+       * the fields a launch configuration reads (opsites.c, Note [launch
+       * dimensions]); a component left out is 1 */
+      static const char *const comp[3] = {"x", "y", "z"};
+      for (int i = 0; i < 3; i++) {
+        gval v = i < n ? gb_eval(b, f, clang_Cursor_getArgument(e, (unsigned)i))
+                       : gb_int(b, sym_const(b->a, 1), "1", 1);
+        if (v.k != GV_INT) v = gb_int(b, NULL, NULL, 0);
+        gb_store(b, gb_fmt(b, "%s.%s", obj, comp[i]), v);
+      }
+      return gb_none_val();
+    }
     if (obj && gb_is_vector_type(clang_getCursorType(e))) {
       /* std::vector<T> v(count[, value]): its size() is count; v: 0
        * (interp_container.c, Note [container elements]) */
@@ -306,6 +477,10 @@ GB_NOINLINE gval gb_eval_call(gb *b, gb_frame *f, CXCursor e) {
     descriptor_call(b, f, e, name, clang_Cursor_getNumArguments(e));
     goto out;
   }
+  if (li && (li->flags & LIBCALL_DESCRIPTOR_ATTR)) {
+    descriptor_attr(b, f, e, name, clang_Cursor_getNumArguments(e));
+    goto out;
+  }
   if (li && (li->flags & LIBCALL_DESCRIPTOR_QUERY)) {
     descriptor_query(b, f, e, name, clang_Cursor_getNumArguments(e));
     goto out;
@@ -314,6 +489,13 @@ GB_NOINLINE gval gb_eval_call(gb *b, gb_frame *f, CXCursor e) {
     if (b->in_once) b->once_sites++;
     goto out;
   }
+  if (gb_device_query(b, f, e, name)) {
+    ret = gb_int(b, sym_const(b->a, 0), NULL, 0); /* cudaSuccess */
+    goto out;
+  }
+  if (!gb_is_user_function(b, program_definition(b->t, gb_callee_decl(e))) &&
+      int_min_max(b, f, e, name, &ret))
+    goto out;
   if (host_allocator(name)) {
     /* evaluate the size for side effects; the result is a fresh host array */
     int n = clang_Cursor_getNumArguments(e);

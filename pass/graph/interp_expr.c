@@ -39,6 +39,19 @@ static int64_t pointee_size(CXCursor e) {
 
 static gval eval_binary(gb *b, gb_frame *f, CXCursor e);
 
+/* The alternatives of a pointer chosen at run time, each moved by bytes
+ * (interp_select.c, Note [either pointer]); a NULL stays NULL. */
+static const gval *alt_add(gb *b, const gval *alt, sym *bytes, int negate) {
+  if (!alt) return NULL;
+  gval *c = gb_own(b, malloc(sizeof *c));
+  if (!c) return NULL;
+  *c = *alt;
+  if (c->k == GV_DEVPTR)
+    c->delta = negate ? sym_sub(b->a, c->delta, bytes) : sym_add(b->a, c->delta, bytes);
+  c->alt = alt_add(b, alt->alt, bytes, negate);
+  return c;
+}
+
 static gval ptr_add(gb *b, gval p, gval n, int64_t elem, int negate, CXCursor at) {
   if (p.k == GV_ADDR) {
     /* host pointer arithmetic over an array path "X[k]" */
@@ -61,6 +74,7 @@ static gval ptr_add(gb *b, gval p, gval n, int64_t elem, int negate, CXCursor at
   } else if (p.k == GV_DEVPTR) {
     sym *bytes = sym_mul(b->a, n.k == GV_INT ? n.s : sym_unknown(b->a), sym_const(b->a, elem));
     p.delta = negate ? sym_sub(b->a, p.delta, bytes) : sym_add(b->a, p.delta, bytes);
+    if (p.alt) p.alt = alt_add(b, p.alt, bytes, negate); /* Note [either pointer] */
   }
   if (p.text && n.text) {
     p.text = gb_fmt(b, "%s %c %s", gb_paren(b, p.text, p.prec, 2), negate ? '-' : '+',
@@ -180,8 +194,9 @@ static enum CXBinaryOperatorKind compound_base(enum CXBinaryOperatorKind op) {
  * alias, the original's fields are copied under the variable's own key
  * and the alias is dropped. */
 /* Every entry under src ("src.f", "src[k]") stored again under dst; dst
- * itself becomes self (a plain entry, not an alias). */
-static void copy_entries(gb *b, const char *dst, const char *src, gval self) {
+ * itself becomes self (a plain entry, not an alias).  keep: src lives in
+ * a frame that keeps names. */
+static void copy_entries(gb *b, const char *dst, const char *src, gval self, int keep) {
   size_t ol = strlen(src);
   size_t n = 0;
   const char **keys = malloc((b->tab_n + 1) * sizeof *keys);
@@ -190,7 +205,17 @@ static void copy_entries(gb *b, const char *dst, const char *src, gval self) {
     const char *k = b->tab[i].key;
     if (k && strncmp(k, src, ol) == 0 && (k[ol] == '.' || k[ol] == '[')) {
       keys[n] = gb_fmt(b, "%s%s", dst, k + ol);
-      vals[n++] = b->tab[i].v;
+      vals[n] = b->tab[i].v;
+      /* an integer of a name-keeping original (`cfg = model->config` in a
+       * helper, main's `model.config.channels` read from a file header)
+       * copies as the original reads: its name, not the unknown stored.
+       * A constant copies as the constant (copying binds nothing). */
+      const char *colon = strchr(k, ':');
+      int64_t c;
+      if (vals[n].k == GV_INT && keep && colon && gb_is_plain_lvalue_text(colon + 1) &&
+          !gb_int_value_const(b, &vals[n], &c))
+        vals[n] = gb_named_int(b, gb_str(b, colon + 1), &b->tab[i].v, 0);
+      n++;
     }
   }
   gb_store(b, dst, self);
@@ -207,7 +232,7 @@ void gb_copy_struct(gb *b, const char *dst, const char *src) {
   if (!dst || !src) return;
   src = gb_canon(b, src);
   if (!strcmp(dst, src)) return;
-  copy_entries(b, dst, src, gb_none_val());
+  copy_entries(b, dst, src, gb_none_val(), 0); /* a returned frame's: no names kept */
 }
 
 static void unalias_root(gb *b, gb_frame *f, CXCursor lhs) {
@@ -219,7 +244,7 @@ static void unalias_root(gb *b, gb_frame *f, CXCursor lhs) {
         !cursor_is_pointer_type(clang_getCursorType(cursor_strip_casts(ch[0])))) {
       e = cursor_strip_casts(ch[0]);
     } else if (k == CXCursor_ArraySubscriptExpr && cursor_children(e, ch, 2) == 2 &&
-               gb_is_array_type(clang_getCursorType(cursor_strip_casts(ch[0])))) {
+               gb_is_array_expr(ch[0])) {
       e = cursor_strip_casts(ch[0]);
     } else {
       break;
@@ -241,7 +266,7 @@ static void unalias_root(gb *b, gb_frame *f, CXCursor lhs) {
   gval own = gb_none_val();
   own.text = v->text;
   own.text_ok = v->text_ok;
-  copy_entries(b, key, orig, own);
+  copy_entries(b, key, orig, own, gb_key_keeps_names(f, orig));
 }
 
 /* Note [struct copies], continued: a struct returned by value from a
@@ -556,6 +581,8 @@ gval gb_eval(gb *b, gb_frame *f, CXCursor e) {
     const char *text;
     int ok;
     const char *key = gb_lvalue(b, f, e, &text, &ok);
+    if (dk == CXCursor_ParmDecl && gb_is_array_type(ty)) /* Note [array parameters] */
+      return gb_read_array_param(b, f, key, ty, text, ok);
     return gb_read_lvalue(b, f, key, ty, text, ok);
   }
   case CXCursor_MemberRefExpr:

@@ -31,10 +31,14 @@ int gb_sym_mentions(const sym *s, const char *name);
 
 /* interp_lvalue.c: lvalues. */
 const char *gb_var_key(gb *b, gb_frame *f, CXCursor decl, const char *name);
+int gb_key_keeps_names(gb_frame *f, const char *key);
 const char *gb_this_of(gb *b, gb_frame *f);
 const char *gb_member_text(gb *b, const char *obj, const char *field);
 GB_NOINLINE gval gb_read_lvalue(gb *b, gb_frame *f, const char *key, CXType ty, const char *text,
                                 int text_ok);
+GB_NOINLINE gval gb_read_array_param(gb *b, gb_frame *f, const char *key, CXType ty,
+                                     const char *text, int text_ok);
+int gb_is_array_expr(CXCursor e); /* Note [array parameters]: a parameter never is */
 void gb_write_lvalue(gb *b, const char *key, const char *text, gval v);
 int gb_plain_lvalue(CXCursor e);
 
@@ -47,6 +51,7 @@ gval gb_assign(gb *b, gb_frame *f, CXCursor lhs, CXCursor rhs_c, gval rhs,
 /* interp_select.c: the conditional operator. */
 GB_NOINLINE gval gb_select_value(gb *b, gb_frame *f, CXCursor e, CXCursor cond, const gval *c,
                                  const gval *x, const gval *y);
+int gb_either_pointer(gb *b, const gval *x, const gval *y, gval *out); /* Note [either pointer] */
 GB_NOINLINE gval gb_select_struct(gb *b, gb_frame *f, CXCursor e, CXCursor cond, const gval *c,
                                   const gval *x, const gval *y);
 
@@ -55,6 +60,10 @@ int gb_is_user_function(gb *b, CXCursor def);
 int gb_bind_call_args(gb *b, gb_frame *f, CXCursor call, CXCursor def, int skip, gval *args,
                       int max);
 GB_NOINLINE gval gb_eval_call(gb *b, gb_frame *f, CXCursor e);
+
+/* interp_device.c: cudaGetDeviceProperties, cudaDeviceGetAttribute (Note
+ * [device properties]); 1 if call was one and its result was stored. */
+int gb_device_query(gb *b, gb_frame *f, CXCursor call, const char *name);
 
 /* interp_cxx.c: heap objects and smart pointers. */
 int gb_is_smart_ptr(CXType t);

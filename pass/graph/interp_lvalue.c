@@ -25,6 +25,15 @@ static gb_frame *frame_by_id(gb_frame *f, int id) {
   return NULL;
 }
 
+/* 1 if the variable at key keeps its name when read (globals, main's and
+ * the loop function's variables): its integers read as `model.config.C`. */
+int gb_key_keeps_names(gb_frame *f, const char *key) {
+  int fid = key_frame(key);
+  if (fid < 0) return 1;
+  gb_frame *kf = frame_by_id(f, fid);
+  return kf && kf->keep_names;
+}
+
 const char *gb_var_key(gb *b, gb_frame *f, CXCursor decl, const char *name) {
   if (gb_is_global_var(decl)) return gb_fmt(b, "g:%s", name);
   /* locals of the function being walked; a decl of another function (a
@@ -170,7 +179,7 @@ static const char *lvalue_at(gb *b, gb_frame *f, CXCursor e, const char **text, 
     if (cursor_children(e, ch, 2) != 2) return NULL;
     gval idx = gb_eval(b, f, ch[1]);
     const char *res = NULL;
-    if (gb_is_array_type(clang_getCursorType(cursor_strip_casts(ch[0])))) {
+    if (gb_is_array_expr(ch[0])) {
       const char *bt;
       int bok;
       sym *bidx = NULL;
@@ -239,13 +248,46 @@ static const char *lvalue_at(gb *b, gb_frame *f, CXCursor e, const char **text, 
   return NULL;
 }
 
+/* Note [array parameters]: a parameter declared as an array (`float
+ * **targets[]`, `size_t sizes[21]`) is a pointer (C11 6.7.6.3p7), but
+ * libclang reports its declared array type, also for the expressions that
+ * name it.  Read as an array it would decay to its own address ("f4:targets")
+ * instead of the caller's array it holds, and `*(targets[i]) = p` would store
+ * nowhere: llm.c's malloc_and_point(float **targets[], ...) carves that way. */
+int gb_is_array_expr(CXCursor e) {
+  e = cursor_strip_casts(e);
+  if (clang_getCursorKind(e) == CXCursor_DeclRefExpr) {
+    CXCursor d = clang_getCursorReferenced(e);
+    /* a reference to an array (`Spec (&t)[21]`) is the caller's array */
+    if (clang_getCursorKind(d) == CXCursor_ParmDecl && gb_is_array_type(clang_getCursorType(d)))
+      return 0;
+  }
+  return gb_is_array_type(clang_getCursorType(e));
+}
+
+static gval read_lvalue_as(gb *b, gb_frame *f, const char *key, CXType ty, int decayed,
+                           const char *text, int text_ok);
+
 /* Reads the value at key (an lvalue of type ty written as text). */
 GB_NOINLINE gval gb_read_lvalue(gb *b, gb_frame *f, const char *key, CXType ty, const char *text,
                                 int text_ok) {
+  return read_lvalue_as(b, f, key, ty, 0, text, text_ok);
+}
+
+/* Reads a parameter declared as an array: the pointer it holds (Note
+ * [array parameters]). */
+GB_NOINLINE gval gb_read_array_param(gb *b, gb_frame *f, const char *key, CXType ty,
+                                     const char *text, int text_ok) {
+  return read_lvalue_as(b, f, key, ty, 1, text, text_ok);
+}
+
+static gval read_lvalue_as(gb *b, gb_frame *f, const char *key, CXType ty, int decayed,
+                           const char *text, int text_ok) {
   gval *st = key ? gb_lookup(b, key) : NULL;
   /* the index of the key's "[?]", when gb_lvalue just made the key */
   sym *index = key && b->lv_key == key ? b->lv_index : NULL;
-  if (gb_is_record_type(ty) || gb_is_array_type(ty)) {
+  int is_ptr = decayed || cursor_is_pointer_type(ty);
+  if (!decayed && (gb_is_record_type(ty) || gb_is_array_type(ty))) {
     /* structs and arrays are read by address: copies alias, arrays decay */
     gval v = gb_none_val();
     if (key) {
@@ -258,25 +300,16 @@ GB_NOINLINE gval gb_read_lvalue(gb *b, gb_frame *f, const char *key, CXType ty, 
     return v;
   }
   /* Does the path live in a frame whose variables keep their names? */
-  int keep = 0;
-  if (key) {
-    int fid = key_frame(key);
-    if (fid < 0) {
-      keep = 1;
-    } else {
-      gb_frame *kf = frame_by_id(f, fid);
-      keep = kf && kf->keep_names;
-    }
-  }
+  int keep = key && gb_key_keeps_names(f, key);
   /* an element at a loop index: from the elements setup stored (elements.c) */
   gval ev;
-  if (!st && index && gb_element_read(b, key, index, cursor_is_pointer_type(ty), &ev)) {
+  if (!st && index && gb_element_read(b, key, index, is_ptr, &ev)) {
     ev.text = text; /* the element's own text was written in setup */
     ev.text_ok = text_ok;
     ev.prec = 0;
     st = &ev;
   }
-  if (cursor_is_pointer_type(ty)) {
+  if (is_ptr) {
     gval v = st ? *st : gb_none_val();
     if (!st) {
       v.k = GV_DEVPTR; /* a pointer of unknown origin: unresolved if used by an op */

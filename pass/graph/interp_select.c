@@ -60,6 +60,20 @@ static gval select_scalar(gb *b, gb_frame *f, CXCursor cond, const gval *c, cons
     r.prec = 3;
     return r;
   }
+  /* Note [either pointer]: a pointer chosen at run time by a condition the
+   * analysis cannot decide (`model->recompute < 2 ? acts.ln1 + l*B*T*C :
+   * acts.lnf`, a command-line option) is one of the two: the op is taken
+   * to touch both, each access of a write a readwrite (neither is proven
+   * overwritten) and none exact.  The plan keeps both alive where the op
+   * uses them, whatever the run chooses; the rewritten op declares the one
+   * the expression gives at run time.  A NULL side adds no access. */
+  gval e;
+  if (gb_either_pointer(b, &x, &y, &e)) {
+    e.text = text;
+    e.text_ok = x.text_ok && y.text_ok && c->text_ok;
+    e.prec = 3;
+    return e;
+  }
   /* a pointer chosen at run time otherwise: not one tensor */
   gval u = gb_none_val();
   u.k = GV_DEVPTR;
@@ -69,6 +83,48 @@ static gval select_scalar(gb *b, gb_frame *f, CXCursor cond, const gval *c, cons
   u.text = text;
   u.text_ok = x.text_ok && y.text_ok;
   return u;
+}
+
+#define EITHER_MAX 8 /* pointers one value may be (Note [either pointer]) */
+
+static int is_null_const(const gval *v) {
+  int64_t z;
+  return v->k == GV_INT && v->s && sym_get_const(v->s, &z) && z == 0;
+}
+
+/* Appends v and its alternatives to list (n entries so far); 0 when one
+ * is neither a device pointer nor NULL, or there are too many. */
+static int flatten(const gval *v, gval *list, int *n) {
+  for (const gval *p = v; p; p = p == v ? v->alt : p->alt) {
+    if (p->k != GV_DEVPTR && !is_null_const(p)) return 0;
+    if (*n == EITHER_MAX) return 0;
+    list[*n] = *p;
+    list[*n].alt = NULL;
+    (*n)++;
+  }
+  return 1;
+}
+
+int gb_either_pointer(gb *b, const gval *x, const gval *y, gval *out) {
+  gval list[EITHER_MAX];
+  int n = 0;
+  if (!flatten(x, list, &n) || !flatten(y, list, &n)) return 0;
+  int first = -1;
+  for (int i = 0; i < n && first < 0; i++)
+    if (list[i].k == GV_DEVPTR) first = i;
+  if (first < 0) return 0; /* NULL either way: the integer select does */
+  *out = list[first];
+  const gval *chain = NULL;
+  for (int i = n - 1; i >= 0; i--) {
+    if (i == first) continue;
+    gval *c = gb_own(b, malloc(sizeof *c));
+    if (!c) return 0;
+    *c = list[i];
+    c->alt = chain;
+    chain = c;
+  }
+  out->alt = chain;
+  return 1;
 }
 
 GB_NOINLINE gval gb_select_value(gb *b, gb_frame *f, CXCursor e, CXCursor cond, const gval *c,
@@ -140,7 +196,7 @@ static void select_leaf(select_ud *u, const char *full, CXType t) {
   int hy = read_path(b, gb_fmt(b, "%s%s", u->y->path, suffix), u->y->index, is_ptr, &yv);
   if (!hx && !hy) return; /* set on neither side: read as never assigned */
   gval v = gb_none_val();
-  if (hx && hy && xv.k == yv.k) {
+  if (hx && hy && (xv.k == yv.k || is_ptr)) {
     v = select_scalar(b, u->f, u->cond, u->c, &xv, &yv,
                       u->text ? gb_fmt(b, "%s%s", u->text, suffix) : NULL);
   } else if (is_ptr) { /* set on one side only: a pointer of unknown origin */

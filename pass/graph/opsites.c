@@ -114,20 +114,115 @@ typedef struct libenv_ud {
   gb *b;
   gb_frame *f;
   CXCursor call;
+  int local; /* sizes in the op's own names (interp_call.c, Note [descriptor extents at the op]) */
 } libenv_ud;
 
-static sym *env_descriptor_bytes(void *ud, int arg) {
-  libenv_ud *u = ud;
+/* The store key of the descriptor variable argument arg names (`l`,
+ * `&l`, `this->l`), NULL if none. */
+static const char *desc_key(gb *b, gb_frame *f, CXCursor call, int arg) {
+  CXCursor a = cursor_strip_casts(clang_Cursor_getArgument(call, (unsigned)arg));
+  if (clang_getCursorKind(a) == CXCursor_UnaryOperator &&
+      clang_getCursorUnaryOperatorKind(a) == CXUnaryOperator_AddrOf) {
+    gval v = gb_eval(b, f, a);
+    return v.k == GV_ADDR ? gb_resolve_alias(b, v.path) : NULL;
+  }
+  enum CXCursorKind k0 = clang_getCursorKind(a);
+  if (k0 != CXCursor_DeclRefExpr && k0 != CXCursor_MemberRefExpr) return NULL;
+  const char *k = gb_lvalue(b, f, a, NULL, NULL);
+  return k ? gb_resolve_alias(b, k) : NULL;
+}
+
+/* An integer kept beside a descriptor ("KEY.@slot"), NULL if not set;
+ * *maybe set when it was set on some paths only (gval.maybe). */
+static sym *desc_int_m(gb *b, const char *key, const char *slot, int *maybe) {
+  gval *v = key ? gb_lookup(b, gb_fmt(b, "%s.@%s", key, slot)) : NULL;
+  if (!v) return NULL;
+  if (maybe && v->maybe) *maybe = 1;
+  return v->k == GV_INT && v->s ? v->s : sym_unknown(b->a);
+}
+
+static sym *desc_int(gb *b, const char *key, const char *slot) {
+  return desc_int_m(b, key, slot, NULL);
+}
+
+/* 1 if the descriptor at key was set in frame f's own activation: its
+ * sizes in the setter's names are then the op's (interp_call.c, Note
+ * [descriptor extents at the op]). */
+static int desc_same_frame(gb *b, gb_frame *f, const char *key) {
+  gval *fr = key ? gb_lookup(b, gb_fmt(b, "%s.@frame", key)) : NULL;
+  int64_t id;
+  return fr && fr->k == GV_INT && sym_get_const(fr->s, &id) && f && id == f->id;
+}
+
+/* A cublasLt layout's type, rows, cols, ld (kept by the setter as @d0..3;
+ * local: @ld0..3, in the setter's names) and batch attributes; 0 when the
+ * key holds no layout.  *maybe: the batch was set on some paths only. */
+static int lt_layout(gb *b, const char *key, libcall_lt_layout *l, int *maybe, int local) {
+  memset(l, 0, sizeof *l);
+  gval *nd = key ? gb_lookup(b, gb_fmt(b, "%s.@nd", key)) : NULL;
+  int64_t n;
+  if (!nd || nd->k != GV_INT || !sym_get_const(nd->s, &n) || n != 4) return 0;
+  l->type = desc_int(b, key, local ? "ld0" : "d0");
+  l->rows = desc_int(b, key, local ? "ld1" : "d1");
+  l->cols = desc_int(b, key, local ? "ld2" : "d2");
+  l->ld = desc_int(b, key, local ? "ld3" : "d3");
+  l->batch = desc_int_m(b, key, "batch", maybe);
+  l->stride = desc_int_m(b, key, "stride", maybe);
+  if (local) {
+    if (l->batch) l->batch = desc_int(b, key, "l.batch");
+    if (l->stride) l->stride = desc_int(b, key, "l.stride");
+  }
+  return 1;
+}
+
+/* Bytes and density of the descriptor argument arg: a batched cublasLt
+ * layout's from its attributes (analysis/libcalls_cublaslt.c, Note
+ * [cublasLt descriptors]), else what its setter computed.  NULL when
+ * unknown.  A batch set on some paths only gives the batched extent, never
+ * dense (the other paths touch the first matrix only). */
+static sym *descriptor_extent(libenv_ud *u, int arg, int *dense) {
+  const char *key = desc_key(u->b, u->f, u->call, arg);
+  libcall_lt_layout l;
+  sym *bytes;
+  int maybe = 0;
+  /* set in another frame: the loop-level size, as before (its names are
+   * the object's: calltext.c, Note [object-named sizes]) */
+  int local = u->local && desc_same_frame(u->b, u->f, key);
+  if (key && lt_layout(u->b, key, &l, &maybe, local) && l.batch) {
+    if (libcall_lt_layout_bytes(u->b->a, &l, &bytes, dense) != 0) return NULL;
+    if (maybe) *dense = 0;
+    return bytes;
+  }
+  if (local) {
+    gval *lb = gb_lookup(u->b, gb_fmt(u->b, "%s.@lbytes", key));
+    gval *d = gb_lookup(u->b, key);
+    *dense = d && d->k == GV_DESC ? d->dense : 0;
+    return lb && lb->k == GV_INT && lb->s && !sym_is_unknown(lb->s) ? lb->s : NULL;
+  }
   gval v = gb_eval(u->b, u->f, clang_Cursor_getArgument(u->call, (unsigned)arg));
   if (v.k == GV_ADDR) {
     gval *p = gb_lookup(u->b, v.path);
     if (p) v = *p;
   }
+  *dense = v.k == GV_DESC ? v.dense : 0;
   return v.k == GV_DESC ? v.s : NULL;
+}
+
+static sym *env_descriptor_bytes(void *ud, int arg) {
+  int dense;
+  return descriptor_extent(ud, arg, &dense);
 }
 
 static int env_descriptor_dense(void *ud, int arg) {
   libenv_ud *u = ud;
+  const char *key = desc_key(u->b, u->f, u->call, arg);
+  libcall_lt_layout l;
+  int maybe = 0;
+  if (key && lt_layout(u->b, key, &l, &maybe, 0) && l.batch) {
+    int dense = 0;
+    descriptor_extent(u, arg, &dense);
+    return dense;
+  }
   gval v = gb_eval(u->b, u->f, clang_Cursor_getArgument(u->call, (unsigned)arg));
   return v.k == GV_DESC ? v.dense : 0;
 }
@@ -272,9 +367,44 @@ static graph_op *new_op(gb *b, gb_frame *f, CXCursor call, const char *callee, g
   return op;
 }
 
+static void add_access_one(gb *b, graph_op *op, CXCursor arg_c, gval v, int arg,
+                           access_mode mode, sym *bytes, sym *bytes_local, int exact,
+                           const char *param, const char *local_text);
+
+/* One access of argument arg, or one per pointer it may be when chosen at
+ * run time (interp_select.c, Note [either pointer]): each a readwrite
+ * where the op writes, none exact, each written as the argument (the
+ * expression that chooses), its tensor named after its own pointer. */
 static void add_access(gb *b, graph_op *op, CXCursor arg_c, gval v, int arg, access_mode mode,
                        sym *bytes, sym *bytes_local, int exact, const char *param,
                        const char *local_text) {
+  if (!v.alt) {
+    add_access_one(b, op, arg_c, v, arg, mode, bytes, bytes_local, exact, param, local_text);
+    return;
+  }
+  access_mode m = mode == ACCESS_WRITE ? ACCESS_READWRITE : mode;
+  int added = 0;
+  for (const gval *p = &v; p; p = p == &v ? v.alt : p->alt) {
+    int64_t z;
+    if (p->k == GV_INT && p->s && sym_get_const(p->s, &z) && z == 0) continue; /* NULL */
+    gval one = *p;
+    one.alt = NULL;
+    add_access_one(b, op, arg_c, one, arg, m, bytes, bytes_local, 0, param, local_text);
+    graph_access *a = &op->acc[op->n_acc - 1];
+    free(a->ptr_text);
+    a->ptr_text = v.text ? strdup(v.text) : NULL;
+    a->loop_text_valid = v.text && v.text_ok;
+    added++;
+  }
+  if (!added) { /* NULL whichever is chosen */
+    gval z = gb_int(b, sym_const(b->a, 0), v.text, v.text_ok);
+    add_access_one(b, op, arg_c, z, arg, mode, bytes, bytes_local, 0, param, local_text);
+  }
+}
+
+static void add_access_one(gb *b, graph_op *op, CXCursor arg_c, gval v, int arg,
+                           access_mode mode, sym *bytes, sym *bytes_local, int exact,
+                           const char *param, const char *local_text) {
   graph_access *n = realloc(op->acc, (size_t)(op->n_acc + 1) * sizeof *n);
   if (!n) return;
   op->acc = n;
@@ -355,27 +485,90 @@ typedef struct subst_ud {
   const kernel_info *k;
   sym **vals;
   sym_arena *a;
-  sym *grid, *block; /* the launch's grid.x and block.x, for extents that name them */
+  sym *grid[3], *block[3]; /* the launch's dimensions, for extents that name them */
 } subst_ud;
 
 static sym *param_lookup(void *ud, const char *name) {
   subst_ud *u = ud;
   for (int i = 0; i < u->k->n_params; i++)
     if (u->k->params[i].name && strcmp(u->k->params[i].name, name) == 0) return u->vals[i];
-  return kernels_launch_dim(u->a, name, u->grid, u->block);
+  return kernels_launch_dim3(u->a, name, u->grid, u->block);
 }
 
-/* An integer launch dimension in the loop context (through the call chain). */
-static sym *dim_loop(gb *b, gb_frame *f, CXCursor e) {
-  if (clang_Cursor_isNull(e)) return sym_unknown(b->a);
+/* Note [launch dimensions]: a kernel's extent may name its launch's grid
+ * and block in x, y and z (analysis/kernels.c, Note [launch bounds]; a 2D
+ * matmul indexes rows by blockIdx.x and columns by blockIdx.y).  The
+ * configuration arguments give them: an integer is (n, 1, 1); a dim3
+ * built in place (`dim3(CEIL_DIV(N, 128), CEIL_DIV(OC, 128))`) its
+ * arguments, 1 for those left out; a dim3 variable its fields as the
+ * interpreter stored them (`dim3 grid(x, y);`, `dim3 block = {4, 8, 32};`,
+ * interp_call.c), and in the op's own text `grid.y`.  What is not known is
+ * unknown, and the extent with it, as before. */
+static sym *dim_int(gb *b, gb_frame *f, CXCursor e, int local) {
+  if (local) {
+    sym *v = gb_eval_local(b, e);
+    return v ? v : sym_unknown(b->a);
+  }
   gval v = gb_eval(b, f, e);
   return v.k == GV_INT && v.s ? v.s : sym_unknown(b->a);
 }
 
-static sym *dim_local(gb *b, CXCursor e) {
-  if (clang_Cursor_isNull(e)) return sym_unknown(b->a);
-  sym *s = gb_eval_local(b, e);
-  return s ? s : sym_unknown(b->a);
+static void dims_of(gb *b, gb_frame *f, CXCursor e, int local, sym *out[3]) {
+  out[0] = out[1] = out[2] = sym_unknown(b->a);
+  for (int guard = 0; guard < 8 && !clang_Cursor_isNull(e); guard++) {
+    CXCursor s = cursor_strip_casts(e);
+    CXType t = clang_getCanonicalType(clang_getCursorType(s));
+    if (t.kind != CXType_Record) {
+      out[0] = dim_int(b, f, s, local);
+      out[1] = out[2] = sym_const(b->a, 1);
+      return;
+    }
+    enum CXCursorKind k = clang_getCursorKind(s);
+    if (k == CXCursor_CallExpr || k == CXCursor_InitListExpr) {
+      CXCursor *ch = NULL;
+      int n = k == CXCursor_CallExpr ? clang_Cursor_getNumArguments(s) : cursor_children_all(s, &ch);
+      CXCursor a0 = n >= 1 ? (ch ? ch[0] : clang_Cursor_getArgument(s, 0)) : clang_getNullCursor();
+      if (n == 1 && clang_getCanonicalType(clang_getCursorType(cursor_strip_casts(a0))).kind == CXType_Record) {
+        free(ch); /* a copy of another dim3 */
+        e = a0;
+        continue;
+      }
+      for (int i = 0; i < 3; i++) {
+        if (i >= n) {
+          out[i] = sym_const(b->a, 1);
+          continue;
+        }
+        out[i] = dim_int(b, f, ch ? ch[i] : clang_Cursor_getArgument(s, (unsigned)i), local);
+      }
+      free(ch);
+      return;
+    }
+    if (k == CXCursor_DeclRefExpr || k == CXCursor_MemberRefExpr) {
+      const char *text = NULL;
+      int ok = 0;
+      const char *key = gb_lvalue(b, f, s, &text, &ok);
+      static const char *const comp[3] = {"x", "y", "z"};
+      for (int i = 0; i < 3; i++) {
+        if (local) {
+          char *w = gb_text(b, s);
+          out[i] = w && *w ? sym_var(b->a, gb_fmt(b, "%s.%s", w, comp[i])) : sym_unknown(b->a);
+          continue;
+        }
+        gval *v = key ? gb_lookup(b, gb_fmt(b, "%s.%s", key, comp[i])) : NULL;
+        out[i] = v && v->k == GV_INT && v->s ? v->s : sym_unknown(b->a);
+      }
+      return;
+    }
+    return;
+  }
+}
+
+static void launch_dims(gb *b, gb_frame *f, CXCursor call, int local, sym *grid[3],
+                        sym *block[3]) {
+  CXCursor gc, bc;
+  kernels_launch_config(call, &gc, &bc);
+  dims_of(b, f, gc, local, grid);
+  dims_of(b, f, bc, local, block);
 }
 
 /* Pointer fields of a struct argument (`adam<<<...>>>(args, n)` with
@@ -502,10 +695,11 @@ static void launch_accesses(gb *b, gb_frame *f, graph_op *op, const kernel_info 
     loopv[i] = vals[i].k == GV_INT ? vals[i].s : sym_unknown(b->a);
   }
   sym *flops = sym_const(b->a, 0);
-  CXCursor gx, bx;
-  kernels_launch_dims(call, &gx, &bx);
-  sym *grid_l = dim_loop(b, f, gx), *block_l = dim_loop(b, f, bx);
-  sym *grid_c = dim_local(b, gx), *block_c = dim_local(b, bx);
+  sym *g3l[3], *b3l[3], *g3c[3], *b3c[3]; /* Note [launch dimensions] */
+  launch_dims(b, f, call, 0, g3l, b3l);
+  launch_dims(b, f, call, 1, g3c, b3c);
+  sym *grid_l = g3l[0], *block_l = b3l[0];
+  sym *grid_c = g3c[0], *block_c = b3c[0];
   for (int i = 0; i < n; i++) {
     const kernel_param *p = &ki->params[i];
     CXType pt = {CXType_Invalid, {0, 0}};
@@ -537,7 +731,8 @@ static void launch_accesses(gb *b, gb_frame *f, graph_op *op, const kernel_info 
                 (kernels_launch_covers(b->a, ki, p, loopv, grid_l, block_l, bind_value_fn,
                                        &b->g->binds) ||
                  kernels_launch_covers(b->a, ki, p, localv, grid_c, block_c, NULL, NULL));
-    subst_ud ul = {ki, loopv, b->a, grid_l, block_l}, uc = {ki, localv, b->a, grid_c, block_c};
+    subst_ud ul = {ki, loopv, b->a, {g3l[0], g3l[1], g3l[2]}, {b3l[0], b3l[1], b3l[2]}};
+    subst_ud uc = {ki, localv, b->a, {g3c[0], g3c[1], g3c[2]}, {b3c[0], b3c[1], b3c[2]}};
     sym *ext = p->extent ? p->extent : sym_unknown(b->a);
     sym *eb = sym_const(b->a, p->elem_bytes > 0 ? p->elem_bytes : 0);
     sym *bytes = p->elem_bytes > 0 ? sym_mul(b->a, sym_subst(b->a, ext, param_lookup, &ul), eb)
@@ -692,6 +887,53 @@ static void pointer_array_matrices(gb *b, gb_frame *f, graph_op *op, CXCursor ca
   }
 }
 
+/* A cublasLtMatmul's epilogue pointers, set on its matmul descriptor
+ * (argument 1): the bias and the auxiliary buffer, sized by D's layout
+ * (argument 11) (analysis/libcalls_cublaslt.c, Note [cublasLt
+ * descriptors]).  Each is written, in the op's text, as the pointer was
+ * where it was set (`bias`), which names it at the op when both are in one
+ * function.  A pointer or epilogue set on some paths only is declared as
+ * if set, never exact. */
+static void lt_epilogue_accesses(gb *b, gb_frame *f, graph_op *op, CXCursor call) {
+  const char *dk = desc_key(b, f, call, 1);
+  if (!dk) return;
+  gval *bias = gb_lookup(b, gb_fmt(b, "%s.@bias", dk));
+  gval *aux = gb_lookup(b, gb_fmt(b, "%s.@aux", dk));
+  int64_t z;
+  int has_bias = bias && !(bias->k == GV_INT && bias->s && sym_get_const(bias->s, &z) && z == 0);
+  int has_aux = aux && !(aux->k == GV_INT && aux->s && sym_get_const(aux->s, &z) && z == 0);
+  if (!has_bias && !has_aux) return;
+  libcall_lt_layout d, dl;
+  int maybe = 0, lm = 0;
+  const char *lk = desc_key(b, f, call, 11);
+  if (!lk || !lt_layout(b, lk, &d, &maybe, 0)) memset(&d, 0, sizeof d);
+  /* in the op's own names when the matmul's descriptors were set here
+   * (interp_call.c, Note [descriptor extents at the op]); else unknown there */
+  int here = desc_same_frame(b, f, lk) && desc_same_frame(b, f, dk);
+  if (!here || !lt_layout(b, lk, &dl, &lm, 1)) memset(&dl, 0, sizeof dl);
+  libcall_lt_epi e = {desc_int_m(b, dk, "epilogue", &maybe), desc_int(b, dk, "bias_type"),
+                      desc_int(b, dk, "aux_type"), desc_int(b, dk, "aux_ld"),
+                      desc_int(b, dk, "bias_stride"), desc_int(b, dk, "aux_stride"),
+                      d.rows, d.cols, d.type, d.batch, has_bias, has_aux};
+  libcall_lt_epi el = e;
+  el.aux_ld = desc_int(b, dk, "l.aux_ld");
+  el.bias_stride = desc_int(b, dk, "l.bias_stride");
+  el.aux_stride = desc_int(b, dk, "l.aux_stride");
+  el.m = dl.rows;
+  el.n = dl.cols;
+  el.batch = dl.batch;
+  libcall_access acc[2], lacc[2];
+  int n = libcall_lt_epilogue(b->a, &e, acc);
+  int nl = libcall_lt_epilogue(b->a, &el, lacc);
+  for (int i = 0; i < n && i < 2; i++) {
+    const gval *p = !strcmp(acc[i].role, "bias") ? bias : aux;
+    int ex = acc[i].exact && !maybe && !p->maybe;
+    sym *bl = here && i < nl && !strcmp(lacc[i].role, acc[i].role) ? lacc[i].bytes : NULL;
+    add_access(b, op, call, *p, -1, acc[i].mode, acc[i].bytes, bl, ex, acc[i].role,
+               p->text ? p->text : acc[i].role);
+  }
+}
+
 /* Text of a launch configuration argument, NULL for an omitted default. */
 static char *config_text(gb *b, CXCursor cfg, int i) {
   if (clang_Cursor_isNull(cfg) || i >= clang_Cursor_getNumArguments(cfg)) return NULL;
@@ -801,11 +1043,12 @@ int opsite_handle(gb *b, gb_frame *f, CXCursor call) {
     largs[i].value = gb_eval_local(b, a);
     largs[i].text = args[i].text;
   }
-  libenv_ud ud = {b, f, call};
+  libenv_ud ud = {b, f, call, 0}, lud = {b, f, call, 1};
   libcall_env env = {b->a, env_descriptor_bytes, &ud, env_descriptor_dense, env_scalar_is_zero};
+  libcall_env lenv = {b->a, env_descriptor_bytes, &lud, env_descriptor_dense, env_scalar_is_zero};
   libcall_access acc[OPSITE_MAX_ACC], lacc[OPSITE_MAX_ACC];
   int na = libcall_accesses(name, args, n, &env, acc, OPSITE_MAX_ACC);
-  int nl = libcall_accesses(name, largs, n, &env, lacc, OPSITE_MAX_ACC);
+  int nl = libcall_accesses(name, largs, n, &lenv, lacc, OPSITE_MAX_ACC);
   if (na > OPSITE_MAX_ACC) na = OPSITE_MAX_ACC;
   for (int i = 0; i < na; i++) {
     int ai = acc[i].arg;
@@ -816,6 +1059,7 @@ int opsite_handle(gb *b, gb_frame *f, CXCursor call) {
   }
   if (na < 0) gb_note(b, call, "call to '%s' has too few arguments for its model", name);
   pointer_array_matrices(b, f, op, call, name, args, largs, vals, n, &env);
+  if (!strcmp(name, "cublasLtMatmul") && n >= 12) lt_epilogue_accesses(b, f, op, call);
   sym *fl = libcall_flops(name, args, n, b->a);
   op->flops = fl ? fl : sym_const(b->a, 0);
   if (li->flags & LIBCALL_NONDETERMINISTIC) op->flags |= KERNEL_NONDETERMINISTIC;

@@ -535,6 +535,45 @@ static void emit_op(unroller *u, const graph_op *op) {
   split_count(u, op, to, extents_ok);
 }
 
+/* Note [periodic loops]: the ops of a periodic branch (validation every N
+ * steps) are in the trace so that what they read stays alive, and their
+ * writes never make data dead (above); how often a loop inside them runs
+ * changes neither.  Its trip count often comes from a file (the number of
+ * validation batches), so an unbound one runs once, with a warning, where
+ * a loop of every step's work is an error naming the value to bind. */
+static int periodic_loop(const graph *g, int start, int loop) {
+  int any = 0;
+  for (int j = start; j < g->n_ops && in_loop(g, g->ops[j].loop, loop); j++) {
+    if (g->ops[j].branch < 0) return 0;
+    any = 1;
+  }
+  return any;
+}
+
+/* Note [micro-steps]: gradient accumulation runs forward and backward
+ * several times per optimizer step (`for (micro = 0; micro < accum;
+ * micro++) { forward; backward; } update;`), the count read at run time
+ * (a total batch size from the command line over B*T).  The training loop
+ * is the optimizer step; this loop inside it, written in the training
+ * loop's own function with forward and backward ops in its body, is
+ * unrolled twice when its bound is unbound: the first micro-step and every
+ * later one.  What one trip leaves for the next (accumulated gradients,
+ * an input read again) is then in the trace, so no plan drops it between
+ * micro-steps, and a trip followed by the update is there too.  More
+ * trips repeat the second; one trip is the second without the first
+ * before it.  A warning says so; --bind the bound for the exact count. */
+static int micro_step_loop(const graph *g, int start, int loop) {
+  const graph_loop *L = &g->loops[loop];
+  if (L->call_depth != 0) return 0;
+  int fwd = 0, bwd = 0;
+  for (int j = start; j < g->n_ops && in_loop(g, g->ops[j].loop, loop); j++) {
+    if (g->ops[j].branch >= 0) continue;
+    fwd |= g->ops[j].phase == TRACE_FORWARD;
+    bwd |= g->ops[j].phase == TRACE_BACKWARD;
+  }
+  return fwd && bwd;
+}
+
 /* Runs ops [*i, n) that belong to loop `within`, advancing *i. */
 static void run_range(unroller *u, int *i, int within) {
   const graph *g = u->g;
@@ -553,14 +592,37 @@ static void run_range(unroller *u, int *i, int within) {
     int64_t lo = 0, hi = 1, step = 1;
     int known = (L->var || L->iteration) && L->step &&
                 sym_eval(L->lo, value_fn, u, &lo) == 0 && sym_eval(L->hi, value_fn, u, &hi) == 0;
-    if (L->var && L->step && !known && !sym_is_unknown(L->lo) && !sym_is_unknown(L->hi)) {
+    int once_at_lo = 0; /* trips from the loop's known start: its variable bound */
+    if (L->var && L->step && !known && !sym_is_unknown(L->lo) && !sym_is_unknown(L->hi) &&
+        periodic_loop(g, start, c)) {
+      /* Note [periodic loops]: a loop that runs only under a periodic
+       * branch (`if (step % every == 0) for (i = 0; i < val_batches; i++)`)
+       * with its bound read at run time: its first trip is the estimate */
+      if (!u->quiet)
+        diag_warning(L->file, L->line, L->col,
+                     "loop of a periodic branch with an unbound trip count; unrolled once");
+      once_at_lo = sym_eval(L->lo, value_fn, u, &lo) == 0;
+      if (!once_at_lo) lo = 0;
+      hi = lo + 1;
+      step = 1;
+    } else if (L->var && L->step && !known && !sym_is_unknown(L->lo) && !sym_is_unknown(L->hi) &&
+               micro_step_loop(g, start, c)) {
+      /* Note [micro-steps] */
+      if (!u->quiet)
+        diag_warning(L->file, L->line, L->col,
+                     "gradient accumulation loop with an unbound trip count; unrolled twice "
+                     "(the first micro-step and every later one)");
+      once_at_lo = sym_eval(L->lo, value_fn, u, &lo) == 0;
+      if (!once_at_lo) lo = 0;
+      step = L->step;
+      hi = lo + 2 * step;
+    } else if (L->var && L->step && !known && !sym_is_unknown(L->lo) && !sym_is_unknown(L->hi)) {
       /* a recognised loop with an unbound bound: that is an error */
       int64_t dummy;
       if (eval_at(u, L->lo, &dummy, L->file, L->line, L->col, "the loop's start") != 0 ||
           eval_at(u, L->hi, &dummy, L->file, L->line, L->col, "the loop's bound") != 0)
         return;
-    }
-    if (known) {
+    } else if (known) {
       step = L->step;
     } else {
       if (!u->quiet)
@@ -569,12 +631,13 @@ static void run_range(unroller *u, int *i, int within) {
       hi = 1;
       step = 1;
     }
+    int bind_var = L->var && (known || once_at_lo);
     int end = start;
     int iterations = 0;
     for (int64_t v = lo; step > 0 ? v < hi : v > hi; v += step) {
       if (over_limit(u, L)) return;
       *i = start;
-      if (u->n_stack < 64 && L->var && known) {
+      if (u->n_stack < 64 && bind_var) {
         u->stack[u->n_stack].var = L->var;
         u->stack[u->n_stack].value = v;
         u->n_stack++;
@@ -582,7 +645,7 @@ static void run_range(unroller *u, int *i, int within) {
       if (u->n_scopes < 64) u->scopes[u->n_scopes++] = ++u->next_scope;
       run_range(u, i, c);
       if (u->n_scopes) u->n_scopes--;
-      if (L->var && known && u->n_stack) u->n_stack--;
+      if (bind_var && u->n_stack) u->n_stack--;
       end = *i;
       iterations++;
       if (u->failed) return;

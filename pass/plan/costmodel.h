@@ -9,6 +9,7 @@
 #ifndef TIDAL_PASS_COSTMODEL_H
 #define TIDAL_PASS_COSTMODEL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct cost_model {
@@ -23,23 +24,42 @@ typedef struct cost_model {
    * = the roofline estimate for every op. */
   const double *op_seconds;
   int n_op_seconds;
+  unsigned set_keys;       /* 1u << cost_key for each key cost_model_set set (the user's
+                              choice, which a cost file must not override) */
 } cost_model;
+
+/* The keys, as bits of cost_model.set_keys. */
+typedef enum cost_key {
+  COST_PEAK_FLOPS,
+  COST_HBM_BW,
+  COST_LAUNCH,
+  COST_H2D_BW,
+  COST_D2H_BW,
+  COST_LATENCY
+} cost_key;
 
 /* The H100 SXM / PCIe Gen5 defaults. */
 void cost_model_default(cost_model *m);
 
 /* Sets one field by key: peak_flops, hbm_bw, launch, h2d_bw, d2h_bw,
- * latency (case-insensitive; values are plain numbers in base units, with an
- * optional k/M/G/T suffix, e.g. "55G").  Returns 0, or -1 for an unknown key
- * or a malformed or non-positive value (launch and latency may be 0). */
-int cost_model_set(cost_model *m, const char *key, const char *value);
+ * latency (case-insensitive).  Values are plain decimals in base units
+ * (no sign, hex, inf or nan) with an optional suffix of the key's kind:
+ * rates (peak_flops, the bandwidths) k/K/M/G/T, seconds (launch, latency)
+ * m/u/n; e.g. "55G", "10u".  Rates must be positive and at most COST_MAX_RATE,
+ * seconds from 0 to COST_MAX_SECONDS.  Returns 0, or -1 with the reason in
+ * why (cap bytes; the value quoted with binary bytes escaped). */
+int cost_model_set(cost_model *m, const char *key, const char *value, char *why, size_t cap);
 
 /* Parses "KEY=VALUE" and calls cost_model_set. */
-int cost_model_set_pair(cost_model *m, const char *pair);
+int cost_model_set_pair(cost_model *m, const char *pair, char *why, size_t cap);
 
 /* Applies every TIDAL_COST_<KEY> variable that is set.  Returns 0, or -1
- * naming the bad variable in *bad (static storage) when one is malformed. */
-int cost_model_from_env(cost_model *m, const char **bad);
+ * naming the bad variable in *bad (static storage) and the reason in why. */
+int cost_model_from_env(cost_model *m, const char **bad, char *why, size_t cap);
+
+/* Bounds on values (a figure beyond them is a unit mistake). */
+#define COST_MAX_RATE 1e18    /* per second: FLOP/s or bytes/s */
+#define COST_MAX_SECONDS 1.0  /* a per-op or per-copy fixed cost */
 
 /* Modelled duration of an op that does `flops` work and moves `bytes`
  * through device memory. */

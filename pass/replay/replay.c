@@ -37,6 +37,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 #include "tidal.h"
@@ -766,7 +767,10 @@ out:
   if (started) {
     for (int a = 0; a < t->n_allocs; a++)
       if (E.base[a]) tidal_free(E.base[a]);
-    tidal_shutdown();
+    /* its trace or profile may fail to write: the run then failed too */
+    tidal_status sst = tidal_shutdown();
+    if (sst != TIDAL_OK)
+      run_fail(&E, "tidal_shutdown: %s: %s", tidal_status_string(sst), tidal_last_error());
   }
   sigaction(SIGSEGV, &old_segv, NULL);
   sigaction(SIGBUS, &old_bus, NULL);
@@ -849,28 +853,68 @@ int replay_ok(const replay_report *r) {
 
 /* ---- output ---- */
 
+/* JSON has no inf or nan: a number that is not finite is written as null
+ * (the inputs are checked so that none arises; this keeps the output valid
+ * JSON whatever happens).  Each number of one call gets its own buffer. */
+typedef struct jnum_buf {
+  char s[40];
+} jnum_buf;
+
+static const char *jnum(jnum_buf *b, int steady, double v) {
+  if (!isfinite(v)) return "null";
+  snprintf(b->s, sizeof b->s, steady ? "%.6f" : "%.9g", v);
+  return b->s;
+}
+#define J9(b, v) jnum(&(b), 0, (v)) /* seconds */
+#define J6(b, v) jnum(&(b), 1, (v)) /* ratios */
+
+/* The length of the valid UTF-8 sequence at s, or 0: JSON text must be
+ * UTF-8, so other bytes (a label from a binary file) become U+FFFD. */
+static size_t utf8_len(const unsigned char *s) {
+  if (s[0] < 0xc2 || s[0] > 0xf4) return 0;
+  int n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : 2;
+  for (int k = 1; k < n; k++)
+    if ((s[k] & 0xc0) != 0x80) return 0;
+  if (n == 3 && ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f))) return 0;
+  if (n == 4 && ((s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] > 0x8f))) return 0;
+  return (size_t)n;
+}
+
 void replay_json_string(FILE *f, const char *s) {
   fputc('"', f);
   for (; s && *s; s++) {
     unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-    else if (c < 0x20) fprintf(f, "\\u%04x", c);
-    else fputc(c, f);
+    if (c == '"' || c == '\\') {
+      fprintf(f, "\\%c", c);
+    } else if (c < 0x20 || c == 0x7f) {
+      fprintf(f, "\\u%04x", c);
+    } else if (c < 0x80) {
+      fputc(c, f);
+    } else {
+      size_t n = utf8_len((const unsigned char *)s);
+      if (n == 0) {
+        fputs("\\ufffd", f);
+      } else {
+        fwrite(s, 1, n, f);
+        s += n - 1;
+      }
+    }
   }
   fputc('"', f);
 }
 
 static void json_run(FILE *f, const char *name, const replay_run *r) {
+  jnum_buf b1, b2;
   fprintf(f, "  \"%s\": {\"peak_bytes\": %llu, \"swapped_out_bytes\": %llu, "
           "\"swapped_in_bytes\": %llu, \"prefetched_bytes\": %llu, \"dropped_bytes\": %llu, "
           "\"recomputed_ops\": %llu, \"faults\": %llu, \"evictions\": %llu, "
-          "\"modelled_time_s\": %.9g, \"stall_s\": %.9g, \"vmm_calls\": %llu, "
+          "\"modelled_time_s\": %s, \"stall_s\": %s, \"vmm_calls\": %llu, "
           "\"split_ops\": %llu, \"split_pieces\": %llu, \"hint_errors\": %d, \"error\": ",
           name, (unsigned long long)r->peak_bytes, (unsigned long long)r->swapped_out_bytes,
           (unsigned long long)r->swapped_in_bytes, (unsigned long long)r->prefetched_bytes,
           (unsigned long long)r->dropped_bytes, (unsigned long long)r->recomputed_ops,
-          (unsigned long long)r->faults, (unsigned long long)r->evictions, r->modelled_s,
-          r->stall_s, (unsigned long long)r->vmm_calls, (unsigned long long)r->split_ops,
+          (unsigned long long)r->faults, (unsigned long long)r->evictions, J9(b1, r->modelled_s),
+          J9(b2, r->stall_s), (unsigned long long)r->vmm_calls, (unsigned long long)r->split_ops,
           (unsigned long long)r->split_pieces, r->hint_errors);
   if (r->failed) replay_json_string(f, r->error);
   else fputs("null", f);
@@ -907,10 +951,11 @@ void replay_print_json(FILE *f, const replay_report *r, const plan_result *plan,
   fprintf(f, "  \"dropped_bytes\": %llu,\n", (unsigned long long)m->dropped_bytes);
   fprintf(f, "  \"recomputed_ops\": %llu,\n", (unsigned long long)m->recomputed_ops);
   fprintf(f, "  \"faults\": %llu,\n", (unsigned long long)m->faults);
-  fprintf(f, "  \"modelled_time_unmanaged_s\": %.9g,\n", r->unmanaged.modelled_s);
-  fprintf(f, "  \"modelled_time_managed_s\": %.9g,\n", m->modelled_s);
+  jnum_buf b1, b2, b3, b4;
+  fprintf(f, "  \"modelled_time_unmanaged_s\": %s,\n", J9(b1, r->unmanaged.modelled_s));
+  fprintf(f, "  \"modelled_time_managed_s\": %s,\n", J9(b1, m->modelled_s));
   double ov = r->unmanaged.modelled_s > 0 ? m->modelled_s / r->unmanaged.modelled_s - 1 : 0;
-  fprintf(f, "  \"modelled_overhead\": %.6f,\n", ov);
+  fprintf(f, "  \"modelled_overhead\": %s,\n", J6(b1, ov));
   if (plan) {
     fprintf(f, "  \"plan_peak_before_bytes\": %llu,\n  \"plan_peak_after_bytes\": %llu,\n"
             "  \"plan_budget_met\": %s,\n  \"plan_actions\": %d,\n",
@@ -942,15 +987,16 @@ void replay_print_json(FILE *f, const replay_report *r, const plan_result *plan,
     fprintf(f, "  \"hints_run\": %llu,\n  \"hints_skipped\": %llu,\n  \"plans_built\": %llu,\n",
             (unsigned long long)m->hints_run, (unsigned long long)m->hints_skipped,
             (unsigned long long)m->plans_built);
-    fprintf(f, "  \"modelled_time_steady_unmanaged_s\": %.9g,\n", su);
-    fprintf(f, "  \"modelled_time_steady_managed_s\": %.9g,\n", sm);
-    fprintf(f, "  \"modelled_overhead_steady\": %.6f,\n", su > 0 ? sm / su - 1 : 0);
+    fprintf(f, "  \"modelled_time_steady_unmanaged_s\": %s,\n", J9(b1, su));
+    fprintf(f, "  \"modelled_time_steady_managed_s\": %s,\n", J9(b1, sm));
+    fprintf(f, "  \"modelled_overhead_steady\": %s,\n", J6(b1, su > 0 ? sm / su - 1 : 0));
     /* where the steady iteration's time goes (docs/replay.md) */
     fprintf(f,
-            "  \"steady_breakdown\": {\"host_vmm_s\": %.9g, \"host_wait_s\": %.9g, "
-            "\"device_wait_launch_s\": %.9g, \"device_wait_copies_s\": %.9g, \"vmm_calls\": "
+            "  \"steady_breakdown\": {\"host_vmm_s\": %s, \"host_wait_s\": %s, "
+            "\"device_wait_launch_s\": %s, \"device_wait_copies_s\": %s, \"vmm_calls\": "
             "%llu, \"faults\": %llu},\n",
-            m->last_vmm_s, m->last_host_wait_s, m->last_launch_wait_s, m->last_copy_wait_s,
+            J9(b1, m->last_vmm_s), J9(b2, m->last_host_wait_s), J9(b3, m->last_launch_wait_s),
+            J9(b4, m->last_copy_wait_s),
             (unsigned long long)m->last_vmm_calls, (unsigned long long)m->last_faults);
   }
   json_run(f, "unmanaged", &r->unmanaged);

@@ -10,12 +10,19 @@
  *    event before it said.
  *  - Events are taken in timestamp order (a copy's complete slice is
  *    written when it is issued but starts earlier or later on the model's
- *    clock), so samples are sorted before use. */
+ *    clock), so samples are sorted before use.
+ *  - The trace is streamed twice (trace_stream.h), never held: the first
+ *    pass finds the iterations, the second keeps only the window's samples
+ *    and marks (and the state at its start).  A trace grows by hundreds of
+ *    KB an iteration; reading it whole took about 8 times its size.
+ *  - A trace with no events, or no resident-bytes counter, is an error:
+ *    an empty picture would say nothing while exiting 0. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "report/json.h"
 #include "report/timeline.h"
+#include "report/trace_stream.h"
 
 const char *const timeline_group_names[TL_NGROUPS] = {"parameters", "optimizer state", "gradients",
                                                       "activations", "other"};
@@ -47,36 +54,38 @@ static void *push(grow_buf *b, size_t size) {
   return e;
 }
 
-static const json_value *events_of(const json_value *root) {
-  if (root && root->kind == JSON_ARRAY) return root;
-  const json_value *e = json_get(root, "traceEvents");
-  return e && e->kind == JSON_ARRAY ? e : NULL;
-}
-
-/* Iteration slices: "B" then "E" on the iterations track. */
-static int iterations(const json_value *ev, grow_buf *wins) {
+/* Pass 1: the iteration slices ("B" then "E", or "X", on the iterations
+ * track), and how many events there are.  1 at the end, -1 on error. */
+static int iterations(trace_stream *ts, grow_buf *wins, long long *n_events, char *err,
+                      size_t cap) {
   double open = -1;
-  for (const json_value *e = ev->first; e; e = e->next) {
-    if ((int)json_num(e, "tid", 0) != TID_ITERATIONS) continue;
+  json_doc *d;
+  int r;
+  while ((r = trace_stream_next(ts, &d, err, cap)) == 1) {
+    const json_value *e = json_root(d);
+    (*n_events)++;
     const char *ph = json_str(e, "ph");
     double t = json_num(e, "ts", 0) * 1e-6;
-    if (!ph) continue;
-    if (!strcmp(ph, "B")) {
-      open = t;
-    } else if (!strcmp(ph, "E") && open >= 0) {
-      window *w = push(wins, sizeof *w);
-      if (!w) return -1;
-      w->t0 = open;
-      w->t1 = t;
-      open = -1;
-    } else if (!strcmp(ph, "X")) {
-      window *w = push(wins, sizeof *w);
-      if (!w) return -1;
-      w->t0 = t;
-      w->t1 = t + json_num(e, "dur", 0) * 1e-6;
+    int ok = 1;
+    if ((int)json_num(e, "tid", 0) == TID_ITERATIONS && ph) {
+      if (!strcmp(ph, "B")) {
+        open = t;
+      } else if (!strcmp(ph, "E") && open >= 0) {
+        window *w = push(wins, sizeof *w);
+        if ((ok = w != NULL)) *w = (window){open, t};
+        open = -1;
+      } else if (!strcmp(ph, "X")) {
+        window *w = push(wins, sizeof *w);
+        if ((ok = w != NULL)) *w = (window){t, t + json_num(e, "dur", 0) * 1e-6};
+      }
+    }
+    json_doc_free(d);
+    if (!ok) {
+      snprintf(err, cap, "out of memory");
+      return -1;
     }
   }
-  return 0;
+  return r < 0 ? -1 : 1;
 }
 
 static int by_time(const void *a, const void *b) {
@@ -105,24 +114,96 @@ static int mark_kind(const json_value *e, const char *ph, int tid) {
   return -1;
 }
 
-int timeline_from_trace(const char *text, size_t len, int iteration, timeline *out, char *err,
-                        size_t cap) {
+/* Pass 2 state. */
+typedef struct reader {
+  timeline *out;
+  window w;
+  int have_window;
+  tl_sample cur;         /* counter state, as events arrive */
+  tl_sample before;      /* the latest sample at or before the window's start */
+  int have_before;
+  int have_resident;     /* a "resident bytes" or "resident by group" counter was seen */
+  grow_buf samples;      /* samples inside the window (all of them without one) */
+  grow_buf marks;
+  double tmin, tmax;
+} reader;
+
+/* One event of pass 2.  0, or -1 when out of memory. */
+static int take_event(reader *R, const json_value *e) {
+  const char *ph = json_str(e, "ph");
+  if (!ph || !strcmp(ph, "M")) return 0;
+  double t = json_num(e, "ts", 0) * 1e-6;
+  int tid = (int)json_num(e, "tid", 0);
+  const window *w = &R->w;
+  if (t < R->tmin) R->tmin = t;
+  if (t > R->tmax) R->tmax = t;
+  if (!strcmp(ph, "C")) {
+    const char *name = json_str(e, "name");
+    const json_value *args = json_get(e, "args");
+    if (!name || !args) return 0;
+    tl_sample *cur = &R->cur;
+    if (!strcmp(name, "resident bytes")) {
+      cur->resident = (uint64_t)json_num(args, "bytes", 0);
+      R->have_resident = 1;
+    } else if (!strcmp(name, "budget bytes")) {
+      cur->budget = (uint64_t)json_num(args, "bytes", 0);
+    } else if (!strcmp(name, "allocated bytes")) {
+      uint64_t a = (uint64_t)json_num(args, "bytes", 0);
+      if (a > R->out->unmanaged_bytes) R->out->unmanaged_bytes = a;
+    } else if (!strcmp(name, "resident by group")) {
+      R->out->has_groups = 1;
+      R->have_resident = 1;
+      for (int g = 0; g < TL_NGROUPS; g++)
+        cur->group[g] = (uint64_t)json_num(args, timeline_group_names[g], 0);
+    }
+    cur->t = t;
+    /* Only what the window needs is kept: the state at its start (the
+     * latest sample at or before it; events are not in time order) and
+     * the samples inside it, so memory follows the window, not the file. */
+    if (R->have_window && t <= w->t0) {
+      if (!R->have_before || t >= R->before.t) R->before = *cur, R->have_before = 1;
+    } else if (!R->have_window || t <= w->t1) {
+      tl_sample *s = push(&R->samples, sizeof *s);
+      if (!s) return -1;
+      *s = *cur;
+    }
+    return 0;
+  }
+  int inside = !R->have_window || (t >= w->t0 && t <= w->t1);
+  if (tid == TID_COMPUTE && (!strcmp(ph, "B") || !strcmp(ph, "X"))) {
+    const char *name = json_str(e, "name");
+    if (name && strcmp(name, "recompute") && inside) R->out->n_ops++;
+  }
+  int mk = mark_kind(e, ph, tid);
+  if (mk >= 0 && inside) {
+    tl_mark *m = push(&R->marks, sizeof *m);
+    if (!m) return -1;
+    m->t = t;
+    m->kind = (tl_mark_kind)mk;
+    m->bytes = (uint64_t)json_num(json_get(e, "args"), "bytes", 0);
+  }
+  return 0;
+}
+
+int timeline_from_file(FILE *f, int iteration, timeline *out, char *err, size_t cap) {
   memset(out, 0, sizeof *out);
   out->iteration = -1;
-  int truncated = 0;
-  json_doc *d = json_parse(text, len, &truncated, err, cap);
-  if (!d) return -1;
-  const json_value *ev = events_of(json_root(d));
-  if (!ev) {
-    snprintf(err, cap, "not a trace: no \"traceEvents\" array");
-    json_doc_free(d);
-    return -1;
-  }
-  grow_buf wins = {0}, samples = {0}, marks = {0};
+  reader R;
+  memset(&R, 0, sizeof R);
+  R.out = out;
+  R.tmin = 1e300;
+  R.tmax = -1e300;
+  grow_buf wins = {0}, in = {0};
   int rc = -1;
-  if (iterations(ev, &wins) != 0) goto oom;
-  window w = {0, 0};
-  int have_window = 0;
+  long long n_events = 0;
+  json_doc *d = NULL;
+  trace_stream *ts = trace_stream_new(f, err, cap);
+  if (!ts) return -1;
+  if (iterations(ts, &wins, &n_events, err, cap) < 0) goto out;
+  if (n_events == 0) {
+    snprintf(err, cap, "the trace has no events: nothing to draw");
+    goto out;
+  }
   const window *ws = wins.p;
   if (wins.n > 0) {
     int k = iteration < 0 ? wins.n - 1 : iteration;
@@ -131,81 +212,44 @@ int timeline_from_trace(const char *text, size_t len, int iteration, timeline *o
                wins.n, wins.n == 1 ? "" : "s", iteration);
       goto out;
     }
-    w = ws[k];
+    R.w = ws[k];
     out->iteration = k;
-    have_window = 1;
+    R.have_window = 1;
   } else if (iteration >= 0) {
     snprintf(err, cap, "the trace has no iteration slices (the program never called "
                        "tidal_iteration_end)");
     goto out;
   }
-  /* Counter state, as events arrive. */
-  tl_sample cur;
-  memset(&cur, 0, sizeof cur);
-  double tmin = 1e300, tmax = -1e300;
-  for (const json_value *e = ev->first; e; e = e->next) {
-    const char *ph = json_str(e, "ph");
-    if (!ph) continue;
-    double t = json_num(e, "ts", 0) * 1e-6;
-    int tid = (int)json_num(e, "tid", 0);
-    if (!strcmp(ph, "M")) continue;
-    if (t < tmin) tmin = t;
-    if (t > tmax) tmax = t;
-    if (!strcmp(ph, "C")) {
-      const char *name = json_str(e, "name");
-      const json_value *args = json_get(e, "args");
-      if (!name || !args) continue;
-      tl_sample *s = push(&samples, sizeof *s);
-      if (!s) goto oom;
-      if (!strcmp(name, "resident bytes")) {
-        cur.resident = (uint64_t)json_num(args, "bytes", 0);
-      } else if (!strcmp(name, "budget bytes")) {
-        cur.budget = (uint64_t)json_num(args, "bytes", 0);
-      } else if (!strcmp(name, "allocated bytes")) {
-        uint64_t a = (uint64_t)json_num(args, "bytes", 0);
-        if (a > out->unmanaged_bytes) out->unmanaged_bytes = a;
-      } else if (!strcmp(name, "resident by group")) {
-        out->has_groups = 1;
-        for (int g = 0; g < TL_NGROUPS; g++)
-          cur.group[g] = (uint64_t)json_num(args, timeline_group_names[g], 0);
-      }
-      *s = cur;
-      s->t = t;
-      continue;
-    }
-    if (tid == TID_COMPUTE && (!strcmp(ph, "B") || !strcmp(ph, "X"))) {
-      const char *name = json_str(e, "name");
-      if (name && strcmp(name, "recompute") && (!have_window || (t >= w.t0 && t <= w.t1)))
-        out->n_ops++;
-    }
-    int mk = mark_kind(e, ph, tid);
-    if (mk >= 0 && (!have_window || (t >= w.t0 && t <= w.t1))) {
-      tl_mark *m = push(&marks, sizeof *m);
-      if (!m) goto oom;
-      m->t = t;
-      m->kind = (tl_mark_kind)mk;
-      const json_value *args = json_get(e, "args");
-      m->bytes = (uint64_t)json_num(args, "bytes", 0);
-    }
+  if (trace_stream_rewind(ts, err, cap) != 0) goto out;
+  int r;
+  while ((r = trace_stream_next(ts, &d, err, cap)) == 1) {
+    int bad = take_event(&R, json_root(d));
+    json_doc_free(d);
+    d = NULL;
+    if (bad) goto oom;
   }
-  if (!have_window) {
-    w.t0 = tmin < tmax ? tmin : 0;
-    w.t1 = tmin < tmax ? tmax : 0;
+  if (r < 0) goto out;
+  if (!R.have_resident) {
+    snprintf(err, cap, "the trace has no \"resident bytes\" counter: nothing to draw");
+    goto out;
+  }
+  window w = R.w;
+  if (!R.have_window) {
+    w.t0 = R.tmin < R.tmax ? R.tmin : 0;
+    w.t1 = R.tmin < R.tmax ? R.tmax : 0;
   }
   /* Samples in time order; keep the state at the window's start, then the
    * samples inside it, then the state at its end. */
-  tl_sample *all = samples.p;
-  qsort(all, (size_t)samples.n, sizeof *all, by_time);
-  grow_buf in = {0};
-  tl_sample state;
-  memset(&state, 0, sizeof state);
+  tl_sample *all = R.samples.p;
+  if (R.samples.n > 1) qsort(all, (size_t)R.samples.n, sizeof *all, by_time);
+  tl_sample state = R.before;
   int k = 0;
-  for (; k < samples.n && all[k].t <= w.t0; k++) state = all[k];
+  for (; k < R.samples.n && all[k].t <= w.t0; k++) state = all[k]; /* no window: the first */
   tl_sample *s = push(&in, sizeof *s);
   if (!s) goto oom;
   *s = state;
   s->t = 0;
-  for (; k < samples.n && all[k].t <= w.t1; k++) {
+  for (; k < R.samples.n && all[k].t <= w.t1; k++) {
     s = push(&in, sizeof *s);
     if (!s) goto oom;
     *s = all[k];
@@ -218,25 +262,28 @@ int timeline_from_trace(const char *text, size_t len, int iteration, timeline *o
   s->t = w.t1 - w.t0;
   out->samples = in.p;
   out->n_samples = in.n;
+  in.p = NULL;
   out->span = w.t1 - w.t0;
-  for (int i = 0; i < in.n; i++)
+  for (int i = 0; i < out->n_samples; i++)
     if (out->samples[i].resident > out->peak) out->peak = out->samples[i].resident;
-  tl_mark *ms = marks.p;
-  if (marks.n > 1) /* an iteration with no actions has no marks (and ms is NULL) */
-    qsort(ms, (size_t)marks.n, sizeof *ms, mark_by_time);
-  for (int i = 0; i < marks.n; i++) ms[i].t -= w.t0;
+  tl_mark *ms = R.marks.p;
+  if (R.marks.n > 1) /* an iteration with no actions has no marks (and ms is NULL) */
+    qsort(ms, (size_t)R.marks.n, sizeof *ms, mark_by_time);
+  for (int i = 0; i < R.marks.n; i++) ms[i].t -= w.t0;
   out->marks = ms;
-  out->n_marks = marks.n;
-  marks.p = NULL;
+  out->n_marks = R.marks.n;
+  R.marks.p = NULL;
   rc = 0;
   goto out;
 oom:
   snprintf(err, cap, "out of memory");
 out:
-  free(wins.p);
-  free(samples.p);
-  free(marks.p);
   json_doc_free(d);
+  trace_stream_free(ts);
+  free(wins.p);
+  free(in.p);
+  free(R.samples.p);
+  free(R.marks.p);
   if (rc != 0) timeline_free(out);
   return rc;
 }

@@ -48,10 +48,12 @@ typedef struct timeline {
 } timeline;
 
 /* Builds the timeline of iteration `iteration` (-1: the last complete one;
- * the whole trace when there are no iteration slices) from the trace text.
- * Returns 0, or -1 with a message in err. */
-int timeline_from_trace(const char *text, size_t len, int iteration, timeline *out, char *err,
-                        size_t cap);
+ * the whole trace when there are no iteration slices) from the trace in f,
+ * read from its start, twice (f must be seekable: a regular file).  Memory
+ * follows the iteration drawn, not the file.  Returns 0, or -1 with a
+ * message in err (no events, no resident-bytes counter, a malformed
+ * trace). */
+int timeline_from_file(FILE *f, int iteration, timeline *out, char *err, size_t cap);
 void timeline_free(timeline *t);
 
 /* Writes the picture as a standalone SVG.  Returns 0, or -1 on a write error. */

@@ -6,7 +6,7 @@
  *   offset 0              header comment (marker, plan summary, what the
  *                         analysis could not resolve), includes, #line 1
  *   main's '{'            TIDAL_INIT_OR_EXIT();
- *   each return of main   { (void)tidal_shutdown(); return ...; }
+ *   each return of main   { TIDAL_SHUTDOWN_OR_EXIT(); return ...; }
  *   loop body '{' / '}'   tidal_iteration_begin / tidal_iteration_end, and
  *                         iteration_end before every continue/break/return
  *                         that leaves the iteration
@@ -301,7 +301,7 @@ static void instrument_main_and_loop(rw *r) {
     if (!s->main_ends_in_return) {
       rw_buf b = {0};
       rw_line_indent(&r->lines, s->main_body_begin, &b);
-      rw_buf_puts(&b, "  (void)tidal_shutdown(); /* tidal: main returns here */");
+      rw_buf_puts(&b, "  TIDAL_SHUTDOWN_OR_EXIT(); /* tidal: main returns here */");
       rw_line_restore(&r->lines, s->main_body_end - 1, &b);
       insert(r, s->main_body_end - 1, RW_PRIO_CLOSE, &b);
     }
@@ -317,7 +317,7 @@ static void instrument_main_and_loop(rw *r) {
     for (int j = 0; j < s->n_loop_exits; j++)
       if (s->loop_exits[j].begin == sp->begin) in_loop = 1;
     rw_buf b = {0};
-    rw_buf_printf(&b, "{ %s(void)tidal_shutdown(); ",
+    rw_buf_printf(&b, "{ %sTIDAL_SHUTDOWN_OR_EXIT(); ",
                   in_loop ? "TIDAL_CHECK(tidal_iteration_end()); " : "");
     insert(r, sp->begin, RW_PRIO_BEFORE - 1, &b);
     insert_s(r, sp->end, PRIO_BRACE_CLOSE, " }");
@@ -652,11 +652,14 @@ static void header(rw *r, const plan_result *p, int planned, const char *why_unp
 /* Why the graph cannot be unrolled: the first unbound name. */
 static char *unbound_reason(const graph *g) {
   char *name = NULL;
-  for (int i = 0; i < g->n_loops && !name; i++) name = bind_first_unbound(&g->binds, g->loops[i].trip);
+  /* sizes first: a loop's trip count may be one the unroller does without
+   * (a periodic branch's, micro-steps': unroll.c), and naming it hid the
+   * size that did stop it (llm.c: val_num_batches named, the config not) */
+  for (int i = 0; i < g->n_allocs && !name; i++) name = bind_first_unbound(&g->binds, g->allocs[i].bytes);
   for (int i = 0; i < g->n_ops && !name; i++)
     for (int j = 0; j < g->ops[i].n_acc && !name; j++)
       name = bind_first_unbound(&g->binds, g->ops[i].acc[j].bytes);
-  for (int i = 0; i < g->n_allocs && !name; i++) name = bind_first_unbound(&g->binds, g->allocs[i].bytes);
+  for (int i = 0; i < g->n_loops && !name; i++) name = bind_first_unbound(&g->binds, g->loops[i].trip);
   rw_buf b = {0};
   int n_all = 0;
   char *all = name ? bind_all_unbound(g, &n_all) : NULL;

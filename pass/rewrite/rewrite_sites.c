@@ -604,11 +604,15 @@ static enum CXChildVisitResult expr_visitor(CXCursor c, CXCursor parent, CXClien
   }
   if (k != CXCursor_CallExpr) return CXChildVisit_Recurse;
   char *callee = string_and_dispose(clang_getCursorSpelling(c));
+  const kernel_info *ki = kernels_find(&x->g->kernels, c);
+  if ((!callee || !*callee) && ki) { /* a launch in a template (kernels.c Note [launches in templates]) */
+    free(callee);
+    callee = strdup(ki->name);
+  }
   if (!callee || !*callee) {
     free(callee);
     return CXChildVisit_Recurse;
   }
-  const kernel_info *ki = kernels_find(&x->g->kernels, c);
   const libcall_info *li = ki ? NULL : libcall_find(callee);
   if (is_mem_callee(callee)) {
     record_mem(x, c, callee);

@@ -123,6 +123,21 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end);
 cudaError_t cudaGetLastError(void);
 cudaError_t cudaSetDevice(int device);
 cudaError_t cudaMemGetInfo(size_t *free, size_t *total);
+/* the fields tidal models (pass/graph/interp_device.c), at the real struct's names */
+struct cudaDeviceProp {
+  char name[256];
+  size_t totalGlobalMem, sharedMemPerBlock;
+  int regsPerBlock, warpSize, maxThreadsPerBlock, major, minor, multiProcessorCount;
+  int maxThreadsPerMultiProcessor, l2CacheSize;
+};
+enum cudaDeviceAttr {
+  cudaDevAttrMaxThreadsPerBlock = 1,
+  cudaDevAttrWarpSize = 10,
+  cudaDevAttrMultiProcessorCount = 16,
+  cudaDevAttrMaxThreadsPerMultiProcessor = 39
+};
+cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device);
+cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device);
 const char *cudaGetErrorString(cudaError_t error);
 #ifdef __cplusplus
 }

@@ -2,8 +2,8 @@
 // blockDim.x whatever the kernel tests, so an index no guard bounds - one
 // block per row, one thread per position - is bounded by the launch.  The
 // kernel's extent names the launch dimensions; the graph and the rewriter
-// substitute the launch's grid and block x, and an access whose launch is a
-// dim3 variable stays unknown (to the end of its allocation).
+// substitute the launch's grid and block x, the graph also from a dim3
+// variable (opsites.c, Note [launch dimensions]).
 // RUN: %tidal kernels %s -- %stubflags | FileCheck %s
 // RUN: %tidal graph %s -- %stubflags | FileCheck %s --check-prefix=GRAPH
 // RUN: %tidal rewrite %s -o %t.cu -- %stubflags && grep -v '^//' %t.cu | FileCheck %s --check-prefix=REWRITE
@@ -48,7 +48,7 @@ int main() {
 // GRAPH:      fwd row_scale
 // GRAPH-NEXT: readwrite y{{ +}}4*B*T*C = 32.0 KiB
 // GRAPH:      fwd row_scale
-// GRAPH-NEXT: readwrite y+4*B*T*C{{ +}}unknown
+// GRAPH-NEXT: readwrite y+4*B*T*C{{ +}}4*B*C = 512 B
 // REWRITE-LABEL: int main()
 // REWRITE-NOT: Dim.x
 // REWRITE: {(const void *)(y), ((size_t)1024*(size_t)(C)), TIDAL_READWRITE}

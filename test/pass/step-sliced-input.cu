@@ -18,7 +18,7 @@
 // REWRITE-NOT: tidal_drop({{.*}}xb
 // REWRITE-NOT: tidal_drop({{.*}}losses
 // REWRITE-NOT: tidal_drop({{.*}}lab
-// REWRITE: tidal_shutdown
+// REWRITE: TIDAL_SHUTDOWN_OR_EXIT
 #define NS 2048
 #define D 64
 #define H 512

@@ -25,5 +25,5 @@ int main() {
 // CHECK: {(const void *)(pw), ((size_t)4*(size_t)(n)), TIDAL_READWRITE},
 // CHECK: TIDAL_OP_BEGIN(&tidal_site_0, 2, tidal_acc_0);
 // The lambda's return is not one of main's.
-// CHECK-NOT: tidal_shutdown(); return;
-// CHECK: { (void)tidal_shutdown(); return 0;
+// CHECK-NOT: TIDAL_SHUTDOWN_OR_EXIT(); return;
+// CHECK: { TIDAL_SHUTDOWN_OR_EXIT(); return 0;

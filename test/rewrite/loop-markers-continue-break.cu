@@ -20,7 +20,7 @@ int main(int argc, char **argv) {
     for (int j = 0; j < 2; j++) if (j == argc) break;
 // CHECK: switch (argc) { case 7: break; }
     switch (argc) { case 7: break; }
-// CHECK: if (step == 8) { TIDAL_CHECK(tidal_iteration_end()); (void)tidal_shutdown(); return 3; }
+// CHECK: if (step == 8) { TIDAL_CHECK(tidal_iteration_end()); TIDAL_SHUTDOWN_OR_EXIT(); return 3; }
     if (step == 8) return 3;
     k<<<N / 256, 256>>>(x, N);
 // CHECK: if (step == 9) { TIDAL_CHECK(tidal_iteration_end()); break; }

@@ -11,10 +11,10 @@ __global__ void k(float *x, int n) {
 // CHECK: int main(int argc, char **argv) { TIDAL_INIT_OR_EXIT();
 int main(int argc, char **argv) {
   float *x;
-// CHECK: if (argc > 5) { (void)tidal_shutdown(); return 2; }
+// CHECK: if (argc > 5) { TIDAL_SHUTDOWN_OR_EXIT(); return 2; }
   if (argc > 5) return 2;
   cudaMalloc(&x, N * sizeof(float));
   for (int step = 0; step < 10; step++) k<<<N / 256, 256>>>(x, N);
-// CHECK: { (void)tidal_shutdown(); return 0; }
+// CHECK: { TIDAL_SHUTDOWN_OR_EXIT(); return 0; }
   return 0;
 }

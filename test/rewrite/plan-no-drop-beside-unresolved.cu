@@ -1,4 +1,5 @@
-// A pointer the graph cannot attribute to a tensor might read any buffer;
+// A pointer the graph cannot attribute to a tensor (an offset it cannot
+// compute) might read any buffer;
 // if the plan dropped that buffer, the read would see garbage (dropped memory
 // comes back fresh).  So while an unresolved access exists, no drops are
 // planned, and the header says why.  Without it (second RUN), `a`, written
@@ -6,7 +7,7 @@
 // RUN: sed -e 's@// *\(CHECK\|RESOLVED\)[-A-Z]*:.*@//@' %s > %t.cu
 // RUN: %tidal rewrite %t.cu --budget 60% -o %t.out.cu -- %stubflags
 // RUN: FileCheck %s < %t.out.cu
-// RUN: sed -e 's@(rand() % 2) ? a : d@d@' %t.cu > %t.resolved.cu
+// RUN: sed -e 's@d + (rand() % 2) \* (N / 2)@d@' %t.cu > %t.resolved.cu
 // RUN: %tidal rewrite %t.resolved.cu --budget 60% -o %t.resolved.out.cu -- %stubflags
 // RUN: FileCheck --check-prefix=RESOLVED %s < %t.resolved.out.cu
 // CHECK: plan: no drops planned: 1 access(es) per iteration could not be attributed to a tensor
@@ -37,7 +38,7 @@ int main(void) {
     scale<<<N / 256, 256>>>(d, c, N);
     scale<<<N / 256, 256>>>(c, d, N);
     scale<<<N / 256, 256>>>(d, c, N);
-    float *p = (rand() % 2) ? a : d;
+    float *p = d + (rand() % 2) * (N / 2);
     scale<<<N / 256, 256>>>(c, p, N);
   }
   return 0;

@@ -3,9 +3,17 @@
  * with the same demand and both shrink to half, keeping every byte; the
  * group never holds more than the total; the first is killed mid-run
  * (SIGKILL, holding its memory and its slot) and the second gets the whole
- * total back and uses more than half of it.  Also: malformed settings. */
+ * total back and uses more than half of it.  Also: malformed settings;
+ * (issue 23) a segment another user made, or one open to group or others,
+ * or not a segment's size, is refused; so is a total other than the
+ * group's, and TIDAL_SHARED_NAME without a shared budget; a newcomer to a
+ * busy group whose first op needs more than its proportional share gets
+ * it, the running process shrinking. */
 #include "testhelp.h" /* first: it sets _GNU_SOURCE */
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include "rt.h"
 
@@ -124,6 +132,185 @@ static void malformed(void) {
   unsetenv("TIDAL_SHARED_NAME");
 }
 
+static void shm_path(char *path, size_t n, const char *name) {
+  snprintf(path, n, "/dev/shm/tidal-u%u-%s", (unsigned)geteuid(), name);
+}
+
+/* Note [segment trust]: segments this process did not make alone. */
+static void untrusted(void) {
+  tidal_config cfg;
+  th_config(&cfg, CHUNKS, 0);
+  cfg.budget_bytes = 0;
+  cfg.shared_budget_bytes = TOTAL * CHUNKS;
+  char name[80], path[160];
+  snprintf(name, sizeof name, "%s-trust", group);
+  cfg.shared_name = name;
+  shm_path(path, sizeof path, name);
+  /* open to others */
+  int fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
+  CHECK(fd >= 0 && fchmod(fd, 0644) == 0);
+  CHECK_STATUS(tidal_init(&cfg), TIDAL_ERR_CONFIG);
+  CHECK_MESSAGE("no group or other access");
+  /* this user's and private, but not a segment's size */
+  CHECK(fchmod(fd, 0600) == 0 && ftruncate(fd, 1 << 20) == 0);
+  CHECK_STATUS(tidal_init(&cfg), TIDAL_ERR_CONFIG);
+  CHECK_MESSAGE("not a version-");
+  /* another user's (only root can make one here to try) */
+  if (geteuid() == 0) {
+    CHECK(fchown(fd, 65534, 65534) == 0);
+    CHECK_STATUS(tidal_init(&cfg), TIDAL_ERR_CONFIG);
+    CHECK_MESSAGE("belongs to uid 65534");
+  }
+  close(fd);
+  CHECK(unlink(path) == 0);
+  CHECK(!tidal_is_initialized());
+  /* a group name with no shared budget */
+  cfg.shared_budget_bytes = 0;
+  CHECK_STATUS(tidal_init(&cfg), TIDAL_ERR_CONFIG);
+  CHECK_MESSAGE("TIDAL_SHARED_NAME");
+}
+
+/* A child joins with `total` and holds the segment until told ('q'). */
+static pid_t holder(const char *name, size_t total, int *to, int *from) {
+  int down[2], up[2];
+  CHECK(pipe(down) == 0 && pipe(up) == 0);
+  pid_t pid = fork();
+  CHECK(pid >= 0);
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    close(down[1]);
+    close(up[0]);
+    tidal_config cfg;
+    th_config(&cfg, CHUNKS, 0);
+    cfg.budget_bytes = 0;
+    cfg.shared_budget_bytes = total;
+    cfg.shared_name = name;
+    th_init(&cfg);
+    say(up[1], 'r');
+    CHECK(hear(down[0]) == 'q');
+    CHECK_OK(tidal_shutdown());
+    _exit(0);
+  }
+  close(down[0]);
+  close(up[1]);
+  *to = down[1];
+  *from = up[0];
+  return pid;
+}
+
+/* A total other than the group's is refused, naming both. */
+static void mismatched_total(void) {
+  char name[80];
+  snprintf(name, sizeof name, "%s-total", group);
+  int to, from;
+  pid_t h = holder(name, TOTAL * CHUNKS, &to, &from);
+  CHECK(hear(from) == 'r');
+  tidal_config cfg;
+  th_config(&cfg, CHUNKS, 0);
+  cfg.budget_bytes = 0;
+  cfg.shared_budget_bytes = 2 * TOTAL * CHUNKS;
+  cfg.shared_name = name;
+  CHECK_STATUS(tidal_init(&cfg), TIDAL_ERR_CONFIG);
+  CHECK_MESSAGE("the group running shares");
+  say(to, 'q');
+  int st;
+  CHECK(waitpid(h, &st, 0) == h && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+/* A busy process holding most of the total keeps running ops ('q' ends
+ * it); reports 'r' once its data is written. */
+static void hog(int fd_up, int fd_down, const char *name) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL); /* a failed test does not leave it running */
+  tidal_config cfg;
+  th_config(&cfg, CHUNKS, 0);
+  cfg.budget_bytes = 0;
+  cfg.shared_budget_bytes = TOTAL * CHUNKS;
+  cfg.shared_name = name;
+  th_init(&cfg);
+  enum { HN = 5, HPER = 8 }; /* 40 chunks of data: more than the total */
+  unsigned char *t[HN], *shadow[HN], *got = malloc(HPER * CHUNKS);
+  CHECK(got);
+  for (int i = 0; i < HN; i++) {
+    CHECK_OK(tidal_malloc((void **)&t[i], HPER * CHUNKS));
+    shadow[i] = malloc(HPER * CHUNKS);
+    CHECK(shadow[i]);
+    th_fill_pattern(shadow[i], HPER * CHUNKS, 100 + (uint64_t)i);
+    tidal_access a = {t[i], TIDAL_EXTENT_UNKNOWN, TIDAL_WRITE};
+    CHECK_OK(tidal_op_begin(&site, 1, &a));
+    th_put(t[i], shadow[i], HPER * CHUNKS);
+    CHECK_OK(tidal_op_end(&site));
+  }
+  say(fd_up, 'r');
+  fcntl(fd_down, F_SETFL, O_NONBLOCK);
+  for (;;) {
+    for (int i = 0; i < HN; i++) {
+      tidal_access a = {t[i], TIDAL_EXTENT_UNKNOWN, TIDAL_READ};
+      CHECK_OK(tidal_op_begin(&site, 1, &a));
+      th_get(got, t[i], HPER * CHUNKS);
+      if (memcmp(got, shadow[i], HPER * CHUNKS) != 0)
+        TH_FAIL("the busy process lost data in tensor %d", i);
+      CHECK_OK(tidal_op_end(&site));
+    }
+    char c;
+    if (read(fd_down, &c, 1) == 1 && c == 'q')
+      break;
+    usleep(100);
+  }
+  CHECK_OK(tidal_shutdown());
+  _exit(0);
+}
+
+/* Issue 23: a newcomer to a busy group whose first op needs more than its
+ * proportional share (6 chunks of demand against the busy one's 32:
+ * 32 * 6 / 38 = 5 chunks) gets the op's working set, the busy process
+ * shrinking; before, its first op failed at once with TIDAL_ERR_BUDGET. */
+static void newcomer(void) {
+  char name[80];
+  snprintf(name, sizeof name, "%s-new", group);
+  int down[2], up[2];
+  CHECK(pipe(down) == 0 && pipe(up) == 0);
+  pid_t h = fork();
+  CHECK(h >= 0);
+  if (h == 0) {
+    close(down[1]);
+    close(up[0]);
+    hog(up[1], down[0], name);
+  }
+  close(down[0]);
+  close(up[1]);
+  CHECK(hear(up[0]) == 'r');
+  tidal_config cfg;
+  th_config(&cfg, CHUNKS, 0);
+  cfg.budget_bytes = 0;
+  cfg.shared_budget_bytes = TOTAL * CHUNKS;
+  cfg.shared_name = name;
+  th_init(&cfg);
+  size_t bytes = 6 * CHUNKS;
+  unsigned char *x, *want = malloc(bytes), *got = malloc(bytes);
+  CHECK(want && got);
+  CHECK_OK(tidal_malloc((void **)&x, bytes));
+  th_fill_pattern(want, bytes, 7);
+  tidal_access w = {x, bytes, TIDAL_WRITE};
+  CHECK_OK(tidal_op_begin(&site, 1, &w));
+  th_put(x, want, bytes);
+  CHECK_OK(tidal_op_end(&site));
+  tidal_access r = {x, bytes, TIDAL_READ};
+  CHECK_OK(tidal_op_begin(&site, 1, &r));
+  th_get(got, x, bytes);
+  CHECK(memcmp(got, want, bytes) == 0);
+  CHECK_OK(tidal_op_end(&site));
+  CHECK(th_stats().budget_bytes >= bytes);
+  say(down[1], 'q');
+  int st;
+  CHECK(waitpid(h, &st, 0) == h);
+  if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+    TH_FAIL("the busy process failed (status %d)", st);
+  CHECK_OK(tidal_free(x));
+  CHECK_OK(tidal_shutdown());
+  free(want);
+  free(got);
+}
+
 /* Alone in the group: the whole total (capped by the process's own
  * budget), and the segment is gone after shutdown. */
 static void alone(void) {
@@ -157,6 +344,9 @@ int main(int argc, char **argv) {
   malformed();
   alone();
   alarm(100); /* a hang fails the test */
+  untrusted();
+  mismatched_total();
+  newcomer();
   int ra, rb;
   pid_t a = spawn(&ra, 1);
   CHECK(hear(ra) == 'r');

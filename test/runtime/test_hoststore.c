@@ -3,6 +3,12 @@
  * nothing is ever lost. */
 #include "testhelp.h"
 
+/* Library internals (hoststore.c, Note [adopted slots]). */
+int rt_host_adopt_ready(void);
+int64_t rt_host_adopt(void *buf);
+void *rt_host_slot_addr(int64_t slot);
+void rt_host_slot_free(int64_t slot);
+
 static size_t CH, N;
 static const tidal_site site = {"host_op", __FILE__, __LINE__, 0};
 
@@ -106,6 +112,26 @@ int main(int argc, char **argv) {
   tidal_stats s5 = th_stats();
   CHECK(s5.total.recomputes >= 1);
   CHECK(s5.total.peak_resident_bytes <= s5.budget_bytes);
+
+  /* An exchange that wins no device chunk and finds no slot keeps its
+   * buffer as a slot (Note [adopted slots]): from then on an ordinary one -
+   * freed, handed out to a swap-out, its data read back - and released at
+   * tidal_shutdown (the sanitizer build's leak check). */
+  CHECK(rt_host_adopt_ready());
+  unsigned char *buf = malloc(CH);
+  CHECK(buf);
+  int64_t slot = rt_host_adopt(buf);
+  CHECK(rt_host_slot_addr(slot) == buf);
+  rt_host_slot_free(slot);
+  th_check_host("an adopted slot freed");
+  CHECK_OK(tidal_free(B));
+  CHECK_OK(tidal_swap_out(A, N)); /* 5 slots now: A's 4 chunks, and C's first */
+  CHECK_OK(tidal_swap_out(C, N));
+  CHECK_OK(tidal_synchronize());
+  th_check_host("swap-outs into the store with an adopted slot");
+  expect(C, 3);
+  expect(A, 1);
+  expect(D, 4);
   CHECK_OK(tidal_shutdown());
   printf("ok\n");
   return 0;

@@ -19,12 +19,26 @@
  * [host slot ownership]).  In the host-starved profile an op may legitimately fail with
  * TIDAL_ERR_BUDGET (or TIDAL_ERR_RECOMPUTE when a closure's own op ran out
  * of room); the shadow is then unchanged and the data must still be there.
+ *
+ * The last profile draws its device and host budgets from the seed (2-10
+ * and 1-8 chunks) and changes the device budget at random between ops, as
+ * a shared budget or a measured percentage does (rt_budget_set), for
+ * RANDOM_STEPS steps: the host store is full most of the time, and a pool
+ * still shrinking meets fault-ins that need an exchange (issue 23: a
+ * SIGSEGV, and the chunk's only copy lost).  Ops may fail with
+ * TIDAL_ERR_BUDGET there; nothing may crash or lose a byte.
  * The seed is printed; replay with argv[1] or TIDAL_TEST_SEED. */
 #include "testhelp.h"
+
+/* Library internal (pool.c): changes the budget at run time, as a shared
+ * budget's share moving does (Note [resizable pool]). */
+tidal_status rt_budget_set(size_t bytes);
 
 #define NALLOC 8
 #define NREG 4
 #define STEPS 5000
+#define RANDOM_STEPS 10000 /* the random-budgets profile (issue 23: at least 10,000) */
+#define RANDOM_MAX_CHUNKS 10 /* its device budgets: 2..this chunks */
 
 typedef struct shadow {
   unsigned char *dev;
@@ -45,6 +59,7 @@ typedef struct profile {
   int nested;              /* ops may nest (a second op inside the first) */
   int nreg;                /* live registrations at most */
   int may_fail;            /* host store starved: BUDGET / RECOMPUTE are legal */
+  int random_budgets;      /* budgets drawn from the seed, the device one changing */
 } profile;
 
 /* A registration: dst = produce(src, salt), re-run by the closure. */
@@ -64,6 +79,7 @@ static shadow sh[NALLOC];
 static reg regs[NREG];
 static const profile *P;
 static size_t CH;
+static size_t budget_chunks; /* the device budget now (changes in the random profile) */
 static unsigned char *scratch, *scratch2;
 static tidal_counters prev_total;
 static uint64_t iterations_ended;
@@ -80,12 +96,16 @@ static const tidal_site produce_site = {"prop_produce", __FILE__, __LINE__, 2e-5
 
 static void check_invariants(const char *after) {
   tidal_stats st = th_stats();
-  if (st.resident_bytes > st.budget_bytes || st.total.peak_resident_bytes > st.budget_bytes ||
+  /* A shrunken budget takes effect as open ops and full stores allow, so
+   * under changing budgets residency is bounded by the largest one. */
+  uint64_t bound = P->random_budgets ? (uint64_t)RANDOM_MAX_CHUNKS * CH : st.budget_bytes;
+  if (st.resident_bytes > bound ||
+      (!P->random_budgets && st.total.peak_resident_bytes > st.budget_bytes) ||
       st.total.peak_resident_bytes < st.resident_bytes)
     TH_FAIL("after %s: resident %llu, peak %llu, budget %llu", after,
             (unsigned long long)st.resident_bytes,
             (unsigned long long)st.total.peak_resident_bytes, (unsigned long long)st.budget_bytes);
-  CHECK(st.budget_bytes == P->budget_chunks * CH);
+  CHECK(st.budget_bytes == budget_chunks * CH);
   CHECK(st.iterations == iterations_ended);
   CHECK(st.total.prefetched_bytes <= st.total.swapped_in_bytes);
   CHECK(st.total.stall_seconds >= 0 && st.total.modelled_seconds >= 0);
@@ -98,7 +118,8 @@ static void check_invariants(const char *after) {
             (unsigned long long)st.last_iteration.f, (unsigned long long)st.total.f);
   COUNTER_FIELDS(MONOTONE)
 #undef MONOTONE
-  CHECK(st.last_iteration.peak_resident_bytes <= st.budget_bytes);
+  if (!P->random_budgets)
+    CHECK(st.last_iteration.peak_resident_bytes <= st.budget_bytes);
   prev_total = st.total;
   th_check_host(after); /* each host slot free once or owned by one chunk */
 }
@@ -392,8 +413,9 @@ static void step_realloc(void) {
   new_alloc(i);
 }
 
-/* Reads every allocation back in pieces; in the starved profile an
- * unreadable piece is retried after verified allocations are freed. */
+/* Reads every allocation back in pieces (those with defined bytes); in the
+ * starved profiles an unreadable piece is retried after verified
+ * allocations are freed. */
 static void final_check(void) {
   int done[NALLOC] = {0};
   for (int pass = 0; pass < 4; pass++) {
@@ -405,6 +427,11 @@ static void final_check(void) {
       int ok = 1;
       while (off < sh[i].bytes && ok) {
         size_t l = sh[i].bytes - off < piece ? sh[i].bytes - off : piece;
+        if (!memchr(sh[i].defined + off, 1, l)) { /* nothing to check: reading it would only
+                                                     need room for garbage (a full store) */
+          off += l;
+          continue;
+        }
         tidal_access a = {sh[i].dev + off, l, TIDAL_READ};
         tidal_status st = tidal_op_begin(&op_site, 1, &a);
         if (!op_ok(st, "final read")) {
@@ -428,8 +455,17 @@ static void final_check(void) {
   TH_FAIL("[%s] data stayed unreadable after every other allocation was freed", P->name);
 }
 
-static void one_round(const profile *prof, int synchronous) {
+static void one_round(const profile *given, int synchronous) {
+  profile drawn = *given;
+  if (drawn.random_budgets) {
+    drawn.budget_chunks = 2 + th_below(RANDOM_MAX_CHUNKS - 1);
+    drawn.host_chunks = 1 + th_below(8);
+    printf("[%s] device budget %zu chunks, host budget %zu chunks\n", drawn.name,
+           drawn.budget_chunks, drawn.host_chunks);
+  }
+  const profile *prof = &drawn;
   P = prof;
+  budget_chunks = prof->budget_chunks;
   tidal_config cfg;
   th_config(&cfg, 4096, 4096 * prof->budget_chunks);
   cfg.sim_synchronous = synchronous;
@@ -445,7 +481,8 @@ static void one_round(const profile *prof, int synchronous) {
     new_alloc(i);
   CHECK_OK(tidal_iteration_begin());
   int fails_before = 0;
-  for (int step = 0; step < STEPS; step++) {
+  int steps = prof->random_budgets ? RANDOM_STEPS : STEPS;
+  for (int step = 0; step < steps; step++) {
     int a = (int)th_below(NALLOC);
     size_t off, len;
     random_range(a, &off, &len);
@@ -476,6 +513,10 @@ static void one_round(const profile *prof, int synchronous) {
     } else if (action < 90) {
       what = "free + malloc";
       step_realloc();
+    } else if (action < 97 && P->random_budgets && th_below(4) == 0) {
+      what = "budget change"; /* as a shared budget's share moves (Note [resizable pool]) */
+      budget_chunks = 2 + th_below(RANDOM_MAX_CHUNKS - 1);
+      CHECK_OK(rt_budget_set(budget_chunks * CH));
     } else if (action < 97) {
       what = "synchronize";
       CHECK_OK(tidal_synchronize());
@@ -518,15 +559,18 @@ static void one_round(const profile *prof, int synchronous) {
  * most nreg levels deep; small allocations take one slab chunk each.  The
  * roomy profile's budget covers 3 + 9 + 4*4 + 2 = 30 chunks. */
 static const profile profiles[] = {
-    {"roomy", 32, 0, 12, 2, 0, 2, 3, 1, 4, 0},
-    {"one chunk", 1, 0, 6, 0, 1, 1, 1, 0, 0, 0},
-    {"three chunks", 3, 0, 6, 0, 1, 1, 1, 0, 1, 0},
-    {"host starved", 10, 6, 3, 1, 0, 1, 2, 1, 2, 1},
+    {"roomy", 32, 0, 12, 2, 0, 2, 3, 1, 4, 0, 0},
+    {"one chunk", 1, 0, 6, 0, 1, 1, 1, 0, 0, 0, 0},
+    {"three chunks", 3, 0, 6, 0, 1, 1, 1, 0, 1, 0, 0},
+    {"host starved", 10, 6, 3, 1, 0, 1, 2, 1, 2, 1, 0},
     /* The store is full whenever more than 10 chunks hold data: exchanges,
      * write-only restores of swapped-out chunks and frees of chunks holding
      * slots interleave.  8 allocations of at most 2 chunks fit in budget +
      * store together, so the final reads can always finish. */
-    {"host full", 10, 6, 1, 0, 0, 1, 2, 1, 1, 1},
+    {"host full", 10, 6, 1, 0, 0, 1, 2, 1, 1, 1, 0},
+    /* Budgets from the seed (one_round), changing; data beyond budget +
+     * store is refused (TIDAL_ERR_BUDGET), never lost. */
+    {"random budgets", 0, 0, 2, 1, 0, 1, 2, 1, 1, 1, 1},
 };
 
 int main(int argc, char **argv) {

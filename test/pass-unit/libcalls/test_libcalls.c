@@ -380,6 +380,82 @@ static void test_cublaslt(void) {
   n = run("cublasLtMatmul");
   CHECK(n == 4 && find(n, "workspace") == NULL, "NULL workspace skipped (%d)", n);
   CHECK(libcall_find("cublasLtMatmul")->family == LIBCALL_CUBLASLT, "lt family");
+  /* beta proven 0: C only blends into D, so it is not read */
+  zero_beta_arg = 7;
+  n = run("cublasLtMatmul");
+  CHECK(find(n, "C") == NULL && find(n, "D") != NULL, "beta 0: C not read");
+}
+
+/* Note [cublasLt descriptors] (libcalls_cublaslt.c) */
+static void test_cublaslt_descriptors(void) {
+  reset_env();
+  /* the layout setter keeps type, rows, cols, ld */
+  set_args(5, "&l", "CUDA_R_16BF", "M", "N", "M");
+  args[1].value = sym_const(A, 14);
+  sym *kept[8];
+  CHECK(libcall_descriptor_params("cublasLtMatrixLayoutCreate", args, nargs, kept, 8) == 4 &&
+            str_is(kept[1], "M") && str_is(kept[3], "M"),
+        "layout keeps type, rows, cols, ld");
+  /* attribute slots, by value or by name */
+  const char *slot = NULL;
+  int ptr = -1;
+  libcall_arg a5 = {sym_const(A, 5), "CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT"};
+  CHECK(libcall_attr_slot("cublasLtMatrixLayoutSetAttribute", &a5, &slot, &ptr) == 1 &&
+            !strcmp(slot, "batch") && ptr == 0,
+        "batch count slot");
+  libcall_arg a8 = {sym_unknown(A), "CUBLASLT_MATMUL_DESC_BIAS_POINTER"};
+  CHECK(libcall_attr_slot("cublasLtMatmulDescSetAttribute", &a8, &slot, &ptr) == 1 &&
+            !strcmp(slot, "bias") && ptr == 1,
+        "bias pointer slot by name");
+  libcall_arg a3 = {sym_const(A, 3), "CUBLASLT_MATMUL_DESC_TRANSA"};
+  CHECK(libcall_attr_slot("cublasLtMatmulDescSetAttribute", &a3, &slot, &ptr) == 0,
+        "transpose: not a memory attribute");
+  CHECK(libcall_find("cublasLtMatmulDescSetAttribute")->flags == LIBCALL_DESCRIPTOR_ATTR,
+        "attribute setter row");
+  /* a batched layout: batch matrices stride elements apart */
+  BIND({"M", 8}, {"N", 4}, {"H", 3});
+  libcall_lt_layout l = {sym_const(A, 14), sym_var(A, "M"), sym_var(A, "N"), sym_var(A, "M"),
+                         sym_var(A, "H"), sym_parse(A, "M*N")};
+  sym *bytes = NULL;
+  int dense = -1;
+  CHECK(libcall_lt_layout_bytes(A, &l, &bytes, &dense) == 0 && eval(bytes) == 2 * 8 * 4 * 3 &&
+            dense == 1,
+        "packed batch: %lld dense %d", (long long)eval(bytes), dense);
+  l.stride = NULL; /* cuBLASLt's default stride 0: every matrix the first, never dense */
+  libcall_lt_layout_bytes(A, &l, &bytes, &dense);
+  CHECK(eval(bytes) == 2 * 8 * 4 && dense == 0, "stride 0: %lld", (long long)eval(bytes));
+  l.type = sym_unknown(A);
+  CHECK(libcall_lt_layout_bytes(A, &l, &bytes, &dense) != 0, "unknown type: no extent");
+  /* epilogues: GELU_AUX_BIAS reads m of bias, writes the aux (ld m) exactly */
+  libcall_lt_epi e = {sym_const(A, 164), NULL, NULL, sym_var(A, "M"), NULL, NULL,
+                      sym_var(A, "M"), sym_var(A, "N"), sym_const(A, 14), NULL, 1, 1};
+  libcall_access ea[2];
+  int n = libcall_lt_epilogue(A, &e, ea);
+  CHECK(n == 2 && !strcmp(ea[0].role, "bias") && ea[0].mode == ACCESS_READ &&
+            eval(ea[0].bytes) == 16 && !strcmp(ea[1].role, "aux") && ea[1].mode == ACCESS_WRITE &&
+            ea[1].exact == 1 && eval(ea[1].bytes) == 2 * 8 * 4,
+        "gelu aux bias");
+  /* DGELU reads the aux; BGRADB writes n of bias */
+  e.epilogue = sym_const(A, 192);
+  e.has_bias = 0;
+  n = libcall_lt_epilogue(A, &e, ea);
+  CHECK(n == 1 && ea[0].mode == ACCESS_READ && ea[0].exact == 0, "dgelu reads aux");
+  e.epilogue = sym_const(A, 512);
+  e.has_bias = 1;
+  e.has_aux = 0;
+  n = libcall_lt_epilogue(A, &e, ea);
+  CHECK(n == 1 && ea[0].mode == ACCESS_WRITE && eval(ea[0].bytes) == 8, "bgradb writes n");
+  /* BIAS only: the aux pointer, if set, is not touched */
+  e.epilogue = sym_const(A, 4);
+  e.has_aux = 1;
+  n = libcall_lt_epilogue(A, &e, ea);
+  CHECK(n == 1 && !strcmp(ea[0].role, "bias"), "bias epilogue leaves aux alone");
+  /* an epilogue not known: both read and written */
+  e.epilogue = sym_unknown(A);
+  n = libcall_lt_epilogue(A, &e, ea);
+  CHECK(n == 2 && ea[0].mode == ACCESS_READWRITE && ea[1].mode == ACCESS_READWRITE &&
+            !ea[0].exact && !ea[1].exact,
+        "unknown epilogue");
 }
 
 /* ---- cuDNN ---- */
@@ -690,8 +766,9 @@ static void test_tables_consistent(void) {
       CHECK(libcall_find(nm) == &r->info, "%s: lookup finds another row (duplicate name?)", nm);
       unsigned f = r->info.flags;
       CHECK(!!(f & LIBCALL_OP) + !!(f & (LIBCALL_ALLOC | LIBCALL_FREE)) +
-                    !!(f & LIBCALL_DESCRIPTOR_SETTER) + !!(f & LIBCALL_DESCRIPTOR_QUERY) == 1,
-            "%s: exactly one of op/alloc/setter/query", nm);
+                    !!(f & LIBCALL_DESCRIPTOR_SETTER) + !!(f & LIBCALL_DESCRIPTOR_QUERY) +
+                    !!(f & LIBCALL_DESCRIPTOR_ATTR) == 1,
+            "%s: exactly one of op/alloc/setter/query/attribute", nm);
       if (f & LIBCALL_DESCRIPTOR_SETTER)
         CHECK(r->n_dims == 0 || (r->dims_first > r->sp[0] && r->dims_first + r->n_dims <= na),
               "%s: kept parameters %d..+%d", nm, r->dims_first, r->n_dims);
@@ -732,6 +809,7 @@ int main(void) {
   test_gemmex_dtypes();
   test_level12();
   test_cublaslt();
+  test_cublaslt_descriptors();
   test_cudnn_setters();
   test_cudnn_conv_output_dims();
   test_cudnn_ops();

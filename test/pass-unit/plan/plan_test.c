@@ -48,13 +48,33 @@ static void test_cost_model(void) {
   /* compute-bound: 67 GFLOP at 67 TFLOP/s = 1 ms */
   s = cost_op_seconds(&m, 67e9, 1000);
   CHECK(s > 0.99e-3 && s < 1.01e-3 + 1e-5);
-  CHECK(cost_model_set_pair(&m, "h2d_bw=10G") == 0);
+  char why[256];
+  CHECK(cost_model_set_pair(&m, "h2d_bw=10G", why, sizeof why) == 0);
   CHECK(m.h2d_bytes_per_s == 10e9);
-  CHECK(cost_model_set_pair(&m, "latency=0") == 0);
+  CHECK(m.set_keys == 1u << COST_H2D_BW);
+  CHECK(cost_model_set_pair(&m, "latency=0", why, sizeof why) == 0);
   CHECK(cost_h2d_seconds(&m, 10000000000ull) > 0.99 && cost_h2d_seconds(&m, 10000000000ull) < 1.01);
-  CHECK(cost_model_set_pair(&m, "nosuchkey=1") != 0);
-  CHECK(cost_model_set_pair(&m, "h2d_bw=0") != 0);
-  CHECK(cost_model_set_pair(&m, "h2d_bw=fast") != 0);
+  CHECK(cost_model_set_pair(&m, "latency=10u", why, sizeof why) == 0);
+  CHECK(m.copy_latency_s > 9.99e-6 && m.copy_latency_s < 10.01e-6);
+  CHECK(cost_model_set_pair(&m, "nosuchkey=1", why, sizeof why) != 0);
+  CHECK(cost_model_set_pair(&m, "h2d_bw=0", why, sizeof why) != 0);
+  CHECK(cost_model_set_pair(&m, "h2d_bw=fast", why, sizeof why) != 0);
+  /* issue 23: only finite plain decimals, in range, with the key's units */
+  static const char *const refused[] = {
+      "h2d_bw=inf", "h2d_bw=nan", "h2d_bw=-5G", "h2d_bw=0x10", "h2d_bw=5G junk", "h2d_bw=5Gx",
+      "h2d_bw=1e400", "h2d_bw=2e18", "latency=1G", "latency=5", "latency=10K", "launch=nan",
+      "h2d_bw=10u", "peak_flops=", "h2d_bw=+5G", "h2d_bw=5\x01"};
+  for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+    cost_model before = m;
+    if (cost_model_set_pair(&m, refused[i], why, sizeof why) == 0) {
+      fprintf(stderr, "accepted %s\n", refused[i]);
+      CHECK(0);
+    }
+    CHECK(m.h2d_bytes_per_s == before.h2d_bytes_per_s && m.copy_latency_s == before.copy_latency_s);
+  }
+  /* a binary value is quoted with its bytes escaped, never raw */
+  CHECK(cost_model_set_pair(&m, "h2d_bw=\x01\xff", why, sizeof why) != 0);
+  CHECK(strstr(why, "\\x01\\xff") != NULL);
 }
 
 static void test_none_mode(void) {
