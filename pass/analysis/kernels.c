@@ -375,10 +375,11 @@ int kernels_analyze(pass_tu *t, kernel_table *out) {
  * b>>>(params, ...)` in llm.c's adamw_update<Tp, Tg>) is a call libclang
  * resolves to nothing: no referenced declaration, an empty spelling.  Its
  * callee expression still names the kernel template (an overload set of
- * one), which is the entry in the table.  The rewriter walks template
- * bodies as written, so without this the launch was no op site: never
- * instrumented, and never said. */
-static CXCursor dependent_callee(CXCursor call) {
+ * one), which is the entry in the table.  The op sites are found in
+ * template bodies as written (graph/sites.c, Note [op calls in templates]),
+ * so without this the launch was no op site: never instrumented, and never
+ * said. */
+CXCursor kernels_dependent_callee(CXCursor call) {
   if (clang_getCursorKind(call) != CXCursor_CallExpr) return clang_getNullCursor();
   CXCursor ch[1];
   CXCursor c = cursor_children(call, ch, 1) >= 1 ? ch[0] : clang_getNullCursor();
@@ -400,7 +401,7 @@ static CXCursor dependent_callee(CXCursor call) {
 
 const kernel_info *kernels_find(const kernel_table *kt, CXCursor callee) {
   CXCursor ref = clang_getCursorReferenced(callee);
-  if (clang_Cursor_isNull(ref)) ref = dependent_callee(callee); /* Note [launches in templates] */
+  if (clang_Cursor_isNull(ref)) ref = kernels_dependent_callee(callee); /* Note [launches in templates] */
   if (clang_Cursor_isNull(ref)) ref = callee;
   /* A template specialisation's USR differs from the template's. */
   CXCursor tmpl = clang_getSpecializedCursorTemplate(ref);

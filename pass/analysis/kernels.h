@@ -71,8 +71,16 @@ typedef struct kernel_table {
 /* Analyses every __global__ definition in the TU (main file and project
  * headers; not system headers). */
 int kernels_analyze(pass_tu *t, kernel_table *out);
-/* By USR of the referenced declaration (cursor of a launch's callee). */
+/* By USR of the referenced declaration (cursor of a launch's callee); a
+ * call clang left unresolved in a template's body by the candidate it
+ * names (kernels_dependent_callee). */
 const kernel_info *kernels_find(const kernel_table *kt, CXCursor callee);
+/* For a call clang left unresolved in a function template's body (its
+ * arguments depend on the template's parameters: no spelling, no
+ * referenced declaration), the declaration its callee expression names
+ * (the first of its overload set); a null cursor otherwise.  Note
+ * [launches in templates] in kernels.c. */
+CXCursor kernels_dependent_callee(CXCursor call);
 const kernel_info *kernels_find_name(const kernel_table *kt, const char *name);
 void kernels_free(kernel_table *kt);
 

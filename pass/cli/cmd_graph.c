@@ -17,7 +17,6 @@
 #include "cli/options.h"
 #include "cli/output.h"
 #include "cli/summary.h"
-#include "rewrite/rewrite.h"
 
 static void usage(FILE *fp) {
   fprintf(fp,
@@ -91,14 +90,8 @@ int cmd_graph(int argc, char **argv) {
   if (rc == 0) o.input = program_name(&o, t); /* -p DIR alone gives none */
   if (rc != 0) goto out;
   {
-    /* Which allocations a rewrite would manage: the rewriter's own scan. */
-    rw_scan *scans = NULL;
-    int n_scans = 0;
-    unsigned char *managed = NULL;
-    if (rw_scan_program(t, &g, &scans, &n_scans) == 0) {
-      managed = rw_program_allocs_managed(t, &g, scans, n_scans);
-      rw_scans_free(scans, n_scans);
-    }
+    /* Which allocations a rewrite of the whole program would manage. */
+    unsigned char *managed = graph_allocs_replaced(&g, -1);
     graph_coverage cov;
     graph_coverage_of(&g, managed, &cov);
     summary_graph_warnings(&g, managed);

@@ -164,8 +164,6 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
   int have_trace = 0;
   plan_result plan;
   memset(&plan, 0, sizeof plan);
-  rw_scan *scans = NULL;
-  int n_scans = 0;
   rw_placer placer;
   memset(&placer, 0, sizeof placer);
   rw_place *places = NULL;
@@ -231,8 +229,7 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
    * rewriter's own placement decision (rewrite_place.c). */
   places = calloc((size_t)plan.n_actions + 1, sizeof *places);
   rplace = calloc((size_t)plan.n_actions + 1, sizeof *rplace);
-  if (!places || !rplace || rw_scan_program(tu, &g, &scans, &n_scans) != 0 ||
-      rw_placer_init(&placer, tu, &g, scans, n_scans) != 0) {
+  if (!places || !rplace || rw_placer_init(&placer, tu, &g) != 0) {
     diag_error(NULL, 0, 0, "out of memory while placing the plan");
     rc = TIDAL_EXIT_INTERNAL;
     goto out;
@@ -350,7 +347,7 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
     rc = output_commit(&out);
     if (rc != 0) goto out;
     {
-      unsigned char *managed = rw_program_allocs_managed(tu, &g, scans, n_scans);
+      unsigned char *managed = graph_allocs_replaced(&g, -1);
       graph_coverage cov;
       graph_coverage_of(&g, managed, &cov);
       free(managed);
@@ -396,7 +393,6 @@ out:
   free(op_seconds);
   free(pack);
   rw_placer_free(&placer);
-  rw_scans_free(scans, n_scans);
   if (child && !reported) replay_child_result(child, rc ? rc : TIDAL_EXIT_INTERNAL, 0);
   return rc;
 }

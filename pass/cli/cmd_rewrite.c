@@ -67,8 +67,9 @@ static int mkdir_p(char *path) {
 }
 
 /* A file is written when it is an input or has something to instrument. */
-static int to_write(const pass_tu *f, const rw_scan *s) {
-  return f->is_unit || s->n_sites > 0 || s->n_mems > 0;
+static int to_write(const pass_tu *f, const graph *g) {
+  const graph_file *gf = f->file_index < g->n_files ? &g->files[f->file_index] : NULL;
+  return f->is_unit || (gf && (gf->n_sites > 0 || gf->n_mems > 0));
 }
 
 /* Writes text to path, creating its folder. */
@@ -160,8 +161,9 @@ static char *read_all(const char *path, size_t *n) {
  * finds the rewritten x.cu beside it).  Every destination is checked
  * before any is written (output_check, Note [protected files] in
  * output.c): `-o ./` beside the input would otherwise replace it. */
-static int rewrite_to_dir(pass_tu *t, graph *g, const rw_request *req, const rw_scan *scans,
-                          int n, const char *dir, const tidal_options *o) {
+static int rewrite_to_dir(pass_tu *t, graph *g, const rw_request *req, const char *dir,
+                          const tidal_options *o) {
+  int n = g->n_files;
   char **real = calloc((size_t)n, sizeof *real);
   char **dst = calloc((size_t)n, sizeof *dst);
   copy_ud cu;
@@ -172,7 +174,7 @@ static int rewrite_to_dir(pass_tu *t, graph *g, const rw_request *req, const rw_
   int rc = TIDAL_EXIT_INTERNAL, first = 1;
   if (!real || !dst) goto out;
   for (int i = 0; i < n; i++) {
-    if (!to_write(t->prog->files[i], &scans[i])) continue;
+    if (!to_write(t->prog->files[i], g)) continue;
     char buf[PATH_MAX];
     if (!realpath(t->prog->files[i]->main_path, buf)) continue;
     if (!(real[i] = strdup(buf))) goto out;
@@ -227,7 +229,7 @@ static int rewrite_to_dir(pass_tu *t, graph *g, const rw_request *req, const rw_
     char *text = NULL;
     size_t text_n = 0;
     rw_report rep;
-    rc = rw_rewrite(t->prog->files[i], g, req, scans, n, &text, &text_n, &rep);
+    rc = rw_rewrite(t->prog->files[i], g, req, &text, &text_n, &rep);
     if (rc == 0 && i == 0) {
       /* the warnings and summary once, for the program (the file defining main) */
       graph_coverage cov;
@@ -282,14 +284,15 @@ out:
  * their paths under DIR (the other project headers copied: Note [headers
  * beside the rewrite]), and tidal-nvcc does that for a build.  Returns 1
  * when it stopped. */
-static int refuse_one_output(pass_tu *t, const rw_scan *scans, int n, const tidal_options *o) {
+static int refuse_one_output(pass_tu *t, const graph *g, const tidal_options *o) {
   int sites = 0, files = 0;
   char list[512];
   size_t ll = 0;
   list[0] = '\0';
-  for (int i = 1; i < n; i++) {
-    if (!scans[i].n_sites && !scans[i].n_mems) continue;
-    sites += scans[i].n_sites + scans[i].n_mems;
+  for (int i = 1; i < g->n_files; i++) {
+    const graph_file *f = &g->files[i];
+    if (!f->n_sites && !f->n_mems) continue;
+    sites += f->n_sites + f->n_mems;
     if (files++ < 3)
       ll += (size_t)snprintf(list + ll, ll < sizeof list ? sizeof list - ll : 0, "%s%s",
                              files > 1 ? ", " : "", t->prog->files[i]->main_path);
@@ -319,8 +322,6 @@ int cmd_rewrite(int argc, char **argv) {
   memset(&g, 0, sizeof g);
   char *text = NULL;
   size_t text_n = 0;
-  rw_scan *scans = NULL;
-  int n_scans = 0;
   int rc = options_parse(&o, argc, argv, 1u << FORMAT_TEXT, NULL, NULL);
   if (rc != 0) return rc;
   if (o.help) {
@@ -367,14 +368,9 @@ int cmd_rewrite(int argc, char **argv) {
   }
   rc = graph_build_from_options(&o, &t, &g);
   if (rc != 0) goto out;
-  if (rw_scan_program(t, &g, &scans, &n_scans) != 0) {
-    diag_error(NULL, 0, 0, "out of memory while rewriting");
-    rc = TIDAL_EXIT_INTERNAL;
-    goto out;
-  }
   if (to_dir) {
     req.all_files = 1;
-    rc = rewrite_to_dir(t, &g, &req, scans, n_scans, o.output, &o);
+    rc = rewrite_to_dir(t, &g, &req, o.output, &o);
     goto out;
   }
   /* an output that would replace a file the parse read is refused first
@@ -383,13 +379,13 @@ int cmd_rewrite(int argc, char **argv) {
     rc = TIDAL_EXIT_BAD_INPUT;
     goto out;
   }
-  if (refuse_one_output(t, scans, n_scans, &o)) { /* Note [one output file] */
+  if (refuse_one_output(t, &g, &o)) { /* Note [one output file] */
     rc = TIDAL_EXIT_BAD_INPUT;
     goto out;
   }
   rw_report rep;
   progress_stage("rewriting");
-  rc = rw_rewrite(t, &g, &req, scans, n_scans, &text, &text_n, &rep);
+  rc = rw_rewrite(t, &g, &req, &text, &text_n, &rep);
   if (rc == 0) {
     graph_coverage cov;
     graph_coverage_of(&g, rep.alloc_managed, &cov);
@@ -402,7 +398,6 @@ int cmd_rewrite(int argc, char **argv) {
   if (rc != 0) goto out;
   rc = output_write_all(o.output, text, text_n);
 out:
-  rw_scans_free(scans, n_scans);
   free(text);
   graph_free(&g);
   frontend_dispose(t);

@@ -82,6 +82,65 @@ static void jrange(FILE *fp, const char *key, graph_range r) {
           r.editable ? "true" : "false");
 }
 
+/* One argument of an op site as written (graph_site_arg). */
+static void jsite_arg(FILE *fp, const graph_site_arg *a, int i) {
+  fprintf(fp, "%s\n         {\"text\": ", i ? "," : "");
+  jstr(fp, a->text);
+  fputs(", \"type\": ", fp);
+  jstr(fp, a->type);
+  if (a->in_file) fprintf(fp, ", \"begin\": %u, \"end\": %u", a->begin, a->end);
+  else fputs(", \"begin\": null, \"end\": null", fp);
+  if (a->spelled) fprintf(fp, ", \"spelled\": [%u, %u]", a->spell_begin, a->spell_end);
+  else fputs(", \"spelled\": null", fp);
+  fprintf(fp, ", \"whole\": %s, \"pointer\": %s, \"integer\": %s, \"pointee_bytes\": %d, "
+          "\"null\": %s, \"pure\": %s, \"accesses\": [",
+          a->whole ? "true" : "false", a->pointer ? "true" : "false", a->integer ? "true" : "false",
+          a->pointee_bytes, a->null_const ? "true" : "false", a->pure ? "true" : "false");
+  for (int k = 0; k < a->n_acc; k++) fprintf(fp, "%s%d", k ? ", " : "", a->acc[k]);
+  fputs("]}", fp);
+}
+
+/* One op site of the program (graph_site, docs/graph-format.md). */
+static void jsite(FILE *fp, const graph *g, const graph_site *s, int i) {
+  const pass_tu *t = g->tu && g->tu->prog && s->file < g->tu->prog->n_files
+                         ? g->tu->prog->files[s->file]
+                         : g->tu;
+  fprintf(fp, "%s\n    {\"id\": %d, \"kind\": \"%s\", \"callee\": ", i ? "," : "", i,
+          graph_op_kind_name(s->kind));
+  jstr(fp, s->callee);
+  fputs(", \"label\": ", fp);
+  jstr(fp, s->label);
+  fputs(", \"file\": ", fp);
+  jstr(fp, t ? t->main_path : NULL);
+  fprintf(fp, ", \"line\": %u, \"col\": %u, \"stmt\": ", s->line, s->col);
+  if (s->skip) fputs("null", fp);
+  else fprintf(fp, "{\"begin\": %u, \"end\": %u}", s->stmt_begin, s->stmt_end);
+  fputs(", \"skip\": ", fp);
+  jstr(fp, s->skip);
+  fprintf(fp, ", \"calls\": %d, \"ops\": [", s->n_calls);
+  for (int k = 0; k < s->n_ops; k++) fprintf(fp, "%s%d", k ? ", " : "", s->ops[k]);
+  fputs("],\n     \"accesses\": [", fp);
+  for (int k = 0; k < s->n_acc; k++) {
+    const graph_site_access *a = &s->acc[k];
+    fprintf(fp, "%s\n       {\"pointer\": ", k ? "," : "");
+    jstr(fp, a->ptr);
+    fputs(", \"bytes\": ", fp);
+    jstr(fp, a->bytes);
+    fprintf(fp, ", \"mode\": \"%s\", \"exact\": %s, \"call\": %d, \"arg\": %d", access_mode_name(a->mode),
+            a->exact ? "true" : "false", a->call, a->arg);
+    if (a->why) {
+      fputs(", \"why\": ", fp);
+      jstr(fp, a->why);
+    }
+    fputc('}', fp);
+  }
+  fputs("],\n     \"args\": [", fp);
+  for (int k = 0; k < s->n_args; k++) jsite_arg(fp, &s->args[k], k);
+  fputs("],\n     \"config\": [", fp);
+  for (int k = 0; k < s->n_config; k++) jsite_arg(fp, &s->config[k], k);
+  fputs("]}", fp);
+}
+
 int graph_emit_json(const graph *g, FILE *fp) {
   jw w = {fp, g};
   fprintf(fp, "{\n  \"version\": %d,\n  \"file\": ", GRAPH_FORMAT_VERSION);
@@ -322,6 +381,8 @@ int graph_emit_json(const graph *g, FILE *fp) {
     jstr(fp, g->notes[i].message);
     fputc('}', fp);
   }
+  fputs("\n  ],\n  \"sites\": [", fp);
+  for (int i = 0; i < g->n_sites; i++) jsite(fp, g, &g->sites[i], i);
   fputs("\n  ]\n}\n", fp);
   return ferror(fp) ? -1 : 0;
 }

@@ -10,7 +10,7 @@
 #include "replay/replay.h"
 
 /* "file:line:col: warning:" for each allocation tidal cannot manage
- * (managed[i] == 0; rw_allocs_managed) and each access it could not
+ * (managed[i] == 0; graph_allocs_replaced) and each access it could not
  * attribute (the graph's notes). */
 void summary_graph_warnings(const graph *g, const unsigned char *managed);
 /* The same for a rewrite: op sites left uninstrumented, an unmet budget,

@@ -4,7 +4,8 @@
  * choice (loop.c), the interpreter from main() (interp*.c) with the graph's
  * handlers plugged in (op sites, regions, graph loops: handlers.h), then
  * unrolls the iteration (unroll.c) and computes phases and liveness on it
- * (liveness.c).  The top of the graph stage: nothing in graph/ calls back
+ * (liveness.c), and last records every op site of the program (sites.c).
+ * The top of the graph stage: nothing in graph/ calls back
  * into this file.  The builder's scratch state (store, strings) lives only
  * during graph_build; everything left in the graph is owned by it and
  * released by graph_free. */
@@ -20,27 +21,8 @@
 #include "graph/loop.h"
 #include "graph/opsites.h"
 #include "graph/regions.h"
+#include "graph/sites.h"
 #include "graph/unroll.h"
-
-typedef struct ret_scan {
-  gb *b;
-  graph *g;
-} ret_scan;
-
-static enum CXChildVisitResult returns_visitor(CXCursor c, CXCursor parent, CXClientData d) {
-  ret_scan *r = d;
-  enum CXCursorKind k = clang_getCursorKind(c);
-  if (k == CXCursor_LambdaExpr) return CXChildVisit_Continue;
-  if (k == CXCursor_ReturnStmt) {
-    graph_range *n = realloc(r->g->main_returns, (size_t)(r->g->n_main_returns + 1) * sizeof *n);
-    if (n) {
-      r->g->main_returns = n;
-      r->g->main_returns[r->g->n_main_returns++] = gb_range(r->b, c, 1);
-    }
-    return CXChildVisit_Continue;
-  }
-  return CXChildVisit_Recurse;
-}
 
 static CXCursor function_of(CXCursor c) {
   for (int guard = 0; guard < 256 && !clang_Cursor_isNull(c); guard++) {
@@ -163,12 +145,6 @@ int graph_build(pass_tu *t, const graph_options *opt, graph *g) {
   if (!clang_Cursor_isNull(fn)) g->loop_function = string_and_dispose(clang_getCursorSpelling(fn));
   CXCursor mainfn = graph_find_main(t);
   if (!clang_Cursor_isNull(mainfn)) {
-    CXCursor body = cursor_fn_body(mainfn);
-    if (!clang_Cursor_isNull(body)) {
-      g->main_body = gb_range(&b, body, 0);
-      ret_scan rs = {&b, g};
-      clang_visitChildren(body, returns_visitor, &rs);
-    }
     gb_init_globals(&b);
     gb_run_function(&b, mainfn, NULL, clang_getNullCursor(), NULL, 0, NULL);
   }
@@ -216,6 +192,12 @@ int graph_build(pass_tu *t, const graph_options *opt, graph *g) {
       free(g->loop_reason);
       g->loop_reason = r;
     }
+  }
+  /* every op site of the program, the loop's ops among them (sites.c),
+   * and how often each function on a call path is called (callrefs.c) */
+  if (sites_build(g) != 0 || callrefs_count(g) != 0) {
+    diag_error(NULL, 0, 0, "out of memory while recording the op sites");
+    rc = TIDAL_EXIT_INTERNAL;
   }
 out:
   calltext_free(&b);

@@ -666,7 +666,7 @@ void calltext_op(gb *b, graph_op *op) {
     if (!a->ptr_text_at || !a->bytes_text_at || !a->text_valid_at || !a->text_span_at) break;
     char *ptr = a->ptr_local ? strdup(a->ptr_local) : NULL;
     shadow_ud su = {b, fp, n};
-    if (!sym_is_unknown(a->bytes_local)) /* the op's own declaration too (rewrite_sites.c) */
+    if (!sym_is_unknown(a->bytes_local)) /* the op's own declaration too (siteacc.c) */
       a->bytes_local = sym_subst(b->a, a->bytes_local, shadowed_value, &su);
     char *bytes = sym_is_unknown(a->bytes_local) ? NULL : sym_to_c(a->bytes_local);
     int ok = ptr != NULL;

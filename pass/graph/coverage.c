@@ -4,7 +4,7 @@
  * --min-coverage); nothing here prints.
  *
  * Decision: an allocation is managed when the rewriter replaces its call
- * with tidal_malloc (the caller says which, from the rewriter's scan).
+ * with tidal_malloc (the caller says which: graph_allocs_replaced).
  * Memory from any other allocation stays resident for the whole run: tidal
  * can neither evict it nor count it against the budget. */
 #include "graph/coverage.h"

@@ -17,8 +17,8 @@ typedef struct graph_coverage {
   int n_unresolved;      /* neither: not traced to an allocation */
 } graph_coverage;
 
-/* managed[i] says whether allocation i becomes a tidal_malloc (the
- * rewriter knows: rw_allocs_managed); NULL counts none as managed. */
+/* managed[i] says whether allocation i becomes a tidal_malloc
+ * (graph_allocs_replaced); NULL counts none as managed. */
 void graph_coverage_of(const graph *g, const unsigned char *managed, graph_coverage *c);
 
 #endif

@@ -87,6 +87,52 @@ void graph_access_free_texts(graph_access *a, int n_levels) {
   free(a->text_span_at);
 }
 
+static void free_arg(graph_site_arg *a) {
+  free(a->text);
+  free(a->type);
+  free(a->acc);
+}
+
+static void free_sites(graph *g) {
+  for (int i = 0; i < g->n_sites; i++) {
+    graph_site *s = &g->sites[i];
+    for (int j = 0; j < s->n_acc; j++) {
+      free(s->acc[j].ptr);
+      free(s->acc[j].bytes);
+      free(s->acc[j].why);
+    }
+    free(s->acc);
+    for (int j = 0; j < s->n_args; j++) free_arg(&s->args[j]);
+    free(s->args);
+    for (int j = 0; j < s->n_config; j++) free_arg(&s->config[j]);
+    free(s->config);
+    free(s->ops);
+    free(s->function);
+    free(s->callee);
+    free(s->label);
+    free(s->skip);
+  }
+  free(g->sites);
+  for (int i = 0; i < g->n_files; i++) {
+    graph_file *f = &g->files[i];
+    for (int j = 0; j < f->n_mems; j++) {
+      for (int k = 0; k < f->mems[j].n_args; k++) free(f->mems[j].args[k]);
+      free(f->mems[j].args);
+      free(f->mems[j].callee);
+    }
+    free(f->mems);
+    free(f->fns);
+    free(f->main_returns);
+    free(f->loop_exits);
+    for (int j = 0; j < f->n_notes; j++) {
+      free(f->notes[j].file);
+      free(f->notes[j].message);
+    }
+    free(f->notes);
+  }
+  free(g->files);
+}
+
 void graph_free(graph *g) {
   if (!g) return;
   kernels_free(&g->kernels);
@@ -94,7 +140,7 @@ void graph_free(graph *g) {
   free(g->loop_reason);
   free(g->loop_function);
   free(g->train_var);
-  free(g->main_returns);
+  free_sites(g);
   for (int i = 0; i < g->n_ops; i++) {
     graph_op *op = &g->ops[i];
     free(op->callee);

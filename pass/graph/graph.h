@@ -60,6 +60,8 @@ typedef struct graph_call {
   char *file;        /* where the call is written */
   unsigned line, col;
   graph_range stmt;  /* the whole call statement (for inserting before/after) */
+  int refs;          /* references to `function` by name in the program (calls, address-of;
+                        callrefs.c): 1 when this is its only call */
 } graph_call;
 
 /* A loop inside one iteration of the training loop (layer loops and the
@@ -147,7 +149,7 @@ typedef struct graph_op {
                           candidates (callees.c, Note [indirect calls]): it may not run, so
                           its writes never overwrite anything (unroll.c) */
   int branch;          /* the periodic branch (graph.branches) the op runs under, -1 if
-                          it runs every iteration (interp.c, Note [once and periodic]) */
+                          it runs every iteration (interp_branch.c, Note [once and periodic]) */
   /* Launches of a kernel_info.split kernel whose pointer arguments are all
    * resolved accesses: the op may run in pieces (kernels.h).  split_count_arg
    * is the argument that bounds the elements; each access's
@@ -162,7 +164,7 @@ typedef struct graph_op {
 } graph_op;
 
 /* A branch inside the iteration that does not run every iteration
- * (interp.c, Note [once and periodic]). */
+ * (interp_branch.c, Note [once and periodic]). */
 typedef enum graph_branch_kind {
   GRAPH_BRANCH_ONCE = 0,    /* lazy initialisation (`if (p == NULL) { cudaMalloc(&p..) }`,
                                `if (first) { ...; first = 0; }`, `if (step == 0)`):
@@ -256,6 +258,148 @@ typedef struct graph_candidate {
   int dead;            /* 1: the next use overwrites every byte (drop, do not copy) */
 } graph_candidate;
 
+/* Something the analysis could not resolve (reported, never fatal). */
+typedef struct graph_note {
+  char *file;
+  unsigned line, col;
+  char *message;
+} graph_note;
+
+/* ---- every op site and edit point of the program (sites.c) ----
+ *
+ * The ops above are those one iteration of the training loop runs, one per
+ * call path.  `tidal rewrite` instruments more: every op statement in every
+ * host function of the program's files (setup, evaluation and helper code
+ * the loop never reaches included: a fresh tidal allocation is only mapped
+ * once an op declares a write to it), and replaces every cudaMalloc and
+ * cudaFree.  sites.c walks each host function once, statement by
+ * statement, and records those places; siteacc.c gives each op site its
+ * declared accesses and its arguments.  The rewriter reads nothing else of
+ * the source (docs/design.md, "One source of op sites").  All offsets are
+ * expansion offsets into the site's own program file (pass_tu.main_source
+ * of prog->files[file]). */
+
+/* An access declared at an op site (TIDAL_OP_BEGIN's tidal_access list):
+ * local context, valid just before the site's statement. */
+typedef struct graph_site_access {
+  char *ptr;         /* pointer expression as written at the op */
+  char *bytes;       /* byte extent as C, NULL when unknown */
+  access_mode mode;  /* read, write or readwrite (never none) */
+  int exact;         /* 1: a write proven to overwrite every byte of `bytes` on every call path */
+  char *why;         /* why the extent is unknown (NULL when known) */
+  int call;          /* the statement's op call it belongs to: 0 the first, whose arguments
+                        are graph_site.args (a statement rarely holds more than one) */
+  int arg;           /* the argument of that call the pointer is (a struct argument holding
+                        device pointers has one access per pointer field) */
+} graph_site_access;
+
+/* One argument of an op site's call, or one <<<...>>> configuration
+ * argument of a launch (graph_site.config), as written. */
+typedef struct graph_site_arg {
+  unsigned begin, end; /* the expression as written (implicit conversions removed), valid
+                          when in_file */
+  int in_file;         /* 1: begin/end is one range of the site's file (not split across a
+                          macro expansion) */
+  int whole;           /* 1 (with in_file): a '(', ',' or '<' before it and a ',', ')' or
+                          '>' after it: one whole argument, not a piece of a macro's text */
+  unsigned spell_begin, spell_end; /* where its characters are written (file locations: inside
+                          a macro's argument too, `CHECK(f(p))`'s p), valid when spelled */
+  int spelled;         /* 1: spell_begin/spell_end is one range of the site's file */
+  char *text;          /* as written at the call: the bytes of its expansion range (a macro
+                          argument's macro included), else its tokens */
+  char *type;          /* canonical C type: of the argument as passed (after implicit
+                          conversions); configuration arguments: of the expression as written */
+  int pointer;         /* `type` is a pointer */
+  int integer;         /* `type` is an integer or enum type */
+  int pointee_bytes;   /* sizeof the element the written expression points to (a pointer or
+                          array), -1 if none or unknown */
+  int null_const;      /* a pointer written as NULL, nullptr or 0: no access */
+  int pure;            /* no call (but a POD copy), assignment or other side effect:
+                          evaluating it twice is evaluating it once (of the argument as
+                          passed: a grid written as an integer goes through dim3's
+                          constructor, not pure) */
+  int n_acc;           /* the site's accesses through this argument (graph_site.acc indices; a
+                          struct argument has one per pointer field) */
+  int *acc;
+} graph_site_arg;
+
+typedef struct graph_site {
+  int file;            /* the program file (pass_tu.file_index) */
+  unsigned stmt_begin, stmt_end; /* the statement to wrap (end past its ';'); 0, 0 when skip */
+  int braces;          /* 1: wrap in { } (0 for declarations, whose scope must not change) */
+  int is_return;       /* the op is in a return statement: 1 not instrumented, 2 instrumented
+                          (sites.c, Note [ops in return statements]) */
+  unsigned ret_expr_begin; /* is_return 2: where the returned expression starts */
+  unsigned line, col;  /* of the (first) op call */
+  char *function;      /* the enclosing function */
+  char *callee;        /* the first op call's callee (the kernel for a launch) */
+  char *label;         /* "function -> callee" */
+  graph_op_kind kind;  /* of the first op call */
+  int kernel;          /* launches: index into graph.kernels, -1 if the kernel is not analysed */
+  int n_calls;         /* op calls written in the statement (the first names the site) */
+  int n_ops;           /* graph ops (one per call path) whose statement this is, in op order */
+  int *ops;
+  int n_acc;           /* the accesses the site declares (siteacc.c) */
+  graph_site_access *acc;
+  int n_args;          /* the first op call's arguments */
+  graph_site_arg *args;
+  int n_config;        /* <<<grid, block, shmem, stream>>> launches: the configuration
+                          arguments (defaults included), 0 otherwise */
+  graph_site_arg *config;
+  unsigned call_begin, call_end; /* the first op call's expression, valid when call_in_file */
+  int call_in_file;
+  int call_spelled;    /* 1: the call is spelled where it expands (not in a macro's body) */
+  int call_is_stmt;    /* 1: the statement is that call alone (`k<<<g, b>>>(...);`) */
+  char *skip;          /* not instrumented, and why (NULL: instrumented) */
+  unsigned fn_begin;   /* where the enclosing function's definition starts */
+  int notes_before;    /* the file's notes (graph_file.notes) met before this statement was
+                          done: the rewriter lists its own note on the site there */
+} graph_site;
+
+/* A cudaMalloc/cudaMallocAsync/cudaFree/cudaFreeAsync call the rewriter
+ * replaces (one per call written, wherever it runs). */
+typedef struct graph_memcall {
+  unsigned begin, end; /* the call expression */
+  char *callee;
+  int n_args;
+  char **args;         /* argument texts */
+  unsigned line, col;
+} graph_memcall;
+
+typedef enum graph_span_kind {
+  GRAPH_SPAN_RETURN = 0,
+  GRAPH_SPAN_CONTINUE = 1,
+  GRAPH_SPAN_BREAK = 2,
+  GRAPH_SPAN_GOTO = 3
+} graph_span_kind;
+
+/* A statement (end past its ';'): a return of main, or a jump leaving an
+ * iteration of the training loop. */
+typedef struct graph_span {
+  unsigned begin, end;
+  graph_span_kind kind;
+  unsigned line, col;
+} graph_span;
+
+/* What one program file holds for the rewriter (graph.files[file]). */
+typedef struct graph_file {
+  int first_site, n_sites; /* its op sites: graph.sites[first_site .. first_site + n_sites) */
+  int n_mems;
+  graph_memcall *mems;
+  int n_fns;
+  graph_range *fns;        /* every host function body walked ('{' to one past '}'), in order */
+  int have_main;           /* main() is defined here with an editable body */
+  unsigned main_body_begin, main_body_end; /* '{' and one past '}' */
+  int main_ends_in_return; /* main's last statement is a return */
+  int n_main_returns;
+  graph_span *main_returns;
+  int have_loop;           /* the training loop's statement is in this file */
+  int n_loop_exits;
+  graph_span *loop_exits;  /* continue/break/return/goto leaving an iteration */
+  int n_notes;
+  graph_note *notes;       /* what the rewriter cannot instrument here (its header lists them) */
+} graph_file;
+
 /* Names bound to integers: --bind, and compile-time constants found in the
  * source (file-scope static const, #define, enum constants, const locals). */
 /* BIND_DEVICE: a property of the card tidal models (interp_device.c, Note
@@ -286,13 +430,6 @@ typedef struct graph_bindings {
   graph_table *tables;
 } graph_bindings;
 
-/* Something the analysis could not resolve (reported, never fatal). */
-typedef struct graph_note {
-  char *file;
-  unsigned line, col;
-  char *message;
-} graph_note;
-
 typedef struct graph {
   pass_tu *tu;               /* not owned */
   kernel_table kernels;      /* owned: every __global__ analysed */
@@ -310,9 +447,6 @@ typedef struct graph {
   sym *train_lo;             /* its first value (loop context) */
   sym *train_hi;             /* exclusive bound, as graph_loop.hi */
   int train_step;            /* its constant stride */
-  graph_range main_body;     /* main()'s compound statement ({ ... }) */
-  int n_main_returns;
-  graph_range *main_returns; /* each return statement of main */
   int n_ops;
   graph_op *ops;
   int n_loops;
@@ -332,6 +466,10 @@ typedef struct graph {
   graph_bindings binds;      /* user binds first, then constants found */
   int n_notes;
   graph_note *notes;
+  int n_sites;               /* every op site of the program, file by file (sites.c) */
+  graph_site *sites;
+  int n_files;               /* per program file: its sites and edit points (sites.c) */
+  graph_file *files;
   int64_t unrolled_ops;      /* ops in one unrolled iteration, -1 if not fully bound */
   int64_t max_unrolled_ops;  /* unrolling stops with an error beyond this (graph_options) */
   int no_split;              /* graph_options.no_split: no op is a split op */
@@ -383,7 +521,7 @@ void bind_set_table(graph_bindings *b, const char *name, const int64_t *values, 
 const graph_table *bind_table_ref(const graph_bindings *b, const char *name, const char **index,
                                   size_t *index_len);
 /* Drops name's binding unless the user gave it (a variable found constant
- * at loop entry that the loop changes: interp.c). */
+ * at loop entry that the loop changes: interp_loop.c). */
 void bind_forget_const(graph_bindings *b, const char *name);
 void bind_free(graph_bindings *b);
 /* Drops the constants found in the source that no size, offset, loop bound
@@ -404,6 +542,12 @@ char *bind_all_unbound(const graph *g, int *n);
  * --bind NAME=VALUE)" and returns TIDAL_EXIT_BAD_INPUT.  extra_vars/values
  * (may be 0/NULL) bind further names for this call only. */
 int graph_unroll(const graph *g, tidal_trace *out);
+
+/* sites.c: a malloc'd array of g->n_allocs flags, 1 where a cudaMalloc
+ * call the rewriter replaces with tidal_malloc (graph_file.mems) made the
+ * allocation: in program file `file`, or in any file when file is -1 (a
+ * rewrite of every file, -o DIR/).  NULL when out of memory. */
+unsigned char *graph_allocs_replaced(const graph *g, int file);
 
 
 #endif

@@ -1,7 +1,7 @@
 /* opsites.c - op sites: kernel launches (`k<<<g, b, s, st>>>(...)` and
  * cudaLaunchKernel) and every call the library model (libcalls.h) marks as
  * an op, recorded as graph ops with their accesses while the interpreter
- * (interp.c) walks the training loop body.
+ * (interp.c and its interp_*.c) walks the training loop body.
  *
  * Decisions:
  *  - A launch's accesses come from the kernel analysis (kernels.h): each
@@ -24,7 +24,7 @@
  *    interpreter saw (a GV_DESC value in the descriptor variable).
  *  - Soundness before precision (Note [conservative accesses]): a pointer
  *    whose allocation is known but whose offset is carried around a loop
- *    (interp.c Note [loop-carried values]) is an inexact readwrite of
+ *    (interp_loop.c, Note [loop-carried values]) is an inexact readwrite of
  *    its whole allocation, listed under "unresolved"; another unknown
  *    offset (`p + (k % 2) * M`) stays out of the plan's model but is
  *    listed too (the runtime still gets the op site's pointer); a kernel parameter that is a struct holding
@@ -76,8 +76,7 @@ static int is_global_fn(CXCursor decl) {
   return global;
 }
 
-/* The kernel a cudaLaunchKernel's first argument names. */
-static CXCursor launch_kernel_fn(CXCursor call) {
+CXCursor opsite_launched_kernel(CXCursor call) {
   if (clang_Cursor_getNumArguments(call) < 1) return clang_getNullCursor();
   CXCursor a = cursor_strip_casts(clang_Cursor_getArgument(call, 0));
   if (clang_getCursorKind(a) == CXCursor_UnaryOperator) {
@@ -435,7 +434,7 @@ static void add_access_one(gb *b, graph_op *op, CXCursor arg_c, gval v, int arg,
     a->index = v.index;
     a->tensor = regions_tensor_family(b, &v, a->bytes, v.text);
   } else if (v.unmanaged) {
-    /* not tidal memory: the rewriter skips it (rewrite_sites.c) */
+    /* not tidal memory: its site never declares it (siteacc.c) */
     a->unmanaged = 1;
     a->offset = sym_unknown(b->a);
     a->tensor = -1;
@@ -977,7 +976,7 @@ int opsite_handle(gb *b, gb_frame *f, CXCursor call) {
   if (strcmp(name, "cudaLaunchKernel") == 0) {
     handled = 1;
     if (b->mode != GB_GRAPH) goto out;
-    CXCursor kd = launch_kernel_fn(call);
+    CXCursor kd = opsite_launched_kernel(call);
     char *kname = clang_Cursor_isNull(kd) ? NULL : string_and_dispose(clang_getCursorSpelling(kd));
     graph_op *op = new_op(b, f, call, kname ? kname : name, GRAPH_OP_LAUNCH);
     const kernel_info *ki = clang_Cursor_isNull(kd) ? NULL : kernels_find(&b->g->kernels, kd);

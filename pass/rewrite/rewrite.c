@@ -47,7 +47,12 @@ typedef struct rw {
   pass_tu *t;
   graph *g;
   const rw_request *req;
-  rw_scan scan;
+  const graph_file *file;  /* this file's edit points (graph.files) */
+  const graph_site *sites; /* its op sites: sites[0..n_sites) */
+  int n_sites;
+  rw_split **split;  /* per site: how it runs in pieces (rewrite_split.c), or NULL */
+  char **no_split;   /* per site: a split op it runs whole, and why, or NULL */
+  int n_no_split;
   rw_placer placer;  /* where plan actions go (rewrite_place.c) */
   rw_lines lines;
   rw_edits edits;
@@ -55,8 +60,6 @@ typedef struct rw {
   rw_buf plan_lines; /* one line per action for the header */
   int emitted, skipped;
   int elsewhere;     /* actions emitted in another file of the program */
-  const rw_scan *scans; /* every file's (rw_scan_program) */
-  int n_scans;
   int closures;
   const unsigned *pack; /* per graph allocation: packing group (plan/pack.h), or NULL */
   const tidal_trace *trace; /* the unrolled iteration pack was made from (sizes), or NULL */
@@ -76,7 +79,9 @@ int rw_is_tidal_output(const char *src, size_t n) {
 
 #define INEXACT_WRITE_NOTE "write not proven to cover every byte: declared readwrite"
 
-static int inexact_write(const rw_acc *a) { return a->mode == 2 && !a->exact; }
+static int inexact_write(const graph_site_access *a) {
+  return a->mode == ACCESS_WRITE && !a->exact;
+}
 
 static void insert(rw *r, unsigned off, int prio, rw_buf *b) {
   if (b->oom) r->oom = 1;
@@ -92,25 +97,26 @@ static void insert_s(rw *r, unsigned off, int prio, const char *s) {
 
 /* A split op (rewrite_split.c, Note [split launch]): the loop around the
  * launch, and the edits inside it. */
-static void instrument_split_site(rw *r, int idx, rw_site *s) {
+static void instrument_split_site(rw *r, int idx, const graph_site *s, const rw_split *sp) {
   rw_buf open = {0}, close = {0}, ind = {0};
   rw_line_indent(&r->lines, s->stmt_begin, &ind);
-  rw_split_emit(&r->lines, s, idx, ind.p ? ind.p : "", &open, &close);
+  rw_split_emit(&r->lines, s, sp, idx, ind.p ? ind.p : "", &open, &close);
   insert(r, s->stmt_begin, RW_PRIO_OPEN, &open);
   insert(r, s->stmt_end, RW_PRIO_CLOSE, &close);
-  for (int i = 0; i < s->split->n_edits; i++) {
+  for (int i = 0; i < sp->n_edits; i++) {
     rw_buf b = {0};
-    rw_split_edit_text(s, idx, r->t->main_source, i, &b);
+    rw_split_edit_text(sp, idx, r->t->main_source, i, &b);
     if (b.oom) r->oom = 1;
-    rw_edits_replace(&r->edits, s->split->edits[i].begin, s->split->edits[i].end, b.p ? b.p : "");
+    rw_edits_replace(&r->edits, sp->edits[i].begin, sp->edits[i].end, b.p ? b.p : "");
     rw_buf_free(&b);
   }
   rw_buf_free(&ind);
 }
 
-static void instrument_site(rw *r, int idx, rw_site *s) {
-  if (s->split) {
-    instrument_split_site(r, idx, s);
+static void instrument_site(rw *r, int idx) {
+  const graph_site *s = &r->sites[idx];
+  if (r->split[idx]) {
+    instrument_split_site(r, idx, s, r->split[idx]);
     return;
   }
   const rw_lines *L = &r->lines;
@@ -118,9 +124,9 @@ static void instrument_site(rw *r, int idx, rw_site *s) {
   rw_line_indent(L, s->stmt_begin, &ind);
   const char *in = ind.p ? ind.p : "";
   rw_buf_printf(&open, "%s/* tidal: op site %d: %s", s->braces ? "{ " : "", idx, s->label);
-  if (s->no_split) { /* a split op the rewriter could not split */
+  if (r->no_split[idx]) { /* a split op the rewriter could not split */
     rw_buf_puts(&open, "; ");
-    rw_put_commented(&open, s->no_split);
+    rw_put_commented(&open, r->no_split[idx]);
   }
   rw_buf_puts(&open, " */\n");
   rw_buf_printf(&open, "%s  static tidal_site tidal_site_%d = {\"%s\", \"%s\", %u, 0.0};\n", in, idx,
@@ -128,7 +134,7 @@ static void instrument_site(rw *r, int idx, rw_site *s) {
   if (s->n_acc > 0) {
     rw_buf_printf(&open, "%s  const tidal_access tidal_acc_%d[%d] = {\n", in, idx, s->n_acc);
     for (int i = 0; i < s->n_acc; i++) {
-      const rw_acc *a = &s->acc[i];
+      const graph_site_access *a = &s->acc[i];
       rw_buf_printf(&open, "%s    {(const void *)(%s), %s, %s},", in, a->ptr,
                     a->bytes ? a->bytes : "TIDAL_EXTENT_UNKNOWN", rw_mode_name(a));
       if (!a->bytes) {
@@ -151,7 +157,7 @@ static void instrument_site(rw *r, int idx, rw_site *s) {
     rw_buf_printf(&open, "%s  TIDAL_OP_BEGIN(&tidal_site_%d, 0, NULL);", in, idx);
   }
   rw_line_restore(L, s->stmt_begin, &open);
-  if (s->is_return == 2) { /* Note [ops in return statements] (rewrite_sites.c) */
+  if (s->is_return == 2) { /* Note [ops in return statements] (graph/sites.c) */
     rw_buf ret = {0}, var = {0};
     rw_buf_printf(&var, "auto &&tidal_ret_%d = ", idx);
     rw_buf_printf(&close, " TIDAL_OP_END(&tidal_site_%d);", idx);
@@ -172,7 +178,7 @@ static void instrument_site(rw *r, int idx, rw_site *s) {
 }
 
 /* 1 if graph allocation a was made by the call m. */
-static int made_by(const rw *r, int a, const rw_mem *m) {
+static int made_by(const rw *r, int a, const graph_memcall *m) {
   const graph_alloc *ga = &r->g->allocs[a];
   return ga->line == m->line && ga->col == m->col && ga->file &&
          strcmp(ga->file, r->t->main_path) == 0;
@@ -180,7 +186,7 @@ static int made_by(const rw *r, int a, const rw_mem *m) {
 
 /* The packing group of the allocations a cudaMalloc call makes: one group
  * for all of them (a call in a setup loop makes several), else 0. */
-static unsigned pack_group_of(const rw *r, const rw_mem *m) {
+static unsigned pack_group_of(const rw *r, const graph_memcall *m) {
   unsigned group = 0;
   int seen = 0;
   for (int a = 0; r->pack && a < r->g->n_allocs; a++) {
@@ -209,7 +215,7 @@ static unsigned site_group(const rw *r, int a) {
  * Note [arenas for medium tensors]): the other members by name (those
  * whose calls are rewritten with the group too), and the medium tensor
  * whose chunks they all fit in. */
-static void arena_note(rw *r, const rw_mem *m, unsigned group, rw_buf *b) {
+static void arena_note(rw *r, const graph_memcall *m, unsigned group, rw_buf *b) {
   int medium = -1, n = 0;
   rw_buf_puts(b, " /* tidal: laid out with ");
   for (int a = 0; a < r->g->n_allocs; a++) {
@@ -241,7 +247,7 @@ static void arena_note(rw *r, const rw_mem *m, unsigned group, rw_buf *b) {
   rw_buf_puts(b, " takes alone */");
 }
 
-static void replace_mem(rw *r, const rw_mem *m) {
+static void replace_mem(rw *r, const graph_memcall *m) {
   rw_buf b = {0};
   const char *c = m->callee;
   if (!strcmp(c, "cudaMalloc") || !strcmp(c, "cudaMallocAsync")) {
@@ -281,7 +287,7 @@ static void replace_mem(rw *r, const rw_mem *m) {
 }
 
 static void instrument_main_and_loop(rw *r) {
-  rw_scan *s = &r->scan;
+  const graph_file *s = r->file;
   graph *g = r->g;
   if (s->have_main) {
     if (r->req->budget_text) { /* the plan's budget, as written: TIDAL_BUDGET overrides it */
@@ -312,7 +318,7 @@ static void instrument_main_and_loop(rw *r) {
   /* Returns of main, and jumps out of an iteration (a return inside the
    * loop body gets both, iteration_end first). */
   for (int i = 0; i < s->n_main_returns; i++) {
-    const rw_span *sp = &s->main_returns[i];
+    const graph_span *sp = &s->main_returns[i];
     int in_loop = 0;
     for (int j = 0; j < s->n_loop_exits; j++)
       if (s->loop_exits[j].begin == sp->begin) in_loop = 1;
@@ -323,7 +329,7 @@ static void instrument_main_and_loop(rw *r) {
     insert_s(r, sp->end, PRIO_BRACE_CLOSE, " }");
   }
   for (int j = 0; j < s->n_loop_exits; j++) {
-    const rw_span *sp = &s->loop_exits[j];
+    const graph_span *sp = &s->loop_exits[j];
     int is_main_return = 0;
     for (int i = 0; i < s->n_main_returns; i++)
       if (s->main_returns[i].begin == sp->begin) is_main_return = 1;
@@ -396,7 +402,7 @@ static void action_comment(rw_buf *b, const plan_action *a, const char *sym_byte
 }
 
 static void emit_recompute(rw *r, const plan_action *a, const rw_place *pl) {
-  rw_site *site = pl->site;
+  const graph_site *site = pl->site;
   rw_buf def = {0}, reg = {0}, cm = {0};
   rw_buf_printf(&cm, "re-launches %s for ", site->label);
   rw_put_commented(&cm, a->tensor);
@@ -597,37 +603,52 @@ static void header(rw *r, const plan_result *p, int planned, const char *why_unp
     rw_buf_puts(h, " (instrumentation only)\n");
   }
   int n_sites = 0, n_skipped = 0;
-  for (int i = 0; i < r->scan.n_sites; i++) {
-    if (r->scan.sites[i].skip)
+  for (int i = 0; i < r->n_sites; i++) {
+    if (r->sites[i].skip)
       n_skipped++;
     else
       n_sites++;
   }
   rw_buf_printf(h, " * instrumented: %d op sites, %d cudaMalloc/cudaFree calls\n", n_sites,
-                r->scan.n_mems);
-  for (int i = 0; i < r->scan.n_sites; i++) {
-    const rw_site *s = &r->scan.sites[i];
-    if (s->skip || !s->split) continue;
+                r->file->n_mems);
+  for (int i = 0; i < r->n_sites; i++) {
+    const graph_site *s = &r->sites[i];
+    if (s->skip || !r->split[i]) continue;
     rw_buf_printf(h, " * split op: %s:%u: %s, %d bytes per element: runs in pieces when the whole "
                      "op would not fit half the budget\n",
-                  r->lines.path_c, s->line, s->label, s->split->elem_bytes);
+                  r->lines.path_c, s->line, s->label, r->split[i]->elem_bytes);
   }
-  int any = r->notes.n > 0 || n_skipped > 0 || g->n_notes > 0 || r->scan.n_notes > 0 ||
-            (planned && p->n_notes > 0);
+  int any = r->notes.n > 0 || n_skipped > 0 || g->n_notes > 0 || r->file->n_notes > 0 ||
+            r->n_no_split > 0 || (planned && p->n_notes > 0);
   if (any) {
     rw_buf_puts(h, " * not resolved (handled conservatively):\n");
-    for (int i = 0; i < r->scan.n_sites; i++) {
-      const rw_site *s = &r->scan.sites[i];
+    for (int i = 0; i < r->n_sites; i++) {
+      const graph_site *s = &r->sites[i];
       if (!s->skip) continue;
       rw_buf_printf(h, " *   %s:%u: %s: ", r->lines.path_c, s->line, s->label);
       rw_put_commented(h, s->skip);
       rw_buf_puts(h, "\n");
     }
-    for (int i = 0; i < r->scan.n_notes; i++) {
-      rw_buf_printf(h, " *   %s:%u: ", r->lines.path_c, r->scan.notes[i].line);
-      rw_put_commented(h, r->scan.notes[i].text);
+    /* the file's notes, and each split op's note where its statement
+     * ends among them (graph_site.notes_before) */
+    int *ns = calloc((size_t)r->n_no_split + 1, sizeof *ns), n_ns = 0;
+    for (int k = 0; ns && k < r->n_sites; k++)
+      if (r->no_split[k]) ns[n_ns++] = k;
+    if (!ns) r->oom = 1;
+    for (int i = 0; i <= r->file->n_notes; i++) {
+      for (int j = 0; j < n_ns; j++)
+        if (r->sites[ns[j]].notes_before == i) {
+          int k = ns[j];
+          rw_buf_printf(h, " *   %s:%u: ", r->lines.path_c, r->sites[k].line);
+          rw_put_commented(h, r->no_split[k]);
+          rw_buf_puts(h, "\n");
+        }
+      if (i == r->file->n_notes) break;
+      rw_buf_printf(h, " *   %s:%u: ", r->lines.path_c, r->file->notes[i].line);
+      rw_put_commented(h, r->file->notes[i].message);
       rw_buf_puts(h, "\n");
     }
+    free(ns);
     for (int i = 0; i < g->n_notes; i++) {
       rw_buf_puts(h, " *   ");
       rw_put_commented(h, g->notes[i].file);
@@ -701,36 +722,6 @@ void rw_report_free(rw_report *r) {
   memset(r, 0, sizeof *r);
 }
 
-unsigned char *rw_allocs_managed(const graph *g, const rw_scan *s) {
-  unsigned char *m = calloc((size_t)g->n_allocs + 1, 1);
-  if (!m) return NULL;
-  rw_allocs_managed_in(g, s, g->tu ? g->tu->main_path : NULL, m);
-  return m;
-}
-
-/* Marks in m the allocations whose cudaMalloc scan s (of the file at
- * path) replaces. */
-void rw_allocs_managed_in(const graph *g, const rw_scan *s, const char *path, unsigned char *m) {
-  for (int i = 0; i < g->n_allocs; i++) {
-    const graph_alloc *a = &g->allocs[i];
-    if (!a->file || !path || strcmp(a->file, path) != 0) continue;
-    for (int k = 0; k < s->n_mems && !m[i]; k++)
-      m[i] = s->mems[k].line == a->line && s->mems[k].col == a->col &&
-             strstr(s->mems[k].callee, "Malloc") != NULL;
-  }
-}
-
-unsigned char *rw_program_allocs_managed(pass_tu *t, const graph *g, const rw_scan *scans,
-                                         int n_scans) {
-  if (n_scans < 1) return calloc((size_t)g->n_allocs + 1, 1);
-  unsigned char *m = rw_allocs_managed(g, &scans[0]);
-  /* what a rewrite of the whole program (-o DIR/) manages: every file,
-   * project headers included */
-  for (int f = 1; m && f < n_scans && t->prog; f++)
-    rw_allocs_managed_in(g, &scans[f], t->prog->files[f]->main_path, m);
-  return m;
-}
-
 /* Copies what the command reports out of the rewrite's state. */
 static void fill_report(const rw *r, const plan_result *p, int planned, const char *why,
                         rw_report *rep) {
@@ -744,17 +735,13 @@ static void fill_report(const rw *r, const plan_result *p, int planned, const ch
     rep->compute_s = p->modelled_compute_s;
     rep->overhead_s = p->modelled_overhead_s;
   }
-  rep->alloc_managed = rw_allocs_managed(r->g, &r->scan);
   /* -o DIR/: every file of the program is rewritten, its allocations too */
-  if (rep->alloc_managed && r->req->all_files && r->t->prog)
-    for (int f = 0; f < r->n_scans && f < r->t->prog->n_files; f++)
-      rw_allocs_managed_in(r->g, &r->scans[f], r->t->prog->files[f]->main_path,
-                           rep->alloc_managed);
+  rep->alloc_managed = graph_allocs_replaced(r->g, r->req->all_files ? -1 : r->t->file_index);
   rep->plan_emitted = r->emitted;
   rep->plan_not_emitted = r->skipped;
-  rep->n_mems = r->scan.n_mems;
-  for (int i = 0; i < r->scan.n_sites; i++) {
-    const rw_site *s = &r->scan.sites[i];
+  rep->n_mems = r->file->n_mems;
+  for (int i = 0; i < r->n_sites; i++) {
+    const graph_site *s = &r->sites[i];
     if (!s->skip) {
       rep->n_sites++;
       continue;
@@ -770,16 +757,27 @@ static void fill_report(const rw *r, const plan_result *p, int planned, const ch
   }
 }
 
-int rw_rewrite(pass_tu *t, graph *g, const rw_request *req, const rw_scan *scans, int n_scans,
-               char **out, size_t *out_n, rw_report *rep) {
+/* How each split op of the file runs (rewrite_split.c): r->split and
+ * r->no_split.  Returns 0, or -1 when memory ran out. */
+static int plan_splits(rw *r) {
+  r->split = calloc((size_t)r->n_sites + 1, sizeof *r->split);
+  r->no_split = calloc((size_t)r->n_sites + 1, sizeof *r->no_split);
+  if (!r->split || !r->no_split) return -1;
+  for (int i = 0; i < r->n_sites; i++) {
+    if (rw_split_plan(r->g, &r->sites[i], &r->split[i], &r->no_split[i]) != 0) return -1;
+    if (r->no_split[i]) r->n_no_split++;
+  }
+  return 0;
+}
+
+int rw_rewrite(pass_tu *t, graph *g, const rw_request *req, char **out, size_t *out_n,
+               rw_report *rep) {
   if (rep) memset(rep, 0, sizeof *rep);
   rw r;
   memset(&r, 0, sizeof r);
   r.t = t;
   r.g = g;
   r.req = req;
-  r.scans = scans;
-  r.n_scans = n_scans;
   int rc = TIDAL_EXIT_INTERNAL;
   tidal_trace trace;
   memset(&trace, 0, sizeof trace);
@@ -791,9 +789,15 @@ int rw_rewrite(pass_tu *t, graph *g, const rw_request *req, const rw_scan *scans
   rw_buf budget_desc = {0}, hdr = {0}, result = {0};
 
   if (rw_lines_init(&r.lines, t->main_source, t->main_size, t->main_path) != 0) goto out;
-  if (t->file_index < 0 || t->file_index >= n_scans) goto out;
-  r.scan = scans[t->file_index]; /* borrowed: freed by the caller */
-  if (rw_placer_init(&r.placer, t, g, scans, n_scans) != 0) goto out;
+  if (t->file_index < 0 || t->file_index >= g->n_files) goto out;
+  r.file = &g->files[t->file_index];
+  r.sites = g->sites + r.file->first_site;
+  r.n_sites = r.file->n_sites;
+  if (plan_splits(&r) != 0) {
+    r.oom = 1;
+    goto out;
+  }
+  if (rw_placer_init(&r.placer, t, g) != 0) goto out;
 
   /* The plan. */
   if (req->mode == PLAN_MODE_NONE) {
@@ -829,9 +833,9 @@ int rw_rewrite(pass_tu *t, graph *g, const rw_request *req, const rw_scan *scans
       rw_buf_puts(&budget_desc, "none (only free actions: drops)");
   }
 
-  for (int i = 0; i < r.scan.n_sites; i++)
-    if (!r.scan.sites[i].skip) instrument_site(&r, i, &r.scan.sites[i]);
-  for (int i = 0; i < r.scan.n_mems; i++) replace_mem(&r, &r.scan.mems[i]);
+  for (int i = 0; i < r.n_sites; i++)
+    if (!r.sites[i].skip) instrument_site(&r, i);
+  for (int i = 0; i < r.file->n_mems; i++) replace_mem(&r, &r.file->mems[i]);
   instrument_main_and_loop(&r);
   /* Registrations first, so that a recomputable range is registered
    * before the swap_out after the same statement (the runtime then drops
@@ -866,6 +870,12 @@ out:
   rw_buf_free(&r.plan_lines);
   rw_buf_free(&r.guard_decls);
   free(r.braced);
+  for (int i = 0; i < r.n_sites; i++) {
+    if (r.split) rw_split_free(r.split[i]);
+    if (r.no_split) free(r.no_split[i]);
+  }
+  free(r.split);
+  free(r.no_split);
   free(why_unplanned);
   free(pack);
   plan_free(&plan);

@@ -5,9 +5,8 @@
  * bytes, so untouched code is preserved byte for byte.  Pieces:
  *   rewrite_edits.c   growable text buffer and the edit buffer
  *   rewrite_lines.c   offset -> line/indent and #line directives
- *   rewrite_sites.c   the scan of every host function in the main file: op
- *                     statements, cudaMalloc/cudaFree calls, main's body and
- *                     returns, the training loop's exits
+ *   (the op sites, cudaMalloc/cudaFree calls, main's body and returns and
+ *   the training loop's exits it edits are the graph's: graph/sites.c)
  *   rewrite_split.c   split ops: an elementwise launch run as a loop over pieces
  *   rewrite_closure.c recompute closures (a ctx struct + static function)
  *   rewrite_place.c   whether and where each plan action is emitted (shared
@@ -102,20 +101,13 @@ void rw_line_indent(const rw_lines *l, unsigned off, rw_buf *b);
  * follows the inserted block keeps its original line and column. */
 void rw_line_restore(const rw_lines *l, unsigned off, rw_buf *b);
 
-/* ---- rewrite_sites.c ---- */
+/* ---- op sites (the graph's: graph.sites, graph.files) ---- */
 
-typedef struct rw_acc {
-  char *ptr;    /* pointer expression, valid just before the op statement */
-  char *bytes;  /* byte extent as C, NULL when unknown */
-  int mode;     /* tidal_mode value: 1 read, 2 write, 3 readwrite */
-  char *why;    /* why the extent is unknown (NULL when known) */
-  int exact;    /* 1: a write is proven to overwrite every byte of `bytes`; a write
-                   that is not is declared TIDAL_READWRITE (rw_mode_name) */
-  int arg;      /* the op call's argument the pointer is (-1: not known) */
-} rw_acc;
 /* TIDAL_READ, TIDAL_WRITE (a write proven exact) or TIDAL_READWRITE
  * (rewrite_edits.c). */
-const char *rw_mode_name(const rw_acc *a);
+const char *rw_mode_name(const graph_site_access *a);
+
+/* ---- rewrite_split.c ---- */
 
 /* An edit inside a split launch statement (Note [split launch], rewrite_split.c). */
 typedef struct rw_split_edit {
@@ -139,123 +131,26 @@ typedef struct rw_split {
                            (CUDA only); 0: unsigned int (also C, for the sim) */
   int grid_stride;      /* any grid covers the count (graph_op.split_grid_stride) */
   char *count_type;     /* the count parameter's type ("int") */
-  int *acc_elem_bytes;  /* per rw_site.acc: bytes of one element */
+  int *acc_elem_bytes;  /* per graph_site.acc: bytes of one element */
   int elem_bytes;       /* their sum: tidal_split_elements' bytes_per_element */
 } rw_split;
 
-typedef struct rw_site {
-  unsigned stmt_begin, stmt_end; /* the statement wrapped (end after ';') */
-  int braces;      /* 1: wrap in { } (0 for declarations, whose scope must not change) */
-  int is_return;   /* the op is in a return statement: 1 not instrumented, 2 instrumented
-                      (Note [ops in return statements]) */
-  unsigned ret_expr_begin; /* is_return 2: where the returned expression starts */
-  unsigned line, col; /* of the (first) op call */
-  char *function;  /* enclosing function */
-  char *callee;    /* first op's callee */
-  char *label;     /* "function -> callee" */
-  int kind;        /* graph_op_kind of the first op */
-  int graph_op;    /* first graph op at this statement, -1 if none */
-  int n_graph_ops; /* graph ops (call paths) sharing this statement */
-  int n_acc;
-  rw_acc *acc;
-  char *skip;      /* not instrumented, and why (NULL: instrumented) */
-  unsigned fn_begin; /* offset where the enclosing function's definition starts */
-  rw_split *split; /* non-NULL: the launch runs in pieces (rewrite_split.c) */
-  char *no_split;  /* a split op instrumented whole, and why (NULL otherwise) */
-} rw_site;
-
-typedef struct rw_mem {
-  unsigned begin, end; /* the call expression */
-  char *callee;        /* cudaMalloc, cudaMallocAsync, cudaFree, cudaFreeAsync */
-  int n_args;
-  char **args;         /* argument texts */
-  unsigned line, col;
-} rw_mem;
-
-typedef struct rw_span {
-  unsigned begin, end; /* a statement (end after ';') */
-  int kind;            /* RW_SPAN_* */
-  unsigned line, col;
-} rw_span;
-
-enum { RW_SPAN_RETURN = 0, RW_SPAN_CONTINUE = 1, RW_SPAN_BREAK = 2, RW_SPAN_GOTO = 3 };
-
-typedef struct rw_note {
-  unsigned line, col;
-  char *text;
-} rw_note;
-
-/* A host function's body: where a guarded plan call's path flag is read
- * (Note [guarded placement], rewrite_place.c). */
-typedef struct rw_fn_body {
-  unsigned begin, end; /* '{' and one past '}' */
-} rw_fn_body;
-
-typedef struct rw_scan {
-  int n_fns, cap_fns;
-  rw_fn_body *fns; /* every host function body walked, in file order */
-  int n_sites, cap_sites;
-  rw_site *sites;
-  int n_mems, cap_mems;
-  rw_mem *mems;
-  int have_main;
-  unsigned main_body_begin, main_body_end; /* '{' and one past '}' */
-  int main_ends_in_return;                 /* last statement of main is a return */
-  int n_main_returns, cap_main_returns;
-  rw_span *main_returns;
-  int have_loop;                           /* the training loop statement was found */
-  int n_loop_exits, cap_loop_exits;
-  rw_span *loop_exits;                     /* continue/break/return/goto leaving an iteration */
-  int n_notes, cap_notes;
-  rw_note *notes;
-} rw_scan;
-
-/* Scans every host function defined in the main file.  g supplies the
- * training loop, the kernel table and the graph ops' accesses.  Returns 0,
- * or -1 on allocation failure. */
-int rw_scan_tu(pass_tu *t, const graph *g, rw_scan *out);
-void rw_scan_free(rw_scan *s);
-/* A malloc'd array of g->n_allocs flags: 1 where the scan replaces the
- * allocation's call with tidal_malloc (matched by expansion location in
- * the main file).  NULL when out of memory. */
-unsigned char *rw_allocs_managed(const graph *g, const rw_scan *s);
-/* Marks in m the allocations whose call scan s (of the program file at
- * path) replaces. */
-void rw_allocs_managed_in(const graph *g, const rw_scan *s, const char *path, unsigned char *m);
-
-/* Whole-program input: registers every project header the inputs include
- * (a view each, frontend/program.c), then scans every file of t's program:
- * (*scans)[i] is the scan of file i (pass_tu.file_index), *n the number of
- * files.  Returns 0 or -1 (out of memory). */
-int rw_scan_program(pass_tu *t, const graph *g, rw_scan **scans, int *n);
-/* rw_allocs_managed over every file of the program (scans from
- * rw_scan_program). */
-unsigned char *rw_program_allocs_managed(pass_tu *t, const graph *g, const rw_scan *scans,
-                                         int n_scans);
-void rw_scans_free(rw_scan *scans, int n);
-
-/* ---- rewrite_split.c ---- */
-
-/* Decides whether the launch `call`, the only op of statement `stmt` at
- * `site`, runs in pieces: sets site->split, or site->no_split when a graph
- * op at the statement is a split op that cannot be split here.  ops: the
- * graph ops (call paths) at the statement.  Returns 0, or -1 when memory
- * ran out. */
-int rw_split_plan(pass_tu *t, const graph *g, rw_site *site, CXCursor stmt, CXCursor call,
-                  int n_calls, const int *ops, int n_ops);
+/* Decides whether the launch at site runs in pieces: *out the split, or
+ * *no_split (malloc'd, "split op K runs whole: ...") when a graph op at the
+ * statement is a split op that cannot be split here; both NULL when no
+ * graph op there is split.  Reads only the graph (the site's arguments as
+ * written and its ops).  Returns 0, or -1 when memory ran out. */
+int rw_split_plan(const graph *g, const graph_site *site, rw_split **out, char **no_split);
 void rw_split_free(rw_split *sp); /* NULL-safe; frees sp too */
-/* 1 if argument cursor a is NULL, nullptr or 0 written as a pointer (an
- * optional input left out): never declared, never advanced. */
-int rw_is_null_constant(CXCursor a);
 /* Appends the split loop's opening (site declaration, hoisted grid and
  * block, the loop head, the piece's accesses and TIDAL_OP_BEGIN) to open
  * and its closing to close; the launch statement itself stays in place
  * between them with rw_split_edits applied. */
-void rw_split_emit(const rw_lines *L, const rw_site *s, int idx, const char *indent, rw_buf *open,
-                   rw_buf *close);
+void rw_split_emit(const rw_lines *L, const graph_site *s, const rw_split *sp, int idx,
+                   const char *indent, rw_buf *open, rw_buf *close);
 /* The replacement text of edit i of split site idx: the argument as
  * written (src) advanced, or the piece's name for it. */
-void rw_split_edit_text(const rw_site *s, int idx, const char *src, int i, rw_buf *b);
+void rw_split_edit_text(const rw_split *sp, int idx, const char *src, int i, rw_buf *b);
 
 /* ---- rewrite_closure.c ---- */
 
@@ -265,21 +160,17 @@ void rw_split_edit_text(const rw_site *s, int idx, const char *src, int i, rw_bu
  * valid right after the launch statement) to reg.  Returns 0, or -1 if the
  * launch cannot be captured (a missing configuration, an array or
  * reference argument type) or memory ran out. */
-int rw_closure_emit(const graph *g, const rw_site *site, int op, int id, const char *comment,
+int rw_closure_emit(const graph *g, const graph_site *site, int op, int id, const char *comment,
                     const char *path_c, rw_buf *def, rw_buf *reg);
 
 /* ---- rewrite_place.c ---- */
 
-/* What rw_plan_place needs, built once per graph: the scan (op sites) and
- * how often each function on a call path is referenced in the TU. */
+/* What rw_plan_place needs, once per graph (op sites and how often each
+ * function on a call path is referenced are the graph's), and the path
+ * flags placed so far. */
 typedef struct rw_placer {
   pass_tu *t;
   const graph *g;
-  const rw_scan *scans; /* per program file (rw_scan_program) */
-  int n_scans;
-  int n_fns;
-  char **fn_names; /* every function named on some op's call path */
-  int *fn_refs;    /* references to it in the translation unit (calls, address-of) */
   int n_guards;
   struct rw_guard *guards; /* Note [guarded placement] */
 } rw_placer;
@@ -303,7 +194,7 @@ typedef struct rw_place {
   unsigned begin, end; /* that statement (end past its ';'); BEFORE goes at begin, AFTER at end */
   char *ptr, *bytes;   /* the range as C text valid there */
   char *sbytes;        /* the byte count in symbolic form, for the comment (may be NULL) */
-  rw_site *site;       /* recompute: the launch site the closure re-runs */
+  const graph_site *site; /* recompute: the launch site the closure re-runs */
   int file;            /* the program file begin/end are in (pass_tu.file_index) */
   unsigned char *in_call; /* level < n_calls: per static op, 1 if it runs inside the call at
                              `level` (the action runs before its first / after its last op);
@@ -311,15 +202,14 @@ typedef struct rw_place {
   int guard;           /* index into the placer's guards, -1: unguarded */
 } rw_place;
 
-int rw_placer_init(rw_placer *p, pass_tu *t, const graph *g, const rw_scan *scans,
-                   int n_scans); /* 0 or -1 (oom) */
+int rw_placer_init(rw_placer *p, pass_tu *t, const graph *g); /* 0 or -1 (oom) */
 void rw_placer_free(rw_placer *p);
 /* Decides for one action; returns 0 (see pl->emit), or -1 on allocation
  * failure.  pl is always to be released with rw_place_free. */
 int rw_plan_place(rw_placer *p, const plan_action *a, rw_place *pl);
 void rw_place_free(rw_place *pl);
-/* The instrumented site of graph op `op` (in the scan of its file), NULL if none. */
-rw_site *rw_site_of_op(const rw_scan *scans, int n_scans, const graph *g, int op);
+/* The instrumented site of graph op `op` (among its file's), NULL if none. */
+const graph_site *rw_site_of_op(const graph *g, int op);
 /* 1 if the statement at off is the unbraced body of if/for/while/else/do. */
 int rw_is_unbraced_body(const pass_tu *t, unsigned off);
 
@@ -361,13 +251,13 @@ typedef struct rw_report {
 } rw_report;
 void rw_report_free(rw_report *r); /* NULL-safe; members only */
 
-/* Rewrites file t of the program (scans: rw_scan_program) into *out
- * (malloc'd, *out_n bytes) and, when rep
+/* Rewrites file t of the program (its op sites and edit points:
+ * g->files[t->file_index]) into *out (malloc'd, *out_n bytes) and, when rep
  * is not NULL, fills *rep (rw_report_free it in every case).  Returns
  * TIDAL_EXIT_OK, TIDAL_EXIT_BAD_INPUT (a diagnostic was printed) or
  * TIDAL_EXIT_INTERNAL. */
-int rw_rewrite(pass_tu *t, graph *g, const rw_request *req, const rw_scan *scans, int n_scans,
-               char **out, size_t *out_n, rw_report *rep);
+int rw_rewrite(pass_tu *t, graph *g, const rw_request *req, char **out, size_t *out_n,
+               rw_report *rep);
 
 /* 1 if src carries the marker of tidal rewrite's output. */
 int rw_is_tidal_output(const char *src, size_t n);

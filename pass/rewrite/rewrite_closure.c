@@ -27,7 +27,7 @@
 
 #define INEXACT_WRITE_NOTE "write not proven to cover every byte: declared readwrite"
 
-static int inexact_write(const rw_acc *a) { return a->mode == 2 && !a->exact; }
+static int inexact_write(const graph_site_access *a) { return a->mode == ACCESS_WRITE && !a->exact; }
 
 /* A declaration "T name" from a C type text; handles pointer types
  * ("float *" -> "float * name") and plain ones.  Array or function types
@@ -36,7 +36,7 @@ static int capturable(const char *type) {
   return type && *type && !strchr(type, '[') && !strchr(type, '(') && !strchr(type, '&');
 }
 
-int rw_closure_emit(const graph *g, const rw_site *site, int opi, int id, const char *comment,
+int rw_closure_emit(const graph *g, const graph_site *site, int opi, int id, const char *comment,
                     const char *path_c, rw_buf *def, rw_buf *reg) {
   const graph_op *op = &g->ops[opi];
   if (op->kind != GRAPH_OP_LAUNCH || !op->grid || !op->block) return -1;
@@ -76,7 +76,7 @@ int rw_closure_emit(const graph *g, const rw_site *site, int opi, int id, const 
   for (int i = 0; i < op->n_args; i++) rw_buf_printf(reg, ", %s", op->arg_text[i]);
   rw_buf_puts(reg, ", {");
   for (int i = 0; i < site->n_acc; i++) {
-    const rw_acc *a = &site->acc[i];
+    const graph_site_access *a = &site->acc[i];
     rw_buf_printf(reg, "%s{(const void *)(%s), %s, %s}", i ? ", " : "", a->ptr,
                   a->bytes ? a->bytes : "TIDAL_EXTENT_UNKNOWN", rw_mode_name(a));
     if (inexact_write(a)) rw_buf_puts(reg, " /* " INEXACT_WRITE_NOTE " */");

@@ -141,7 +141,7 @@ void rw_put_commented(rw_buf *b, const char *s) {
 /* TIDAL_WRITE promises the runtime that every byte is overwritten (it maps
  * an evicted chunk fresh, without its old data): only a write proven exact
  * may say so; any other write keeps the old bytes by declaring readwrite. */
-const char *rw_mode_name(const rw_acc *a) {
-  if (a->mode == 1) return "TIDAL_READ";
-  return a->mode == 2 && a->exact ? "TIDAL_WRITE" : "TIDAL_READWRITE";
+const char *rw_mode_name(const graph_site_access *a) {
+  if (a->mode == ACCESS_READ) return "TIDAL_READ";
+  return a->mode == ACCESS_WRITE && a->exact ? "TIDAL_WRITE" : "TIDAL_READWRITE";
 }

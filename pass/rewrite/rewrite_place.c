@@ -9,9 +9,10 @@
  * levels 0..n (graph.h: level k is the statement calls[k], or X's own
  * statement at k == n, in function F_k).  The action goes to the DEEPEST
  * level k where:
- *   - every function F_1..F_k is referenced exactly once in the translation
- *     unit (so a statement there runs only on this one path from the
- *     training loop, never from a second call site, setup code or recursion);
+ *   - every function F_1..F_k is referenced exactly once in the program
+ *     (graph_call.refs, graph/callrefs.c: so a statement there runs only on
+ *     this one path from the training loop, never from a second call site,
+ *     setup code or recursion);
  *   - no graph loop inside F_{k+1}..F_n encloses X (the level-k statement
  *     then runs once per instance of X);
  *   - the range's reference op shares calls[0..k-1] with X, and its pointer
@@ -31,70 +32,15 @@
 
 #include "rewrite/rewrite.h"
 
-/* ---- references to the functions on call paths ---- */
-
-typedef struct refs_ud {
-  char **names;
-  int *counts;
-  int n;
-} refs_ud;
-
-static enum CXChildVisitResult refs_visitor(CXCursor c, CXCursor parent, CXClientData d) {
-  refs_ud *u = d;
-  if (clang_Location_isInSystemHeader(clang_getCursorLocation(c))) return CXChildVisit_Continue;
-  enum CXCursorKind k = clang_getCursorKind(c);
-  /* a method call `obj.m()`, `p->m()` or `m()` inside a method is a
-   * MemberRefExpr: counted too, or every method looked never called */
-  if (k == CXCursor_DeclRefExpr || k == CXCursor_OverloadedDeclRef ||
-      k == CXCursor_MemberRefExpr) {
-    CXCursor r = clang_getCursorReferenced(c);
-    enum CXCursorKind rk = clang_getCursorKind(r);
-    if (k == CXCursor_OverloadedDeclRef || rk == CXCursor_FunctionDecl ||
-        rk == CXCursor_FunctionTemplate || rk == CXCursor_CXXMethod) {
-      char *name = string_and_dispose(clang_getCursorSpelling(c));
-      for (int i = 0; name && i < u->n; i++)
-        if (!strcmp(u->names[i], name)) u->counts[i]++;
-      free(name);
-    }
-  }
-  return CXChildVisit_Recurse;
-}
-
-int rw_placer_init(rw_placer *p, pass_tu *t, const graph *g, const rw_scan *scans, int n_scans) {
+int rw_placer_init(rw_placer *p, pass_tu *t, const graph *g) {
   memset(p, 0, sizeof *p);
   p->t = t;
   p->g = g;
-  p->scans = scans;
-  p->n_scans = n_scans;
-  for (int i = 0; i < g->n_ops; i++)
-    for (int k = 0; k < g->ops[i].n_calls; k++) {
-      const char *f = g->ops[i].calls[k].function;
-      int seen = 0;
-      for (int j = 0; j < p->n_fns && !seen; j++) seen = !strcmp(p->fn_names[j], f);
-      if (seen) continue;
-      char **nn = realloc(p->fn_names, (size_t)(p->n_fns + 1) * sizeof *nn);
-      if (!nn) return -1;
-      p->fn_names = nn;
-      if (!(p->fn_names[p->n_fns] = strdup(f))) return -1;
-      p->n_fns++;
-    }
-  p->fn_refs = calloc((size_t)(p->n_fns ? p->n_fns : 1), sizeof *p->fn_refs);
-  if (!p->fn_refs) return -1;
-  refs_ud u = {p->fn_names, p->fn_refs, p->n_fns};
-  /* references in every input (a header's are counted once per unit that
-   * includes it: more references, so only ever fewer placements) */
-  pass_tu *const *units;
-  int n_units = program_units(t, &units);
-  for (int i = 0; i < n_units && p->n_fns; i++)
-    clang_visitChildren(clang_getTranslationUnitCursor(units[i]->tu), refs_visitor, &u);
   return 0;
 }
 
 void rw_placer_free(rw_placer *p) {
   free(p->guards);
-  for (int i = 0; i < p->n_fns; i++) free(p->fn_names[i]);
-  free(p->fn_names);
-  free(p->fn_refs);
   memset(p, 0, sizeof *p);
 }
 
@@ -106,16 +52,12 @@ void rw_place_free(rw_place *pl) {
   memset(pl, 0, sizeof *pl);
 }
 
-static int fn_refs(const rw_placer *p, const char *name) {
-  for (int i = 0; i < p->n_fns; i++)
-    if (!strcmp(p->fn_names[i], name)) return p->fn_refs[i];
-  return 0;
-}
-
-/* 1 if F_1..F_k of op's path are each referenced exactly once. */
+/* 1 if F_1..F_k of op's path are each referenced exactly once
+ * (graph_call.refs). */
 static int single_path(const rw_placer *p, const graph_op *op, int k) {
+  (void)p;
   for (int j = 0; j < k && j < op->n_calls; j++)
-    if (fn_refs(p, op->calls[j].function) != 1) return 0;
+    if (op->calls[j].refs != 1) return 0;
   return 1;
 }
 
@@ -135,15 +77,17 @@ static int loop_depth(const graph *g, const graph_op *op) {
   return op->loop >= 0 && op->loop < g->n_loops ? g->loops[op->loop].call_depth : -1;
 }
 
-rw_site *rw_site_of_op(const rw_scan *scans, int n_scans, const graph *g, int op) {
+const graph_site *rw_site_of_op(const graph *g, int op) {
   int file = g->ops[op].stmt.file;
-  if (file < 0 || file >= n_scans) return NULL;
-  const rw_scan *scan = &scans[file];
-  for (int i = 0; i < scan->n_sites; i++)
-    if (scan->sites[i].graph_op >= 0 && !scan->sites[i].skip) {
-      const graph_op *a = &g->ops[scan->sites[i].graph_op], *b = &g->ops[op];
-      if (a->stmt.begin == b->stmt.begin && !strcmp(a->callee, b->callee)) return &scan->sites[i];
+  if (file < 0 || file >= g->n_files) return NULL;
+  const graph_file *f = &g->files[file];
+  for (int i = f->first_site; i < f->first_site + f->n_sites; i++) {
+    const graph_site *s = &g->sites[i];
+    if (s->n_ops > 0 && !s->skip) {
+      const graph_op *a = &g->ops[s->ops[0]], *b = &g->ops[op];
+      if (a->stmt.begin == b->stmt.begin && !strcmp(a->callee, b->callee)) return s;
     }
+  }
   return NULL;
 }
 
@@ -182,7 +126,7 @@ static int level_stmt(const rw_placer *p, const graph_op *op, int k, unsigned *b
   graph_range st = k < op->n_calls ? op->calls[k].stmt : op->stmt;
   *file = st.file;
   if (k == op->n_calls) {
-    rw_site *site = rw_site_of_op(p->scans, p->n_scans, p->g, op->id);
+    const graph_site *site = rw_site_of_op(p->g, op->id);
     if (site) {
       *b = site->stmt_begin;
       *e = site->stmt_end;
@@ -190,7 +134,7 @@ static int level_stmt(const rw_placer *p, const graph_op *op, int k, unsigned *b
     }
   }
   /* the statement's own file (an input or a project header) */
-  if (st.file < 0 || st.file >= p->n_scans || !p->t->prog || st.file >= p->t->prog->n_files)
+  if (st.file < 0 || st.file >= p->g->n_files || !p->t->prog || st.file >= p->t->prog->n_files)
     return 0;
   const pass_tu *t = p->t->prog->files[st.file];
   if (!st.editable || st.end <= st.begin || st.end > t->main_size) return 0;
@@ -213,7 +157,7 @@ static int place_recompute(rw_placer *p, const plan_action *a, rw_place *pl) {
   const graph *g = p->g;
   const graph_op *at = &g->ops[a->at_op];
   const graph_access *ga = &g->ops[a->ref_op].acc[a->ref_access];
-  rw_site *site = rw_site_of_op(p->scans, p->n_scans, g, a->at_op);
+  const graph_site *site = rw_site_of_op(g, a->at_op);
   const char *why = NULL;
   if (at->kind != GRAPH_OP_LAUNCH)
     why = "the producer is a library call (only kernel launches get closures)";
@@ -223,7 +167,7 @@ static int place_recompute(rw_placer *p, const plan_action *a, rw_place *pl) {
     why = "the range is not the producer's own access";
   else if (!site)
     why = "the producer's statement is not instrumented";
-  else if (site->n_graph_ops != 1 || !single_path(p, at, at->n_calls))
+  else if (site->n_ops != 1 || !single_path(p, at, at->n_calls))
     why = "the producer's launch is reached by several call paths or from outside the training "
           "loop (a closure there would fire on all of them)";
   else if (loop_depth(g, at) > at->n_calls)
@@ -331,9 +275,9 @@ static int guard_for(rw_placer *p, const graph_op *op, int k, unsigned b, int fi
     return -1;
   }
   /* the innermost body around b in that file: F_k's */
-  const rw_scan *sc = &p->scans[file];
+  const graph_file *sc = file < p->g->n_files ? &p->g->files[file] : NULL;
   int best = -1;
-  for (int i = 0; i < sc->n_fns; i++)
+  for (int i = 0; sc && i < sc->n_fns; i++)
     if (sc->fns[i].begin < b && b < sc->fns[i].end &&
         (best < 0 || sc->fns[i].begin > sc->fns[best].begin))
       best = i;

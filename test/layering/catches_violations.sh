@@ -6,8 +6,10 @@
 #   4. a lower stage's object calling a higher stage's function,
 #   5. two files of one stage calling each other (a cycle),
 #   6. a file calling one its stage's README lists after it (the order),
-# and pass on the real tree (the `layering` test checks that), and on the
-# pieces of one unit split by topic calling each other (7).
+# and pass on the real tree (the `layering` test checks that), on the
+# pieces of one unit split by topic calling each other (7), and beside the
+# stale object of a source the tree no longer has (8: a build folder reused
+# after a branch that removed or moved a file).
 set -euo pipefail
 check=$1    # scripts/check_layers.py
 pass=$2     # the pass/ source folder
@@ -83,5 +85,17 @@ cc -c "$tmp/ord/graph/low.c" -o "$tmp/ordobj/graph/low.c.o"
 expect_fail "call against the README's order" \
   "calls high() in graph/high.c, which graph/README.md lists after it" \
   --sources "$tmp/ord" --objects "$tmp/ordobj"
+
+# 8: an object whose source is gone is not the pass's (the README lists no
+# such file, and its calls are no longer made).
+printf 'int high(void);\nint gone(void) { return high(); }\n' >"$tmp/gone.c"
+cc -c "$tmp/gone.c" -o "$tmp/ordobj/graph/gone.c.o"
+printf 'int low(void) { return 0; }\n' >"$tmp/ord/graph/low.c"
+cc -c "$tmp/ord/graph/low.c" -o "$tmp/ordobj/graph/low.c.o"
+if out=$(python3 "$check" --sources "$tmp/ord" --objects "$tmp/ordobj" 2>&1); then
+  echo "ok: a stale object of a removed source is left out"
+else
+  echo "FAIL: a stale object of a removed source is left out:"; echo "$out"; fail=1
+fi
 
 exit $fail

@@ -1,0 +1,57 @@
+/* sites.h - every op site and edit point of the program (sites.c), and
+ * what one op site declares and passes (siteacc.c); graph.h has the data. */
+#ifndef TIDAL_PASS_SITES_H
+#define TIDAL_PASS_SITES_H
+
+#include "graph/graph.h"
+
+/* ---- siteacc.c ---- */
+
+/* Offset of loc in t's main file; expand: the expansion location
+ * (statements), else the file location (for a macro argument, where it is
+ * spelled).  1 if it is in that file. */
+int site_offset(const pass_tu *t, CXSourceLocation loc, int expand, unsigned *off);
+/* The exact text of an expression when its file locations are one piece of
+ * t's main file (b and e, which may be NULL, receive the range), else NULL. */
+char *site_expr_text(const pass_tu *t, CXCursor c, unsigned *b, unsigned *e);
+/* An argument's text: site_expr_text, else its tokens. */
+char *site_arg_text(const pass_tu *t, CXCursor a);
+/* Appends a note at cursor `at` to f's notes.  0, or -1 (out of memory). */
+int site_note(const pass_tu *t, graph_file *f, CXCursor at, const char *text);
+
+enum {
+  SITEACC_DEPENDENT = 1, /* a call in a template, unresolved (sites.c, Note [op calls in
+                            templates]): accesses from the call's own texts only */
+  SITEACC_ARGS_ARRAY = 2 /* cudaLaunchKernel: ki's arguments are in its `void *args[]` */
+};
+
+/* Adds the accesses of op call `call` (the statement's op call number
+ * call_index) to site: from the graph ops ops[0..n_ops) at the statement
+ * first, then from the call's own argument texts for every argument they
+ * leave out (Note [accesses at a site]).  ki: the launched kernel, or NULL
+ * for a library call; flags: SITEACC_*.  Notes go to f.  Returns 0, or -1
+ * (out of memory). */
+int siteacc_add(pass_tu *t, const graph *g, graph_site *site, int call_index, CXCursor call,
+                const char *callee, const kernel_info *ki, const int *ops, int n_ops,
+                unsigned flags, graph_file *f);
+/* Fills site->args (and site->config for a <<<...>>> launch) from its first
+ * op call, the call's range and shape against the statement stmt, and links
+ * each argument to the accesses through it.  Returns 0, or -1 (out of
+ * memory). */
+int siteacc_args(pass_tu *t, graph_site *site, CXCursor stmt, CXCursor call);
+
+/* ---- callrefs.c ---- */
+
+/* Sets graph_call.refs of every op's call path.  Returns 0, or -1 (out of
+ * memory). */
+int callrefs_count(graph *g);
+
+/* ---- sites.c ---- */
+
+/* Walks every host function of every file of g's program (registering the
+ * project headers the inputs include first) and fills g->sites and
+ * g->files.  Runs after the interpreter: each site lists the graph ops at
+ * its statement.  Returns 0, or -1 (out of memory). */
+int sites_build(graph *g);
+
+#endif
