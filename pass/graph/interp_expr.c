@@ -282,8 +282,22 @@ static int frame_is_live(gb_frame *f, int id) {
   return 0;
 }
 
-int gb_returned_struct(gb_frame *f, const char *path) {
-  return path && path[0] == 'f' && !frame_is_live(f, atoi(path + 1));
+/* Only a struct holding device pointers is copied: that is what names
+ * regions.  A config struct of integers (`multi_gpu_config =
+ * multi_gpu_config_init(...)` in llm.c) stays an alias of the returned
+ * frame, as before: its fields, set again in branches on run-time flags,
+ * keep the values the program computes (a copy made them unknown after
+ * such a branch, and llm.c's optimizer state then needed a --bind). */
+int gb_returned_struct(gb *b, gb_frame *f, const char *path) {
+  if (!path || path[0] != 'f' || frame_is_live(f, atoi(path + 1))) return 0;
+  size_t ol = strlen(path);
+  for (size_t i = 0; i < b->tab_cap; i++) {
+    const char *k = b->tab[i].key;
+    if (k && b->tab[i].v.k == GV_DEVPTR && strncmp(k, path, ol) == 0 &&
+        (k[ol] == '.' || k[ol] == '['))
+      return 1;
+  }
+  return 0;
 }
 
 /* `lhs op= rhs` and `lhs = rhs` (op Invalid). */
@@ -302,7 +316,7 @@ gval gb_assign(gb *b, gb_frame *f, CXCursor lhs, CXCursor rhs_c, gval rhs,
     else
       v = arith(b, op, cur, rhs);
   } else if (gb_is_record_type(lt) && rhs.k == GV_ADDR && !gb_is_smart_ptr(lt) && key &&
-             gb_returned_struct(f, gb_canon(b, rhs.path))) {
+             gb_returned_struct(b, f, gb_canon(b, rhs.path))) {
     gb_copy_struct(b, key, rhs.path); /* a returned struct: copied */
     return v;
   } else if (gb_is_record_type(lt) && rhs.k == GV_ADDR) {

@@ -44,7 +44,7 @@ int gb_plain_lvalue(CXCursor e);
 
 /* interp_expr.c: expressions. */
 void gb_copy_struct(gb *b, const char *dst, const char *src);
-int gb_returned_struct(gb_frame *f, const char *path);
+int gb_returned_struct(gb *b, gb_frame *f, const char *path);
 gval gb_assign(gb *b, gb_frame *f, CXCursor lhs, CXCursor rhs_c, gval rhs,
                enum CXBinaryOperatorKind op);
 

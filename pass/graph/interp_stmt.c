@@ -170,7 +170,7 @@ void gb_init_store(gb *b, gb_frame *f, const char *key, const char *name, CXType
     b->this_path = NULL;
     b->new_name = NULL;
     if (gb_is_record_type(ty) && !smart && v.k == GV_ADDR &&
-        gb_returned_struct(f, gb_canon(b, v.path))) {
+        gb_returned_struct(b, f, gb_canon(b, v.path))) {
       gb_copy_struct(b, key, v.path); /* Note [struct copies]: a returned struct */
     } else {
       if (gb_is_record_type(ty) && !smart && v.k == GV_ADDR) v.k = GV_ALIAS;
