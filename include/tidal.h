@@ -141,6 +141,11 @@ typedef struct tidal_config {
   double sim_d2h_bytes_per_s;    /* 0 = the cost model's (55e9) */
   double sim_copy_latency_s;     /* 0 = the cost model's (10e-6 per copy) */
   int sim_synchronous;           /* nonzero: copies run inline, no worker thread */
+  /* Sim backend, nonzero: copies move no bytes (the modelled clock is the
+   * same; the memory's contents are not kept).  For runs that need only
+   * the costs (`tidal rewrite`'s figure, `tidal fit`): no host memory is
+   * touched for the data, whatever the program's size. */
+  int sim_no_data;
   /* Pinned at tidal_init for the host store: what the swaps need (from the
    * plan or a recorded run); 0 = 64 MiB, growing by doubling later.  Bounded
    * by host_budget_bytes. */
@@ -401,6 +406,13 @@ typedef struct tidal_counters {
    * new record (the first iteration, a changed steady state); in steady
    * state the durations are read later, once ready (Note [time marks]). */
   uint64_t timing_waits;
+  /* Chunk copies started: device -> host (swap-outs, whether a hint, LRU
+   * eviction or the run-time planner asked) and host -> device by a prefetch
+   * (fault-ins are `faults`).  With `drops`, `recomputes` and `faults`,
+   * one per action event of the trace (TIDAL_TRACE; docs/runtime-api.md,
+   * "Trace"). */
+  uint64_t swap_outs;
+  uint64_t prefetches;
 } tidal_counters;
 
 typedef struct tidal_stats {

@@ -27,6 +27,7 @@ __attribute__((weak)) int cmd_rewrite(int argc, char **argv) { return not_built(
 __attribute__((weak)) int cmd_replay(int argc, char **argv) { return not_built("replay"); }
 __attribute__((weak)) int cmd_kernels(int argc, char **argv) { return not_built("kernels"); }
 __attribute__((weak)) int cmd_report(int argc, char **argv) { return not_built("report"); }
+__attribute__((weak)) int cmd_fit(int argc, char **argv) { return not_built("fit"); }
 
 typedef struct command {
   const char *name;
@@ -38,6 +39,7 @@ static const command commands[] = {
     {"graph", cmd_graph, "print the per-iteration tensor dataflow graph of a training program"},
     {"rewrite", cmd_rewrite, "insert libtidal calls (instrumentation and a memory plan)"},
     {"replay", cmd_replay, "execute the program's op trace and plan on the CPU simulator"},
+    {"fit", cmd_fit, "find the largest batch (or other run-time size) that fits a budget"},
     {"kernels", cmd_kernels, "print what each __global__ kernel reads and writes"},
     {"report", cmd_report, "draw a libtidal trace's memory timeline as SVG"},
 };

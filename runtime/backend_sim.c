@@ -71,6 +71,7 @@ struct rt_backend {
   int fd;                  /* the emulated device memory */
   rt_costs c;
   int synchronous;
+  int no_data;             /* cfg.sim_no_data: copies move no bytes */
   int profile;             /* record modelled op durations (TIDAL_PROFILE) */
   /* virtual clocks (training thread only; Note [sim cost model]) */
   double t_host, t_dev, t_h2d, t_d2h, t_fault;
@@ -138,7 +139,8 @@ static tidal_status sim_create(const tidal_config *cfg, rt_backend **out, size_t
     b->c.event_record_s *= k, b->c.event_query_s *= k, b->c.event_sync_s *= k;
     b->c.stream_wait_s *= k, b->c.copy_issue_s *= k, b->c.vmm_enqueue_s *= k;
   }
-  b->synchronous = cfg->sim_synchronous;
+  b->no_data = cfg->sim_no_data;
+  b->synchronous = cfg->sim_synchronous || b->no_data; /* nothing for a thread to copy */
   b->profile = cfg->profile_path != NULL;
   b->mark_base = 1;
   b->fd = -1;
@@ -345,7 +347,8 @@ static void sim_host_free(rt_backend *b, void *p, size_t bytes) { munmap(p, byte
 static tidal_status enqueue(rt_backend *b, void *dst, const void *src, size_t bytes,
                             rt_event *done) {
   if (b->synchronous) {
-    memcpy(dst, src, bytes);
+    if (!b->no_data)
+      memcpy(dst, src, bytes);
     done->seq = 0; /* complete already */
     return TIDAL_OK;
   }
@@ -602,8 +605,14 @@ static tidal_status sim_cmd_run(rt_backend *b, const rt_cmd *cmd, char *err, siz
   case RT_CMD_MAP: return do_map(b, cmd->addr, cmd->phys, err, n);
   case RT_CMD_SET_ACCESS: return TIDAL_OK;
   case RT_CMD_UNMAP: return do_unmap(b, cmd->addr, err, n); /* its last use ended: Note [vmm worker] */
-  case RT_CMD_D2H: memcpy(cmd->host, (const void *)cmd->addr, cmd->bytes); return TIDAL_OK;
-  case RT_CMD_H2D: memcpy((void *)cmd->addr, cmd->host, cmd->bytes); return TIDAL_OK;
+  case RT_CMD_D2H:
+    if (!b->no_data)
+      memcpy(cmd->host, (const void *)cmd->addr, cmd->bytes);
+    return TIDAL_OK;
+  case RT_CMD_H2D:
+    if (!b->no_data)
+      memcpy((void *)cmd->addr, cmd->host, cmd->bytes);
+    return TIDAL_OK;
   }
   snprintf(err, n, "sim backend: unknown VMM command %d", cmd->kind);
   return TIDAL_ERR_BACKEND;

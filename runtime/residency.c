@@ -601,6 +601,7 @@ static void start_swap_out(rt_chunk *c, int64_t slot) {
   c->state = RT_SWAPPING_OUT;
   rt_list_push(&rt_g.out, RT_LIST_OUT, c);
   RT_COUNT(swapped_out_bytes, len);
+  RT_COUNT(swap_outs, 1);
   if (RT_TRACING())
     rt_trace_copy(1, "swap_out", rt_chunk_addr(c), len, &c->ev, -1);
 }
@@ -1090,6 +1091,7 @@ tidal_status rt_prefetch_chunks(rt_chunk **cs, size_t n) {
     rt_list_push(&rt_g.in, RT_LIST_IN, c);
     RT_COUNT(swapped_in_bytes, len);
     RT_COUNT(prefetched_bytes, len);
+    RT_COUNT(prefetches, 1);
     if (RT_TRACING()) /* a copy slice, as swap-outs are: ends in finish_prefetch */
       rt_trace_copy(0, "prefetch", rt_chunk_addr(c), len, &c->ev, -1);
   }
@@ -1110,9 +1112,12 @@ tidal_status rt_chunk_drop(rt_chunk *c) {
   if (c->rc)
     rt_recompute_detach(c);
   c->state = RT_DROPPED;
-  if (had_data) {
+  if (had_data) { /* one trace event per counted drop, as for every action */
     RT_COUNT(dropped_bytes, rt_chunk_len(c));
     RT_COUNT(drops, 1);
+    if (RT_TRACING())
+      rt_trace("drop", "\"ptr\":\"%#lx\",\"bytes\":%zu", (unsigned long)rt_chunk_addr(c),
+               rt_chunk_len(c));
   }
   return st;
 }

@@ -46,6 +46,8 @@ static const struct row {
     {"iterations on a plan", offsetof(tidal_counters, plan_iterations), ROW_COUNT},
     {"iterations off the plan", offsetof(tidal_counters, off_plan_iterations), ROW_COUNT},
     {"planner waits for op times", offsetof(tidal_counters, timing_waits), ROW_COUNT},
+    {"swap-outs (chunk copies D2H)", offsetof(tidal_counters, swap_outs), ROW_COUNT},
+    {"prefetches (chunk copies H2D)", offsetof(tidal_counters, prefetches), ROW_COUNT},
 };
 
 /* Every counter is 8 bytes (uint64_t or double): a field added to

@@ -5,7 +5,7 @@ _tidal() {
   local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
   local tool=${COMP_WORDS[0]} cmd=${COMP_WORDS[1]} w
   if [ "$COMP_CWORD" -eq 1 ]; then
-    COMPREPLY=($(compgen -W "graph rewrite replay kernels report --help --version" -- "$cur"))
+    COMPREPLY=($(compgen -W "graph rewrite replay fit kernels report --help --version" -- "$cur"))
     return
   fi
   for w in "${COMP_WORDS[@]:2:COMP_CWORD-2}"; do # after "--": clang's flags and files
@@ -20,7 +20,7 @@ _tidal() {
     --runtime-planner) COMPREPLY=($(compgen -W "runtime hints lru" -- "$cur")); return ;;
     -p) COMPREPLY=($(compgen -d -- "$cur") $(compgen -f -X '!*.json' -- "$cur")); return ;;
     -o|--trace|--timeline|--profile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-    --budget|--bind|--loop|--iteration|--title|--cost|--iterations|--chunk|--max-ops) return ;;
+    --budget|--bind|--loop|--iteration|--title|--cost|--iterations|--chunk|--max-ops|--vary|--max-overhead) return ;;
   esac
   if [[ $cur == -* ]]; then
     local opts

@@ -103,15 +103,18 @@ const libcalls_row libcalls_cudnn_rows[] = {
               LC_WS("reserve", 6, READ, 7)),
 
     /* Descriptor setters: sp[0] the descriptor, then the formula's arguments. */
+    /* Kept for the queries: a tensor's (dataType, n, c, h, w), a filter's
+     * (dataType, format, k, c, h, w), a convolution's (pad_h, pad_w, u, v,
+     * dilation_h, dilation_w). */
     /* (desc, format, dataType, n, c, h, w) */
     LC_SETTER_DIMS_ROW("cudnnSetTensor4dDescriptor", CUDNN, 7, libcalls_setter_dims,
-                       LC_DT(2, CUDNN), 3, 4, 0, 3, 4, 5, 6),
+                       LC_DT(2, CUDNN), 2, 5, 0, 3, 4, 5, 6),
     /* (desc, dataType, n, c, h, w, nStride, cStride, hStride, wStride) */
     LC_SETTER_DIMS_ROW("cudnnSetTensor4dDescriptorEx", CUDNN, 10, libcalls_setter_strided4d,
-                       LC_DT(1, CUDNN), 2, 4, 0, 2),
+                       LC_DT(1, CUDNN), 1, 5, 0, 2),
     /* (desc, dataType, format, k, c, h, w) */
     LC_SETTER_DIMS_ROW("cudnnSetFilter4dDescriptor", CUDNN, 7, libcalls_setter_dims,
-                       LC_DT(1, CUDNN), 3, 4, 0, 3, 4, 5, 6),
+                       LC_DT(1, CUDNN), 1, 6, 0, 3, 4, 5, 6),
     /* (desc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType):
      * describes no tensor (bytes unknown); its parameters feed the query */
     LC_SETTER_DIMS_ROW("cudnnSetConvolution2dDescriptor", CUDNN, 9, libcalls_setter_unknown,
@@ -127,5 +130,17 @@ const libcalls_row libcalls_cudnn_rows[] = {
     /* Queries: (convDesc, inputTensorDesc, filterDesc, &n, &c, &h, &w) */
     LC_QUERY_ROW("cudnnGetConvolution2dForwardOutputDim", CUDNN, 7,
                  libcalls_query_conv2d_fwd_dims, 3, 3, 4, 0, 1, 2),
+    /* Workspace sizes, from the model (Note [workspace sizes] in
+     * libcalls_formulas.c): the descriptors in the order (conv, x, filter,
+     * y) whatever the call's own order. */
+    /* (h, xDesc, wDesc, convDesc, yDesc, algo, &size) */
+    LC_QUERY_ROW("cudnnGetConvolutionForwardWorkspaceSize", CUDNN, 7,
+                 libcalls_query_conv2d_workspace, 4, 6, 1, 3, 1, 2, 4),
+    /* (h, xDesc, dyDesc, convDesc, dwDesc, algo, &size) */
+    LC_QUERY_ROW("cudnnGetConvolutionBackwardFilterWorkspaceSize", CUDNN, 7,
+                 libcalls_query_conv2d_workspace, 4, 6, 1, 3, 1, 4, 2),
+    /* (h, wDesc, dyDesc, convDesc, dxDesc, algo, &size) */
+    LC_QUERY_ROW("cudnnGetConvolutionBackwardDataWorkspaceSize", CUDNN, 7,
+                 libcalls_query_conv2d_workspace, 4, 6, 1, 3, 4, 1, 2),
     LC_TABLE_END,
 };

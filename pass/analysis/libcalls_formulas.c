@@ -364,14 +364,49 @@ static sym *param(sym_arena *a, sym *const *const *params, const int *np, int d,
  * input's, c the filter's k. */
 void libcalls_query_conv2d_fwd_dims(sym_arena *a, sym *const *const *params, const int *np,
                                     sym **out) {
-  out[0] = param(a, params, np, 1, 0);
-  out[1] = param(a, params, np, 2, 0);
+  /* the input's kept parameters are (dataType, n, c, h, w), the filter's
+   * (dataType, format, k, c, h, w) */
+  out[0] = param(a, params, np, 1, 1);
+  out[1] = param(a, params, np, 2, 2);
   for (int d = 0; d < 2; d++) {
-    sym *in = param(a, params, np, 1, 2 + d), *f = param(a, params, np, 2, 2 + d);
+    sym *in = param(a, params, np, 1, 3 + d), *f = param(a, params, np, 2, 4 + d);
     sym *pad = param(a, params, np, 0, d), *stride = param(a, params, np, 0, 2 + d);
     sym *dil = param(a, params, np, 0, 4 + d);
     sym *span = sym_add(a, sym_mul(a, sym_sub(a, f, sym_const(a, 1)), dil), sym_const(a, 1));
     sym *num = sym_sub(a, sym_add(a, in, sym_mul(a, sym_const(a, 2), pad)), span);
     out[2 + d] = sym_add(a, sym_const(a, 1), sym_div(a, num, stride));
   }
+}
+
+/* Note [workspace sizes]
+ * cudnnGetConvolution*WorkspaceSize answers at run time for the algorithm
+ * cuDNN chose; a program passes the answer to the convolution and usually
+ * allocates it (`cudaMalloc(&ws, max(fwd, bwd_data, bwd_filter))`).  The
+ * model answers with the workspace of the GEMM algorithm, the lowering of
+ * the convolution to one matrix product: the unrolled input ("im2col"),
+ * one row per output position (n * out_h * out_w) and one column per
+ * filter tap (c * r * s), of the input's element type - the same matrix for
+ * the forward pass and the filter gradient, and the column buffer the data
+ * gradient scatters back.  cuDNN's fastest algorithm may need less
+ * (implicit GEMM needs none) or more (FFT); what the program really
+ * allocates at run time is its own variable, which the rewritten program
+ * declares (the model only sizes the plan and the replay), and a --bind
+ * still decides a name the program reads elsewhere.  The descriptors come
+ * as (conv, x, filter, y): y is the output of the forward convolution (the
+ * gradient dy for the backward ones). */
+void libcalls_query_conv2d_workspace(sym_arena *a, sym *const *const *params, const int *np,
+                                     sym **out) {
+  sym *n = param(a, params, np, 3, 1), *oh = param(a, params, np, 3, 3);
+  sym *ow = param(a, params, np, 3, 4), *c = param(a, params, np, 2, 3);
+  sym *r = param(a, params, np, 2, 4), *s = param(a, params, np, 2, 5);
+  sym *dt = param(a, params, np, 1, 0);
+  int64_t t;
+  int eb = sym_get_const(dt, &t) && t >= 0 && t < COUNT_OF(cudnn_dtype_bytes) ? cudnn_dtype_bytes[t]
+                                                                              : 0;
+  if (!eb) { /* an element type the model does not know: no answer */
+    out[0] = sym_unknown(a);
+    return;
+  }
+  sym *rows = sym_mul(a, sym_mul(a, n, oh), ow), *cols = sym_mul(a, sym_mul(a, c, r), s);
+  out[0] = sym_mul(a, sym_const(a, eb), sym_mul(a, rows, cols));
 }

@@ -128,6 +128,7 @@ sym *libcalls_setter_unknown(const libcalls_ctx *, const int *, libcalls_elem, i
 
 /* Query formulas (libcalls_formulas.c). */
 void libcalls_query_conv2d_fwd_dims(sym_arena *, sym *const *const *, const int *, sym **); /* conv, x, w -> n, c, h, w */
+void libcalls_query_conv2d_workspace(sym_arena *, sym *const *const *, const int *, sym **); /* conv, x, w, y -> bytes */
 
 /* ---- Row-building macros (keep tables one line per access) ---- */
 #define LC_E(b) (b)                                               /* constant element bytes */

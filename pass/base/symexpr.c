@@ -534,25 +534,113 @@ static int prec(const sym *s) {
   }
 }
 
+/* Note [min and max for reading]: a size built by max over several layers
+ * reads max(4*IN_DIM*B, max(3136*B, max(400*B, 40*B))) as the tree holds it.
+ * For reports (sym_to_string, never sym_to_c, which the rewritten program
+ * evaluates) nested max (min) is one list, and an operand another one
+ * provably bounds from above (below) is left out - max(4*IN_DIM*B, 3136*B)
+ * - taking names as sizes and counts, >= 0, as sym_nonneg does: y bounds x
+ * when y - x as a polynomial has only non-negative coefficients over
+ * non-negative atoms. */
+#define MINMAX_MAX_OPERANDS 32
+
+static int poly_nonneg(const poly *p) {
+  for (int i = 0; i < p->n; i++) {
+    if (p->t[i].coef < 0) return 0;
+    for (int k = 0; k < p->t[i].n; k++)
+      if (!sym_nonneg(p->t[i].atoms[k])) return 0;
+  }
+  return 1;
+}
+
+/* 1 when y >= x for every value of the names >= 0. */
+static int bounds_above(const sym *y, const sym *x) {
+  poly *py = malloc(sizeof *py), *px = malloc(sizeof *px);
+  int ok = 0;
+  if (py && px && to_poly(y, py) == 0 && to_poly(x, px) == 0) {
+    ok = 1;
+    for (int i = 0; i < px->n && ok; i++) {
+      term t = px->t[i];
+      if (t.coef == INT64_MIN || (t.coef = -t.coef, poly_add_term(py, &t) < 0)) ok = 0;
+    }
+    ok = ok && poly_nonneg(py);
+  }
+  free(py);
+  free(px);
+  return ok;
+}
+
+/* The operands of a nest of one kind (max(a, max(b, c)) -> a, b, c); -1
+ * when there are more than cap. */
+static int minmax_operands(const sym *s, sym_kind k, const sym **out, int n, int cap) {
+  if (s->kind != k) {
+    if (n == cap) return -1;
+    out[n] = s;
+    return n + 1;
+  }
+  n = minmax_operands(s->l, k, out, n, cap);
+  return n < 0 ? -1 : minmax_operands(s->r, k, out, n, cap);
+}
+
+enum { PRINT_PLAIN, PRINT_C, PRINT_READ };
+static void print(sbuf *b, const sym *s, int as_c);
+
+/* Note [min and max for reading] */
+static void print_minmax(sbuf *b, const sym *s) {
+  const sym *ops[MINMAX_MAX_OPERANDS];
+  int n = minmax_operands(s, s->kind, ops, 0, MINMAX_MAX_OPERANDS);
+  if (n < 0) { /* too many to sort out: as the tree holds it */
+    sb_put(b, s->kind == SYM_MIN ? "min(" : "max(");
+    print(b, s->l, PRINT_READ);
+    sb_put(b, ", ");
+    print(b, s->r, PRINT_READ);
+    sb_put(b, ")");
+    return;
+  }
+  int keep[MINMAX_MAX_OPERANDS], kept = 0;
+  for (int i = 0; i < n; i++) {
+    keep[i] = 1;
+    for (int j = 0; j < n && keep[i]; j++) {
+      if (j == i || (j < i && !keep[j])) continue;
+      const sym *hi = s->kind == SYM_MAX ? ops[j] : ops[i], *lo = s->kind == SYM_MAX ? ops[i] : ops[j];
+      /* dropped when another bounds it; of equal ones the first stays */
+      if (bounds_above(hi, lo) && (j < i || !bounds_above(lo, hi))) keep[i] = 0;
+    }
+    kept += keep[i];
+  }
+  if (kept > 1) sb_put(b, s->kind == SYM_MIN ? "min(" : "max(");
+  for (int i = 0, first = 1; i < n; i++) {
+    if (!keep[i]) continue;
+    if (!first) sb_put(b, ", ");
+    print(b, ops[i], PRINT_READ);
+    first = 0;
+  }
+  if (kept > 1) sb_put(b, ")");
+}
+
 /* as_c: every atom cast to size_t and names parenthesised (Note in
  * symexpr.h: the rewritten program evaluates it). */
 static void print(sbuf *b, const sym *s, int as_c) {
   char num[32];
   switch (s->kind) {
   case SYM_CONST:
-    snprintf(num, sizeof num, as_c ? "(size_t)%lld" : "%lld", (long long)s->value);
-    if (as_c && s->value < 0) snprintf(num, sizeof num, "(size_t)(%lld)", (long long)s->value);
+    snprintf(num, sizeof num, as_c == PRINT_C ? "(size_t)%lld" : "%lld", (long long)s->value);
+    if (as_c == PRINT_C && s->value < 0) snprintf(num, sizeof num, "(size_t)(%lld)", (long long)s->value);
     sb_put(b, num);
     return;
   case SYM_VAR:
-    if (as_c) sb_put(b, "(size_t)(");
+    if (as_c == PRINT_C) sb_put(b, "(size_t)(");
     sb_put(b, s->name);
-    if (as_c) sb_put(b, ")");
+    if (as_c == PRINT_C) sb_put(b, ")");
     return;
   case SYM_UNKNOWN: sb_put(b, "unknown"); return;
   case SYM_MIN:
   case SYM_MAX:
-    if (as_c) {
+    if (as_c == PRINT_READ) {
+      print_minmax(b, s);
+      return;
+    }
+    if (as_c == PRINT_C) {
       /* Both operands are side-effect free names and arithmetic. */
       const char *op = s->kind == SYM_MIN ? " < " : " > ";
       sb_put(b, "((");
@@ -569,9 +657,9 @@ static void print(sbuf *b, const sym *s, int as_c) {
       return;
     }
     sb_put(b, s->kind == SYM_MIN ? "min(" : "max(");
-    print(b, s->l, 0);
+    print(b, s->l, PRINT_PLAIN);
     sb_put(b, ", ");
-    print(b, s->r, 0);
+    print(b, s->r, PRINT_PLAIN);
     sb_put(b, ")");
     return;
   default: break;
@@ -592,10 +680,10 @@ static void print(sbuf *b, const sym *s, int as_c) {
   if (rpar) sb_put(b, ")");
 }
 
-char *sym_to_string(const sym *s) {
+static char *to_text(const sym *s, int how) {
   sbuf b = {0};
   if (!s) sb_put(&b, "unknown");
-  else print(&b, s, 0);
+  else print(&b, s, how);
   if (b.oom) {
     free(b.p);
     return NULL;
@@ -603,12 +691,16 @@ char *sym_to_string(const sym *s) {
   return b.p;
 }
 
+char *sym_to_string(const sym *s) { return to_text(s, PRINT_PLAIN); }
+
+char *sym_to_text(const sym *s) { return to_text(s, PRINT_READ); }
+
 char *sym_to_c(const sym *s) {
   if (!s || s->kind == SYM_UNKNOWN) return NULL;
   /* An unknown inside cannot happen: constructors propagate it to the root. */
   sbuf b = {0};
   sb_put(&b, "(");
-  print(&b, s, 1);
+  print(&b, s, PRINT_C);
   sb_put(&b, ")");
   if (b.oom) {
     free(b.p);

@@ -77,6 +77,12 @@ int sym_eval(const sym *s, sym_value_fn value, void *ud, int64_t *out);
  * ("(size_t)(B)*(T)*(C)"); NULL for an unknown expression. */
 char *sym_to_string(const sym *s);
 char *sym_to_c(const sym *s);
+/* For people (reports, comments): sym_to_string with nested min/max as one
+ * list and operands another bounds left out, names taken as >= 0 (Note
+ * [min and max for reading] in symexpr.c): "max(4*IN_DIM*B, 3136*B)".
+ * Not sym_parse's round trip: it may drop terms only sizes make
+ * redundant. */
+char *sym_to_text(const sym *s);
 
 /* Parses a C-like integer expression ("4*B*T", "min(a,b)", "cfg.C/2") -
  * used for --bind values and tests.  NULL on a syntax error. */

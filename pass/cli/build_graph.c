@@ -17,6 +17,40 @@ static void protect_visitor(void *ud, const char *path) {
 
 void protect_files_read(const pass_tu *tu) { program_each_file_read(tu, protect_visitor, NULL); }
 
+typedef struct unused_ctx {
+  const tidal_options *o;
+  const char *except; /* a name bound by the command, not --bind: reported to it */
+  int except_unused;
+  const char *except_close;
+} unused_ctx;
+
+static void unused_bind(void *ud, const char *name, const char *close) {
+  unused_ctx *u = ud;
+  const tidal_options *o = u->o;
+  if (u->except && !strcmp(name, u->except)) {
+    u->except_unused = 1;
+    u->except_close = close;
+    return;
+  }
+  const char *text = "";
+  for (int i = 0; i < o->n_binds; i++)
+    if (!strcmp(o->binds[i].name, name)) text = o->binds[i].text;
+  if (close)
+    diag_warning(NULL, 0, 0, "--bind %s=%s: no size, loop or branch of the program uses '%s' "
+                 "(did you mean '%s'?); it has no effect", name, text, name, close);
+  else
+    diag_warning(NULL, 0, 0, "--bind %s=%s: no size, loop or branch of the program uses '%s'; it "
+                 "has no effect", name, text, name);
+}
+
+int graph_warn_unused_binds(const tidal_options *o, const graph *g, const char *except,
+                            const char **except_close) {
+  unused_ctx u = {o, except, 0, NULL};
+  bind_each_unused(g, unused_bind, &u);
+  if (except_close) *except_close = u.except_close;
+  return u.except_unused;
+}
+
 int graph_build_from_options(const tidal_options *o, pass_tu **tu, graph *g) {
   memset(g, 0, sizeof *g);
   *tu = NULL;
@@ -25,8 +59,17 @@ int graph_build_from_options(const tidal_options *o, pass_tu **tu, graph *g) {
   int rc = frontend_parse(&fo, tu);
   if (rc != TIDAL_EXIT_OK) return rc;
   protect_files_read(*tu); /* no output may replace a header the parse read */
-  const char **names = calloc((size_t)o->n_binds + 1, sizeof *names);
-  int64_t *values = calloc((size_t)o->n_binds + 1, sizeof *values);
+  rc = graph_build_parsed(o, *tu, g, NULL, 0);
+  if (rc == TIDAL_EXIT_OK) graph_warn_unused_binds(o, g, NULL, NULL);
+  return rc;
+}
+
+int graph_build_parsed(const tidal_options *o, pass_tu *tu, graph *g, const char *extra_name,
+                       int64_t extra_value) {
+  memset(g, 0, sizeof *g);
+  int n = o->n_binds + (extra_name != NULL), rc;
+  const char **names = calloc((size_t)n + 1, sizeof *names);
+  int64_t *values = calloc((size_t)n + 1, sizeof *values);
   if (!names || !values) {
     diag_error(NULL, 0, 0, "out of memory");
     rc = TIDAL_EXIT_INTERNAL;
@@ -36,10 +79,13 @@ int graph_build_from_options(const tidal_options *o, pass_tu **tu, graph *g) {
     names[i] = o->binds[i].name;
     values[i] = o->binds[i].value;
   }
-  graph_options go = {o->loop_file, o->loop_line, o->n_binds, names, values, o->max_ops,
-                      o->no_split};
+  if (extra_name) { /* last: it wins over a --bind of the same name (bind_set replaces) */
+    names[n - 1] = extra_name;
+    values[n - 1] = extra_value;
+  }
+  graph_options go = {o->loop_file, o->loop_line, n, names, values, o->max_ops, o->no_split};
   progress_stage("analysing the training loop");
-  rc = graph_build(*tu, &go, g);
+  rc = graph_build(tu, &go, g);
 out:
   free(names);
   free(values);

@@ -95,8 +95,8 @@ int cmd_graph(int argc, char **argv) {
     graph_coverage cov;
     graph_coverage_of(&g, managed, &cov);
     summary_graph_warnings(&g, managed);
-    summary_line(o.input, &cov, NULL);
-    rc = summary_check(o.input, &cov, NULL, 0, o.min_coverage);
+    summary_line(o.input, &cov, NULL, NULL);
+    rc = summary_check(o.input, &cov, NULL, 0, o.min_coverage, NULL);
     free(managed);
     if (rc != 0) goto out;
   }

@@ -38,7 +38,7 @@ static void print_dense_text(FILE *f, const kernel_param *p) {
   const char *what = p->threads_needed ? "threads_needed" : "blocks_needed";
   const sym *n = p->threads_needed ? p->threads_needed : p->blocks_needed;
   if (p->dense && n) {
-    char *t = sym_to_string(n);
+    char *t = sym_to_text(n);
     fprintf(f, " %s=%s", what, t ? t : "?");
     free(t);
   }
@@ -64,7 +64,7 @@ static void print_text(FILE *f, const kernel_table *kt) {
         fprintf(f, "  param %s: scalar\n", p->name);
         continue;
       }
-      char *ext = sym_to_string(p->extent);
+      char *ext = sym_to_text(p->extent);
       fprintf(f, "  param %s: mode=%s extent=%s elem=%s bytes=%d", p->name,
               access_mode_name(p->mode), ext ? ext : "unknown", p->elem_type ? p->elem_type : "?",
               p->elem_bytes);

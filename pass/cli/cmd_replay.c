@@ -4,9 +4,12 @@
  * the CPU by running the op trace through libtidal's sim backend unmanaged
  * and managed.
  *
- * --budget PCT is a percentage of the modelled unmanaged peak (the plan's
- * model, so `rewrite` and `replay` turn the same percentage into the same
- * bytes).  Exit codes: 0 when checksums match and the budget was respected;
+ * --budget PCT is, for the runtime, that percentage of the unmanaged run's
+ * peak in whole chunks, as a compiled program's runtime resolves it (the
+ * run's one budget, Note [one budget] in replay.h), and for the planner
+ * the same percentage of its modelled peak (so `rewrite` and `replay` make
+ * the same plan).  The plan is made, placed and replayed by
+ * cli/plan_replay.c.  Exit codes: 0 when checksums match and the budget was respected;
  * 1 for bad input or a failed proof (with a message saying which); 2 for an
  * internal error.  The test-only switch --break (or TIDAL_REPLAY_BREAK)
  * breaks the plan on purpose so tests can show the oracle fails. */
@@ -27,6 +30,7 @@
 #include "cli/options.h"
 #include "cli/profile_load.h"
 #include "cli/output.h"
+#include "cli/plan_replay.h"
 #include "cli/replay_multi.h"
 #include "plan/pack.h"
 #include "plan/plan.h"
@@ -41,8 +45,8 @@ typedef struct replay_cli {
   replay_break brk;
   tidal_planner planner;
   int bad;
-  const char **inputs;  /* every input file, in order (several: replay_multi.c) */
-  int n_inputs;
+  int separate;         /* --separate-programs: each input is a program of its own, all
+                           replayed at once under one shared budget (replay_multi.c) */
   uint64_t budget;      /* --budget in bytes (several programs: the shared total) */
   double pct;           /* --budget as a percentage (one program only) */
   uint64_t chunk;       /* --chunk: the runtime's chunk (0: replay's own choice) */
@@ -56,9 +60,9 @@ typedef struct replay_cli {
 static int replay_extra(void *ud, int argc, char **argv, int *i) {
   replay_cli *c = ud;
   const char *a = argv[*i], *v = NULL;
-  if (a[0] != '-' && c->inputs) { /* an input file: the first is the options' own */
-    c->inputs[c->n_inputs++] = a;
-    return c->n_inputs > 1;
+  if (!strcmp(a, "--separate-programs")) {
+    c->separate = 1;
+    return 1;
   }
   const char *names[] = {"--cost", "--iterations", "--break", "--runtime-planner", "--trace",
                          "--timeline", "--chunk", "--costs", "--profile"};
@@ -123,22 +127,59 @@ static int replay_extra(void *ud, int argc, char **argv, int *i) {
 static void usage(FILE *f) {
   fprintf(f, "usage: tidal replay FILE.cu... [--budget SIZE|PCT] [--plan auto|swap|recompute|none]\n"
              "                    [--bind NAME=VALUE]... [--format text|json] [-o OUT]\n"
-             "                    [--cost KEY=VALUE]... [--iterations N] [--chunk SIZE]\n"
-             "                    [--costs FILE] [--profile FILE]\n"
-             "                    [--runtime-planner runtime|hints|lru] [-- clang flags]\n"
+             "                    [--runtime-planner runtime|hints|lru] [--iterations N]\n"
+             "                    [--chunk SIZE] [--cost KEY=VALUE]... [--costs FILE]\n"
+             "                    [--profile FILE] [--trace FILE] [--timeline FILE.svg]\n"
+             "                    [--separate-programs]\n"
+             "                    [-- clang flags]\n"
              "Runs one training iteration's op trace (twice, or N times) on libtidal's CPU\n"
              "simulator, unmanaged and under the plan `tidal rewrite` would emit, and\n"
-             "compares every op's output checksum.  --budget 50%% is half the modelled\n"
-             "unmanaged peak; default: no budget (drops only).  Cost model keys:\n"
-             "peak_flops, hbm_bw, launch, h2d_bw, d2h_bw, latency (also TIDAL_COST_<KEY>).\n"             "--chunk: the runtime's eviction unit (default 2M, the CUDA backend's);\n"
-             "--costs: the simulator's per-call cost file (runtime/sim_costs.txt format);\n"
-             "--profile: op durations measured on a GPU (a TIDAL_PROFILE file).\n"
-             "Several FILEs: each replays in its own process, at the same time, under one\n"
-             "shared --budget SIZE (JSON: workloads, combined_peak_bytes).\n"
-             "--trace FILE writes the managed run's libtidal trace (Chrome trace-event JSON,\n"
-             "opens in Perfetto); --timeline FILE.svg draws its memory timeline (tidal report).\n"
-             "See docs/replay.md.\n");
+             "compares every op's output checksum.  --budget 50%% is half the unmanaged\n"
+             "peak in the runtime's chunks; default: no budget (drops only).  The report's\n"
+             "headline is the steady state (the last iteration).  Several FILEs are one\n"
+             "program, as in every command; with --separate-programs each is a program of\n"
+             "its own, replayed in its own process at the same time under one shared\n"
+             "--budget SIZE (JSON: workloads, combined_peak_bytes).  See docs/replay.md.\n\n"
+             "options:\n");
   options_print_help(f, "replay");
+}
+
+/* The planner the managed run uses: --runtime-planner, else TIDAL_PLANNER,
+ * else the run-time planner when there is no build-time plan (--plan none)
+ * and the build-time plan's hints alone otherwise (what replay proves; a
+ * compiled program's default differs, and the report says so: Note [which
+ * planner] in replay.c).  -1 after an error. */
+static int resolve_planner(tidal_planner asked, plan_mode mode, tidal_planner *out) {
+  *out = asked;
+  if (asked != TIDAL_PLANNER_DEFAULT) return 0;
+  const char *pv = getenv("TIDAL_PLANNER");
+  if (pv && *pv) {
+    static const char *const pn[] = {"runtime", "hints", "lru"};
+    for (int q = 0; q < 3; q++)
+      if (strcasecmp(pv, pn[q]) == 0) *out = (tidal_planner)(TIDAL_PLANNER_RUNTIME + q);
+    if (*out == TIDAL_PLANNER_DEFAULT) {
+      diag_error(NULL, 0, 0, "TIDAL_PLANNER must be runtime, hints or lru, not '%s'", pv);
+      return -1;
+    }
+  } else {
+    *out = mode == PLAN_MODE_NONE ? TIDAL_PLANNER_RUNTIME : TIDAL_PLANNER_HINTS;
+  }
+  return 0;
+}
+
+/* TIDAL_VMM_THREAD as libtidal reads it: driver calls on its worker. */
+static int resolve_vmm_thread(int *out) {
+  const char *vv = getenv("TIDAL_VMM_THREAD");
+  *out = 0;
+  if (!vv || !*vv) return 0;
+  static const char *const on[] = {"1", "yes", "on", "true"}, *const off[] = {"0", "no", "off",
+                                                                              "false"};
+  for (int q = 0; q < 4; q++) {
+    if (strcasecmp(vv, on[q]) == 0) return *out = 1, 0;
+    if (strcasecmp(vv, off[q]) == 0) return 0;
+  }
+  diag_error(NULL, 0, 0, "TIDAL_VMM_THREAD must be 1/0, yes/no, on/off, not '%s'", vv);
+  return -1;
 }
 
 /* One program: plan, place, replay, report.  child: one of several
@@ -153,8 +194,6 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
     if (child) replay_child_result(child, TIDAL_EXIT_BAD_INPUT, 0);
     return TIDAL_EXIT_BAD_INPUT;
   }
-  uint64_t budget = cli.budget;
-  double pct = cli.pct;
 
   pass_tu *tu = NULL;
   graph g;
@@ -162,14 +201,11 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
   tidal_trace trace;
   memset(&trace, 0, sizeof trace);
   int have_trace = 0;
-  plan_result plan;
-  memset(&plan, 0, sizeof plan);
-  rw_placer placer;
-  memset(&placer, 0, sizeof placer);
-  rw_place *places = NULL;
-  replay_place *rplace = NULL;
+  plan_replay pr;
+  memset(&pr, 0, sizeof pr);
   double *op_seconds = NULL;
-  unsigned *pack = NULL;
+  char tmp_trace[] = "/tmp/tidal-replay-trace-XXXXXX";
+  int have_tmp = 0;
 
   rc = graph_build_from_options(&o, &tu, &g);
   if (rc == 0) o.input = program_name(&o, tu); /* -p DIR alone gives none */
@@ -195,114 +231,55 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
     goto out;
   }
 
-  uint64_t natural = plan_modelled_peak(&trace, NULL, 0);
-  if (pct > 0) budget = (uint64_t)((double)natural * pct / 100.0);
+  plan_replay_request rq;
+  memset(&rq, 0, sizeof rq);
+  rq.mode = mode;
+  rq.budget_bytes = cli.budget;
+  rq.budget_pct = child ? 0 : cli.pct;
   if (child) { /* plan for the share the arbiter will give this program */
     uint64_t demand = 0;
     for (int a = 0; a < trace.n_allocs; a++) demand += trace.allocs[a].bytes;
-    budget = replay_child_share(child, demand);
+    rq.budget_bytes = replay_child_share(child, demand);
   }
   /* a budget holds whole chunks (replay.c, Note [budgets in chunks]) */
-  if (!child && budget && budget < (cli.chunk ? cli.chunk : (uint64_t)4 << 10)) {
+  uint64_t want = rq.budget_bytes;
+  if (!child && rq.budget_pct > 0)
+    want = (uint64_t)((double)plan_modelled_peak(&trace, NULL, 0) * rq.budget_pct / 100.0);
+  if (!child && want && want < (cli.chunk ? cli.chunk : (uint64_t)4 << 10)) {
     if (cli.chunk)
       diag_error(o.input, 0, 0, "the budget of %llu bytes is below one chunk (--chunk %llu): "
                  "device memory is held in whole chunks; give a budget of at least one chunk "
-                 "or a smaller --chunk", (unsigned long long)budget,
+                 "or a smaller --chunk", (unsigned long long)want,
                  (unsigned long long)cli.chunk);
     else
       diag_error(o.input, 0, 0, "the budget of %llu bytes is below the smallest chunk (4096 "
-                 "bytes): device memory is held in whole chunks", (unsigned long long)budget);
+                 "bytes): device memory is held in whole chunks", (unsigned long long)want);
     rc = TIDAL_EXIT_BAD_INPUT;
     goto out;
   }
-  plan_options po;
-  plan_options_default(&po);
-  po.mode = mode;
-  po.budget_bytes = budget;
-  po.cost = cli.cost;
-  if (plan_make(&trace, &po, &plan) != 0) {
-    diag_error(NULL, 0, 0, "out of memory while planning");
-    rc = TIDAL_EXIT_INTERNAL;
+  replay_options *ro = &rq.ro;
+  replay_options_default(ro);
+  ro->chunk_bytes = cli.chunk;
+  ro->sim_costs_path = cli.costs;
+  ro->cost = cli.cost;
+  if (resolve_planner(cli.planner, mode, &ro->planner) != 0 ||
+      resolve_vmm_thread(&ro->vmm_thread) != 0) {
+    rc = TIDAL_EXIT_BAD_INPUT;
     goto out;
-  }
-  /* Exactly the actions `tidal rewrite` emits, where it emits them: the
-   * rewriter's own placement decision (rewrite_place.c). */
-  places = calloc((size_t)plan.n_actions + 1, sizeof *places);
-  rplace = calloc((size_t)plan.n_actions + 1, sizeof *rplace);
-  if (!places || !rplace || rw_placer_init(&placer, tu, &g) != 0) {
-    diag_error(NULL, 0, 0, "out of memory while placing the plan");
-    rc = TIDAL_EXIT_INTERNAL;
-    goto out;
-  }
-  for (int k = 0; k < plan.n_actions; k++) {
-    if (rw_plan_place(&placer, &plan.actions[k], &places[k]) != 0) {
-      diag_error(NULL, 0, 0, "out of memory while placing the plan");
-      rc = TIDAL_EXIT_INTERNAL;
-      goto out;
-    }
-    rplace[k].run = places[k].emit;
-    rplace[k].level = places[k].level;
-    rplace[k].in_call = places[k].in_call;
-  }
-  replay_options ro;
-  replay_options_default(&ro);
-  ro.place = rplace;
-  ro.n_static_ops = g.n_ops;
-  ro.budget_bytes = budget;
-  ro.budget_percent = child ? 0 : pct;
-  ro.chunk_bytes = cli.chunk;
-  ro.sim_costs_path = cli.costs;
-  ro.cost = cli.cost;
-  /* Who decides at run time: --runtime-planner, else TIDAL_PLANNER, else
-   * the run-time planner when there is no build-time plan (--plan none) and
-   * the build-time plan's hints alone otherwise (what this command proves). */
-  ro.planner = cli.planner;
-  if (ro.planner == TIDAL_PLANNER_DEFAULT) {
-    const char *pv = getenv("TIDAL_PLANNER");
-    if (pv && *pv) {
-      static const char *const pn[] = {"runtime", "hints", "lru"};
-      for (int q = 0; q < 3; q++)
-        if (strcasecmp(pv, pn[q]) == 0) ro.planner = (tidal_planner)(TIDAL_PLANNER_RUNTIME + q);
-      if (ro.planner == TIDAL_PLANNER_DEFAULT) {
-        diag_error(NULL, 0, 0, "TIDAL_PLANNER must be runtime, hints or lru, not '%s'", pv);
-        rc = TIDAL_EXIT_BAD_INPUT;
-        goto out;
-      }
-    } else {
-      ro.planner = mode == PLAN_MODE_NONE ? TIDAL_PLANNER_RUNTIME : TIDAL_PLANNER_HINTS;
-    }
-  }
-  /* TIDAL_VMM_THREAD as libtidal reads it: driver calls on its worker */
-  const char *vv = getenv("TIDAL_VMM_THREAD");
-  if (vv && *vv) {
-    static const char *const on[] = {"1", "yes", "on", "true"}, *const off[] = {"0", "no", "off",
-                                                                                "false"};
-    int known = 0;
-    for (int q = 0; q < 4; q++) {
-      if (strcasecmp(vv, on[q]) == 0) ro.vmm_thread = 1, known = 1;
-      if (strcasecmp(vv, off[q]) == 0) known = 1;
-    }
-    if (!known) {
-      diag_error(NULL, 0, 0, "TIDAL_VMM_THREAD must be 1/0, yes/no, on/off, not '%s'", vv);
-      rc = TIDAL_EXIT_BAD_INPUT;
-      goto out;
-    }
   }
   /* the run-time planner records one iteration, then plans and learns */
-  if (ro.planner == TIDAL_PLANNER_RUNTIME) ro.iterations = 4;
+  if (ro->planner == TIDAL_PLANNER_RUNTIME) ro->iterations = 4;
   if (child) { /* the managed run shares the total; its own cap is the total */
-    ro.budget_bytes = child->total;
-    ro.shared_budget_bytes = child->total;
-    ro.shared_name = child->group;
-    ro.managed_start = replay_child_ready;
-    ro.managed_start_ud = child;
+    rq.runtime_budget_bytes = child->total;
+    ro->shared_budget_bytes = child->total;
+    ro->shared_name = child->group;
+    ro->managed_start = replay_child_ready;
+    ro->managed_start_ud = child;
   }
-  if (cli.iterations) ro.iterations = cli.iterations;
-  ro.brk = cli.brk;
+  if (cli.iterations) ro->iterations = cli.iterations;
+  ro->brk = cli.brk;
   /* --timeline without --trace: the trace goes to a temporary file. */
-  char tmp_trace[] = "/tmp/tidal-replay-trace-XXXXXX";
-  int have_tmp = 0;
-  ro.trace_path = cli.trace;
+  ro->trace_path = cli.trace;
   if (!child && cli.timeline && !cli.trace) {
     int fd = mkstemp(tmp_trace);
     if (fd < 0) {
@@ -312,38 +289,27 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
     }
     close(fd);
     have_tmp = 1;
-    ro.trace_path = tmp_trace;
+    ro->trace_path = tmp_trace;
   }
-  if (cli.chunk) ro.chunk_bytes = cli.chunk;
-  /* Small allocations packed as the rewritten program packs them. */
-  if (mode != PLAN_MODE_NONE) {
-    pack = calloc((size_t)trace.n_allocs + 1, sizeof *pack);
-    if (!pack || plan_pack_groups(&trace, PACK_CHUNK_BYTES, pack) < 0 ||
-        plan_pack_by_site(&g, pack) < 0) { /* Note [groups per call site] */
-      diag_error(NULL, 0, 0, "out of memory while packing small allocations");
-      rc = TIDAL_EXIT_INTERNAL;
-      goto out;
-    }
-    ro.pack = pack;
-  }
-  replay_report rep;
-  progress_stage("replaying on the simulator");
-  int rr = replay_trace(&trace, &plan, &ro, &rep);
+  rc = plan_replay_run(tu, &g, &trace, &rq, &pr);
+  if (rc != TIDAL_EXIT_OK) goto out;
+  replay_report *rep = &pr.rep;
+  plan_result *plan = &pr.plan;
 
-  int failed = rr != 0 || !replay_ok(&rep);
+  int failed = !replay_ok(rep);
   if (child) { /* the report goes to the parent, after the result line */
     replay_child_result(child, failed ? TIDAL_EXIT_BAD_INPUT : TIDAL_EXIT_OK,
-                        rep.managed.shared_peak_bytes);
+                        rep->managed.shared_peak_bytes);
     reported = 1;
-    if (o.format == FORMAT_JSON) replay_print_json(child->report, &rep, &plan, plan_mode_name(mode));
-    else replay_print_text(child->report, &rep, &plan, plan_mode_name(mode));
+    if (o.format == FORMAT_JSON) replay_print_json(child->report, rep, plan, plan_mode_name(mode));
+    else replay_print_text(child->report, rep, plan, plan_mode_name(mode));
     fflush(child->report);
   } else {
     output_file out;
     rc = output_open(&out, o.output);
     if (rc != 0) goto out;
-    if (o.format == FORMAT_JSON) replay_print_json(out.fp, &rep, &plan, plan_mode_name(mode));
-    else replay_print_text(out.fp, &rep, &plan, plan_mode_name(mode));
+    if (o.format == FORMAT_JSON) replay_print_json(out.fp, rep, plan, plan_mode_name(mode));
+    else replay_print_text(out.fp, rep, plan, plan_mode_name(mode));
     rc = output_commit(&out);
     if (rc != 0) goto out;
     {
@@ -351,48 +317,46 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
       graph_coverage cov;
       graph_coverage_of(&g, managed, &cov);
       free(managed);
-      summary_replay_line(o.input, &cov, &rep, &plan);
+      summary_replay_line(o.input, &cov, rep, plan);
     }
-    if (cli.timeline && rr == 0 && !rep.managed.failed) {
+    if (cli.timeline && !rep->unmanaged.failed && !rep->managed.failed) {
       char title[512];
       snprintf(title, sizeof title, "tidal replay %s, budget %s", o.input,
                o.budget ? o.budget : "none");
-      rc = report_render(ro.trace_path, cli.timeline, -1, title, rep.unmanaged.peak_bytes);
+      rc = report_render(ro->trace_path, cli.timeline, -1, title, rep->unmanaged.peak_bytes);
       if (rc == 0) {
         progress_clear_line();
         fprintf(stderr, "tidal: memory timeline: %s\n", cli.timeline);
       }
     }
   }
-  if (have_tmp) unlink(tmp_trace);
 
   if (failed) {
-    if (rep.unmanaged.failed)
-      diag_error(o.input, 0, 0, "replay failed (unmanaged run): %s", rep.unmanaged.error);
-    else if (rep.managed.failed)
-      diag_error(o.input, 0, 0, "replay failed (managed run): %s", rep.managed.error);
-    else if (!rep.checksums_match)
+    if (rep->unmanaged.failed)
+      diag_error(o.input, 0, 0, "replay failed (unmanaged run): %s", rep->unmanaged.error);
+    else if (replay_refused(rep)) /* not wrong data: the budget is too small for an op */
+      diag_error(o.input, 0, 0, "the runtime refused the managed run under the budget of %llu "
+                 "bytes: %s", (unsigned long long)rep->budget_bytes, rep->managed.error);
+    else if (rep->managed.failed)
+      diag_error(o.input, 0, 0, "replay failed (managed run): %s", rep->managed.error);
+    else if (!rep->checksums_match)
       diag_error(o.input, 0, 0, "the managed run computed different data: %d ops differ, "
-                 "first at '%s'%s", rep.mismatched_ops,
-                 rep.first_mismatch >= 0 ? rep.first_mismatch_label : "(final state)",
+                 "first at '%s'%s", rep->mismatched_ops,
+                 rep->first_mismatch >= 0 ? rep->first_mismatch_label : "(final state)",
                  cli.brk != REPLAY_BREAK_NONE ? " (plan deliberately broken by --break)" : "");
     else
       diag_error(o.input, 0, 0, "the managed run's peak %llu bytes exceeds the budget %llu",
-                 (unsigned long long)rep.managed.peak_bytes, (unsigned long long)budget);
+                 (unsigned long long)rep->managed.peak_bytes,
+                 (unsigned long long)rep->budget_bytes);
     rc = TIDAL_EXIT_BAD_INPUT;
   }
 out:
-  /* places first: plan_free zeroes n_actions (the leak ASan found) */
-  for (int k = 0; places && k < plan.n_actions; k++) rw_place_free(&places[k]);
-  plan_free(&plan);
+  if (have_tmp) unlink(tmp_trace);
+  plan_replay_free(&pr);
   if (have_trace) trace_free(&trace);
   graph_free(&g);
   frontend_dispose(tu);
-  free(places);
-  free(rplace);
   free(op_seconds);
-  free(pack);
-  rw_placer_free(&placer);
   if (child && !reported) replay_child_result(child, rc ? rc : TIDAL_EXIT_INTERNAL, 0);
   return rc;
 }
@@ -414,11 +378,6 @@ int cmd_replay(int argc, char **argv) {
                "split-no-advance");
     return TIDAL_EXIT_BAD_INPUT;
   }
-  cli.inputs = calloc((size_t)(argc > 0 ? argc : 1), sizeof *cli.inputs);
-  if (!cli.inputs) {
-    diag_error(NULL, 0, 0, "out of memory");
-    return TIDAL_EXIT_INTERNAL;
-  }
   int rc = options_parse(&o, argc, argv, (1u << FORMAT_TEXT) | (1u << FORMAT_JSON),
                          replay_extra, &cli);
   if (rc != 0) goto done;
@@ -427,8 +386,8 @@ int cmd_replay(int argc, char **argv) {
     goto done;
   }
   /* The files replay reads; --trace and --timeline may replace none of
-   * them (Note [protected files] in output.c). */
-  for (int k = 0; k < cli.n_inputs; k++) output_protect(cli.inputs[k]);
+   * them (Note [protected files] in output.c; options_parse protected the
+   * inputs). */
   output_protect(cli.costs);
   output_protect(cli.profile);
   if (output_check(cli.trace) != 0 || output_check(cli.timeline) != 0) {
@@ -460,20 +419,27 @@ int cmd_replay(int argc, char **argv) {
     rc = TIDAL_EXIT_BAD_INPUT;
     goto done;
   }
-  if (cli.n_inputs > 1) {
+  /* Several files are one program, as in every command (docs/design.md,
+   * "Whole-program input"); separate programs sharing a budget say so. */
+  if (cli.separate) {
+    if (o.n_inputs < 2) {
+      diag_error(NULL, 0, 0, "--separate-programs replays two or more programs (FILE.cu FILE.cu "
+                 "...), each under its share of one --budget");
+      rc = TIDAL_EXIT_BAD_INPUT;
+      goto done;
+    }
     if (!o.budget || cli.pct > 0) {
       diag_error(NULL, 0, 0, "several programs share one budget: give it in bytes "
                  "(--budget 18M), not %s", o.budget ? "a percentage" : "none");
       rc = TIDAL_EXIT_BAD_INPUT;
       goto done;
     }
-    rc = replay_multi(&o, cli.inputs, cli.n_inputs, cli.budget, replay_program, &cli);
+    rc = replay_multi(&o, o.inputs, o.n_inputs, cli.budget, replay_program, &cli);
     goto done;
   }
   rc = replay_program(&o, &cli, NULL);
 done:
   options_free(&o);
   profile_free(&cli.prof);
-  free(cli.inputs);
   return rc;
 }

@@ -16,6 +16,7 @@
 
 #include "base/diag.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "cli/output.h"
 #include "report/timeline.h"
 
@@ -72,7 +73,11 @@ int report_render(const char *trace_path, const char *svg_path, int iteration, c
     return TIDAL_EXIT_BAD_INPUT;
   }
   if (title) t.title = strdup(title);
-  if (unmanaged_bytes && !t.unmanaged_bytes) t.unmanaged_bytes = unmanaged_bytes;
+  /* the caller's footprint (replay: the unmanaged run's peak in whole
+   * chunks) is in the budget line's units; the trace's allocated bytes are
+   * not (gpt at 90%: a budget above 28.9 MiB allocated, below the 36 MiB
+   * of chunks they take, and tidal swapping "under" its own line) */
+  if (unmanaged_bytes) t.unmanaged_bytes = unmanaged_bytes;
   output_file out;
   int rc = output_open(&out, svg_path);
   if (rc == 0) {
@@ -128,7 +133,11 @@ int cmd_report(int argc, char **argv) {
     } else if (which == 2) {
       title = val;
     } else if (a[0] == '-' && a[1]) {
-      diag_error(NULL, 0, 0, "'tidal report' has no option '%s' (see tidal report --help)", a);
+      const char *close = options_suggest("report", a);
+      if (close)
+        diag_error(NULL, 0, 0, "'tidal report' has no option '%s' (did you mean '%s'?)", a, close);
+      else
+        diag_error(NULL, 0, 0, "'tidal report' has no option '%s' (see tidal report --help)", a);
       return TIDAL_EXIT_BAD_INPUT;
     } else if (input) {
       diag_error(NULL, 0, 0, "more than one trace ('%s' and '%s')", input, a);

@@ -7,7 +7,9 @@
  * through output.h (temporary file, then rename): on any error no output
  * file appears, and the input is only ever read.  The default plan is auto;
  * a percentage budget is of the plan's modelled unmanaged peak, as in
- * `tidal replay`. */
+ * `tidal replay`.  The plan is made once and costed by replaying it on the
+ * simulator (plan_and_cost, Note [one model of cost] in plan_replay.c): the
+ * summary line's figures are the replay's. */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include <errno.h>
 #include <limits.h>
@@ -23,6 +25,8 @@
 #include "graph/graph.h"
 #include "cli/options.h"
 #include "cli/output.h"
+#include "cli/plan_replay.h"
+#include "plan/costmodel.h"
 #include "cli/summary.h"
 #include "rewrite/rewrite.h"
 
@@ -162,7 +166,7 @@ static char *read_all(const char *path, size_t *n) {
  * before any is written (output_check, Note [protected files] in
  * output.c): `-o ./` beside the input would otherwise replace it. */
 static int rewrite_to_dir(pass_tu *t, graph *g, const rw_request *req, const char *dir,
-                          const tidal_options *o) {
+                          const tidal_options *o, const replay_report *cost) {
   int n = g->n_files;
   char **real = calloc((size_t)n, sizeof *real);
   char **dst = calloc((size_t)n, sizeof *dst);
@@ -235,9 +239,9 @@ static int rewrite_to_dir(pass_tu *t, graph *g, const rw_request *req, const cha
       graph_coverage cov;
       graph_coverage_of(g, rep.alloc_managed, &cov);
       summary_graph_warnings(g, rep.alloc_managed);
-      summary_rewrite_warnings(t->main_path, &rep, req->budget_text != NULL);
-      summary_line(t->main_path, &cov, &rep);
-      rc = summary_check(t->main_path, &cov, &rep, o->require_plan, o->min_coverage);
+      summary_rewrite_warnings(t->main_path, &rep, req->budget_text != NULL, cost);
+      summary_line(t->main_path, &cov, &rep, cost);
+      rc = summary_check(t->main_path, &cov, &rep, o->require_plan, o->min_coverage, cost);
     }
     rw_report_free(&rep);
     if (rc != 0) {
@@ -315,6 +319,40 @@ static int refuse_one_output(pass_tu *t, const graph *g, const tidal_options *o)
   return 1;
 }
 
+/* Note [one model of cost] (plan_replay.c): the plan is made once, costed
+ * by replaying it on the simulator (cost only), and handed to the
+ * rewriter, so the summary line, the header and `tidal replay` give the
+ * same figure.  Nothing to do without sizes (no plan: the run-time planner
+ * decides) or with --plan none. */
+static int plan_and_cost(pass_tu *t, graph *g, rw_request *req, tidal_trace *trace,
+                         int *have_trace, plan_replay *pr, char *note, size_t cap) {
+  if (req->mode == PLAN_MODE_NONE || g->unrolled_ops < 0) return TIDAL_EXIT_OK;
+  if (graph_unroll(g, trace) != TIDAL_EXIT_OK) return TIDAL_EXIT_INTERNAL;
+  *have_trace = 1;
+  if (trace->n_ops == 0) return TIDAL_EXIT_OK; /* nothing to cost: rw_rewrite plans alone */
+  plan_replay_request rq;
+  memset(&rq, 0, sizeof rq);
+  rq.mode = req->mode;
+  rq.budget_bytes = req->budget_bytes;
+  rq.budget_pct = req->budget_pct;
+  replay_options_default(&rq.ro);
+  const char *bad_env = NULL;
+  char why[256];
+  if (cost_model_from_env(&rq.ro.cost, &bad_env, why, sizeof why) != 0) { /* as `tidal replay` reads them */
+    diag_error(NULL, 0, 0, "malformed %s: %s", bad_env, why);
+    return TIDAL_EXIT_BAD_INPUT;
+  }
+  rq.ro.cost_only = 1;
+  int rc = plan_replay_run(t, g, trace, &rq, pr);
+  if (rc != TIDAL_EXIT_OK) return rc;
+  req->plan = &pr->plan;
+  req->trace = trace;
+  req->pack = pr->pack;
+  summary_cost_note(&pr->rep, note, cap);
+  req->cost_note = note;
+  return TIDAL_EXIT_OK;
+}
+
 int cmd_rewrite(int argc, char **argv) {
   tidal_options o;
   pass_tu *t = NULL;
@@ -322,6 +360,12 @@ int cmd_rewrite(int argc, char **argv) {
   memset(&g, 0, sizeof g);
   char *text = NULL;
   size_t text_n = 0;
+  tidal_trace trace;
+  memset(&trace, 0, sizeof trace);
+  int have_trace = 0;
+  plan_replay pr;
+  memset(&pr, 0, sizeof pr);
+  char cost_note[1024] = "";
   int rc = options_parse(&o, argc, argv, 1u << FORMAT_TEXT, NULL, NULL);
   if (rc != 0) return rc;
   if (o.help) {
@@ -368,9 +412,12 @@ int cmd_rewrite(int argc, char **argv) {
   }
   rc = graph_build_from_options(&o, &t, &g);
   if (rc != 0) goto out;
+  rc = plan_and_cost(t, &g, &req, &trace, &have_trace, &pr, cost_note, sizeof cost_note);
+  if (rc != 0) goto out;
+  const replay_report *cost = pr.replayed ? &pr.rep : NULL;
   if (to_dir) {
     req.all_files = 1;
-    rc = rewrite_to_dir(t, &g, &req, o.output, &o);
+    rc = rewrite_to_dir(t, &g, &req, o.output, &o, cost);
     goto out;
   }
   /* an output that would replace a file the parse read is refused first
@@ -390,14 +437,16 @@ int cmd_rewrite(int argc, char **argv) {
     graph_coverage cov;
     graph_coverage_of(&g, rep.alloc_managed, &cov);
     summary_graph_warnings(&g, rep.alloc_managed);
-    summary_rewrite_warnings(o.input, &rep, o.budget != NULL);
-    summary_line(o.input, &cov, &rep);
-    rc = summary_check(o.input, &cov, &rep, o.require_plan, o.min_coverage);
+    summary_rewrite_warnings(o.input, &rep, o.budget != NULL, cost);
+    summary_line(o.input, &cov, &rep, cost);
+    rc = summary_check(o.input, &cov, &rep, o.require_plan, o.min_coverage, cost);
   }
   rw_report_free(&rep);
   if (rc != 0) goto out;
   rc = output_write_all(o.output, text, text_n);
 out:
+  plan_replay_free(&pr);
+  if (have_trace) trace_free(&trace);
   free(text);
   graph_free(&g);
   frontend_dispose(t);

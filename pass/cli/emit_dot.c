@@ -64,7 +64,7 @@ static void loop_cluster(FILE *fp, const graph *g, int l, const int *loop_phase,
   fprintf(fp, "%ssubgraph cluster_loop%d {\n%s  style=rounded; color=gray40; label=", indent, l,
           indent);
   char label[256];
-  char *trip = L->trip ? sym_to_string(L->trip) : NULL;
+  char *trip = L->trip ? sym_to_text(L->trip) : NULL;
   snprintf(label, sizeof label, "loop %s (%s iterations)", L->var ? L->var : "?",
            trip ? trip : "?");
   free(trip);
@@ -165,7 +165,7 @@ int graph_emit_dot(const graph *g, const plan_result *plan, FILE *fp) {
     int cand = 0;
     for (int c = 0; c < g->n_candidates; c++)
       if (g->candidates[c].tensor == i) cand = 1;
-    char *sz = sym_to_string(g->tensors[i].bytes);
+    char *sz = sym_to_text(g->tensors[i].bytes);
     char label[512];
     snprintf(label, sizeof label, "%s\n%s", g->tensors[i].name, sz ? sz : "?");
     free(sz);

@@ -19,7 +19,7 @@ static void human(char *buf, size_t n, int64_t v) {
 
 /* "B*T*C*4 = 128.0 KiB", "B*T*C*4", or "unknown". */
 static void size_text(const graph *g, const sym *s, char *buf, size_t n) {
-  char *str = s ? sym_to_string(s) : NULL;
+  char *str = s ? sym_to_text(s) : NULL;
   int64_t v;
   if (s && graph_eval(g, s, &v) == 0) {
     char h[32];
@@ -70,35 +70,18 @@ int graph_emit_text(const graph *g, FILE *fp) {
   if (g->unrolled_ops >= 0) {
     fprintf(fp, ", %lld per iteration unrolled", (long long)g->unrolled_ops);
   } else {
-    /* say which name keeps the sizes symbolic */
-    char *name = NULL;
-    for (int i = 0; !name && i < g->n_allocs; i++) name = bind_first_unbound(&g->binds, g->allocs[i].bytes);
-    for (int i = 0; !name && i < g->n_ops; i++)
-      for (int j = 0; !name && j < g->ops[i].n_acc; j++) {
-        const graph_access *a = &g->ops[i].acc[j];
-        char *n = bind_first_unbound(&g->binds, a->bytes);
-        int is_loop_var = 0;
-        for (int l = 0; n && l < g->n_loops; l++)
-          if (g->loops[l].var && strcmp(g->loops[l].var, n) == 0) is_loop_var = 1;
-        if (is_loop_var) free(n);
-        else name = n;
-      }
+    /* say which names keep the sizes symbolic: all of them at once */
+    char *name = graph_unbound_message(g);
     int u = -1; /* else an allocation whose size is no expression (nothing to bind) */
     for (int i = 0; !name && i < g->n_allocs && u < 0; i++)
       if (!g->allocs[i].bytes || sym_is_unknown(g->allocs[i].bytes)) u = i;
-    int n_all = 0;
-    char *all = name ? bind_all_unbound(g, &n_all) : NULL;
-    if (name && n_all > 1)
-      fprintf(fp, " (not unrolled: '%s' is unbound; use --bind %s=VALUE; all %d unbound: %s)",
-              name, name, n_all, all);
-    else if (name) fprintf(fp, " (not unrolled: '%s' is unbound; use --bind %s=VALUE)", name, name);
+    if (name) fprintf(fp, " (not unrolled: %s)", name);
     else if (u >= 0)
       fprintf(fp, " (not unrolled: the size of '%s' (%s:%u) is not computable)",
               g->allocs[u].name ? g->allocs[u].name : "?", g->allocs[u].file ? g->allocs[u].file : "?",
               g->allocs[u].line);
     else fprintf(fp, " (not unrolled)");
     free(name);
-    free(all);
   }
   fprintf(fp, "; tensors: %d; allocations: %d; loops: %d\n\n", g->n_tensors, g->n_allocs, g->n_loops);
 
@@ -111,7 +94,7 @@ int graph_emit_text(const graph *g, FILE *fp) {
             op->label ? op->label : op->callee, op->file, op->line);
     if (op->loop >= 0) {
       const graph_loop *l = &g->loops[op->loop];
-      char *trip = sym_to_string(l->trip);
+      char *trip = sym_to_text(l->trip);
       fprintf(fp, " in loop %s x %s", l->var ? l->var : "?", trip ? trip : "?");
       free(trip);
     }
@@ -138,11 +121,11 @@ int graph_emit_text(const graph *g, FILE *fp) {
     const graph_tensor *t = &g->tensors[i];
     char sz[128], off[128];
     size_text(g, t->bytes, sz, sizeof sz);
-    char *o = sym_to_string(t->offset);
+    char *o = sym_to_text(t->offset);
     snprintf(off, sizeof off, "%s", o ? o : "?");
     free(o);
     if (t->n_family) { /* an array's element at a loop index: which elements */
-      char *ix = sym_to_string(t->family_index);
+      char *ix = sym_to_text(t->family_index);
       fprintf(fp, "  T%-3d %-30s %s element %s of %s .. %s at +%s", t->id, t->name, sz,
               ix ? ix : "?", t->family_name[0], t->family_name[t->n_family - 1], off);
       free(ix);
@@ -158,18 +141,25 @@ int graph_emit_text(const graph *g, FILE *fp) {
   }
   fprintf(fp, "\neviction candidates (%d):\n", g->n_candidates);
   int64_t total = 0;
+  int unknown = 0; /* candidates whose size waits for a --bind */
   for (int i = 0; i < g->n_candidates; i++) {
     const graph_candidate *c = &g->candidates[i];
     char sz[128];
     if (c->instance && c->bytes_value >= 0) human(sz, sizeof sz, c->bytes_value);
     else size_text(g, c->bytes, sz, sizeof sz);
     if (c->bytes_value > 0) total += c->bytes_value;
+    if (c->bytes_value < 0) unknown++;
     fprintf(fp, "  %-32s %-12s idle %lld ops (after #%d %s, until #%d %s)%s\n",
             c->instance ? c->instance : g->tensors[c->tensor].name, sz, (long long)c->idle_ops,
             c->last_use_op, g->ops[c->last_use_op].callee, c->next_use_op,
             g->ops[c->next_use_op].callee, c->dead ? "  dead: overwritten next, drop" : "");
   }
-  if (total > 0) {
+  /* a sum of the few sizes that are known would read as the total: say it
+   * is not known instead ("total: 4 B" with every activation unbound) */
+  if (unknown)
+    fprintf(fp, "  total: known once the sizes are bound (%d of %d candidates)\n", unknown,
+            g->n_candidates);
+  else if (total > 0) {
     char h[32];
     human(h, sizeof h, total);
     fprintf(fp, "  total: %s\n", h);

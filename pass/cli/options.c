@@ -22,7 +22,7 @@ static const struct {
   const char *help;
 } option_help[] = {
     {OPT_OUTPUT, "  -o FILE               write the output to FILE (atomically); default stdout\n"},
-    {OPT_FORMAT, "  --format FMT          output format: text, json or dot (as the command allows)\n"},
+    {OPT_FORMAT, NULL}, /* per command: which formats (command_options) */
     {OPT_BIND, "  --bind NAME=VALUE     give a symbol the source does not fix a value (repeatable)\n"},
     {OPT_LOOP, "  --loop FILE:LINE      use the loop at FILE:LINE as the training loop\n"},
     {OPT_COMPDB, "  -p BUILD_DIR          read the input's flags from BUILD_DIR/compile_commands.json\n"},
@@ -35,19 +35,58 @@ static const struct {
     {OPT_CLANG, "  -- FLAGS...           pass the remaining flags to clang\n"},
 };
 
-/* Which common options each command takes (its own options are parsed by
- * its extra_fn).  A command missing here accepts them all. */
+/* Which common options each command takes, and its output formats (its
+ * own options are parsed by its extra_fn, and listed in own_options).  A
+ * command missing here accepts them all. */
 static const struct {
   const char *command;
   unsigned opts;
+  const char *formats; /* for --help's --format line */
 } command_options[] = {
     {"graph", OPT_OUTPUT | OPT_FORMAT | OPT_BIND | OPT_LOOP | OPT_COMPDB | OPT_MIN_COVERAGE | OPT_PLAN | OPT_BUDGET |
-                  OPT_MAX_OPS | OPT_NO_SPLIT | OPT_CLANG},
-    {"kernels", OPT_OUTPUT | OPT_FORMAT | OPT_COMPDB | OPT_CLANG},
+                  OPT_MAX_OPS | OPT_NO_SPLIT | OPT_CLANG, "text, json or dot"},
+    {"kernels", OPT_OUTPUT | OPT_FORMAT | OPT_COMPDB | OPT_CLANG, "text or json"},
     {"rewrite", OPT_OUTPUT | OPT_BIND | OPT_LOOP | OPT_COMPDB | OPT_PLAN | OPT_BUDGET |
-                    OPT_REQUIRE_PLAN | OPT_MIN_COVERAGE | OPT_MAX_OPS | OPT_NO_SPLIT | OPT_CLANG},
+                    OPT_REQUIRE_PLAN | OPT_MIN_COVERAGE | OPT_MAX_OPS | OPT_NO_SPLIT | OPT_CLANG, NULL},
     {"replay", OPT_OUTPUT | OPT_FORMAT | OPT_BIND | OPT_LOOP | OPT_COMPDB | OPT_PLAN | OPT_BUDGET |
-                   OPT_MAX_OPS | OPT_NO_SPLIT | OPT_CLANG},
+                   OPT_MAX_OPS | OPT_NO_SPLIT | OPT_CLANG, "text or json"},
+    {"fit", OPT_OUTPUT | OPT_FORMAT | OPT_BIND | OPT_LOOP | OPT_COMPDB | OPT_PLAN | OPT_BUDGET |
+                OPT_MAX_OPS | OPT_NO_SPLIT | OPT_CLANG, "text or json"},
+    {"report", OPT_OUTPUT, NULL},
+};
+
+/* Every option a command takes beyond the common ones (its extra_fn, or
+ * its own parser, parses them): --help lists them, and an unknown option
+ * is compared with them for a suggestion.  `spec` is the option and its
+ * value as --help shows them. */
+static const struct {
+  const char *command;
+  const char *spec;
+  const char *help;
+} own_options[] = {
+    {"replay", "--runtime-planner P", "who decides at run time: runtime, hints or lru (default: "
+                                      "hints with a plan, runtime with --plan none)"},
+    {"replay", "--iterations N", "iterations to run, 2 to 1000 (default 2; 4 with the run-time "
+                                 "planner)"},
+    {"replay", "--chunk SIZE", "the runtime's eviction unit, a power of two of at least 4K "
+                               "(default 2M, the CUDA backend's)"},
+    {"replay", "--cost KEY=VALUE", "a cost model key: peak_flops, hbm_bw, launch, h2d_bw, d2h_bw "
+                                   "or latency (repeatable; also TIDAL_COST_<KEY>)"},
+    {"replay", "--costs FILE", "the simulator's per-call costs (runtime/sim_costs.txt format)"},
+    {"replay", "--profile FILE", "op durations measured on a GPU (a TIDAL_PROFILE file)"},
+    {"replay", "--trace FILE", "write the managed run's libtidal trace (Chrome trace-event JSON)"},
+    {"replay", "--timeline FILE.svg", "draw the managed run's memory timeline"},
+    {"replay", "--break WHAT", "for tests: break the plan on purpose (skip-prefetch, drop-live, "
+                               "split-no-advance)"},
+    {"replay", "--separate-programs", "each FILE is a program of its own (not the files of one): "
+                                      "all replay at once under one shared --budget SIZE"},
+    {"fit", "--vary NAME=LO..HI", "the size to vary (a name the program reads at run time) and "
+                                  "its range (required)"},
+    {"fit", "--max-overhead PCT", "the most modelled steady-state overhead a value may cost "
+                                  "(default 25%)"},
+    {"report", "--iteration N", "which iteration (0 is the first); default: the last complete "
+                                "one"},
+    {"report", "--title TEXT", "the picture's title"},
 };
 
 unsigned options_accepted(const char *command) {
@@ -56,11 +95,113 @@ unsigned options_accepted(const char *command) {
   return ~0u;
 }
 
+static const char *command_formats(const char *command) {
+  for (size_t i = 0; i < sizeof command_options / sizeof command_options[0]; i++)
+    if (command && !strcmp(command, command_options[i].command)) return command_options[i].formats;
+  return "text, json or dot";
+}
+
+/* "  --name ARG            help" as the common options' lines are laid out
+ * (help from column 24, at least two spaces after the option, which the
+ * man page generator relies on), wrapped before column 100. */
+#define HELP_COL 24
+static void help_line(FILE *fp, const char *spec, const char *help) {
+  int col = fprintf(fp, "  %s", spec);
+  if (col > HELP_COL - 2) fprintf(fp, "\n%*s", HELP_COL, ""), col = HELP_COL;
+  else col += fprintf(fp, "%*s", HELP_COL - col, "");
+  const char *p = help;
+  while (*p) {
+    const char *w = p;
+    while (*w && *w != ' ') w++;
+    int len = (int)(w - p);
+    if (col + len > 99 && col > HELP_COL) fprintf(fp, "\n%*s", HELP_COL, ""), col = HELP_COL;
+    col += fprintf(fp, "%.*s", len, p);
+    p = w;
+    while (*p == ' ') p++;
+    if (*p) fputc(' ', fp), col++;
+  }
+  fputc('\n', fp);
+}
+
 void options_print_help(FILE *fp, const char *command) {
   unsigned ok = options_accepted(command);
-  for (size_t i = 0; i < sizeof option_help / sizeof option_help[0]; i++)
-    if (ok & option_help[i].bit) fputs(option_help[i].help, fp);
+  for (size_t i = 0; i < sizeof option_help / sizeof option_help[0]; i++) {
+    if (!(ok & option_help[i].bit)) continue;
+    if (option_help[i].bit == OPT_FORMAT) {
+      char h[96];
+      snprintf(h, sizeof h, "output format: %s (default text)", command_formats(command));
+      help_line(fp, "--format FMT", h);
+    } else {
+      fputs(option_help[i].help, fp);
+    }
+  }
+  for (size_t i = 0; i < sizeof own_options / sizeof own_options[0]; i++)
+    if (command && !strcmp(command, own_options[i].command))
+      help_line(fp, own_options[i].spec, own_options[i].help);
   fputs("  -h, --help            print this help\n", fp);
+}
+
+/* Edit distance of two short strings (99 when either is long). */
+static size_t distance(const char *a, const char *b) {
+  size_t na = strlen(a), nb = strlen(b), row[64];
+  if (na >= 63 || nb >= 63) return 99;
+  for (size_t j = 0; j <= nb; j++) row[j] = j;
+  for (size_t i = 1; i <= na; i++) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= nb; j++) {
+      size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+      if (row[j] + 1 < best) best = row[j] + 1;
+      if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+      row[j] = best;
+      diag = up;
+    }
+  }
+  return row[nb];
+}
+
+/* The option name of a help spec or line: "--chunk SIZE" -> "--chunk". */
+static size_t option_name(const char *spec, char *out, size_t cap) {
+  while (*spec == ' ') spec++;
+  size_t n = 0;
+  while (spec[n] && spec[n] != ' ' && spec[n] != ',' && spec[n] != '=' && n + 1 < cap) {
+    out[n] = spec[n];
+    n++;
+  }
+  out[n] = '\0';
+  return n;
+}
+
+static void consider(const char *want, const char *name, const char **best, size_t *best_d) {
+  static char kept[64][64]; /* names outlive the scan: one slot per candidate */
+  static int next;
+  size_t d = distance(want, name);
+  if (d < *best_d) {
+    snprintf(kept[next], sizeof kept[next], "%s", name);
+    *best = kept[next];
+    next = (next + 1) % 64;
+    *best_d = d;
+  }
+}
+
+const char *options_suggest(const char *command, const char *arg) {
+  char want[64];
+  option_name(arg, want, sizeof want); /* "--budegt=50%" -> "--budegt" */
+  size_t len = strlen(want), best_d = len <= 4 ? 2 : len / 3 + 1;
+  const char *best = NULL;
+  char name[64];
+  unsigned ok = options_accepted(command);
+  for (size_t i = 0; i < sizeof option_help / sizeof option_help[0]; i++) {
+    if (!(ok & option_help[i].bit)) continue;
+    if (option_help[i].bit == OPT_FORMAT) consider(want, "--format", &best, &best_d);
+    else if (option_name(option_help[i].help, name, sizeof name) > 1) consider(want, name, &best, &best_d);
+  }
+  for (size_t i = 0; i < sizeof own_options / sizeof own_options[0]; i++)
+    if (command && !strcmp(command, own_options[i].command) &&
+        option_name(own_options[i].spec, name, sizeof name) > 1)
+      consider(want, name, &best, &best_d);
+  consider(want, "--help", &best, &best_d);
+  return best;
 }
 
 /* Refuses an option the command does not take (1 = refused). */
@@ -346,7 +487,11 @@ int options_parse(tidal_options *o, int argc, char **argv, unsigned allowed_form
       continue;
     }
     if (arg[0] == '-' && arg[1] != '\0') {
-      diag_error(NULL, 0, 0, "unknown option '%s'", arg);
+      const char *close = options_suggest(o->command, arg);
+      if (close)
+        diag_error(NULL, 0, 0, "unknown option '%s' (did you mean '%s'?)", arg, close);
+      else
+        diag_error(NULL, 0, 0, "unknown option '%s' (see tidal %s --help)", arg, o->command);
       goto fail;
     }
     /* several inputs form one program (docs/design.md, "Whole-program input") */

@@ -97,8 +97,13 @@ int options_lookup_bind(const tidal_options *o, const char *name, int64_t *out);
 int options_parse_size(const char *text, uint64_t *bytes, double *pct);
 const char *options_size_error(void);
 
-/* Prints the help lines of the common options `command` accepts. */
+/* Prints the help lines of every option `command` accepts: the common
+ * ones it takes (its --format line naming its formats) and its own
+ * (options.c, own_options), then -h. */
 void options_print_help(FILE *fp, const char *command);
+/* The option of `command` closest to the unknown `arg` (a typo: within a
+ * few edits), or NULL. */
+const char *options_suggest(const char *command, const char *arg);
 /* The option bits (OPT_*) `command` accepts. */
 unsigned options_accepted(const char *command);
 

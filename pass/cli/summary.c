@@ -46,7 +46,18 @@ void summary_graph_warnings(const graph *g, const unsigned char *managed) {
     diag_warning(g->notes[i].file, g->notes[i].line, g->notes[i].col, "%s", g->notes[i].message);
 }
 
-void summary_rewrite_warnings(const char *input, const rw_report *r, int budget_given) {
+void summary_rewrite_warnings(const char *input, const rw_report *r, int budget_given,
+                              const replay_report *cost) {
+  if (cost && replay_refused(cost)) {
+    char b[32];
+    fmt_bytes(b, sizeof b, (double)cost->budget_bytes);
+    diag_warning(input, 0, 0, "the runtime would refuse this program under the budget of %s "
+                 "(TIDAL_ERR_BUDGET; found by replaying the plan on the simulator): %s", b,
+                 cost->managed.error);
+  } else if (cost && (cost->unmanaged.failed || cost->managed.failed)) {
+    diag_warning(input, 0, 0, "the plan's cost is unknown: its replay on the simulator failed: "
+                 "%s", cost->unmanaged.failed ? cost->unmanaged.error : cost->managed.error);
+  }
   for (int i = 0; i < r->n_skipped; i++)
     diag_warning(input, r->skipped[i].line, r->skipped[i].col,
                  "op site '%s' is not instrumented: %s; the runtime cannot see what it touches",
@@ -96,12 +107,50 @@ static void coverage_part(const char *input, const graph_coverage *c) {
   if (c->n_unresolved) fprintf(stderr, ", %d unresolved", c->n_unresolved);
 }
 
-void summary_line(const char *input, const graph_coverage *c, const rw_report *r) {
+/* "budget 18.0 MiB met, modelled overhead +208.7% steady (first iteration
+ * +152.9%)" (Note [one budget], Note [steady headline] in replay.h). */
+static void cost_part(char *buf, size_t cap, const replay_report *cost) {
+  char before[32], after[32], budget[32];
+  fmt_bytes(before, sizeof before, (double)cost->unmanaged.peak_bytes);
+  fmt_bytes(after, sizeof after, (double)cost->managed.peak_bytes);
+  fmt_bytes(budget, sizeof budget, (double)cost->budget_bytes);
+  if (cost->unmanaged.failed || cost->managed.failed) {
+    if (replay_refused(cost))
+      snprintf(buf, cap, "budget %s REFUSED by the runtime (an op's working set does not fit)",
+               budget);
+    else
+      snprintf(buf, cap, "cost unknown (its replay failed)");
+    return;
+  }
+  int n = snprintf(buf, cap, "peak %s -> %s", before, after);
+  if (cost->budget_bytes && n > 0 && (size_t)n < cap)
+    n += snprintf(buf + n, cap - (size_t)n, ", budget %s %s", budget,
+                  cost->budget_respected ? "met" : "EXCEEDED");
+  if (n > 0 && (size_t)n < cap)
+    snprintf(buf + n, cap - (size_t)n, ", modelled overhead %+.1f%% steady (first iteration "
+             "%+.1f%%)", 100.0 * replay_overhead_steady(cost), 100.0 * replay_overhead_first(cost));
+}
+
+void summary_cost_note(const replay_report *cost, char *buf, size_t cap) {
+  char part[256], chunk[32];
+  cost_part(part, sizeof part, cost);
+  fmt_bytes(chunk, sizeof chunk, (double)cost->chunk_bytes);
+  snprintf(buf, cap, "cost, replayed on libtidal's simulator (%s chunks, the build-time plan's "
+           "calls alone, as `tidal replay`): %s%s%s", chunk, part,
+           replay_refused(cost) ? ": " : "", replay_refused(cost) ? cost->managed.error : "");
+}
+
+void summary_line(const char *input, const graph_coverage *c, const rw_report *r,
+                  const replay_report *cost) {
   coverage_part(input, c);
   if (r) {
     if (r->n_skipped)
       fprintf(stderr, "; %d of %d op sites instrumented", r->n_sites, r->n_sites + r->n_skipped);
-    if (r->planned) {
+    if (r->planned && cost) { /* Note [one model of cost] (cli/plan_replay.c) */
+      char part[256];
+      cost_part(part, sizeof part, cost);
+      fprintf(stderr, "; plan: %s", part);
+    } else if (r->planned) {
       char before[32], after[32];
       fmt_bytes(before, sizeof before, (double)r->peak_before);
       fmt_bytes(after, sizeof after, (double)r->peak_after);
@@ -123,25 +172,40 @@ void summary_replay_line(const char *input, const graph_coverage *c, const repla
   char before[32], after[32], budget[32];
   fmt_bytes(before, sizeof before, (double)r->unmanaged.peak_bytes);
   fmt_bytes(after, sizeof after, (double)r->managed.peak_bytes);
-  fprintf(stderr, "; replay: peak %s -> %s", before, after);
-  if (r->budget_bytes) {
-    fmt_bytes(budget, sizeof budget, (double)r->budget_bytes);
-    fprintf(stderr, " (budget %s%s)", budget, r->budget_respected ? "" : ", EXCEEDED");
-  }
-  fprintf(stderr, ", %s", r->checksums_match ? "checksums match" : "CHECKSUMS DIFFER");
-  if (r->unmanaged.modelled_s > 0)
-    fprintf(stderr, ", modelled overhead %+.1f%%",
-            100.0 * (r->managed.modelled_s - r->unmanaged.modelled_s) / r->unmanaged.modelled_s);
+  fmt_bytes(budget, sizeof budget, (double)r->budget_bytes);
   (void)plan;
+  if (replay_refused(r)) { /* no data was wrong: say what the runtime said */
+    fprintf(stderr, "; replay: budget %s REFUSED by the runtime (TIDAL_ERR_BUDGET): %s\n",
+            budget, r->managed.error);
+    return;
+  }
+  fprintf(stderr, "; replay: peak %s -> %s", before, after);
+  /* Note [one budget] (replay.h): one figure, met or exceeded */
+  if (r->budget_bytes)
+    fprintf(stderr, ", budget %s %s", budget, r->budget_respected ? "met" : "EXCEEDED");
+  if (r->unmanaged.failed || r->managed.failed) {
+    fprintf(stderr, ", %s run FAILED\n", r->unmanaged.failed ? "unmanaged" : "managed");
+    return;
+  }
+  if (!r->cost_only)
+    fprintf(stderr, ", %s", r->checksums_match ? "checksums match" : "CHECKSUMS DIFFER");
+  /* Note [steady headline] (replay.h) */
+  if (r->unmanaged.last_modelled_s > 0)
+    fprintf(stderr, ", modelled overhead %+.1f%% steady (first iteration %+.1f%%)",
+            100.0 * replay_overhead_steady(r), 100.0 * replay_overhead_first(r));
   fputc('\n', stderr);
 }
 
 int summary_check(const char *input, const graph_coverage *c, const rw_report *r,
-                  int require_plan, double min_coverage) {
+                  int require_plan, double min_coverage, const replay_report *cost) {
   int rc = TIDAL_EXIT_OK;
   if (require_plan && r && !r->planned) {
     diag_error(input, 0, 0, "--require-plan: no plan was made: %s",
                r->why_unplanned ? r->why_unplanned : "?");
+    rc = TIDAL_EXIT_BAD_INPUT;
+  } else if (require_plan && cost && replay_refused(cost)) {
+    diag_error(input, 0, 0, "--require-plan: the runtime would refuse the program under the "
+               "budget");
     rc = TIDAL_EXIT_BAD_INPUT;
   } else if (require_plan && r && r->budget_bytes && !r->budget_met) {
     diag_error(input, 0, 0, "--require-plan: the plan does not meet the budget");

@@ -42,6 +42,8 @@ int bind_lookup(const graph_bindings *b, const char *name, int64_t *out) {
   for (int i = 0; i < b->n; i++)
     if (strcmp(b->items[i].name, name) == 0) {
       *out = b->items[i].value;
+      /* remembered for bind_each_unused (an --bind nothing asked for) */
+      ((graph_binding *)&b->items[i])->looked_up = 1;
       return 1;
     }
   /* `dims[2]`: an entry of a constant table */
@@ -146,65 +148,69 @@ char *bind_first_unbound(const graph_bindings *b, const sym *s) {
   return r ? strdup(r) : NULL;
 }
 
-typedef struct unbound_list {
+/* ---- every unbound name, in one message ---- */
+
+#define UNBOUND_MAX 32 /* named in one message; more are "..." */
+
+typedef struct unbound_set {
   const graph *g;
-  char *text;
-  size_t len;
-  int n;
-} unbound_list;
+  const char *names[UNBOUND_MAX];
+  int n, more;
+} unbound_set;
 
 static int is_loop_var(const graph *g, const char *name) {
-  if (g->train_var && !strcmp(g->train_var, name)) return 1;
   for (int l = 0; l < g->n_loops; l++)
-    if (g->loops[l].var && !strcmp(g->loops[l].var, name)) return 1;
+    if (g->loops[l].var && strcmp(g->loops[l].var, name) == 0) return 1;
   return 0;
 }
 
-static void add_unbound(unbound_list *u, const sym *s) {
-  if (!s || sym_is_unknown(s)) return;
-  if (sym_get_kind(s) != SYM_VAR) {
-    add_unbound(u, sym_lhs(s));
-    add_unbound(u, sym_rhs(s));
+static void collect_unbound(unbound_set *u, const sym *s) {
+  if (!s) return;
+  if (sym_get_kind(s) == SYM_VAR) {
+    const char *n = first_unbound(&u->g->binds, s);
+    if (!n || is_loop_var(u->g, n)) return;
+    for (int i = 0; i < u->n; i++)
+      if (strcmp(u->names[i], n) == 0) return;
+    if (u->n == UNBOUND_MAX) u->more = 1;
+    else u->names[u->n++] = n;
     return;
   }
-  const char *name = sym_var_name(s);
-  int64_t v;
-  const char *ix;
-  size_t il;
-  if (bind_table_ref(&u->g->binds, name, &ix, &il) || bind_lookup(&u->g->binds, name, &v) ||
-      is_loop_var(u->g, name))
-    return;
-  size_t nl = strlen(name);
-  for (const char *p = u->text; p && (p = strstr(p, name)) != NULL; p += nl) /* once each */
-    if ((p == u->text || (p - u->text >= 2 && p[-2] == ',' && p[-1] == ' ')) &&
-        (p[nl] == ',' || p[nl] == '\0'))
-      return;
-  char *t = realloc(u->text, u->len + nl + 3);
-  if (!t) return;
-  u->text = t;
-  if (u->len) {
-    memcpy(t + u->len, ", ", 2);
-    u->len += 2;
-  }
-  memcpy(t + u->len, name, nl + 1);
-  u->len += nl;
-  u->n++;
+  collect_unbound(u, sym_lhs(s));
+  collect_unbound(u, sym_rhs(s));
 }
 
-char *bind_all_unbound(const graph *g, int *n) {
-  unbound_list u = {g, NULL, 0, 0};
-  for (int i = 0; i < g->n_allocs; i++) add_unbound(&u, g->allocs[i].bytes);
-  for (int i = 0; i < g->n_loops; i++) {
-    add_unbound(&u, g->loops[i].lo);
-    add_unbound(&u, g->loops[i].hi);
-  }
+char *bind_unbound_message(const graph *g) { return bind_unbound_message_skip(g, NULL); }
+
+char *bind_unbound_message_skip(const graph *g, const char *skip_trip) {
+  unbound_set u;
+  memset(&u, 0, sizeof u);
+  u.g = g;
+  /* sizes first, loops last: a trip count the unroller may do without (a
+   * periodic branch's loop, micro-steps: unroll.c) is not the name to bind
+   * first */
+  for (int i = 0; i < g->n_allocs; i++) collect_unbound(&u, g->allocs[i].bytes);
   for (int i = 0; i < g->n_ops; i++)
     for (int j = 0; j < g->ops[i].n_acc; j++) {
-      add_unbound(&u, g->ops[i].acc[j].bytes);
-      add_unbound(&u, g->ops[i].acc[j].offset);
+      collect_unbound(&u, g->ops[i].acc[j].offset);
+      collect_unbound(&u, g->ops[i].acc[j].bytes);
     }
-  *n = u.n;
-  return u.text;
+  for (int i = 0; i < g->n_loops; i++)
+    if (!skip_trip || !skip_trip[i]) collect_unbound(&u, g->loops[i].trip);
+  if (u.n == 0) return NULL;
+  size_t cap = 64;
+  for (int i = 0; i < u.n; i++) cap += 2 * strlen(u.names[i]) + 24;
+  char *m = malloc(cap);
+  if (!m) return NULL;
+  size_t k = 0;
+  for (int i = 0; i < u.n; i++)
+    k += (size_t)snprintf(m + k, cap - k, "%s'%s'", i == 0 ? "" : i + 1 == u.n && !u.more ? " and "
+                                                                                            : ", ",
+                          u.names[i]);
+  k += (size_t)snprintf(m + k, cap - k, "%s %s unbound (use", u.more ? ", ..." : "",
+                        u.n == 1 && !u.more ? "is" : "are");
+  for (int i = 0; i < u.n; i++) k += (size_t)snprintf(m + k, cap - k, " --bind %s=VALUE", u.names[i]);
+  snprintf(m + k, cap - k, ")");
+  return m;
 }
 
 /* ---- which bindings the graph uses ---- */
@@ -252,4 +258,63 @@ void bind_prune_unused(graph *g) {
     b->items[k++] = b->items[i];
   }
   b->n = k;
+}
+
+/* ---- --bind that nothing uses ---- */
+
+/* Edit distance of two short names (99 when either is long). */
+static size_t distance(const char *a, const char *b) {
+  size_t na = strlen(a), nb = strlen(b), row[64];
+  if (na >= 63 || nb >= 63) return 99;
+  for (size_t j = 0; j <= nb; j++) row[j] = j;
+  for (size_t i = 1; i <= na; i++) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= nb; j++) {
+      size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+      if (row[j] + 1 < best) best = row[j] + 1;
+      if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+      row[j] = best;
+      diag = up;
+    }
+  }
+  return row[nb];
+}
+
+typedef struct closest {
+  const char *want;
+  const char *best;
+  size_t best_d;
+} closest;
+
+static void closest_in(closest *c, const sym *s) {
+  if (!s) return;
+  if (sym_get_kind(s) == SYM_VAR) {
+    const char *n = sym_var_name(s);
+    /* the same name in another case ('b' for 'B') counts as one edit */
+    size_t d = distance(c->want, n);
+    if (d < c->best_d && strcmp(n, c->want) != 0) c->best = n, c->best_d = d;
+    return;
+  }
+  closest_in(c, sym_lhs(s));
+  closest_in(c, sym_rhs(s));
+}
+
+void bind_each_unused(const graph *g, void (*fn)(void *ud, const char *name, const char *close),
+                      void *ud) {
+  for (int i = 0; i < g->binds.n; i++) {
+    const graph_binding *b = &g->binds.items[i];
+    if (b->source != BIND_USER || b->looked_up || graph_uses(g, b->name)) continue;
+    /* did you mean: the closest name a size of the program uses */
+    size_t len = strlen(b->name);
+    closest c = {b->name, NULL, len <= 2 ? 2 : len / 3 + 1};
+    for (int k = 0; k < g->n_allocs; k++) closest_in(&c, g->allocs[k].bytes);
+    for (int k = 0; k < g->n_loops; k++) closest_in(&c, g->loops[k].trip);
+    for (int k = 0; k < g->n_ops; k++)
+      for (int j = 0; j < g->ops[k].n_acc; j++) {
+        closest_in(&c, g->ops[k].acc[j].bytes);
+        closest_in(&c, g->ops[k].acc[j].offset);
+      }
+    fn(ud, b->name, c.best);
+  }
 }

@@ -412,6 +412,8 @@ typedef struct graph_binding {
   char *name;
   int64_t value;
   bind_source source;
+  int looked_up;      /* the analysis asked for its value (a branch, a setup loop, a size):
+                         set by bind_lookup through a const table, a record, not state */
 } graph_binding;
 
 /* A constant integer table (`static const int dims[] = {784, 256, 10};`):
@@ -531,17 +533,28 @@ void bind_prune_unused(graph *g);
 int bind_value_fn(void *ud, const char *name, int64_t *out);
 /* The first name in s that b leaves unbound (malloc'd), or NULL. */
 char *bind_first_unbound(const graph_bindings *b, const sym *s);
-/* Every name the graph's sizes, offsets and loop bounds use that its
- * bindings leave unbound (loop variables excepted), in the order met
- * (allocations, loops, then ops), each once: "a, b, c" (malloc'd; NULL if
- * none) and their count in *n, so that one message names them all. */
-char *bind_all_unbound(const graph *g, int *n);
+/* Every name g's sizes, offsets and loop bounds use that nothing binds,
+ * loop variables aside, in order of first use, in one message: "'batch',
+ * 'din' and 'dh' are unbound (use --bind batch=VALUE --bind din=VALUE
+ * --bind dh=VALUE)" (malloc'd), or NULL when there is none. */
+char *bind_unbound_message(const graph *g);
+/* The same, leaving out the trip counts of loops flagged in skip_trip (one
+ * flag per graph loop; NULL: none): loops the unroller does without. */
+char *bind_unbound_message_skip(const graph *g, const char *skip_trip);
+/* The user's --bind names g never uses (a typo, or a size the program does
+ * not have), each with the closest name it does use, if any: calls fn once
+ * per such bind. */
+void bind_each_unused(const graph *g, void (*fn)(void *ud, const char *name, const char *close),
+                      void *ud);
 
 /* unroll.c: one iteration, every loop unrolled and every size concrete.
  * Returns 0, or prints "file:line:col: error: ... 'NAME' is unbound (use
  * --bind NAME=VALUE)" and returns TIDAL_EXIT_BAD_INPUT.  extra_vars/values
  * (may be 0/NULL) bind further names for this call only. */
 int graph_unroll(const graph *g, tidal_trace *out);
+/* bind_unbound_message without the trip counts the unroller does without
+ * (a periodic branch's loop, micro-steps: unroll.c); malloc'd or NULL. */
+char *graph_unbound_message(const graph *g);
 
 /* sites.c: a malloc'd array of g->n_allocs flags, 1 where a cudaMalloc
  * call the rewriter replaces with tidal_malloc (graph_file.mems) made the

@@ -343,6 +343,12 @@ static void walk_if_parts(gb *b, gb_frame *f, CXCursor s, const CXCursor *ch, in
    * prunes the branch; anything depending on the iteration walks both */
   int known = gb_int_value_const(b, &c, &cv);
   if (!known && c.k == GV_FUNC) known = 1, cv = 1; /* `if (l.update)`: a function is set */
+  /* `if (falgo)` on the address of a host object (`&algo` passed down):
+   * never NULL, so the arm runs (its integers are kept: a cuDNN workspace
+   * size computed there, Note [workspace sizes] in libcalls_formulas.c) */
+  if (!known && c.k == GV_ADDR && c.path && clang_getCursorKind(cursor_strip_casts(ch[ci])) ==
+                                                CXCursor_DeclRefExpr)
+    known = 1, cv = 1;
   if (b->mode == GB_GRAPH && ci + 1 < n && (!known || cv)) {
     branch_shape sh = graph_branch_shape(b, f, ch[ci], ch[ci + 1], known);
     if (sh == BRANCH_ONCE) {

@@ -54,6 +54,15 @@ typedef struct trace_access {
   uint64_t step_offset;
   uint64_t step_bytes;
   int64_t step_stride;
+  /* An access of a periodic op (TRACE_PERIODIC) that, when the op runs,
+   * writes every byte of its range without reading it (the graph's exact
+   * write).  mode/exact above say readwrite, inexact: the op may not run,
+   * so the plan never counts on it overwriting anything; but a read that
+   * follows it can only see its bytes or run not at all, so data it is the
+   * next access to is dead when the next unconditional access overwrites it
+   * too (plan.c, Note [overwrites across periodic branches]).  The program
+   * declares it TIDAL_WRITE, and so does replay. */
+  int run_exact_write;
 } trace_access;
 
 /* TRACE_PERIODIC: under `if (step % N == 0)` - not every iteration (graph.h
@@ -67,6 +76,8 @@ typedef struct trace_op {
   char *label;      /* "layernorm_forward -> layernorm_forward_kernel [l=3]" */
   unsigned flags;   /* enum kernel_flags of the op (RNG, nondeterministic...) */
   int phase;        /* enum trace_phase */
+  int branch;       /* TRACE_PERIODIC: the graph's periodic branch it runs under (ops of one
+                       branch run together or not at all); else unused */
   double flops;     /* estimated floating-point work, 0 if unknown */
   int scope;        /* ops with the same scope run in the same iteration of the same
                        innermost loop (or both directly in the training-loop body):

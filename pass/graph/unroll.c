@@ -21,9 +21,12 @@
  *  - Ops of a periodic branch (`if (step % N == 0)`) are in the trace, so
  *    their reads keep what they read alive, but their writes are readwrites:
  *    on most steps they do not run, so they overwrite nothing the plan may
- *    count on (interp_branch.c, Note [once and periodic]).  Once branches are
- *    setup and have no ops here.  So are the writes of an op that may not
- *    run (graph_op.maybe, callees.c Note [indirect calls]).
+ *    count on (interp_branch.c, Note [once and periodic]); an exact write
+ *    keeps that fact (trace_access.run_exact_write) for the plan's
+ *    deadness, which looks past it (plan.c, Note [overwrites across
+ *    periodic branches]).  Once branches are setup and have no ops here.
+ *    So are the writes of an op that may not run at all (graph_op.maybe,
+ *    callees.c Note [indirect calls]), without run_exact_write.
  *  - Accesses that move with the training loop's own counter: Note
  *    [stepped accesses].
  *
@@ -158,15 +161,11 @@ static int eval_at(unroller *u, const sym *s, int64_t *out, const char *file, un
                  "the loop taken as the training loop (%s:%u); if that is a loop over layers, mark "
                  "the step loop with #pragma tidal train or --loop FILE:LINE", what, missing,
                  u->g->loop_file ? u->g->loop_file : "?", u->g->loop_line);
-    else if (missing) {
-      /* every unbound name at once: binding them one run at a time, each
-       * run naming the next, is what a person gives up on */
-      int n_all = 0;
-      char *all = bind_all_unbound(u->g, &n_all);
-      if (n_all > 1)
-        diag_error(file, line, col, "cannot unroll the training loop: %s uses '%s', which is "
-                   "unbound (use --bind %s=VALUE); all %d unbound: %s (one --bind NAME=VALUE "
-                   "each)", what, missing, missing, n_all, all);
+    else if (missing) { /* every unbound name at once, not one per run */
+      char *all = graph_unbound_message(u->g);
+      if (all && strstr(all, " are unbound"))
+        diag_error(file, line, col, "cannot unroll the training loop: %s uses '%s'; %s", what,
+                   missing, all);
       else
         diag_error(file, line, col, "cannot unroll the training loop: %s uses '%s', which is "
                    "unbound (use --bind %s=VALUE)", what, missing, missing);
@@ -408,6 +407,7 @@ static void emit_op(unroller *u, const graph_op *op) {
   to->static_op = op->id;
   to->flags = op->flags;
   to->phase = op->phase;
+  to->branch = op->branch;
   int64_t fl;
   to->flops = op->flops && sym_eval(op->flops, value_fn, u, &fl) == 0 ? (double)fl : 0.0;
   to->scope = u->n_scopes ? u->scopes[u->n_scopes - 1] : 0;
@@ -478,6 +478,7 @@ static void emit_op(unroller *u, const graph_op *op) {
       st.mode = a->mode;
       /* a write to one step's slice overwrites nothing the next step reads */
       if (st.stepped && st.mode == ACCESS_WRITE) st.mode = ACCESS_READWRITE;
+      /* a stepped range is never exact: no run_exact_write */
       if (op->phase == TRACE_PERIODIC || op->maybe) {
         if (st.mode == ACCESS_WRITE) st.mode = ACCESS_READWRITE;
         st.exact = 0;
@@ -524,9 +525,12 @@ static void emit_op(unroller *u, const graph_op *op) {
     ta->mode = a->mode;
     ta->exact = exact;
     if (op->phase == TRACE_PERIODIC || op->maybe) {
-      /* runs on some steps only (or is one of several candidates of an
-       * indirect call, Note [indirect calls]): what it writes may not be
-       * overwritten on the others, so it never makes earlier contents dead */
+      /* runs on some steps only: what it writes may not be overwritten on
+       * the others, so it never makes earlier contents dead by itself
+       * (plan.c, Note [overwrites across periodic branches]).  One of several
+       * candidates of an indirect call (Note [indirect calls]) may never
+       * run: its write is not even an exact write of the steps it runs. */
+      ta->run_exact_write = !op->maybe && ta->mode == ACCESS_WRITE && ta->exact;
       if (ta->mode == ACCESS_WRITE) ta->mode = ACCESS_READWRITE;
       ta->exact = 0;
     }
@@ -572,6 +576,18 @@ static int micro_step_loop(const graph *g, int start, int loop) {
     bwd |= g->ops[j].phase == TRACE_BACKWARD;
   }
   return fwd && bwd;
+}
+
+char *graph_unbound_message(const graph *g) {
+  char *skip = calloc((size_t)g->n_loops + 1, 1);
+  for (int c = 0; skip && c < g->n_loops; c++) {
+    int start = 0;
+    while (start < g->n_ops && !in_loop(g, g->ops[start].loop, c)) start++;
+    skip[c] = start < g->n_ops && (periodic_loop(g, start, c) || micro_step_loop(g, start, c));
+  }
+  char *m = bind_unbound_message_skip(g, skip);
+  free(skip);
+  return m;
 }
 
 /* Runs ops [*i, n) that belong to loop `within`, advancing *i. */

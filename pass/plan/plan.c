@@ -562,16 +562,54 @@ static int next_touch(const planner *p, int i, int s0, int s1) {
   return i + N;
 }
 
+/* Note [overwrites across periodic branches]
+ * An op under a periodic branch (`if ((step + 1) % eval_every == 0)
+ * evaluate(...)`) runs on some steps only, so its write cannot make what
+ * came before dead by itself (unroll.c): on the other steps the old bytes
+ * are still what the next reader gets.  But data is dead when on every
+ * path the first access to it overwrites every byte before reading, and a
+ * branch either runs or does not: when a periodic op's accesses to a byte
+ * are all exact writes (trace_access.run_exact_write), the path on which it
+ * runs has its data dead there, and the path on which it does not goes on
+ * to the next access; the branch's later ops read only what it wrote or do
+ * not run.  So the scan for the next access passes over such a write and
+ * over later ops of the same branch, and the data is dead when the first
+ * unconditional access is an exact write too (an evaluation that re-runs
+ * the forward pass into the training activations, cuBLAS with beta = 0:
+ * the activations are dropped after backward, whether the next forward is
+ * the evaluation's or the next step's; before, they were swapped out and
+ * prefetched every step).  A periodic read, or a write that keeps some old
+ * bytes (declared readwrite), before that is a use: not dead. */
+static int periodic_exact_write(const planner *p, int k, int s0, int s1) {
+  const trace_op *op = &p->t->ops[k];
+  for (int j = 0; j < op->n_acc; j++)
+    if (ranges_overlap(S0(&p->m, k, j), S1(&p->m, k, j), s0, s1) && !op->acc[j].run_exact_write)
+      return 0;
+  return 1;
+}
+
+#define DEAD_MAX_BRANCHES 16 /* periodic branches passed in one scan; more: not dead */
+
 /* Every byte of [s0, s1) is next touched, after i, by an exact write only:
- * the contents are dead and can be dropped. */
+ * the contents are dead and can be dropped (periodic ops: Note [overwrites
+ * across periodic branches]). */
 static int dead_after(const planner *p, int i, int s0, int s1) {
   int N = p->t->n_ops;
   for (int s = s0; s < s1; s++) {
-    int found = 0;
+    int found = 0, passed[DEAD_MAX_BRANCHES], n_passed = 0;
     for (int g = i + 1; g <= i + N && !found; g++) {
       unsigned md;
-      int aew;
-      if (!op_touches(p, g % N, s, s + 1, &md, &aew)) continue;
+      int aew, k = g % N;
+      if (!op_touches(p, k, s, s + 1, &md, &aew)) continue;
+      const trace_op *op = &p->t->ops[k];
+      if (op->phase == TRACE_PERIODIC && g < i + N) {
+        int seen = 0;
+        for (int q = 0; q < n_passed && !seen; q++) seen = passed[q] == op->branch;
+        if (seen) continue; /* reads its own branch's write, or does not run */
+        if (!periodic_exact_write(p, k, s, s + 1) || n_passed == DEAD_MAX_BRANCHES) return 0;
+        passed[n_passed++] = op->branch;
+        continue; /* the steps it does not run on go on to the next access */
+      }
       if (!aew) return 0;
       found = 1;
     }

@@ -154,6 +154,7 @@ typedef struct engine {
                               pairs to run before / after it, -1 terminated */
   int iteration;
   uint64_t chunk;          /* the runtime's chunk (piece_bytes) */
+  tidal_status last_status; /* of the libtidal call a failure is about (run_fail) */
 } engine;
 
 typedef struct recompute_ctx {
@@ -177,6 +178,7 @@ static void run_fail(engine *e, const char *fmt, ...) __attribute__((format(prin
 static void run_fail(engine *e, const char *fmt, ...) {
   if (e->run->failed) return;
   e->run->failed = 1;
+  e->run->status = e->last_status;
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(e->run->error, sizeof e->run->error, fmt, ap);
@@ -194,8 +196,11 @@ static void access_of(const engine *e, int op, int a, int it, tidal_access *out)
   out->ptr = (const unsigned char *)e->base[al] + off;
   out->bytes = (size_t)bytes;
   /* as the rewriter declares it: a write not proven to cover every byte
-   * keeps the old bytes (TIDAL_WRITE would let the runtime map it fresh) */
+   * keeps the old bytes (TIDAL_WRITE would let the runtime map it fresh);
+   * a periodic op's exact write is a write when it runs (Note [overwrites
+   * across periodic branches], plan.c): replay runs it every iteration */
   out->mode = (tidal_mode)(ac->mode == ACCESS_WRITE && !ac->exact ? ACCESS_READWRITE : ac->mode);
+  if (ac->run_exact_write) out->mode = TIDAL_WRITE;
 }
 
 /* Hashes the bytes each read access declares into h, and fills each
@@ -293,7 +298,7 @@ static int guarded_blocks(const engine *e, const trace_op *top, const tidal_acce
     return -1;
   }
   segv_armed = 1;
-  *sum += hash_blocks(e, top, whole, seed, b0, b1, stuck);
+  *sum += e->o->cost_only ? 1 : hash_blocks(e, top, whole, seed, b0, b1, stuck);
   segv_armed = 0;
   return 0;
 }
@@ -318,7 +323,13 @@ static int run_piece(engine *e, int op, const tidal_access *whole, tidal_access 
     piece[a].bytes = (size_t)(t - f);
   }
   tidal_status st = tidal_op_begin(&e->sites[op], top->n_acc, piece);
+  if (st == TIDAL_ERR_BUDGET) { /* refused: the runtime's message names the op and sizes */
+    e->last_status = st;
+    run_fail(e, "%s", tidal_last_error());
+    return -1;
+  }
   if (st != TIDAL_OK) {
+    e->last_status = st;
     run_fail(e, "op %d (%s): tidal_op_begin (elements %llu..%llu of %llu): %s: %s", op,
              top->label, (unsigned long long)o, (unsigned long long)(o + l),
              (unsigned long long)count, tidal_status_string(st), tidal_last_error());
@@ -329,7 +340,7 @@ static int run_piece(engine *e, int op, const tidal_access *whole, tidal_access 
              "(elements %llu..%llu of %llu)", op, top->label, (unsigned long long)o,
              (unsigned long long)(o + l), (unsigned long long)count);
   st = tidal_op_end(&e->sites[op]);
-  if (st != TIDAL_OK)
+  if (st != TIDAL_OK && (e->last_status = st) != TIDAL_OK)
     run_fail(e, "op %d (%s): tidal_op_end: %s: %s", op, top->label, tidal_status_string(st),
              tidal_last_error());
   return e->run->failed ? -1 : 0;
@@ -371,7 +382,13 @@ static uint64_t run_op(engine *e, int op, int it, uint64_t *pieces) {
     goto out;
   }
   tidal_status st = tidal_op_begin(&e->sites[op], top->n_acc, accp);
+  if (st == TIDAL_ERR_BUDGET) { /* refused: the runtime's message names the op and sizes */
+    e->last_status = st;
+    run_fail(e, "%s", tidal_last_error());
+    goto out;
+  }
   if (st != TIDAL_OK) {
+    e->last_status = st;
     run_fail(e, "op %d (%s): tidal_op_begin: %s: %s", op, top->label, tidal_status_string(st),
              tidal_last_error());
     goto out;
@@ -379,7 +396,7 @@ static uint64_t run_op(engine *e, int op, int it, uint64_t *pieces) {
   int sig = sigsetjmp(segv_jmp, 1);
   if (sig == 0) {
     segv_armed = 1;
-    h = hash_and_fill(e, top, accp, seed);
+    h = e->o->cost_only ? 1 : hash_and_fill(e, top, accp, seed);
     segv_armed = 0;
   } else {
     segv_armed = 0;
@@ -388,7 +405,7 @@ static uint64_t run_op(engine *e, int op, int it, uint64_t *pieces) {
     h = 0;
   }
   st = tidal_op_end(&e->sites[op]);
-  if (st != TIDAL_OK)
+  if (st != TIDAL_OK && (e->last_status = st) != TIDAL_OK)
     run_fail(e, "op %d (%s): tidal_op_end: %s: %s", op, top->label, tidal_status_string(st),
              tidal_last_error());
   if (h == 0) h = 1; /* 0 means "not run" */
@@ -579,6 +596,7 @@ static uint64_t piece_bytes(const engine *e, uint64_t at, uint64_t left) {
 
 static uint64_t state_hash(engine *e, const plan_range *li, int n_li) {
   uint64_t h = 0x5eed;
+  if (e->o->cost_only) return h;
   for (int k = 0; k < n_li && !e->run->failed; k++) {
     for (uint64_t done = 0; done < li[k].bytes && !e->run->failed;) {
       uint64_t at = li[k].offset + done, n = piece_bytes(e, at, li[k].bytes - done);
@@ -657,7 +675,10 @@ static int one_run(const tidal_trace *t, const plan_result *plan, const replay_o
   if (cfg.sim_copy_latency_s <= 0) cfg.sim_copy_latency_s = 1e-12; /* 0 means "default" */
   if (cfg.chunk_bytes < REAL_CHUNK_BYTES) /* Note [latency per chunk] */
     cfg.sim_call_cost_scale = (double)cfg.chunk_bytes / (double)REAL_CHUNK_BYTES;
-  cfg.log_level = 1;
+  /* quiet: every failing call is reported by replay itself, with its op
+   * (run_fail, the first hint error), not twice */
+  cfg.log_level = 0;
+  cfg.sim_no_data = o->cost_only; /* Note [one model of cost] */
   cfg.planner = o->planner;
   cfg.vmm_thread = o->vmm_thread;
   if (expect && o->shared_budget_bytes) { /* the managed run of several programs */
@@ -667,6 +688,7 @@ static int one_run(const tidal_trace *t, const plan_result *plan, const replay_o
   if (expect && o->trace_path) cfg.trace_path = o->trace_path;
   tidal_status st = tidal_init(&cfg);
   if (st != TIDAL_OK) {
+    E.last_status = st;
     run_fail(&E, "tidal_init: %s: %s", tidal_status_string(st), tidal_last_error());
     goto out;
   }
@@ -674,6 +696,7 @@ static int one_run(const tidal_trace *t, const plan_result *plan, const replay_o
   for (int a = 0; a < t->n_allocs; a++) {
     st = tidal_malloc_grouped(&E.base[a], (size_t)t->allocs[a].bytes, o->pack ? o->pack[a] : 0);
     if (st != TIDAL_OK) {
+      E.last_status = st;
       run_fail(&E, "tidal_malloc(%s, %llu): %s: %s", t->allocs[a].name,
                (unsigned long long)t->allocs[a].bytes, tidal_status_string(st),
                tidal_last_error());
@@ -702,11 +725,13 @@ static int one_run(const tidal_trace *t, const plan_result *plan, const replay_o
       tidal_site site = {"replay: initial data", "replay", 0, 0};
       st = tidal_op_begin(&site, 1, &ac);
       if (st != TIDAL_OK) {
+        E.last_status = st;
         run_fail(&E, "initial write of %s: %s: %s", t->allocs[li[k].alloc].name,
                  tidal_status_string(st), tidal_last_error());
         goto out;
       }
-      fill_bytes((unsigned char *)ac.ptr, ac.bytes, 0x1417a1ull + (uint64_t)li[k].alloc, at);
+      if (!o->cost_only)
+        fill_bytes((unsigned char *)ac.ptr, ac.bytes, 0x1417a1ull + (uint64_t)li[k].alloc, at);
       tidal_op_end(&site);
       done += n;
     }
@@ -730,6 +755,8 @@ static int one_run(const tidal_trace *t, const plan_result *plan, const replay_o
       for (int *k = E.after[i]; *k >= 0; k += 2) run_action(&E, &plan->actions[k[0]], k[1], it);
     }
     tidal_iteration_end();
+    if (it == 0 && tidal_stats_get(&s1) == TIDAL_OK)
+      run->first_modelled_s = s1.last_iteration.modelled_seconds;
   }
   tidal_stats_get(&s1);
   *final_state = state_hash(&E, li, n_li);
@@ -760,6 +787,12 @@ static int one_run(const tidal_trace *t, const plan_result *plan, const replay_o
   run->vmm_calls = s1.total.vmm_calls - s0.total.vmm_calls;
   run->last_vmm_calls = s1.last_iteration.vmm_calls;
   run->last_faults = s1.last_iteration.faults;
+  run->budget_bytes = budget ? s1.budget_bytes : 0;
+  run->last_actions[REPLAY_SWAP_OUTS] = s1.last_iteration.swap_outs;
+  run->last_actions[REPLAY_PREFETCHES] = s1.last_iteration.prefetches;
+  run->last_actions[REPLAY_DROPS] = s1.last_iteration.drops;
+  run->last_actions[REPLAY_RECOMPUTES] = s1.last_iteration.recomputes;
+  run->last_actions[REPLAY_FAULTS] = s1.last_iteration.faults;
   /* recomputed_ops counts our closures; the runtime's count must agree */
   if (s1.total.recomputes - s0.total.recomputes > run->recomputed_ops)
     run->recomputed_ops = s1.total.recomputes - s0.total.recomputes;
@@ -781,7 +814,9 @@ out:
 int replay_trace(const tidal_trace *t, const plan_result *plan, const replay_options *o,
                  replay_report *out) {
   memset(out, 0, sizeof *out);
-  out->budget_bytes = o->budget_bytes;
+  out->plan_budget_bytes = o->budget_bytes;
+  out->budget_percent = o->budget_percent;
+  out->cost_only = o->cost_only;
   out->chunk_bytes = replay_chunk_bytes(t, o);
   out->planner = o->planner;
   out->iterations = o->iterations > 0 ? o->iterations : DEFAULT_ITERATIONS;
@@ -837,9 +872,12 @@ int replay_trace(const tidal_trace *t, const plan_result *plan, const replay_opt
   out->final_state_match = fu == fm;
   out->checksums_match = out->mismatched_ops == 0 && out->final_state_match &&
                          out->recompute_mismatches == 0;
-  out->budget_respected =
-      out->runtime_budget_bytes == 0 || out->managed.peak_bytes <= out->runtime_budget_bytes;
 done:
+  /* Note [one budget] */
+  out->budget_bytes = out->managed.budget_bytes;
+  if (!out->budget_bytes && out->runtime_budget_bytes) /* the run stopped before it said */
+    out->budget_bytes = out->runtime_budget_bytes / out->chunk_bytes * out->chunk_bytes;
+  out->budget_respected = out->budget_bytes == 0 || out->managed.peak_bytes <= out->budget_bytes;
   free(su);
   free(sm);
   free(li);
@@ -932,7 +970,15 @@ void replay_print_json(FILE *f, const replay_report *r, const plan_result *plan,
   fprintf(f, "  \"splittable_ops\": %d,\n  \"split_ops\": %llu,\n  \"split_pieces\": %llu,\n",
           r->splittable_ops, (unsigned long long)m->split_ops,
           (unsigned long long)m->split_pieces);
+  /* Note [one budget]: budget_bytes is the run's (the runtime's, whole chunks) */
   fprintf(f, "  \"budget_bytes\": %llu,\n", (unsigned long long)r->budget_bytes);
+  fprintf(f, "  \"budget_met\": %s,\n", r->budget_bytes && r->budget_respected && !m->failed
+                                               ? "true" : r->budget_bytes ? "false" : "null");
+  fprintf(f, "  \"plan_budget_bytes\": %llu,\n", (unsigned long long)r->plan_budget_bytes);
+  fprintf(f, "  \"refused\": %s,\n  \"refusal\": ", replay_refused(r) ? "true" : "false");
+  if (replay_refused(r)) replay_json_string(f, m->error);
+  else fputs("null", f);
+  fprintf(f, ",\n  \"cost_only\": %s,\n", r->cost_only ? "true" : "false");
   fprintf(f, "  \"runtime_budget_bytes\": %llu,\n", (unsigned long long)r->runtime_budget_bytes);
   fprintf(f, "  \"chunk_bytes\": %llu,\n", (unsigned long long)r->chunk_bytes);
   fprintf(f, "  \"vmm_calls_per_iteration\": %llu,\n", (unsigned long long)m->last_vmm_calls);
@@ -974,10 +1020,8 @@ void replay_print_json(FILE *f, const replay_report *r, const plan_result *plan,
     fputs("],\n", f);
   }
   {
-    static const char *const pn[] = {"default", "runtime", "hints", "lru"};
     double su = r->unmanaged.last_modelled_s, sm = m->last_modelled_s;
-    fprintf(f, "  \"runtime_planner\": \"%s\",\n",
-            (int)r->planner >= 0 && (int)r->planner < 4 ? pn[r->planner] : "?");
+    fprintf(f, "  \"runtime_planner\": \"%s\",\n", replay_planner_name(r->planner));
     fprintf(f, "  \"runtime_actions\": {\"swap_out\": %llu, \"prefetch\": %llu, \"drop\": %llu, "
             "\"recompute\": %llu, \"total\": %llu},\n",
             (unsigned long long)m->runtime_actions[0], (unsigned long long)m->runtime_actions[1],
@@ -990,6 +1034,16 @@ void replay_print_json(FILE *f, const replay_report *r, const plan_result *plan,
     fprintf(f, "  \"modelled_time_steady_unmanaged_s\": %s,\n", J9(b1, su));
     fprintf(f, "  \"modelled_time_steady_managed_s\": %s,\n", J9(b1, sm));
     fprintf(f, "  \"modelled_overhead_steady\": %s,\n", J6(b1, su > 0 ? sm / su - 1 : 0));
+    fprintf(f, "  \"modelled_time_first_unmanaged_s\": %s,\n", J9(b1, r->unmanaged.first_modelled_s));
+    fprintf(f, "  \"modelled_time_first_managed_s\": %s,\n", J9(b1, m->first_modelled_s));
+    fprintf(f, "  \"modelled_overhead_first\": %s,\n", J6(b1, replay_overhead_first(r)));
+    fprintf(f, "  \"steady_actions\": {\"swap_out\": %llu, \"prefetch\": %llu, \"drop\": %llu, "
+            "\"recompute\": %llu, \"fault\": %llu},\n",
+            (unsigned long long)m->last_actions[REPLAY_SWAP_OUTS],
+            (unsigned long long)m->last_actions[REPLAY_PREFETCHES],
+            (unsigned long long)m->last_actions[REPLAY_DROPS],
+            (unsigned long long)m->last_actions[REPLAY_RECOMPUTES],
+            (unsigned long long)m->last_actions[REPLAY_FAULTS]);
     /* where the steady iteration's time goes (docs/replay.md) */
     fprintf(f,
             "  \"steady_breakdown\": {\"host_vmm_s\": %s, \"host_wait_s\": %s, "
@@ -1008,11 +1062,49 @@ static void mib(char *buf, size_t n, uint64_t b) {
   snprintf(buf, n, "%.2f MiB", (double)b / (1024.0 * 1024.0));
 }
 
+const char *replay_planner_name(tidal_planner p) {
+  static const char *const pn[] = {"default", "runtime", "hints", "lru"};
+  return (int)p >= 0 && (int)p < 4 ? pn[p] : "?";
+}
+
+int replay_refused(const replay_report *r) {
+  return r->managed.failed && r->managed.status == TIDAL_ERR_BUDGET;
+}
+
+double replay_overhead_steady(const replay_report *r) {
+  double su = r->unmanaged.last_modelled_s, sm = r->managed.last_modelled_s;
+  return su > 0 ? sm / su - 1 : 0;
+}
+
+double replay_overhead_first(const replay_report *r) {
+  double su = r->unmanaged.first_modelled_s, sm = r->managed.first_modelled_s;
+  return su > 0 ? sm / su - 1 : 0;
+}
+
+/* "50% of the unmanaged run's peak of 36.00 MiB in 2.00 MiB chunks" or
+ * "as given": where the run's budget comes from. */
+static void budget_origin(char *buf, size_t n, const replay_report *r) {
+  char a[32], b[32];
+  mib(a, sizeof a, r->unmanaged.peak_bytes);
+  mib(b, sizeof b, r->chunk_bytes);
+  if (r->budget_percent > 0)
+    snprintf(buf, n, "%g%% of the unmanaged run's peak of %s, in whole %s chunks",
+             r->budget_percent, a, b);
+  else
+    snprintf(buf, n, "as given, in whole %s chunks", b);
+}
+
 void replay_print_text(FILE *f, const replay_report *r, const plan_result *plan,
                        const char *mode_name) {
-  char a[32], b[32], c[32];
+  char a[32], b[32], c[32], why[160];
   const replay_run *m = &r->managed;
-  fprintf(f, "replay: %d iterations x %d ops, plan %s\n", r->iterations, r->n_ops, mode_name);
+  fprintf(f, "replay: %d iterations x %d ops, plan %s, run-time planner %s\n", r->iterations,
+          r->n_ops, mode_name, replay_planner_name(r->planner));
+  /* Note [which planner]: replay and a compiled program differ here */
+  if (r->planner == TIDAL_PLANNER_HINTS)
+    fprintf(f, "  planner: the build-time plan's calls, LRU eviction for the rest (what this "
+            "replay proves); a compiled program's default is the run-time planner, which also "
+            "decides at run time (--runtime-planner runtime replays that)\n");
   if (r->stepped_accesses) {
     if (r->steps > 0)
       fprintf(f, "  stepped: %d accesses move with the training loop's counter (%lld steps); "
@@ -1025,51 +1117,72 @@ void replay_print_text(FILE *f, const replay_report *r, const plan_result *plan,
     fprintf(f, "  split: %d elementwise ops per iteration may run in pieces; %llu did, as %llu "
             "pieces (last iteration)\n", r->splittable_ops, (unsigned long long)m->split_ops,
             (unsigned long long)m->split_pieces);
-  mib(a, sizeof a, r->budget_bytes);
+  /* Note [one budget]: one figure, said met or exceeded */
   mib(b, sizeof b, r->unmanaged.peak_bytes);
   mib(c, sizeof c, m->peak_bytes);
-  fprintf(f, "  budget %s; peak unmanaged %s, managed %s%s\n",
-          r->budget_bytes ? a : "unlimited", b, c,
-          r->budget_respected ? "" : " (OVER BUDGET)");
-  mib(a, sizeof a, r->runtime_budget_bytes);
-  mib(b, sizeof b, r->chunk_bytes);
-  fprintf(f, "  runtime: budget %s in chunks of %s; %llu VMM calls in the last iteration\n",
-          r->runtime_budget_bytes ? a : "unlimited", b, (unsigned long long)m->last_vmm_calls);
+  if (r->budget_bytes) {
+    mib(a, sizeof a, r->budget_bytes);
+    budget_origin(why, sizeof why, r);
+    fprintf(f, "  budget %s (%s): %s; peak unmanaged %s, managed %s\n", a, why,
+            replay_refused(r) ? "REFUSED by the runtime"
+            : r->budget_respected ? "met" : "EXCEEDED", b, c);
+  } else {
+    fprintf(f, "  budget none; peak unmanaged %s, managed %s\n", b, c);
+  }
   if (plan) {
     mib(a, sizeof a, plan->peak_before);
     mib(b, sizeof b, plan->peak_after);
-    fprintf(f, "  plan: %d actions; modelled peak %s -> %s%s\n", plan->n_actions, a, b,
-            plan->budget_met ? "" : " (budget not met by the plan)");
-    fprintf(f, "  executed: %d swap_out, %d prefetch, %d drop, %d recompute, %d keep; "
-            "%d planned actions not emittable by rewrite (not run)\n",
+    mib(c, sizeof c, r->plan_budget_bytes);
+    if (r->plan_budget_bytes)
+      fprintf(f, "  plan: %d actions; its byte model (no chunks): peak %s -> %s, aiming at %s%s\n",
+              plan->n_actions, a, b, c, plan->budget_met ? "" : " (not reached)");
+    else
+      fprintf(f, "  plan: %d actions; its byte model (no chunks): peak %s -> %s\n",
+              plan->n_actions, a, b);
+    fprintf(f, "  plan calls run: %d swap_out, %d prefetch, %d drop, %d recompute, %d keep (call "
+            "sites); %d planned actions not emittable by rewrite (not run)\n",
             r->actions_executed[PLAN_SWAP_OUT], r->actions_executed[PLAN_PREFETCH],
             r->actions_executed[PLAN_DROP], r->actions_executed[PLAN_RECOMPUTE],
             r->actions_executed[PLAN_KEEP], r->unemitted_actions);
     for (int k = 0; k < plan->n_notes; k++) fprintf(f, "  note: %s\n", plan->notes[k]);
   }
-  mib(a, sizeof a, m->swapped_out_bytes);
-  mib(b, sizeof b, m->prefetched_bytes);
-  mib(c, sizeof c, m->dropped_bytes);
-  fprintf(f, "  swapped out %s, prefetched %s, dropped %s, recomputed %llu ops, faults %llu\n",
-          a, b, c, (unsigned long long)m->recomputed_ops, (unsigned long long)m->faults);
-  double ov = r->unmanaged.modelled_s > 0 ? m->modelled_s / r->unmanaged.modelled_s - 1 : 0;
-  fprintf(f, "  modelled time: unmanaged %.3f ms, managed %.3f ms (%+.1f%%)\n",
-          r->unmanaged.modelled_s * 1e3, m->modelled_s * 1e3, ov * 100);
-  {
-    double su = r->unmanaged.last_modelled_s, sm = m->last_modelled_s;
-    fprintf(f, "  last iteration: unmanaged %.3f ms, managed %.3f ms (%+.1f%%); run-time planner "
-            "%s: %llu swap_out, %llu prefetch, %llu drop, %llu recompute (chunks); hints run %llu, "
-            "skipped %llu\n",
-            su * 1e3, sm * 1e3, su > 0 ? (sm / su - 1) * 100 : 0.0,
-            r->planner == TIDAL_PLANNER_RUNTIME ? "on" : "off",
+  if (r->planner == TIDAL_PLANNER_RUNTIME)
+    fprintf(f, "  run-time planner: %llu swap_out, %llu prefetch, %llu drop, %llu recompute "
+            "(chunks, all iterations); hints run %llu, skipped %llu\n",
             (unsigned long long)m->runtime_actions[0], (unsigned long long)m->runtime_actions[1],
             (unsigned long long)m->runtime_actions[2], (unsigned long long)m->runtime_actions[3],
             (unsigned long long)m->hints_run, (unsigned long long)m->hints_skipped);
+  if (!r->unmanaged.failed && !m->failed) {
+    /* the same counts the trace's events and the timeline's marks give */
+    const uint64_t *la = m->last_actions;
+    fprintf(f, "  steady iteration (the last): %llu swap-outs, %llu prefetches, %llu drops, %llu "
+            "recomputes, %llu faults (chunks; one trace event each); %llu VMM calls\n",
+            (unsigned long long)la[REPLAY_SWAP_OUTS], (unsigned long long)la[REPLAY_PREFETCHES],
+            (unsigned long long)la[REPLAY_DROPS], (unsigned long long)la[REPLAY_RECOMPUTES],
+            (unsigned long long)la[REPLAY_FAULTS], (unsigned long long)m->last_vmm_calls);
+    mib(a, sizeof a, m->swapped_out_bytes);
+    mib(b, sizeof b, m->prefetched_bytes);
+    mib(c, sizeof c, m->dropped_bytes);
+    fprintf(f, "  all %d iterations: swapped out %s, prefetched %s, dropped %s, recomputed %llu "
+            "ops, faults %llu\n", r->iterations, a, b, c, (unsigned long long)m->recomputed_ops,
+            (unsigned long long)m->faults);
+    /* Note [steady headline]: the last iteration is the figure; the first
+     * (the cold start) is shown beside it, never summed into it */
+    fprintf(f, "  modelled overhead %+.1f%% in the steady state (%.3f ms -> %.3f ms per "
+            "iteration); first iteration %+.1f%% (%.3f ms -> %.3f ms)\n",
+            100 * replay_overhead_steady(r), r->unmanaged.last_modelled_s * 1e3,
+            m->last_modelled_s * 1e3, 100 * replay_overhead_first(r),
+            r->unmanaged.first_modelled_s * 1e3, m->first_modelled_s * 1e3);
   }
   if (r->unmanaged.failed) fprintf(f, "  unmanaged run failed: %s\n", r->unmanaged.error);
-  if (m->failed) fprintf(f, "  managed run failed: %s\n", m->error);
+  if (replay_refused(r))
+    fprintf(f, "  refused by the runtime (TIDAL_ERR_BUDGET): %s\n", m->error);
+  else if (m->failed)
+    fprintf(f, "  managed run failed: %s\n", m->error);
   if (!r->unmanaged.failed && !m->failed) {
-    if (r->checksums_match)
+    if (r->cost_only)
+      fprintf(f, "  checksums not compared (cost only)\n");
+    else if (r->checksums_match)
       fprintf(f, "  checksums match (%d ops x %d iterations, final state)\n", r->n_ops,
               r->iterations);
     else

@@ -69,6 +69,11 @@ typedef struct replay_options {
                               annotated with their names and groups), or NULL */
   void (*managed_start)(void *ud); /* called before the managed run, or NULL */
   void *managed_start_ud;
+  int cost_only;         /* 1: no data oracle (ops do not read or write their bytes, the
+                            checksums are not compared): only the runtime's actions and the
+                            sim clock, which do not depend on the data - what `tidal rewrite`
+                            and `tidal fit` need for their figures, at a fraction of the
+                            time (Note [one model of cost], replay.c) */
 } replay_options;
 
 void replay_options_default(replay_options *o);
@@ -102,13 +107,29 @@ typedef struct replay_run {
   uint64_t split_pieces;    /* and the pieces (op_begin/op_end pairs) they ran as */
   uint64_t shared_peak_bytes; /* shared budget: the most all its processes held at once,
                                  as seen at the end of this run */
+  double first_modelled_s;  /* the first iteration alone: the cold start */
+  uint64_t budget_bytes;    /* the budget the runtime enforced (whole chunks), 0: none */
+  /* The last iteration's actions, in chunks (one trace event each: the
+   * timeline's marks): swap-outs, prefetches, drops, recomputes, faults. */
+  uint64_t last_actions[5];
   int failed;            /* the run stopped: error says why */
+  tidal_status status;   /* the libtidal status that stopped it (TIDAL_OK: none, or not a
+                            libtidal call); TIDAL_ERR_BUDGET: the runtime refused the run */
   char error[512];
 } replay_run;
 
+/* replay_run.last_actions, by index. */
+enum { REPLAY_SWAP_OUTS, REPLAY_PREFETCHES, REPLAY_DROPS, REPLAY_RECOMPUTES, REPLAY_FAULTS };
+
 typedef struct replay_report {
-  uint64_t budget_bytes;
+  /* Note [one budget]: the run's budget is the one the runtime enforced,
+   * in whole chunks (budget_bytes); what the plan aimed at, in its byte
+   * model without chunks, and what the runtime was asked for are kept for
+   * the detail (JSON) only. */
+  uint64_t budget_bytes;         /* the budget of the run: the runtime's, whole chunks; 0: none */
+  uint64_t plan_budget_bytes;    /* replay_options.budget_bytes: what the plan aimed at */
   uint64_t runtime_budget_bytes; /* what the managed run's runtime was given */
+  double budget_percent;         /* replay_options.budget_percent (0: bytes) */
   uint64_t chunk_bytes;          /* the runtime's eviction unit in both runs */
   int iterations;
   int n_ops;             /* dynamic ops per iteration */
@@ -125,7 +146,8 @@ typedef struct replay_report {
   char first_mismatch_label[256];
   int recompute_mismatches; /* re-runs whose result differed from the original */
   int final_state_match; /* live-in ranges (parameters, optimizer state) equal at the end */
-  int budget_respected;  /* managed peak <= budget (1 when no budget) */
+  int budget_respected;  /* managed peak <= the runtime's budget (1 when no budget) */
+  int cost_only;         /* replay_options.cost_only: the checksums were not compared */
   int actions_executed[5]; /* plan actions run, per plan_kind (static actions, not calls) */
   int unemitted_actions; /* planned actions the rewriter cannot emit, so not run */
   tidal_planner planner; /* the managed run's */
@@ -144,6 +166,20 @@ uint64_t replay_chunk_bytes(const tidal_trace *t, const replay_options *o);
 /* 0 when the report is a success: both runs completed, checksums match and
  * the budget was respected. */
 int replay_ok(const replay_report *r);
+
+/* 1 when the runtime refused the managed run (TIDAL_ERR_BUDGET: an op's
+ * working set does not fit the budget): no data was wrong; run.error says
+ * which op and by how much. */
+int replay_refused(const replay_report *r);
+
+/* Note [steady headline]: the modelled overhead of the last iteration (the
+ * steady state, the headline) and of the first (the cold start), as
+ * fractions (0.25 = +25%). */
+double replay_overhead_steady(const replay_report *r);
+double replay_overhead_first(const replay_report *r);
+
+/* "runtime", "hints", "lru" ("default" for TIDAL_PLANNER_DEFAULT). */
+const char *replay_planner_name(tidal_planner p);
 
 /* Writes the report as JSON (one object) or as text. */
 /* Writes s as a JSON string (quoted, escaped); shared with the report of

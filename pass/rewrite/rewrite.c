@@ -566,7 +566,7 @@ static void header(rw *r, const plan_result *p, int planned, const char *why_unp
   rw_buf_puts(h, "\": edit the original, not this file.\n *\n");
   rw_buf_printf(h, " * plan: %s", r->req->plan_name);
   if (budget_desc) {
-    rw_buf_puts(h, ", budget ");
+    rw_buf_puts(h, ", aiming at ");
     rw_put_commented(h, budget_desc);
   }
   rw_buf_puts(h, "\n * training loop: ");
@@ -575,11 +575,17 @@ static void header(rw *r, const plan_result *p, int planned, const char *why_unp
   rw_put_commented(h, g->loop_reason ? g->loop_reason : "?");
   rw_buf_puts(h, "\n");
   if (planned) {
-    rw_buf_puts(h, " * modelled peak per iteration: before ");
+    if (r->req->cost_note) { /* Note [one model of cost] (cli/plan_replay.c): the figures */
+      rw_buf_puts(h, " * ");
+      rw_put_commented(h, r->req->cost_note);
+      rw_buf_puts(h, "\n");
+    }
+    /* the planner's own model: how it chose, not what it costs */
+    rw_buf_puts(h, " * the planner's byte model (no chunks), peak per iteration: before ");
     fmt_bytes(h, p->peak_before);
     rw_buf_puts(h, ", after ");
     fmt_bytes(h, p->peak_after);
-    rw_buf_printf(h, "%s\n", p->budget_bytes ? (p->budget_met ? " (budget met)" : " (budget NOT met)")
+    rw_buf_printf(h, "%s\n", p->budget_bytes ? (p->budget_met ? " (aim reached)" : " (aim NOT reached)")
                                              : "");
     rw_buf_puts(h, " * evicted per iteration: ");
     fmt_bytes(h, p->evicted_bytes);
@@ -670,26 +676,16 @@ static void header(rw *r, const plan_result *p, int planned, const char *why_unp
   rw_buf_printf(h, "#line 1 \"%s\"\n", r->lines.path_c);
 }
 
-/* Why the graph cannot be unrolled: the first unbound name. */
+/* Why the graph cannot be unrolled: every unbound name. */
 static char *unbound_reason(const graph *g) {
-  char *name = NULL;
-  /* sizes first: a loop's trip count may be one the unroller does without
-   * (a periodic branch's, micro-steps': unroll.c), and naming it hid the
-   * size that did stop it (llm.c: val_num_batches named, the config not) */
-  for (int i = 0; i < g->n_allocs && !name; i++) name = bind_first_unbound(&g->binds, g->allocs[i].bytes);
-  for (int i = 0; i < g->n_ops && !name; i++)
-    for (int j = 0; j < g->ops[i].n_acc && !name; j++)
-      name = bind_first_unbound(&g->binds, g->ops[i].acc[j].bytes);
-  for (int i = 0; i < g->n_loops && !name; i++) name = bind_first_unbound(&g->binds, g->loops[i].trip);
+  /* every unbound name, sizes first (bind.c): a loop's trip count may be
+   * one the unroller does without (a periodic branch's, micro-steps':
+   * unroll.c), and naming it alone hid the size that did stop it (llm.c:
+   * val_num_batches named, the config not) */
+  char *name = graph_unbound_message(g);
   rw_buf b = {0};
-  int n_all = 0;
-  char *all = name ? bind_all_unbound(g, &n_all) : NULL;
-  if (name && n_all > 1)
-    rw_buf_printf(&b, "'%s' is unbound and not a compile-time constant (use --bind %s=VALUE; all "
-                  "%d unbound: %s)", name, name, n_all, all);
-  else if (name)
-    rw_buf_printf(&b, "'%s' is unbound and not a compile-time constant (use --bind %s=VALUE)", name,
-                  name);
+  if (name)
+    rw_buf_printf(&b, "%s", name);
   else {
     /* no name to bind: an allocation whose size tidal could not compute
      * (a total summed over a container it does not follow) says which */
@@ -705,7 +701,6 @@ static char *unbound_reason(const graph *g) {
     else
       rw_buf_puts(&b, "the sizes are not fully bound (use --bind NAME=VALUE)");
   }
-  free(all);
   free(name);
   return rw_buf_take(&b);
 }
@@ -757,6 +752,16 @@ static void fill_report(const rw *r, const plan_result *p, int planned, const ch
   }
 }
 
+/* The header's words for the plan's budget. */
+static void budget_description(const rw_request *req, uint64_t budget, rw_buf *b) {
+  if (req->budget_pct > 0)
+    rw_buf_printf(b, "%g%% of its modelled peak = %" PRIu64 " bytes", req->budget_pct, budget);
+  else if (budget)
+    rw_buf_printf(b, "%" PRIu64 " bytes", budget);
+  else
+    rw_buf_puts(b, "none (only free actions: drops)");
+}
+
 /* How each split op of the file runs (rewrite_split.c): r->split and
  * r->no_split.  Returns 0, or -1 when memory ran out. */
 static int plan_splits(rw *r) {
@@ -784,6 +789,7 @@ int rw_rewrite(pass_tu *t, graph *g, const rw_request *req, char **out, size_t *
   int have_trace = 0, planned = 0;
   plan_result plan;
   memset(&plan, 0, sizeof plan);
+  const plan_result *P = &plan; /* the plan emitted: ours, or the caller's */
   char *why_unplanned = NULL;
   unsigned *pack = NULL;
   rw_buf budget_desc = {0}, hdr = {0}, result = {0};
@@ -806,6 +812,12 @@ int rw_rewrite(pass_tu *t, graph *g, const rw_request *req, char **out, size_t *
     why_unplanned = unbound_reason(g);
     /* sizes known only at run time: the candidates, as hints */
     if (plan_candidates(g, &plan) != 0) goto out;
+  } else if (req->plan) { /* planned (and costed) by the caller */
+    P = req->plan;
+    planned = 1;
+    r.pack = req->pack;
+    r.trace = req->trace;
+    budget_description(req, P->budget_bytes, &budget_desc);
   } else {
     if (graph_unroll(g, &trace) != 0) goto out;
     have_trace = 1;
@@ -824,13 +836,7 @@ int rw_rewrite(pass_tu *t, graph *g, const rw_request *req, char **out, size_t *
       goto out;
     r.pack = pack;
     r.trace = &trace;
-    if (req->budget_pct > 0)
-      rw_buf_printf(&budget_desc, "%g%% of the modelled peak = %" PRIu64 " bytes", req->budget_pct,
-                    budget);
-    else if (budget)
-      rw_buf_printf(&budget_desc, "%" PRIu64 " bytes", budget);
-    else
-      rw_buf_puts(&budget_desc, "none (only free actions: drops)");
+    budget_description(req, budget, &budget_desc);
   }
 
   for (int i = 0; i < r.n_sites; i++)
@@ -841,13 +847,13 @@ int rw_rewrite(pass_tu *t, graph *g, const rw_request *req, char **out, size_t *
    * before the swap_out after the same statement (the runtime then drops
    * it instead of copying). */
   /* (without a plan, plan holds only candidate hints: no registrations) */
-  for (int i = 0; i < plan.n_actions; i++)
-    if (plan.actions[i].kind == PLAN_RECOMPUTE) emit_action(&r, &plan.actions[i]);
-  for (int i = 0; i < plan.n_actions; i++)
-    if (plan.actions[i].kind != PLAN_RECOMPUTE) emit_action(&r, &plan.actions[i]);
+  for (int i = 0; i < P->n_actions; i++)
+    if (P->actions[i].kind == PLAN_RECOMPUTE) emit_action(&r, &P->actions[i]);
+  for (int i = 0; i < P->n_actions; i++)
+    if (P->actions[i].kind != PLAN_RECOMPUTE) emit_action(&r, &P->actions[i]);
 
   emit_guards(&r, &r.guard_decls);
-  header(&r, &plan, planned, why_unplanned, budget_desc.p, &hdr);
+  header(&r, P, planned, why_unplanned, budget_desc.p, &hdr);
   if (hdr.oom) goto out;
   insert(&r, 0, 0, &hdr);
   unsigned conflict = 0;
@@ -859,7 +865,7 @@ int rw_rewrite(pass_tu *t, graph *g, const rw_request *req, char **out, size_t *
   }
   *out_n = result.n;
   *out = rw_buf_take(&result);
-  if (rep) fill_report(&r, &plan, planned, why_unplanned, rep);
+  if (rep) fill_report(&r, P, planned, why_unplanned, rep);
   rc = *out ? TIDAL_EXIT_OK : TIDAL_EXIT_INTERNAL;
 out:
   if (rc == TIDAL_EXIT_INTERNAL && r.oom) diag_error(NULL, 0, 0, "out of memory while rewriting");

@@ -223,6 +223,13 @@ typedef struct rw_request {
   uint64_t budget_bytes;   /* 0 = none */
   double budget_pct;       /* > 0: percent of the modelled unmanaged peak */
   int all_files;           /* -o DIR/: every file of the program is rewritten */
+  /* A plan made by the caller (cli/plan_replay.c, which also costs it), or
+   * NULL: rw_rewrite plans itself.  With it, its trace and packing groups;
+   * all three outlive the call. */
+  const plan_result *plan;
+  const tidal_trace *trace;
+  const unsigned *pack;
+  const char *cost_note;   /* the plan's replayed cost, for the header (NULL: none) */
 } rw_request;
 
 /* An op site left uninstrumented, and why (rw_report). */

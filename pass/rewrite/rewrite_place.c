@@ -182,7 +182,7 @@ static int place_recompute(rw_placer *p, const plan_action *a, rw_place *pl) {
   }
   pl->ptr = strdup(ga->ptr_local ? ga->ptr_local : "0");
   pl->bytes = sym_is_unknown(ga->bytes_local) ? NULL : sym_to_c(ga->bytes_local);
-  pl->sbytes = sym_is_unknown(ga->bytes_local) ? NULL : sym_to_string(ga->bytes_local);
+  pl->sbytes = sym_is_unknown(ga->bytes_local) ? NULL : sym_to_text(ga->bytes_local);
   if (!text_ok(pl->bytes) || !text_ok(pl->ptr)) {
     not_emitted(pl, "the producer's write extent is unknown");
     return 0;
@@ -376,7 +376,7 @@ int rw_plan_place(rw_placer *p, const plan_action *a, rw_place *pl) {
     pl->end = e;
     pl->ptr = strdup(ga->ptr_text_at[k]);
     pl->bytes = strdup(ga->bytes_text_at[k]);
-    pl->sbytes = sym_is_unknown(ga->bytes) ? sym_to_string(ga->bytes_local) : sym_to_string(ga->bytes);
+    pl->sbytes = sym_is_unknown(ga->bytes) ? sym_to_text(ga->bytes_local) : sym_to_text(ga->bytes);
     if (!pl->ptr || !pl->bytes) return -1;
     if (k < at->n_calls) {
       pl->in_call = calloc((size_t)g->n_ops, 1);

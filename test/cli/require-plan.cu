@@ -21,7 +21,7 @@ int main(int argc, char **argv) {
   }
   return 0;
 }
-// WARN: warning: no plan was made for the budget: 'n' is unbound and not a compile-time constant (use --bind n=VALUE); the output is instrumented only, and the runtime decides alone
+// WARN: warning: no plan was made for the budget: 'n' is unbound (use --bind n=VALUE); the output is instrumented only, and the runtime decides alone
 // WARN: tidal: summary: {{.*}}: managed 2 of 2 allocations (sizes known at run time); {{.*}}; no plan: 'n' is unbound
 // ERR: error: --require-plan: no plan was made: 'n' is unbound
 // OK: tidal: summary: {{.*}}; plan: peak

@@ -210,8 +210,7 @@ def check_tidal_nvcc(o, prog, root, files, tmp):
 
 
 def check_replay(o, prog, root, files, tmp):
-    # several files form one program through -p (replay's positional inputs
-    # are separate programs)
+    # several files form one program (through -p here, for their flags)
     db = os.path.join(tmp, "db")
     os.makedirs(db, exist_ok=True)
     with open(os.path.join(db, "compile_commands.json"), "w") as fp:

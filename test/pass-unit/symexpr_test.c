@@ -118,6 +118,35 @@ static void test_parse_print(sym_arena *a) {
     fprintf(stderr, "sym_to_c gave %s\n", c);
   free(c);
   /* Printing then parsing gives an equal expression. */
+  /* Note [min and max for reading]: nested max is one list, operands
+   * another bounds (names >= 0) are left out; the plain text keeps all */
+  {
+    sym *B = sym_var(a, "B"), *I = sym_var(a, "IN_DIM");
+    sym *m = sym_max(a, sym_mul(a, sym_mul(a, sym_const(a, 4), I), B),
+                     sym_max(a, sym_mul(a, sym_const(a, 3136), B),
+                             sym_max(a, sym_mul(a, sym_const(a, 400), B), sym_mul(a, sym_const(a, 40), B))));
+    char *t = sym_to_text(m), *p = sym_to_string(m);
+    CHECK(t && strcmp(t, "max(4*IN_DIM*B, 3136*B)") == 0);
+    CHECK(p && strstr(p, "400*B") != NULL); /* sym_to_string stays faithful */
+    if (t && strcmp(t, "max(4*IN_DIM*B, 3136*B)") != 0) fprintf(stderr, "sym_to_text: %s\n", t);
+    free(t);
+    free(p);
+    /* three incomparable operands stay, flattened; a min drops the larger */
+    sym *x = sym_max(a, sym_var(a, "X"), sym_max(a, sym_var(a, "Y"), sym_sub(a, sym_var(a, "Z"), sym_const(a, 1))));
+    t = sym_to_text(x);
+    CHECK(t && strcmp(t, "max(X, Y, Z - 1)") == 0);
+    free(t);
+    sym *n = sym_min(a, sym_mul(a, sym_const(a, 2), B), sym_min(a, B, sym_add(a, B, I)));
+    t = sym_to_text(n);
+    CHECK(t && strcmp(t, "B") == 0);
+    if (t && strcmp(t, "B") != 0) fprintf(stderr, "sym_to_text: %s\n", t);
+    free(t);
+    /* a subtraction proves nothing: both stay */
+    sym *d = sym_max(a, sym_sub(a, B, I), sym_const(a, 0));
+    t = sym_to_text(d);
+    CHECK(t && strstr(t, "max(") == t);
+    free(t);
+  }
   const char *texts[] = {"N - (C - B)", "(A + B)*(C - D)", "A/(B*C)", "A - B - C", "max(A, 2)*B"};
   for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
     sym *e = sym_parse(a, texts[i]);

@@ -34,4 +34,4 @@ int main(int argc, char **argv) {
 // BOUND: "mode": "write", "bytes": "4*B*C", "bytes_value": 1024,
 // BOUND: "unrolled_ops": 2,
 // RUN: %tidal graph %s -- %stubflags | FileCheck --check-prefix=TEXT %s
-// TEXT: ops: 1 static (not unrolled: 'B' is unbound; use --bind B=VALUE)
+// TEXT: ops: 1 static (not unrolled: 'B' is unbound (use --bind B=VALUE))

@@ -3,7 +3,8 @@
 // it is a run-time size - never its initialiser (0 would make zero-byte
 // allocations); layer1_size is never written, so it is its initialiser
 // (bound, no --bind needed); the code length is read from a host array at
-// run time.  graph and replay name every unbound size in one message, and
+// run time.  graph, replay and rewrite name every unbound size in one
+// message (graph_unbound_message, from main), and
 // --bind accepts each name as given, subscript included; the rewrite
 // writes the sizes as the program computes them.  Before: one unbound name
 // per run (layer1_size too), and "--bind 'vocab_codelen[vocab_size - 1]=40':
@@ -14,12 +15,12 @@
 // RUN: %tidal rewrite %s -o %t.cu -- %stubflags 2>&1 | FileCheck --check-prefix=REWRITE %s
 // RUN: grep -v "^// " %t.cu | FileCheck --check-prefix=SITES %s
 // GRAPH: bindings: layer1_size=100*
-// GRAPH: not unrolled: 'vocab_size' is unbound; use --bind vocab_size=VALUE; all 2 unbound: vocab_size, vocab_codelen[vocab_size - 1]
-// UNBOUND: error: cannot unroll the training loop: the allocation size uses 'vocab_size', which is unbound (use --bind vocab_size=VALUE); all 2 unbound: vocab_size, vocab_codelen[vocab_size - 1] (one --bind NAME=VALUE each)
+// GRAPH: not unrolled: 'vocab_size' and 'vocab_codelen[vocab_size - 1]' are unbound (use --bind vocab_size=VALUE --bind vocab_codelen[vocab_size - 1]=VALUE)
+// UNBOUND: error: cannot unroll the training loop: the allocation size uses 'vocab_size'; 'vocab_size' and 'vocab_codelen[vocab_size - 1]' are unbound (use --bind vocab_size=VALUE --bind vocab_codelen[vocab_size - 1]=VALUE)
 // REPLAY: "checksums_match": true,
 // REPLAY: "budget_respected": true,
 // REPLAY: "ok": true
-// REWRITE: no plan: 'vocab_size' is unbound and not a compile-time constant (use --bind vocab_size=VALUE; all 2 unbound: vocab_size, vocab_codelen[vocab_size - 1])
+// REWRITE: no plan: 'vocab_size' and 'vocab_codelen[vocab_size - 1]' are unbound (use --bind vocab_size=VALUE --bind vocab_codelen[vocab_size - 1]=VALUE)
 // SITES: tidal_malloc((void **)((void **)&d_syn0), vocab_size * layer1_size * sizeof(float))
 // SITES: tidal_malloc((void **)((void **)&d_code), vocab_codelen[vocab_size - 1] * sizeof(float))
 #include <stdio.h>

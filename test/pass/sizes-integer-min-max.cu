@@ -5,7 +5,7 @@
 // A user-defined function of the same name is entered as any other.
 // RUN: %tidal graph %s -- %stubflags | FileCheck %s
 // RUN: %tidal graph %s --bind C=64 --bind NH=4 --bind V=500 -- %stubflags | FileCheck --check-prefix=BOUND %s
-// CHECK: T0 scratch 4*B*T*max(3*C, max(V, NH*T)) in scratch
+// CHECK: T0 scratch 4*B*T*max(3*C, V, NH*T) in scratch
 // CHECK: T1 small 4*C + 4 in small
 // BOUND: bindings: C=64 NH=4 V=500 n=128000*
 // BOUND: 2 per iteration unrolled

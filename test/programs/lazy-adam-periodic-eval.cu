@@ -13,7 +13,7 @@
 // RUN: %tidal rewrite %t.in.cu --bind batch=256 --bind din=1024 --bind dh=1024 --bind steps=30 --budget 50% -o %t.cu
 // RUN: FileCheck --check-prefix=PLAN %s < %t.cu
 // RUN: %tidal replay %s --bind batch=256 --bind din=1024 --bind dh=1024 --bind steps=30 --budget 50% 2>&1 | FileCheck --check-prefix=REPLAY %s
-// UNBOUND: ops: {{[0-9]+}} static (not unrolled: '{{batch|din|dh|steps}}' is unbound; use --bind
+// UNBOUND: ops: {{[0-9]+}} static (not unrolled: 'din', 'dh' and 'batch' are unbound (use --bind din=VALUE --bind dh=VALUE --bind batch=VALUE))
 // GRAPH: summary: {{.*}}; [[N:[0-9]+]] of [[N]] accesses resolved
 // GRAPH: training loop: {{.*}}lazy-adam-periodic-eval.cu:[[@LINE+118]]
 // GRAPH-DAG: periodic (not every iteration): {{.*}}if ((step + 1) % eval_every == 0)

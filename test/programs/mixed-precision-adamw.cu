@@ -20,7 +20,7 @@
 // KERNELS: split: count=n{{$}}
 // REPLAY: adamw_mixed runs split: {{[0-9]+}} elements
 // REPLAY: checksums match
-// REPLAY: replay: peak [[P:[0-9.]+]] MiB -> {{[0-9.]+}} MiB (budget {{[0-9.]+}} MiB), checksums match
+// REPLAY: replay: peak [[P:[0-9.]+]] MiB -> {{[0-9.]+}} MiB, budget {{[0-9.]+}} MiB met, checksums match
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_runtime.h>

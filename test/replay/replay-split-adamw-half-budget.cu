@@ -21,7 +21,9 @@
 // SMALL: checksums match
 // Run whole (--no-split, as before split ops), the update does not fit:
 // RUN: not %tidal replay %s --budget 50% --no-split -- %stubflags 2>&1 | FileCheck --check-prefix=WHOLE %s
-// WHOLE: managed run failed: op 2 (upd -> adamw): tidal_op_begin: TIDAL_ERR_BUDGET
+// WHOLE: refused by the runtime (TIDAL_ERR_BUDGET): tidal_op_begin upd -> adamw (trace:2): the op{{.}}s working set of 16777216 bytes {{.*}} exceeds the 8388608-byte budget
+// WHOLE: replay: budget 8.0 MiB REFUSED by the runtime (TIDAL_ERR_BUDGET)
+// WHOLE-NOT: CHECKSUMS DIFFER
 // A split launch that forgot to advance one pointer reads resident,
 // declared, wrong bytes: the oracle must catch it.
 // RUN: not %tidal replay %s --budget 50% --break split-no-advance -- %stubflags 2>&1 | FileCheck --check-prefix=BROKEN %s

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """check_trace.py - validates a TIDAL_TRACE file (Note [trace format]).
 
-Usage: check_trace.py TRACE [--ops N] [--need NAME ...]
+Usage: check_trace.py TRACE [--ops N] [--need NAME ...] [--actions S,P,D,R,F]
 
 Checks that the file is JSON in Chrome's trace-event object format (what
 Perfetto opens): {"traceEvents": [...]}, every event has a phase, a numeric
@@ -10,7 +10,11 @@ non-decreasing time; "X" slices have dur >= 0; async "b"/"e" pairs match;
 counters ("C") carry numeric args and include resident, host and budget
 bytes; resident bytes never exceed the budget.  --ops N: exactly N op
 slices on the compute track (recompute slices aside).  --need NAME: some
-event has that name.  Exits 1 with a message on the first problem."""
+event has that name.  --actions S,P,D,R,F: exactly that many swap-out
+slices, prefetch slices, drop instants (drop, drop_recomputable),
+recompute slices and fault instants (fault, fault_exchange) - one event per
+counted action (docs/runtime-api.md, "Trace").  Exits 1 with a message on
+the first problem."""
 import json
 import sys
 
@@ -21,13 +25,15 @@ def fail(msg):
 
 
 def main(argv):
-    path, ops, need = argv[1], None, []
+    path, ops, need, actions = argv[1], None, [], None
     i = 2
     while i < len(argv):
         if argv[i] == "--ops":
             ops = int(argv[i + 1]); i += 2
         elif argv[i] == "--need":
             need.append(argv[i + 1]); i += 2
+        elif argv[i] == "--actions":
+            actions = [int(x) for x in argv[i + 1].split(",")]; i += 2
         else:
             fail("unknown argument " + argv[i])
     with open(path) as f:
@@ -42,6 +48,7 @@ def main(argv):
     names = set()
     op_slices = 0
     budget = None
+    acted = [0, 0, 0, 0, 0]  # swap-outs, prefetches, drops, recomputes, faults
     for n, ev in enumerate(doc["traceEvents"]):
         where = "event %d (%s)" % (n, json.dumps(ev)[:120])
         for key in ("ph", "pid", "tid"):
@@ -55,6 +62,17 @@ def main(argv):
             fail(where + ": ts is not a time")
         names.add(ev.get("name"))
         track = (ev["pid"], ev["tid"])
+        name = ev.get("name") or ""
+        if ph in ("X", "b") and ev["tid"] == 2:
+            acted[0] += 1
+        elif ph in ("X", "b") and ev["tid"] == 3:
+            acted[1] += 1
+        elif ph == "i" and name.startswith("drop"):
+            acted[2] += 1
+        elif ph == "B" and ev["tid"] == 1 and name == "recompute":
+            acted[3] += 1
+        elif ph == "i" and name.startswith("fault"):
+            acted[4] += 1
         if ph in ("B", "E"):
             if ts < last_ts.get(track, 0):
                 fail(where + ": time goes backwards on its track")
@@ -103,6 +121,9 @@ def main(argv):
     for name in need:
         if name not in names:
             fail("no event named '%s'" % name)
+    if actions is not None and acted != actions:
+        fail("action events (swap-outs, prefetches, drops, recomputes, faults) %s, counted %s"
+             % (acted, actions))
     print("check_trace: ok: %d events, %d op slices" % (len(doc["traceEvents"]), op_slices))
 
 

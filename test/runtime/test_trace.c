@@ -59,13 +59,20 @@ int main(int argc, char **argv) {
   tidal_stats s = th_stats();
   CHECK(s.total.swapped_out_bytes > 0 && s.total.prefetched_bytes > 0 && s.total.faults > 0);
   CHECK(s.total.recomputes > 0);
+  CHECK(s.total.drops > 0);
+  CHECK(s.total.swap_outs > 0 && s.total.prefetches > 0);
+  CHECK(s.total.swap_outs * CH >= s.total.swapped_out_bytes);
+  CHECK(s.total.prefetches * CH >= s.total.prefetched_bytes);
   CHECK_OK(tidal_free(A));
   CHECK_OK(tidal_shutdown());
   char cmd[1024];
+  /* every counted action is one event (docs/runtime-api.md, "Trace") */
   snprintf(cmd, sizeof cmd,
            "%s %s --ops %d --need swap_out --need prefetch --need fault --need recompute "
-           "--need 'iteration 0' --need malloc",
-           TH_TRACE_CHECKER, path, ops);
+           "--need drop --need 'iteration 0' --need malloc --actions %llu,%llu,%llu,%llu,%llu",
+           TH_TRACE_CHECKER, path, ops, (unsigned long long)s.total.swap_outs,
+           (unsigned long long)s.total.prefetches, (unsigned long long)s.total.drops,
+           (unsigned long long)s.total.recomputes, (unsigned long long)s.total.faults);
   int rc = system(cmd);
   if (rc != 0) {
     snprintf(cmd, sizeof cmd, "head -c 3000 %s", path);

@@ -503,12 +503,14 @@ static void test_cudnn_setters(void) {
 /* Setters keep their parameters; cudnnGetConvolution2dForwardOutputDim
  * computes the output shape from the three descriptors' parameters. */
 static void test_cudnn_conv_output_dims(void) {
-  sym *x[4], *w[4], *cv[6];
-  set_args(7, "xdesc", "CUDNN_TENSOR_NCHW", "CUDNN_DATA_FLOAT", "N", "C", "H", "W");
-  CHECK(libcall_descriptor_params("cudnnSetTensor4dDescriptor", args, nargs, x, 4) == 4,
+  /* kept: a tensor's (dataType, n, c, h, w), a filter's (dataType, format,
+   * k, c, h, w) */
+  sym *x[5], *w[6], *cv[6];
+  set_args(7, "xdesc", "CUDNN_TENSOR_NCHW", "0", "N", "C", "H", "W");
+  CHECK(libcall_descriptor_params("cudnnSetTensor4dDescriptor", args, nargs, x, 5) == 5,
         "tensor params");
-  set_args(7, "wdesc", "CUDNN_DATA_FLOAT", "CUDNN_TENSOR_NCHW", "K", "C", "R", "S");
-  CHECK(libcall_descriptor_params("cudnnSetFilter4dDescriptor", args, nargs, w, 4) == 4,
+  set_args(7, "wdesc", "0", "CUDNN_TENSOR_NCHW", "K", "C", "R", "S");
+  CHECK(libcall_descriptor_params("cudnnSetFilter4dDescriptor", args, nargs, w, 6) == 6,
         "filter params");
   set_args(9, "cdesc", "P", "Q", "U", "V", "DH", "DW", "CUDNN_CROSS_CORRELATION",
            "CUDNN_DATA_FLOAT");
@@ -527,7 +529,7 @@ static void test_cudnn_conv_output_dims(void) {
             oa[3] == 6,
         "query arguments");
   sym *const *params[3] = {cv, x, w};
-  int np[3] = {6, 4, 4};
+  int np[3] = {6, 5, 6};
   sym *out[4];
   CHECK(libcall_query_eval("cudnnGetConvolution2dForwardOutputDim", params, np, A, out) == 0,
         "query eval");
@@ -542,10 +544,45 @@ static void test_cudnn_conv_output_dims(void) {
        {"Q", 2}, {"U", 2}, {"V", 2}, {"DH", 2}, {"DW", 1});
   CHECK(eval(out[2]) == 14 && eval(out[3]) == 1 + (30 + 4 - 3) / 2, "padded strided dilated");
   /* a descriptor whose parameters are not known: unknown outputs */
-  int np_none[3] = {6, 0, 4};
+  int np_none[3] = {6, 0, 6};
   CHECK(libcall_query_eval("cudnnGetConvolution2dForwardOutputDim", params, np_none, A, out) == 0 &&
             sym_is_unknown(out[0]) && sym_is_unknown(out[2]) && !sym_is_unknown(out[1]),
         "unknown input descriptor");
+
+  /* Note [workspace sizes]: the three workspace queries read (conv, x,
+   * filter, y) whatever their own argument order, and answer the GEMM
+   * algorithm's im2col buffer: n*oh*ow rows by c*r*s columns of x's type */
+  CHECK(libcall_query_args("cudnnGetConvolutionForwardWorkspaceSize", da, &nd, oa, &no) == 0 &&
+            nd == 4 && da[0] == 3 && da[1] == 1 && da[2] == 2 && da[3] == 4 && no == 1 &&
+            oa[0] == 6,
+        "forward workspace query arguments");
+  CHECK(libcall_query_args("cudnnGetConvolutionBackwardFilterWorkspaceSize", da, &nd, oa, &no) ==
+                0 && nd == 4 && da[0] == 3 && da[1] == 1 && da[2] == 4 && da[3] == 2,
+        "backward filter workspace query arguments");
+  CHECK(libcall_query_args("cudnnGetConvolutionBackwardDataWorkspaceSize", da, &nd, oa, &no) ==
+                0 && nd == 4 && da[0] == 3 && da[1] == 4 && da[2] == 1 && da[3] == 2,
+        "backward data workspace query arguments");
+  sym *y[5];
+  set_args(7, "ydesc", "CUDNN_TENSOR_NCHW", "0", "N", "K", "OH", "OW");
+  libcall_descriptor_params("cudnnSetTensor4dDescriptor", args, nargs, y, 5);
+  sym *const *wsp[4] = {cv, x, w, y};
+  int wnp[4] = {6, 5, 6, 5};
+  CHECK(libcall_query_eval("cudnnGetConvolutionForwardWorkspaceSize", wsp, wnp, A, out) == 0,
+        "workspace eval");
+  BIND({"N", 64}, {"C", 1}, {"H", 28}, {"W", 28}, {"K", 20}, {"R", 5}, {"S", 5}, {"OH", 24},
+       {"OW", 24});
+  CHECK(eval(out[0]) == 4LL * 64 * 24 * 24 * 1 * 5 * 5, "lenet conv1 workspace %lld",
+        (long long)eval(out[0]));
+  /* half precision: 2 bytes an element; an unknown type: no answer */
+  set_args(7, "xdesc", "CUDNN_TENSOR_NCHW", "2", "N", "C", "H", "W");
+  libcall_descriptor_params("cudnnSetTensor4dDescriptor", args, nargs, x, 5);
+  libcall_query_eval("cudnnGetConvolutionForwardWorkspaceSize", wsp, wnp, A, out);
+  CHECK(eval(out[0]) == 2LL * 64 * 24 * 24 * 1 * 5 * 5, "half workspace %lld",
+        (long long)eval(out[0]));
+  set_args(7, "xdesc", "CUDNN_TENSOR_NCHW", "dtype", "N", "C", "H", "W");
+  libcall_descriptor_params("cudnnSetTensor4dDescriptor", args, nargs, x, 5);
+  libcall_query_eval("cudnnGetConvolutionForwardWorkspaceSize", wsp, wnp, A, out);
+  CHECK(sym_is_unknown(out[0]), "a data type the model does not know: unknown");
 }
 
 static void test_cudnn_ops(void) {

@@ -61,7 +61,9 @@ static void test_split(void) {
   CHECK(!plan.budget_met);
   run(&plan, budget, REPLAY_BREAK_NONE, &rep, "adamw whole at 50%");
   CHECK(rep.managed.failed);
-  CHECK(strstr(rep.managed.error, "TIDAL_ERR_BUDGET") != NULL);
+  CHECK(rep.managed.status == TIDAL_ERR_BUDGET); /* refused: said so, not wrong data */
+  CHECK(replay_refused(&rep));
+  CHECK(strstr(rep.managed.error, "exceeds the") != NULL);
   CHECK(rep.splittable_ops == 0);
   plan_free(&plan);
 
@@ -184,6 +186,38 @@ int main(void) {
     plan_free(&plan);
   }
 
+  /* Note [one model of cost]: a cost-only replay (no data: what `tidal
+   * rewrite` and `tidal fit` report) gives the full replay's figures,
+   * first iteration and steady state, and the same actions */
+  {
+    plan_result plan;
+    make_plan(PLAN_MODE_SWAP, budget, &plan);
+    replay_report full, cost;
+    run(&plan, budget, REPLAY_BREAK_NONE, &full, "swap, with the oracle");
+    replay_options o;
+    replay_options_default(&o);
+    o.chunk_bytes = 4096;
+    o.budget_bytes = budget;
+    o.cost_only = 1;
+    CHECK(replay_trace(trace, &plan, &o, &cost) == 0);
+    replay_print_text(stderr, &cost, &plan, "swap, cost only");
+    CHECK(cost.cost_only && !full.cost_only);
+    CHECK(full.managed.first_modelled_s > 0 && full.managed.last_modelled_s > 0);
+    CHECK(cost.managed.first_modelled_s == full.managed.first_modelled_s);
+    CHECK(cost.managed.last_modelled_s == full.managed.last_modelled_s);
+    CHECK(cost.unmanaged.last_modelled_s == full.unmanaged.last_modelled_s);
+    CHECK(replay_overhead_steady(&cost) == replay_overhead_steady(&full));
+    CHECK(cost.managed.peak_bytes == full.managed.peak_bytes);
+    CHECK(memcmp(cost.managed.last_actions, full.managed.last_actions,
+                 sizeof cost.managed.last_actions) == 0);
+    CHECK(full.managed.last_actions[REPLAY_SWAP_OUTS] > 0);
+    CHECK(full.managed.last_actions[REPLAY_PREFETCHES] > 0);
+    /* one budget: the runtime's, whole chunks, met */
+    CHECK(full.budget_bytes == budget / 4096 * 4096);
+    CHECK(full.budget_respected && !replay_refused(&full));
+    plan_free(&plan);
+  }
+
   /* broken plans: a skipped prefetch is repaired by fault-in ... */
   {
     plan_result plan;
@@ -212,7 +246,8 @@ int main(void) {
     o.budget_bytes = 64 * KIB;
     replay_trace(trace, &plan, &o, &rep);
     CHECK(rep.managed.failed);
-    CHECK(strstr(rep.managed.error, "TIDAL_ERR_BUDGET") != NULL);
+    CHECK(rep.managed.status == TIDAL_ERR_BUDGET);
+    CHECK(replay_refused(&rep));
     CHECK(!replay_ok(&rep));
     plan_free(&plan);
   }

@@ -1,0 +1,89 @@
+/* plan_replay.c - see plan_replay.h.
+ *
+ * Note [one model of cost]
+ * The build-time planner chooses with a model of its own: bytes of
+ * disjoint segments, copy time against compute time, no chunks, no
+ * driver calls, no run-time LRU (plan/plan.c).  It is good at ranking
+ * choices and wrong about their cost: on small programs the runtime's
+ * 2 MiB chunks, the pieces of split ops and the faults the plan does not
+ * foresee dominate (`rewrite --budget 50%` said +11% where the replay of
+ * the same plan said +714%).  So no command reports the planner's own
+ * figure: the cost of a plan is what the runtime does with it on the
+ * simulator (runtime/backend_sim.c, whose cost model is calibrated on GPU
+ * measurements: bench/README.md), here, for `tidal replay` (with the data
+ * oracle), `tidal rewrite` and `tidal fit` (cost only: ops move no bytes,
+ * replay_options.cost_only, so a program of any size costs no memory to
+ * cost).  One figure, computed in one place; a change to how memory moves
+ * changes the runtime and the figure follows.  The headline is the steady
+ * state (the last iteration), the first iteration beside it (Note [steady
+ * headline], replay.h). */
+#include "cli/plan_replay.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/diag.h"
+#include "base/progress.h"
+#include "plan/pack.h"
+
+uint64_t plan_replay_plan_budget(const tidal_trace *trace, const plan_replay_request *rq) {
+  if (rq->budget_pct > 0)
+    return (uint64_t)((double)plan_modelled_peak(trace, NULL, 0) * rq->budget_pct / 100.0);
+  return rq->budget_bytes;
+}
+
+int plan_replay_run(pass_tu *tu, graph *g, const tidal_trace *trace,
+                    const plan_replay_request *rq, plan_replay *pr) {
+  memset(pr, 0, sizeof *pr);
+  pr->plan_budget = plan_replay_plan_budget(trace, rq);
+  plan_options po;
+  plan_options_default(&po);
+  po.mode = rq->mode;
+  po.budget_bytes = pr->plan_budget;
+  po.cost = rq->ro.cost;
+  if (plan_make(trace, &po, &pr->plan) != 0) goto oom;
+  /* Exactly the actions `tidal rewrite` emits, where it emits them: the
+   * rewriter's own placement decision (rewrite_place.c). */
+  pr->places = calloc((size_t)pr->plan.n_actions + 1, sizeof *pr->places);
+  pr->rplace = calloc((size_t)pr->plan.n_actions + 1, sizeof *pr->rplace);
+  if (!pr->places || !pr->rplace || rw_placer_init(&pr->placer, tu, g) != 0)
+    goto oom;
+  for (int k = 0; k < pr->plan.n_actions; k++) {
+    if (rw_plan_place(&pr->placer, &pr->plan.actions[k], &pr->places[k]) != 0) goto oom;
+    pr->rplace[k].run = pr->places[k].emit;
+    pr->rplace[k].level = pr->places[k].level;
+    pr->rplace[k].in_call = pr->places[k].in_call;
+  }
+  replay_options ro = rq->ro;
+  ro.place = pr->rplace;
+  ro.n_static_ops = g->n_ops;
+  ro.budget_bytes = rq->runtime_budget_bytes ? rq->runtime_budget_bytes : pr->plan_budget;
+  ro.budget_percent = rq->runtime_budget_bytes ? 0 : rq->budget_pct;
+  /* Small allocations packed as the rewritten program packs them. */
+  if (rq->mode != PLAN_MODE_NONE) {
+    pr->pack = calloc((size_t)trace->n_allocs + 1, sizeof *pr->pack);
+    if (!pr->pack || plan_pack_groups(trace, PACK_CHUNK_BYTES, pr->pack) < 0 ||
+        plan_pack_by_site(g, pr->pack) < 0) /* Note [groups per call site] */
+      goto oom;
+    ro.pack = pr->pack;
+  }
+  progress_stage(ro.cost_only ? "costing the plan on the simulator" : "replaying on the simulator");
+  replay_trace(trace, &pr->plan, &ro, &pr->rep); /* a run that failed says so in rep */
+  pr->replayed = 1;
+  return TIDAL_EXIT_OK;
+oom:
+  diag_error(NULL, 0, 0, "out of memory while planning");
+  return TIDAL_EXIT_INTERNAL;
+}
+
+void plan_replay_free(plan_replay *pr) {
+  if (!pr) return;
+  /* places first: plan_free zeroes n_actions (the leak ASan found) */
+  for (int k = 0; pr->places && k < pr->plan.n_actions; k++) rw_place_free(&pr->places[k]);
+  plan_free(&pr->plan);
+  free(pr->places);
+  free(pr->rplace);
+  free(pr->pack);
+  rw_placer_free(&pr->placer);
+  memset(pr, 0, sizeof *pr);
+}
