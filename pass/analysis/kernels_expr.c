@@ -589,6 +589,46 @@ void ka_store(kctx *c, CXCursor lhs, unsigned mode, CXCursor rhs, int op_assign)
   if (!clang_Cursor_isNull(rhs)) ka_visit_expr(c, rhs);
 }
 
+/* Note [short-circuit guards]: in `i < n && h[i] <= 0.f` the load h[i]
+ * runs only where i < n holds, as it would inside `if (i < n)`; in
+ * `i >= n || h[i] > 0` only where it fails; an arm of `c ? x : y` only
+ * where c holds (x) or fails (y).  So the operand is visited with the
+ * condition applied as a guard (kernels_guard.c), undone after it: the
+ * load's extent is n, not the launch's whole index range.  An operand that
+ * assigns a local (`i < n && (v = h[i]) > 0`) is visited without the guard:
+ * undoing the guard's scope would undo the assignment too. */
+static enum CXChildVisitResult assigns_visitor(CXCursor x, CXCursor parent, CXClientData d) {
+  (void)parent;
+  enum CXCursorKind k = clang_getCursorKind(x);
+  if ((k == CXCursor_BinaryOperator || k == CXCursor_CompoundAssignOperator) &&
+      clang_getCursorBinaryOperatorKind(x) >= CXBinaryOperator_Assign &&
+      clang_getCursorBinaryOperatorKind(x) <= CXBinaryOperator_OrAssign) {
+    *(int *)d = 1;
+    return CXChildVisit_Break;
+  }
+  if (k == CXCursor_UnaryOperator && clang_getCursorUnaryOperatorKind(x) >= CXUnaryOperator_PostInc &&
+      clang_getCursorUnaryOperatorKind(x) <= CXUnaryOperator_PreDec) {
+    *(int *)d = 1;
+    return CXChildVisit_Break;
+  }
+  return CXChildVisit_Recurse;
+}
+
+static void visit_guarded(kctx *c, CXCursor cond, int negate, CXCursor operand) {
+  int assigns = 0;
+  assigns_visitor(operand, clang_getNullCursor(), &assigns);
+  if (!assigns) clang_visitChildren(operand, assigns_visitor, &assigns);
+  if (assigns) {
+    ka_visit_expr(c, operand);
+    return;
+  }
+  int saved = c->n_env, saved_gv = c->n_gv;
+  ka_apply_guard(c, cond, negate);
+  c->n_gv = saved_gv; /* covering variables are the statement guards' (Note [dense]) */
+  ka_visit_expr(c, operand);
+  ka_env_restore(c, saved);
+}
+
 /* Visits an expression whose value is used (reads). */
 void ka_visit_expr(kctx *c, CXCursor e) {
   if (clang_Cursor_isNull(e) || stack_too_deep(e, "expression")) return;
@@ -690,10 +730,14 @@ void ka_visit_expr(kctx *c, CXCursor e) {
       return;
     }
     ka_visit_expr(c, ch[0]);
-    /* the right of && and || runs only sometimes (Note [dense]) */
+    /* the right of && and || runs only sometimes (Note [dense]), and only
+     * where the left held (&&) or failed (||): Note [short-circuit guards] */
     int sc = op == CXBinaryOperator_LAnd || op == CXBinaryOperator_LOr;
     c->cond += sc;
-    ka_visit_expr(c, ch[1]);
+    if (sc)
+      visit_guarded(c, ch[0], op == CXBinaryOperator_LOr, ch[1]);
+    else
+      ka_visit_expr(c, ch[1]);
     c->cond -= sc;
     return;
   }
@@ -735,6 +779,19 @@ void ka_visit_expr(kctx *c, CXCursor e) {
     break;
   }
   if (k == CXCursor_LambdaExpr) return; /* lambdas are analysed where called (not supported: none) */
+  if (k == CXCursor_ConditionalOperator) {
+    CXCursor ch[3];
+    if (cursor_children(e, ch, 3) == 3) {
+      /* the arms run only sometimes (Note [dense]), each where the
+       * condition says (Note [short-circuit guards]) */
+      ka_visit_expr(c, ch[0]);
+      c->cond++;
+      visit_guarded(c, ch[0], 0, ch[1]);
+      visit_guarded(c, ch[0], 1, ch[2]);
+      c->cond--;
+      return;
+    }
+  }
   /* every child, however many (an initializer list or constructor call
    * with more than 16 operands) */
   CXCursor *ch;

@@ -208,6 +208,8 @@ int graph_emit_json(const graph *g, FILE *fp) {
     jsym(&w, "hi", l->hi);
     fputs(", ", fp);
     jsym(&w, "trip", l->trip);
+    fputs(", ", fp);
+    jsym(&w, "stride", l->stride);
     fputs(", \"file\": ", fp);
     jstr(fp, l->file);
     fprintf(fp, ", \"line\": %u, ", l->line);

@@ -75,7 +75,10 @@ typedef struct graph_loop {
   sym *lo;           /* first value of var (loop context) */
   sym *hi;           /* exclusive bound: var runs lo, lo+step, ... while var < hi
                         (step > 0) or var > hi (step < 0) */
-  int step;          /* +1, -1, or another constant stride */
+  int step;          /* +1, -1, or another constant stride; the direction (+1, -1) when
+                        the stride is a symbol (`off += B`) */
+  sym *stride;       /* the stride's magnitude, constant or symbolic (loop context);
+                        SYM_UNKNOWN if not recognised */
   sym *trip;         /* iterations (loop context); SYM_UNKNOWN if not recognised */
   char *file;
   unsigned line, col;

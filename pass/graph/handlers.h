@@ -32,10 +32,11 @@ typedef struct gb_handlers {
    * allocations from first_alloc on are carved into regions like setup's. */
   void (*once_done)(struct gb *b, struct gb_frame *f, int first_alloc);
   /* A for/while statement met in graph mode: var (NULL if not recognised),
-   * lo, hi (exclusive in the step's direction) and step in loop context.
-   * Returns the graph loop's id. */
+   * lo, hi (exclusive in the step's direction), step (the constant stride,
+   * or the direction when stride is a symbol) and stride (NULL: |step|) in
+   * loop context.  Returns the graph loop's id. */
   int (*graph_loop)(struct gb *b, struct gb_frame *f, CXCursor stmt, CXCursor body,
-                    const char *var, sym *lo, sym *hi, int step);
+                    const char *var, sym *lo, sym *hi, int step, sym *stride);
 } gb_handlers;
 
 #endif

@@ -82,11 +82,67 @@ static void for_split(gb *b, CXCursor s, for_parts *p) {
   free(ch);
 }
 
-/* Recognises `for (v = lo; v < hi; v++)`-like headers.  Returns the
+/* Note [strided loops]: `for (off = 0; off < NEVAL; off += B)` and
+ * `for (off = 0; off + B <= NEVAL; off += B)` step by a value the loop
+ * does not change: the stride is that value (a symbol, `B`), the bound of
+ * `off + E < N` is N - E, and the trip count ceil((hi - lo) / stride)
+ * follows once the names are bound.  E is taken as loop-invariant only
+ * when it calls nothing and no variable or field it reads is assigned (or
+ * has its address taken) anywhere in the loop; the stride must then be
+ * positive when evaluated (unroll.c), else the trip count is unknown, as
+ * before. */
+typedef struct invariant_scan {
+  gb *b;
+  gb_frame *f;
+  CXCursor loop;
+  int ok;
+} invariant_scan;
+
+static int assignments_in(gb *b, gb_frame *f, CXCursor where, const char *key);
+
+static enum CXChildVisitResult invariant_visitor(CXCursor c, CXCursor parent, CXClientData d) {
+  (void)parent;
+  invariant_scan *is = d;
+  enum CXCursorKind k = clang_getCursorKind(c);
+  if (k == CXCursor_CallExpr || k == CXCursor_LambdaExpr ||
+      (k == CXCursor_UnaryOperator && clang_getCursorUnaryOperatorKind(c) >= CXUnaryOperator_PostInc &&
+       clang_getCursorUnaryOperatorKind(c) <= CXUnaryOperator_PreDec) ||
+      ((k == CXCursor_BinaryOperator || k == CXCursor_CompoundAssignOperator) &&
+       clang_getCursorBinaryOperatorKind(c) >= CXBinaryOperator_Assign &&
+       clang_getCursorBinaryOperatorKind(c) <= CXBinaryOperator_OrAssign)) {
+    is->ok = 0;
+    return CXChildVisit_Break;
+  }
+  if ((k == CXCursor_DeclRefExpr || k == CXCursor_MemberRefExpr) && gb_plain_lvalue(c)) {
+    enum CXCursorKind rk = clang_getCursorKind(clang_getCursorReferenced(c));
+    if (rk == CXCursor_EnumConstantDecl || rk == CXCursor_FunctionDecl) return CXChildVisit_Continue;
+    const char *key = gb_lvalue(is->b, is->f, cursor_strip_casts(c), NULL, NULL);
+    if (!key || assignments_in(is->b, is->f, is->loop, key) != 0) {
+      is->ok = 0;
+      return CXChildVisit_Break;
+    }
+    return CXChildVisit_Continue; /* a field's object is the same key's prefix */
+  }
+  return CXChildVisit_Recurse;
+}
+
+/* Does e keep its value for the whole of loop (Note [strided loops])? */
+static int loop_invariant(gb *b, gb_frame *f, CXCursor loop, CXCursor e) {
+  invariant_scan is = {b, f, loop, 1};
+  e = cursor_strip_casts(e);
+  enum CXChildVisitResult r = invariant_visitor(e, clang_getNullCursor(), &is);
+  if (r == CXChildVisit_Recurse) clang_visitChildren(e, invariant_visitor, &is);
+  return is.ok;
+}
+
+/* Recognises `for (v = lo; v < hi; v++)`-like headers (v += E with E
+ * loop-invariant, `v + E < hi`: Note [strided loops]).  Returns the
  * variable's key and fills lo/hi/step (hi exclusive in the step's
- * direction); NULL when the shape is not recognised. */
-static const char *for_shape(gb *b, gb_frame *f, const for_parts *p, const char **var, gval *lo,
-                             gval *hi, int *step) {
+ * direction; step the constant stride, or the direction +1/-1 when the
+ * stride is symbolic) and *stride (the stride's value); NULL when the
+ * shape is not recognised. */
+static const char *for_shape(gb *b, gb_frame *f, CXCursor loop, const for_parts *p,
+                             const char **var, gval *lo, gval *hi, int *step, sym **stride) {
   if (!p->has_init || !p->has_cond || !p->has_inc) return NULL;
   const char *key = NULL, *text = NULL;
   int ok = 0;
@@ -115,6 +171,7 @@ static const char *for_shape(gb *b, gb_frame *f, const for_parts *p, const char 
   /* step */
   CXCursor inc = cursor_strip_casts(p->inc);
   *step = 0;
+  *stride = NULL;
   if (clang_getCursorKind(inc) == CXCursor_UnaryOperator) {
     enum CXUnaryOperatorKind u = clang_getCursorUnaryOperatorKind(inc);
     if (u == CXUnaryOperator_PostInc || u == CXUnaryOperator_PreInc) *step = 1;
@@ -122,22 +179,54 @@ static const char *for_shape(gb *b, gb_frame *f, const for_parts *p, const char 
   } else if (clang_getCursorKind(inc) == CXCursor_CompoundAssignOperator) {
     CXCursor ch[2];
     int64_t c;
-    if (cursor_children(inc, ch, 2) == 2 && cursor_eval_int(ch[1], &c) && c != 0) {
-      enum CXBinaryOperatorKind bo = clang_getCursorBinaryOperatorKind(inc);
-      if (bo == CXBinaryOperator_AddAssign) *step = (int)c;
-      if (bo == CXBinaryOperator_SubAssign) *step = (int)-c;
+    enum CXBinaryOperatorKind bo = clang_getCursorBinaryOperatorKind(inc);
+    int add = bo == CXBinaryOperator_AddAssign, sub = bo == CXBinaryOperator_SubAssign;
+    if (cursor_children(inc, ch, 2) == 2 && (add || sub)) {
+      const char *ik = gb_lvalue(b, f, cursor_strip_casts(ch[0]), NULL, NULL);
+      if (!ik || strcmp(ik, key) != 0) return NULL; /* `j += k` in `for (i = ..; ..; j += k)` */
+      if (cursor_eval_int(ch[1], &c)) {
+        if (c != 0 && c >= -INT32_MAX && c <= INT32_MAX) *step = (int)(add ? c : -c);
+      } else if (loop_invariant(b, f, loop, ch[1])) {
+        /* `off += B` (Note [strided loops]) */
+        gval sv = gb_eval(b, f, ch[1]);
+        if (sv.k == GV_INT && sv.s && !sym_is_unknown(sv.s) && !sv.carried) {
+          *step = add ? 1 : -1;
+          *stride = sv.s;
+        }
+      }
     }
   }
   if (!*step) return NULL;
+  if (!*stride) *stride = sym_const(b->a, *step > 0 ? *step : -(int64_t)*step);
   /* condition: v < hi, v <= hi, v > hi, v >= hi, v != hi */
   CXCursor cond = cursor_strip_casts(p->cond);
   if (clang_getCursorKind(cond) != CXCursor_BinaryOperator) return NULL;
   CXCursor ch[2];
   if (cursor_children(cond, ch, 2) != 2) return NULL;
-  const char *ck = gb_lvalue(b, f, ch[0], NULL, NULL);
+  /* v < hi, or v + E < hi / E + v < hi / v - E < hi with E loop-invariant:
+   * v < hi - E (Note [strided loops]) */
+  sym *shift = NULL;
+  CXCursor lhs = cursor_strip_casts(ch[0]), lc[2];
+  const char *ck = gb_plain_lvalue(lhs) ? gb_lvalue(b, f, lhs, NULL, NULL) : NULL;
+  if ((!ck || strcmp(ck, key) != 0) && clang_getCursorKind(lhs) == CXCursor_BinaryOperator &&
+      (clang_getCursorBinaryOperatorKind(lhs) == CXBinaryOperator_Add ||
+       clang_getCursorBinaryOperatorKind(lhs) == CXBinaryOperator_Sub) &&
+      cursor_children(lhs, lc, 2) == 2) {
+    int is_sub = clang_getCursorBinaryOperatorKind(lhs) == CXBinaryOperator_Sub;
+    for (int side = 0; side < (is_sub ? 1 : 2) && !shift; side++) {
+      CXCursor v = cursor_strip_casts(lc[side]), e = lc[1 - side];
+      const char *vk = gb_plain_lvalue(v) ? gb_lvalue(b, f, v, NULL, NULL) : NULL;
+      if (!vk || strcmp(vk, key) != 0 || !loop_invariant(b, f, loop, e)) continue;
+      gval ev = gb_eval(b, f, e);
+      if (ev.k != GV_INT || !ev.s || sym_is_unknown(ev.s) || ev.carried) continue;
+      shift = is_sub ? sym_sub(b->a, sym_const(b->a, 0), ev.s) : ev.s;
+      ck = key;
+    }
+  }
   if (!ck || strcmp(ck, key) != 0) return NULL;
   gval h = gb_eval(b, f, ch[1]);
   if (h.k != GV_INT) return NULL;
+  if (shift) h.s = sym_sub(b->a, h.s, shift);
   switch (clang_getCursorBinaryOperatorKind(cond)) {
   case CXBinaryOperator_LT:
   case CXBinaryOperator_NE:
@@ -172,14 +261,17 @@ void gb_walk_graph_loop_body(gb *b, gb_frame *f, int id, CXCursor cvar, CXCursor
 /* A dispatch loop in the iteration, walked once per iteration
  * (interp_indirect.c, Note [dispatch loops]); 0 if s is not one. */
 static int walk_dispatch_for(gb *b, gb_frame *f, CXCursor s, const for_parts *p, const char *key,
-                             const char *var, const gval *lo, const gval *hi, int step) {
-  int64_t l0, h0;
+                             const char *var, const gval *lo, const gval *hi, int step,
+                             sym *stride) {
+  int64_t l0, h0, sc;
   if (!step || !gb_int_value_const(b, lo, &l0) || !gb_int_value_const(b, hi, &h0)) return 0;
+  /* a stride other than the step itself (`i += B`): not walked one by one */
+  if (stride && !(sym_get_const(stride, &sc) && sc == (step > 0 ? step : -step))) return 0;
   int64_t trips = step > 0 ? (h0 - l0 + step - 1) / step : (l0 - h0 + (-step) - 1) / (-step);
   if (trips < 1 || trips > GB_MAX_DISPATCH_UNROLL || !gb_loop_dispatches(b, p->body)) return 0;
   for (int64_t i = 0, v = l0; i < trips; i++, v += step) {
     int id = b->h->graph_loop(b, f, s, p->body, var, sym_const(b->a, v), sym_const(b->a, v + step),
-                              step);
+                              step, NULL);
     if (id >= 0) b->g->loops[id].iteration = 1;
     gval iv = gb_int(b, sym_const(b->a, v), var, f->is_loop_frame);
     iv.ind = 1;
@@ -198,14 +290,15 @@ void gb_walk_for(gb *b, gb_frame *f, CXCursor s) {
     const char *var = NULL;
     gval lo, hi;
     int step = 0;
-    const char *key = for_shape(b, f, &p, &var, &lo, &hi, &step);
-    if (key && walk_dispatch_for(b, f, s, &p, key, var, &lo, &hi, step)) return;
+    sym *stride = NULL;
+    const char *key = for_shape(b, f, s, &p, &var, &lo, &hi, &step, &stride);
+    if (key && walk_dispatch_for(b, f, s, &p, key, var, &lo, &hi, step, stride)) return;
     if (!key && p.has_init) {
       if (clang_getCursorKind(p.init) == CXCursor_DeclStmt) gb_walk_stmt(b, f, p.init);
       else gb_eval(b, f, p.init);
     }
     int id = b->h->graph_loop(b, f, s, p.body, key ? var : NULL, key ? lo.s : NULL,
-                         key ? hi.s : NULL, step);
+                         key ? hi.s : NULL, step, key ? stride : NULL);
     gb_forget_carried(b, f, s, key, p.has_init ? p.init : clang_getNullCursor());
     /* the induction variable stays symbolic inside the body */
     if (key) {
@@ -219,9 +312,18 @@ void gb_walk_for(gb *b, gb_frame *f, CXCursor s) {
   const char *var;
   gval lo, hi;
   int step;
-  const char *key = for_shape(b, f, &p, &var, &lo, &hi, &step);
-  int64_t l0, h0;
-  if (key && gb_int_value_const(b, &lo, &l0) && gb_int_value_const(b, &hi, &h0)) {
+  sym *stride = NULL;
+  const char *key = for_shape(b, f, s, &p, &var, &lo, &hi, &step, &stride);
+  int64_t l0, h0, st = 0;
+  int runs = 0; /* the stride is known now (`off += B` with B bound: its value) */
+  if (key) {
+    gval sv = gb_int(b, stride, NULL, 0);
+    if (gb_int_value_const(b, &sv, &st) && st > 0 && st <= INT32_MAX) {
+      step = step > 0 ? (int)st : -(int)st;
+      runs = 1;
+    }
+  }
+  if (runs && gb_int_value_const(b, &lo, &l0) && gb_int_value_const(b, &hi, &h0)) {
     int64_t trips = step > 0 ? (h0 - l0 + step - 1) / step : (l0 - h0 + (-step) - 1) / (-step);
     if (trips <= 0) return;
     /* Unroll only while the nest stays small and the work budget lasts:
@@ -521,6 +623,14 @@ static enum CXChildVisitResult assign_count_visitor(CXCursor c, CXCursor parent,
   return CXChildVisit_Recurse;
 }
 
+/* How many times the lvalue `key` is assigned (or has its address taken)
+ * inside `where`. */
+static int assignments_in(gb *b, gb_frame *f, CXCursor where, const char *key) {
+  assign_count ac = {b, f, key, 0};
+  clang_visitChildren(where, assign_count_visitor, &ac);
+  return ac.n;
+}
+
 /* The counter of while-loop body `body` (Note [while counter]): its store
  * key and entry value, or NULL. */
 static const char *while_counter(gb *b, gb_frame *f, CXCursor body, int64_t *first) {
@@ -586,7 +696,11 @@ void gb_walk_train_loop(gb *b, gb_frame *f, CXCursor s) {
       const char *var = NULL;
       gval lo, hi;
       int step = 0;
-      const char *step_key = for_shape(b, f, &p, &var, &lo, &hi, &step);
+      sym *stride = NULL;
+      const char *step_key = for_shape(b, f, s, &p, &var, &lo, &hi, &step, &stride);
+      int64_t cst;
+      if (step_key && (!sym_get_const(stride, &cst) || cst != (step > 0 ? step : -(int64_t)step)))
+        step_key = NULL; /* a training loop stepping by a name: not followed (train_step) */
       if (step_key && lo.k == GV_INT && lo.s && hi.s) {
         /* the step counter: symbolic, in scope; its range lets unroll.c
          * follow accesses that move with it (Note [stepped accesses]) */
@@ -660,7 +774,8 @@ static int walk_range_elements(gb *b, gb_frame *f, CXCursor s, CXCursor vd, CXCu
   if (b->mode == GB_GRAPH) {
     if (count > GB_MAX_DISPATCH_UNROLL) return 0;
     for (int64_t k = 0; k < count; k++) {
-      int id = b->h->graph_loop(b, f, s, body, NULL, sym_const(b->a, k), sym_const(b->a, k + 1), 1);
+      int id = b->h->graph_loop(b, f, s, body, NULL, sym_const(b->a, k), sym_const(b->a, k + 1), 1,
+                                NULL);
       if (id >= 0) b->g->loops[id].iteration = 1;
       gb_bind_range_element(b, f, vd, vk, vt, vok, k);
       f->iter++; /* the body's calls run again (Note [one op per call site]) */
@@ -711,7 +826,7 @@ void gb_walk_range_for(gb *b, gb_frame *f, CXCursor s) {
     if (clang_isExpression(clang_getCursorKind(ch[i]))) gb_eval(b, f, ch[i]);
   free(ch);
   if (b->mode == GB_GRAPH) {
-    int id = b->h->graph_loop(b, f, s, body, NULL, NULL, NULL, 0);
+    int id = b->h->graph_loop(b, f, s, body, NULL, NULL, NULL, 0, NULL);
     gb_forget_carried(b, f, s, NULL, clang_getNullCursor());
     gb_walk_graph_loop_body(b, f, id, clang_getNullCursor(), body);
   } else {

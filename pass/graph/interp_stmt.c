@@ -290,7 +290,7 @@ void gb_walk_stmt(gb *b, gb_frame *f, CXCursor s) {
     CXCursor cv_decl = k == CXCursor_WhileStmt && clang_getCursorKind(first) == CXCursor_VarDecl
                            ? first : clang_getNullCursor();
     if (b->mode == GB_GRAPH) {
-      int id = b->h->graph_loop(b, f, s, body, NULL, NULL, NULL, 0);
+      int id = b->h->graph_loop(b, f, s, body, NULL, NULL, NULL, 0, NULL);
       gb_forget_carried(b, f, s, NULL, clang_getNullCursor());
       gb_walk_graph_loop_body(b, f, id, cv_decl, body);
     } else {

@@ -594,7 +594,7 @@ out:
 }
 
 int loop_record(gb *b, gb_frame *f, CXCursor stmt, CXCursor body, const char *var, sym *lo,
-                sym *hi, int step) {
+                sym *hi, int step, sym *stride) {
   graph *g = b->g;
   int id = graph_add_loop(g);
   if (id < 0) return -1;
@@ -609,11 +609,16 @@ int loop_record(gb *b, gb_frame *f, CXCursor stmt, CXCursor body, const char *va
   l->step = shaped ? step : 0;
   l->lo = lo && shaped ? lo : sym_unknown(b->a);
   l->hi = hi && shaped ? hi : sym_unknown(b->a);
-  if (lo && hi && step) {
+  int64_t as = step > 0 ? step : -(int64_t)step;
+  l->stride = shaped && step ? (stride ? stride : sym_const(b->a, as)) : sym_unknown(b->a);
+  if (shaped && lo && hi && step) {
     sym *span = step > 0 ? sym_sub(b->a, hi, lo) : sym_sub(b->a, lo, hi);
-    int as = step > 0 ? step : -step;
-    l->trip = as == 1 ? span
-                      : sym_div(b->a, sym_add(b->a, span, sym_const(b->a, as - 1)), sym_const(b->a, as));
+    int64_t cs;
+    if (sym_get_const(l->stride, &cs) && cs == 1)
+      l->trip = span;
+    else /* ceil(span / stride) (Note [strided loops] in interp_loop.c) */
+      l->trip = sym_div(b->a, sym_add(b->a, span, sym_sub(b->a, l->stride, sym_const(b->a, 1))),
+                        l->stride);
   } else {
     l->trip = sym_unknown(b->a);
   }

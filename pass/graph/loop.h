@@ -8,9 +8,9 @@
  * returns TIDAL_EXIT_BAD_INPUT. */
 int loop_choose(gb *b, const graph_options *opt, CXCursor *loop);
 /* Records a graph loop for a for/while statement met in graph mode: var
- * (NULL if not recognised), lo, hi (exclusive in the step's direction) and
- * step in loop context.  Returns its id. */
+ * (NULL if not recognised), lo, hi (exclusive in the step's direction),
+ * step and stride (handlers.h) in loop context.  Returns its id. */
 int loop_record(gb *b, gb_frame *f, CXCursor stmt, CXCursor body, const char *var, sym *lo,
-                sym *hi, int step);
+                sym *hi, int step, sym *stride);
 
 #endif

@@ -605,12 +605,18 @@ static void run_range(unroller *u, int *i, int within) {
     int c = child_loop(g, op->loop, within);
     const graph_loop *L = &g->loops[c];
     int start = *i;
-    int64_t lo = 0, hi = 1, step = 1;
+    int64_t lo = 0, hi = 1, step = 1, stride = 1;
     int known = (L->var || L->iteration) && L->step &&
-                sym_eval(L->lo, value_fn, u, &lo) == 0 && sym_eval(L->hi, value_fn, u, &hi) == 0;
+                sym_eval(L->lo, value_fn, u, &lo) == 0 && sym_eval(L->hi, value_fn, u, &hi) == 0 &&
+                sym_eval(L->stride, value_fn, u, &stride) == 0;
+    /* a symbolic stride (`off += B`) that is not positive would never end
+     * (Note [strided loops] in interp_loop.c): unknown, unrolled once */
+    int bad_stride = known && stride <= 0;
+    if (bad_stride) known = 0;
+    int bounded = !bad_stride && L->var && L->step && !known && !sym_is_unknown(L->lo) &&
+                  !sym_is_unknown(L->hi) && !sym_is_unknown(L->stride);
     int once_at_lo = 0; /* trips from the loop's known start: its variable bound */
-    if (L->var && L->step && !known && !sym_is_unknown(L->lo) && !sym_is_unknown(L->hi) &&
-        periodic_loop(g, start, c)) {
+    if (bounded && periodic_loop(g, start, c)) {
       /* Note [periodic loops]: a loop that runs only under a periodic
        * branch (`if (step % every == 0) for (i = 0; i < val_batches; i++)`)
        * with its bound read at run time: its first trip is the estimate */
@@ -621,8 +627,7 @@ static void run_range(unroller *u, int *i, int within) {
       if (!once_at_lo) lo = 0;
       hi = lo + 1;
       step = 1;
-    } else if (L->var && L->step && !known && !sym_is_unknown(L->lo) && !sym_is_unknown(L->hi) &&
-               micro_step_loop(g, start, c)) {
+    } else if (bounded && micro_step_loop(g, start, c)) {
       /* Note [micro-steps] */
       if (!u->quiet)
         diag_warning(L->file, L->line, L->col,
@@ -630,16 +635,19 @@ static void run_range(unroller *u, int *i, int within) {
                      "(the first micro-step and every later one)");
       once_at_lo = sym_eval(L->lo, value_fn, u, &lo) == 0;
       if (!once_at_lo) lo = 0;
-      step = L->step;
+      int64_t sv;
+      step = sym_eval(L->stride, value_fn, u, &sv) == 0 && sv > 0 ? (L->step > 0 ? sv : -sv)
+                                                                 : L->step;
       hi = lo + 2 * step;
-    } else if (L->var && L->step && !known && !sym_is_unknown(L->lo) && !sym_is_unknown(L->hi)) {
-      /* a recognised loop with an unbound bound: that is an error */
+    } else if (bounded) {
+      /* a recognised loop with an unbound bound or stride: that is an error */
       int64_t dummy;
       if (eval_at(u, L->lo, &dummy, L->file, L->line, L->col, "the loop's start") != 0 ||
-          eval_at(u, L->hi, &dummy, L->file, L->line, L->col, "the loop's bound") != 0)
+          eval_at(u, L->hi, &dummy, L->file, L->line, L->col, "the loop's bound") != 0 ||
+          eval_at(u, L->stride, &dummy, L->file, L->line, L->col, "the loop's stride") != 0)
         return;
     } else if (known) {
-      step = L->step;
+      step = L->step > 0 ? stride : -stride;
     } else {
       if (!u->quiet)
         diag_warning(L->file, L->line, L->col, "loop trip count unknown; unrolled once");
