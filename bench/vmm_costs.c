@@ -1,5 +1,5 @@
 /* vmm_costs.c - measures, on a CUDA device, the per-call costs the sim
- * backend's cost model charges (runtime/sim_costs.txt), and prints them in
+ * backend's cost model charges (runtime/device/sim_costs.txt), and prints them in
  * that file's format: `tidal replay --costs FILE` and TIDAL_SIM_COSTS=FILE
  * read it.
  *

@@ -32,7 +32,7 @@ extern "C" {
 #define TIDAL_VERSION_MAJOR 0
 #define TIDAL_VERSION_MINOR 1
 
-/* Statuses.  Keep tidal_status_string() in runtime/status.c in sync. */
+/* Statuses.  Keep tidal_status_string() in runtime/base/status.c in sync. */
 typedef enum tidal_status {
   TIDAL_OK = 0,
   TIDAL_ERR_INVALID,         /* a bad argument (NULL out-pointer, zero bytes, bad mode) */
@@ -137,9 +137,10 @@ typedef struct tidal_config {
   const char *shared_name;  /* names the group sharing it; NULL = one per device and user */
   /* Sim backend only. */
   size_t sim_device_bytes;       /* emulated device capacity; 0 = 16 GiB */
-  double sim_h2d_bytes_per_s;    /* 0 = the cost model's (55e9: H100, PCIe Gen5 x16, pinned) */
-  double sim_d2h_bytes_per_s;    /* 0 = the cost model's (55e9) */
-  double sim_copy_latency_s;     /* 0 = the cost model's (10e-6 per copy) */
+  double sim_h2d_bytes_per_s;    /* 0 = the cost model's (runtime/device/sim_costs.txt:
+                                    54e9, an H100 on PCIe Gen5 x16, pinned) */
+  double sim_d2h_bytes_per_s;    /* 0 = the cost model's (54e9) */
+  double sim_copy_latency_s;     /* 0 = the cost model's (7.5e-6 per copy) */
   int sim_synchronous;           /* nonzero: copies run inline, no worker thread */
   /* Sim backend, nonzero: copies move no bytes (the modelled clock is the
    * same; the memory's contents are not kept).  For runs that need only
@@ -154,7 +155,7 @@ typedef struct tidal_config {
    * measured with events; sim: modelled); `tidal replay --profile` reads it. */
   const char *profile_path;
   /* Sim backend: the cost model file (docs/runtime-design.md, "Cost model");
-   * NULL = the built-in defaults (runtime/sim_costs.txt). */
+   * NULL = the built-in defaults (runtime/device/sim_costs.txt). */
   const char *sim_costs_path;
   /* Sim backend: multiplies the per-chunk driver-call costs (map, access,
    * unmap, events, copy issue); 0 = 1.  `tidal replay --chunk 4K` uses
@@ -251,7 +252,7 @@ tidal_status tidal_malloc(void **p, size_t bytes);
  * small operands share few slabs.  Same statuses as tidal_malloc. */
 tidal_status tidal_malloc_grouped(void **p, size_t bytes, unsigned group);
 
-/* A group with this bit set is an arena (Note [arenas], runtime/arena.c):
+/* A group with this bit set is an arena (Note [arenas], runtime/memory/arena.c):
  * its members, of any size, are laid out one after another in allocation
  * order (256-byte aligned) in one reserved range, so they share chunks at
  * their boundaries: the small partners of a tensor that is not a whole

@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""check_layers.py - the pass's stages depend one way.
+"""check_layers.py - the pass's stages and the runtime's layers depend one way.
 
-pass/ has one folder per stage (pass/README.md).  A file may include or call
-files of its own stage and of lower stages, never of a higher stage or of a
-peer (rewrite and replay are both fed by plan, and neither knows the other).
-Within a stage, files must not call each other in a cycle, and where the
-stage's README lists its files "from the bottom up (each calls only files
-above it ...)", a file calls only files listed above it.
+pass/ has one folder per stage (pass/README.md), runtime/ one folder per
+layer (runtime/README.md).  A file may include or call (or read the data
+of) files of its own folder and of lower ones, never of a higher one or of
+a peer (in the pass, rewrite and replay are both fed by plan, and neither
+knows the other).  Within a folder, files must not call each other in a
+cycle, and where the folder's README lists its files "from the bottom up
+(each calls only files above it ...)", a file calls only files listed
+above it.  Every source file lives in a folder of the table (the pass's
+main.c aside): no .c or .h loose in runtime/.
 
 A piece of one unit split by topic (the .c files that include the unit's
 internal header STAGE/NAME_impl.h, with NAME.c) counts as that unit: the
@@ -19,6 +22,10 @@ recurse into each other), the unit as a whole may not sit in a cycle.
                                          peer, no cycle between files
   both                                   also: units of split files, and the
                                          order of the stages' READMEs
+  --runtime-sources RUNTIME_DIR          the same for the runtime (any of the
+  --runtime-objects OBJ_DIR              four options together)
+With the sources given, an object whose source file is gone (a build
+folder from before a file moved) is not looked at.
 
 Exit 0 when clean; 1 with one line per violation ("file: error: ...").
 """
@@ -29,19 +36,39 @@ import re
 import subprocess
 import sys
 
-# Stage -> rank.  Lower ranks are used by higher ones.  Equal ranks are peers
-# that must not use each other.  main.c (directly under pass/) is the top.
-STAGES = {
-    "base": 0,        # diagnostics, symbolic expressions, libclang strings
-    "frontend": 1,    # parsing with libclang
-    "analysis": 2,    # kernel bodies, library-call tables
-    "graph": 3,       # interpreter, op sites, regions, loop, liveness, unroll
-    "plan": 4,        # planner, cost model
-    "rewrite": 5,     # annotated, instrumented source
-    "replay": 5,      # the plan on the runtime's sim backend
-    "report": 5,      # a runtime trace drawn as a memory timeline
-    "cli": 6,         # commands, options, output, emitters
-    ".": 7,           # main.c
+# Folder -> rank, per tree.  Lower ranks are used by higher ones.  Equal
+# ranks are peers that must not use each other.
+TREES = {
+    "pass": {
+        "noun": "stage",
+        "readme": "pass/README.md",
+        "loose_ok": True,  # main.c, directly under pass/, is the top
+        "stages": {
+            "base": 0,        # diagnostics, symbolic expressions, libclang strings
+            "frontend": 1,    # parsing with libclang
+            "analysis": 2,    # kernel bodies, library-call tables
+            "graph": 3,       # interpreter, op sites, regions, loop, liveness, unroll
+            "plan": 4,        # planner, cost model
+            "rewrite": 5,     # annotated, instrumented source
+            "replay": 5,      # the plan on the runtime's sim backend
+            "report": 5,      # a runtime trace drawn as a memory timeline
+            "cli": 6,         # commands, options, output, emitters
+            ".": 7,           # main.c
+        },
+    },
+    "runtime": {
+        "noun": "layer",
+        "readme": "runtime/README.md",
+        "loose_ok": False,
+        "stages": {
+            "base": 0,    # status, sizes, config, counters, the trace writer, profile
+            "device": 1,  # backend interface, sim and CUDA backends, VMM queue, costs
+            "memory": 2,  # chunks and their states, pool, host store, registry, small
+                          # allocations, arenas, recompute closures, op stack
+            "policy": 3,  # eviction choice, budget, arbiter, run-time planner, split
+            "api": 4,     # public entry points, summary
+        },
+    },
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
@@ -52,14 +79,21 @@ def stage_of(relpath):
     return parts[0] if len(parts) > 1 else "."
 
 
-def allowed(src, dst):
+def allowed(stages, src, dst):
     if src == dst:
         return True
-    return STAGES[dst] < STAGES[src]
+    return stages[dst] < stages[src]
 
 
-def check_sources(root):
+def check_sources(tree, root):
+    t = TREES[tree]
+    stages, noun = t["stages"], t["noun"]
     errors = []
+    # every header of the tree by its bare name: a bare include of one is an
+    # include without its folder
+    headers = set()
+    for dirpath, _, files in os.walk(root):
+        headers.update(f for f in files if f.endswith(".h"))
     for dirpath, _, files in os.walk(root):
         for name in sorted(files):
             if not name.endswith((".c", ".h")):
@@ -67,26 +101,30 @@ def check_sources(root):
             path = os.path.join(dirpath, name)
             rel = os.path.relpath(path, root)
             src = stage_of(rel)
-            if src not in STAGES:
-                errors.append(f"{path}: error: folder '{src}' is not a stage "
-                              "(add it to STAGES in scripts/check_layers.py and pass/README.md)")
+            if src == "." and not t["loose_ok"]:
+                errors.append(f"{path}: error: {name} is loose in {tree}/: put it in a {noun} "
+                              f"folder ({t['readme']})")
+                continue
+            if src not in stages:
+                errors.append(f"{path}: error: folder '{src}' is not a {noun} "
+                              f"(add it to TREES in scripts/check_layers.py and {t['readme']})")
                 continue
             text = open(path, encoding="utf-8", errors="replace").read()
             for m in INCLUDE.finditer(text):
                 inc = m.group(1)
                 line = text.count("\n", 0, m.start()) + 1
                 if "/" not in inc:
-                    if os.path.exists(os.path.join(root, inc)) or inc.endswith("_impl.h"):
+                    if inc in headers or inc.endswith("_impl.h"):
                         errors.append(f"{path}:{line}: error: include \"{inc}\" without its "
-                                      "stage folder (write \"STAGE/{inc}\")")
-                    continue  # a header outside the pass (tidal.h)
+                                      f"{noun} folder (write \"{noun.upper()}/{inc}\")")
+                    continue  # a header outside the tree (tidal.h, a generated one)
                 dst = inc.split("/")[0]
-                if dst not in STAGES:
+                if dst not in stages:
                     continue
-                if not allowed(src, dst):
-                    kind = "a peer" if STAGES[dst] == STAGES[src] else "a higher"
-                    errors.append(f"{path}:{line}: error: stage '{src}' includes \"{inc}\" "
-                                  f"of {kind} stage '{dst}'")
+                if not allowed(stages, src, dst):
+                    kind = "a peer" if stages[dst] == stages[src] else "a higher"
+                    errors.append(f"{path}:{line}: error: {noun} '{src}' includes \"{inc}\" "
+                                  f"of {kind} {noun} '{dst}'")
     return errors
 
 
@@ -112,11 +150,11 @@ def units(root):
     return out
 
 
-def orders(root):
+def orders(stages, root):
     """Stage -> [(row, [file patterns])] for each stage whose README lists its
     files from the bottom up (a markdown table after ORDER_MARK)."""
     out = {}
-    for stage in STAGES:
+    for stage in stages:
         path = os.path.join(root, stage, "README.md")
         if stage == "." or not os.path.exists(path):
             continue
@@ -148,37 +186,43 @@ def rank_of(rel, rows):
 
 
 def symbols(obj):
+    """(defined, used): defined maps a symbol to its nm kind (T: code)."""
     out = subprocess.run(["nm", obj], capture_output=True, text=True, check=True).stdout
-    defined, used = set(), set()
+    defined, used = {}, set()
     for line in out.splitlines():
         f = line.split()
         if len(f) == 3 and f[1] in "TDBR":
-            defined.add(f[2])
+            defined[f[2]] = f[1]
         elif len(f) == 2 and f[0] == "U":
             used.add(f[1])
     return defined, used
 
 
-def check_objects(objdir, root=None):
+def check_objects(tree, objdir, root=None):
+    t = TREES[tree]
+    stages, noun = t["stages"], t["noun"]
     unit = units(root) if root else {}
-    order = orders(root) if root else {}
+    order = orders(stages, root) if root else {}
     objs = {}
     for dirpath, _, files in os.walk(objdir):
         for name in files:
             if name.endswith(".c.o"):
                 path = os.path.join(dirpath, name)
                 rel = os.path.relpath(path, objdir)[:-len(".o")]
-                # A source removed or renamed since this build folder last
-                # built it leaves its object behind: not part of the program.
                 if root and not os.path.exists(os.path.join(root, rel)):
-                    continue
+                    continue  # stale: its source moved or went
                 objs[rel] = symbols(path)
     if not objs:
         return [f"{objdir}: error: no object files found (build first)"]
-    owner = {}
+    owner, kind = {}, {}
     for rel, (defined, _) in objs.items():
-        for s in defined:
+        for s, k in defined.items():
             owner[s] = rel
+            kind[s] = k
+
+    def use(sym):
+        return f"calls {sym}()" if kind[sym] == "T" else f"uses {sym}"
+
     deps = {rel: {} for rel in objs}
     for rel, (_, used) in objs.items():
         for s in used:
@@ -200,7 +244,7 @@ def check_objects(objdir, root=None):
                 if r is None or unit.get(rel, rel) == unit.get(dst_rel, dst_rel):
                     continue
                 if r >= rank_of(rel, rows):
-                    errors.append(f"{rel}: error: calls {sym}() in {dst_rel}, which {readme} "
+                    errors.append(f"{rel}: error: {use(sym)} in {dst_rel}, which {readme} "
                                   "lists after it (files call only files above them)")
     # The pieces of a unit split by topic are one node.
     merged = {}
@@ -216,9 +260,9 @@ def check_objects(objdir, root=None):
         src = stage_of(rel)
         for dst_rel, sym in sorted(ds.items()):
             dst = stage_of(dst_rel)
-            if src in STAGES and dst in STAGES and not allowed(src, dst):
-                errors.append(f"{rel}: error: stage '{src}' calls {sym}() in {dst_rel} "
-                              f"(stage '{dst}')")
+            if src in stages and dst in stages and not allowed(stages, src, dst):
+                errors.append(f"{rel}: error: {noun} '{src}' {use(sym)} in {dst_rel} "
+                              f"({noun} '{dst}')")
     # Cycles between files (Tarjan's strongly connected components).
     index, low, stack, on, sccs = {}, {}, [], set(), []
     counter = [0]
@@ -260,20 +304,26 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sources", help="the pass/ folder")
     ap.add_argument("--objects", help="the folder holding the pass's .c.o files")
+    ap.add_argument("--runtime-sources", help="the runtime/ folder")
+    ap.add_argument("--runtime-objects", help="the folder holding libtidal's .c.o files")
     a = ap.parse_args()
-    if not a.sources and not a.objects:
-        ap.error("give --sources and/or --objects")
-    errors = []
-    if a.sources:
-        errors += check_sources(a.sources)
-    if a.objects:
-        errors += check_objects(a.objects, a.sources)
+    if not (a.sources or a.objects or a.runtime_sources or a.runtime_objects):
+        ap.error("give --sources, --objects, --runtime-sources and/or --runtime-objects")
+    errors, checked = [], []
+    for tree, srcs, objs in (("pass", a.sources, a.objects),
+                             ("runtime", a.runtime_sources, a.runtime_objects)):
+        if srcs:
+            errors += check_sources(tree, srcs)
+        if objs:
+            errors += check_objects(tree, objs, srcs)
+        if srcs or objs:
+            checked.append(f"the {tree}'s {TREES[tree]['noun']}s")
     for e in errors:
         print(e)
     if errors:
         print(f"check_layers: {len(errors)} violation(s)")
         return 1
-    print("check_layers: the pass's stages depend one way")
+    print(f"check_layers: {' and '.join(checked)} depend one way")
     return 0
 
 

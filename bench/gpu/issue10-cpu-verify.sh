@@ -37,7 +37,7 @@ for v in gptbig gptbignone; do
 done
 (cd /tmp/ov && tar czf "$O/traces.tgz" gptbig.json gptbignone.json 2>/dev/null)
 # 4. the run-time planner judging its plans (Note [keep the faster plan],
-#    runtime/plan_exec.c): 20 steps of gptbignone at 100% (not binding:
+#    runtime/policy/plan_exec.c): 20 steps of gptbignone at 100% (not binding:
 #    noise must undo nothing) and 50%; the plans built and undone, with the
 #    stretches compared, from the trace
 for b in 100 50; do

@@ -74,7 +74,7 @@ typedef struct replay_cli {
   uint64_t chunk;       /* --chunk: the runtime's chunk (0: replay's own choice) */
   const char *trace;    /* --trace FILE: the managed run's libtidal trace */
   const char *timeline; /* --timeline FILE.svg: its memory timeline */
-  const char *costs;    /* --costs FILE: the sim's cost model (runtime/sim_costs.txt format) */
+  const char *costs;    /* --costs FILE: the sim's cost model (runtime/device/sim_costs.txt format) */
   const char *profile;  /* --profile FILE: measured op durations (TIDAL_PROFILE) */
   profile prof;         /* its lines, read and checked before any analysis */
   int model_only;       /* --model-only: modelled times alone, no data checked */
@@ -434,7 +434,7 @@ int cmd_replay(int argc, char **argv) {
   if (cli.costs) {
     /* The file's copy figures drive the sim and the plan's model alike,
      * unless --cost or TIDAL_COST_<KEY> chose them (those win); a bad file
-     * is refused here, before any analysis (runtime/costs.c, Note [cost
+     * is refused here, before any analysis (runtime/device/costs.c, Note [cost
      * file checks]). */
     tidal_sim_copy_costs fc;
     if (tidal_sim_copy_costs_read(cli.costs, &fc) != TIDAL_OK) {

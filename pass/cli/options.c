@@ -72,7 +72,7 @@ static const struct {
                                "(default 2M, the CUDA backend's)"},
     {"replay", "--cost KEY=VALUE", "a cost model key: peak_flops, hbm_bw, launch, h2d_bw, d2h_bw "
                                    "or latency (repeatable; also TIDAL_COST_<KEY>)"},
-    {"replay", "--costs FILE", "the simulator's per-call costs (runtime/sim_costs.txt format)"},
+    {"replay", "--costs FILE", "the simulator's per-call costs (runtime/device/sim_costs.txt format)"},
     {"replay", "--profile FILE", "op durations measured on a GPU (a TIDAL_PROFILE file)"},
     {"replay", "--trace FILE", "write the managed run's libtidal trace (Chrome trace-event JSON)"},
     {"replay", "--timeline FILE.svg", "draw the managed run's memory timeline"},
@@ -239,7 +239,7 @@ static char size_error[320];
 const char *options_size_error(void) { return size_error; }
 
 int options_parse_size(const char *text, uint64_t *bytes, double *pct) {
-  /* The runtime's parser (runtime/size.c, Note [size syntax]): a size means
+  /* The runtime's parser (runtime/base/size.c, Note [size syntax]): a size means
    * the same in --budget as in TIDAL_BUDGET. */
   tidal_size sz;
   *bytes = 0;

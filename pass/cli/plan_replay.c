@@ -9,7 +9,7 @@
  * foresee dominate (`rewrite --budget 50%` said +11% where the replay of
  * the same plan said +714%).  So no command reports the planner's own
  * figure: the cost of a plan is what the runtime does with it on the
- * simulator (runtime/backend_sim.c, whose cost model is calibrated on GPU
+ * simulator (runtime/device/backend_sim.c, whose cost model is calibrated on GPU
  * measurements: bench/README.md), here, for `tidal replay` (with the data
  * oracle), `tidal rewrite` and `tidal fit` (cost only: ops move no bytes,
  * replay_options.cost_only, so a program of any size costs no memory to

@@ -1,4 +1,4 @@
-/* profile_load.c - reads a TIDAL_PROFILE file (libtidal's runtime/profile.c
+/* profile_load.c - reads a TIDAL_PROFILE file (libtidal's runtime/base/profile.c
  * writes it: measured op durations per op site on the CUDA backend) into
  * per-static-op durations for the cost model (`tidal replay --profile`).
  *

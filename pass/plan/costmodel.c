@@ -1,9 +1,10 @@
 /* costmodel.c - the roofline cost model shared by the planner and replay.
  *
  * Owns the default figures (an H100 SXM on PCIe Gen5 x16) and the parsing
- * of overrides.  The figures are deliberately round and documented in
- * docs/replay.md: the planner only needs their ratios to be right (copy time
- * versus compute time), not the third digit. */
+ * of overrides.  The compute figures are deliberately round and documented
+ * in docs/replay.md: the planner only needs their ratios to be right (copy
+ * time versus compute time), not the third digit.  The copy figures are
+ * the runtime's own table (below). */
 #include "plan/costmodel.h"
 
 #include <ctype.h>
@@ -14,23 +15,25 @@
 #include <string.h>
 #include <strings.h>
 
+#include "tidal_copy_costs.h" /* generated from runtime/device/sim_costs.txt */
+
 /* H100 SXM: fp32 FMA peak 67 TFLOP/s; HBM3 3.35 TB/s. */
 #define DEFAULT_PEAK_FLOPS 67e12
 #define DEFAULT_HBM_BYTES_PER_S 3.35e12
 /* A kernel launch or library call costs a few microseconds on the host. */
 #define DEFAULT_LAUNCH_S 5e-6
-/* PCIe Gen5 x16 is 64 GB/s raw; ~55 GB/s per direction with pinned memory.
- * Same figures as the runtime's sim backend defaults (tidal.h). */
-#define DEFAULT_COPY_BYTES_PER_S 55e9
-#define DEFAULT_COPY_LATENCY_S 10e-6
+/* Copies: the one table the sim runs on (runtime/device/sim_costs.txt, an
+ * H100 on PCIe Gen5 x16 with pinned memory, measured), so that a plan is
+ * made for the copies replay then models.  cmake/costs.cmake writes its
+ * values into tidal_copy_costs.h. */
 
 void cost_model_default(cost_model *m) {
   m->peak_flops = DEFAULT_PEAK_FLOPS;
   m->hbm_bytes_per_s = DEFAULT_HBM_BYTES_PER_S;
   m->launch_s = DEFAULT_LAUNCH_S;
-  m->h2d_bytes_per_s = DEFAULT_COPY_BYTES_PER_S;
-  m->d2h_bytes_per_s = DEFAULT_COPY_BYTES_PER_S;
-  m->copy_latency_s = DEFAULT_COPY_LATENCY_S;
+  m->h2d_bytes_per_s = TIDAL_COPY_H2D_BYTES_PER_S;
+  m->d2h_bytes_per_s = TIDAL_COPY_D2H_BYTES_PER_S;
+  m->copy_latency_s = TIDAL_COPY_LATENCY_S;
   m->op_seconds = NULL;
   m->n_op_seconds = 0;
   m->set_keys = 0;

@@ -1,7 +1,7 @@
 /* pack.h - which small allocations share a runtime chunk.
  *
  * libtidal packs allocations smaller than a chunk into slabs that move as
- * one unit (runtime/suballoc.c, Note [lifetime-aware pool]), and an op
+ * one unit (runtime/memory/suballoc.c, Note [lifetime-aware pool]), and an op
  * needs every slab its operands sit in.  Packed in allocation order, the
  * parameters, gradients, activations and their gradients fill different
  * slabs, so a backward op (activation, gradient of the output, gradient of

@@ -33,7 +33,7 @@
  *
  * Note [split ops in the model]
  * A launch the pass proved elementwise (trace_op.split_count) runs in
- * pieces when its working set exceeds half the budget (runtime/split.c,
+ * pieces when its working set exceeds half the budget (runtime/policy/split.c,
  * Note [split size]: pieces of at most a quarter of the budget, a power of
  * two of grains); split_piece_elements asks the runtime's own rule
  * (tidal_split_elements_at) on the plan's budget.  At such an op the model holds, of the
@@ -288,7 +288,7 @@ int plan_resolve_ref(const tidal_trace *t, int i, int ref_op) {
 /* ---- split ops ---- */
 
 /* Elements per piece of split op i under `budget`: the rule of
- * tidal_split_elements (runtime/split.c, Note [split size]) on the plan's
+ * tidal_split_elements (runtime/policy/split.c, Note [split size]) on the plan's
  * budget; the op's split_count when it runs whole. */
 static uint64_t split_piece_elements(const trace_op *op, uint64_t budget) {
   uint64_t eb = 0;

@@ -58,7 +58,7 @@
 /* Note [latency per chunk]
  * Replay runs the runtime with the CUDA backend's 2 MiB chunks by default,
  * so that the sim pays what the GPU pays: the per-call costs of its cost
- * model (runtime/sim_costs.txt) are per chunk or per call.  With --chunk
+ * model (runtime/device/sim_costs.txt) are per chunk or per call.  With --chunk
  * smaller (residency closer to tensor boundaries, the plan's byte model),
  * the copy latency is scaled by chunk / 2 MiB: every byte pays the latency
  * share it would pay with 2 MiB chunks, and the per-chunk driver-call
@@ -245,7 +245,7 @@ static uint64_t hash_and_fill(const engine *e, const trace_op *top, const tidal_
  * emulated device, runs it whole.  The two must give the same checksum
  * exactly when every piece read the right bytes, so the oracle of a split
  * op works per block of TIDAL_SPLIT_GRAIN elements, the unit pieces are
- * made of (runtime/split.c, Note [split size]): block b's hash is seeded
+ * made of (runtime/policy/split.c, Note [split size]): block b's hash is seeded
  * with (static op, dynamic index, b) and folds in block b's bytes of every
  * read access; block b's bytes of every written access are filled from it;
  * the op's checksum is the sum of the blocks' mixed hashes, which does not
@@ -384,7 +384,7 @@ static uint64_t run_op(engine *e, int op, int it, uint64_t *pieces) {
   uint64_t seed = mix64(((uint64_t)(unsigned)top->static_op << 32) ^ mix64(dyn + 1));
   if (pieces) *pieces = 1;
   if (top->split_count) {
-    /* the same call the rewritten program makes (runtime/split.c) */
+    /* the same call the rewritten program makes (runtime/policy/split.c) */
     size_t eb = 0;
     for (int a = 0; a < top->n_acc; a++) eb += top->acc[a].split_elem_bytes;
     uint64_t count = top->split_count, step = tidal_split_elements((size_t)count, eb);

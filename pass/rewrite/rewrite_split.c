@@ -5,7 +5,7 @@
  * argument, i < the count argument.  Such a launch over [0, n) is the same as launches over
  * consecutive pieces [o, o + l) with every pointer advanced by o and the count replaced by l, so an
  * op bigger than the budget (an optimizer step over every parameter) can still run.  The rewritten
- * program asks the runtime for the piece length (tidal_split_elements, runtime/split.c Note [split
+ * program asks the runtime for the piece length (tidal_split_elements, runtime/policy/split.c Note [split
  * size]); `tidal replay` asks the same, so the plan it checks is the one the program runs.
  *
  * Note [split launch]

@@ -9,10 +9,17 @@
 # and pass on the real tree (the `layering` test checks that), on the
 # pieces of one unit split by topic calling each other (7), and beside the
 # stale object of a source the tree no longer has (8: a build folder reused
-# after a branch that removed or moved a file).
+# after a branch that removed or moved a file).  In the runtime
+# (runtime/README.md), it must fail on
+#   9. a lower layer including a higher one (memory -> policy),
+#  10. a .c file loose in runtime/,
+#  11. a lower layer's object calling, or reading the data of, a higher one,
+#  12. two files of one layer calling each other,
+# and not look at the object of a file that moved away (13).
 set -euo pipefail
 check=$1    # scripts/check_layers.py
 pass=$2     # the pass/ source folder
+runtime=$3  # the runtime/ source folder
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -96,6 +103,45 @@ if out=$(python3 "$check" --sources "$tmp/ord" --objects "$tmp/ordobj" 2>&1); th
   echo "ok: a stale object of a removed source is left out"
 else
   echo "FAIL: a stale object of a removed source is left out:"; echo "$out"; fail=1
+fi
+
+# 9-10: the runtime's includes, on copies of the real tree.
+cp -r "$runtime" "$tmp/rt-up"
+echo '#include "policy/policy.h"' >>"$tmp/rt-up/memory/pool.c"
+expect_fail "runtime: lower includes higher" \
+  "layer 'memory' includes \"policy/policy.h\" of a higher layer 'policy'" --runtime-sources "$tmp/rt-up"
+cp -r "$runtime" "$tmp/rt-loose"
+printf '#include "api/api.h"\n' >"$tmp/rt-loose/glue.c"
+expect_fail "runtime: a loose .c" "glue.c is loose in runtime/" --runtime-sources "$tmp/rt-loose"
+
+# 11-13: the runtime's calls, on tiny objects laid out like libtidal's build folder.
+src="$tmp/rt-src" obj="$tmp/rt-obj"
+mkdir -p "$src/memory" "$src/policy" "$obj/memory" "$obj/policy"
+printf 'int evict_choose(void);\nint mem_fn(void) { return evict_choose(); }\n' >"$src/memory/low.c"
+printf 'int evict_choose(void) { return 1; }\n' >"$src/policy/high.c"
+cc -c "$src/memory/low.c" -o "$obj/memory/low.c.o"
+cc -c "$src/policy/high.c" -o "$obj/policy/high.c.o"
+expect_fail "runtime: lower calls higher" "layer 'memory' calls evict_choose() in policy/high.c" \
+  --runtime-sources "$src" --runtime-objects "$obj"
+printf 'extern int pol_state;\nint mem_get(void) { return pol_state; }\n' >"$src/memory/low.c"
+printf 'int pol_state = 1;\n' >"$src/policy/high.c"
+cc -c "$src/memory/low.c" -o "$obj/memory/low.c.o"
+cc -c "$src/policy/high.c" -o "$obj/policy/high.c.o"
+expect_fail "runtime: lower reads higher's data" "layer 'memory' uses pol_state in policy/high.c" \
+  --runtime-sources "$src" --runtime-objects "$obj"
+rm -rf "$src/policy" "$obj/policy"
+printf 'int b(void);\nint a(int n) { return n ? b() : 0; }\n' >"$src/memory/a.c"
+printf 'int a(int);\nint b(void) { return a(0); }\n' >"$src/memory/b.c"
+rm "$src/memory/low.c" "$obj/memory/low.c.o"
+cc -c "$src/memory/a.c" -o "$obj/memory/a.c.o"
+cc -c "$src/memory/b.c" -o "$obj/memory/b.c.o"
+expect_fail "runtime: files in a cycle" "files call each other in a cycle" \
+  --runtime-sources "$src" --runtime-objects "$obj"
+rm "$src/memory/b.c" # b.c moved away: its object is stale, and the cycle with it
+if out=$(python3 "$check" --runtime-sources "$src" --runtime-objects "$obj" 2>&1); then
+  echo "ok: runtime: a stale object is not looked at"
+else
+  echo "FAIL: runtime: a stale object was looked at:"; echo "$out"; fail=1
 fi
 
 exit $fail

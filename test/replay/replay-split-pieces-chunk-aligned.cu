@@ -3,7 +3,7 @@
 // grains of 12-byte elements, and pieces of 3 grains (768 KiB an array)
 // straddle chunk boundaries, so one piece needed 2 chunks of each array, 6
 // of the 5 (TIDAL_ERR_BUDGET).  Pieces are a power of two of grains
-// (runtime/split.c, Note [split size]): 2 grains, no piece straddles, and
+// (runtime/policy/split.c, Note [split size]): 2 grains, no piece straddles, and
 // the replay fits with the unmanaged run's checksums.
 // RUN: %tidal replay %s --budget 10M --format json -- %stubflags > %t.json
 // RUN: FileCheck %s < %t.json

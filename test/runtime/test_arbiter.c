@@ -15,7 +15,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include "rt.h"
+#include "policy/policy.h"
 
 enum { CHUNKS = 4096, TOTAL = 32, N = 6, PER = 4 }; /* 24 chunks of data each */
 static const tidal_site site = {"arb_op", "arbiter.c", 1, 1e-6};
@@ -321,7 +321,7 @@ static void alone(void) {
   cfg.shared_name = group;
   th_init(&cfg);
   CHECK(th_stats().budget_bytes == TOTAL * CHUNKS);
-  CHECK(rt_g.nphys == 0); /* a shared pool is created as it is used */
+  CHECK(rt_mem.nphys == 0); /* a shared pool is created as it is used */
   CHECK_OK(tidal_shutdown());
   cfg.budget_bytes = 8 * CHUNKS;
   th_init(&cfg);

@@ -7,7 +7,7 @@
  * an arena are plain allocations. */
 #include "testhelp.h"
 #include <sys/wait.h>
-#include "rt.h" /* rt_g.footprint_bytes: the demand on a shared budget */
+#include "policy/policy.h" /* rt_mem.footprint_bytes: the demand on a shared budget */
 
 enum { CH = 4096 };
 #define ARENA(k) (TIDAL_GROUP_ARENA | (k))
@@ -61,7 +61,7 @@ int main(int argc, char **argv) {
   CHECK(y == px + (XB + 255) / 256 * 256 && chunk_of(y + YB - 1) == chunk_of(px) + 1);
   /* Their demand on a shared budget is their aligned bytes, not 2 chunks
    * for each tensor besides its partner's bytes. */
-  CHECK(rt_g.footprint_bytes == 1024 + 6144 + 6144 + 1536);
+  CHECK(rt_mem.footprint_bytes == 1024 + 6144 + 6144 + 1536);
   /* The same sizes as plain allocations: the tensor's 2 chunks and a slab. */
   CHECK_OK(tidal_malloc((void **)&plain1, XB));
   CHECK_OK(tidal_malloc((void **)&plain2, YB));

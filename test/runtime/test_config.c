@@ -2,7 +2,7 @@
 #include "testhelp.h"
 #include "tidal/rewrite.h"
 
-/* Internal (runtime/rt.h): the host store's sizing, checked directly. */
+/* Internal (runtime/memory/memory.h): the host store's sizing, checked directly. */
 void rt_host_init(size_t slot_bytes, size_t budget_bytes);
 size_t rt_host_capacity_slots(void);
 void rt_host_destroy(void);

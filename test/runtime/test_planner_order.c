@@ -11,7 +11,7 @@
  * before the fix: with B below A, B was released.  rt_plan_build is called
  * directly on hand-made records: no device, no runtime. */
 #include "testhelp.h"
-#include "planner.h"
+#include "policy/planner.h"
 
 #define CH ((size_t)4096)
 

@@ -5,7 +5,7 @@
  * under random budget changes keep every byte (checked against a host
  * shadow) and never hold more physical chunks than the budget between ops. */
 #include "testhelp.h"
-#include "rt.h"
+#include "policy/policy.h"
 
 enum { N = 8, CHUNKS_PER = 3 };
 static unsigned char *t[N];
@@ -44,8 +44,8 @@ static void check_tensor(int i) {
 /* Between ops the pool holds at most the budget. */
 static void check_pool(void) {
   tidal_stats s = th_stats();
-  CHECK(s.budget_bytes == rt_g.budget_bytes);
-  CHECK((size_t)rt_g.nphys * CH <= s.budget_bytes);
+  CHECK(s.budget_bytes == rt_mem.budget_bytes);
+  CHECK((size_t)rt_mem.nphys * CH <= s.budget_bytes);
   CHECK(s.resident_bytes <= s.budget_bytes);
 }
 
@@ -56,7 +56,7 @@ int main(int argc, char **argv) {
   cfg.sim_synchronous = 0;
   th_init(&cfg);
   CH = cfg.chunk_bytes;
-  rt_g.budget_changed = on_budget;
+  rt_pol.budget_changed = on_budget;
   for (int i = 0; i < N; i++) {
     CHECK_OK(tidal_malloc((void **)&t[i], CHUNKS_PER * CH));
     shadow[i] = malloc(CHUNKS_PER * CH);
@@ -68,7 +68,7 @@ int main(int argc, char **argv) {
   /* Shrink to 5 chunks: evicted down to it, physical chunks given back. */
   CHECK_OK(rt_budget_set(5 * CH));
   CHECK(hook_calls == 1 && hook_old == 24 * CH && hook_new == 5 * CH);
-  CHECK(rt_g.nphys == 5);
+  CHECK(rt_mem.nphys == 5);
   check_pool();
   CHECK(th_stats().total.swapped_out_bytes >= 19 * CH);
   for (int i = 0; i < N; i++)
@@ -81,12 +81,12 @@ int main(int argc, char **argv) {
   CHECK_STATUS(tidal_op_begin(&site, 2, two), TIDAL_ERR_BUDGET);
   CHECK_OK(rt_budget_set(12 * CH));
   CHECK(hook_calls == 2 && hook_new == 12 * CH);
-  CHECK(rt_g.nphys == 5); /* growing takes memory when it is used, not before */
+  CHECK(rt_mem.nphys == 5); /* growing takes memory when it is used, not before */
   CHECK_OK(tidal_op_begin(&site, 2, two));
   CHECK_OK(tidal_op_end(&site));
   for (int i = 0; i < N; i++)
     check_tensor(i);
-  CHECK(rt_g.nphys == 12);
+  CHECK(rt_mem.nphys == 12);
   check_pool();
 
   /* Shrinking inside an open op: its pinned chunks stay until it ends and
@@ -94,11 +94,11 @@ int main(int argc, char **argv) {
   tidal_access one = {t[2], TIDAL_EXTENT_UNKNOWN, TIDAL_READWRITE};
   CHECK_OK(tidal_op_begin(&site, 1, &one));
   CHECK_OK(rt_budget_set(2 * CH)); /* the op itself pins 3 */
-  CHECK(rt_g.nphys >= 3 && rt_g.nphys <= 12);
+  CHECK(rt_mem.nphys >= 3 && rt_mem.nphys <= 12);
   th_get(shadow[2], t[2], CHUNKS_PER * CH); /* still mapped and intact */
   CHECK_OK(tidal_op_end(&site));
   CHECK_OK(rt_budget_set(3 * CH));
-  CHECK(rt_g.nphys == 3);
+  CHECK(rt_mem.nphys == 3);
   check_pool();
   for (int i = 0; i < N; i++)
     check_tensor(i);

@@ -1,4 +1,4 @@
-/* test_vmmthread.c - the VMM worker (Note [vmm worker] in runtime/vmmq.c):
+/* test_vmmthread.c - the VMM worker (Note [vmm worker] in runtime/device/vmmq.c):
  * an op never begins before the driver commands for its chunks have run,
  * and the hints that only queue commands (prefetch, swap-out) do not wait
  * for them.

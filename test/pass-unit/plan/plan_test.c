@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "plan/costmodel.h"
+#include "tidal_copy_costs.h" /* generated from runtime/device/sim_costs.txt */
 #include "hand_trace.h"
 #include "plan/plan.h"
 
@@ -42,6 +43,11 @@ static void print_plan(const plan_result *r) {
 static void test_cost_model(void) {
   cost_model m;
   cost_model_default(&m);
+  /* copies: the runtime's table (runtime/device/sim_costs.txt), the one
+   * the sim replays the plan with, not figures of the model's own */
+  CHECK(m.h2d_bytes_per_s == TIDAL_COPY_H2D_BYTES_PER_S);
+  CHECK(m.d2h_bytes_per_s == TIDAL_COPY_D2H_BYTES_PER_S);
+  CHECK(m.copy_latency_s == TIDAL_COPY_LATENCY_S);
   /* a pure copy-bound op: 3.35 GB at 3.35 TB/s = 1 ms, plus the launch */
   double s = cost_op_seconds(&m, 0, 3350000000ull);
   CHECK(s > 1e-3 && s < 1e-3 + 1e-5);

@@ -1,0 +1,141 @@
+/* summary.c - what the run did: tidal_stats_get, and the memory summary
+ * printed at tidal_shutdown.
+ *
+ * TIDAL_STATS=1 (cfg.stats), or log level info and above, prints what the
+ * run did, like torch.cuda.memory_summary(): one row per counter of
+ * tidal_counters, for the whole run and for the last completed iteration,
+ * sizes in B/KiB/MiB/GiB.  The rows are a table: a counter added to
+ * tidal_counters appears by adding one line to `rows` below. */
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include "api/api.h"
+
+tidal_status tidal_stats_get(tidal_stats *out) {
+  if (!out)
+    return rt_error(TIDAL_ERR_INVALID, "tidal_stats_get: out is NULL");
+  tidal_status st0 = rt_api_check("tidal_stats_get");
+  if (st0 != TIDAL_OK)
+    return st0;
+  memset(out, 0, sizeof *out);
+  out->budget_bytes = rt_mem.budget_bytes;
+  out->resident_bytes = rt_resident_bytes();
+  out->iterations = rt_base.iterations_done;
+  rt_arbiter_stats(&out->shared_budget_bytes, &out->shared_peak_bytes);
+  out->total = rt_base.total;
+  out->total.modelled_seconds = rt_dev_now();
+  out->last_iteration = rt_base.iterations_done ? rt_base.last_iteration : rt_base.cur;
+  if (!rt_base.iterations_done)
+    memset(&out->last_iteration, 0, sizeof out->last_iteration);
+  return TIDAL_OK;
+}
+
+enum row_kind { ROW_BYTES, ROW_COUNT, ROW_SECONDS };
+
+static const struct row {
+  const char *label;
+  size_t offset; /* in tidal_counters */
+  enum row_kind kind;
+} rows[] = {
+    {"peak resident", offsetof(tidal_counters, peak_resident_bytes), ROW_BYTES},
+    {"swapped out (D2H)", offsetof(tidal_counters, swapped_out_bytes), ROW_BYTES},
+    {"swapped in (H2D)", offsetof(tidal_counters, swapped_in_bytes), ROW_BYTES},
+    {"  of it prefetched", offsetof(tidal_counters, prefetched_bytes), ROW_BYTES},
+    {"dropped", offsetof(tidal_counters, dropped_bytes), ROW_BYTES},
+    {"drops", offsetof(tidal_counters, drops), ROW_COUNT},
+    {"recomputes", offsetof(tidal_counters, recomputes), ROW_COUNT},
+    {"faults (sync restores)", offsetof(tidal_counters, faults), ROW_COUNT},
+    {"evictions (LRU)", offsetof(tidal_counters, evictions), ROW_COUNT},
+    {"stall time", offsetof(tidal_counters, stall_seconds), ROW_SECONDS},
+    {"modelled time (sim)", offsetof(tidal_counters, modelled_seconds), ROW_SECONDS},
+    /* sim: modelled; CUDA: the host's clock (Note [measured host time], backend_cuda.c) */
+    {"  host in VMM calls", offsetof(tidal_counters, modelled_vmm_seconds), ROW_SECONDS},
+    {"  host waiting", offsetof(tidal_counters, modelled_host_wait_seconds), ROW_SECONDS},
+    {"  device waiting for launch (sim)", offsetof(tidal_counters, modelled_launch_wait_seconds),
+     ROW_SECONDS},
+    {"  device waiting for copies (sim)", offsetof(tidal_counters, modelled_copy_wait_seconds),
+     ROW_SECONDS},
+    {"VMM driver calls", offsetof(tidal_counters, vmm_calls), ROW_COUNT},
+    {"reclaimed (no copy, no call)", offsetof(tidal_counters, reclaimed_chunks), ROW_COUNT},
+    {"rebound (no call)", offsetof(tidal_counters, rebound_chunks), ROW_COUNT},
+    {"planner: swap-outs", offsetof(tidal_counters, planner_swap_outs), ROW_COUNT},
+    {"planner: prefetches", offsetof(tidal_counters, planner_prefetches), ROW_COUNT},
+    {"planner: drops", offsetof(tidal_counters, planner_drops), ROW_COUNT},
+    {"planner: recomputes", offsetof(tidal_counters, planner_recomputes), ROW_COUNT},
+    {"hints taken", offsetof(tidal_counters, hints_run), ROW_COUNT},
+    {"hints skipped", offsetof(tidal_counters, hints_skipped), ROW_COUNT},
+    {"plans built", offsetof(tidal_counters, plans_built), ROW_COUNT},
+    {"iterations on a plan", offsetof(tidal_counters, plan_iterations), ROW_COUNT},
+    {"iterations off the plan", offsetof(tidal_counters, off_plan_iterations), ROW_COUNT},
+    {"planner waits for op times", offsetof(tidal_counters, timing_waits), ROW_COUNT},
+    {"swap-outs (chunk copies D2H)", offsetof(tidal_counters, swap_outs), ROW_COUNT},
+    {"prefetches (chunk copies H2D)", offsetof(tidal_counters, prefetches), ROW_COUNT},
+};
+
+/* Every counter is 8 bytes (uint64_t or double): a field added to
+ * tidal_counters without a row above stops the build here. */
+_Static_assert(sizeof rows / sizeof *rows == sizeof(tidal_counters) / 8,
+               "a field of tidal_counters has no row in summary.c's table");
+
+/* "1.50 GiB", "12.0 MiB", "512 B" into buf. */
+static const char *human_bytes(char *buf, size_t len, double b) {
+  static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (b >= 1024 && u < 4) {
+    b /= 1024;
+    u++;
+  }
+  snprintf(buf, len, u == 0 ? "%.0f %s" : b < 10 ? "%.2f %s" : "%.1f %s", b, unit[u]);
+  return buf;
+}
+
+static const char *human_seconds(char *buf, size_t len, double s) {
+  if (s >= 1 || s == 0)
+    snprintf(buf, len, "%.3f s", s);
+  else if (s >= 1e-3)
+    snprintf(buf, len, "%.3f ms", s * 1e3);
+  else
+    snprintf(buf, len, "%.1f us", s * 1e6);
+  return buf;
+}
+
+static const char *cell(char *buf, size_t len, const tidal_counters *c, const struct row *r) {
+  const char *p = (const char *)c + r->offset;
+  switch (r->kind) {
+  case ROW_BYTES: return human_bytes(buf, len, (double)*(const uint64_t *)p);
+  case ROW_COUNT: snprintf(buf, len, "%llu", (unsigned long long)*(const uint64_t *)p); return buf;
+  case ROW_SECONDS: return human_seconds(buf, len, *(const double *)p);
+  }
+  return "?";
+}
+
+void rt_summary_print(FILE *out) {
+  tidal_stats s;
+  if (tidal_stats_get(&s) != TIDAL_OK)
+    return;
+  char a[32], b[32];
+  fprintf(out, "tidal: memory summary (%s backend, %llu iteration%s)\n", rt_dev.be->name,
+          (unsigned long long)s.iterations, s.iterations == 1 ? "" : "s");
+  fprintf(out, "tidal:   %-24s %14s in %llu chunks of %s\n", "budget",
+          human_bytes(a, sizeof a, (double)s.budget_bytes),
+          (unsigned long long)(s.budget_bytes / rt_mem.chunk_bytes),
+          human_bytes(b, sizeof b, (double)rt_mem.chunk_bytes));
+  if (rt_pol.budget_peak_percent > 0) {
+    if (rt_pol.budget_resolved_bytes)
+      fprintf(out, "tidal:   %-24s %14s = %g%% of the first iteration's peak of %s\n",
+              "budget after iteration 1",
+              human_bytes(a, sizeof a, (double)rt_pol.budget_resolved_bytes),
+              rt_pol.budget_peak_percent,
+              human_bytes(b, sizeof b, (double)rt_pol.budget_peak_bytes));
+    else
+      fprintf(out, "tidal:   %-24s %14s (%g%% of a peak never measured: no iteration ended)\n",
+              "budget after iteration 1", "-", rt_pol.budget_peak_percent);
+  }
+  fprintf(out, "tidal:   %-24s %14s\n", "host store used",
+          human_bytes(a, sizeof a, (double)rt_mem.hs.used * (double)rt_mem.hs.slot_bytes));
+  fprintf(out, "tidal:   %-24s %14s %14s\n", "", "total", "last iteration");
+  for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
+    fprintf(out, "tidal:   %-24s %14s %14s\n", rows[i].label,
+            cell(a, sizeof a, &s.total, &rows[i]),
+            s.iterations ? cell(b, sizeof b, &s.last_iteration, &rows[i]) : "-");
+}
