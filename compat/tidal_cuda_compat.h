@@ -10,6 +10,12 @@
 #define TIDAL_CUDA_COMPAT_H
 #if defined(__CLANG_CUDA_RUNTIME_WRAPPER_H__) /* real toolkit headers only, not stubs */
 
+/* Headers nvcc's cuda_runtime.h brings into every .cu file (through
+   crt/common_functions.h, which clang's wrapper replaces): a program that
+   calls clock() or time() without including <time.h> compiles with nvcc. */
+#include <string.h>
+#include <time.h>
+
 __device__ char __ldcs(const char *ptr);
 __device__ char __ldcg(const char *ptr);
 __device__ char __ldca(const char *ptr);

@@ -41,7 +41,8 @@ typedef enum tidal_status {
   TIDAL_ERR_UNKNOWN_POINTER, /* pointer is inside no live tidal allocation */
   TIDAL_ERR_DOUBLE_FREE,     /* pointer was allocated by tidal but already freed */
   TIDAL_ERR_OUT_OF_BOUNDS,   /* an access runs past the end of its allocation */
-  TIDAL_ERR_BUDGET,          /* one op's own working set is larger than the budget */
+  TIDAL_ERR_BUDGET,          /* one op's own working set is larger than the budget, or the
+                                budget is below one chunk (tidal_init) */
   TIDAL_ERR_DEVICE_MEMORY,   /* the device has less free memory than the budget asks */
   TIDAL_ERR_HOST_MEMORY,     /* host store or host allocation failed, nothing was lost */
   TIDAL_ERR_BACKEND,         /* the CUDA driver/runtime failed; see tidal_last_error() */
@@ -220,7 +221,8 @@ tidal_status tidal_config_set_budget(tidal_config *cfg, const char *text);
 
 /* Starts the runtime.  cfg == NULL: defaults, then the environment.  Blocks.
  * Returns TIDAL_ERR_ALREADY_INITIALIZED, TIDAL_ERR_CONFIG, TIDAL_ERR_BACKEND,
- * TIDAL_ERR_DEVICE_MEMORY, TIDAL_ERR_HOST_MEMORY, TIDAL_ERR_UNSUPPORTED. */
+ * TIDAL_ERR_DEVICE_MEMORY, TIDAL_ERR_HOST_MEMORY, TIDAL_ERR_UNSUPPORTED, and
+ * TIDAL_ERR_BUDGET when the budget is below one chunk (TIDAL_CHUNK). */
 tidal_status tidal_init(const tidal_config *cfg);
 
 /* Frees everything tidal holds.  Blocks until copies finish.  Safe to call

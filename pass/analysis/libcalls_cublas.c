@@ -23,6 +23,17 @@
             LC_MAT("A", 7, READ, LC_E(e), 1, 3, 5, 8, 9, 17, -1),                  \
             LC_MAT("B", 10, READ, LC_E(e), 2, 5, 4, 11, 12, 17, -1),               \
             LC_MAT("C", 14, READWRITE, LC_E(e), -1, 3, 4, 15, 16, 17, 13))
+/* cublas<t>gemmBatched(h, ta, tb, m, n, k, alpha, Aarray, lda, Barray,
+ *   ldb, beta, Carray, ldc, batchCount): the three device arrays of
+ *   batchCount pointers.  The matrices behind them are cublas<t>gemm's A, B
+ *   and C (the same argument positions), declared by the interpreter when
+ *   it knows which host array was copied into each device array
+ *   (opsites.c, Note [pointer-array batches]). */
+#define GEMM_PB(name)                                                              \
+  LC_OP_ROW(name, CUBLAS, 15, 0, libcalls_flops_gemm, LC_FP(3, 4, 5, 14),          \
+            LC_CNT("Aarray", 7, READ, LC_E(8), 14, 0),                             \
+            LC_CNT("Barray", 9, READ, LC_E(8), 14, 0),                             \
+            LC_CNT("Carray", 12, READ, LC_E(8), 14, 0))
 /* cublas<t>gemv(h, trans, m, n, alpha, A, lda, x, incx, beta, y, incy) */
 #define GEMV(name, e)                                                              \
   LC_OP_ROW(name, CUBLAS, 12, 0, libcalls_flops_mn, LC_FP(2, 3, 2),                \
@@ -62,6 +73,8 @@ const libcalls_row libcalls_cublas_rows[] = {
     GEMM_SB("cublasSgemmStridedBatched", 4), GEMM_SB("cublasDgemmStridedBatched", 8),
     GEMM_SB("cublasHgemmStridedBatched", 2), GEMM_SB("cublasCgemmStridedBatched", 8),
     GEMM_SB("cublasZgemmStridedBatched", 16),
+    GEMM_PB("cublasSgemmBatched"), GEMM_PB("cublasDgemmBatched"), GEMM_PB("cublasHgemmBatched"),
+    GEMM_PB("cublasCgemmBatched"), GEMM_PB("cublasZgemmBatched"),
     /* cublasSgemmEx(h, ta, tb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb,
      *   beta, C, Ctype, ldc) */
     LC_OP_ROW("cublasSgemmEx", CUBLAS, 17, 0, libcalls_flops_gemm, LC_FP(3, 4, 5, -1),

@@ -272,6 +272,22 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
     for (int a = 0; a < trace.n_allocs; a++) demand += trace.allocs[a].bytes;
     rq.budget_bytes = replay_child_share(child, demand);
   }
+  /* a budget holds whole chunks (replay.c, Note [budgets in chunks]) */
+  uint64_t want = rq.budget_bytes;
+  if (!child && rq.budget_pct > 0)
+    want = (uint64_t)((double)plan_modelled_peak(&trace, NULL, 0) * rq.budget_pct / 100.0);
+  if (!child && want && want < (cli.chunk ? cli.chunk : (uint64_t)4 << 10)) {
+    if (cli.chunk)
+      diag_error(o.input, 0, 0, "the budget of %llu bytes is below one chunk (--chunk %llu): "
+                 "device memory is held in whole chunks; give a budget of at least one chunk "
+                 "or a smaller --chunk", (unsigned long long)want,
+                 (unsigned long long)cli.chunk);
+    else
+      diag_error(o.input, 0, 0, "the budget of %llu bytes is below the smallest chunk (4096 "
+                 "bytes): device memory is held in whole chunks", (unsigned long long)want);
+    rc = TIDAL_EXIT_BAD_INPUT;
+    goto out;
+  }
   replay_options *ro = &rq.ro;
   replay_options_default(ro);
   ro->chunk_bytes = cli.chunk;

@@ -216,7 +216,7 @@ int graph_emit_json(const graph *g, FILE *fp) {
     jrange(fp, "stmt", l->stmt);
     fputs(", ", fp);
     jrange(fp, "body", l->body);
-    fputc('}', fp);
+    fprintf(fp, ", \"iteration\": %d}", l->iteration);
   }
   fputs("\n  ],\n  \"branches\": [", fp);
   for (int i = 0; i < g->n_branches; i++) {
@@ -269,8 +269,8 @@ int graph_emit_json(const graph *g, FILE *fp) {
     fputs(", \"file\": ", fp);
     jstr(fp, op->file);
     fprintf(fp, ", \"line\": %u, \"col\": %u, \"phase\": \"%s\", \"loop\": %d, \"top_loop\": %d, "
-            "\"branch\": %d, ",
-            op->line, op->col, phase_name(op->phase), op->loop, op->top_loop, op->branch);
+            "\"branch\": %d, \"maybe\": %d, ",
+            op->line, op->col, phase_name(op->phase), op->loop, op->top_loop, op->branch, op->maybe);
     jrange(fp, "stmt", op->stmt);
     fputs(", \"flags\": ", fp);
     jflags(fp, op->flags);

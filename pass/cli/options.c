@@ -261,8 +261,10 @@ int options_parse_size(const char *text, uint64_t *bytes, double *pct) {
 }
 
 /* A bind name is what the source writes for the value: an identifier, or
- * a member path (cfg.T, model->config.C, dims[2]).  Anything else could
- * never match and would be ignored silently ('x y', '1x'). */
+ * a member path (cfg.T, model->config.C, dims[2]), subscripts written as
+ * tidal names them (vocab_codelen[vocab_size], dims[l + 1]: every name
+ * an "unbound" message asks for).  Anything else could never match and
+ * would be ignored silently ('x y', '1x', 'a[]'). */
 static int is_bind_name(const char *s, const char *end) {
   int need_id = 1;
   while (s < end) {
@@ -277,10 +279,18 @@ static int is_bind_name(const char *s, const char *end) {
     } else if (*s == '-' && s + 1 < end && s[1] == '>') {
       s += 2, need_id = 1;
     } else if (*s == '[') {
+      /* an index expression: names, numbers, operators, balanced brackets */
       const char *d = ++s;
-      while (s < end && *s >= '0' && *s <= '9') s++;
-      if (s == d || s >= end || *s != ']') return 0;
-      s++;
+      int depth = 1;
+      for (; s < end && depth > 0; s++) {
+        if (*s == '[' || *s == '(') depth++;
+        else if (*s == ']' || *s == ')') depth--;
+        else if (!(*s == '_' || *s == ' ' || *s == '.' || *s == '>' || *s == '<' ||
+                   (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+                   (*s >= '0' && *s <= '9') || strchr("+-*/%", *s)))
+          return 0;
+      }
+      if (depth != 0 || s - d < 2) return 0; /* unclosed, or `[]` */
     } else {
       return 0;
     }

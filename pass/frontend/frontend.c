@@ -6,10 +6,9 @@
  *  - Parse once, with bodies (the kernel analysis needs them), a detailed
  *    preprocessing record (the rewriter needs macro expansions) and
  *    KeepGoing (so a device-code error does not hide the host code).
- *  - A CUDA input is a .cu or .cuh file, or any file when the user passes
- *    "-x cuda" after "--".  Anything else is refused before parsing: a C
- *    file parsed as CUDA usually "works" and yields an empty, misleading
- *    graph.
+ *  - Each input is parsed in its own language (Note [input languages]):
+ *    .cu/.cuh as CUDA, .c as C, .cpp/.cc/.cxx as C++, or what "-x LANG"
+ *    after "--" names; anything else is refused before parsing.
  *  - Errors are classified by where they are: inside the body of a
  *    __global__ or __device__ (not __host__ __device__) function they are
  *    downgraded to a warning, since host-side analysis never looks inside
@@ -703,18 +702,67 @@ static int input_unusable(const char *path) {
   return 0;
 }
 
-static int is_cuda_input(const frontend_options *opt, int whole_program) {
+/* The language the user names with `-x LANG` (or `-xLANG`) after "--",
+ * the last one winning as with clang; -1 if none. */
+static int user_language(const frontend_options *opt, const char **name) {
+  int lang = -1;
+  for (int i = 0; i < opt->n_clang_args; i++) {
+    const char *a = opt->clang_args[i], *v = NULL;
+    if (!strcmp(a, "-x") && i + 1 < opt->n_clang_args) v = opt->clang_args[++i];
+    else if (!strncmp(a, "-x", 2) && a[2]) v = a + 2;
+    if (!v) continue;
+    *name = v;
+    if (!strcmp(v, "cuda")) lang = PASS_LANG_CUDA;
+    else if (!strcmp(v, "c")) lang = PASS_LANG_C;
+    else if (!strcmp(v, "c++")) lang = PASS_LANG_CXX;
+    else lang = -2; /* another language: refused */
+  }
+  return lang;
+}
+
+/* Note [input languages]: a program's build compiles each file in its own
+ * language - .cu with nvcc, .c with the host C compiler, .cpp with the
+ * host C++ one - and so does tidal: C is not a subset of C++ (an int
+ * initialising an enum member, `void *` converted implicitly), so a .c
+ * file parsed as CUDA fails where gcc succeeds, and C++ host files must not
+ * see __CUDACC__.  By extension; `-x LANG` after "--" names the language
+ * of every input, as it does for clang.  Anything else is refused before
+ * parsing: a header or a text file parsed as a program yields an empty,
+ * misleading graph. */
+static int input_language(const frontend_options *opt) {
+  const char *xname = NULL;
+  int user = user_language(opt, &xname);
+  if (user != -1) return user;
   const char *dot = strrchr(opt->input, '.');
-  if (dot && (!strcmp(dot, ".cu") || !strcmp(dot, ".cuh"))) return 1;
-  /* One file of several: C++ host files (a loader, a driver) are parsed as
-   * CUDA too, which C++ is a subset of; a C file is still refused. */
-  if (whole_program && dot &&
-      (!strcmp(dot, ".cpp") || !strcmp(dot, ".cc") || !strcmp(dot, ".cxx") || !strcmp(dot, ".C")))
+  const char *slash = strrchr(opt->input, '/');
+  if (!dot || (slash && dot < slash)) return -1;
+  if (!strcmp(dot, ".cu") || !strcmp(dot, ".cuh")) return PASS_LANG_CUDA;
+  if (!strcmp(dot, ".c")) return PASS_LANG_C;
+  if (!strcmp(dot, ".cpp") || !strcmp(dot, ".cc") || !strcmp(dot, ".cxx") || !strcmp(dot, ".C") ||
+      !strcmp(dot, ".c++") || !strcmp(dot, ".cp"))
+    return PASS_LANG_CXX;
+  return -1;
+}
+
+/* A flag after "--" (or from the database) that does not apply to a unit
+ * of this language: one -- list serves every input of a program, so
+ * `-std=c++17` must not reach its C files nor `-std=c99` its C++ ones, and
+ * clang's CUDA flags mean nothing outside CUDA.  *skip: values to drop too. */
+static int flag_not_for(pass_lang lang, const char *a, int *skip) {
+  *skip = 0;
+  if (!strcmp(a, "-x")) {
+    *skip = 1; /* the language is set once, first (input_language) */
     return 1;
-  for (int i = 0; i + 1 < opt->n_clang_args; i++)
-    if (!strcmp(opt->clang_args[i], "-x") && !strcmp(opt->clang_args[i + 1], "cuda")) return 1;
-  for (int i = 0; i < opt->n_clang_args; i++)
-    if (!strcmp(opt->clang_args[i], "-xcuda")) return 1;
+  }
+  if (!strncmp(a, "-x", 2) && a[2]) return 1;
+  if (!strncmp(a, "-std=", 5) || !strncmp(a, "--std=", 6)) {
+    int cxx = strstr(a, "++") != NULL || strstr(a, "cuda") != NULL;
+    return lang == PASS_LANG_C ? cxx : !cxx;
+  }
+  if (lang == PASS_LANG_CUDA) return 0;
+  if (!strcmp(a, "-nocudainc") || !strcmp(a, "-nocudalib") || !strncmp(a, "--cuda-", 7) ||
+      !strncmp(a, "--offload-arch", 14) || !strcmp(a, "-fgpu-rdc") || !strcmp(a, "-fcuda-rdc"))
+    return 1;
   return 0;
 }
 
@@ -727,27 +775,56 @@ static int parse_unit(const frontend_options *opt, int whole_program, sym_arena 
   int rc = TIDAL_EXIT_INTERNAL;
 
   if (input_unusable(opt->input)) return TIDAL_EXIT_BAD_INPUT;
-  if (!is_cuda_input(opt, whole_program)) {
-    diag_error(opt->input, 1, 1,
-               "not a CUDA source file (expected a .cu or .cuh file; pass '-- -x cuda' to "
-               "treat it as CUDA)");
+  (void)whole_program;
+  int lang = input_language(opt);
+  if (lang < 0) {
+    const char *xname = NULL;
+    if (user_language(opt, &xname) == -2)
+      diag_error(opt->input, 1, 1, "'-x %s': tidal reads CUDA, C and C++ ('-x cuda', '-x c', "
+                 "'-x c++')", xname);
+    else
+      diag_error(opt->input, 1, 1,
+                 "not a CUDA, C or C++ source file (expected .cu, .cuh, .c, .cpp, .cc or .cxx; "
+                 "pass '-- -x cuda' to treat it as CUDA)");
     return TIDAL_EXIT_BAD_INPUT;
   }
   if (!(compat = find_compat_dir())) goto oom;
   {
-    char cuda_path[PATH_MAX + 16], cccl[PATH_MAX + 16];
+    char cuda_path[PATH_MAX + 16], cccl[PATH_MAX + 16], inc[PATH_MAX + 16];
     const char *cuda = getenv("TIDAL_CUDA_PATH");
     if (!cuda || !*cuda) cuda = TIDAL_CUDA_PATH;
     snprintf(cuda_path, sizeof cuda_path, "--cuda-path=%s", cuda);
     snprintf(cccl, sizeof cccl, "%s/include/cccl", cuda);
-    const char *base[] = {"-x", "cuda", cuda_path, "--cuda-gpu-arch=sm_90",
-                          "-Wno-unknown-cuda-version", "-ferror-limit=0", "-isystem", cccl,
-                          "-I", compat, "-include", "tidal_cuda_compat.h"};
-    for (size_t i = 0; i < sizeof base / sizeof base[0]; i++)
+    snprintf(inc, sizeof inc, "%s/include", cuda);
+    const char *cu[] = {"-x", "cuda", cuda_path, "--cuda-gpu-arch=sm_90",
+                        "-Wno-unknown-cuda-version", "-ferror-limit=0", "-isystem", cccl,
+                        "-I", compat, "-include", "tidal_cuda_compat.h"};
+    /* Host files see the toolkit's headers as their build's -I does (nvcc
+     * adds it itself; a host compiler's command line names it).  C: the
+     * errors clang 16+ makes of what gcc 12 only warns about. */
+    const char *c[] = {"-x", "c", "-ferror-limit=0", "-isystem", inc,
+                       "-Wno-error=implicit-function-declaration", "-Wno-error=int-conversion",
+                       "-Wno-error=incompatible-pointer-types", "-Wno-error=implicit-int",
+                       "-Wno-error=return-type"};
+    const char *cxx[] = {"-x", "c++", "-ferror-limit=0", "-isystem", inc, "-isystem", cccl};
+    const char **base = lang == PASS_LANG_C ? c : lang == PASS_LANG_CXX ? cxx : cu;
+    size_t nb = lang == PASS_LANG_C ? sizeof c / sizeof *c
+              : lang == PASS_LANG_CXX ? sizeof cxx / sizeof *cxx : sizeof cu / sizeof *cu;
+    for (size_t i = 0; i < nb; i++)
       if (sv_push(&args, base[i]) < 0) goto oom;
   }
   if (opt->compdb_dir) {
-    rc = load_compdb(opt->compdb_dir, opt->input, &args, NULL);
+    strvec db = {0};
+    rc = load_compdb(opt->compdb_dir, opt->input, &db, NULL);
+    for (int i = 0; !rc && i < db.n; i++) {
+      int skip;
+      if (flag_not_for((pass_lang)lang, db.v[i], &skip)) {
+        i += skip;
+        continue;
+      }
+      if (sv_push(&args, db.v[i]) < 0) rc = TIDAL_EXIT_INTERNAL;
+    }
+    sv_free(&db);
     if (rc) goto fail;
     rc = TIDAL_EXIT_INTERNAL;
   }
@@ -758,10 +835,16 @@ static int parse_unit(const frontend_options *opt, int whole_program, sym_arena 
       i++;
       continue;
     }
+    int skip;
+    if (flag_not_for((pass_lang)lang, opt->clang_args[i], &skip)) {
+      i += skip;
+      continue;
+    }
     if (sv_push(&args, opt->clang_args[i]) < 0) goto oom;
   }
 
   if (!(t = calloc(1, sizeof *t))) goto oom;
+  t->lang = (pass_lang)lang;
   if (!(t->main_path = strdup(opt->input))) goto oom;
   if (arena) t->arena = arena;
   else if (!(t->arena = sym_arena_create())) goto oom;
@@ -853,10 +936,12 @@ int frontend_parse(const frontend_options *opt, pass_tu **out) {
     one.n_inputs = 0;
     one.inputs = NULL;
     if (all.n) {
-      /* an entry of the database: its own flags, and C files are not ours */
+      /* an entry of the database, with its own flags: every C, C++ and
+       * CUDA file of the build (Note [input languages]); others (an
+       * assembler file, a Fortran one) are not the program's host code */
       one.input = inputs[i];
-      const char *dot = strrchr(inputs[i], '.');
-      if (dot && !strcmp(dot, ".c")) continue;
+      const char *xname = NULL;
+      if (input_language(&one) < 0 && user_language(&one, &xname) == -1) continue;
     }
     pass_tu *u = NULL;
     rc = parse_unit(&one, whole, p->arena, &u);
@@ -867,7 +952,7 @@ int frontend_parse(const frontend_options *opt, pass_tu **out) {
     }
   }
   if (p->n_units == 0) {
-    diag_error(opt->compdb_dir, 0, 0, "the compilation database lists no C++ or CUDA file");
+    diag_error(opt->compdb_dir, 0, 0, "the compilation database lists no C, C++ or CUDA file");
     rc = TIDAL_EXIT_BAD_INPUT;
     goto fail;
   }

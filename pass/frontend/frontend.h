@@ -14,6 +14,14 @@
 
 typedef struct pass_program pass_program;
 
+/* The language a unit is parsed in, as the program's build compiles it
+ * (docs/pass-frontend.md, "Which language each input is"). */
+typedef enum pass_lang {
+  PASS_LANG_CUDA = 0, /* .cu, .cuh: nvcc */
+  PASS_LANG_C = 1,    /* .c: the host C compiler */
+  PASS_LANG_CXX = 2   /* .cpp, .cc, .cxx, .C: the host C++ compiler */
+} pass_lang;
+
 /* One file tidal may read and rewrite: a parsed input (a translation unit
  * of its own) or a project header one of them includes (a view that
  * borrows that unit's tu: main_file is then the header). */
@@ -29,6 +37,7 @@ typedef struct pass_tu {
   pass_program *prog; /* every input and header view; NULL only inside frontend.c */
   int file_index;     /* this file's index in the program (graph_range.file) */
   int is_unit;        /* 1: an input with a translation unit of its own */
+  pass_lang lang;     /* the language its unit is parsed in (a view: its unit's) */
   int owns_tu, owns_arena;
 } pass_tu;
 

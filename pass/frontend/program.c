@@ -88,6 +88,8 @@ pass_tu *program_view_of_file(const pass_tu *t, CXCursor c, CXFile f) {
   pass_tu *v = calloc(1, sizeof *v);
   if (!v) return NULL;
   v->tu = tu;
+  for (int i = 0; i < p->n_units; i++)
+    if (p->files[i]->tu == tu) v->lang = p->files[i]->lang; /* parsed as the unit including it */
   v->main_file = f;
   v->main_path = string_and_dispose(clang_getFileName(f));
   v->main_source = malloc(size + 1);

@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "base/stack.h"
+#include "graph/callees.h"
+#include "graph/written.h"
 #include "graph/calltext.h"
 #include "graph/interp.h"
 #include "graph/liveness.h"
@@ -199,6 +201,9 @@ int graph_build(pass_tu *t, const graph_options *opt, graph *g) {
   }
 out:
   calltext_free(&b);
+  callees_free(b.callees);
+  written_free(b.written);
+  free(b.cursors);
   for (size_t i = 0; i < b.n_strs; i++) free(b.strs[i]);
   free(b.strs);
   free(b.tab);

@@ -639,7 +639,13 @@ void calltext_op(gb *b, graph_op *op) {
   ct_fn **fp = calloc((size_t)n + 1, sizeof *fp);
   if (!fp) return;
   fp[0] = fn_get(b, b->loop_frame ? b->loop_frame->fn : clang_getNullCursor());
-  for (int k = 1; k <= n; k++) fp[k] = fn_get(b, called_def(b->t, b->path_cursor[k - 1]));
+  /* the function each call ran: through a function pointer or a virtual
+   * method it is not the one the call names (interp_indirect.c), and the
+   * override's fields are not the base class's */
+  for (int k = 1; k <= n; k++)
+    fp[k] = fn_get(b, clang_Cursor_isNull(b->path_fn[k - 1])
+                          ? called_def(b->t, b->path_cursor[k - 1])
+                          : b->path_fn[k - 1]);
   for (int k = 0; k <= n; k++)
     if (!fp[k]) {
       free(fp);

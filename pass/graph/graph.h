@@ -84,6 +84,9 @@ typedef struct graph_loop {
   unsigned line, col;
   graph_range stmt;  /* the for/while statement */
   graph_range body;  /* its body (the compound statement, braces included) */
+  int iteration;     /* 1: one iteration of a loop the interpreter walked iteration by
+                        iteration (interp_indirect.c, Note [dispatch loops]): lo..hi is that
+                        one iteration; var (NULL for a range-for) is bound to lo */
 } graph_loop;
 
 typedef struct graph_access {
@@ -145,6 +148,9 @@ typedef struct graph_op {
   unsigned flags;      /* enum kernel_flags; library calls: KERNEL_NONDETERMINISTIC */
   sym *flops;          /* estimated floating-point work (loop context), SYM_UNKNOWN if unknown */
   int phase;           /* enum trace_phase, see liveness.c Note [phases] */
+  int maybe;           /* 1: below an indirect call whose callee is one of several
+                          candidates (callees.c, Note [indirect calls]): it may not run, so
+                          its writes never overwrite anything (unroll.c) */
   int branch;          /* the periodic branch (graph.branches) the op runs under, -1 if
                           it runs every iteration (interp_branch.c, Note [once and periodic]) */
   /* Launches of a kernel_info.split kernel whose pointer arguments are all

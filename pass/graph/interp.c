@@ -32,6 +32,9 @@
  *   interp_select.c  the conditional operator on an unknown condition
  *   interp_call.c    calls, user functions entered (gb_run_function)
  *   interp_cxx.c     C++ heap objects and smart pointers
+ *   interp_container.c  std::vector sizes and elements
+ *   interp_indirect.c   calls through function pointers and virtual methods;
+ *                    loops dispatching a different function per iteration
  *   interp_device.c  the card a program asks about (device properties)
  *   interp_stmt.c    statements (gb_walk_stmt), declarations, initialisers
  *   interp_loop.c    loops: setup loops, graph loops, the training loop

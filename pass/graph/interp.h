@@ -25,6 +25,8 @@
 #define GB_MAX_CALL_DEPTH 48          /* deeper user-call chains are not followed */
 #define GB_MAX_SETUP_UNROLL 4096      /* setup loops with more iterations are walked once */
 #define GB_MAX_STEPS 2000000          /* statements interpreted before giving up (runaway guard) */
+#define GB_MAX_DISPATCH_UNROLL 256    /* iterations of a dispatch loop walked one by one
+                                         (interp_indirect.c, Note [dispatch loops]) */
 
 typedef enum gval_kind {
   GV_NONE = 0, /* unknown / not tracked */
@@ -32,7 +34,9 @@ typedef enum gval_kind {
   GV_DEVPTR,   /* a device pointer: alloc, region, base + delta bytes */
   GV_ADDR,     /* the address of a host lvalue: path */
   GV_DESC,     /* a library descriptor (cuDNN tensor, cublasLt layout): s = bytes */
-  GV_ALIAS     /* a struct variable copied from another: path names the original */
+  GV_ALIAS,    /* a struct variable copied from another: path names the original */
+  GV_FUNC      /* a function (a pointer to it), or at KEY.@dyn an object's dynamic class:
+                  alloc indexes gb.cursors (interp_indirect.c, Note [indirect calls]) */
 } gval_kind;
 
 /* The elements of an array read at an index that is not constant
@@ -156,6 +160,8 @@ typedef struct gb {
   graph_call path[GB_MAX_CALL_DEPTH];
   int n_path;
   CXCursor path_cursor[GB_MAX_CALL_DEPTH]; /* the call expressions */
+  CXCursor path_fn[GB_MAX_CALL_DEPTH];     /* the definitions they ran (an indirect call's
+                                              target, not the declaration it names) */
   /* Graph loops being walked, innermost last. */
   gb_loopctx loops[64];
   int n_loops;
@@ -190,6 +196,16 @@ typedef struct gb {
    * (NULL if none or unknown): read_lvalue resolves elements with it. */
   const char *lv_key;
   sym *lv_index;
+  /* Functions and classes GV_FUNC values name (interp_indirect.c). */
+  CXCursor *cursors;
+  int n_cursors, cap_cursors;
+  struct callee_index *callees; /* callees.c: built on the first indirect call */
+  struct written_set *written;  /* written.c: built on the first unwritten global read */
+  int once_depth;         /* > 0: inside a setup loop walked once for all its iterations
+                             (its trip count unknown or too large): a push_back there
+                             does not give the vector a known size (interp_container.c) */
+  int maybe;              /* > 0: walking one of several candidates of an indirect call
+                             (Note [indirect calls]): ops recorded may not run */
 } gb;
 
 /* store.c: builder-owned memory and the store. */

@@ -85,6 +85,12 @@ static branch_shape graph_branch_shape(gb *b, gb_frame *f, CXCursor cond, CXCurs
     gval v = gb_eval(b, f, var);
     int first = b->train_var && v.k == GV_INT && v.s && sym_get_kind(v.s) == SYM_VAR &&
                 strcmp(sym_var_name(v.s), b->train_var) == 0 && k == b->train_lo;
+    /* an inner loop's variable of the same name (`i` of a layer loop in a
+     * callee, `i` of main's step loop) is not the training loop's counter */
+    for (int i = 0; first && i < b->n_loops; i++) {
+      const char *lv = b->g->loops[b->loops[i].id].var;
+      if (lv && !strcmp(lv, b->train_var)) first = 0;
+    }
     if (!first && b->train_key && k == b->train_lo && gb_plain_lvalue(var)) {
       /* a while loop's counter (Note [while counter]) */
       const char *vk = gb_lvalue(b, f, cursor_strip_casts(var), NULL, NULL);
@@ -336,6 +342,7 @@ static void walk_if_parts(gb *b, gb_frame *f, CXCursor s, const CXCursor *ch, in
   /* a condition fixed for this call path (a NULL argument, a constant)
    * prunes the branch; anything depending on the iteration walks both */
   int known = gb_int_value_const(b, &c, &cv);
+  if (!known && c.k == GV_FUNC) known = 1, cv = 1; /* `if (l.update)`: a function is set */
   /* `if (falgo)` on the address of a host object (`&algo` passed down):
    * never NULL, so the arm runs (its integers are kept: a cuDNN workspace
    * size computed there, Note [workspace sizes] in libcalls_formulas.c) */

@@ -12,14 +12,6 @@
 #include "graph/interp_impl.h"
 #include "analysis/libcalls.h"
 
-/* 1 for std::vector<...> (its size() is tracked from its construction). */
-static int is_std_vector(CXType t) {
-  char *sp = string_and_dispose(clang_getTypeSpelling(clang_getCanonicalType(t)));
-  int r = strncmp(sp, "std::vector<", 12) == 0 || strncmp(sp, "const std::vector<", 18) == 0;
-  free(sp);
-  return r;
-}
-
 /* CUDA's dim3 (and uint3, its base in the toolkit's headers). */
 static int is_dim3(CXType t) {
   char *sp = string_and_dispose(clang_getTypeSpelling(clang_getCanonicalType(t)));
@@ -258,7 +250,7 @@ static int seen_before(gb *b, gb_frame *f, CXCursor e) {
  * initialisers first.  The object of `obj.m()` or `ptr->m()` is the
  * lvalue's path or the pointer's target; a call `m()` inside a method
  * passes its own `this`. */
-static const char *method_object(gb *b, gb_frame *f, CXCursor call) {
+const char *gb_method_object(gb *b, gb_frame *f, CXCursor call) {
   CXCursor ch[1];
   if (cursor_children(call, ch, 1) < 1) return NULL;
   CXCursor callee = cursor_strip_casts(ch[0]);
@@ -404,9 +396,10 @@ GB_NOINLINE gval gb_eval_call(gb *b, gb_frame *f, CXCursor e) {
       }
       return gb_none_val();
     }
-    if (obj && is_std_vector(clang_getCursorType(e))) {
-      /* std::vector<T> v(count[, value]): its size() is count */
-      gval cnt = gb_none_val();
+    if (obj && gb_is_vector_type(clang_getCursorType(e))) {
+      /* std::vector<T> v(count[, value]): its size() is count; v: 0
+       * (interp_container.c, Note [container elements]) */
+      gval cnt = n == 0 ? gb_int(b, sym_const(b->a, 0), NULL, 0) : gb_none_val();
       for (int i = 0; i < n; i++) {
         gval v = gb_eval(b, f, clang_Cursor_getArgument(e, (unsigned)i));
         if (i == 0 && v.k == GV_INT &&
@@ -418,8 +411,10 @@ GB_NOINLINE gval gb_eval_call(gb *b, gb_frame *f, CXCursor e) {
     }
     CXCursor cdef = program_definition(b->t, ref);
     if (obj && !clang_CXXConstructor_isCopyConstructor(ref) &&
-        !clang_CXXConstructor_isMoveConstructor(ref))
+        !clang_CXXConstructor_isMoveConstructor(ref)) {
       gb_default_members(b, f, obj, clang_getCursorType(e));
+      gb_set_dynamic_class(b, obj, clang_getCursorSemanticParent(ref)); /* its virtual methods */
+    }
     if (obj && !clang_CXXConstructor_isCopyConstructor(ref) &&
         !clang_CXXConstructor_isMoveConstructor(ref) && gb_is_user_function(b, cdef)) {
       gval args[64];
@@ -438,19 +433,10 @@ GB_NOINLINE gval gb_eval_call(gb *b, gb_frame *f, CXCursor e) {
     gval sv;
     if (gb_smart_method(b, f, e, ref, &sv)) return sv;
   }
-  /* v.size() of a std::vector whose construction gave its count */
-  if (!clang_Cursor_isNull(ref) && clang_getCursorKind(ref) == CXCursor_CXXMethod &&
-      is_std_vector(clang_getCursorType(clang_getCursorSemanticParent(ref)))) {
-    char *m = string_and_dispose(clang_getCursorSpelling(ref));
-    int is_size = strcmp(m, "size") == 0;
-    free(m);
-    const char *obj = method_object(b, f, e);
-    if (is_size) {
-      gval *sz = obj ? gb_lookup(b, gb_fmt(b, "%s.@size", gb_resolve_alias(b, obj))) : NULL;
-      return sz ? *sz : gb_none_val();
-    }
-    /* anything else (push_back, resize, assign) may change the size */
-    if (obj) gb_store(b, gb_fmt(b, "%s.@size", gb_resolve_alias(b, obj)), gb_none_val());
+  /* a std::vector's size and elements (interp_container.c) */
+  if (!clang_Cursor_isNull(ref) && clang_getCursorKind(ref) == CXCursor_CXXMethod) {
+    gval vv;
+    if (gb_vector_method(b, f, e, ref, &vv)) return vv;
   }
   /* C++ spells a struct assignment `b->a = tensor_alloc(n)` as a call of
    * the implicit (defaulted) operator=: the same alias as the C assignment. */
@@ -475,8 +461,10 @@ GB_NOINLINE gval gb_eval_call(gb *b, gb_frame *f, CXCursor e) {
       return gb_assign(b, f, lhs, rhs, gb_eval(b, f, rhs), CXBinaryOperator_Invalid);
     }
   }
-  char *name = gb_callee_name(e);
   gval ret = gb_none_val();
+  /* through a function pointer, or a virtual method (interp_indirect.c) */
+  if (gb_call_indirect(b, f, e, &ret)) return ret;
+  char *name = gb_callee_name(e);
   if (!name) goto generic;
   if ((strcmp(name, "make_unique") == 0 || strcmp(name, "make_shared") == 0) &&
       gb_is_smart_ptr(clang_getCursorType(e))) {
@@ -522,7 +510,13 @@ GB_NOINLINE gval gb_eval_call(gb *b, gb_frame *f, CXCursor e) {
     int n = clang_Cursor_getNumArguments(e);
     for (int i = 0; i < n; i++) gb_eval(b, f, clang_Cursor_getArgument(e, (unsigned)i));
     ret.k = GV_ADDR;
-    ret.path = gb_fmt(b, "h%d[0]", b->next_frame++);
+    /* named after the variable it is stored to, as a heap object is
+     * (interp_cxx.c Note [heap objects]): its elements' regions read
+     * `net.layers[0].w`, not `h5[0].w` */
+    const char *nm = b->new_name;
+    b->new_name = NULL;
+    ret.path = nm && gb_is_plain_lvalue_text(nm) ? gb_fmt(b, "h%d:%s[0]", b->next_frame++, nm)
+                                                 : gb_fmt(b, "h%d[0]", b->next_frame++);
     goto out;
   }
   {
@@ -542,10 +536,7 @@ GB_NOINLINE gval gb_eval_call(gb *b, gb_frame *f, CXCursor e) {
     int na = gb_bind_call_args(b, f, e, def, skip, args, 64);
     if (gb_is_user_function(b, def) && !clang_Cursor_isNull(def)) {
       if (clang_getCursorKind(def) == CXCursor_CXXMethod && !clang_CXXMethod_isStatic(def)) {
-        b->this_path = method_object(b, f, e);
-        if (clang_CXXMethod_isVirtual(decl))
-          gb_note(b, e, "virtual call: only the definition for the object's static type is "
-                  "followed; overrides in derived classes are not");
+        b->this_path = gb_method_object(b, f, e); /* virtual calls: gb_call_indirect */
       }
       gb_run_function(b, def, f, e, args, na, &ret);
       b->this_path = NULL;
@@ -718,6 +709,7 @@ int gb_run_function(gb *b, CXCursor fn, gb_frame *caller, CXCursor call, const g
     gb_location(b, call, &gc->file, &gc->line, &gc->col);
     gc->stmt = b->have_stmt ? gb_range(b, b->cur_stmt, 1) : gb_range(b, call, 0);
     b->path_cursor[b->n_path] = call;
+    b->path_fn[b->n_path] = fn;
     fr.call_index = b->n_path;
     b->n_path++;
     pushed = 1;

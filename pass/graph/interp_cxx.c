@@ -79,7 +79,8 @@ gval gb_smart_held(gb *b, gb_frame *f, CXCursor e, const char **key_out) {
   enum CXCursorKind k = clang_getCursorKind(s);
   if (key_out) *key_out = NULL;
   if (k == CXCursor_DeclRefExpr || k == CXCursor_MemberRefExpr || k == CXCursor_ArraySubscriptExpr ||
-      k == CXCursor_UnaryOperator) {
+      k == CXCursor_UnaryOperator ||
+      (k == CXCursor_CallExpr && gb_vector_element_call(s, NULL))) { /* `layers_[i]` */
     const char *text;
     int ok;
     const char *key = gb_lvalue(b, f, s, &text, &ok);
@@ -103,11 +104,12 @@ int gb_makes_heap_object(CXCursor e) {
   if (k != CXCursor_CallExpr) return 0;
   CXCursor ref = clang_getCursorReferenced(s);
   if (clang_getCursorKind(ref) == CXCursor_Constructor)
+    /* `unique_ptr<T>(new T)`, `unique_ptr<Base>(make_unique<T>())` */
     return gb_is_smart_ptr(clang_getCursorType(s)) && clang_Cursor_getNumArguments(s) >= 1 &&
-           clang_getCursorKind(cursor_strip_casts(clang_Cursor_getArgument(s, 0))) ==
-               CXCursor_CXXNewExpr;
+           gb_makes_heap_object(clang_Cursor_getArgument(s, 0));
   char *n = gb_callee_name(s);
-  int r = n && (strcmp(n, "make_unique") == 0 || strcmp(n, "make_shared") == 0);
+  int r = n && (strcmp(n, "make_unique") == 0 || strcmp(n, "make_shared") == 0 ||
+                strcmp(n, "malloc") == 0 || strcmp(n, "calloc") == 0 || strcmp(n, "realloc") == 0);
   free(n);
   return r;
 }
@@ -144,6 +146,26 @@ static CXCursor constructor_for(CXType t, int nargs) {
   return r;
 }
 
+/* Constructs an object of class t at obj from the arguments of call e
+ * from argument `first` on (`v.emplace_back(args...)`, Note [container
+ * elements]): its user constructor taking that many arguments runs with
+ * `this` obj, after the default member initialisers.  0 if there is none. */
+int gb_construct_at(gb *b, gb_frame *f, CXCursor e, int first, CXType t, const char *obj) {
+  int n = clang_Cursor_getNumArguments(e) - first;
+  if (!gb_is_record_type(t) || n < 0) return 0;
+  CXCursor ctor = constructor_for(t, n);
+  CXCursor def = clang_Cursor_isNull(ctor) ? ctor : program_definition(b->t, ctor);
+  if (!gb_is_user_function(b, def)) return 0;
+  gb_default_members(b, f, obj, t);
+  gb_set_dynamic_class(b, obj, clang_getTypeDeclaration(clang_getCanonicalType(t)));
+  gval args[64];
+  int na = gb_bind_call_args(b, f, e, def, first, args, 64);
+  b->this_path = obj;
+  gb_run_function(b, def, f, e, args, na, NULL);
+  b->this_path = NULL;
+  return 1;
+}
+
 /* Runs T's user destructor on the object at path (`delete p`). */
 static void run_destructor(gb *b, gb_frame *f, CXCursor at, CXType t, const char *path) {
   CXCursor decl = clang_getTypeDeclaration(clang_getCanonicalType(t));
@@ -168,6 +190,8 @@ GB_NOINLINE gval gb_eval_new(gb *b, gb_frame *f, CXCursor e) {
   const char *text = gb_text(b, e);
   const char *br = text ? strpbrk(text, "[({") : NULL;
   gval v = heap_object(b, br && *br == '[');
+  CXType pt = clang_getPointeeType(clang_getCanonicalType(clang_getCursorType(e)));
+  if (gb_is_record_type(pt)) gb_set_dynamic_class(b, v.path, clang_getTypeDeclaration(pt));
   CXCursor *ch;
   int n = cursor_children_all(e, &ch);
   for (int i = 0; i < n; i++) {
@@ -202,6 +226,7 @@ gval gb_make_smart(gb *b, gb_frame *f, CXCursor e) {
     for (int i = 0; i < n; i++) gb_eval(b, f, clang_Cursor_getArgument(e, (unsigned)i));
     return v; /* a host scalar or array */
   }
+  gb_set_dynamic_class(b, v.path, clang_getTypeDeclaration(clang_getCanonicalType(t)));
   CXCursor ctor = constructor_for(t, n);
   CXCursor def = clang_Cursor_isNull(ctor) ? ctor : program_definition(b->t, ctor);
   if (!gb_is_user_function(b, def)) {
@@ -235,11 +260,15 @@ void gb_default_members(gb *b, gb_frame *f, const char *obj, CXType t) {
   for (int i = 0; i < n; i++) {
     if (clang_getCursorKind(fl[i]) != CXCursor_FieldDecl || clang_Cursor_isBitField(fl[i])) continue;
     CXType ft = clang_getCursorType(fl[i]);
-    if (gb_is_record_type(ft) && !gb_is_smart_ptr(ft)) continue;
     /* the initialiser follows the type's spelling, however long */
     CXCursor init = cursor_last_expr_child(fl[i]);
-    if (clang_Cursor_isNull(init)) continue;
     char *field = string_and_dispose(clang_getCursorSpelling(fl[i]));
+    if (gb_is_vector_type(ft) && clang_Cursor_isNull(init)) /* empty (Note [container elements]) */
+      gb_store(b, gb_fmt(b, "%s.%s.@size", obj, field), gb_int(b, sym_const(b->a, 0), NULL, 0));
+    if ((gb_is_record_type(ft) && !gb_is_smart_ptr(ft)) || clang_Cursor_isNull(init)) {
+      free(field);
+      continue;
+    }
     gval v = gb_is_smart_ptr(ft) ? gb_smart_held(b, f, init, NULL) : gb_eval(b, f, init);
     gb_write_lvalue(b, gb_fmt(b, "%s.%s", obj, field), NULL, v);
     free(field);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "graph/interp_impl.h"
+#include "graph/written.h"
 #include "base/stack.h"
 
 /* The wrappers gb_eval looks through (cursor_strip_casts). */
@@ -127,6 +128,11 @@ static gval arith(gb *b, enum CXBinaryOperatorKind op, gval l, gval r) {
       int64_t zv;
       if (p && p->alloc >= 0 && gb_int_value_const(b, z, &zv) && zv == 0)
         return gb_int(b, sym_const(b->a, op == CXBinaryOperator_NE), NULL, 0);
+      /* a function pointer holding a function is not NULL */
+      const gval *fp = l.k == GV_FUNC ? &l : r.k == GV_FUNC ? &r : NULL;
+      const gval *fz = fp == &l ? &r : &l;
+      if (fp && gb_int_value_const(b, fz, &zv) && zv == 0)
+        return gb_int(b, sym_const(b->a, op == CXBinaryOperator_NE), NULL, 0);
     }
     if (ok) {
       switch (op) {
@@ -187,6 +193,48 @@ static enum CXBinaryOperatorKind compound_base(enum CXBinaryOperatorKind op) {
  * one the loop uses).  On the first write through a variable holding an
  * alias, the original's fields are copied under the variable's own key
  * and the alias is dropped. */
+/* Every entry under src ("src.f", "src[k]") stored again under dst; dst
+ * itself becomes self (a plain entry, not an alias).  keep: src lives in
+ * a frame that keeps names. */
+static void copy_entries(gb *b, const char *dst, const char *src, gval self, int keep) {
+  size_t ol = strlen(src);
+  size_t n = 0;
+  const char **keys = malloc((b->tab_n + 1) * sizeof *keys);
+  gval *vals = malloc((b->tab_n + 1) * sizeof *vals);
+  for (size_t i = 0; keys && vals && i < b->tab_cap; i++) {
+    const char *k = b->tab[i].key;
+    if (k && strncmp(k, src, ol) == 0 && (k[ol] == '.' || k[ol] == '[')) {
+      keys[n] = gb_fmt(b, "%s%s", dst, k + ol);
+      vals[n] = b->tab[i].v;
+      /* an integer of a name-keeping original (`cfg = model->config` in a
+       * helper, main's `model.config.channels` read from a file header)
+       * copies as the original reads: its name, not the unknown stored.
+       * A constant copies as the constant (copying binds nothing). */
+      const char *colon = strchr(k, ':');
+      int64_t c;
+      if (vals[n].k == GV_INT && keep && colon && gb_is_plain_lvalue_text(colon + 1) &&
+          !gb_int_value_const(b, &vals[n], &c))
+        vals[n] = gb_named_int(b, gb_str(b, colon + 1), &b->tab[i].v, 0);
+      n++;
+    }
+  }
+  gb_store(b, dst, self);
+  for (size_t i = 0; i < n; i++) {
+    if (vals[i].k == GV_DEVPTR && b->mode == GB_SETUP) /* names its region (regions.c) */
+      b->h->pointer_stored(b, keys[i], NULL, &vals[i]);
+    gb_store(b, keys[i], vals[i]);
+  }
+  free(keys);
+  free(vals);
+}
+
+void gb_copy_struct(gb *b, const char *dst, const char *src) {
+  if (!dst || !src) return;
+  src = gb_canon(b, src);
+  if (!strcmp(dst, src)) return;
+  copy_entries(b, dst, src, gb_none_val(), 0); /* a returned frame's: no names kept */
+}
+
 static void unalias_root(gb *b, gb_frame *f, CXCursor lhs) {
   CXCursor e = cursor_strip_casts(lhs);
   for (int guard = 0; guard < 16; guard++) {
@@ -215,35 +263,41 @@ static void unalias_root(gb *b, gb_frame *f, CXCursor lhs) {
   gval *v = gb_lookup(b, key);
   if (!v || v->k != GV_ALIAS) return;
   const char *orig = gb_resolve_alias(b, key);
-  size_t ol = strlen(orig);
-  int keep = gb_key_keeps_names(f, orig);
-  size_t n = 0;
-  const char **keys = malloc((b->tab_n + 1) * sizeof *keys);
-  gval *vals = malloc((b->tab_n + 1) * sizeof *vals);
-  for (size_t i = 0; keys && vals && i < b->tab_cap; i++) {
-    const char *k = b->tab[i].key;
-    if (k && strncmp(k, orig, ol) == 0 && (k[ol] == '.' || k[ol] == '[')) {
-      keys[n] = gb_fmt(b, "%s%s", key, k + ol);
-      vals[n] = b->tab[i].v;
-      /* an integer of a name-keeping original (`cfg = model->config` in a
-       * helper, main's `model.config.channels` read from a file header)
-       * copies as the original reads: its name, not the unknown stored.
-       * A constant copies as the constant (copying binds nothing). */
-      const char *colon = strchr(k, ':');
-      int64_t c;
-      if (vals[n].k == GV_INT && keep && colon && gb_is_plain_lvalue_text(colon + 1) &&
-          !gb_int_value_const(b, &vals[n], &c))
-        vals[n] = gb_named_int(b, gb_str(b, colon + 1), &b->tab[i].v, 0);
-      n++;
-    }
-  }
   gval own = gb_none_val();
   own.text = v->text;
   own.text_ok = v->text_ok;
-  gb_store(b, key, own);
-  for (size_t i = 0; i < n; i++) gb_store(b, keys[i], vals[i]);
-  free(keys);
-  free(vals);
+  copy_entries(b, key, orig, own, gb_key_keeps_names(f, orig));
+}
+
+/* Note [struct copies], continued: a struct returned by value from a
+ * function (`net.layers[0] = make_layer(...)`, `Layer l = make_layer()`)
+ * is a local of a frame that has returned: nothing can write it any more,
+ * so the copy is made now, field by field, instead of an alias.  The
+ * fields then live under the name the program keeps them by, and the
+ * pointers in them name their regions after it (`net.layers[0].w`, not
+ * the helper's `l.w`). */
+static int frame_is_live(gb_frame *f, int id) {
+  for (; f; f = f->caller)
+    if (f->id == id) return 1;
+  return 0;
+}
+
+/* Only a struct holding device pointers is copied: that is what names
+ * regions.  A config struct of integers (`multi_gpu_config =
+ * multi_gpu_config_init(...)` in llm.c) stays an alias of the returned
+ * frame, as before: its fields, set again in branches on run-time flags,
+ * keep the values the program computes (a copy made them unknown after
+ * such a branch, and llm.c's optimizer state then needed a --bind). */
+int gb_returned_struct(gb *b, gb_frame *f, const char *path) {
+  if (!path || path[0] != 'f' || frame_is_live(f, atoi(path + 1))) return 0;
+  size_t ol = strlen(path);
+  for (size_t i = 0; i < b->tab_cap; i++) {
+    const char *k = b->tab[i].key;
+    if (k && b->tab[i].v.k == GV_DEVPTR && strncmp(k, path, ol) == 0 &&
+        (k[ol] == '.' || k[ol] == '['))
+      return 1;
+  }
+  return 0;
 }
 
 /* `lhs op= rhs` and `lhs = rhs` (op Invalid). */
@@ -261,6 +315,10 @@ gval gb_assign(gb *b, gb_frame *f, CXCursor lhs, CXCursor rhs_c, gval rhs,
       v = ptr_add(b, cur, rhs, pointee_size(lhs), op == CXBinaryOperator_Sub, lhs);
     else
       v = arith(b, op, cur, rhs);
+  } else if (gb_is_record_type(lt) && rhs.k == GV_ADDR && !gb_is_smart_ptr(lt) && key &&
+             gb_returned_struct(b, f, gb_canon(b, rhs.path))) {
+    gb_copy_struct(b, key, rhs.path); /* a returned struct: copied */
+    return v;
   } else if (gb_is_record_type(lt) && rhs.k == GV_ADDR) {
     /* struct assignment: alias (Note [struct copies]) */
     v.k = GV_ALIAS;
@@ -309,6 +367,8 @@ static gval eval_unary(gb *b, gb_frame *f, CXCursor e) {
   case CXUnaryOperator_AddrOf: {
     const char *text;
     int ok;
+    gval fv = gb_eval_function_ref(b, f, ch[0]); /* `&fwd` */
+    if (fv.k == GV_FUNC) return fv;
     const char *key = gb_lvalue(b, f, ch[0], &text, &ok);
     gval v = gb_none_val();
     if (key) {
@@ -485,6 +545,9 @@ gval gb_eval(gb *b, gb_frame *f, CXCursor e) {
       free(name);
       return v;
     }
+    if (dk == CXCursor_FunctionDecl || dk == CXCursor_FunctionTemplate ||
+        (dk == CXCursor_CXXMethod && clang_CXXMethod_isStatic(d)))
+      return gb_func_val(b, d, gb_text(b, e)); /* a function pointer's value */
     if (dk != CXCursor_VarDecl && dk != CXCursor_ParmDecl) {
       gval v = gb_none_val();
       v.text = gb_text(b, e);
@@ -503,7 +566,16 @@ gval gb_eval(gb *b, gb_frame *f, CXCursor e) {
         v = gb_int(b, sym_var(b->a, name), gb_str(b, name), 1);
       } else {
         gval *st = gb_lookup(b, gb_fmt(b, "g:%s", name));
-        v = gb_named_int(b, name, st, 0);
+        /* Note [mutable globals] (written.c): never read at its
+         * initialiser, unless no code of the program writes it */
+        if (!st && !b->written) b->written = written_build(b->t);
+        if (!st && (ty.kind >= CXType_Bool && ty.kind <= CXType_Int128) &&
+            !written_may_write(b->written, d) && cursor_eval_int(d, &c)) {
+          bind_set(&b->g->binds, name, c, BIND_CONST);
+          v = gb_int(b, sym_var(b->a, name), gb_str(b, name), 1);
+        } else {
+          v = gb_named_int(b, name, st, 0);
+        }
       }
       free(name);
       return v;

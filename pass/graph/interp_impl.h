@@ -43,6 +43,8 @@ void gb_write_lvalue(gb *b, const char *key, const char *text, gval v);
 int gb_plain_lvalue(CXCursor e);
 
 /* interp_expr.c: expressions. */
+void gb_copy_struct(gb *b, const char *dst, const char *src);
+int gb_returned_struct(gb *b, gb_frame *f, const char *path);
 gval gb_assign(gb *b, gb_frame *f, CXCursor lhs, CXCursor rhs_c, gval rhs,
                enum CXBinaryOperatorKind op);
 
@@ -71,6 +73,7 @@ GB_NOINLINE gval gb_eval_new(gb *b, gb_frame *f, CXCursor e);
 GB_NOINLINE void gb_eval_delete(gb *b, gb_frame *f, CXCursor e);
 gval gb_make_smart(gb *b, gb_frame *f, CXCursor e);
 void gb_default_members(gb *b, gb_frame *f, const char *obj, CXType t);
+int gb_construct_at(gb *b, gb_frame *f, CXCursor e, int first, CXType t, const char *obj);
 gval gb_smart_construct(gb *b, gb_frame *f, CXCursor e, const char *obj);
 int gb_smart_method(gb *b, gb_frame *f, CXCursor e, CXCursor ref, gval *out);
 const char *gb_smart_deref_path(gb *b, gb_frame *f, CXCursor e, const char **text, int *ok);
@@ -86,6 +89,26 @@ void gb_walk_for(gb *b, gb_frame *f, CXCursor s);
 void gb_forget_carried(gb *b, gb_frame *f, CXCursor s, const char *skip_key, CXCursor init);
 void gb_walk_train_loop(gb *b, gb_frame *f, CXCursor s);
 void gb_walk_range_for(gb *b, gb_frame *f, CXCursor s);
+
+/* interp_container.c: std::vector sizes and elements (Note [container elements]). */
+int gb_is_vector_type(CXType t);
+int gb_vector_element_call(CXCursor e, CXCursor *ref_out);
+const char *gb_vector_element_lvalue(gb *b, gb_frame *f, CXCursor e, const char **text, int *ok,
+                                     sym **idx_out);
+int gb_vector_method(gb *b, gb_frame *f, CXCursor e, CXCursor ref, gval *out);
+int gb_range_for_vector(gb *b, gb_frame *f, CXCursor range, const char **vk, const char **vt,
+                        int *vok, int64_t *count);
+void gb_bind_range_element(gb *b, gb_frame *f, CXCursor vd, const char *vk, const char *vt,
+                           int vok, int64_t k);
+
+/* interp_indirect.c: function values, indirect and virtual calls (callees.h). */
+gval gb_func_val(gb *b, CXCursor fn, const char *text);
+gval gb_eval_function_ref(gb *b, gb_frame *f, CXCursor e);
+CXCursor gb_func_cursor(gb *b, const gval *v);
+void gb_set_dynamic_class(gb *b, const char *obj, CXCursor cls);
+int gb_call_indirect(gb *b, gb_frame *f, CXCursor e, gval *ret);
+int gb_loop_dispatches(gb *b, CXCursor body);
+const char *gb_method_object(gb *b, gb_frame *f, CXCursor call);
 
 /* interp_branch.c: if statements. */
 void gb_walk_if(gb *b, gb_frame *f, CXCursor s);

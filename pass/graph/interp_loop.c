@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "graph/interp_impl.h"
+#include "graph/callees.h"
 
 /* Parts of a for statement: libclang omits absent parts, so they are told
  * apart by position relative to the header's semicolons. */
@@ -257,6 +258,31 @@ void gb_walk_graph_loop_body(gb *b, gb_frame *f, int id, CXCursor cvar, CXCursor
   if (b->n_loops) b->n_loops--;
 }
 
+/* A dispatch loop in the iteration, walked once per iteration
+ * (interp_indirect.c, Note [dispatch loops]); 0 if s is not one. */
+static int walk_dispatch_for(gb *b, gb_frame *f, CXCursor s, const for_parts *p, const char *key,
+                             const char *var, const gval *lo, const gval *hi, int step,
+                             sym *stride) {
+  int64_t l0, h0, sc;
+  if (!step || !gb_int_value_const(b, lo, &l0) || !gb_int_value_const(b, hi, &h0)) return 0;
+  /* a stride other than the step itself (`i += B`): not walked one by one */
+  if (stride && !(sym_get_const(stride, &sc) && sc == (step > 0 ? step : -step))) return 0;
+  int64_t trips = step > 0 ? (h0 - l0 + step - 1) / step : (l0 - h0 + (-step) - 1) / (-step);
+  if (trips < 1 || trips > GB_MAX_DISPATCH_UNROLL || !gb_loop_dispatches(b, p->body)) return 0;
+  for (int64_t i = 0, v = l0; i < trips; i++, v += step) {
+    int id = b->h->graph_loop(b, f, s, p->body, var, sym_const(b->a, v), sym_const(b->a, v + step),
+                              step, NULL);
+    if (id >= 0) b->g->loops[id].iteration = 1;
+    gval iv = gb_int(b, sym_const(b->a, v), var, f->is_loop_frame);
+    iv.ind = 1;
+    gb_store(b, key, iv);
+    f->iter++; /* the body's calls run again (Note [one op per call site]) */
+    gb_walk_graph_loop_body(b, f, id, p->has_cvar ? p->cvar : clang_getNullCursor(), p->body);
+  }
+  gb_store(b, key, gb_int(b, sym_const(b->a, l0 + trips * step), NULL, 0));
+  return 1;
+}
+
 void gb_walk_for(gb *b, gb_frame *f, CXCursor s) {
   for_parts p;
   for_split(b, s, &p);
@@ -266,6 +292,7 @@ void gb_walk_for(gb *b, gb_frame *f, CXCursor s) {
     int step = 0;
     sym *stride = NULL;
     const char *key = for_shape(b, f, s, &p, &var, &lo, &hi, &step, &stride);
+    if (key && walk_dispatch_for(b, f, s, &p, key, var, &lo, &hi, step, stride)) return;
     if (!key && p.has_init) {
       if (clang_getCursorKind(p.init) == CXCursor_DeclStmt) gb_walk_stmt(b, f, p.init);
       else gb_eval(b, f, p.init);
@@ -326,8 +353,10 @@ void gb_walk_for(gb *b, gb_frame *f, CXCursor s) {
     iv.ind = 1;
     gb_store(b, key, iv);
   }
+  b->once_depth++;
   if (p.has_cvar) gb_walk_decl(b, f, p.cvar);
   gb_walk_stmt(b, f, p.body);
+  b->once_depth--;
 }
 
 /* Note [loop-carried values]: a loop body is walked once, but a variable
@@ -448,9 +477,10 @@ static enum CXChildVisitResult user_call_visitor(CXCursor c, CXCursor parent, CX
   (void)parent;
   user_call_scan *u = d;
   if (clang_getCursorKind(c) == CXCursor_CallExpr) {
-    CXCursor decl = gb_callee_decl(c);
-    if (!clang_Cursor_isNull(decl) &&
-        gb_is_user_function(u->b, program_definition(u->b->t, decl))) {
+    CXCursor decl = gb_callee_decl(c), key;
+    if (callees_kind(c, &key) != CALLEE_DIRECT || /* an indirect call may run a user function */
+        (!clang_Cursor_isNull(decl) &&
+         gb_is_user_function(u->b, program_definition(u->b->t, decl)))) {
       u->found = 1;
       return CXChildVisit_Break;
     }
@@ -472,6 +502,8 @@ static int gval_same(const gval *x, const gval *y) {
   case GV_ADDR:
   case GV_ALIAS:
     return x->path == y->path || (x->path && y->path && !strcmp(x->path, y->path));
+  case GV_FUNC:
+    return x->alloc == y->alloc;
   default:
     return 1;
   }
@@ -733,8 +765,39 @@ void gb_walk_train_loop(gb *b, gb_frame *f, CXCursor s) {
   b->mode = GB_AFTER;
 }
 
-/* `for (auto &l : layers)`: the element is not followed; inside the
- * iteration it is a graph loop of unknown trip count, like a while.
+/* A range-for over a vector of `count` elements at vk, walked element by
+ * element: before the training loop as a setup loop, inside it as a
+ * dispatch loop (interp_indirect.c, Note [dispatch loops]: one graph loop
+ * of one trip per element).  0 (nothing walked) past the bounds. */
+static int walk_range_elements(gb *b, gb_frame *f, CXCursor s, CXCursor vd, CXCursor body,
+                               const char *vk, const char *vt, int vok, int64_t count) {
+  if (b->mode == GB_GRAPH) {
+    if (count > GB_MAX_DISPATCH_UNROLL) return 0;
+    for (int64_t k = 0; k < count; k++) {
+      int id = b->h->graph_loop(b, f, s, body, NULL, sym_const(b->a, k), sym_const(b->a, k + 1), 1,
+                                NULL);
+      if (id >= 0) b->g->loops[id].iteration = 1;
+      gb_bind_range_element(b, f, vd, vk, vt, vok, k);
+      f->iter++; /* the body's calls run again (Note [one op per call site]) */
+      gb_walk_graph_loop_body(b, f, id, clang_getNullCursor(), body);
+    }
+    return 1;
+  }
+  if (count * b->unroll_product > GB_MAX_SETUP_UNROLL) return 0;
+  int64_t saved_product = b->unroll_product;
+  b->unroll_product *= count ? count : 1;
+  for (int64_t k = 0; k < count && b->steps < GB_MAX_STEPS; k++) {
+    gb_bind_range_element(b, f, vd, vk, vt, vok, k);
+    f->iter++;
+    gb_walk_stmt(b, f, body);
+  }
+  b->unroll_product = saved_product;
+  return 1;
+}
+
+/* `for (auto &l : layers)` over anything else: the element is not
+ * followed; inside the iteration it is a graph loop of unknown trip
+ * count, like a while.
  * Its own function so that the cursor array stays out of gb_walk_stmt's
  * frame, as walk_compound's. */
 void gb_walk_range_for(gb *b, gb_frame *f, CXCursor s) {
@@ -744,15 +807,31 @@ void gb_walk_range_for(gb *b, gb_frame *f, CXCursor s) {
     free(ch);
     return;
   }
+  CXCursor body = ch[n - 1];
+  /* a vector of known size: once per element (interp_container.c, Note
+   * [container elements]) */
+  if (n >= 3 && clang_getCursorKind(ch[0]) == CXCursor_VarDecl &&
+      clang_isExpression(clang_getCursorKind(ch[1]))) {
+    const char *vk, *vt;
+    int vok;
+    int64_t count;
+    CXCursor vd = ch[0];
+    if (gb_range_for_vector(b, f, ch[1], &vk, &vt, &vok, &count) &&
+        walk_range_elements(b, f, s, vd, body, vk, vt, vok, count)) {
+      free(ch);
+      return;
+    }
+  }
   for (int i = 0; i + 1 < n; i++)
     if (clang_isExpression(clang_getCursorKind(ch[i]))) gb_eval(b, f, ch[i]);
-  CXCursor body = ch[n - 1];
   free(ch);
   if (b->mode == GB_GRAPH) {
     int id = b->h->graph_loop(b, f, s, body, NULL, NULL, NULL, 0, NULL);
     gb_forget_carried(b, f, s, NULL, clang_getNullCursor());
     gb_walk_graph_loop_body(b, f, id, clang_getNullCursor(), body);
   } else {
+    b->once_depth++;
     gb_walk_stmt(b, f, body);
+    b->once_depth--;
   }
 }

@@ -242,6 +242,8 @@ static const char *lvalue_at(gb *b, gb_frame *f, CXCursor e, const char **text, 
     if (pv.k == GV_ADDR) *idx_out = pv.index;
     return pv.k == GV_ADDR ? gb_resolve_alias(b, pv.path) : NULL;
   }
+  if (k == CXCursor_CallExpr && gb_vector_element_call(e, NULL)) /* `layers_[i]` */
+    return gb_vector_element_lvalue(b, f, e, text, text_ok, idx_out);
   if (k == CXCursor_CallExpr) return gb_smart_deref_path(b, f, e, text, text_ok); /* `*model` */
   return NULL;
 }

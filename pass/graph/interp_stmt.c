@@ -46,6 +46,51 @@ static int64_t index_designator(CXCursor el, CXCursor *value) {
   return k;
 }
 
+/* Note [zero-filled members]: an aggregate initialiser that leaves
+ * members out (`layer l = {0};`, `Config c = {.n = 4};`, `T t = {};`)
+ * zero-initialises them (C11 6.7.9p21, C++ aggregate initialisation).
+ * C frameworks rely on it: a layer without parameters keeps its update
+ * entry point NULL, tested before the call (`if (l.update) l.update(l)`),
+ * and a NULL pointer read as unknown would run some other layer's update.
+ * So integer and pointer members left out are stored as 0, nested
+ * structs member by member; arrays are left alone.  A C++ member with a
+ * default member initialiser (`int n = 1024;`) gets that value, not 0:
+ * `Cfg c = {};` leaves it as the class says. */
+static void zero_fill(gb *b, gb_frame *f, const char *key, CXType ty, int depth);
+
+static void fill_member(gb *b, gb_frame *f, const char *key, CXCursor field, int depth) {
+  CXType ft = clang_getCursorType(field);
+  CXCursor init = clang_Cursor_isBitField(field) ? clang_getNullCursor() : cursor_last_expr_child(field);
+  if (clang_Cursor_isNull(init)) {
+    zero_fill(b, f, key, ft, depth);
+    return;
+  }
+  if (gb_is_record_type(ft) && !gb_is_smart_ptr(ft)) return; /* a member object: not followed */
+  gval v = gb_is_smart_ptr(ft) ? gb_smart_held(b, f, init, NULL) : gb_eval(b, f, init);
+  gb_write_lvalue(b, key, NULL, v);
+}
+
+static void zero_fill(gb *b, gb_frame *f, const char *key, CXType ty, int depth) {
+  CXType t = clang_getCanonicalType(ty);
+  if (t.kind == CXType_Pointer || t.kind == CXType_Enum ||
+      (t.kind >= CXType_Bool && t.kind <= CXType_Int128)) {
+    gb_store(b, key, gb_int(b, sym_const(b->a, 0), NULL, 0));
+    return;
+  }
+  if (t.kind != CXType_Record || depth > 4 || gb_is_smart_ptr(t)) return;
+  CXCursor decl = clang_getTypeDeclaration(t);
+  if (clang_Location_isInSystemHeader(clang_getCursorLocation(decl))) return;
+  CXCursor *fl;
+  int nf = cursor_children_all(decl, &fl);
+  for (int i = 0; i < nf; i++) {
+    if (clang_getCursorKind(fl[i]) != CXCursor_FieldDecl) continue;
+    char *fname = string_and_dispose(clang_getCursorSpelling(fl[i]));
+    fill_member(b, f, gb_fmt(b, "%s.%s", key, fname), fl[i], depth + 1);
+    free(fname);
+  }
+  free(fl);
+}
+
 /* Stores an initialiser into key (written `name` in the source):
  * aggregate initialisers element by element and field by field, nested
  * (`Spec t[] = {{(void **)&a->x, n}, ...}`: a table of addresses a carving
@@ -72,6 +117,15 @@ void gb_init_store(gb *b, gb_frame *f, const char *key, const char *name, CXType
     /* aggregate init of a struct: fields in declaration order */
     CXCursor decl = clang_getTypeDeclaration(clang_getCanonicalType(ty));
     int nf = cursor_children_all(decl, &fl), fi = 0;
+    /* members the list leaves out are zero (Note [zero-filled members]):
+     * first all, then the list's elements over them */
+    if (!clang_Location_isInSystemHeader(clang_getCursorLocation(decl)))
+      for (int i = 0; i < nf; i++) {
+        if (clang_getCursorKind(fl[i]) != CXCursor_FieldDecl) continue;
+        char *fname = string_and_dispose(clang_getCursorSpelling(fl[i]));
+        fill_member(b, f, gb_fmt(b, "%s.%s", key, fname), fl[i], depth + 1);
+        free(fname);
+      }
     for (int i = 0; i < m; i++) {
       CXCursor v, *ds;
       int nd = field_designators(el[i], &v, &ds);
@@ -115,8 +169,13 @@ void gb_init_store(gb *b, gb_frame *f, const char *key, const char *name, CXType
     gval v = smart ? gb_smart_held(b, f, init, NULL) : gb_eval(b, f, init);
     b->this_path = NULL;
     b->new_name = NULL;
-    if (gb_is_record_type(ty) && !smart && v.k == GV_ADDR) v.k = GV_ALIAS;
-    gb_write_lvalue(b, key, name, v);
+    if (gb_is_record_type(ty) && !smart && v.k == GV_ADDR &&
+        gb_returned_struct(b, f, gb_canon(b, v.path))) {
+      gb_copy_struct(b, key, v.path); /* Note [struct copies]: a returned struct */
+    } else {
+      if (gb_is_record_type(ty) && !smart && v.k == GV_ADDR) v.k = GV_ALIAS;
+      gb_write_lvalue(b, key, name, v);
+    }
   }
   free(el);
   free(fl);
@@ -235,8 +294,10 @@ void gb_walk_stmt(gb *b, gb_frame *f, CXCursor s) {
       gb_forget_carried(b, f, s, NULL, clang_getNullCursor());
       gb_walk_graph_loop_body(b, f, id, cv_decl, body);
     } else {
+      b->once_depth++;
       if (!clang_Cursor_isNull(cv_decl)) gb_walk_decl(b, f, cv_decl);
       gb_walk_stmt(b, f, body);
+      b->once_depth--;
     }
     return;
   }

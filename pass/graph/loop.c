@@ -20,7 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "graph/callees.h"
 #include "graph/liveness.h"
 #include "graph/loop.h"
 #include "graph/opsites.h"
@@ -112,6 +114,20 @@ static enum CXChildVisitResult layer_visitor(CXCursor c, CXCursor parent, CXClie
   return CXChildVisit_Recurse;
 }
 
+/* A call through a function pointer or a virtual method in a loop's own
+ * body: each iteration may run another layer (interp_indirect.c, Note
+ * [dispatch loops]). */
+static enum CXChildVisitResult dispatch_visitor(CXCursor c, CXCursor parent, CXClientData d) {
+  (void)parent;
+  CXCursor key;
+  if (clang_getCursorKind(c) == CXCursor_LambdaExpr) return CXChildVisit_Continue;
+  if (clang_getCursorKind(c) == CXCursor_CallExpr && callees_kind(c, &key) != CALLEE_DIRECT) {
+    *(int *)d = 1;
+    return CXChildVisit_Break;
+  }
+  return CXChildVisit_Recurse;
+}
+
 static int loop_is_layer_like(CXCursor loop) {
   /* `for (auto &l : layers)`: over a container, as a layer loop is; as the
    * step loop inside an epoch loop it is still taken when it reaches
@@ -120,6 +136,11 @@ static int loop_is_layer_like(CXCursor loop) {
   if (clang_getCursorKind(loop) != CXCursor_ForStmt) return 0;
   /* init first, body last (five children with a condition variable) */
   CXCursor init = cursor_first_child(loop), body = cursor_last_child(loop);
+  /* `layers[l]->forward(...)`, `net.layers[i].forward(l, net)`: a dispatch loop */
+  int dispatch = 0; /* the body itself may be the call (unbraced) */
+  if (dispatch_visitor(body, loop, &dispatch) == CXChildVisit_Recurse)
+    clang_visitChildren(body, dispatch_visitor, &dispatch);
+  if (dispatch) return 1;
   if (clang_equalCursors(init, body) || clang_getCursorKind(init) != CXCursor_DeclStmt) return 0;
   CXCursor vd[1];
   if (cursor_children(init, vd, 1) != 1) return 0;
@@ -140,7 +161,27 @@ static enum CXChildVisitResult count_visitor(CXCursor c, CXCursor parent, CXClie
       free(n);
       s->bits |= ph == TRACE_BACKWARD ? PB_BWD : ph == TRACE_UPDATE ? PB_UPD : PB_FWD;
     } else {
-      CXCursor decl = gb_callee_decl(c);
+      CXCursor decl = gb_callee_decl(c), key;
+      if (callees_kind(c, &key) != CALLEE_DIRECT) {
+        /* an indirect call reaches every candidate's op sites (callees.c) */
+        if (!s->b->callees) s->b->callees = callees_build(s->b->t);
+        CXCursor *cand = NULL;
+        int n = callees_candidates(s->b->callees, s->b->t, c, &cand);
+        for (int i = 0; i < n; i++) {
+          if (clang_Location_isInSystemHeader(clang_getCursorLocation(cand[i]))) continue;
+          int caller = s->cur_fn;
+          s->count += count_function(s, cand[i]);
+          int fi = fn_index(s, cand[i]);
+          if (fi >= 0) {
+            s->bits |= s->fns[fi].bits;
+            push_int(&s->calls, &s->n_calls, &s->cap_calls, fi);
+            push_int(&s->edges, &s->n_edges, &s->cap_edges, caller);
+            push_int(&s->edges, &s->n_edges, &s->cap_edges, fi);
+          }
+        }
+        free(cand);
+        return CXChildVisit_Recurse;
+      }
       if (!clang_Cursor_isNull(decl)) {
         CXCursor def = program_definition(s->b->t, decl); /* in any input */
         if (!clang_Cursor_isNull(def) &&
@@ -279,6 +320,11 @@ static enum CXChildVisitResult tu_visitor(CXCursor c, CXCursor parent, CXClientD
   scan *s = d;
   enum CXCursorKind k = clang_getCursorKind(c);
   if (k == CXCursor_Namespace || k == CXCursor_LinkageSpec) return CXChildVisit_Recurse;
+  /* methods defined in their class (`class Trainer { void fit() { for ... } };`),
+   * of a class template too: their loops are candidates as any function's */
+  if ((k == CXCursor_ClassDecl || k == CXCursor_StructDecl || k == CXCursor_ClassTemplate) &&
+      clang_isCursorDefinition(c))
+    return CXChildVisit_Recurse;
   if ((k == CXCursor_FunctionDecl || k == CXCursor_CXXMethod) && clang_isCursorDefinition(c) &&
       program_view_of(s->b->t, c)) {
     char *usr = string_and_dispose(clang_getCursorUSR(c));
@@ -350,8 +396,14 @@ static const char *base_name(const char *p) {
 }
 
 /* given is the FILE part of --loop (options.h keeps "FILE:LINE" whole). */
+/* By identity when both name existing files (`../../src/x.cu` and the
+ * view's `./../src/x.cu`), else by base name (a path as the build wrote
+ * it, from another folder). */
 static int same_file(const char *given, const char *main_path) {
   if (strcmp(given, main_path) == 0) return 1;
+  struct stat a, c;
+  if (stat(given, &a) == 0 && stat(main_path, &c) == 0)
+    return a.st_dev == c.st_dev && a.st_ino == c.st_ino;
   return strcmp(base_name(given), base_name(main_path)) == 0;
 }
 
@@ -471,8 +523,10 @@ int loop_choose(gb *b, const graph_options *opt, CXCursor *loop) {
     for (int i = 0; i < b->t->prog->n_files && !known; i++)
       known = same_file(lf, b->t->prog->files[i]->main_path);
     if (!known) {
-      diag_error(NULL, 0, 0, "--loop %s:%u: not an input file ('%s')", lf, opt->loop_line,
-                 b->t->main_path);
+      diag_error(NULL, 0, 0,
+                 "--loop %s:%u: not a file of the program ('%s': its inputs and the project "
+                 "files they include)",
+                 lf, opt->loop_line, b->t->main_path);
       rc = TIDAL_EXIT_BAD_INPUT;
       goto out;
     }
@@ -482,9 +536,8 @@ int loop_choose(gb *b, const graph_options *opt, CXCursor *loop) {
           (chosen < 0 || s.loops[i].offset < s.loops[chosen].offset))
         chosen = i;
     if (chosen < 0) {
-      diag_error(b->t->main_path, opt->loop_line, 1,
-                 "no for, while or do loop starts on this line (--loop %s:%u)", lf,
-                 opt->loop_line);
+      diag_error(lf, opt->loop_line, 1, "no for, while or do loop starts on this line (--loop %s:%u)",
+                 lf, opt->loop_line);
       rc = TIDAL_EXIT_BAD_INPUT;
       goto out;
     }
@@ -550,12 +603,15 @@ int loop_record(gb *b, gb_frame *f, CXCursor stmt, CXCursor body, const char *va
   l->parent = b->n_loops ? b->loops[b->n_loops - 1].id : -1;
   l->call_depth = b->n_path;
   l->var = var ? strdup(var) : NULL;
-  l->step = var ? step : 0;
-  l->lo = lo && var ? lo : sym_unknown(b->a);
-  l->hi = hi && var ? hi : sym_unknown(b->a);
+  /* bounds without a variable: one iteration of a range-for walked one by
+   * one (graph_loop.iteration) */
+  int shaped = var || (lo && hi && step);
+  l->step = shaped ? step : 0;
+  l->lo = lo && shaped ? lo : sym_unknown(b->a);
+  l->hi = hi && shaped ? hi : sym_unknown(b->a);
   int64_t as = step > 0 ? step : -(int64_t)step;
-  l->stride = var && step ? (stride ? stride : sym_const(b->a, as)) : sym_unknown(b->a);
-  if (var && lo && hi && step) {
+  l->stride = shaped && step ? (stride ? stride : sym_const(b->a, as)) : sym_unknown(b->a);
+  if (shaped && lo && hi && step) {
     sym *span = step > 0 ? sym_sub(b->a, hi, lo) : sym_sub(b->a, lo, hi);
     int64_t cs;
     if (sym_get_const(l->stride, &cs) && cs == 1)

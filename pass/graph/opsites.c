@@ -350,6 +350,7 @@ static graph_op *new_op(gb *b, gb_frame *f, CXCursor call, const char *callee, g
   op->flops = sym_unknown(b->a);
   op->phase = TRACE_OTHER;
   op->branch = b->cur_branch;
+  op->maybe = b->maybe > 0;
   int n = clang_Cursor_getNumArguments(call);
   if (n > 0) {
     op->n_args = n;
@@ -759,6 +760,132 @@ out:
   free(vals);
 }
 
+/* Note [pointer-array batches]: cublas<t>gemmBatched takes device arrays
+ * of batchCount pointers (Aarray, Barray, Carray).  A program builds each
+ * on the host (`float *h_A[B]; h_A[i] = d_A + i * m * k;`) and copies it
+ * to the device (`cudaMemcpy(d_Aarray, h_A, B * sizeof(float *),
+ * cudaMemcpyHostToDevice)`).  The interpreter remembers, per device
+ * allocation, the host array copied into it before the training loop
+ * ("@ptrs:ALLOC"), so at the call the matrices behind the arrays are the
+ * host array's elements: each is declared with cublas<t>gemm's formula
+ * for that operand (the same argument positions), its run-time text the
+ * host array's element (`h_A[2]`).  Only when that host array is a
+ * variable of the function making the call, or a global, is it declared:
+ * elsewhere its name means nothing at the call, and the matrices stay
+ * undeclared as before (a warning; docs/libcalls.md).  Batches of more
+ * than 64 matrices are not expanded. */
+#define PTR_ARRAY_MAX_BATCH 64
+
+/* A variable or a field chain of one: its key needs no call evaluated. */
+static int plain_lvalue(CXCursor e) {
+  for (int guard = 0; guard < 16; guard++) {
+    e = cursor_strip_casts(e);
+    enum CXCursorKind k = clang_getCursorKind(e);
+    if (k == CXCursor_DeclRefExpr) return 1;
+    if (k != CXCursor_MemberRefExpr) return 0;
+    CXCursor ch[1];
+    if (cursor_children(e, ch, 1) != 1) return 0;
+    e = ch[0];
+  }
+  return 0;
+}
+
+static int const_value(gb *b, sym *s, int64_t *out) {
+  return s && sym_eval(s, bind_value_fn, &b->g->binds, out) == 0;
+}
+
+/* cudaMemcpy(dst, src, bytes, kind) before the loop, src a host array of
+ * device pointers: remembered for dst's allocation.  Only plain lvalues
+ * are evaluated (a call in an argument must not run twice). */
+static void note_pointer_array_copy(gb *b, gb_frame *f, CXCursor call, const char *name) {
+  if (strcmp(name, "cudaMemcpy") != 0 && strcmp(name, "cudaMemcpyAsync") != 0) return;
+  if (clang_Cursor_getNumArguments(call) < 4) return;
+  CXCursor dst = clang_Cursor_getArgument(call, 0), src = clang_Cursor_getArgument(call, 1);
+  CXCursor ds = cursor_strip_casts(dst), ss = cursor_strip_casts(src);
+  if (clang_getCursorKind(ss) == CXCursor_UnaryOperator &&
+      clang_getCursorUnaryOperatorKind(ss) == CXUnaryOperator_AddrOf) {
+    CXCursor in[1];
+    if (cursor_children(ss, in, 1) == 1) ss = cursor_strip_casts(in[0]);
+  }
+  if (!plain_lvalue(ds) || !plain_lvalue(ss)) return;
+  /* the source's elements are device pointers: `float *h_A[B]`, `float **` */
+  CXType st = clang_getCanonicalType(clang_getCursorType(ss));
+  CXType et = st.kind == CXType_ConstantArray || st.kind == CXType_IncompleteArray
+                  ? clang_getArrayElementType(st)
+                  : st.kind == CXType_Pointer ? clang_getPointeeType(st) : st;
+  if (clang_getCanonicalType(et).kind != CXType_Pointer) return;
+  gval dv = gb_eval(b, f, dst), sv = gb_eval(b, f, src);
+  int64_t off;
+  if (dv.k != GV_DEVPTR || dv.alloc < 0 || sv.k != GV_ADDR || !sv.path) return;
+  sym *at = sym_add(b->a, dv.base ? dv.base : sym_const(b->a, 0),
+                    dv.delta ? dv.delta : sym_const(b->a, 0));
+  if (!const_value(b, at, &off) || off != 0) return;
+  gb_store(b, gb_fmt(b, "@ptrs:%d", dv.alloc), sv);
+}
+
+/* The matrices behind a pointer-array batched GEMM's arrays (Note
+ * [pointer-array batches]), added to op. */
+static void pointer_array_matrices(gb *b, gb_frame *f, graph_op *op, CXCursor call,
+                                   const char *name, const libcall_arg *args,
+                                   const libcall_arg *largs, const gval *vals, int n,
+                                   const libcall_env *env) {
+  static const char *const batched[][2] = {
+      {"cublasSgemmBatched", "cublasSgemm"}, {"cublasDgemmBatched", "cublasDgemm"},
+      {"cublasHgemmBatched", "cublasHgemm"}, {"cublasCgemmBatched", "cublasCgemm"},
+      {"cublasZgemmBatched", "cublasZgemm"}};
+  const char *single = NULL;
+  for (size_t i = 0; i < sizeof batched / sizeof batched[0]; i++)
+    if (!strcmp(name, batched[i][0])) single = batched[i][1];
+  if (!single || n < 15) return;
+  int64_t nb;
+  if (vals[14].k != GV_INT || !const_value(b, vals[14].s, &nb) || nb < 1 ||
+      nb > PTR_ARRAY_MAX_BATCH) {
+    gb_note(b, call, "%s: the batch count is not a known constant of at most %d: the matrices "
+            "behind its pointer arrays are not declared", name, PTR_ARRAY_MAX_BATCH);
+    return;
+  }
+  libcall_access macc[8], lmacc[8];
+  int nm = libcall_accesses(single, args, 14, env, macc, 8);
+  int nl = libcall_accesses(single, largs, 14, env, lmacc, 8);
+  for (int m = 0; m < nm; m++) {
+    int ai = macc[m].arg;
+    if (ai < 0 || ai >= n) continue;
+    const gval *av = &vals[ai];
+    gval *src = av->k == GV_DEVPTR && av->alloc >= 0 ? gb_lookup(b, gb_fmt(b, "@ptrs:%d", av->alloc))
+                                                     : NULL;
+    /* "f3:h_A[0]" or "g:h_A[0]": a variable of this function, or a global */
+    const char *path = src && src->k == GV_ADDR ? src->path : NULL;
+    const char *colon = path ? strchr(path, ':') : NULL;
+    const char *lb = colon ? strchr(colon, '[') : NULL;
+    char own[32];
+    snprintf(own, sizeof own, "f%d:", f ? f->id : -1);
+    int in_scope = path && colon && lb && !strcmp(lb, "[0]") &&
+                   (!strncmp(path, "g:", 2) || !strncmp(path, own, strlen(own)));
+    char *t = frontend_cursor_text(b->t, clang_Cursor_getArgument(call, (unsigned)ai));
+    if (!in_scope) {
+      gb_note(b, call, "%s: the matrices behind '%s' are not declared: %s", name, t ? t : "?",
+              path ? "the host array copied into it is not a variable of this function"
+                   : "no copy of a host pointer array into it was seen before the loop");
+      free(t);
+      continue;
+    }
+    const char *var = gb_fmt(b, "%.*s", (int)(lb - colon - 1), colon + 1);
+    sym *lbytes = m < nl && lmacc[m].arg == ai ? lmacc[m].bytes : NULL;
+    for (int64_t i = 0; i < nb; i++) {
+      gval *ev = gb_lookup(b, gb_fmt(b, "%.*s[%lld]", (int)(lb - path), path, (long long)i));
+      if (!ev || ev->k != GV_DEVPTR) {
+        gb_note(b, call, "%s: element %lld of the host array copied into '%s' is not a known "
+                "device pointer: it is not declared", name, (long long)i, t ? t : "?");
+        continue;
+      }
+      const char *et = gb_fmt(b, "%s[%lld]", var, (long long)i);
+      add_access(b, op, clang_Cursor_getArgument(call, (unsigned)ai), *ev, ai, macc[m].mode,
+                 macc[m].bytes, lbytes, macc[m].exact, macc[m].role, et);
+    }
+    free(t);
+  }
+}
+
 /* A cublasLtMatmul's epilogue pointers, set on its matmul descriptor
  * (argument 1): the bias and the auxiliary buffer, sized by D's layout
  * (argument 11) (analysis/libcalls_cublaslt.c, Note [cublasLt
@@ -895,6 +1022,7 @@ int opsite_handle(gb *b, gb_frame *f, CXCursor call) {
   const libcall_info *li = libcall_find(name);
   if (!li || !(li->flags & LIBCALL_OP)) goto out;
   handled = 1;
+  if (b->mode == GB_SETUP) note_pointer_array_copy(b, f, call, name);
   if (b->mode != GB_GRAPH) goto out;
   graph_op_kind kind = GRAPH_OP_LIBRARY;
   if (li->family == LIBCALL_NCCL) kind = GRAPH_OP_COLLECTIVE;
@@ -929,6 +1057,7 @@ int opsite_handle(gb *b, gb_frame *f, CXCursor call) {
                acc[i].bytes, bl, acc[i].exact, acc[i].role, NULL);
   }
   if (na < 0) gb_note(b, call, "call to '%s' has too few arguments for its model", name);
+  pointer_array_matrices(b, f, op, call, name, args, largs, vals, n, &env);
   if (!strcmp(name, "cublasLtMatmul") && n >= 12) lt_epilogue_accesses(b, f, op, call);
   sym *fl = libcall_flops(name, args, n, b->a);
   op->flops = fl ? fl : sym_const(b->a, 0);

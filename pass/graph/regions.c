@@ -251,6 +251,22 @@ static void collect_regions(gb *b, const gb_frame *live, int first_alloc) {
   free(remap);
   free(region_of);
   free(cs);
+  /* `net.y = talloc(n)` copied from the helper's returned struct
+   * (interp_expr.c, Note [struct copies]): an allocation that is one
+   * region, at its start, is named as the program keeps it (`net.y.data`),
+   * not as the helper's dead local it was stored to (`t.data`).  An arena
+   * carved into several keeps its own name (`mem`). */
+  for (int r = first_region; r < g->n_regions; r++) {
+    graph_alloc *al = &g->allocs[g->regions[r].alloc];
+    int64_t o;
+    if (!al->local_name || graph_eval(g, g->regions[r].offset, &o) != 0 || o != 0) continue;
+    int n = 0;
+    for (int q = first_region; q < g->n_regions; q++) n += g->regions[q].alloc == g->regions[r].alloc;
+    if (n != 1) continue;
+    free(al->name);
+    al->name = strdup(g->regions[r].name);
+    al->local_name = 0;
+  }
 }
 
 void regions_finish_setup(gb *b) { collect_regions(b, b->loop_frame, 0); }

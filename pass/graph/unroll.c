@@ -25,6 +25,8 @@
  *    keeps that fact (trace_access.run_exact_write) for the plan's
  *    deadness, which looks past it (plan.c, Note [overwrites across
  *    periodic branches]).  Once branches are setup and have no ops here.
+ *    So are the writes of an op that may not run at all (graph_op.maybe,
+ *    callees.c Note [indirect calls]), without run_exact_write.
  *  - Accesses that move with the training loop's own counter: Note
  *    [stepped accesses].
  *
@@ -476,7 +478,8 @@ static void emit_op(unroller *u, const graph_op *op) {
       st.mode = a->mode;
       /* a write to one step's slice overwrites nothing the next step reads */
       if (st.stepped && st.mode == ACCESS_WRITE) st.mode = ACCESS_READWRITE;
-      if (op->phase == TRACE_PERIODIC) { /* a stepped range is never exact: no run_exact_write */
+      /* a stepped range is never exact: no run_exact_write */
+      if (op->phase == TRACE_PERIODIC || op->maybe) {
         if (st.mode == ACCESS_WRITE) st.mode = ACCESS_READWRITE;
         st.exact = 0;
       }
@@ -521,11 +524,13 @@ static void emit_op(unroller *u, const graph_op *op) {
     ta->bytes = (uint64_t)bytes;
     ta->mode = a->mode;
     ta->exact = exact;
-    if (op->phase == TRACE_PERIODIC) {
+    if (op->phase == TRACE_PERIODIC || op->maybe) {
       /* runs on some steps only: what it writes may not be overwritten on
        * the others, so it never makes earlier contents dead by itself
-       * (plan.c, Note [overwrites across periodic branches]) */
-      ta->run_exact_write = ta->mode == ACCESS_WRITE && ta->exact;
+       * (plan.c, Note [overwrites across periodic branches]).  One of several
+       * candidates of an indirect call (Note [indirect calls]) may never
+       * run: its write is not even an exact write of the steps it runs. */
+      ta->run_exact_write = !op->maybe && ta->mode == ACCESS_WRITE && ta->exact;
       if (ta->mode == ACCESS_WRITE) ta->mode = ACCESS_READWRITE;
       ta->exact = 0;
     }
@@ -601,7 +606,7 @@ static void run_range(unroller *u, int *i, int within) {
     const graph_loop *L = &g->loops[c];
     int start = *i;
     int64_t lo = 0, hi = 1, step = 1, stride = 1;
-    int known = L->var && L->step &&
+    int known = (L->var || L->iteration) && L->step &&
                 sym_eval(L->lo, value_fn, u, &lo) == 0 && sym_eval(L->hi, value_fn, u, &hi) == 0 &&
                 sym_eval(L->stride, value_fn, u, &stride) == 0;
     /* a symbolic stride (`off += B`) that is not positive would never end

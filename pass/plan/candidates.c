@@ -62,9 +62,12 @@ int plan_candidates(const graph *g, plan_result *out) {
   for (int i = 0; i < g->n_candidates; i++) {
     const graph_candidate *c = &g->candidates[i];
     if (c->tensor < 0 || c->last_use_op < 0 || c->next_use_op < 0) continue;
-    /* periodic ops do not run every iteration: a hint there names a use
-     * that may not happen */
-    if (g->ops[c->last_use_op].branch >= 0 || g->ops[c->next_use_op].branch >= 0) continue;
+    /* periodic ops do not run every iteration, nor does one of several
+     * candidates of an indirect call: a hint there names a use that may not
+     * happen */
+    if (g->ops[c->last_use_op].branch >= 0 || g->ops[c->next_use_op].branch >= 0 ||
+        g->ops[c->last_use_op].maybe || g->ops[c->next_use_op].maybe)
+      continue;
     int out_acc = access_of(g, c->last_use_op, c->tensor);
     int in_acc = access_of(g, c->next_use_op, c->tensor);
     if (out_acc < 0 || in_acc < 0) continue;

@@ -49,6 +49,7 @@
  * chunk separately, and the kernel allows about 65530 mappings a process
  * (vm.max_map_count).  Bigger models get bigger chunks. */
 #define REPLAY_MAX_CHUNKS 24576u
+#define REPLAY_MIN_CHUNK_BYTES ((uint64_t)4 << 10) /* --chunk's smallest */
 #define DEFAULT_ITERATIONS 2
 /* The chunk the CUDA backend evicts by default (the VMM granularity).  See
  * Note [latency per chunk]. */
@@ -91,6 +92,16 @@ uint64_t replay_chunk_bytes(const tidal_trace *t, const replay_options *o) {
   for (int a = 0; a < t->n_allocs; a++) total += t->allocs[a].bytes;
   while (!o->chunk_bytes && total / c > REPLAY_MAX_CHUNKS)
     c *= 2;
+  /* Note [budgets in chunks], continued: a budget holds whole chunks, and
+   * an op needs several at once.  When the budget is below replay's own
+   * chunk (a small program at N% of its peak), the chunk becomes a
+   * sixteenth of the budget, not below the runtime's smallest, 4 KiB; a
+   * budget that holds a chunk keeps the chunk (the figures of larger
+   * programs do not move).  An explicit --chunk above the budget is
+   * refused before the run (cmd_replay.c). */
+  if (!o->chunk_bytes && o->budget_bytes && !o->shared_budget_bytes && c > o->budget_bytes)
+    while (c > o->budget_bytes / 16 && c > REPLAY_MIN_CHUNK_BYTES)
+      c /= 2;
   return c;
 }
 

@@ -139,7 +139,18 @@ tidal_status tidal_init(const tidal_config *user) {
                   budget, device_free);
     goto fail;
   }
-  if (budget / chunk == 0 || budget / chunk > UINT32_MAX) {
+  if (budget / chunk == 0) {
+    /* not a malformed setting: a budget that holds no whole chunk (a small
+     * program at N% of its peak) - say which knob fixes it */
+    st = rt_error(TIDAL_ERR_BUDGET,
+                  "tidal_init: the budget of %zu bytes is below one chunk of %zu bytes: device "
+                  "memory is held in whole chunks; raise TIDAL_BUDGET to at least %zu bytes or "
+                  "lower TIDAL_CHUNK (a power of two multiple of the %s backend's %zu-byte "
+                  "granularity)",
+                  budget, chunk, chunk, rt_dev.be->name, rt_dev.granularity);
+    goto fail;
+  }
+  if (budget / chunk > UINT32_MAX) {
     st = rt_error(TIDAL_ERR_CONFIG, "tidal_init: budget of %zu bytes is not 1..2^32 chunks of %zu",
                   budget, chunk);
     goto fail;

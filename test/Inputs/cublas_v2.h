@@ -37,7 +37,9 @@ typedef enum {
 
 typedef struct cublasContext *cublasHandle_t;
 
+#ifdef __cplusplus
 extern "C" {
+#endif
 cublasStatus_t cublasCreate_v2(cublasHandle_t *handle);
 cublasStatus_t cublasDestroy_v2(cublasHandle_t handle);
 cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t streamId);
@@ -68,6 +70,11 @@ cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_
                                          long long int strideA, const float *B, int ldb,
                                          long long int strideB, const float *beta, float *C,
                                          int ldc, long long int strideC, int batchCount);
+cublasStatus_t cublasSgemmBatched(cublasHandle_t handle, cublasOperation_t transa,
+                                  cublasOperation_t transb, int m, int n, int k,
+                                  const float *alpha, const float *const Aarray[], int lda,
+                                  const float *const Barray[], int ldb, const float *beta,
+                                  float *const Carray[], int ldc, int batchCount);
 cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t transa,
                                           cublasOperation_t transb, int m, int n, int k,
                                           const void *alpha, const void *A, cudaDataType Atype,
@@ -76,7 +83,9 @@ cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation
                                           const void *beta, void *C, cudaDataType Ctype, int ldc,
                                           long long int strideC, int batchCount,
                                           cublasComputeType_t computeType, cublasGemmAlgo_t algo);
+#ifdef __cplusplus
 }
+#endif
 
 #define cublasCreate cublasCreate_v2
 #define cublasDestroy cublasDestroy_v2

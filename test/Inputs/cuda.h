@@ -27,12 +27,30 @@
 #define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
 #define __restrict__ __restrict
 
+#ifdef __CUDA__
 #include <__clang_cuda_builtin_vars.h>
+#endif
 
+/* C host files of a program include the runtime header too (its C API,
+ * as the real one's): what is C++ is behind __cplusplus. */
+#ifdef __cplusplus
+#define TIDAL_STUB_DV(v) = v
 struct dim3 {
   unsigned x, y, z;
   __host__ __device__ dim3(unsigned x = 1, unsigned y = 1, unsigned z = 1) : x(x), y(y), z(z) {}
 };
+#else
+#define TIDAL_STUB_DV(v)
+typedef struct dim3 { unsigned x, y, z; } dim3;
+typedef struct float2 float2;
+typedef struct float4 float4;
+typedef struct int2 int2;
+typedef struct int4 int4;
+typedef struct uint2 uint2;
+typedef struct uint4 uint4;
+typedef struct __half __half;
+typedef struct __nv_bfloat16 __nv_bfloat16;
+#endif
 
 struct float2 { float x, y; };
 struct __attribute__((aligned(16))) float4 { float x, y, z, w; };
@@ -70,26 +88,28 @@ typedef enum cudaDataType_t {
   CUDA_R_16BF = 14
 } cudaDataType;
 
+#ifdef __cplusplus
 extern "C" {
+#endif
 /* The launch configuration hooks: <<<g, b, s, st>>> lowers to a call of
  * __cudaPushCallConfiguration (CUDA >= 9.2) or cudaConfigureCall. */
-int cudaConfigureCall(dim3 gridSize, dim3 blockSize, size_t sharedSize = 0,
-                      cudaStream_t stream = 0);
-int __cudaPushCallConfiguration(dim3 gridSize, dim3 blockSize, size_t sharedSize = 0,
-                                cudaStream_t stream = 0);
+int cudaConfigureCall(dim3 gridSize, dim3 blockSize, size_t sharedSize TIDAL_STUB_DV(0),
+                      cudaStream_t stream TIDAL_STUB_DV(0));
+int __cudaPushCallConfiguration(dim3 gridSize, dim3 blockSize, size_t sharedSize TIDAL_STUB_DV(0),
+                                cudaStream_t stream TIDAL_STUB_DV(0));
 
 cudaError_t cudaMalloc(void **devPtr, size_t size);
 cudaError_t cudaFree(void *devPtr);
 cudaError_t cudaMallocHost(void **ptr, size_t size);
 cudaError_t cudaFreeHost(void *ptr);
-cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags = 1);
+cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags TIDAL_STUB_DV(1));
 cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream);
 cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream);
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind);
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
-                            cudaStream_t stream = 0);
+                            cudaStream_t stream TIDAL_STUB_DV(0));
 cudaError_t cudaMemset(void *devPtr, int value, size_t count);
-cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream = 0);
+cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream TIDAL_STUB_DV(0));
 cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args,
                              size_t sharedMem, cudaStream_t stream);
 cudaError_t cudaDeviceSynchronize(void);
@@ -97,7 +117,7 @@ cudaError_t cudaStreamCreate(cudaStream_t *pStream);
 cudaError_t cudaStreamDestroy(cudaStream_t stream);
 cudaError_t cudaStreamSynchronize(cudaStream_t stream);
 cudaError_t cudaEventCreate(cudaEvent_t *event);
-cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream = 0);
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream TIDAL_STUB_DV(0));
 cudaError_t cudaEventSynchronize(cudaEvent_t event);
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end);
 cudaError_t cudaGetLastError(void);
@@ -119,7 +139,11 @@ enum cudaDeviceAttr {
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device);
 cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device);
 const char *cudaGetErrorString(cudaError_t error);
+#ifdef __cplusplus
 }
+#endif
+
+#ifdef __cplusplus
 
 /* The runtime header's typed convenience overloads. */
 template <class T>
@@ -201,5 +225,6 @@ __device__ int min(int, int);
 __device__ int max(int, int);
 __device__ float min(float, float);
 __device__ float max(float, float);
+#endif /* __cplusplus */
 
 #endif

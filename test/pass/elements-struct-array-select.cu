@@ -3,7 +3,9 @@
 // layer's output, each its own cudaMalloc), a copy of a constant element
 // (`bufs.blocks[L - 1].out`), and one more loop naming the same elements
 // by another variable (`i` in zero_grads): every access resolves, the
-// selected input is one tensor over the layers, and the plan replays.
+// selected input is one tensor over the layers, and the plan replays.  The
+// copy is named as the program keeps it (`bufs.blocks[2].out.data`; before
+// the returned struct was copied field by field, the helper's `t.data`).
 // RUN: %tidal graph %s -- %stubflags 2>&1 | FileCheck %s
 // RUN: %tidal replay %s --chunk 4K --budget 60% -- %stubflags | FileCheck --check-prefix=REPLAY %s
 // CHECK: 5 of 5 accesses resolved
@@ -13,7 +15,7 @@
 // CHECK-NEXT: read      (l == 0 ? bufs.in : bufs.blocks[l - 1].out).data
 // CHECK: forward -> fwd
 // CHECK-NEXT: write     bufs.loss
-// CHECK-NEXT: read      t.data
+// CHECK-NEXT: read      bufs.blocks[2].out.data
 // CHECK: unresolved (0):
 // REPLAY: checksums match (7 ops
 #define L 3

@@ -232,6 +232,16 @@ int main(int argc, char **argv) {
   CHECK(!tidal_is_initialized());
   unsetenv("TIDAL_TRACE");
 
+  /* A budget below one chunk is the budget's problem, said with the knobs
+   * that fix it (issue 21: a small program replayed at 50% got "malformed
+   * configuration: budget of 1048576 bytes is not 1..2^32 chunks"). */
+  setenv("TIDAL_BUDGET", "32K", 1);
+  CHECK_STATUS(tidal_init(NULL), TIDAL_ERR_BUDGET);
+  CHECK_MESSAGE("the budget of 32768 bytes is below one chunk of 65536 bytes");
+  CHECK_MESSAGE("TIDAL_CHUNK");
+  CHECK(!tidal_is_initialized());
+  setenv("TIDAL_BUDGET", "1M", 1);
+
   /* Host budget limits, checked at init (issue 12: 128T with 4K chunks
    * crashed at the first eviction, 127T gave a store with no slot, 1 was
    * accepted). */

@@ -51,8 +51,9 @@ int main(int argc, char **argv) {
   bad.sim_device_bytes = (size_t)1 << 30;
   CHECK_STATUS(tidal_init(&bad), TIDAL_ERR_DEVICE_MEMORY);
   bad = cfg;
-  bad.budget_bytes = 100; /* less than one chunk */
-  CHECK_STATUS(tidal_init(&bad), TIDAL_ERR_CONFIG);
+  bad.budget_bytes = 100; /* less than one chunk: the budget's problem, said as such */
+  CHECK_STATUS(tidal_init(&bad), TIDAL_ERR_BUDGET);
+  CHECK_MESSAGE("below one chunk");
 #endif
   bad = cfg;
   bad.budget_bytes = 0;

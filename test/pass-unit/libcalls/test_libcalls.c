@@ -230,6 +230,22 @@ static void test_strided_batched(void) {
         "flops of batch 1");
 }
 
+static void test_pointer_array_batched(void) {
+  reset_env();
+  /* the row declares the three device arrays of batchCount pointers; the
+   * matrices behind them are the interpreter's (opsites.c) */
+  set_args(15, "h", "CUBLAS_OP_N", "CUBLAS_OP_N", "M", "M", "M", "&one", NULL, "M", NULL, "M",
+           "&zero", NULL, "M", "NB");
+  BIND({"M", 32}, {"NB", 3});
+  int n = run("cublasSgemmBatched");
+  CHECK(n == 3, "pointer-array batched: %d", n);
+  EXPECT(n, "Aarray", 7, READ, 1, "8*NB", 3 * 8);
+  EXPECT(n, "Barray", 9, READ, 1, "8*NB", 3 * 8);
+  EXPECT(n, "Carray", 12, READ, 1, "8*NB", 3 * 8);
+  CHECK(str_is(libcall_flops("cublasSgemmBatched", args, nargs, A), "2*M*M*M*NB"),
+        "flops of a pointer-array batch");
+}
+
 static void test_gemmex_dtypes(void) {
   reset_env();
   /* bf16 inputs, fp32 output; computeType and algo are not sizes */
@@ -826,6 +842,7 @@ int main(void) {
   test_sgemm();
   test_sgemm_ld_and_unknown_trans();
   test_strided_batched();
+  test_pointer_array_batched();
   test_gemmex_dtypes();
   test_level12();
   test_cublaslt();
