@@ -37,27 +37,6 @@ static int is_config_call(CXCursor e) {
   return r;
 }
 
-void kernels_launch_dims(CXCursor call, CXCursor *grid_x, CXCursor *block_x) {
-  *grid_x = *block_x = clang_getNullCursor();
-  CXCursor cfg = clang_getNullCursor();
-  char *n = ka_callee_name(call);
-  int launch_kernel = n && !strcmp(n, "cudaLaunchKernel");
-  free(n);
-  if (launch_kernel) {
-    cfg = call;
-  } else {
-    CXCursor ch[3];
-    int n_ch = cursor_children(call, ch, 3);
-    for (int i = 0; i < n_ch && i < 3 && clang_Cursor_isNull(cfg); i++)
-      if (is_config_call(ch[i])) cfg = cursor_strip(ch[i]);
-  }
-  if (clang_Cursor_isNull(cfg)) return;
-  int first = launch_kernel ? 1 : 0;
-  if (clang_Cursor_getNumArguments(cfg) < first + 2) return;
-  *grid_x = dim_x(clang_Cursor_getArgument(cfg, (unsigned)first));
-  *block_x = dim_x(clang_Cursor_getArgument(cfg, (unsigned)first + 1));
-}
-
 void kernels_launch_config(CXCursor call, CXCursor *grid, CXCursor *block) {
   *grid = *block = clang_getNullCursor();
   CXCursor cfg = clang_getNullCursor();
@@ -77,6 +56,13 @@ void kernels_launch_config(CXCursor call, CXCursor *grid, CXCursor *block) {
   if (clang_Cursor_getNumArguments(cfg) < first + 2) return;
   *grid = clang_Cursor_getArgument(cfg, (unsigned)first);
   *block = clang_Cursor_getArgument(cfg, (unsigned)first + 1);
+}
+
+void kernels_launch_dims(CXCursor call, CXCursor *grid_x, CXCursor *block_x) {
+  CXCursor grid, block;
+  kernels_launch_config(call, &grid, &block);
+  *grid_x = dim_x(grid); /* a null cursor stays null */
+  *block_x = dim_x(block);
 }
 
 sym *kernels_launch_dim3(sym_arena *a, const char *name, sym *const grid[3],

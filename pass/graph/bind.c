@@ -32,6 +32,9 @@ void bind_set(graph_bindings *b, const char *name, int64_t value, bind_source sr
   }
   char *copy = strdup(name);
   if (!copy) return;
+  /* every field: realloc'd memory is not zeroed (looked_up read garbage, so
+   * an unused --bind went unwarned under ASan's malloc fill) */
+  memset(&b->items[b->n], 0, sizeof b->items[b->n]);
   b->items[b->n].name = copy;
   b->items[b->n].value = value;
   b->items[b->n].source = src;
