@@ -180,6 +180,9 @@ typedef struct tidal_config {
    * (docs/runtime-design.md, "The VMM worker").  0 = off (the default
    * until measured on a GPU).  TIDAL_VMM_THREAD. */
   int vmm_thread;
+  /* Nonzero: every allocation stays at home, TIDAL_GROUP_RELOCATABLE is
+   * ignored (A/B runs, a fallback).  TIDAL_RELOCATE=0. */
+  int relocate_off;
 } tidal_config;
 
 /* Sim backend, one op site's host costs (tidal_config.sim_sites). */
@@ -201,7 +204,8 @@ void tidal_config_default(tidal_config *cfg);
 /* Reads TIDAL_DEVICE, TIDAL_BUDGET (a size: "8G", "50%", "50%dev"),
  * TIDAL_HOST_BUDGET, TIDAL_CHUNK, TIDAL_TRACE, TIDAL_LOG, TIDAL_STATS,
  * TIDAL_SHARED_BUDGET, TIDAL_SHARED_NAME, TIDAL_PLANNER, TIDAL_PLANNER_FEEDBACK,
- * TIDAL_HOST_RESERVE, TIDAL_PROFILE, TIDAL_SIM_COSTS, TIDAL_VMM_THREAD into *cfg, leaving fields
+ * TIDAL_HOST_RESERVE, TIDAL_PROFILE, TIDAL_SIM_COSTS, TIDAL_VMM_THREAD, TIDAL_RELOCATE into *cfg,
+ * leaving fields
  * whose variable is unset untouched (TIDAL_BUDGET replaces all three budget
  * fields).  Returns TIDAL_ERR_CONFIG for a
  * malformed value, naming the variable.  Thread-safe if nobody changes the
@@ -265,6 +269,19 @@ tidal_status tidal_malloc_grouped(void **p, size_t bytes, unsigned group);
 #define TIDAL_GROUP_ARENA 0x80000000u
 #define TIDAL_ARENA_CHUNKS 64u
 
+/* A group with this bit set is relocatable (docs/runtime-design.md,
+ * "Relocatable tensors"): the caller promises that every device use of an
+ * address inside the allocation is an argument of an op declared with
+ * tidal_op_begin and passed through tidal_at()/TIDAL_AT() between that op's
+ * begin and end.  The runtime may then keep the bytes anywhere in its device
+ * pool and move them with plain copies (no driver mapping call).  The
+ * pointer tidal_malloc returns is a stable name: reserved and never mapped
+ * while the allocation is relocated, so a stray use faults.  The other bits
+ * are the packing group as for tidal_malloc_grouped; the bit wins over
+ * TIDAL_GROUP_ARENA.  Ignored (the allocation stays at home) with
+ * TIDAL_RELOCATE=0 and under a shared budget (docs/limitations.md). */
+#define TIDAL_GROUP_RELOCATABLE 0x40000000u
+
 /* Drop-in for cudaFree.  NULL is a no-op.  Waits for pending copies of the
  * allocation.  TIDAL_ERR_UNKNOWN_POINTER / TIDAL_ERR_DOUBLE_FREE. */
 tidal_status tidal_free(void *p);
@@ -309,6 +326,25 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
  * op's completion (an event on the current stream) so that a later swap-out
  * waits for it.  Written chunks become dirty (their host copy is stale). */
 tidal_status tidal_op_end(const tidal_site *site);
+
+/* The device address an op must use for p: valid from the enclosing op's
+ * tidal_op_begin to its tidal_op_end.  p itself for memory tidal does not
+ * relocate (home allocations, host pointers, NULL, non-tidal memory).  p may
+ * be one past the end of a declared access; an empty access's pointer
+ * resolves to itself.  A p inside a relocatable
+ * allocation but outside every access of the open ops is an error (it sets
+ * tidal_last_error, counts undeclared_uses, warns once per op site) and
+ * returns p, whose use then faults.  Never blocks; O(log n).  Callable
+ * before tidal_init (the identity). */
+void *tidal_at(const void *p);
+
+/* The allocation holding p stays at its own (stable) address from now on:
+ * its address escapes what the pass sees (stored in a struct or in device
+ * memory, kept by a library).  Its bytes are copied there from wherever they
+ * are.  Idempotent; TIDAL_OK for non-tidal memory and NULL.
+ * TIDAL_ERR_INVALID while an open op uses it; TIDAL_ERR_BUDGET,
+ * TIDAL_ERR_BACKEND (nothing is lost: it stays relocated). */
+tidal_status tidal_home(const void *p);
 
 /* Sets the stream later ops are enqueued on (stream-ordered semantics). */
 void tidal_stream_set(tidal_stream stream);
@@ -439,6 +475,18 @@ typedef struct tidal_counters {
    * "Trace"). */
   uint64_t swap_outs;
   uint64_t prefetches;
+  /* Relocatable allocations (docs/runtime-design.md, "Relocatable
+   * tensors"): bytes of their units moved by swap-out, prefetch, fault-in
+   * or gather; bytes copied device to device (gathers, compaction,
+   * tidal_home); pool compactions; gathers (accesses whose units were made
+   * contiguous); tidal_at calls outside every open op's accesses; pool
+   * growth steps (each a few driver calls on CUDA, never per move). */
+  uint64_t relocated_bytes;
+  uint64_t d2d_bytes;
+  uint64_t compactions;
+  uint64_t gathers;
+  uint64_t undeclared_uses;
+  uint64_t pool_grows;
 } tidal_counters;
 
 typedef struct tidal_stats {
@@ -461,5 +509,12 @@ const char *tidal_last_error(void);
 
 #ifdef __cplusplus
 }
+/* TIDAL_AT(p): tidal_at keeping p's type (an array decays to a pointer). */
+template <typename T> static inline T *tidal_at_typed(T *p) {
+  return static_cast<T *>(tidal_at(static_cast<const void *>(p)));
+}
+#define TIDAL_AT(p) tidal_at_typed(p)
+#else
+#define TIDAL_AT(p) ((__typeof__(&*(p)))tidal_at((const void *)(p)))
 #endif
 #endif /* TIDAL_H */

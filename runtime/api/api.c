@@ -19,6 +19,8 @@
 
 /* Who may call: base/thread.c (Notes [one thread] and [fork]). */
 
+#define RT_CUDA_ROOM_BYTES ((size_t)1 << 30) /* Note [no settings] */
+
 /* Every layer's state back to zero: before tidal_init sets it up, after a
  * failed tidal_init and after tidal_shutdown. */
 static void reset_state(void) {
@@ -118,6 +120,19 @@ tidal_status tidal_init(const tidal_config *user) {
   size_t budget = 0;
   if ((st = rt_budget_initial(&cfg, device_free, &budget)) != TIDAL_OK)
     goto fail;
+  /* Note [no settings]: with no budget at all, a card's pool is created as
+   * the program uses it, never all of the free memory up front (issue 19:
+   * llm.c stopped at start, cuMemCreate out of memory after 71,312 of
+   * 71,314 chunks), and room stays for the CUDA context, cuBLAS/cuDNN
+   * workspaces and the program's own cudaMalloc: 5% of the free memory, at
+   * least 1 GiB. */
+  int no_budget = !cfg.budget_bytes && cfg.budget_percent == 0 && cfg.budget_device_percent == 0;
+  int lazy_pool = 0;
+  if (no_budget && strcmp(rt_dev.be->name, "cuda") == 0) {
+    size_t room = device_free / 20 > RT_CUDA_ROOM_BYTES ? device_free / 20 : RT_CUDA_ROOM_BYTES;
+    budget = device_free > 2 * room ? device_free - room : device_free / 2;
+    lazy_pool = 1;
+  }
   if (budget > device_free) {
     st = rt_error(TIDAL_ERR_DEVICE_MEMORY,
                   "tidal_init: budget of %zu bytes exceeds the %zu bytes free on the device",
@@ -146,7 +161,8 @@ tidal_status tidal_init(const tidal_config *user) {
     goto fail;
   /* Lazy under a shared budget, and for N% of a peak not measured yet: the
    * first iteration takes device memory as it uses it, not all of it. */
-  if ((st = rt_pool_init(chunk, budget, rt_pol.arb != NULL || rt_pol.budget_peak_percent > 0)) !=
+  if ((st = rt_pool_init(chunk, budget,
+                        lazy_pool || rt_pol.arb != NULL || rt_pol.budget_peak_percent > 0)) !=
       TIDAL_OK)
     goto fail;
   size_t ram = rt_host_ram_bytes();
@@ -164,6 +180,7 @@ tidal_status tidal_init(const tidal_config *user) {
     goto fail;
   }
   rt_host_init(chunk, host_budget);
+  rt_mem.host_budget = host_budget; /* the units' byte store shares it (memory/units.c) */
   if (cfg.vmm_thread && (st = rt_vmmq_start()) != TIDAL_OK) /* Note [vmm worker] */
     goto fail;
   if ((st = rt_planner_init()) != TIDAL_OK)
@@ -218,13 +235,17 @@ static size_t footprint(size_t bytes) {
 /* ... once placed: an arena member adds its aligned bytes, whatever its
  * size (its chunks are shared with its neighbours: Note [arenas]). */
 static size_t placed_footprint(const rt_alloc *a) {
-  return a->arena ? a->reserved : footprint(a->bytes);
+  return a->arena || a->reloc ? a->reserved : footprint(a->bytes);
 }
 
 static tidal_status release_alloc(rt_alloc *a) {
   tidal_status st = TIDAL_OK;
   rt_mem.footprint_bytes -= placed_footprint(a);
-  if (a->slab) {
+  if (a->reloc) { /* its units, then its stable range (never mapped) */
+    st = rt_units_release(a);
+    rt_dev.be->release(rt_dev.b, a->base - a->guard, a->reserved + 2 * a->guard);
+    rt_mem.nreloc--;
+  } else if (a->slab) {
     st = rt_small_free(a);
   } else if (a->arena) {
     st = rt_arena_free(a);
@@ -272,6 +293,7 @@ tidal_status tidal_shutdown(void) {
                   rt_base.cfg.trace_path ? rt_base.cfg.trace_path : "?", terr > 0 ? ": " : "",
                   terr > 0 ? strerror(terr) : "");
   rt_vmmq_stop();    /* before the host store: queued copies may read it */
+  rt_units_destroy(); /* the device pool and the units' host store */
   rt_host_destroy();
   rt_dev.be->destroy(rt_dev.b);
   rt_annotate_destroy();
@@ -315,9 +337,32 @@ static tidal_status malloc_grouped(void **p, size_t bytes, uint32_t group) {
     rt_arbiter_poll(0); /* the share follows demand before memory is taken for it */
   tidal_status st;
   int placed = 0;
+  /* Relocatable (Note [units], memory/units.c): exact bytes in the device
+   * pool, its stable range only reserved.  Home instead with
+   * TIDAL_RELOCATE=0, on a backend without a pool and under a shared budget
+   * (the pool's growth is not counted by the arbiter yet). */
+  if ((group & TIDAL_GROUP_RELOCATABLE) && !rt_base.cfg.relocate_off && rt_dev.be->pool_grow &&
+      !rt_mem.share) {
+    a->reloc = 1;
+    a->reserved = (bytes + cb - 1) / cb * cb;
+    a->guard = cb; /* Note [guard ranges] */
+    uintptr_t start;
+    if ((st = rt_dev.be->reserve(rt_dev.b, a->reserved + 2 * a->guard, &start)) != TIDAL_OK)
+      goto fail;
+    a->base = start + a->guard;
+    rt_mem.footprint_bytes = rt_mem.footprint_bytes - footprint(bytes) + a->reserved;
+    if (!rt_mem.reloc_seen)
+      rt_phys_trim(); /* the chunk pool's unused memory is the device pool's to take */
+    rt_mem.nreloc++;
+    rt_mem.reloc_seen = 1;
+    group = 0; /* placed */
+  }
+  group &= ~TIDAL_GROUP_RELOCATABLE; /* home: as if never asked */
   if ((group & TIDAL_GROUP_ARENA) && (st = rt_arena_alloc(a, group, &placed)) != TIDAL_OK)
     goto fail;
-  if (placed) {
+  if (a->reloc) {
+    /* placed above */
+  } else if (placed) {
     /* laid out in its arena: its aligned bytes, not whole chunks */
     rt_mem.footprint_bytes = rt_mem.footprint_bytes - footprint(bytes) + a->reserved;
   } else if (bytes < cb) {
@@ -414,7 +459,8 @@ tidal_status tidal_free(void *p) {
                       p, (size_t)(u - a->base), (unsigned long)a->base);
     return rt_error(TIDAL_ERR_UNKNOWN_POINTER, "tidal_free(%p): not a tidal allocation", p);
   }
-  int busy = (a->slab && rt_small_busy(a)) || (a->arena && rt_arena_busy(a));
+  int busy = (a->slab && rt_small_busy(a)) || (a->arena && rt_arena_busy(a)) ||
+             (a->reloc && rt_units_busy(a));
   for (uint32_t i = 0; i < a->nchunks; i++)
     busy |= a->chunks[i].pins != 0;
   if (busy)
@@ -452,8 +498,23 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
     rt_planner_op_failed();
     return op_fail(st);
   }
+  /* Relocatable accesses, for the gather (Note [units], memory/units.c). */
+  rt_alloc *rloc_local[8], **rloc_a = rloc_local;
+  size_t rloc_local_off[16], *rloc_off = rloc_local_off, *rloc_len = rloc_local_off + 8;
+  int nrloc = 0;
+  if (rt_mem.nreloc && n > 8) {
+    rloc_a = malloc((size_t)n * (sizeof *rloc_a + 2 * sizeof *rloc_off));
+    if (!rloc_a) {
+      rt_planner_op_failed();
+      return op_fail(rt_error(TIDAL_ERR_HOST_MEMORY, "tidal_op_begin: out of host memory"));
+    }
+    rloc_off = (size_t *)(rloc_a + n);
+    rloc_len = rloc_off + n;
+  }
   rt_frame *f = &rt_mem.frames[rt_mem.depth++];
   f->site = site;
+  f->begun = 0;
+  f->empty_start = rt_mem.nempty;
   f->stream = rt_mem.stream;
   f->pin_start = rt_mem.npinned;
   uint64_t stamp = ++rt_mem.op_stamp;
@@ -473,8 +534,19 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
       continue; /* Note [NULL accesses] */
     if ((st = resolve("tidal_op_begin", site, x->ptr, x->bytes, &a, &off, &len)) != TIDAL_OK)
       goto fail;
-    if (len == 0)
+    if (len == 0) {
+      if (a->reloc && (st = rt_frame_note_empty((uintptr_t)x->ptr)) != TIDAL_OK)
+        goto fail; /* tidal_at(p) of an empty access: no error (nothing to resolve) */
       continue;
+    }
+    if (a->reloc) { /* its units, split and made to measure */
+      if ((st = rt_units_declare(a, off, len, x->mode, stamp)) != TIDAL_OK)
+        goto fail;
+      rloc_a[nrloc] = a;
+      rloc_off[nrloc] = off;
+      rloc_len[nrloc++] = len;
+      continue;
+    }
     if (a->arena)
       rt_arena_range(&a, &off, &len, 0); /* the arena's chunks (Note [arenas]) */
     if (a->slab) { /* a packed member: its slab's chunk, whose other members stay */
@@ -499,7 +571,25 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
     }
   }
   f->pin_end = rt_mem.npinned;
-  size_t ws = (f->pin_end - f->pin_start) * cb;
+  size_t ws = (f->pin_end - f->pin_start) * cb, ws_exact = 0;
+  if (nrloc) { /* units count their exact bytes (Note [units]) */
+    ws = 0;
+    for (size_t i = f->pin_start; i < f->pin_end; i++) {
+      rt_chunk *c = rt_mem.pinned[i].c;
+      if (c->unit)
+        ws_exact += rt_chunk_len(c);
+      else
+        ws += cb;
+    }
+    if (ws <= rt_mem.budget_bytes && ws + ws_exact > rt_mem.budget_exact) {
+      st = rt_error(TIDAL_ERR_BUDGET,
+                    "tidal_op_begin %s (%s:%d): the op's working set of %zu bytes (%zu in whole "
+                    "chunks, %zu of relocatable tensors) exceeds the %zu-byte budget",
+                    site_label(site), site && site->file ? site->file : "?", site ? site->line : 0,
+                    ws + ws_exact, ws, ws_exact, rt_mem.budget_exact);
+      goto fail;
+    }
+  }
   if (ws > rt_mem.budget_bytes && rt_pol.arb)
     (void)rt_arbiter_need(ws); /* a shared budget: the others make room (Note [shared budget]) */
   if (ws > rt_mem.budget_bytes) {
@@ -528,6 +618,11 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
     }
   }
 
+  /* Groups of units with no block yet are restored straight into one span
+   * (Note [placed in advance], memory/units.c). */
+  if (nrloc && (st = rt_units_gather(rloc_a, rloc_off, rloc_len, nrloc, stamp, 1)) != TIDAL_OK)
+    goto fail;
+
   /* 2b. Restore: chunks whose data the op needs first (they may recurse
    * into recompute closures, which push frames and may read chunks this op
    * only writes), then write-only ones (Note [write-only restore]). */
@@ -551,6 +646,11 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
    * driver commands must have run (Note [vmm worker]). */
   if ((st = rt_chunks_ready(f->pin_start, f->pin_end)) != TIDAL_OK)
     goto fail;
+  /* Accesses that overlap get their units contiguous (Note [units]). */
+  if (nrloc && (st = rt_units_gather(rloc_a, rloc_off, rloc_len, nrloc, stamp, 0)) != TIDAL_OK)
+    goto fail;
+  if (rloc_a != rloc_local)
+    free(rloc_a);
 
   /* 3. Nothing can fail any more: every chunk this op mapped fresh stays
    * (a read of an unmapped or dropped chunk is marked too; a mark left
@@ -570,12 +670,18 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
     c->state = RT_DIRTY;
     c->writer = rt_mem.stream;
   }
+  f->begun = 1;
+  rt_units_fix(f->pin_start, f->pin_end, 1); /* tidal_at hands out their addresses now */
   rt_dev.be->op_start(rt_dev.b, rt_mem.stream, site);
   rt_planner_op_ready();
   if (RT_TRACING())
     rt_trace_op_begin(site);
   return TIDAL_OK;
 fail:
+  if (rloc_a != rloc_local)
+    free(rloc_a);
+  if (rt_mem.nreloc)
+    rt_units_unplace(f->pin_start, rt_mem.npinned); /* places not taken by a restore */
   for (size_t i = f->pin_start; i < rt_mem.npinned; i++)
     rt_chunk_unrestore(rt_mem.pinned[i].c); /* a failed begin loses nothing */
   rt_frame_unwind();
@@ -637,6 +743,10 @@ tidal_status tidal_iteration_end(void) {
   rt_recompute_iteration_end();
   rt_mem.evict->iteration_end(); /* tidal_keep requests expire */
   rt_pol.in_iteration = 0;
+  if (RT_TRACING() && strcmp(rt_dev.be->name, "cuda") == 0) /* Note [measured host time] */
+    rt_trace("host_time", "\"vmm_s\":%.9f,\"wait_s\":%.9f,\"vmm_calls\":%llu",
+             rt_base.cur.modelled_vmm_seconds, rt_base.cur.modelled_host_wait_seconds,
+             (unsigned long long)rt_base.cur.vmm_calls);
   if (RT_TRACING())
     rt_trace_iteration(0);
   rt_stats_iteration_end(rt_resident_bytes(), rt_dev_now());
@@ -674,8 +784,27 @@ static tidal_status hint_range(const char *name, const void *p, size_t bytes, in
   }
   if (*len && (*a)->arena)
     rt_arena_range(a, off, len, 1); /* the arena's chunks (Note [arenas]) */
-  if (!(*a)->nchunks)
+  if (!(*a)->nchunks && !(*a)->reloc)
     *len = 0;
+  return TIDAL_OK;
+}
+
+/* The chunks a hint on [off, off + len) of a acts on: a's chunks, or a
+ * relocatable allocation's units that overlap it (*cs, n of them, points into
+ * a->units or is a malloc'd array the caller frees when *owned). */
+static tidal_status hint_units(rt_alloc *a, size_t off, size_t len, rt_chunk ***cs, size_t *n) {
+  size_t first, end;
+  rt_units_range(a, off, len, &first, &end);
+  *n = end - first;
+  *cs = NULL;
+  if (!*n)
+    return TIDAL_OK;
+  *cs = malloc(*n * sizeof **cs);
+  if (!*cs)
+    return rt_error(TIDAL_ERR_HOST_MEMORY, "hint on %#lx: out of host memory",
+                    (unsigned long)(a->base + off));
+  for (size_t k = 0; k < *n; k++)
+    (*cs)[k] = &a->units[first + k]->c;
   return TIDAL_OK;
 }
 
@@ -687,11 +816,33 @@ static tidal_status for_chunks(const char *name, const void *p, size_t bytes, in
   tidal_status st = hint_range(name, p, bytes, kind, &a, &off, &len);
   if (st != TIDAL_OK || len == 0)
     return st;
+  if (a->reloc) {
+    rt_chunk **cs;
+    size_t n;
+    if ((st = hint_units(a, off, len, &cs, &n)) != TIDAL_OK)
+      return st;
+    for (size_t k = 0; k < n && st == TIDAL_OK; k++)
+      st = fn(cs[k]);
+    free(cs);
+    return st;
+  }
   size_t cb = rt_mem.chunk_bytes;
   for (size_t ci = off / cb; ci <= (off + len - 1) / cb; ci++)
     if ((st = fn(&a->chunks[ci])) != TIDAL_OK)
       return st;
   return TIDAL_OK;
+}
+
+/* One unit of an eviction hint on bytes [lo, hi) of it. */
+static tidal_status evict_one(rt_chunk *c, size_t lo, size_t hi, int drop) {
+  if (c->pins)
+    return TIDAL_OK; /* in use by an open op: the hint is moot */
+  int whole = lo == 0 && hi >= rt_chunk_len(c);
+  if (!whole && (hi > UINT32_MAX || !rt_chunk_hint(c, (uint32_t)lo, (uint32_t)hi, drop)))
+    return TIDAL_OK; /* part of it (hint offsets are 32-bit: a part of a huge unit waits) */
+  if (drop && (whole || c->hint_drop_only))
+    return rt_chunk_drop(c);
+  return rt_chunk_swap_out(c, 0);
 }
 
 /* tidal_swap_out and tidal_drop: a chunk is evicted only once hints cover
@@ -704,6 +855,22 @@ static tidal_status evict_hint(const char *name, const void *p, size_t bytes, in
       hint_range(name, p, bytes, drop ? RT_HINT_DROP : RT_HINT_SWAP, &a, &off, &len);
   if (st != TIDAL_OK || len == 0)
     return st;
+  if (a->reloc) { /* units: a part of one is remembered (Note [partial-chunk hints]) */
+    rt_chunk **cs;
+    size_t n;
+    if ((st = hint_units(a, off, len, &cs, &n)) != TIDAL_OK)
+      return st;
+    for (size_t k = 0; k < n && st == TIDAL_OK; k++) {
+      const rt_unit *u = rt_unit_ofc(cs[k]);
+      size_t lo = off > u->lo ? off - u->lo : 0, hi = off + len - u->lo;
+      if (hi > u->hi - u->lo)
+        hi = u->hi - u->lo;
+      if (hi > lo)
+        st = evict_one(cs[k], lo, hi, drop);
+    }
+    free(cs);
+    return st;
+  }
   size_t cb = rt_mem.chunk_bytes;
   for (size_t ci = off / cb; ci <= (off + len - 1) / cb; ci++) {
     rt_chunk *c = &a->chunks[ci];
@@ -739,6 +906,16 @@ tidal_status tidal_prefetch(const void *ptr, size_t bytes) {
   tidal_status st = hint_range("tidal_prefetch", ptr, bytes, RT_HINT_PREFETCH, &a, &off, &len);
   if (st != TIDAL_OK || len == 0)
     return st;
+  if (a->reloc) { /* its units (Note [prefetch batches]: one batch) */
+    rt_chunk **cs;
+    size_t n;
+    if ((st = hint_units(a, off, len, &cs, &n)) != TIDAL_OK)
+      return st;
+    if (n)
+      st = rt_prefetch_chunks(cs, n);
+    free(cs);
+    return st;
+  }
   size_t cb = rt_mem.chunk_bytes, c1 = (off + len - 1) / cb;
   rt_chunk *batch[64];
   for (size_t ci = off / cb; ci <= c1;) { /* Note [prefetch batches] */
@@ -758,6 +935,52 @@ static tidal_status keep_chunk(rt_chunk *c) {
 
 tidal_status tidal_keep(const void *ptr, size_t bytes) {
   return for_chunks("tidal_keep", ptr, bytes, RT_HINT_KEEP, keep_chunk);
+}
+
+/* ---- relocatable allocations (Note [units], memory/units.c) ---- */
+
+void *tidal_at(const void *p) {
+  if (!rt_base.initialized || !p || !rt_mem.nreloc)
+    return (void *)p; /* nothing relocates: the identity */
+  int undeclared = 0;
+  void *r = rt_units_at((uintptr_t)p, &undeclared);
+  if (!undeclared)
+    return r;
+  for (size_t i = 0; i < rt_mem.nempty; i++)
+    if (rt_mem.empty[i] == (uintptr_t)p)
+      return r; /* an empty access of an open op: never dereferenced */
+  const tidal_site *site = rt_mem.depth ? rt_mem.frames[rt_mem.depth - 1].site : NULL;
+  RT_COUNT(undeclared_uses, 1);
+  rt_set_error("tidal_at(%p)%s%s: inside a relocatable allocation but outside every access of "
+               "the open ops; its stable address is returned and faults if used",
+               p, site ? " in " : " outside any op", site ? site_label(site) : "");
+  for (size_t i = 0; i < rt_mem.nwarned; i++)
+    if (rt_mem.warned[i] == site)
+      return r;
+  const tidal_site **w = realloc(rt_mem.warned, (rt_mem.nwarned + 1) * sizeof *w);
+  if (w) {
+    rt_mem.warned = w;
+    rt_mem.warned[rt_mem.nwarned++] = site;
+  }
+  rt_log(2, "%s (warned once per op site)", tidal_last_error());
+  return r;
+}
+
+tidal_status tidal_home(const void *p) {
+  REQUIRE_INIT("tidal_home");
+  if (!p)
+    return TIDAL_OK;
+  rt_alloc *a = rt_registry_find((uintptr_t)p);
+  if (!a || !a->reloc)
+    return TIDAL_OK; /* home already, or not tidal's */
+  if (rt_units_busy(a))
+    return rt_error(TIDAL_ERR_INVALID, "tidal_home(%p): an open op (tidal_op_begin) uses it", p);
+  tidal_status st = rt_units_home(a);
+  if (!a->reloc) /* chunked now: its footprint as a home allocation's */
+    rt_mem.footprint_bytes = rt_mem.footprint_bytes - a->reserved + footprint(a->bytes);
+  if (st == TIDAL_OK && RT_TRACING())
+    rt_trace("home", "\"ptr\":\"%#lx\",\"bytes\":%zu", (unsigned long)a->base, a->bytes);
+  return st;
 }
 
 tidal_status tidal_recompute_register(const void *ptr, size_t bytes, tidal_recompute_fn fn,

@@ -18,7 +18,9 @@ tidal_status tidal_stats_get(tidal_stats *out) {
   if (st0 != TIDAL_OK)
     return st0;
   memset(out, 0, sizeof *out);
-  out->budget_bytes = rt_mem.budget_bytes;
+  /* Exact once relocatable allocations exist (Note [units]); else the
+   * chunk pool's size, the budget rounded down to whole chunks. */
+  out->budget_bytes = rt_mem.reloc_seen ? rt_mem.budget_exact : rt_mem.budget_bytes;
   out->resident_bytes = rt_resident_bytes();
   out->iterations = rt_base.iterations_done;
   rt_arbiter_stats(&out->shared_budget_bytes, &out->shared_peak_bytes);
@@ -36,40 +38,47 @@ static const struct row {
   const char *label;
   size_t offset; /* in tidal_counters */
   enum row_kind kind;
+  int reloc; /* printed only once relocatable allocations exist */
 } rows[] = {
-    {"peak resident", offsetof(tidal_counters, peak_resident_bytes), ROW_BYTES},
-    {"swapped out (D2H)", offsetof(tidal_counters, swapped_out_bytes), ROW_BYTES},
-    {"swapped in (H2D)", offsetof(tidal_counters, swapped_in_bytes), ROW_BYTES},
-    {"  of it prefetched", offsetof(tidal_counters, prefetched_bytes), ROW_BYTES},
-    {"dropped", offsetof(tidal_counters, dropped_bytes), ROW_BYTES},
-    {"drops", offsetof(tidal_counters, drops), ROW_COUNT},
-    {"recomputes", offsetof(tidal_counters, recomputes), ROW_COUNT},
-    {"faults (sync restores)", offsetof(tidal_counters, faults), ROW_COUNT},
-    {"evictions (LRU)", offsetof(tidal_counters, evictions), ROW_COUNT},
-    {"stall time", offsetof(tidal_counters, stall_seconds), ROW_SECONDS},
-    {"modelled time (sim)", offsetof(tidal_counters, modelled_seconds), ROW_SECONDS},
+    {"peak resident", offsetof(tidal_counters, peak_resident_bytes), ROW_BYTES, 0},
+    {"swapped out (D2H)", offsetof(tidal_counters, swapped_out_bytes), ROW_BYTES, 0},
+    {"swapped in (H2D)", offsetof(tidal_counters, swapped_in_bytes), ROW_BYTES, 0},
+    {"  of it prefetched", offsetof(tidal_counters, prefetched_bytes), ROW_BYTES, 0},
+    {"dropped", offsetof(tidal_counters, dropped_bytes), ROW_BYTES, 0},
+    {"drops", offsetof(tidal_counters, drops), ROW_COUNT, 0},
+    {"recomputes", offsetof(tidal_counters, recomputes), ROW_COUNT, 0},
+    {"faults (sync restores)", offsetof(tidal_counters, faults), ROW_COUNT, 0},
+    {"evictions (LRU)", offsetof(tidal_counters, evictions), ROW_COUNT, 0},
+    {"stall time", offsetof(tidal_counters, stall_seconds), ROW_SECONDS, 0},
+    {"modelled time (sim)", offsetof(tidal_counters, modelled_seconds), ROW_SECONDS, 0},
     /* sim: modelled; CUDA: the host's clock (Note [measured host time], backend_cuda.c) */
-    {"  host in VMM calls", offsetof(tidal_counters, modelled_vmm_seconds), ROW_SECONDS},
-    {"  host waiting", offsetof(tidal_counters, modelled_host_wait_seconds), ROW_SECONDS},
+    {"  host in VMM calls", offsetof(tidal_counters, modelled_vmm_seconds), ROW_SECONDS, 0},
+    {"  host waiting", offsetof(tidal_counters, modelled_host_wait_seconds), ROW_SECONDS, 0},
     {"  device waiting for launch (sim)", offsetof(tidal_counters, modelled_launch_wait_seconds),
-     ROW_SECONDS},
+     ROW_SECONDS, 0},
     {"  device waiting for copies (sim)", offsetof(tidal_counters, modelled_copy_wait_seconds),
-     ROW_SECONDS},
-    {"VMM driver calls", offsetof(tidal_counters, vmm_calls), ROW_COUNT},
-    {"reclaimed (no copy, no call)", offsetof(tidal_counters, reclaimed_chunks), ROW_COUNT},
-    {"rebound (no call)", offsetof(tidal_counters, rebound_chunks), ROW_COUNT},
-    {"planner: swap-outs", offsetof(tidal_counters, planner_swap_outs), ROW_COUNT},
-    {"planner: prefetches", offsetof(tidal_counters, planner_prefetches), ROW_COUNT},
-    {"planner: drops", offsetof(tidal_counters, planner_drops), ROW_COUNT},
-    {"planner: recomputes", offsetof(tidal_counters, planner_recomputes), ROW_COUNT},
-    {"hints taken", offsetof(tidal_counters, hints_run), ROW_COUNT},
-    {"hints skipped", offsetof(tidal_counters, hints_skipped), ROW_COUNT},
-    {"plans built", offsetof(tidal_counters, plans_built), ROW_COUNT},
-    {"iterations on a plan", offsetof(tidal_counters, plan_iterations), ROW_COUNT},
-    {"iterations off the plan", offsetof(tidal_counters, off_plan_iterations), ROW_COUNT},
-    {"planner waits for op times", offsetof(tidal_counters, timing_waits), ROW_COUNT},
-    {"swap-outs (chunk copies D2H)", offsetof(tidal_counters, swap_outs), ROW_COUNT},
-    {"prefetches (chunk copies H2D)", offsetof(tidal_counters, prefetches), ROW_COUNT},
+     ROW_SECONDS, 0},
+    {"VMM driver calls", offsetof(tidal_counters, vmm_calls), ROW_COUNT, 0},
+    {"reclaimed (no copy, no call)", offsetof(tidal_counters, reclaimed_chunks), ROW_COUNT, 0},
+    {"rebound (no call)", offsetof(tidal_counters, rebound_chunks), ROW_COUNT, 0},
+    {"planner: swap-outs", offsetof(tidal_counters, planner_swap_outs), ROW_COUNT, 0},
+    {"planner: prefetches", offsetof(tidal_counters, planner_prefetches), ROW_COUNT, 0},
+    {"planner: drops", offsetof(tidal_counters, planner_drops), ROW_COUNT, 0},
+    {"planner: recomputes", offsetof(tidal_counters, planner_recomputes), ROW_COUNT, 0},
+    {"hints taken", offsetof(tidal_counters, hints_run), ROW_COUNT, 0},
+    {"hints skipped", offsetof(tidal_counters, hints_skipped), ROW_COUNT, 0},
+    {"plans built", offsetof(tidal_counters, plans_built), ROW_COUNT, 0},
+    {"iterations on a plan", offsetof(tidal_counters, plan_iterations), ROW_COUNT, 0},
+    {"iterations off the plan", offsetof(tidal_counters, off_plan_iterations), ROW_COUNT, 0},
+    {"planner waits for op times", offsetof(tidal_counters, timing_waits), ROW_COUNT, 0},
+    {"swap-outs (chunk copies D2H)", offsetof(tidal_counters, swap_outs), ROW_COUNT, 0},
+    {"prefetches (chunk copies H2D)", offsetof(tidal_counters, prefetches), ROW_COUNT, 0},
+    {"relocated (units moved)", offsetof(tidal_counters, relocated_bytes), ROW_BYTES, 1},
+    {"  device to device", offsetof(tidal_counters, d2d_bytes), ROW_BYTES, 1},
+    {"  compactions", offsetof(tidal_counters, compactions), ROW_COUNT, 1},
+    {"  gathers", offsetof(tidal_counters, gathers), ROW_COUNT, 1},
+    {"  undeclared tidal_at", offsetof(tidal_counters, undeclared_uses), ROW_COUNT, 1},
+    {"  device pool growths", offsetof(tidal_counters, pool_grows), ROW_COUNT, 1},
 };
 
 /* Every counter is 8 bytes (uint64_t or double): a field added to
@@ -135,7 +144,8 @@ void rt_summary_print(FILE *out) {
           human_bytes(a, sizeof a, (double)rt_mem.hs.used * (double)rt_mem.hs.slot_bytes));
   fprintf(out, "tidal:   %-24s %14s %14s\n", "", "total", "last iteration");
   for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
-    fprintf(out, "tidal:   %-24s %14s %14s\n", rows[i].label,
+    if (!rows[i].reloc || rt_mem.reloc_seen)
+      fprintf(out, "tidal:   %-24s %14s %14s\n", rows[i].label,
             cell(a, sizeof a, &s.total, &rows[i]),
             s.iterations ? cell(b, sizeof b, &s.last_iteration, &rows[i]) : "-");
 }

@@ -184,6 +184,12 @@ tidal_status tidal_config_from_env(tidal_config *cfg) {
   }
   if ((v = getenv("TIDAL_VMM_THREAD")) && *v && !parse_flag(v, &c.vmm_thread))
     return rt_error(TIDAL_ERR_CONFIG, "TIDAL_VMM_THREAD: '%s': expected 1/0, yes/no, on/off", v);
+  if ((v = getenv("TIDAL_RELOCATE")) && *v) {
+    int on;
+    if (!parse_flag(v, &on))
+      return rt_error(TIDAL_ERR_CONFIG, "TIDAL_RELOCATE: '%s': expected 1/0, yes/no, on/off", v);
+    c.relocate_off = !on;
+  }
   *cfg = c;
   return TIDAL_OK;
 }
@@ -194,11 +200,11 @@ static const char *const known_env[] = {
     "TIDAL_DEVICE", "TIDAL_BUDGET", "TIDAL_HOST_BUDGET", "TIDAL_CHUNK", "TIDAL_TRACE",
     "TIDAL_LOG", "TIDAL_STATS", "TIDAL_SHARED_BUDGET", "TIDAL_SHARED_NAME", "TIDAL_PLANNER",
     "TIDAL_PLANNER_FEEDBACK", "TIDAL_HOST_RESERVE", "TIDAL_PROFILE", "TIDAL_SIM_COSTS",
-    "TIDAL_VMM_THREAD", "TIDAL_TRACE_MAX",
+    "TIDAL_VMM_THREAD", "TIDAL_TRACE_MAX", "TIDAL_RELOCATE",
     /* tidal-nvcc, the tidal tool and the test programs */
     "TIDAL_NVCC", "TIDAL_NVCC_VERBOSE", "TIDAL_TOOL", "TIDAL_PLAN", "TIDAL_CUDA_PATH",
     "TIDAL_REPLAY_BREAK", "TIDAL_TEST_SEED", "TIDAL_PROGRESS", "TIDAL_INCLUDE_DIR",
-    "TIDAL_LIB_DIR",
+    "TIDAL_LIB_DIR", "TIDAL_TEST_RELOC",
     /* tidal replay's cost model (pass/plan/costmodel.c, docs/replay.md) */
     "TIDAL_COST_PEAK_FLOPS", "TIDAL_COST_HBM_BW", "TIDAL_COST_LAUNCH", "TIDAL_COST_H2D_BW",
     "TIDAL_COST_D2H_BW", "TIDAL_COST_LATENCY"};

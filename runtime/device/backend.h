@@ -59,6 +59,10 @@ typedef struct rt_cmd {
 
 typedef struct rt_backend rt_backend; /* each backend's private state */
 
+/* The `phys` of a copy into or out of the device pool (a relocatable unit's
+ * block): no physical chunk. */
+#define RT_PHYS_NONE UINT32_MAX
+
 typedef struct rt_backend_ops {
   const char *name; /* "sim" or "cuda" */
   /* Opens the device.  *granularity: mapping unit (chunk sizes are its
@@ -109,6 +113,22 @@ typedef struct rt_backend_ops {
                            tidal_stream after, rt_event *done);
   tidal_status (*copy_h2d)(rt_backend *b, uintptr_t dst, const void *src, size_t bytes,
                            uint32_t phys, int urgent, uint64_t after_mark, rt_event *done);
+
+  /* The device pool of relocatable units (Note [device pool],
+   * memory/units.c), in a range from `reserve`.  pool_grow backs [addr,
+   * addr + bytes) with new physical memory, mapped and accessible (CUDA:
+   * cuMemCreate, cuMemMap, cuMemSetAccess: a few calls per growth step,
+   * never per move; the sim: one read-write mapping).  pool_release gives
+   * back the first `mapped` bytes of [addr, addr + reserved) and the range.
+   * NULL: the backend has no pool (relocatable allocations stay home). */
+  tidal_status (*pool_grow)(rt_backend *b, uintptr_t addr, size_t bytes);
+  void (*pool_release)(rt_backend *b, uintptr_t addr, size_t reserved, size_t mapped);
+  /* A device-to-device copy on stream s after the work enqueued there and,
+   * if `after` is another stream, after the work enqueued on it (the
+   * source's last writer), for a gather, compaction or tidal_home: later
+   * work on s follows it. */
+  tidal_status (*copy_d2d)(rt_backend *b, uintptr_t dst, uintptr_t src, size_t bytes,
+                           tidal_stream s, tidal_stream after);
 
   /* Nonzero if the event completed (never blocks). */
   int (*event_done)(rt_backend *b, const rt_event *ev);

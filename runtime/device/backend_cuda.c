@@ -63,7 +63,7 @@
   X(cuMemFreeHost) X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamWaitEvent)                      \
   X(cuStreamSynchronize) X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventQuery)     \
   X(cuEventSynchronize) X(cuMemcpyDtoHAsync) X(cuMemcpyHtoDAsync) X(cuStreamCreateWithPriority)  \
-  X(cuCtxGetStreamPriorityRange) X(cuEventElapsedTime)
+  X(cuCtxGetStreamPriorityRange) X(cuEventElapsedTime) X(cuMemcpyDtoDAsync)
 
 #define RT_STR(x) #x
 #define RT_XSTR(x) RT_STR(x) /* expands cuda.h's versioned names (cuMemGetInfo_v2) */
@@ -135,6 +135,14 @@ struct rt_backend {
     int cold;                 /* before the first iteration's end (Note [cold samples]) */
   } *open_ops, *timed;      /* ops begun but not ended (a stack); ended, not yet read */
   size_t nopen, cap_open, ntimed, cap_timed;
+  /* The device pool of relocatable units (Note [device pool],
+   * memory/devpool.c): one handle per growth step, mapped where it grew. */
+  struct cuda_pool_piece {
+    uintptr_t addr;
+    size_t bytes;
+    CUmemGenericAllocationHandle h;
+  } *pool;
+  size_t npool, cap_pool;
 };
 
 static tidal_status cu_fail(CUresult r, const char *what) {
@@ -333,6 +341,7 @@ static void cuda_destroy(rt_backend *b) {
   free(b->open_ops);
   free(b->timed);
   free(b->phys);
+  free(b->pool);
   free(b);
 }
 
@@ -380,6 +389,74 @@ static tidal_status cuda_unmap(rt_backend *b, uintptr_t addr, uint32_t phys) {
   CUresult r = CU(cuMemUnmap)((CUdeviceptr)addr, b->chunk_bytes);
   RT_COUNT_TIME(modelled_vmm_seconds, now_s() - t0);
   CHECK(r, "cuMemUnmap");
+  return TIDAL_OK;
+}
+
+static tidal_status event_get(rt_backend *b, CUevent *ev);
+static void cuda_event_release(rt_backend *b, rt_event *ev);
+
+/* The device pool grows by one handle of `bytes` (a multiple of the
+ * granularity: the pool's steps are), mapped and granted at addr. */
+static tidal_status cuda_pool_grow(rt_backend *b, uintptr_t addr, size_t bytes) {
+  if (b->npool == b->cap_pool) {
+    size_t cap = b->cap_pool ? b->cap_pool * 2 : 16;
+    struct cuda_pool_piece *n = realloc(b->pool, cap * sizeof *n);
+    if (!n)
+      return rt_error(TIDAL_ERR_HOST_MEMORY, "cuda backend: out of host memory for the pool");
+    b->pool = n;
+    b->cap_pool = cap;
+  }
+  double t0 = now_s();
+  CUmemGenericAllocationHandle h = 0;
+  CUresult r = CU(cuMemCreate)(&h, bytes, &b->prop, 0);
+  if (r == CUDA_SUCCESS) {
+    r = CU(cuMemMap)((CUdeviceptr)addr, bytes, 0, h, 0);
+    if (r == CUDA_SUCCESS) {
+      r = CU(cuMemSetAccess)((CUdeviceptr)addr, bytes, &b->access, 1);
+      if (r != CUDA_SUCCESS)
+        CU(cuMemUnmap)((CUdeviceptr)addr, bytes);
+    }
+    if (r != CUDA_SUCCESS)
+      CU(cuMemRelease)(h);
+  }
+  RT_COUNT_TIME(modelled_vmm_seconds, now_s() - t0);
+  if (r != CUDA_SUCCESS)
+    return cu_fail(r, "growing the device pool (cuMemCreate, cuMemMap, cuMemSetAccess)");
+  b->pool[b->npool].addr = addr;
+  b->pool[b->npool].bytes = bytes;
+  b->pool[b->npool].h = h;
+  b->npool++;
+  return TIDAL_OK;
+}
+
+static void cuda_pool_release(rt_backend *b, uintptr_t addr, size_t reserved, size_t mapped) {
+  (void)mapped;
+  for (size_t i = 0; i < b->npool; i++) {
+    CU(cuMemUnmap)((CUdeviceptr)b->pool[i].addr, b->pool[i].bytes);
+    CU(cuMemRelease)(b->pool[i].h);
+  }
+  b->npool = 0;
+  CU(cuMemAddressFree)((CUdeviceptr)addr, reserved);
+}
+
+/* A gather's or compaction's move, on the op's stream: ordered after the
+ * ops that used the source and before those that use the destination. */
+static tidal_status cuda_copy_d2d(rt_backend *b, uintptr_t dst, uintptr_t src, size_t bytes,
+                                  tidal_stream s, tidal_stream after) {
+  if (after != s) { /* the source's last writer ran on another stream */
+    CUevent ev;
+    tidal_status st = event_get(b, &ev);
+    if (st != TIDAL_OK)
+      return st;
+    CUresult r = CU(cuEventRecord)(ev, (CUstream)after);
+    if (r == CUDA_SUCCESS)
+      r = CU(cuStreamWaitEvent)((CUstream)s, ev, 0);
+    rt_event done = {0, 0, ev, 0};
+    cuda_event_release(b, &done); /* reused only after the wait is enqueued: stream order */
+    CHECK(r, "ordering a device-to-device copy after its source's writer");
+  }
+  CHECK(CU(cuMemcpyDtoDAsync)((CUdeviceptr)dst, (CUdeviceptr)src, bytes, (CUstream)s),
+        "cuMemcpyDtoDAsync");
   return TIDAL_OK;
 }
 
@@ -793,6 +870,9 @@ const rt_backend_ops rt_backend_cuda_ops = {
     .phys_add = cuda_phys_add,
     .phys_remove = cuda_phys_remove,
     .destroy = cuda_destroy,
+    .pool_grow = cuda_pool_grow,
+    .pool_release = cuda_pool_release,
+    .copy_d2d = cuda_copy_d2d,
     .reserve = cuda_reserve,
     .release = cuda_release,
     .map = cuda_map,

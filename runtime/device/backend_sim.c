@@ -497,7 +497,8 @@ static double model_d2h(rt_backend *b, size_t bytes, uint32_t phys, double issue
   double start = max2(max2(*engine, b->t_dev), issued);
   double end = start + b->c.copy_latency_s + (double)bytes / b->c.d2h_bytes_per_s;
   *engine = end;
-  b->phys_busy[phys] = max2(b->phys_busy[phys], end);
+  if (phys != RT_PHYS_NONE)
+    b->phys_busy[phys] = max2(b->phys_busy[phys], end);
   return end;
 }
 
@@ -506,12 +507,15 @@ static double mark_time(rt_backend *b, uint64_t m);
 static double model_h2d(rt_backend *b, size_t bytes, uint32_t phys, int urgent, uint64_t after_mark,
                         double issued) {
   double *engine = engine_of(b, urgent ? &b->t_fault : &b->t_h2d);
-  double start = max2(max2(*engine, issued), b->phys_busy[phys]);
+  double start = max2(*engine, issued);
+  if (phys != RT_PHYS_NONE)
+    start = max2(start, b->phys_busy[phys]);
   if (after_mark) /* the stream waits for the previous holder's last use */
     start = max2(start, mark_time(b, after_mark));
   double end = start + b->c.copy_latency_s + (double)bytes / b->c.h2d_bytes_per_s;
   *engine = end;
-  b->phys_busy[phys] = end;
+  if (phys != RT_PHYS_NONE)
+    b->phys_busy[phys] = end;
   return end;
 }
 
@@ -531,6 +535,37 @@ static tidal_status sim_copy_h2d(rt_backend *b, uintptr_t dst, const void *src, 
   done->vt = model_h2d(b, bytes, phys, urgent, after_mark, b->t_host);
   done->handle = NULL;
   return enqueue(b, (void *)dst, src, bytes, done);
+}
+
+/* The device pool (Note [device pool], memory/units.c): one read-write
+ * mapping over the reserved range, grown in place; its pages are real only
+ * once touched, as the memfd's are. */
+static tidal_status sim_pool_grow(rt_backend *b, uintptr_t addr, size_t bytes) {
+  void *p = mmap((void *)addr, bytes, PROT_READ | PROT_WRITE,
+                 MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED)
+    return rt_error(TIDAL_ERR_DEVICE_MEMORY, "sim backend: growing the device pool by %zu bytes: %s",
+                    bytes, strerror(errno));
+  b->t_host += b->c.map_s + b->c.set_access_s; /* one handle: create, map, grant */
+  RT_COUNT_TIME(modelled_vmm_seconds, b->c.map_s + b->c.set_access_s);
+  return TIDAL_OK;
+}
+
+static void sim_pool_release(rt_backend *b, uintptr_t addr, size_t reserved, size_t mapped) {
+  (void)mapped;
+  munmap((void *)addr, reserved);
+}
+
+/* On the compute stream: the sim's "kernels" run on the host, so the copy
+ * is done now; the device timeline pays its modelled duration. */
+static tidal_status sim_copy_d2d(rt_backend *b, uintptr_t dst, uintptr_t src, size_t bytes,
+                                 tidal_stream s, tidal_stream after) {
+  (void)s, (void)after; /* one compute timeline */
+  memmove((void *)dst, (const void *)src, bytes);
+  b->t_host += b->c.copy_issue_s;
+  double start = max2(max2(b->t_dev + b->c.launch_gap_s, b->t_host), b->dev_wait);
+  b->t_dev = start + b->c.copy_latency_s + (double)bytes / b->c.d2d_bytes_per_s;
+  return TIDAL_OK;
 }
 
 static int copied(rt_backend *b, const rt_event *ev) {
@@ -778,6 +813,9 @@ const rt_backend_ops rt_backend_sim_ops = {
     .host_free = sim_host_free,
     .copy_d2h = sim_copy_d2h,
     .copy_h2d = sim_copy_h2d,
+    .pool_grow = sim_pool_grow,
+    .pool_release = sim_pool_release,
+    .copy_d2d = sim_copy_d2d,
     .event_done = sim_event_done,
     .event_sync = sim_event_sync,
     .stream_wait = sim_stream_wait,

@@ -45,6 +45,7 @@ static const struct {
     K(event_query_s),  K(event_sync_s),    K(stream_wait_s),   K(launch_s),
     K(launch_gap_s),   K(copy_issue_s),    K(copy_latency_s),  K(h2d_bytes_per_s),
     K(d2h_bytes_per_s), K(pin_bytes_per_s), K(host_ahead_s),   K(vmm_enqueue_s),
+    K(d2d_bytes_per_s),
     K(one_copy_engine),
 #undef K
 };

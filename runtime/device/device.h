@@ -83,6 +83,7 @@ typedef struct rt_costs {
                                                  VMM worker (Note [vmm worker]) */
   double copy_latency_s;                      /* device: per copy, before bytes move */
   double h2d_bytes_per_s, d2h_bytes_per_s;    /* pinned, per direction */
+  double d2d_bytes_per_s;                     /* device to device (gathers, compaction) */
   double pin_bytes_per_s;                     /* host pinning (cuMemHostAlloc) */
   double host_ahead_s;                        /* most the host runs ahead of the device */
   double one_copy_engine;                     /* nonzero: every copy, both directions, queues

@@ -106,6 +106,19 @@ static uint64_t resident_in(uintptr_t lo, uintptr_t hi) {
     return 0;
   if (a->arena) /* an arena member: the arena's chunks (addresses are absolute) */
     a = &a->arena->self;
+  if (a->reloc) { /* its units in the device pool (Note [units], units.c) */
+    size_t first, end, off = lo - a->base, len = hi - lo;
+    uint64_t sum = 0;
+    rt_units_range(a, off, len, &first, &end);
+    for (size_t k = first; k < end; k++) {
+      const rt_unit *u = a->units[k];
+      if (!rt_chunk_mapped(&u->c))
+        continue;
+      size_t ulo = u->lo > off ? u->lo : off, uhi = u->hi < off + len ? u->hi : off + len;
+      sum += uhi - ulo;
+    }
+    return sum;
+  }
   if (!a->nchunks) /* packed small allocation: its slab stays mapped */
     return hi - lo;
   size_t chunk = rt_mem.chunk_bytes;

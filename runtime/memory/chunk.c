@@ -13,11 +13,17 @@
 
 rt_mem_state rt_mem; /* memory.h */
 
+/* A unit's address is its stable one (a name for traces and messages); its
+ * bytes are in its block (rt_unit_dev). */
 uintptr_t rt_chunk_addr(const rt_chunk *c) {
+  if (c->unit)
+    return c->alloc->base + rt_unit_ofc(c)->lo;
   return c->alloc->base + (uintptr_t)c->index * rt_mem.chunk_bytes;
 }
 
 size_t rt_chunk_len(const rt_chunk *c) {
+  if (c->unit)
+    return rt_unit_ofc(c)->hi - rt_unit_ofc(c)->lo;
   size_t off = (size_t)c->index * rt_mem.chunk_bytes;
   size_t left = c->alloc->bytes - off;
   return left < rt_mem.chunk_bytes ? left : rt_mem.chunk_bytes;

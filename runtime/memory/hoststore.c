@@ -70,11 +70,20 @@ static int grow(size_t want) {
   size_t total = carved();
   if (h->exhausted || h->npieces >= RT_HOST_PIECES_MAX || total >= h->max_slots)
     return 0;
+  size_t max = h->max_slots;
+  if (rt_mem.uhost_pinned) { /* the units' byte store shares the budget (units.c) */
+    size_t room = rt_mem.host_budget > rt_mem.uhost_pinned ? rt_mem.host_budget - rt_mem.uhost_pinned
+                                                           : 0;
+    if (room / h->slot_bytes < max)
+      max = room / h->slot_bytes;
+    if (total >= max)
+      return 0;
+  }
   size_t n = total > h->min_piece_slots ? total : h->min_piece_slots;
   if (n < want)
     n = want;
-  if (n > h->max_slots - total)
-    n = h->max_slots - total;
+  if (n > max - total)
+    n = max - total;
   /* Room for every slot carved out so far, not just the free ones: slots in
    * use now all come back here when freed (Note [host slot ownership]). */
   if (total + n > h->cap_free) {

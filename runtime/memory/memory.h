@@ -75,6 +75,9 @@ typedef struct rt_chunk {
   uint8_t hint_drop_only;       /* every hint in [hint_lo, hint_hi) was a drop */
   uint8_t stale;                /* evicted and its memory given to another chunk, but phys
                                    is still mapped at its address (Note [stale aliases]) */
+  uint8_t unit;                 /* a relocatable allocation's unit (struct rt_unit) */
+  uint16_t fixed;               /* units: open ops past their begin that declared it: its
+                                   address was handed out, so it may not move */
   uint32_t pin_slot;            /* scratch for op_begin: its entry in rt_mem.pinned */
   uint32_t hint_lo, hint_hi;    /* bytes of it hinted (swap_out/drop) since its last use:
                                    Note [partial-chunk hints] */
@@ -98,7 +101,60 @@ typedef struct rt_alloc {
   struct rt_slab *slab;  /* packed small allocation: its slab, else NULL */
   struct rt_arena *arena;/* arena member: its arena (Note [arenas]), else NULL */
   uint8_t idle;          /* packed: RT_IDLE_* hinted since an op last declared it */
+  uint8_t reloc;         /* relocatable: units, no chunks (Note [units], units.c) */
+  size_t guard;          /* reserved and never used before base and after base + reserved
+                            (relocatable: Note [guard ranges], units.c), else 0 */
+  struct rt_unit **units;/* relocatable: its units, sorted by offset, disjoint */
+  size_t nunits, cap_units;
 } rt_alloc;
+
+/* ---- relocatable units (units.c) ----
+ * Note [units]: a relocatable allocation's bytes are covered lazily by
+ * units, byte ranges [lo, hi) made by accesses; each is a chunk to the state
+ * machine (its states, lists, pins, host copy), with a device block in the
+ * pool instead of a physical chunk at its address. */
+typedef struct rt_unit {
+  rt_chunk c;            /* first: the state machine's view (c.unit = 1) */
+  size_t lo, hi;         /* bytes of its allocation */
+  size_t block;          /* its device block: an offset in the pool, while mapped or parked */
+  uint64_t mark;         /* a copy into its block waits for this: the previous holders'
+                            last use (Note [stale aliases]); 0 = none */
+  uint8_t placed;        /* `block` is its place, taken before its restore (Note [placed
+                            in advance], units.c); it has no data there yet */
+} rt_unit;
+static inline rt_unit *rt_unit_of(rt_chunk *c) { return (rt_unit *)c; }
+static inline const rt_unit *rt_unit_ofc(const rt_chunk *c) { return (const rt_unit *)c; }
+
+/* ---- the span allocator (span.c, Note [span allocator]) ---- */
+#define RT_SPAN_ALIGN 256
+#define RT_SPAN_REGIONS_MAX (RT_HOST_PIECES_MAX + 1)
+typedef struct rt_span_blk {
+  size_t off, len;
+  void *owner;
+} rt_span_blk;
+typedef struct rt_span {
+  rt_span_blk *blk;      /* in use, sorted by offset */
+  size_t n, cap;
+  size_t used;           /* bytes in use */
+  size_t total;          /* bytes of the regions */
+  struct { size_t lo, hi; } regions[RT_SPAN_REGIONS_MAX]; /* usable, sorted */
+  uint32_t nregions;
+} rt_span;
+/* [lo, hi) becomes usable (extends the last region if adjacent); 0 if full. */
+RT_HIDDEN int rt_span_add_region(rt_span *s, size_t lo, size_t hi);
+/* Best fit for len bytes at an offset = phase (mod RT_SPAN_ALIGN): 1 and *off. */
+RT_HIDDEN int rt_span_alloc(rt_span *s, size_t len, size_t phase, void *owner, size_t *off);
+RT_HIDDEN int rt_span_is_free(const rt_span *s, size_t off, size_t len);
+RT_HIDDEN int rt_span_take(rt_span *s, size_t off, size_t len, void *owner); /* exactly there */
+RT_HIDDEN rt_span_blk *rt_span_find(rt_span *s, size_t off); /* the block starting at off */
+RT_HIDDEN void rt_span_free(rt_span *s, size_t off);
+/* The block at off becomes [off, off + at) and [off + at, end) (right_owner). */
+RT_HIDDEN int rt_span_split(rt_span *s, size_t off, size_t at, void *right_owner);
+/* Blocks [*first, *end) overlap [off, off + len). */
+RT_HIDDEN void rt_span_overlapping(const rt_span *s, size_t off, size_t len, size_t *first,
+                                   size_t *end);
+RT_HIDDEN int rt_span_reserve(rt_span *s, size_t more); /* room for `more` blocks */
+RT_HIDDEN void rt_span_destroy(rt_span *s);
 
 /* ---- packed small allocations (suballoc.c) ----
  * Note [lifetime-aware pool]: allocations smaller than a chunk are packed
@@ -173,6 +229,8 @@ typedef struct rt_pin_entry {
 
 typedef struct rt_frame {
   const tidal_site *site;
+  int begun;                 /* its begin succeeded: its units are fixed (rt_units_fix) */
+  size_t empty_start;        /* its empty relocatable accesses: rt_mem.empty[empty_start ..) */
   size_t pin_start, pin_end; /* its chunks: pinned[pin_start .. pin_end) */
   tidal_stream stream;
 } rt_frame;
@@ -188,6 +246,10 @@ typedef struct rt_share_ops {
 typedef struct rt_mem_state {
   size_t chunk_bytes;
   size_t budget_bytes;           /* phys_target * chunk_bytes */
+  size_t budget_exact;           /* the budget as given, in bytes: what units and chunks
+                                    together may hold (Note [units]) */
+  size_t nreloc;                 /* live relocatable allocations */
+  int reloc_seen;                /* a relocatable allocation was made: budgets are exact */
   /* the physical pool (pool.c) */
   uint32_t nphys;                /* physical chunks that exist now */
   uint32_t *free_phys;           /* stack of unused physical chunks */
@@ -238,8 +300,32 @@ typedef struct rt_mem_state {
   size_t npinned, cap_pinned;
   uint64_t op_stamp;
   tidal_stream stream;           /* tidal_stream_set: the stream ops are enqueued on */
+  uintptr_t *empty;              /* pointers of the open ops' empty relocatable accesses */
+  size_t nempty, cap_empty;
 
   rt_hoststore hs;
+  /* units.c: the device pool (Note [device pool]) and the host byte store */
+  rt_span dpool;
+  uintptr_t dpool_base;          /* its reserved range, 0 until the first relocatable malloc */
+  size_t dpool_reserved, dpool_mapped;
+  size_t unit_resident;          /* bytes of units holding a block, parked ones not counted */
+  uint32_t parked_units;         /* of rt_mem.parked, units */
+  size_t pfreed_n;               /* recently freed pool ranges and their last-use marks */
+  struct { size_t off, len; uint64_t mark; } pfreed[64];
+  uint64_t pfreed_floor;         /* the marks of ranges forgotten from `pfreed` */
+  rt_span uhost;                 /* units' host copies, in bytes (Note [units]) */
+  void *uhost_pieces[RT_HOST_PIECES_MAX];
+  size_t uhost_sizes[RT_HOST_PIECES_MAX];
+  uint32_t uhost_npieces;
+  size_t uhost_pinned;           /* bytes pinned for it: counted against the host budget */
+  struct rt_uhost_pend {         /* host copies given up while a restore may still read them */
+    int64_t off;
+    rt_event ev;
+  } *uhost_pend;
+  size_t uhost_npend, uhost_cap_pend, uhost_pend_bytes;
+  size_t host_budget;            /* bytes, both stores together */
+  const tidal_site **warned;     /* sites warned about an undeclared tidal_at */
+  size_t nwarned;
   rt_slab *slabs;
   rt_arena *arenas;              /* newest first */
   /* recompute.c */
@@ -253,7 +339,9 @@ typedef struct rt_mem_state {
 RT_HIDDEN extern rt_mem_state rt_mem; /* chunk.c */
 
 static inline size_t rt_resident_bytes(void) {
-  return (size_t)(rt_mem.nphys - rt_mem.nfree_phys - rt_mem.parked.n) * rt_mem.chunk_bytes;
+  return (size_t)(rt_mem.nphys - rt_mem.nfree_phys - (rt_mem.parked.n - rt_mem.parked_units)) *
+             rt_mem.chunk_bytes +
+         rt_mem.unit_resident;
 }
 static inline void rt_note_resident(void) { rt_stats_resident(rt_resident_bytes()); }
 
@@ -289,6 +377,9 @@ RT_HIDDEN tidal_status rt_frame_reserve(void); /* room for one more frame */
  * (RT_PIN_*) to its entry if the op declared it already. */
 RT_HIDDEN tidal_status rt_frame_pin(rt_chunk *c, uint64_t stamp, uint32_t flags);
 RT_HIDDEN void rt_frame_unwind(void); /* pops the top op frame, unpinning its chunks */
+/* The op being begun declared 0 bytes at p in a relocatable allocation:
+ * tidal_at(p) is no error while it is open. */
+RT_HIDDEN tidal_status rt_frame_note_empty(uintptr_t p);
 RT_HIDDEN void rt_frames_destroy(void);
 
 /* ---- residency.c ---- */
@@ -302,6 +393,11 @@ RT_HIDDEN void rt_phys_release(uint32_t phys);
 /* The pool is over its target: gives free chunks back, then evicts until
  * it is not (or only pinned chunks are left). */
 RT_HIDDEN void rt_phys_shrink(void);
+/* Gives every free physical chunk back to the device (unaliased first);
+ * the pool's target stays, so chunks are created again as they are needed
+ * (Note [resizable pool]).  The first relocatable allocation: its units'
+ * device pool takes the memory instead (Note [device pool]). */
+RT_HIDDEN void rt_phys_trim(void);
 /* The mechanism the eviction policy drives (Note [eviction seam]):
  * starts releasing resident, unpinned c - clean: parked; with a closure
  * (and not `copy`): dropped; else copied out into a host slot the policy
@@ -428,6 +524,68 @@ RT_HIDDEN tidal_status rt_recompute_overwrite(uintptr_t lo, uintptr_t hi, uint64
 RT_HIDDEN tidal_status rt_recompute_run(rt_chunk *c);
 RT_HIDDEN void rt_recompute_iteration_end(void);
 RT_HIDDEN void rt_recompute_destroy(void);
+
+/* ---- devpool.c (Note [device pool]) ---- */
+/* len bytes of the pool at offset = phase (mod RT_SPAN_ALIGN) for owner:
+ * within the budget unless transient (a gather's span), compacting and
+ * evicting through the policy while it does not fit. */
+RT_HIDDEN tidal_status rt_pool_place(size_t len, size_t phase, void *owner, int transient,
+                                     const char *why, size_t *off);
+RT_HIDDEN int rt_pool_grow(size_t need, int transient); /* 0 if it may not */
+/* [off, off + len) was given back after `mark`; the mark a copy into
+ * [off, off + len) must wait for. */
+RT_HIDDEN void rt_pool_freed(size_t off, size_t len, uint64_t mark);
+RT_HIDDEN uint64_t rt_pool_mark(size_t off, size_t len);
+/* Parked unit c gives its block back (its state stays). */
+RT_HIDDEN void rt_unit_give_parked(rt_chunk *c);
+
+/* ---- units.c (Note [units]) ---- */
+/* tidal_op_begin, step 1, for [off, off + len) of relocatable a: splits the
+ * units its ends fall inside, covers its gaps with new units and pins them
+ * (mode: the access's). */
+RT_HIDDEN tidal_status rt_units_declare(rt_alloc *a, size_t off, size_t len, int mode,
+                                        uint64_t stamp);
+/* After the restores: every group of overlapping accesses of the op at
+ * hand (begin stamp `stamp`; [offs[i], offs[i] + lens[i]) of allocations
+ * as[i], NULL for home ones) lies contiguous in the pool.  place: before
+ * the restores, groups none of whose units has a block get their span now
+ * (Note [placed in advance]). */
+RT_HIDDEN tidal_status rt_units_gather(rt_alloc **as, const size_t *offs, const size_t *lens,
+                                       int n, uint64_t stamp, int place);
+/* A begin that failed: the places of its units not restored go back. */
+RT_HIDDEN void rt_units_unplace(size_t pin_start, size_t pin_end);
+/* The op at hand's begin succeeded (fix 1) or it ends (fix 0): its units'
+ * addresses are handed out / no longer. */
+RT_HIDDEN void rt_units_fix(size_t pin_start, size_t pin_end, int fix);
+/* tidal_at: the device address for p, or p itself (*undeclared set when p is
+ * in a relocatable allocation outside every open op's units). */
+RT_HIDDEN void *rt_units_at(uintptr_t p, int *undeclared);
+/* Units [*first, *end) of a overlap [off, off + len). */
+RT_HIDDEN void rt_units_range(const rt_alloc *a, size_t off, size_t len, size_t *first,
+                              size_t *end);
+RT_HIDDEN int rt_units_busy(const rt_alloc *a); /* an open op pins one */
+/* Releases every unit of a (tidal_free, tidal_home). */
+RT_HIDDEN tidal_status rt_units_release(rt_alloc *a);
+/* tidal_home: a's bytes move to its own address, which becomes chunked. */
+RT_HIDDEN tidal_status rt_units_home(rt_alloc *a);
+/* The state machine's hooks (residency.c): a block for unit c (evicting
+ * through the policy), c's block given back (copies into it later wait for
+ * `mark`), c's device and host addresses. */
+RT_HIDDEN tidal_status rt_unit_bind(rt_chunk *c, const char *why);
+RT_HIDDEN void rt_unit_unbind(rt_chunk *c, uint64_t mark);
+RT_HIDDEN uint64_t rt_unit_take_mark(rt_chunk *c);
+RT_HIDDEN uintptr_t rt_unit_dev(const rt_chunk *c);
+/* Units' host copies (Note [units]): bytes of a pinned store within the
+ * host budget; -1 when full.  Freeing waits for a copy still reading it. */
+RT_HIDDEN int64_t rt_uhost_alloc(size_t len, void *owner);
+RT_HIDDEN void rt_uhost_free(int64_t off);
+/* Frees off once ev (a restore copy reading it) is done; takes ev over
+ * (Note [deferred slot free], as the slot store does). */
+RT_HIDDEN void rt_uhost_free_after(int64_t off, rt_event *ev);
+RT_HIDDEN void *rt_uhost_addr(int64_t off);
+RT_HIDDEN void rt_units_destroy(void);
+/* Test hook: 0, or -1 and a message: the pool's blocks are the units'. */
+RT_HIDDEN int rt_units_check(char *msg, size_t len);
 
 /* ---- annotate.c ---- */
 RT_HIDDEN void rt_annotate_forget(uintptr_t lo, uintptr_t hi); /* annotations starting in [lo, hi) */

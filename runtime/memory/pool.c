@@ -78,6 +78,7 @@ tidal_status rt_pool_init(size_t chunk_bytes, size_t budget, int lazy) {
   rt_mem.chunk_bytes = chunk_bytes;
   rt_mem.phys_target = (uint32_t)(budget / chunk_bytes);
   rt_mem.budget_bytes = (size_t)rt_mem.phys_target * chunk_bytes;
+  rt_mem.budget_exact = budget;
   uint32_t n = lazy ? 0 : rt_mem.phys_target;
   tidal_status st = grow_tables(n ? n : 1);
   if (st != TIDAL_OK)

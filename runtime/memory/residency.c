@@ -92,6 +92,17 @@
 #include <string.h>
 #include "memory/memory.h"
 
+/* Memory a parked (or stale) chunk or unit takes back without asking for
+ * it is outside the budget's count (Note [units]): once units hold bytes of
+ * the budget, taking it back must fit.  Without units it always does: the
+ * physical pool is the budget. */
+static int fits(const rt_chunk *c) {
+  if (!c->unit && !rt_mem.unit_resident)
+    return 1;
+  size_t len = c->unit ? rt_chunk_len(c) : rt_mem.chunk_bytes;
+  return rt_resident_bytes() + len <= rt_mem.budget_exact;
+}
+
 /* Back on the LRU if nobody holds it. */
 static void settle_resident(rt_chunk *c, int state) {
   c->state = (uint8_t)state;
@@ -134,9 +145,18 @@ static tidal_status be_set_access(rt_alloc *a, uintptr_t lo, size_t bytes) {
   return TIDAL_OK;
 }
 
+/* Where c's bytes are on the device: its address, or a unit's block. */
+static uintptr_t dev_addr(const rt_chunk *c) { return c->unit ? rt_unit_dev(c) : rt_chunk_addr(c); }
+
+/* c's host copy: a slot, or a unit's bytes of the units' store. */
+static void *host_addr(const rt_chunk *c) {
+  return c->unit ? rt_uhost_addr(c->host_slot) : rt_host_slot_addr(c->host_slot);
+}
+
 static tidal_status be_copy_d2h(rt_chunk *c, void *dst, size_t len, rt_event *done) {
   rt_ticket t = {0, 0};
-  tidal_status st = rt_dev_copy_d2h(dst, rt_chunk_addr(c), len, c->phys, c->writer, done, &t);
+  tidal_status st = rt_dev_copy_d2h(dst, dev_addr(c), len, c->unit ? RT_PHYS_NONE : c->phys,
+                                    c->writer, done, &t);
   note_ticket(c, &t);
   return st;
 }
@@ -145,10 +165,18 @@ static tidal_status be_copy_d2h(rt_chunk *c, void *dst, size_t len, rt_event *do
  * aliases]): a wait on the copy's stream, once. */
 static tidal_status be_copy_h2d(rt_chunk *c, const void *src, size_t len, int urgent,
                                 rt_event *done) {
-  uint64_t after = rt_mem.phys_mark[c->phys];
-  rt_mem.phys_mark[c->phys] = 0;
+  uint64_t after;
+  if (c->unit) {
+    after = rt_unit_take_mark(c);
+  } else {
+    after = rt_mem.phys_mark[c->phys];
+    rt_mem.phys_mark[c->phys] = 0;
+  }
   rt_ticket t = {0, 0};
-  tidal_status st = rt_dev_copy_h2d(rt_chunk_addr(c), src, len, c->phys, urgent, after, done, &t);
+  tidal_status st = rt_dev_copy_h2d(dev_addr(c), src, len, c->unit ? RT_PHYS_NONE : c->phys, urgent,
+                                    after, done, &t);
+  if (c->unit)
+    RT_COUNT(relocated_bytes, len);
   note_ticket(c, &t);
   return st;
 }
@@ -156,6 +184,8 @@ static tidal_status be_copy_h2d(rt_chunk *c, const void *src, size_t len, int ur
 /* Parking changes no mapping on CUDA; on the sim it changes the chunk's
  * protection, which must not overtake the chunk's queued commands. */
 static tidal_status be_park(rt_chunk *c, int park) {
+  if (c->unit)
+    return TIDAL_OK; /* its block stays where it is; its stable address is never mapped */
   return rt_dev_park(rt_chunk_addr(c), c->phys, park, c->ticket.seq);
 }
 
@@ -285,6 +315,10 @@ static tidal_status park_chunk(rt_chunk *c, int need_mark) {
   tidal_status s2 = be_park(c, 1);
   c->parked = 1;
   rt_list_push(&rt_mem.parked, RT_LIST_PARKED, c);
+  if (c->unit) {
+    rt_mem.parked_units++;
+    rt_mem.unit_resident -= rt_chunk_len(c);
+  }
   return st != TIDAL_OK ? st : s2;
 }
 
@@ -295,6 +329,10 @@ static tidal_status unpark_chunk(rt_chunk *c) {
   c->parked = 0;
   c->park_mark = 0;
   c->ready_pending = 0;
+  if (c->unit) {
+    rt_mem.parked_units--;
+    rt_mem.unit_resident += rt_chunk_len(c);
+  }
   RT_COUNT(reclaimed_chunks, 1);
   rt_note_resident();
   return be_park(c, 0);
@@ -304,6 +342,23 @@ static tidal_status unpark_chunk(rt_chunk *c) {
  * stack: tidal_free, and a parked chunk whose memory another chunk needs. */
 static tidal_status unmap_chunk(rt_chunk *c) {
   tidal_status st = TIDAL_OK;
+  if (c->unit) { /* its block goes back to the pool, no driver call */
+    if (c->parked) {
+      rt_list_remove(&rt_mem.parked, c);
+      rt_mem.parked_units--;
+    } else {
+      rt_unlist(c);
+      if (c->ready_pending) {
+        rt_dev_event_release(&c->ready);
+        c->ready_pending = 0;
+      }
+      st = mark_last_use(c);
+    }
+    rt_unit_unbind(c, c->park_mark); /* copies into the block wait for the mark */
+    c->parked = 0;
+    c->park_mark = 0;
+    return st;
+  }
   if (c->parked) {
     rt_list_remove(&rt_mem.parked, c);
     c->parked = 0;
@@ -340,6 +395,10 @@ tidal_status rt_release_parked(void) {
 }
 
 tidal_status rt_parked_give(rt_chunk *v) {
+  if (v->unit) { /* its block goes back to the pool; no alias stays (Note [units]) */
+    rt_unit_give_parked(v);
+    return TIDAL_OK;
+  }
   rt_list_remove(&rt_mem.parked, v);
   v->parked = 0;
   tidal_status st = TIDAL_OK;
@@ -392,6 +451,11 @@ void rt_phys_release(uint32_t phys) {
     rt_phys_free_push(phys);
 }
 
+void rt_phys_trim(void) {
+  while (rt_mem.nfree_phys)
+    retire(rt_phys_free_pop());
+}
+
 void rt_phys_shrink(void) {
   while (rt_mem.nphys > rt_mem.phys_target && rt_mem.nfree_phys)
     retire(rt_phys_free_pop());
@@ -402,6 +466,13 @@ void rt_phys_shrink(void) {
       rt_clear_error();
       rt_log(3, "budget change to %zu bytes: %u chunks stay until open ops release them",
              rt_mem.budget_bytes, rt_mem.nphys - rt_mem.phys_target);
+      break;
+    }
+  }
+  /* Units hold bytes of the budget too (Note [units]). */
+  while (rt_mem.unit_resident && rt_resident_bytes() > rt_mem.budget_exact) {
+    if (rt_mem.evict->free_one("budget change") != TIDAL_OK) {
+      rt_clear_error();
       break;
     }
   }
@@ -473,6 +544,17 @@ static void retire_host_ev(rt_chunk *c) {
 }
 
 void rt_chunk_free_host(rt_chunk *c) {
+  if (c->unit) { /* the units' store: after any restore still reading it */
+    if (c->host_slot >= 0 && c->host_ev_pending) {
+      rt_uhost_free_after(c->host_slot, &c->host_ev); /* Note [deferred slot free] */
+      c->host_ev_pending = 0;
+    } else if (c->host_slot >= 0) {
+      retire_host_ev(c);
+      rt_uhost_free(c->host_slot);
+    }
+    c->host_slot = -1;
+    return;
+  }
   if (c->host_ev_pending && c->host_slot >= 0 ) { /* Note [deferred slot free] */
     rt_host_slot_free_after(c->host_slot, &c->host_ev);
     c->host_ev_pending = 0;
@@ -495,9 +577,13 @@ static void start_swap_out(rt_chunk *c, int64_t slot) {
   size_t len = rt_chunk_len(c);
   c->host_slot = slot;
   rt_unlist(c);
-  tidal_status st = be_copy_d2h(c, rt_host_slot_addr(slot), len, &c->ev);
+  tidal_status st = be_copy_d2h(c, c->unit ? rt_uhost_addr(slot) : rt_host_slot_addr(slot), len,
+                                &c->ev);
   if (st != TIDAL_OK) { /* keep it resident: the data is still on the device */
-    rt_host_slot_free(slot);
+    if (c->unit)
+      rt_uhost_free(slot);
+    else
+      rt_host_slot_free(slot);
     c->host_slot = -1;
     settle_resident(c, RT_DIRTY);
     return;
@@ -506,6 +592,8 @@ static void start_swap_out(rt_chunk *c, int64_t slot) {
   rt_list_push(&rt_mem.out, RT_LIST_OUT, c);
   RT_COUNT(swapped_out_bytes, len);
   RT_COUNT(swap_outs, 1);
+  if (c->unit)
+    RT_COUNT(relocated_bytes, len);
   if (RT_TRACING())
     rt_trace_copy(1, "swap_out", rt_chunk_addr(c), len, c->ev.vt, -1);
 }
@@ -536,7 +624,8 @@ int rt_chunk_evict(rt_chunk *c, tidal_status *st, int copy) {
     *st = drop_for_recompute(c);
     return 1;
   }
-  int64_t slot = rt_mem.evict->host_slot(c); /* the policy's choice when the store is full */
+  /* the policy's choice when the store is full; a unit's copy is bytes of its own store */
+  int64_t slot = c->unit ? rt_uhost_alloc(rt_chunk_len(c), c) : rt_mem.evict->host_slot(c);
   if (slot < 0)
     return 0;
   start_swap_out(c, slot);
@@ -545,12 +634,15 @@ int rt_chunk_evict(rt_chunk *c, tidal_status *st, int copy) {
 
 tidal_status rt_phys_acquire(uint32_t *phys, const char *why) {
   for (;;) {
-    if (rt_mem.nfree_phys) {
+    /* Units share the budget in bytes (Note [units]): a chunk more must fit. */
+    int room = !rt_mem.unit_resident ||
+               rt_resident_bytes() + rt_mem.chunk_bytes <= rt_mem.budget_exact;
+    if (rt_mem.nfree_phys && room) {
       *phys = rt_mem.free_phys[--rt_mem.nfree_phys];
       rt_note_resident();
       return TIDAL_OK;
     }
-    if (rt_mem.nphys < rt_mem.phys_target) { /* the budget grew (Note [resizable pool]) */
+    if (rt_mem.nphys < rt_mem.phys_target && room) { /* the budget grew (Note [resizable pool]) */
       if (rt_pool_add(phys) == TIDAL_OK) {
         rt_note_resident();
         return TIDAL_OK;
@@ -593,8 +685,8 @@ static tidal_status wait_ready(rt_chunk *c) {
  * back with no driver call (Note [stale aliases]).  0 if not. */
 static int take_home(rt_chunk *c, tidal_status *st) {
   uint32_t phys = c->phys;
-  if (rt_mem.phys_owner[phys])
-    return 0; /* held, mapped or parked: see the Note */
+  if (rt_mem.phys_owner[phys] || !fits(c))
+    return 0; /* held, mapped or parked: see the Note; or units hold the budget */
   if (!rt_phys_free_take(phys))
     return 0; /* went away with a shrinking pool (c was unaliased) */
   c->stale = 0;
@@ -613,6 +705,8 @@ static int take_home(rt_chunk *c, tidal_status *st) {
 /* Memory for c: its stale home if it can have it back (no driver call),
  * else any, mapped here (its access pending: Note [access batching]). */
 static tidal_status bind_chunk(rt_chunk *c, const char *why) {
+  if (c->unit)
+    return rt_unit_bind(c, why);
   tidal_status st = TIDAL_OK;
   if (c->stale && take_home(c, &st))
     return st;
@@ -724,7 +818,7 @@ static tidal_status fault_in(rt_chunk *c) {
   rt_event ev = {0, 0, NULL, 0};
   tidal_status st = rt_access_flush();
   if (st == TIDAL_OK)
-    st = be_copy_h2d(c, rt_host_slot_addr(c->host_slot), len, 1, &ev);
+    st = be_copy_h2d(c, host_addr(c), len, 1, &ev);
   if (st != TIDAL_OK)
     return st;
   double stall = 0;
@@ -744,6 +838,8 @@ static tidal_status fault_in(rt_chunk *c) {
 
 tidal_status rt_chunk_restore(rt_chunk *c, int need_data) {
   tidal_status st;
+  if (c->parked && !fits(c) && (st = rt_parked_give(c)) != TIDAL_OK)
+    return st;
   if (c->parked)
     return reclaim(c, need_data);
   switch ((rt_chunk_state)c->state) {
@@ -781,7 +877,7 @@ tidal_status rt_chunk_restore(rt_chunk *c, int need_data) {
   }
   case RT_ON_HOST:
     if ((st = map_fresh(c, "fault-in")) != TIDAL_OK)
-      return st == TIDAL_ERR_BUDGET && need_data ? fault_in_exchange(c) : st;
+      return st == TIDAL_ERR_BUDGET && need_data && !c->unit ? fault_in_exchange(c) : st;
     if ((st = wait_ready(c)) != TIDAL_OK)
       return st;
     if (!need_data) { /* write-only: the old contents are not needed */
@@ -895,6 +991,8 @@ tidal_status rt_prefetch_chunks(rt_chunk **cs, size_t n) {
     if (c->parked) {
       if (c->state != RT_ON_HOST && c->state != RT_RECOMPUTABLE)
         continue; /* dropped: nothing to fetch */
+      if (!fits(c))
+        continue; /* a hint that does not fit is ignored */
       uint8_t before = c->state;
       if ((st = unpark_chunk(c)) != TIDAL_OK)
         return st;
@@ -926,7 +1024,7 @@ tidal_status rt_prefetch_chunks(rt_chunk **cs, size_t n) {
     rt_event ready = c->ready;
     c->ready_pending = 0;
     size_t len = rt_chunk_len(c);
-    st = be_copy_h2d(c, rt_host_slot_addr(c->host_slot), len, 0, &c->ev);
+    st = be_copy_h2d(c, host_addr(c), len, 0, &c->ev);
     rt_dev_event_release(&ready);
     if (st != TIDAL_OK) {
       unmap_chunk(c);
@@ -977,7 +1075,7 @@ tidal_status rt_range_release(rt_alloc *a) {
   tidal_status s2 = rt_vmmq_drain(); /* its unmaps run before the range goes */
   if (st == TIDAL_OK)
     st = s2;
-  rt_dev.be->release(rt_dev.b, a->base, a->reserved);
+  rt_dev.be->release(rt_dev.b, a->base - a->guard, a->reserved + 2 * a->guard);
   return st;
 }
 

@@ -53,6 +53,7 @@ tidal_status rt_budget_set(size_t bytes) {
   size_t old = rt_mem.budget_bytes;
   rt_mem.phys_target = (uint32_t)(bytes / cb);
   rt_mem.budget_bytes = (size_t)rt_mem.phys_target * cb;
+  rt_mem.budget_exact = bytes;
   rt_phys_shrink(); /* Note [resizable pool] */
   if (RT_TRACING())
     rt_trace("budget", "\"old\":%zu,\"new\":%zu,\"physical\":%zu", old, rt_mem.budget_bytes,
@@ -78,7 +79,9 @@ void rt_budget_iteration_end(void) {
     return;
   size_t peak = (size_t)rt_base.total.peak_resident_bytes;
   size_t cb = rt_mem.chunk_bytes;
-  size_t want = (size_t)((double)peak * rt_pol.budget_peak_percent / 100.0) / cb * cb;
+  size_t want = (size_t)((double)peak * rt_pol.budget_peak_percent / 100.0);
+  if (!rt_mem.reloc_seen) /* whole chunks; units count exact bytes (Note [units]) */
+    want = want / cb * cb;
   if (want < cb)
     want = cb;
   rt_pol.budget_peak_bytes = peak;

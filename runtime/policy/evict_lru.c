@@ -103,7 +103,8 @@ static tidal_status lru_free_one(const char *why) {
 
 /* A clean chunk other than `except` whose host copy may go. */
 static int copy_may_go(const rt_chunk *c, const rt_chunk *except) {
-  return rt_chunk_clean(c) && c != except;
+  /* a unit's copy is bytes of the units' store, not a slot (memory/units.c) */
+  return rt_chunk_clean(c) && c != except && !c->unit;
 }
 
 static int64_t lru_host_slot(const rt_chunk *except) {

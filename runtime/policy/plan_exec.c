@@ -255,10 +255,30 @@ static tidal_status run_act(const rt_plan_act *a) {
   const rt_plan_group *gr = &pl->groups[g->group];
   const rt_plan_alloc *pa = &pl->allocs[gr->alloc];
   rt_alloc *al = rt_registry_find(pa->base);
-  if (!al || al->base != pa->base || al->bytes != pa->bytes || !al->nchunks)
+  if (!al || al->base != pa->base || al->bytes != pa->bytes || (!al->nchunks && !al->reloc))
     return TIDAL_OK; /* freed since: nothing to do */
   if (a->kind == RT_ACT_PREFETCH)
     S->pf_issued[a->gap] = rt_base.iterations_done + 1;
+  if (al->reloc) {
+    /* The plan's chunks are a grid over the allocation's bytes; it acts on
+     * the units entirely inside the group's (Note [units]): a unit that
+     * also holds bytes of a neighbouring group stays, as a partly hinted
+     * chunk does (Note [partial-chunk hints]). */
+    size_t cb = rt_mem.chunk_bytes, lo = (size_t)gr->c0 * cb, hi = ((size_t)gr->c1 + 1) * cb;
+    size_t first, end;
+    rt_units_range(al, lo, hi - lo, &first, &end);
+    for (size_t k = first; k < end; k++) {
+      rt_unit *u = al->units[k];
+      if (u->lo < lo || (u->hi > hi && u->hi < al->bytes))
+        continue;
+      tidal_status st = act_chunk(&u->c, a->kind);
+      if (st != TIDAL_OK)
+        return st;
+      if (k >= al->nunits || al->units[k] != u)
+        break; /* the units changed under it (no action splits them; defensive) */
+    }
+    return TIDAL_OK;
+  }
   for (uint32_t ci = gr->c0; ci <= gr->c1 && ci < al->nchunks; ci++) {
     tidal_status st = act_chunk(&al->chunks[ci], a->kind);
     if (st != TIDAL_OK)
@@ -346,7 +366,7 @@ void rt_planner_op_failed(void) {
 int rt_planner_hint(int kind, const rt_alloc *a, size_t off, size_t len) {
   tidal_planner mode = rt_base.cfg.planner;
   if (mode == TIDAL_PLANNER_HINTS || kind == RT_HINT_RECOMPUTE) {
-    if (S && (rt_pol.in_iteration || (S->saw_end && !S->saw_begin)) && a->nchunks)
+    if (S && (rt_pol.in_iteration || (S->saw_end && !S->saw_begin)) && (a->nchunks || a->reloc))
       rt_record_hint(&S->rec, S->pos, kind, a->base, a->bytes, off, len);
     if (mode == TIDAL_PLANNER_HINTS && kind != RT_HINT_RECOMPUTE)
       RT_COUNT(hints_run, 1);
@@ -356,13 +376,13 @@ int rt_planner_hint(int kind, const rt_alloc *a, size_t off, size_t len) {
   if (mode == TIDAL_PLANNER_LRU) {
     run = 0;
   } else {
-    if ((rt_pol.in_iteration || (S->saw_end && !S->saw_begin)) && a->nchunks)
+    if ((rt_pol.in_iteration || (S->saw_end && !S->saw_begin)) && (a->nchunks || a->reloc))
       rt_record_hint(&S->rec, S->pos, kind, a->base, a->bytes, off, len);
     if (!on_plan()) {
       /* cold start: hints keep the program in the budget once it has
        * shown that it binds (LRU had to evict) */
       run = rt_base.total.evictions > 0;
-    } else if (S->plan.binding && a->nchunks && kind != RT_HINT_KEEP) {
+    } else if (S->plan.binding && (a->nchunks || a->reloc) && kind != RT_HINT_KEEP) {
       size_t cb = rt_mem.chunk_bytes;
       size_t c0 = off / cb, c1 = len ? (off + len - 1) / cb : c0;
       for (size_t ci = c0; ci <= c1 && !run; ci++) {
@@ -642,7 +662,7 @@ static int feedback(void) {
     for (uint32_t q = 0; S->streak > 1 && q < o->nmiss; q++) {
       uintptr_t addr = r->miss[o->miss0 + q];
       rt_alloc *a = rt_registry_find(addr);
-      if (!a || !a->nchunks)
+      if (!a || (!a->nchunks && !a->reloc))
         continue;
       uint32_t ci = (uint32_t)((addr - a->base) / rt_mem.chunk_bytes);
       int g = rt_plan_group_of(pl, a->base, a->bytes, ci);

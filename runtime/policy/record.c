@@ -94,7 +94,7 @@ int rt_record_op(rt_record *r, const tidal_site *site, int n, const tidal_access
   o->miss0 = r->nmiss;
   for (int i = 0; i < n; i++) {
     rt_alloc *a = rt_registry_find((uintptr_t)acc[i].ptr);
-    if (!a || !a->nchunks)
+    if (!a || (!a->nchunks && !a->reloc))
       continue; /* packed small allocations (their slab moves by LRU); empty tails */
     size_t off = (uintptr_t)acc[i].ptr - a->base;
     size_t len = acc[i].bytes == TIDAL_EXTENT_UNKNOWN ? a->bytes - off : acc[i].bytes;

@@ -171,6 +171,18 @@ int main(int argc, char **argv) {
   from_env(TIDAL_ERR_CONFIG);
   CHECK_MESSAGE("TIDAL_VMM_THREAD");
   unsetenv("TIDAL_VMM_THREAD");
+
+  /* TIDAL_RELOCATE: a flag; relocation is on unless it says 0 (issue 19). */
+  unsetenv("TIDAL_RELOCATE");
+  CHECK(from_env(TIDAL_OK).relocate_off == 0);
+  setenv("TIDAL_RELOCATE", "0", 1);
+  CHECK(from_env(TIDAL_OK).relocate_off == 1);
+  setenv("TIDAL_RELOCATE", "on", 1);
+  CHECK(from_env(TIDAL_OK).relocate_off == 0);
+  setenv("TIDAL_RELOCATE", "perhaps", 1);
+  from_env(TIDAL_ERR_CONFIG);
+  CHECK_MESSAGE("TIDAL_RELOCATE");
+  unsetenv("TIDAL_RELOCATE");
   setenv("TIDAL_PLANNER", "oracle", 1); /* what the lines below expect */
   {
     tidal_config pc;

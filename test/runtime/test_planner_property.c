@@ -11,6 +11,10 @@
  * (no byte lost), every byte it writes gets new values, and after every
  * call resident bytes must be within the budget.
  *
+ * With TIDAL_TEST_RELOC=1 every other allocation is relocatable (units the
+ * plan acts on: Note [units] in runtime/memory/units.c), with =2 every one;
+ * device bytes are touched through TIDAL_AT either way.
+ *
  * Usage: rt_test_planner_property [SEED [CASES]]; ctest runs a few hundred
  * cases, bench/planner_property.sh 10,000 (docs/runtime-design.md). */
 #include "testhelp.h"
@@ -40,6 +44,7 @@ static int na, nops;
 static op ops[MAXOPS + 1]; /* + the evaluation op */
 static uint64_t stamp;
 static int acted, offplan; /* cases where the planner acted / left its plan */
+static int reloc_mode;      /* TIDAL_TEST_RELOC */
 
 static void check_budget(const char *when) {
   tidal_stats s = th_stats();
@@ -75,7 +80,7 @@ static void run_op(const op *o) {
     const acc *x = &o->a[k];
     if (!(x->mode & TIDAL_READ))
       continue;
-    if (memcmp(dev[x->alloc] + x->off, shadow[x->alloc] + x->off, x->len) != 0)
+    if (memcmp(TIDAL_AT(dev[x->alloc] + x->off), shadow[x->alloc] + x->off, x->len) != 0)
       TH_FAIL("op %s read stale data from alloc %d [%zu, +%zu)", o->site.label, x->alloc, x->off,
               x->len);
   }
@@ -86,7 +91,7 @@ static void run_op(const op *o) {
       continue;
     for (size_t i = 0; i < x->len; i++) {
       unsigned char v = (unsigned char)(stamp * 131 + i * 7 + (size_t)k);
-      dev[x->alloc][x->off + i] = v;
+      TIDAL_AT(dev[x->alloc] + x->off)[i] = v;
       shadow[x->alloc][x->off + i] = v;
     }
   }
@@ -156,7 +161,10 @@ static void one_case(int c) {
   cfg.sim_copy_latency_s = 1e-8;
   th_init(&cfg);
   for (int a = 0; a < na; a++) {
-    CHECK_OK(tidal_malloc((void **)&dev[a], asz[a]));
+    CHECK_OK(tidal_malloc_grouped((void **)&dev[a], asz[a],
+                                  reloc_mode > 1 || (reloc_mode && a % 2)
+                                      ? TIDAL_GROUP_RELOCATABLE
+                                      : 0));
     shadow[a] = malloc(asz[a]);
     CHECK(shadow[a]);
     /* initial contents, written by an op */
@@ -164,7 +172,7 @@ static void one_case(int c) {
     static const tidal_site init = {"init", "prop.c", 0, 0};
     CHECK_OK(tidal_op_begin(&init, 1, &w));
     for (size_t i = 0; i < asz[a]; i++)
-      dev[a][i] = shadow[a][i] = (unsigned char)(i * 13 + (size_t)a * 71 + (size_t)c);
+      TIDAL_AT(dev[a])[i] = shadow[a][i] = (unsigned char)(i * 13 + (size_t)a * 71 + (size_t)c);
     CHECK_OK(tidal_op_end(&init));
   }
   for (int it = 0; it < iters; it++) {
@@ -183,7 +191,7 @@ static void one_case(int c) {
     tidal_access r = {dev[a], asz[a], TIDAL_READ};
     static const tidal_site fin = {"final", "prop.c", 0, 0};
     CHECK_OK(tidal_op_begin(&fin, 1, &r));
-    if (memcmp(dev[a], shadow[a], asz[a]) != 0)
+    if (memcmp(TIDAL_AT(dev[a]), shadow[a], asz[a]) != 0)
       TH_FAIL("case %d: allocation %d lost data", c, a);
     CHECK_OK(tidal_op_end(&fin));
     CHECK_OK(tidal_free(dev[a]));
@@ -198,6 +206,7 @@ static void one_case(int c) {
 
 int main(int argc, char **argv) {
   th_seed_init(argc, argv);
+  reloc_mode = getenv("TIDAL_TEST_RELOC") ? atoi(getenv("TIDAL_TEST_RELOC")) : 0;
   int cases = argc > 2 ? atoi(argv[2]) : 300;
   for (int c = 0; c < cases; c++)
     one_case(c);

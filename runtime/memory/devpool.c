@@ -1,0 +1,383 @@
+/* devpool.c - the device pool of relocatable units and their host store.
+ *
+ * Note [device pool]: one reserved range (twice what the device offered,
+ * so that any budget fits), backed by physical memory in large steps as
+ * it grows (rt_dev.be->pool_grow: a quarter of the budget, at most 64 MiB,
+ * at least the backend's granularity), never per move.  Placement is best
+ * fit (Note [span allocator], span.c), at the unit's own alignment.  The
+ * pool maps at most twice the budget: units in use never exceed the budget;
+ * the rest absorbs fragmentation (holes between pinned blocks) until a
+ * placement evicts; only a gather's span, once nothing else can leave,
+ * takes it further (within the reserved range).  A block given back
+ * remembers its holder's last-use mark (Note [last-use marks]); a
+ * host-to-device copy into it waits for that mark on its stream (Note
+ * [stale aliases]), the host never does.
+ *
+ * The state machine (residency.c) places and frees units' blocks here
+ * (rt_unit_bind, rt_unit_unbind) and keeps their host copies here
+ * (rt_uhost_*); units.c gathers and places exactly (rt_pool_place, the
+ * marks).  This file calls nothing of residency.c: evicting goes through
+ * the policy's hook (rt_mem.evict), and a parked unit gives its block back
+ * here (rt_unit_give_parked). */
+#include <stdlib.h>
+#include <string.h>
+#include "memory/memory.h"
+
+#define RT_POOL_STEP_MAX ((size_t)64 << 20)
+#define RT_UHOST_PIECE_MIN ((size_t)64 << 20)
+#define RT_UHOST_SHIFT 44 /* host offsets: piece << SHIFT | byte */
+
+static size_t round_up(size_t x, size_t g) { return (x + g - 1) / g * g; }
+
+/* ---- the device pool ---- */
+
+static size_t pool_step(void) {
+  size_t g = rt_dev.granularity ? rt_dev.granularity : 4096;
+  size_t step = round_up(rt_mem.budget_exact / 4, g);
+  if (step > RT_POOL_STEP_MAX)
+    step = round_up(RT_POOL_STEP_MAX, g);
+  return step < g ? g : step;
+}
+
+static tidal_status pool_open(void) {
+  if (rt_mem.dpool_base)
+    return TIDAL_OK;
+  size_t g = rt_dev.granularity ? rt_dev.granularity : 4096;
+  size_t bytes = round_up(2 * rt_dev.device_free + RT_POOL_STEP_MAX, g);
+  tidal_status st = rt_dev.be->reserve(rt_dev.b, bytes, &rt_mem.dpool_base);
+  if (st != TIDAL_OK)
+    return st;
+  rt_mem.dpool_reserved = bytes;
+  rt_mem.dpool_mapped = 0;
+  return TIDAL_OK;
+}
+
+/* Backs `need` more bytes (a step at least); 0 if the pool may not grow. */
+int rt_pool_grow(size_t need, int transient) {
+  size_t step = pool_step();
+  size_t add = round_up(need > step ? need : step, step);
+  size_t limit = transient ? rt_mem.dpool_reserved : round_up(2 * rt_mem.budget_exact, step);
+  if (limit > rt_mem.dpool_reserved)
+    limit = rt_mem.dpool_reserved;
+  if (rt_mem.dpool_mapped + add > limit) {
+    if (rt_mem.dpool_mapped + need > limit)
+      return 0;
+    add = limit - rt_mem.dpool_mapped;
+  }
+  size_t at = rt_mem.dpool_mapped;
+  if (rt_dev.be->pool_grow(rt_dev.b, rt_mem.dpool_base + at, add) != TIDAL_OK) {
+    rt_clear_error(); /* the device has no more: evicting is the caller's next step */
+    return 0;
+  }
+  if (!rt_span_add_region(&rt_mem.dpool, at, at + add))
+    return 0;
+  rt_mem.dpool_mapped += add;
+  RT_COUNT(pool_grows, 1);
+  RT_COUNT(vmm_calls, 3); /* create, map, set-access: once per step, not per move */
+  if (RT_TRACING())
+    rt_trace("pool_grow", "\"bytes\":%zu,\"pool\":%zu", add, rt_mem.dpool_mapped);
+  return 1;
+}
+
+/* The last-use marks of ranges given back: a copy into [off, off + len)
+ * waits for the latest that overlaps. */
+void rt_pool_freed(size_t off, size_t len, uint64_t mark) {
+  if (!mark)
+    return;
+  if (rt_mem.pfreed_n == sizeof rt_mem.pfreed / sizeof rt_mem.pfreed[0]) {
+    if (rt_mem.pfreed[0].mark > rt_mem.pfreed_floor) /* forgotten: every block waits for it */
+      rt_mem.pfreed_floor = rt_mem.pfreed[0].mark;
+    memmove(&rt_mem.pfreed[0], &rt_mem.pfreed[1], (rt_mem.pfreed_n - 1) * sizeof rt_mem.pfreed[0]);
+    rt_mem.pfreed_n--;
+  }
+  rt_mem.pfreed[rt_mem.pfreed_n].off = off;
+  rt_mem.pfreed[rt_mem.pfreed_n].len = len;
+  rt_mem.pfreed[rt_mem.pfreed_n].mark = mark;
+  rt_mem.pfreed_n++;
+}
+
+uint64_t rt_pool_mark(size_t off, size_t len) {
+  uint64_t m = rt_mem.pfreed_floor;
+  for (size_t i = 0; i < rt_mem.pfreed_n; i++)
+    if (rt_mem.pfreed[i].off < off + len && off < rt_mem.pfreed[i].off + rt_mem.pfreed[i].len &&
+        rt_mem.pfreed[i].mark > m)
+      m = rt_mem.pfreed[i].mark;
+  return m;
+}
+
+/* Note [compaction]: when the pool has the bytes but no hole of them (and
+ * may not grow), the blocks of units that no open op holds and no copy is
+ * in flight for slide down, in offset order, with device-to-device copies
+ * on the compute stream (a block that would overlap its own move is copied
+ * front to back in pieces no longer than the distance, so no piece reads
+ * bytes already written; a block that would need more than 16 pieces
+ * stays).  Parked units' blocks are not worth a copy: they go first
+ * (rt_parked_give; their data is on the host, or dead).  The ranges left
+ * behind wait for a mark after the copies, as freed blocks do. */
+#define RT_COMPACT_PIECES_MAX 16
+
+static int movable(const rt_unit *u) {
+  const rt_chunk *c = &u->c;
+  return !c->pins && (c->state == RT_RESIDENT || c->state == RT_DIRTY);
+}
+
+static tidal_status compact(void) {
+  tidal_status st = TIDAL_OK;
+  for (rt_chunk *c = rt_mem.parked.head, *next; c; c = next) {
+    next = c->next;
+    if (c->unit)
+      rt_unit_give_parked(c);
+  }
+  rt_span *sp = &rt_mem.dpool;
+  size_t moved = 0;
+  for (uint32_t r = 0; r < sp->nregions; r++) {
+    size_t at = sp->regions[r].lo, hi = sp->regions[r].hi;
+    for (size_t i = 0; i < sp->n && sp->blk[i].off < hi; i++) {
+      rt_span_blk *b = &sp->blk[i];
+      if (b->off < at)
+        continue; /* another region's */
+      rt_unit *u = b->owner;
+      size_t len = b->len, to = at + ((u->lo % RT_SPAN_ALIGN) + RT_SPAN_ALIGN - at % RT_SPAN_ALIGN) % RT_SPAN_ALIGN;
+      if (to >= b->off || !movable(u) || (len + (b->off - to) - 1) / (b->off - to) > RT_COMPACT_PIECES_MAX) {
+        at = b->off + len;
+        continue;
+      }
+      if (u->c.ready_pending) { /* a restore still writing it: the copy follows it */
+        double stall = 0;
+        st = rt_dev_stream_wait(rt_mem.stream, &u->c.ready, &stall);
+        rt_dev_event_release(&u->c.ready);
+        u->c.ready_pending = 0;
+        if (st != TIDAL_OK)
+          return st;
+      }
+      size_t step = b->off - to < len ? b->off - to : len;
+      for (size_t k = 0; k < len && st == TIDAL_OK; k += step)
+        st = rt_dev.be->copy_d2d(rt_dev.b, rt_mem.dpool_base + to + k,
+                                 rt_mem.dpool_base + b->off + k, len - k < step ? len - k : step,
+                                 rt_mem.stream, u->c.writer);
+      if (st != TIDAL_OK)
+        return st;
+      RT_COUNT(d2d_bytes, len);
+      size_t old = b->off;
+      b->off = to; /* still in order: it moved down past nothing */
+      u->block = to;
+      u->c.writer = rt_mem.stream;
+      moved++;
+      uint64_t m = 0;
+      if ((st = rt_dev.be->mark(rt_dev.b, rt_mem.stream, &m)) != TIDAL_OK)
+        return st;
+      rt_pool_freed(old, len, m); /* the bytes left behind: after the copy */
+      at = to + len;
+    }
+  }
+  RT_COUNT(compactions, 1);
+  if (RT_TRACING())
+    rt_trace("compact", "\"moved\":%zu,\"used\":%zu,\"pool\":%zu", moved, sp->used,
+             rt_mem.dpool_mapped);
+  return TIDAL_OK;
+}
+
+/* len bytes at phase `phase` for owner: within the budget unless
+ * transient (a gather's span, whose units give their old blocks back right
+ * after), evicting through the policy while it does not fit. */
+tidal_status rt_pool_place(size_t len, size_t phase, void *owner, int transient,
+                               const char *why, size_t *off) {
+  tidal_status st = pool_open();
+  if (st != TIDAL_OK)
+    return st;
+  int compacted = 0;
+  for (;;) {
+    int room = transient || rt_resident_bytes() + len <= rt_mem.budget_exact;
+    if (room && rt_span_alloc(&rt_mem.dpool, len, phase, owner, off))
+      return TIDAL_OK;
+    if (room && rt_pool_grow(len + RT_SPAN_ALIGN, 0))
+      continue;
+    /* the bytes are there, not in one hole: Note [compaction] */
+    if (room && !compacted && rt_mem.dpool.total - rt_mem.dpool.used >= len + RT_SPAN_ALIGN) {
+      compacted = 1;
+      if ((st = compact()) != TIDAL_OK)
+        return st;
+      continue;
+    }
+    if ((st = rt_mem.evict->free_one(why)) != TIDAL_OK) {
+      /* A gather's span may take the pool past twice the budget, but only
+       * once nothing else can leave (the op's own units hold the rest). */
+      if (transient && rt_pool_grow(len + RT_SPAN_ALIGN, 1)) {
+        rt_clear_error();
+        continue;
+      }
+      return st;
+    }
+    compacted = 0; /* something left: the holes changed */
+  }
+}
+
+uintptr_t rt_unit_dev(const rt_chunk *c) { return rt_mem.dpool_base + rt_unit_ofc(c)->block; }
+
+tidal_status rt_unit_bind(rt_chunk *c, const char *why) {
+  rt_unit *u = rt_unit_of(c);
+  size_t len = u->hi - u->lo, off;
+  if (u->placed) { /* its place in its group's span (Note [placed in advance]) */
+    u->placed = 0;
+    c->ready_pending = 0;
+    return TIDAL_OK; /* counted as resident when placed */
+  }
+  tidal_status st = rt_pool_place(len, u->lo, u, 0, why, &off);
+  if (st != TIDAL_OK)
+    return st;
+  u->block = off;
+  u->mark = rt_pool_mark(off, len);
+  c->ready_pending = 0; /* ops follow its previous holders on the stream; copies wait for mark */
+  rt_mem.unit_resident += len;
+  rt_note_resident();
+  return TIDAL_OK;
+}
+
+void rt_unit_unbind(rt_chunk *c, uint64_t mark) {
+  rt_unit *u = rt_unit_of(c);
+  size_t len = u->hi - u->lo;
+  if (!c->parked)
+    rt_mem.unit_resident -= len;
+  rt_span_free(&rt_mem.dpool, u->block);
+  rt_pool_freed(u->block, len, mark > u->mark ? mark : u->mark);
+  u->mark = 0;
+}
+
+void rt_unit_give_parked(rt_chunk *c) {
+  rt_list_remove(&rt_mem.parked, c);
+  rt_mem.parked_units--;
+  rt_unit_unbind(c, c->park_mark); /* parked: not resident, nothing to subtract */
+  c->parked = 0;
+  c->park_mark = 0;
+}
+
+uint64_t rt_unit_take_mark(rt_chunk *c) {
+  rt_unit *u = rt_unit_of(c);
+  uint64_t m = u->mark;
+  u->mark = 0;
+  return m;
+}
+
+/* ---- the units' host store (bytes; Note [units]) ---- */
+
+static size_t slot_store_bytes(void) {
+  return rt_mem.hs.first_slot[rt_mem.hs.npieces] * rt_mem.hs.slot_bytes;
+}
+
+static int uhost_grow(size_t len) {
+  if (rt_mem.uhost_npieces == RT_HOST_PIECES_MAX)
+    return 0;
+  size_t used = slot_store_bytes() + rt_mem.uhost_pinned;
+  size_t room = rt_mem.host_budget > used ? rt_mem.host_budget - used : 0;
+  size_t want = rt_mem.uhost_pinned > RT_UHOST_PIECE_MIN ? rt_mem.uhost_pinned : RT_UHOST_PIECE_MIN;
+  if (want < len)
+    want = len;
+  want = round_up(want, 4096);
+  if (want > room)
+    want = room / 4096 * 4096;
+  if (want < len)
+    return 0;
+  void *p = NULL;
+  if (rt_dev.be->host_alloc(rt_dev.b, want, &p) != TIDAL_OK || !p) {
+    rt_clear_error();
+    return 0;
+  }
+  uint32_t i = rt_mem.uhost_npieces;
+  size_t base = (size_t)i << RT_UHOST_SHIFT;
+  if (!rt_span_add_region(&rt_mem.uhost, base, base + want)) {
+    rt_dev.be->host_free(rt_dev.b, p, want);
+    return 0;
+  }
+  rt_mem.uhost_pieces[i] = p;
+  rt_mem.uhost_sizes[i] = want;
+  rt_mem.uhost_npieces++;
+  rt_mem.uhost_pinned += want;
+  if (RT_TRACING())
+    rt_trace("host_pin", "\"bytes\":%zu,\"unit_store_bytes\":%zu", want, rt_mem.uhost_pinned);
+  return 1;
+}
+
+/* Frees the pending host copies whose restores are done (oldest first;
+ * wait: the oldest at least, blocking). */
+static void uhost_reap(int wait) {
+  size_t done = 0;
+  while (done < rt_mem.uhost_npend) {
+    struct rt_uhost_pend *p = &rt_mem.uhost_pend[done];
+    if (!rt_dev_event_done(&p->ev)) {
+      if (!wait || done)
+        break;
+      rt_dev_event_sync(&p->ev, NULL);
+    }
+    rt_dev_event_release(&p->ev);
+    rt_span_blk *b = rt_span_find(&rt_mem.uhost, (size_t)p->off);
+    if (b)
+      rt_mem.uhost_pend_bytes -= b->len;
+    rt_span_free(&rt_mem.uhost, (size_t)p->off);
+    done++;
+  }
+  memmove(rt_mem.uhost_pend, rt_mem.uhost_pend + done,
+          (rt_mem.uhost_npend - done) * sizeof *rt_mem.uhost_pend);
+  rt_mem.uhost_npend -= done;
+}
+
+int64_t rt_uhost_alloc(size_t len, void *owner) {
+  size_t off;
+  if (rt_mem.uhost_npend)
+    uhost_reap(0);
+  for (;;) {
+    if (rt_span_alloc(&rt_mem.uhost, len, 0, owner, &off))
+      return (int64_t)off;
+    if (!rt_mem.uhost_npend)
+      break;
+    uhost_reap(1); /* a copy given up but still read: wait for it before pinning more */
+  }
+  if (!uhost_grow(len) || !rt_span_alloc(&rt_mem.uhost, len, 0, owner, &off))
+    return -1; /* full: the caller keeps the data where it is (nothing is lost) */
+  return (int64_t)off;
+}
+
+void rt_uhost_free(int64_t off) { rt_span_free(&rt_mem.uhost, (size_t)off); }
+
+void rt_uhost_free_after(int64_t off, rt_event *ev) {
+  if (rt_mem.uhost_npend == rt_mem.uhost_cap_pend) {
+    size_t cap = rt_mem.uhost_cap_pend ? rt_mem.uhost_cap_pend * 2 : 64;
+    struct rt_uhost_pend *n = realloc(rt_mem.uhost_pend, cap * sizeof *n);
+    if (!n) { /* no room to remember it: wait for it now */
+      rt_dev_event_sync(ev, NULL);
+      rt_dev_event_release(ev);
+      rt_uhost_free(off);
+      return;
+    }
+    rt_mem.uhost_pend = n;
+    rt_mem.uhost_cap_pend = cap;
+  }
+  rt_span_blk *b = rt_span_find(&rt_mem.uhost, (size_t)off);
+  if (b) {
+    b->owner = NULL; /* nobody's: it goes once the copy is done */
+    rt_mem.uhost_pend_bytes += b->len;
+  }
+  rt_mem.uhost_pend[rt_mem.uhost_npend].off = off;
+  rt_mem.uhost_pend[rt_mem.uhost_npend].ev = *ev;
+  rt_mem.uhost_npend++;
+  memset(ev, 0, sizeof *ev);
+}
+
+void *rt_uhost_addr(int64_t off) {
+  size_t piece = (size_t)off >> RT_UHOST_SHIFT;
+  return (unsigned char *)rt_mem.uhost_pieces[piece] +
+         ((size_t)off & (((size_t)1 << RT_UHOST_SHIFT) - 1));
+}
+
+void rt_units_destroy(void) {
+  while (rt_mem.uhost_npend)
+    uhost_reap(1);
+  free(rt_mem.uhost_pend);
+  if (rt_mem.dpool_base)
+    rt_dev.be->pool_release(rt_dev.b, rt_mem.dpool_base, rt_mem.dpool_reserved,
+                            rt_mem.dpool_mapped);
+  rt_span_destroy(&rt_mem.dpool);
+  for (uint32_t i = 0; i < rt_mem.uhost_npieces; i++)
+    rt_dev.be->host_free(rt_dev.b, rt_mem.uhost_pieces[i], rt_mem.uhost_sizes[i]);
+  rt_span_destroy(&rt_mem.uhost);
+  free(rt_mem.warned);
+}
