@@ -260,19 +260,26 @@ static int segmap_build(const tidal_trace *t, segmap *m, uint64_t ***cuts_out) {
   enum { UNSEEN = 0, TOUCHED, DECIDED, PASSED };
   for (int i = 0; i < t->n_ops; i++) {
     const trace_op *op = &t->ops[i];
-    for (int j = 0; j < op->n_acc; j++)
+    /* its reads and inexact writes first: an op that also writes the bytes
+     * it reads (`f(x, x)`) reads them before */
+    for (int j = 0; j < op->n_acc; j++) {
+      if (op->acc[j].run_exact_write) continue;
       for (int s = m->s0[m->acc_base[i] + j]; s < m->s1[m->acc_base[i] + j]; s++) {
-        if (seen[s] == DECIDED || seen[s] == TOUCHED) continue; /* decided by an earlier op */
-        if (op->acc[j].run_exact_write) {
-          seen[s] = PASSED;
-          passed_by[s] = op->branch;
-          continue;
-        }
+        if (seen[s] == DECIDED) continue; /* decided by an earlier op */
         if (seen[s] == PASSED && op->phase == TRACE_PERIODIC && op->branch == passed_by[s])
           continue; /* reads what its own branch wrote */
         seen[s] = TOUCHED;
         if (op->acc[j].mode != ACCESS_WRITE || !op->acc[j].exact) m->live_in[s] = 1;
       }
+    }
+    for (int j = 0; j < op->n_acc; j++) {
+      if (!op->acc[j].run_exact_write) continue;
+      for (int s = m->s0[m->acc_base[i] + j]; s < m->s1[m->acc_base[i] + j]; s++)
+        if (seen[s] == UNSEEN || seen[s] == PASSED) {
+          seen[s] = PASSED;
+          passed_by[s] = op->branch;
+        }
+    }
     for (int j = 0; j < op->n_acc; j++)
       for (int s = m->s0[m->acc_base[i] + j]; s < m->s1[m->acc_base[i] + j]; s++)
         if (seen[s] == TOUCHED) seen[s] = DECIDED;
