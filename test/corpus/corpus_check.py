@@ -70,9 +70,10 @@ PROGRAMS = {
     # llm.c (issue 20).  The config comes from the checkpoint header (fread),
     # B and T from argv: a small GPT-2 (L=2, NH=4, C=64, V=500/512, T=64,
     # B=4) as the corpus README's synthetic checkpoint would write it.  Its
-    # activations are about 5 MiB, so an op's working set spans whole 2 MiB
-    # chunks of every buffer it touches: the replay uses 64 KiB chunks
-    # (docs/limitations.md, "No budget below one op's working set").
+    # activations are about 5 MiB: with whole 2 MiB chunks an op's working
+    # set spanned every buffer it touched and no 50% budget ran (64 KiB
+    # chunks were needed); its allocations are relocatable now (issue 19),
+    # so working sets and the budget are exact bytes at the default chunk.
     "llmc_fp32": {
         "dir": "llm.c",
         "files": ["train_gpt2_fp32.cu"],
@@ -82,7 +83,6 @@ PROGRAMS = {
         "binds": ["model.config.max_seq_len=64", "model.config.vocab_size=500",
                   "model.config.padded_vocab_size=512", "model.config.num_layers=2",
                   "model.config.num_heads=4", "model.config.channels=64", "B=4", "T=64"],
-        "replay_args": ["--chunk", "64K"],
         "link": ["-lcublas"],
         "tidal_nvcc": True,
     },
@@ -102,7 +102,6 @@ PROGRAMS = {
                   "model.config.padded_vocab_size=512", "model.config.num_layers=2",
                   "model.config.num_heads=4", "model.config.channels=64", "B=4", "T=64"],
         "replay_binds": ["cublaslt_workspace_size=65536"],
-        "replay_args": ["--chunk", "64K"],
         "link": ["-lcublas", "-lcublasLt"],
         "tidal_nvcc": True,
     },
