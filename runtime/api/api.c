@@ -708,6 +708,8 @@ tidal_status tidal_op_end(const tidal_site *site) {
   rt_note_op_end(f->pin_start, rt_mem.npinned, s);
   rt_frame_unwind();
   rt_dev.be->op_end(rt_dev.b, s, site);
+  if (rt_mem.dpool_mapped && rt_mem.depth == 0 && rt_physical_bytes() > rt_physical_limit())
+    rt_phys_settle(); /* memory created past the bound for this op (Note [physical bound]) */
   rt_planner_op_exit(s);
   if (RT_TRACING())
     rt_trace_op_end(site);

@@ -22,6 +22,8 @@ tidal_status tidal_stats_get(tidal_stats *out) {
    * chunk pool's size, the budget rounded down to whole chunks. */
   out->budget_bytes = rt_mem.reloc_seen ? rt_mem.budget_exact : rt_mem.budget_bytes;
   out->resident_bytes = rt_resident_bytes();
+  out->physical_bytes = rt_physical_bytes();
+  out->physical_limit_bytes = rt_mem.reloc_seen ? rt_physical_limit() : 0;
   out->iterations = rt_base.iterations_done;
   rt_arbiter_stats(&out->shared_budget_bytes, &out->shared_peak_bytes);
   out->total = rt_base.total;
@@ -79,6 +81,9 @@ static const struct row {
     {"  gathers", offsetof(tidal_counters, gathers), ROW_COUNT, 1},
     {"  undeclared tidal_at", offsetof(tidal_counters, undeclared_uses), ROW_COUNT, 1},
     {"  device pool growths", offsetof(tidal_counters, pool_grows), ROW_COUNT, 1},
+    {"peak device memory created", offsetof(tidal_counters, peak_physical_bytes), ROW_BYTES, 1},
+    {"  device pool shrinks", offsetof(tidal_counters, pool_shrinks), ROW_COUNT, 1},
+    {"  over the bound (pinned)", offsetof(tidal_counters, physical_overruns), ROW_COUNT, 1},
 };
 
 /* Every counter is 8 bytes (uint64_t or double): a field added to

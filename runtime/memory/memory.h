@@ -142,6 +142,8 @@ typedef struct rt_span {
 } rt_span;
 /* [lo, hi) becomes usable (extends the last region if adjacent); 0 if full. */
 RT_HIDDEN int rt_span_add_region(rt_span *s, size_t lo, size_t hi);
+/* Offsets from hi on stop being usable; 0 (nothing changes) if a block lies there. */
+RT_HIDDEN int rt_span_truncate(rt_span *s, size_t hi);
 /* Best fit for len bytes at an offset = phase (mod RT_SPAN_ALIGN): 1 and *off. */
 RT_HIDDEN int rt_span_alloc(rt_span *s, size_t len, size_t phase, void *owner, size_t *off);
 RT_HIDDEN int rt_span_is_free(const rt_span *s, size_t off, size_t len);
@@ -308,6 +310,10 @@ typedef struct rt_mem_state {
   rt_span dpool;
   uintptr_t dpool_base;          /* its reserved range, 0 until the first relocatable malloc */
   size_t dpool_reserved, dpool_mapped;
+  size_t *dpool_steps;           /* where each growth step begins, in order (Note [physical
+                                    bound]): the pool shrinks by whole steps from the top */
+  size_t dpool_nsteps, dpool_cap_steps;
+  uint64_t squeezes;             /* compactions that moved units of an op in its begin */
   size_t unit_resident;          /* bytes of units holding a block, parked ones not counted */
   uint32_t parked_units;         /* of rt_mem.parked, units */
   size_t pfreed_n;               /* recently freed pool ranges and their last-use marks */
@@ -344,6 +350,12 @@ static inline size_t rt_resident_bytes(void) {
          rt_mem.unit_resident;
 }
 static inline void rt_note_resident(void) { rt_stats_resident(rt_resident_bytes()); }
+/* Device memory created: physical chunks (free and parked ones too) and the
+ * device pool's mapped bytes (Note [physical bound], devpool.c). */
+static inline size_t rt_physical_bytes(void) {
+  return (size_t)rt_mem.nphys * rt_mem.chunk_bytes + rt_mem.dpool_mapped;
+}
+static inline void rt_note_physical(void) { rt_stats_physical(rt_physical_bytes()); }
 
 /* ---- registry.c ---- */
 RT_HIDDEN tidal_status rt_registry_insert(rt_alloc *a);
@@ -398,6 +410,13 @@ RT_HIDDEN void rt_phys_shrink(void);
  * (Note [resizable pool]).  The first relocatable allocation: its units'
  * device pool takes the memory instead (Note [device pool]). */
 RT_HIDDEN void rt_phys_trim(void);
+/* Note [physical bound] (devpool.c): gives back free physical chunks, then
+ * parked ones, all in one go, until `bytes` more of device pool fit the
+ * bound; 1 if they do.  The one call devpool.c makes into this file. */
+RT_HIDDEN int rt_phys_yield(size_t bytes);
+/* After an op: memory created past the bound while an op's own memory was
+ * in the way (physical_overruns) is given back where it can be. */
+RT_HIDDEN void rt_phys_settle(void);
 /* The mechanism the eviction policy drives (Note [eviction seam]):
  * starts releasing resident, unpinned c - clean: parked; with a closure
  * (and not `copy`): dropped; else copied out into a host slot the policy
@@ -453,7 +472,8 @@ RT_HIDDEN tidal_status rt_range_release(rt_alloc *a);
 RT_HIDDEN tidal_status rt_pool_init(size_t chunk_bytes, size_t budget, int lazy);
 RT_HIDDEN void rt_pool_destroy(void);
 /* One more physical chunk while nphys < phys_target (rt_mem.share permitting). */
-RT_HIDDEN tidal_status rt_pool_add(uint32_t *phys);
+/* over: even past the physical bound (Note [physical bound], devpool.c). */
+RT_HIDDEN tidal_status rt_pool_add(uint32_t *phys, int over);
 /* Removes free, unaliased phys from the pool (the budget shrank). */
 RT_HIDDEN void rt_pool_remove(uint32_t phys);
 RT_HIDDEN void rt_phys_free_push(uint32_t phys);
@@ -531,7 +551,18 @@ RT_HIDDEN void rt_recompute_destroy(void);
  * evicting through the policy while it does not fit. */
 RT_HIDDEN tidal_status rt_pool_place(size_t len, size_t phase, void *owner, int transient,
                                      const char *why, size_t *off);
-RT_HIDDEN int rt_pool_grow(size_t need, int transient); /* 0 if it may not */
+/* Backs at least `need` more bytes of the pool, within the physical bound
+ * (giving back the chunk pool's unused chunks for it: rt_phys_yield) or,
+ * `over`, past it; 0 if it may not. */
+RT_HIDDEN int rt_pool_grow(size_t need, int over);
+/* Note [physical bound]: the device memory created (rt_physical_bytes) stays
+ * within rt_physical_limit() once relocatable allocations exist: the budget
+ * plus one growth step of the pool. */
+RT_HIDDEN size_t rt_physical_limit(void);
+/* Gives back the pool's top growth steps (compacting once if that empties
+ * them) until `need` more bytes of physical chunks fit the bound: 1 if
+ * they do. */
+RT_HIDDEN int rt_pool_shrink(size_t need);
 /* [off, off + len) was given back after `mark`; the mark a copy into
  * [off, off + len) must wait for. */
 RT_HIDDEN void rt_pool_freed(size_t off, size_t len, uint64_t mark);

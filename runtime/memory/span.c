@@ -59,6 +59,20 @@ int rt_span_add_region(rt_span *s, size_t lo, size_t hi) {
   return 1;
 }
 
+int rt_span_truncate(rt_span *s, size_t hi) {
+  if (s->n && s->blk[s->n - 1].off + s->blk[s->n - 1].len > hi)
+    return 0; /* a block lies beyond */
+  while (s->nregions && s->regions[s->nregions - 1].hi > hi) {
+    size_t *rhi = &s->regions[s->nregions - 1].hi, rlo = s->regions[s->nregions - 1].lo;
+    size_t cut = rlo >= hi ? rlo : hi;
+    s->total -= *rhi - cut;
+    *rhi = cut;
+    if (*rhi == rlo)
+      s->nregions--;
+  }
+  return 1;
+}
+
 static size_t phased(size_t x, size_t phase) {
   size_t want = phase % RT_SPAN_ALIGN, have = x % RT_SPAN_ALIGN;
   return x + (want + RT_SPAN_ALIGN - have) % RT_SPAN_ALIGN;

@@ -352,8 +352,10 @@ static tidal_status gather_range(rt_alloc *a, size_t lo, size_t hi, uint64_t sta
         if (!v || !vacate(v))
           break;
       }
-      if (!rt_span_is_free(&rt_mem.dpool, want, len) && want + len > rt_mem.dpool_mapped)
-        rt_pool_grow(want + len - rt_mem.dpool_mapped, 1);
+      if (!rt_span_is_free(&rt_mem.dpool, want, len) && want + len > rt_mem.dpool_mapped &&
+          !rt_pool_grow(want + len - rt_mem.dpool_mapped, 0) &&
+          rt_pool_grow(want + len - rt_mem.dpool_mapped, 1))
+        RT_COUNT(physical_overruns, 1); /* given back after the op (Note [physical bound]) */
       if (!rt_span_take(&rt_mem.dpool, want, len, u[k])) {
         st = rt_error(TIDAL_ERR_UNSUPPORTED,
                       "tidal_op_begin: an access spans units of which one is in use by an open "
@@ -444,14 +446,27 @@ tidal_status rt_units_gather(rt_alloc **as, const size_t *offs, const size_t *le
       g[m++] = (grange){as[i], offs[i], offs[i] + lens[i]};
   qsort(g, (size_t)m, sizeof *g, grange_cmp);
   tidal_status st = TIDAL_OK;
-  for (int i = 0; i < m && st == TIDAL_OK;) {
-    grange cur = g[i++];
-    while (i < m && g[i].a == cur.a && g[i].lo < cur.hi) { /* overlapping: one span */
-      if (g[i].hi > cur.hi)
-        cur.hi = g[i].hi;
-      i++;
+  /* A gather that had to move this op's own units (a compaction at the
+   * bound: Note [physical bound], devpool.c) may have taken apart a group
+   * gathered before it: the groups are gathered again until none moved. */
+  for (int round = 0;; round++) {
+    uint64_t squeezes = rt_mem.squeezes;
+    for (int i = 0; i < m && st == TIDAL_OK;) {
+      grange cur = g[i++];
+      while (i < m && g[i].a == cur.a && g[i].lo < cur.hi) { /* overlapping: one span */
+        if (g[i].hi > cur.hi)
+          cur.hi = g[i].hi;
+        i++;
+      }
+      st = place ? place_range(cur.a, cur.lo, cur.hi) : gather_range(cur.a, cur.lo, cur.hi, stamp);
     }
-    st = place ? place_range(cur.a, cur.lo, cur.hi) : gather_range(cur.a, cur.lo, cur.hi, stamp);
+    if (place || st != TIDAL_OK || rt_mem.squeezes == squeezes)
+      break;
+    if (round == 3) {
+      st = rt_error(TIDAL_ERR_BUDGET, "tidal_op_begin: the op's relocatable accesses could not be "
+                                      "made contiguous within the budget's device memory");
+      break;
+    }
   }
   if (g != local)
     free(g);

@@ -142,6 +142,14 @@ static void check_invariants(const char *after) {
     char msg[256];
     if (rt_units_check(msg, sizeof msg) != 0)
       TH_FAIL("[%s] after %s: %s", P->name, after, msg);
+    /* Note [physical bound]: the device memory created, not only the bytes
+     * in use, stays within the budget plus one growth step of the pool,
+     * unless an op's own units left no other way (counted; budgets of a few
+     * chunks, working sets near them) */
+    if (st.physical_limit_bytes && !st.total.physical_overruns &&
+        st.physical_bytes > st.physical_limit_bytes)
+      TH_FAIL("[%s] after %s: %llu bytes of device memory created, bound %llu", P->name, after,
+              (unsigned long long)st.physical_bytes, (unsigned long long)st.physical_limit_bytes);
   }
 }
 

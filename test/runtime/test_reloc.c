@@ -461,6 +461,138 @@ static void test_home(void) {
   CHECK_OK(tidal_shutdown());
 }
 
+/* Note [physical bound]: device memory created (the chunk pool's chunks,
+ * free and parked ones included, plus the device pool's mapped bytes)
+ * stays within the budget plus one growth step of the pool, across a
+ * fragmenting workload of home and relocatable allocations (random sizes,
+ * random sub-range accesses, frees and new allocations), with every byte
+ * checked against a shadow.  Before the bound the pool mapped up to twice
+ * the budget beside the chunk pool's free chunks (about 2.7x here). */
+#define PHYS_R 10
+static void op_write_shadow(unsigned char *p, size_t n, unsigned char *shadow, uint64_t salt) {
+  th_fill_pattern(shadow, n, salt);
+  tidal_access a = {p, n, TIDAL_WRITE};
+  CHECK_OK(tidal_op_begin(&site, 1, &a));
+  th_put(TIDAL_AT(p), shadow, n);
+  CHECK_OK(tidal_op_end(&site));
+}
+
+static void op_check_shadow(unsigned char *p, size_t n, const unsigned char *shadow) {
+  unsigned char *got = malloc(n);
+  CHECK(got);
+  tidal_access a = {p, n, TIDAL_READ};
+  CHECK_OK(tidal_op_begin(&site, 1, &a));
+  th_get(got, TIDAL_AT(p), n);
+  CHECK(memcmp(got, shadow, n) == 0);
+  CHECK_OK(tidal_op_end(&site));
+  free(got);
+}
+
+static void test_physical(void) {
+  tidal_config cfg;
+  size_t C = 4096;
+  th_config(&cfg, C, 16 * C);
+  th_init(&cfg);
+  C = GPU ? (size_t)2 << 20 : C; /* the chunk a GPU run got */
+  size_t budget = th_stats().budget_bytes, K = C / 2;
+  unsigned char *r[PHYS_R], *rs[PHYS_R], *h[2], *hs[2];
+  size_t rn[PHYS_R], hn = 2 * C;
+  for (int i = 0; i < PHYS_R; i++)
+    r[i] = NULL;
+  r[0] = rmalloc(5 * K); /* the first relocatable allocation: the chunk pool trims */
+  rn[0] = 5 * K;
+  /* home data written, then freed: its chunks stay created, free */
+  unsigned char *big[3];
+  for (int i = 0; i < 3; i++) {
+    CHECK_OK(tidal_malloc((void **)&big[i], 4 * C));
+    op_write(big[i], 4 * C, 70 + (uint64_t)i);
+  }
+  for (int i = 0; i < 2; i++) {
+    CHECK_OK(tidal_malloc((void **)&h[i], hn));
+    hs[i] = malloc(hn);
+    CHECK(hs[i]);
+    op_write_shadow(h[i], hn, hs[i], 80 + (uint64_t)i);
+  }
+  for (int i = 0; i < 3; i++)
+    CHECK_OK(tidal_free(big[i]));
+  size_t limit = th_stats().physical_limit_bytes;
+  CHECK(limit > budget && limit - budget <= budget / 4 + C);
+  for (int i = 0; i < PHYS_R; i++) {
+    if (!r[i]) {
+      rn[i] = K / 2 + th_below(5 * K) + 1 + th_below(300);
+      r[i] = rmalloc(rn[i]);
+    }
+    rs[i] = malloc(rn[i]);
+    CHECK(rs[i]);
+    op_write_shadow(r[i], rn[i], rs[i], 90 + (uint64_t)i);
+  }
+  unsigned char *buf = malloc(8 * C);
+  CHECK(buf);
+  for (int step = 0; step < 600; step++) {
+    int i = (int)th_below(PHYS_R), j = (int)th_below(PHYS_R), k = (int)th_below(2);
+    int what = (int)th_below(8);
+    if (what == 0) { /* a new allocation of another size in i's place */
+      CHECK_OK(tidal_free(r[i]));
+      free(rs[i]);
+      rn[i] = K / 2 + th_below(6 * K) + th_below(300) + 1;
+      r[i] = rmalloc(rn[i]);
+      rs[i] = malloc(rn[i]);
+      CHECK(rs[i]);
+      op_write_shadow(r[i], rn[i], rs[i], 1000 + (uint64_t)step);
+    } else if (what == 1) {
+      size_t lo = th_below(rn[i]), n = 1 + th_below(rn[i] - lo);
+      CHECK_OK(tidal_swap_out(r[i] + lo, n));
+    } else { /* read a random piece of r[i] and h[k], write one of r[j] */
+      size_t lo = th_below(rn[i]), n = 1 + th_below(rn[i] - lo);
+      size_t wlo = th_below(rn[j]), wn = 1 + th_below(rn[j] - wlo);
+      size_t hlo = th_below(hn), hn2 = 1 + th_below(hn - hlo);
+      tidal_access a[3] = {{r[i] + lo, n, TIDAL_READ},
+                           {h[k] + hlo, hn2, TIDAL_READ | TIDAL_WRITE},
+                           {r[j] + wlo, wn, i == j ? TIDAL_READ | TIDAL_WRITE : TIDAL_WRITE}};
+      CHECK_OK(tidal_op_begin(&site, 3, a));
+      th_get(buf, TIDAL_AT(r[i] + lo), n);
+      if (memcmp(buf, rs[i] + lo, n) != 0)
+        TH_FAIL("step %d: bytes [%zu, %zu) of tensor %d differ", step, lo, lo + n, i);
+      th_get(buf, TIDAL_AT(h[k] + hlo), hn2);
+      if (memcmp(buf, hs[k] + hlo, hn2) != 0)
+        TH_FAIL("step %d: bytes [%zu, %zu) of home %d differ", step, hlo, hlo + hn2, k);
+      for (size_t b = 0; b < hn2; b++)
+        buf[b] = (unsigned char)(buf[b] + 1);
+      th_put(TIDAL_AT(h[k] + hlo), buf, hn2);
+      memcpy(hs[k] + hlo, buf, hn2);
+      for (size_t b = 0; b < wn; b++)
+        buf[b] = (unsigned char)th_rand();
+      th_put(TIDAL_AT(r[j] + wlo), buf, wn);
+      memcpy(rs[j] + wlo, buf, wn);
+      CHECK_OK(tidal_op_end(&site));
+    }
+    tidal_stats s = th_stats();
+    if (s.physical_bytes > limit)
+      TH_FAIL("step %d: %llu bytes of device memory created, over the bound of %zu (budget %zu)",
+              step, (unsigned long long)s.physical_bytes, limit, budget);
+    if (step % 50 == 0)
+      check_units("in the fragmenting workload");
+  }
+  tidal_stats s = th_stats();
+  CHECK(s.total.peak_physical_bytes <= limit && s.total.physical_overruns == 0);
+  if (getenv("PHYS_DEBUG"))
+    printf("peak %llu limit %zu budget %zu grows %llu shrinks %llu compactions %llu gathers %llu evictions %llu\n", (unsigned long long)s.total.peak_physical_bytes, limit, budget, (unsigned long long)s.total.pool_grows, (unsigned long long)s.total.pool_shrinks, (unsigned long long)s.total.compactions, (unsigned long long)s.total.gathers, (unsigned long long)s.total.evictions);
+  CHECK(s.total.pool_shrinks > 0 || s.total.compactions > 0 || GPU); /* it was exercised */
+  for (int i = 0; i < PHYS_R; i++) {
+    op_check_shadow(r[i], rn[i], rs[i]);
+    CHECK_OK(tidal_free(r[i]));
+    free(rs[i]);
+  }
+  for (int k = 0; k < 2; k++) {
+    op_check_shadow(h[k], hn, hs[k]);
+    CHECK_OK(tidal_free(h[k]));
+    free(hs[k]);
+  }
+  free(buf);
+  check_units("after the fragmenting workload");
+  CHECK_OK(tidal_shutdown());
+}
+
 int main(int argc, char **argv) {
   th_seed_init(argc, argv);
   test_faults();
@@ -472,6 +604,7 @@ int main(int argc, char **argv) {
   test_budget_shrink();
   test_annotated();
   test_home();
+  test_physical();
   printf("ok\n");
   return 0;
 }
