@@ -297,6 +297,13 @@ int rt_pool_shrink(size_t need) {
   return rt_physical_bytes() + need <= limit;
 }
 
+/* What the pool must grow by for a hole of len bytes: the free bytes at
+ * its end join the new step. */
+static size_t grow_need(size_t len) {
+  size_t tail = rt_mem.dpool_mapped - blocks_end();
+  return len + RT_SPAN_ALIGN - (tail < len ? tail : len);
+}
+
 /* len bytes at phase `phase` for owner: within the budget unless
  * transient (a gather's span, whose units give their old blocks back right
  * after), evicting through the policy while it does not fit. */
@@ -310,7 +317,7 @@ tidal_status rt_pool_place(size_t len, size_t phase, void *owner, int transient,
     int room = transient || rt_resident_bytes() + len <= rt_mem.budget_exact;
     if (room && rt_span_alloc(&rt_mem.dpool, len, phase, owner, off))
       return TIDAL_OK;
-    if (room && rt_pool_grow(len + RT_SPAN_ALIGN, 0)) /* within the bound */
+    if (room && rt_pool_grow(grow_need(len), 0)) /* within the bound */
       continue;
     /* the bytes are there, not in one hole: Note [compaction] */
     if (room && !compacted && rt_mem.dpool.total - rt_mem.dpool.used >= len + RT_SPAN_ALIGN) {
@@ -331,7 +338,7 @@ tidal_status rt_pool_place(size_t len, size_t phase, void *owner, int transient,
           return st;
         continue;
       }
-      if (room && rt_pool_grow(len + RT_SPAN_ALIGN, 1)) {
+      if (room && rt_pool_grow(grow_need(len), 1)) {
         rt_clear_error();
         RT_COUNT(physical_overruns, 1);
         continue;

@@ -28,9 +28,12 @@
  *    next to it, evicting what is in the way, or fails (TIDAL_ERR_UNSUPPORTED)
  *    when an op's own units are in the way (only explicitly nested ops can
  *    get there; the pass never nests).
- *  - Limits of this step (docs/limitations.md): recompute closures do not
- *    act on units, and the run-time planner acts only on units entirely
- *    inside its chunk grid's groups (policy/plan_exec.c);
+ *  - Recompute closures act on units as on chunks (recompute.c): dropped
+ *    with no copy, re-run inside the begin of the op that needs them, their
+ *    own op resolving the units' current places.
+ *  - Limits of this step (docs/limitations.md): the run-time planner acts
+ *    only on units entirely inside its chunk grid's groups
+ *    (policy/plan_exec.c);
  *    a dirty unit that cannot get a host copy stays resident (TIDAL_ERR_BUDGET
  *    when nothing else can go), with no exchange (Note [exchange]).
  * The device pool and the units' host store are devpool.c's. */
@@ -150,6 +153,9 @@ static tidal_status split_unit(rt_alloc *a, size_t i, size_t at) {
   r->c.parked = c->parked;
   r->c.ticket = c->ticket;
   r->c.host_slot = -1;
+  r->c.rc = c->rc; /* the closure regenerates both halves (recompute.c) */
+  if (c->rc)
+    c->rc->refs++;
   r->lo = at;
   r->hi = u->hi;
   r->mark = u->mark;
@@ -597,10 +603,36 @@ static int has_data(const rt_unit *u) {
   return rt_chunk_mapped(c) || (c->parked && c->state != RT_DROPPED) || c->host_slot >= 0;
 }
 
+/* Bytes that only a recompute closure holds are regenerated (its op writes
+ * them into the units), and every unit gives its closure up: while the
+ * home chunks are restored, an evicted unit is then copied out, not
+ * dropped, so none of its bytes is in a closure alone when it is copied
+ * home.  Bounded: closures that keep evicting each other's output are
+ * TIDAL_ERR_BUDGET (nothing is lost: the units keep their closures). */
+static tidal_status home_recomputed(rt_alloc *a) {
+  size_t runs = 0;
+  for (size_t i = 0; i < a->nunits; i++) {
+    rt_chunk *c = &a->units[i]->c;
+    if (c->state != RT_RECOMPUTABLE || !c->rc)
+      continue;
+    if (runs++ > 2 * a->nunits + 8)
+      return rt_error(TIDAL_ERR_BUDGET, "tidal_home: the allocation's recompute closures evict "
+                                        "each other's output within the budget");
+    tidal_status st = rt_recompute_run(c);
+    if (st != TIDAL_OK)
+      return st;
+    i = (size_t)-1; /* again from the start: the closure may have split or evicted units */
+  }
+  for (size_t i = 0; i < a->nunits; i++)
+    if (a->units[i]->c.state != RT_RECOMPUTABLE)
+      rt_recompute_detach(&a->units[i]->c);
+  return TIDAL_OK;
+}
+
 tidal_status rt_units_home(rt_alloc *a) {
   size_t cb = rt_mem.chunk_bytes;
   uint32_t n = (uint32_t)(a->reserved / cb);
-  tidal_status st = TIDAL_OK;
+  tidal_status st = home_recomputed(a);
   for (size_t i = 0; i < a->nunits && st == TIDAL_OK; i++)
     st = rt_chunk_settle(&a->units[i]->c); /* no copy in flight */
   if (st != TIDAL_OK)

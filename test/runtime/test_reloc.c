@@ -13,7 +13,12 @@
  *  - a fragmented pool at its limit compacts (device-to-device) rather
  *    than evict;
  *  - a full host store is TIDAL_ERR_BUDGET, never a crash or a lost byte;
- *  - tidal_home brings an allocation back to its stable address.
+ *  - tidal_home brings an allocation back to its stable address;
+ *  - device memory created stays within the budget plus one pool step
+ *    (Note [physical bound]) across a fragmenting workload;
+ *  - recompute closures over relocatable memory: dropped without a copy,
+ *    re-run through tidal_at inside the op that needs them (inputs on the
+ *    host included), split units, overwrites, tidal_home.
  * Built for the CUDA backend too (label gpu; never run on a card yet): the
  * death tests and the starved host store are the sim's only. */
 #include "testhelp.h"
@@ -593,6 +598,148 @@ static void test_physical(void) {
   CHECK_OK(tidal_shutdown());
 }
 
+/* Recompute over relocatable memory: a "kernel" y = 3x + 1 byte by byte,
+ * its closure re-running it through tidal_at inside the op that needs y. */
+typedef struct scale_ctx {
+  unsigned char *x, *y;
+  size_t n;
+} scale_ctx;
+static const tidal_site scale_site = {"scale", __FILE__, __LINE__, 1e-6};
+static int scale_runs;
+
+static void scale_kernel(unsigned char *y, const unsigned char *x, size_t n) {
+  unsigned char *buf = malloc(n);
+  CHECK(buf);
+  th_get(buf, x, n);
+  for (size_t i = 0; i < n; i++)
+    buf[i] = (unsigned char)(3 * buf[i] + 1);
+  th_put(y, buf, n);
+  free(buf);
+}
+
+static tidal_status scale_op(const scale_ctx *k) {
+  tidal_access a[2] = {{k->x, k->n, TIDAL_READ}, {k->y, k->n, TIDAL_WRITE}};
+  tidal_status st = tidal_op_begin(&scale_site, 2, a);
+  if (st != TIDAL_OK)
+    return st;
+  scale_kernel(TIDAL_AT(k->y), TIDAL_AT(k->x), k->n);
+  return tidal_op_end(&scale_site);
+}
+
+static void scale_closure(void *ctx, tidal_stream s) {
+  (void)s;
+  scale_runs++;
+  (void)scale_op(ctx); /* a failure is the runtime's to report (TIDAL_ERR_RECOMPUTE) */
+}
+
+static void test_recompute(void) {
+  tidal_config cfg;
+  size_t C = 4096;
+  th_config(&cfg, C, 16 * C);
+  th_init(&cfg);
+  C = GPU ? (size_t)2 << 20 : C;
+  size_t n = 3 * C + 300;
+  unsigned char *x = rmalloc(n), *y = rmalloc(n), *want = malloc(n), *got = malloc(n);
+  CHECK(want && got);
+  op_write(x, n, 5);
+  scale_ctx k = {x, y, n};
+  CHECK_OK(scale_op(&k));
+  CHECK_OK(tidal_recompute_register(y, n, scale_closure, &k, sizeof k));
+  th_fill_pattern(want, n, 5);
+  for (size_t i = 0; i < n; i++)
+    want[i] = (unsigned char)(3 * want[i] + 1);
+
+  /* 1. dropped (no copy), its memory given away, read back: the closure runs */
+  tidal_stats s0 = th_stats();
+  CHECK_OK(tidal_swap_out(y, n));
+  CHECK_OK(tidal_synchronize());
+  CHECK_OK(rt_release_parked());
+  tidal_stats s1 = th_stats();
+  CHECK(s1.total.drops > s0.total.drops && s1.total.swapped_out_bytes == s0.total.swapped_out_bytes);
+  CHECK(s1.resident_bytes == n); /* x alone */
+  scale_runs = 0;
+  tidal_access r = {y, n, TIDAL_READ};
+  CHECK_OK(tidal_op_begin(&site, 1, &r));
+  th_get(got, TIDAL_AT(y), n);
+  CHECK(memcmp(got, want, n) == 0);
+  CHECK_OK(tidal_op_end(&site));
+  CHECK(scale_runs == 1 && th_stats().total.recomputes == s1.total.recomputes + 1);
+  check_units("after a recompute");
+
+  /* 2. its input swapped out too: the closure's op brings x back first */
+  CHECK_OK(tidal_swap_out(y, n));
+  CHECK_OK(tidal_swap_out(x, n));
+  CHECK_OK(tidal_synchronize());
+  CHECK_OK(rt_release_parked());
+  CHECK(th_stats().resident_bytes == 0);
+  /* read the last 1000 bytes only: the unit splits, both halves keep the closure */
+  CHECK_OK(tidal_op_begin(&site, 1, &(tidal_access){y + n - 1000, 1000, TIDAL_READ}));
+  th_get(got, TIDAL_AT(y + n - 1000), 1000);
+  CHECK(memcmp(got, want + n - 1000, 1000) == 0);
+  CHECK_OK(tidal_op_end(&site));
+  CHECK(scale_runs == 2);
+  op_check(x, 0, n, 0, 5); /* the input is intact */
+  check_units("after a recompute whose input was on the host");
+
+  /* 3. pressure: a filler of most of the budget evicts y, which is dropped */
+  CHECK_OK(tidal_swap_out(y, n - 1000)); /* the first half: dropped */
+  CHECK_OK(tidal_synchronize());
+  CHECK_OK(rt_release_parked());
+  unsigned char *f = rmalloc(12 * C);
+  uint64_t out0 = th_stats().total.swapped_out_bytes;
+  op_write(f, 12 * C, 6); /* x or y's rest must go: y's without a copy */
+  CHECK(th_stats().total.swapped_out_bytes - out0 <= n); /* at most x was copied */
+  op_check(f, 0, 12 * C, 0, 6);
+  CHECK_OK(rt_release_parked());
+  CHECK_OK(tidal_op_begin(&site, 1, &r));
+  th_get(got, TIDAL_AT(y), n);
+  CHECK(memcmp(got, want, n) == 0);
+  CHECK_OK(tidal_op_end(&site));
+  CHECK(scale_runs >= 3);
+
+  /* 4. an op overwriting y's first half while y is dropped: the closure
+   * runs first, so the second half keeps its bytes; the registration ends */
+  CHECK_OK(tidal_swap_out(y, n));
+  CHECK_OK(tidal_synchronize());
+  CHECK_OK(rt_release_parked());
+  int runs = scale_runs;
+  op_write(y, n / 2, 7);
+  CHECK(scale_runs == runs + 1);
+  op_check(y, 0, n / 2, 0, 7);
+  CHECK_OK(tidal_op_begin(&site, 1, &(tidal_access){y + n / 2, n - n / 2, TIDAL_READ}));
+  th_get(got, TIDAL_AT(y + n / 2), n - n / 2);
+  CHECK(memcmp(got, want + n / 2, n - n / 2) == 0);
+  CHECK_OK(tidal_op_end(&site));
+  uint64_t drops = th_stats().total.drops;
+  CHECK_OK(tidal_swap_out(y, n)); /* no closure now: copied, not dropped */
+  CHECK_OK(tidal_synchronize());
+  CHECK(th_stats().total.drops == drops);
+  op_check(y, 0, n / 2, 0, 7);
+
+  /* 5. tidal_home on a dropped tensor: regenerated, then at home */
+  op_write(y, n, 8);
+  CHECK_OK(scale_op(&k));
+  CHECK_OK(tidal_recompute_register(y, n, scale_closure, &k, sizeof k));
+  CHECK_OK(tidal_swap_out(y, n));
+  CHECK_OK(tidal_synchronize());
+  CHECK_OK(rt_release_parked());
+  runs = scale_runs;
+  CHECK_OK(tidal_home(y));
+  CHECK(scale_runs == runs + 1);
+  CHECK_OK(tidal_op_begin(&site, 1, &r));
+  CHECK(TIDAL_AT(y) == y);
+  th_get(got, y, n);
+  CHECK(memcmp(got, want, n) == 0);
+  CHECK_OK(tidal_op_end(&site));
+  check_units("after tidal_home of a recomputable tensor");
+  CHECK_OK(tidal_free(f));
+  CHECK_OK(tidal_free(x));
+  CHECK_OK(tidal_free(y));
+  free(want);
+  free(got);
+  CHECK_OK(tidal_shutdown());
+}
+
 int main(int argc, char **argv) {
   th_seed_init(argc, argv);
   test_faults();
@@ -605,6 +752,7 @@ int main(int argc, char **argv) {
   test_annotated();
   test_home();
   test_physical();
+  test_recompute();
   printf("ok\n");
   return 0;
 }
