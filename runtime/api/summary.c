@@ -26,6 +26,7 @@ tidal_status tidal_stats_get(tidal_stats *out) {
   out->physical_limit_bytes = rt_mem.reloc_seen ? rt_physical_limit() : 0;
   out->iterations = rt_base.iterations_done;
   rt_arbiter_stats(&out->shared_budget_bytes, &out->shared_peak_bytes);
+  out->chunk_bytes = rt_mem.chunk_bytes;
   out->total = rt_base.total;
   out->total.modelled_seconds = rt_dev_now();
   out->last_iteration = rt_base.iterations_done ? rt_base.last_iteration : rt_base.cur;
