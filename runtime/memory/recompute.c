@@ -136,9 +136,13 @@ tidal_status rt_recompute_run(rt_chunk *c) {
   uintptr_t lo = rc->lo, hi = rc->hi;
   if (rc->refs == 0)
     unlink_rc(rc);
+  /* A closure's op refused for what ops nested by hand cannot do (a gather
+   * around a unit the outer op holds: docs/limitations.md) says so, as the
+   * op itself would have. */
   if (st != TIDAL_OK)
-    return rt_error(TIDAL_ERR_RECOMPUTE, "recompute closure for [%#lx, %#lx) failed: %s",
-                    (unsigned long)lo, (unsigned long)hi, tidal_status_string(st));
+    return rt_error(st == TIDAL_ERR_UNSUPPORTED ? st : TIDAL_ERR_RECOMPUTE,
+                    "recompute closure for [%#lx, %#lx) failed: %s", (unsigned long)lo,
+                    (unsigned long)hi, tidal_status_string(st));
   return TIDAL_OK;
 }
 
