@@ -180,7 +180,6 @@ tidal_status tidal_init(const tidal_config *user) {
     goto fail;
   }
   rt_host_init(chunk, host_budget);
-  rt_mem.host_budget = host_budget; /* the units' byte store shares it (memory/units.c) */
   if (cfg.vmm_thread && (st = rt_vmmq_start()) != TIDAL_OK) /* Note [vmm worker] */
     goto fail;
   if ((st = rt_planner_init()) != TIDAL_OK)

@@ -147,7 +147,7 @@ void rt_summary_print(FILE *out) {
               "budget after iteration 1", "-", rt_pol.budget_peak_percent);
   }
   fprintf(out, "tidal:   %-24s %14s\n", "host store used",
-          human_bytes(a, sizeof a, (double)rt_mem.hs.used * (double)rt_mem.hs.slot_bytes));
+          human_bytes(a, sizeof a, (double)rt_host_used_bytes()));
   fprintf(out, "tidal:   %-24s %14s %14s\n", "", "total", "last iteration");
   for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
     if (!rows[i].reloc || rt_mem.reloc_seen)

@@ -1,4 +1,4 @@
-/* devpool.c - the device pool of relocatable units and their host store.
+/* devpool.c - the device pool of relocatable units.
  *
  * Note [device pool]: one reserved range (twice what the device offered,
  * so that any budget fits), backed by physical memory in large steps as
@@ -16,11 +16,13 @@
  * allocations exist it stays within the budget plus one growth step
  * (rt_physical_limit): the step is the slack, since the pool grows and
  * shrinks by whole steps (CUDA: one handle each).  So the pool maps at most
- * the budget less the home memory created, plus one step.  To grow past
- * that, the chunk pool gives back its free chunks, then its parked ones, as
- * many as the step needs, in one go (rt_phys_yield, residency.c: the one
- * call from here into it); failing that, a placement compacts, then evicts
- * (the policy's choice: a home chunk evicted is parked, then given back).
+ * the budget less the home memory created, plus one step.  A placement
+ * that may not grow within that compacts (when the pool has the bytes);
+ * then the eviction policy's first step, while rt_mem.pool_wants says
+ * what the pool waits for, has the chunk pool give back its free chunks,
+ * then its parked ones, as many as the step needs, in one go
+ * (rt_phys_yield, residency.c: this file calls nothing of it); then it
+ * evicts (a home chunk evicted is parked, then given back).
  * The other way, a home chunk that does not fit makes the pool give back
  * its top steps, compacting once if that empties them (rt_pool_shrink),
  * before evicting.  A step given back waits on the host for the last use
@@ -32,8 +34,8 @@
  * give their old blocks back right after).
  *
  * The state machine (residency.c) places and frees units' blocks here
- * (rt_unit_bind, rt_unit_unbind) and keeps their host copies here
- * (rt_uhost_*); units.c gathers and places exactly (rt_pool_place, the
+ * (rt_unit_bind, rt_unit_unbind); their host copies are the host store's
+ * (hoststore.c, rt_uhost_*); units.c gathers and places exactly (rt_pool_place, the
  * marks).  This file calls nothing else of residency.c: evicting goes
  * through the policy's hook (rt_mem.evict), and a parked unit gives its
  * block back here (rt_unit_give_parked). */
@@ -42,8 +44,6 @@
 #include "memory/memory.h"
 
 #define RT_POOL_STEP_MAX ((size_t)64 << 20)
-#define RT_UHOST_PIECE_MIN ((size_t)64 << 20)
-#define RT_UHOST_SHIFT 44 /* host offsets: piece << SHIFT | byte */
 
 static size_t round_up(size_t x, size_t g) { return (x + g - 1) / g * g; }
 
@@ -83,8 +83,6 @@ static size_t pool_limit(void) {
 int rt_pool_grow(size_t need, int over) {
   size_t step = pool_step();
   size_t add = round_up(need > step ? need : step, step);
-  if (!over && rt_mem.dpool_mapped + add > pool_limit())
-    rt_phys_yield(add); /* the chunk pool's unused chunks, a whole step's worth at once */
   size_t limit = over ? rt_mem.dpool_reserved : pool_limit();
   if (rt_mem.dpool_mapped + add > limit) {
     if (rt_mem.dpool_mapped + need > limit)
@@ -326,7 +324,12 @@ tidal_status rt_pool_place(size_t len, size_t phase, void *owner, int transient,
         return st;
       continue;
     }
-    if ((st = rt_mem.evict->free_one(why)) != TIDAL_OK) {
+    /* the policy gives back the chunk pool's unused chunks first, when only
+     * the bound is in the way (rt_mem.pool_wants; Note [physical bound]) */
+    rt_mem.pool_wants = room ? grow_need(len) : 0;
+    st = rt_mem.evict->free_one(why);
+    rt_mem.pool_wants = 0;
+    if (st != TIDAL_OK) {
       /* Nothing else can leave and the budget has room: the open ops' own
        * blocks are in the way.  Moved too if their begin has not returned;
        * then past the bound rather than fail, given back after the op
@@ -395,120 +398,7 @@ uint64_t rt_unit_take_mark(rt_chunk *c) {
   return m;
 }
 
-/* ---- the units' host store (bytes; Note [units]) ---- */
-
-static size_t slot_store_bytes(void) {
-  return rt_mem.hs.first_slot[rt_mem.hs.npieces] * rt_mem.hs.slot_bytes;
-}
-
-static int uhost_grow(size_t len) {
-  if (rt_mem.uhost_npieces == RT_HOST_PIECES_MAX)
-    return 0;
-  size_t used = slot_store_bytes() + rt_mem.uhost_pinned;
-  size_t room = rt_mem.host_budget > used ? rt_mem.host_budget - used : 0;
-  size_t want = rt_mem.uhost_pinned > RT_UHOST_PIECE_MIN ? rt_mem.uhost_pinned : RT_UHOST_PIECE_MIN;
-  if (want < len)
-    want = len;
-  want = round_up(want, 4096);
-  if (want > room)
-    want = room / 4096 * 4096;
-  if (want < len)
-    return 0;
-  void *p = NULL;
-  if (rt_dev.be->host_alloc(rt_dev.b, want, &p) != TIDAL_OK || !p) {
-    rt_clear_error();
-    return 0;
-  }
-  uint32_t i = rt_mem.uhost_npieces;
-  size_t base = (size_t)i << RT_UHOST_SHIFT;
-  if (!rt_span_add_region(&rt_mem.uhost, base, base + want)) {
-    rt_dev.be->host_free(rt_dev.b, p, want);
-    return 0;
-  }
-  rt_mem.uhost_pieces[i] = p;
-  rt_mem.uhost_sizes[i] = want;
-  rt_mem.uhost_npieces++;
-  rt_mem.uhost_pinned += want;
-  if (RT_TRACING())
-    rt_trace("host_pin", "\"bytes\":%zu,\"unit_store_bytes\":%zu", want, rt_mem.uhost_pinned);
-  return 1;
-}
-
-/* Frees the pending host copies whose restores are done (oldest first;
- * wait: the oldest at least, blocking). */
-static void uhost_reap(int wait) {
-  size_t done = 0;
-  while (done < rt_mem.uhost_npend) {
-    struct rt_uhost_pend *p = &rt_mem.uhost_pend[done];
-    if (!rt_dev_event_done(&p->ev)) {
-      if (!wait || done)
-        break;
-      rt_dev_event_sync(&p->ev, NULL);
-    }
-    rt_dev_event_release(&p->ev);
-    rt_span_blk *b = rt_span_find(&rt_mem.uhost, (size_t)p->off);
-    if (b)
-      rt_mem.uhost_pend_bytes -= b->len;
-    rt_span_free(&rt_mem.uhost, (size_t)p->off);
-    done++;
-  }
-  memmove(rt_mem.uhost_pend, rt_mem.uhost_pend + done,
-          (rt_mem.uhost_npend - done) * sizeof *rt_mem.uhost_pend);
-  rt_mem.uhost_npend -= done;
-}
-
-int64_t rt_uhost_alloc(size_t len, void *owner) {
-  size_t off;
-  if (rt_mem.uhost_npend)
-    uhost_reap(0);
-  for (;;) {
-    if (rt_span_alloc(&rt_mem.uhost, len, 0, owner, &off))
-      return (int64_t)off;
-    if (!rt_mem.uhost_npend)
-      break;
-    uhost_reap(1); /* a copy given up but still read: wait for it before pinning more */
-  }
-  if (!uhost_grow(len) || !rt_span_alloc(&rt_mem.uhost, len, 0, owner, &off))
-    return -1; /* full: the caller keeps the data where it is (nothing is lost) */
-  return (int64_t)off;
-}
-
-void rt_uhost_free(int64_t off) { rt_span_free(&rt_mem.uhost, (size_t)off); }
-
-void rt_uhost_free_after(int64_t off, rt_event *ev) {
-  if (rt_mem.uhost_npend == rt_mem.uhost_cap_pend) {
-    size_t cap = rt_mem.uhost_cap_pend ? rt_mem.uhost_cap_pend * 2 : 64;
-    struct rt_uhost_pend *n = realloc(rt_mem.uhost_pend, cap * sizeof *n);
-    if (!n) { /* no room to remember it: wait for it now */
-      rt_dev_event_sync(ev, NULL);
-      rt_dev_event_release(ev);
-      rt_uhost_free(off);
-      return;
-    }
-    rt_mem.uhost_pend = n;
-    rt_mem.uhost_cap_pend = cap;
-  }
-  rt_span_blk *b = rt_span_find(&rt_mem.uhost, (size_t)off);
-  if (b) {
-    b->owner = NULL; /* nobody's: it goes once the copy is done */
-    rt_mem.uhost_pend_bytes += b->len;
-  }
-  rt_mem.uhost_pend[rt_mem.uhost_npend].off = off;
-  rt_mem.uhost_pend[rt_mem.uhost_npend].ev = *ev;
-  rt_mem.uhost_npend++;
-  memset(ev, 0, sizeof *ev);
-}
-
-void *rt_uhost_addr(int64_t off) {
-  size_t piece = (size_t)off >> RT_UHOST_SHIFT;
-  return (unsigned char *)rt_mem.uhost_pieces[piece] +
-         ((size_t)off & (((size_t)1 << RT_UHOST_SHIFT) - 1));
-}
-
 void rt_units_destroy(void) {
-  while (rt_mem.uhost_npend)
-    uhost_reap(1);
-  free(rt_mem.uhost_pend);
   if (rt_mem.dpool_base)
     rt_dev.be->pool_release(rt_dev.b, rt_mem.dpool_base, rt_mem.dpool_reserved,
                             rt_mem.dpool_mapped);
@@ -516,8 +406,5 @@ void rt_units_destroy(void) {
   free(rt_mem.dpool_steps);
   rt_mem.dpool_steps = NULL;
   rt_mem.dpool_nsteps = rt_mem.dpool_cap_steps = 0;
-  for (uint32_t i = 0; i < rt_mem.uhost_npieces; i++)
-    rt_dev.be->host_free(rt_dev.b, rt_mem.uhost_pieces[i], rt_mem.uhost_sizes[i]);
-  rt_span_destroy(&rt_mem.uhost);
   free(rt_mem.warned);
 }

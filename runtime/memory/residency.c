@@ -491,10 +491,10 @@ static void retire_batch(const uint32_t *ids, size_t n) {
  * first: their data is on the host, dropped or recomputable; giving them up
  * only loses a free reclaim), as many as `bytes` needs, released together:
  * the backend's handles go in one step, not one per placement. */
-int rt_phys_yield(size_t bytes) {
+size_t rt_phys_yield(size_t bytes) {
   size_t limit = rt_physical_limit();
   if (rt_physical_bytes() + bytes <= limit)
-    return 1;
+    return 0;
   size_t over = rt_physical_bytes() + bytes - limit;
   size_t want = (over + rt_mem.chunk_bytes - 1) / rt_mem.chunk_bytes;
   uint32_t *ids = malloc((want ? want : 1) * sizeof *ids);
@@ -517,7 +517,7 @@ int rt_phys_yield(size_t bytes) {
   free(ids);
   if (n && RT_TRACING())
     rt_trace("phys_yield", "\"chunks\":%zu,\"physical\":%zu", n, rt_physical_bytes());
-  return rt_physical_bytes() + bytes <= limit;
+  return n;
 }
 
 void rt_phys_settle(void) {
@@ -527,7 +527,10 @@ void rt_phys_settle(void) {
    * pool's unused chunks, then evicting (the policy's choice) until one of
    * those can give memory back. */
   for (;;) {
-    if (rt_pool_shrink(0) || rt_phys_yield(0))
+    if (rt_pool_shrink(0))
+      return;
+    rt_phys_yield(0);
+    if (rt_physical_bytes() <= rt_physical_limit())
       return;
     if (rt_mem.evict->free_one("the physical bound") != TIDAL_OK) {
       rt_clear_error(); /* open ops pin the rest: the next op's end tries again */
@@ -712,7 +715,8 @@ int rt_chunk_evict(rt_chunk *c, tidal_status *st, int copy) {
     *st = drop_for_recompute(c);
     return 1;
   }
-  /* the policy's choice when the store is full; a unit's copy is bytes of its own store */
+  /* the policy's choice when the store is full; a unit's copy is its exact bytes of the
+   * same store (Note [one host store]) */
   int64_t slot = c->unit ? rt_uhost_alloc(rt_chunk_len(c), c) : rt_mem.evict->host_slot(c);
   if (slot < 0)
     return 0;

@@ -116,6 +116,19 @@ int rt_span_alloc(rt_span *s, size_t len, size_t phase, void *owner, size_t *off
   return 1;
 }
 
+int rt_span_alloc_end(rt_span *s, size_t len, void *owner, size_t *off) {
+  if (!s->nregions)
+    return 0;
+  size_t lo = s->regions[s->nregions - 1].lo, hi = s->regions[s->nregions - 1].hi, at = lo;
+  if (s->n && s->blk[s->n - 1].off + s->blk[s->n - 1].len > at)
+    at = s->blk[s->n - 1].off + s->blk[s->n - 1].len;
+  at = phased(at, 0);
+  if (at + len > hi || !insert(s, at, len, owner))
+    return 0;
+  *off = at;
+  return 1;
+}
+
 int rt_span_is_free(const rt_span *s, size_t off, size_t len) {
   int inside = 0;
   for (uint32_t r = 0; r < s->nregions && !inside; r++)

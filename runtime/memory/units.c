@@ -10,7 +10,7 @@
  * (residency.c: its states, the LRU, pins, hints, the eviction policy),
  * with two differences: "mapped" means it holds a block of the device pool
  * rather than a physical chunk at its address, and its host copy is bytes
- * of the units' own host store rather than a slot.  Swap-out, prefetch,
+ * of the host store rather than a slot (Note [one host store]).  Swap-out, prefetch,
  * fault-in and compaction are plain stream-ordered copies: no driver
  * mapping call.  The stable range tidal_malloc returned is reserved and
  * never mapped, so a use that did not go through tidal_at faults (the sim
@@ -578,11 +578,13 @@ int rt_units_check(char *msg, size_t len) {
     }
   }
   hosted += rt_mem.uhost_pend_bytes; /* given up, a restore may still read them */
+  hosted += (rt_mem.hs.used + rt_mem.hs.ncache) * rt_mem.hs.slot_bytes; /* chunks' slots, kept
+                                                                           ones too: one store */
   if (held != rt_mem.dpool.used || resident != rt_mem.unit_resident ||
       hosted != rt_mem.uhost.used) {
     snprintf(msg, len,
-             "units hold %zu pool bytes (%zu resident) and %zu host bytes; the pool says %zu "
-             "(%zu resident), the host store %zu",
+             "units hold %zu pool bytes (%zu resident) and %zu host bytes with the chunks' "
+             "slots; the pool says %zu (%zu resident), the host store %zu",
              held, resident, hosted, rt_mem.dpool.used, rt_mem.unit_resident, rt_mem.uhost.used);
     return -1;
   }

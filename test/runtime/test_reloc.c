@@ -12,7 +12,8 @@
  *  - swap-out, prefetch and drop of units are copies with no VMM call;
  *  - a fragmented pool at its limit compacts (device-to-device) rather
  *    than evict;
- *  - a full host store is TIDAL_ERR_BUDGET, never a crash or a lost byte;
+ *  - units' copies and chunks' slots share one host store; a full store
+ *    is TIDAL_ERR_BUDGET, never a crash or a lost byte;
  *  - tidal_home brings an allocation back to its stable address;
  *  - device memory created stays within the budget plus one pool step
  *    (Note [physical bound]) across a fragmenting workload;
@@ -288,25 +289,64 @@ static void test_budget(void) {
   CHECK(seven_mib(0) == TIDAL_ERR_BUDGET);
 }
 
-/* host store full: a unit that cannot be copied out stays resident; an op
- * that needs its room fails with TIDAL_ERR_BUDGET, and every byte is kept */
-static void test_host_full(void) {
+/* Note [one host store]: chunks' slots and units' copies share one pinned
+ * store within the host budget.  A host budget of 4 chunks, pinned whole at
+ * tidal_init: a unit's copy and a chunk's slot fit side by side (before,
+ * the slots' store held all of it and units got none).  Full: a unit that
+ * cannot be copied out stays resident, an op that needs its room fails with
+ * TIDAL_ERR_BUDGET and every byte is kept; a chunk's slot given back is
+ * room for a unit's copy, and so are a freed unit's bytes. */
+static void test_host_shared(void) {
   tidal_config cfg;
   th_config(&cfg, 4096, 4096 * 4);
   const size_t CH = cfg.chunk_bytes; /* 2 MiB on a GPU and in runtime.chunk2m.reloc */
-  cfg.host_budget_bytes = 4 * CH; /* all of it is the slot store's: no room for units */
+  cfg.host_budget_bytes = 4 * CH;
   th_init(&cfg);
-  CHECK(th_chunk() == CH);
-  unsigned char *a = rmalloc(3 * CH), *b = rmalloc(3 * CH);
+  unsigned char *a = rmalloc(3 * CH), *b = rmalloc(3 * CH), *c = rmalloc(CH), *h = NULL;
+  CHECK_OK(tidal_malloc((void **)&h, CH));
   op_write(a, 3 * CH, 3);
-  tidal_access x = {b, 3 * CH, TIDAL_WRITE};
+  op_write(h, CH, 5);
+  uint64_t out0 = th_stats().total.swapped_out_bytes;
+  CHECK_OK(tidal_swap_out(a, 3 * CH));
+  CHECK_OK(tidal_swap_out(h, CH));
+  CHECK_OK(tidal_synchronize());
+  CHECK(th_stats().total.swapped_out_bytes - out0 == 4 * CH); /* both copied */
+  check_units("after the unit and the chunk were copied out");
+  CHECK_OK(rt_release_parked());
+  op_check(a, 0, 3 * CH, 0, 3); /* back, keeping its copy: clean */
+  /* b takes a's place (a is clean: no copy); the store is full: b cannot be
+   * copied out, and a cannot come back beside it */
+  op_write(b, 3 * CH, 4);
+  out0 = th_stats().total.swapped_out_bytes;
+  CHECK_OK(tidal_swap_out(b, 3 * CH));
+  CHECK_OK(tidal_synchronize());
+  CHECK(th_stats().total.swapped_out_bytes == out0);
+  tidal_access x = {a, 3 * CH, TIDAL_READ};
   CHECK_STATUS(tidal_op_begin(&site, 1, &x), TIDAL_ERR_BUDGET);
+  CHECK_MESSAGE("host store full");
   check_units("after the failed op");
-  op_check(a, 0, 3 * CH, 0, 3);
-  CHECK_OK(tidal_free(a));
-  op_write(b, 3 * CH, 4); /* a's room */
   op_check(b, 0, 3 * CH, 0, 4);
+  /* h's slot given back: room for c's copy */
+  CHECK_OK(tidal_free(h));
+  op_write(c, CH, 6);
+  out0 = th_stats().total.swapped_out_bytes;
+  CHECK_OK(tidal_swap_out(c, CH));
+  CHECK_OK(tidal_synchronize());
+  CHECK(th_stats().total.swapped_out_bytes - out0 == CH);
+  CHECK_OK(rt_release_parked());
+  check_units("after a unit's copy took a chunk's slot");
+  /* a's bytes go: room for b's copy */
+  CHECK_OK(tidal_free(a));
+  out0 = th_stats().total.swapped_out_bytes;
+  CHECK_OK(tidal_swap_out(b, 3 * CH));
+  CHECK_OK(tidal_synchronize());
+  CHECK(th_stats().total.swapped_out_bytes - out0 == 3 * CH);
+  CHECK_OK(rt_release_parked());
+  op_check(c, 0, CH, 0, 6);
+  op_check(b, 0, 3 * CH, 0, 4);
+  check_units("at the end");
   CHECK_OK(tidal_free(b));
+  CHECK_OK(tidal_free(c));
   CHECK_OK(tidal_shutdown());
 }
 
@@ -752,7 +792,7 @@ int main(int argc, char **argv) {
   test_split_gather();
   test_placed();
   test_budget();
-  test_host_full();
+  test_host_shared();
   test_compaction();
   test_budget_shrink();
   test_annotated();
