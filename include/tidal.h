@@ -487,6 +487,16 @@ typedef struct tidal_counters {
   uint64_t gathers;
   uint64_t undeclared_uses;
   uint64_t pool_grows;
+  /* Device memory created: the chunk pool's physical chunks (free and
+   * parked ones too) plus the device pool's mapped bytes, high-water mark.
+   * Once relocatable allocations exist it stays within the budget plus one
+   * growth step of the device pool (docs/runtime-design.md, "Physical
+   * memory"); pool_shrinks: steps of the device pool given back, and
+   * physical_overruns: times an op's own memory pinned in the way made it
+   * create more than that (given back after the op). */
+  uint64_t peak_physical_bytes;
+  uint64_t pool_shrinks;
+  uint64_t physical_overruns;
 } tidal_counters;
 
 typedef struct tidal_stats {
@@ -499,6 +509,9 @@ typedef struct tidal_stats {
   uint64_t shared_peak_bytes;    /* the most device memory they all held at once, so far */
   uint64_t chunk_bytes;          /* the eviction unit this run uses (TIDAL_CHUNK, or the
                                     backend's default): sizes that depend on it read it here */
+  uint64_t physical_bytes;       /* device memory created now (peak_physical_bytes) */
+  uint64_t physical_limit_bytes; /* the bound it keeps once relocatable allocations exist
+                                    (the budget plus one device-pool growth step), else 0 */
 } tidal_stats;
 
 tidal_status tidal_stats_get(tidal_stats *out);

@@ -180,7 +180,6 @@ tidal_status tidal_init(const tidal_config *user) {
     goto fail;
   }
   rt_host_init(chunk, host_budget);
-  rt_mem.host_budget = host_budget; /* the units' byte store shares it (memory/units.c) */
   if (cfg.vmm_thread && (st = rt_vmmq_start()) != TIDAL_OK) /* Note [vmm worker] */
     goto fail;
   if ((st = rt_planner_init()) != TIDAL_OK)
@@ -708,6 +707,8 @@ tidal_status tidal_op_end(const tidal_site *site) {
   rt_note_op_end(f->pin_start, rt_mem.npinned, s);
   rt_frame_unwind();
   rt_dev.be->op_end(rt_dev.b, s, site);
+  if (rt_mem.dpool_mapped && rt_mem.depth == 0 && rt_physical_bytes() > rt_physical_limit())
+    rt_phys_settle(); /* memory created past the bound for this op (Note [physical bound]) */
   rt_planner_op_exit(s);
   if (RT_TRACING())
     rt_trace_op_end(site);

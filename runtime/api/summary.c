@@ -22,6 +22,8 @@ tidal_status tidal_stats_get(tidal_stats *out) {
    * chunk pool's size, the budget rounded down to whole chunks. */
   out->budget_bytes = rt_mem.reloc_seen ? rt_mem.budget_exact : rt_mem.budget_bytes;
   out->resident_bytes = rt_resident_bytes();
+  out->physical_bytes = rt_physical_bytes();
+  out->physical_limit_bytes = rt_mem.reloc_seen ? rt_physical_limit() : 0;
   out->iterations = rt_base.iterations_done;
   rt_arbiter_stats(&out->shared_budget_bytes, &out->shared_peak_bytes);
   out->chunk_bytes = rt_mem.chunk_bytes;
@@ -80,6 +82,9 @@ static const struct row {
     {"  gathers", offsetof(tidal_counters, gathers), ROW_COUNT, 1},
     {"  undeclared tidal_at", offsetof(tidal_counters, undeclared_uses), ROW_COUNT, 1},
     {"  device pool growths", offsetof(tidal_counters, pool_grows), ROW_COUNT, 1},
+    {"peak device memory created", offsetof(tidal_counters, peak_physical_bytes), ROW_BYTES, 1},
+    {"  device pool shrinks", offsetof(tidal_counters, pool_shrinks), ROW_COUNT, 1},
+    {"  over the bound (pinned)", offsetof(tidal_counters, physical_overruns), ROW_COUNT, 1},
 };
 
 /* Every counter is 8 bytes (uint64_t or double): a field added to
@@ -142,7 +147,7 @@ void rt_summary_print(FILE *out) {
               "budget after iteration 1", "-", rt_pol.budget_peak_percent);
   }
   fprintf(out, "tidal:   %-24s %14s\n", "host store used",
-          human_bytes(a, sizeof a, (double)rt_mem.hs.used * (double)rt_mem.hs.slot_bytes));
+          human_bytes(a, sizeof a, (double)rt_host_used_bytes()));
   fprintf(out, "tidal:   %-24s %14s %14s\n", "", "total", "last iteration");
   for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
     if (!rows[i].reloc || rt_mem.reloc_seen)

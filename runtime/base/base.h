@@ -35,6 +35,7 @@ typedef struct rt_base_state {
   tidal_counters total, cur;     /* cur: the iteration in progress */
   tidal_counters last_iteration; /* the last one completed */
   double iter_t0;                /* modelled clock at iteration begin */
+  uint64_t physical_now;         /* device memory created now (rt_stats_physical) */
 } rt_base_state;
 
 RT_HIDDEN extern rt_base_state rt_base; /* state.c */
@@ -71,6 +72,7 @@ RT_HIDDEN int rt_parse_planner(const char *s, tidal_planner *out);
 
 /* ---- stats.c ---- */
 RT_HIDDEN void rt_stats_resident(uint64_t resident_bytes); /* the peaks */
+RT_HIDDEN void rt_stats_physical(uint64_t physical_bytes);  /* device memory created now */
 RT_HIDDEN void rt_stats_add(size_t offset, uint64_t v); /* offsetof(tidal_counters, f) */
 RT_HIDDEN void rt_stats_add_time(size_t offset, double s);
 /* now: the modelled clock (rt_dev_now) */

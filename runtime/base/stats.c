@@ -26,9 +26,18 @@ void rt_stats_resident(uint64_t r) {
     rt_base.cur.peak_resident_bytes = r;
 }
 
+void rt_stats_physical(uint64_t p) {
+  rt_base.physical_now = p;
+  if (p > rt_base.total.peak_physical_bytes)
+    rt_base.total.peak_physical_bytes = p;
+  if (p > rt_base.cur.peak_physical_bytes)
+    rt_base.cur.peak_physical_bytes = p;
+}
+
 void rt_stats_iteration_begin(uint64_t resident, double now) {
   memset(&rt_base.cur, 0, sizeof rt_base.cur);
   rt_base.cur.peak_resident_bytes = resident;
+  rt_base.cur.peak_physical_bytes = rt_base.physical_now;
   rt_base.iter_t0 = now;
 }
 

@@ -120,8 +120,12 @@ typedef struct rt_backend_ops {
    * cuMemCreate, cuMemMap, cuMemSetAccess: a few calls per growth step,
    * never per move; the sim: one read-write mapping).  pool_release gives
    * back the first `mapped` bytes of [addr, addr + reserved) and the range.
+   * pool_shrink gives back [addr, addr + bytes), the last growth steps
+   * (whole ones: addr is where one began), unmapped and released; the
+   * caller waited for their last use (Note [physical bound], devpool.c).
    * NULL: the backend has no pool (relocatable allocations stay home). */
   tidal_status (*pool_grow)(rt_backend *b, uintptr_t addr, size_t bytes);
+  void (*pool_shrink)(rt_backend *b, uintptr_t addr, size_t bytes);
   void (*pool_release)(rt_backend *b, uintptr_t addr, size_t reserved, size_t mapped);
   /* A device-to-device copy on stream s after the work enqueued there and,
    * if `after` is another stream, after the work enqueued on it (the

@@ -429,6 +429,20 @@ static tidal_status cuda_pool_grow(rt_backend *b, uintptr_t addr, size_t bytes) 
   return TIDAL_OK;
 }
 
+/* The pieces grown at or above addr go, newest first: unmapped and released
+ * (the caller waited for their last use). */
+static void cuda_pool_shrink(rt_backend *b, uintptr_t addr, size_t bytes) {
+  (void)bytes;
+  double t0 = now_s();
+  while (b->npool && b->pool[b->npool - 1].addr >= addr) {
+    struct cuda_pool_piece *p = &b->pool[b->npool - 1];
+    CU(cuMemUnmap)((CUdeviceptr)p->addr, p->bytes);
+    CU(cuMemRelease)(p->h);
+    b->npool--;
+  }
+  RT_COUNT_TIME(modelled_vmm_seconds, now_s() - t0);
+}
+
 static void cuda_pool_release(rt_backend *b, uintptr_t addr, size_t reserved, size_t mapped) {
   (void)mapped;
   for (size_t i = 0; i < b->npool; i++) {
@@ -871,6 +885,7 @@ const rt_backend_ops rt_backend_cuda_ops = {
     .phys_remove = cuda_phys_remove,
     .destroy = cuda_destroy,
     .pool_grow = cuda_pool_grow,
+    .pool_shrink = cuda_pool_shrink,
     .pool_release = cuda_pool_release,
     .copy_d2d = cuda_copy_d2d,
     .reserve = cuda_reserve,

@@ -551,6 +551,15 @@ static tidal_status sim_pool_grow(rt_backend *b, uintptr_t addr, size_t bytes) {
   return TIDAL_OK;
 }
 
+/* Given back: reserved again (PROT_NONE, its pages gone), so a stray use
+ * faults. */
+static void sim_pool_shrink(rt_backend *b, uintptr_t addr, size_t bytes) {
+  mmap((void *)addr, bytes, PROT_NONE, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
+       0);
+  b->t_host += b->c.unmap_s; /* one handle: unmap, release */
+  RT_COUNT_TIME(modelled_vmm_seconds, b->c.unmap_s);
+}
+
 static void sim_pool_release(rt_backend *b, uintptr_t addr, size_t reserved, size_t mapped) {
   (void)mapped;
   munmap((void *)addr, reserved);
@@ -814,6 +823,7 @@ const rt_backend_ops rt_backend_sim_ops = {
     .copy_d2h = sim_copy_d2h,
     .copy_h2d = sim_copy_h2d,
     .pool_grow = sim_pool_grow,
+    .pool_shrink = sim_pool_shrink,
     .pool_release = sim_pool_release,
     .copy_d2d = sim_copy_d2d,
     .event_done = sim_event_done,

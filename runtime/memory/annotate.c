@@ -158,7 +158,7 @@ void rt_trace_counters(void) {
     return;
   rt_trace_counts k;
   k.resident = rt_resident_bytes();
-  k.host = (uint64_t)rt_mem.hs.used * rt_mem.hs.slot_bytes;
+  k.host = (uint64_t)rt_host_used_bytes(); /* chunks' slots and units' copies */
   k.budget = rt_mem.budget_bytes;
   k.allocated = rt_mem.allocated_bytes;
   k.by_group = rt_annotate_any();

@@ -54,9 +54,9 @@ tidal_status rt_budget_exhausted(const char *why) {
                   n ? ", " : "", pinned * cb, rt_mem.depth, rt_mem.depth == 1 ? "" : "s");
   if (stuck && n < (int)sizeof held)
     n += snprintf(held + n, sizeof held - (size_t)n,
-                  "%s%zu bytes that cannot be evicted (host store full: %zu of %zu slots "
+                  "%s%zu bytes that cannot be evicted (host store full: %zu of %zu bytes "
                   "used; no recompute closure)",
-                  n ? ", " : "", stuck * cb, rt_mem.hs.used, rt_host_capacity_slots());
+                  n ? ", " : "", stuck * cb, rt_host_used_bytes(), rt_mem.host_budget);
   if (!n)
     snprintf(held, sizeof held, "nothing is resident that could leave");
   return rt_error(TIDAL_ERR_BUDGET, "%s%s: no device memory left in the %zu-byte budget: %s", why,

@@ -1,31 +1,49 @@
-/* devpool.c - the device pool of relocatable units and their host store.
+/* devpool.c - the device pool of relocatable units.
  *
  * Note [device pool]: one reserved range (twice what the device offered,
  * so that any budget fits), backed by physical memory in large steps as
  * it grows (rt_dev.be->pool_grow: a quarter of the budget, at most 64 MiB,
  * at least the backend's granularity), never per move.  Placement is best
- * fit (Note [span allocator], span.c), at the unit's own alignment.  The
- * pool maps at most twice the budget: units in use never exceed the budget;
- * the rest absorbs fragmentation (holes between pinned blocks) until a
- * placement evicts; only a gather's span, once nothing else can leave,
- * takes it further (within the reserved range).  A block given back
- * remembers its holder's last-use mark (Note [last-use marks]); a
- * host-to-device copy into it waits for that mark on its stream (Note
- * [stale aliases]), the host never does.
+ * fit (Note [span allocator], span.c), at the unit's own alignment; when
+ * the bytes are free but in holes, compaction, then eviction (Note
+ * [compaction]).  A block given back remembers its holder's last-use mark
+ * (Note [last-use marks]); a host-to-device copy into it waits for that
+ * mark on its stream (Note [stale aliases]), the host never does.
+ *
+ * Note [physical bound]: the budget bounds the memory created, not only the
+ * bytes in use.  Physical = the chunk pool's chunks (free and parked ones
+ * too) + the pool's mapped bytes (rt_physical_bytes), and once relocatable
+ * allocations exist it stays within the budget plus one growth step
+ * (rt_physical_limit): the step is the slack, since the pool grows and
+ * shrinks by whole steps (CUDA: one handle each).  So the pool maps at most
+ * the budget less the home memory created, plus one step.  A placement
+ * that may not grow within that compacts (when the pool has the bytes);
+ * then the eviction policy's first step, while rt_mem.pool_wants says
+ * what the pool waits for, has the chunk pool give back its free chunks,
+ * then its parked ones, as many as the step needs, in one go
+ * (rt_phys_yield, residency.c: this file calls nothing of it); then it
+ * evicts (a home chunk evicted is parked, then given back).
+ * The other way, a home chunk that does not fit makes the pool give back
+ * its top steps, compacting once if that empties them (rt_pool_shrink),
+ * before evicting.  A step given back waits on the host for the last use
+ * of its bytes (rare: the memory changes sides).  Only when nothing can
+ * leave and the budget has room - an open op's own blocks pinned in the
+ * way - does the memory go past the bound (physical_overruns); the excess
+ * is given back after the op (rt_phys_settle).  A gather's span counts
+ * against the bound like any block, but not against the budget (its units
+ * give their old blocks back right after).
  *
  * The state machine (residency.c) places and frees units' blocks here
- * (rt_unit_bind, rt_unit_unbind) and keeps their host copies here
- * (rt_uhost_*); units.c gathers and places exactly (rt_pool_place, the
- * marks).  This file calls nothing of residency.c: evicting goes through
- * the policy's hook (rt_mem.evict), and a parked unit gives its block back
- * here (rt_unit_give_parked). */
+ * (rt_unit_bind, rt_unit_unbind); their host copies are the host store's
+ * (hoststore.c, rt_uhost_*); units.c gathers and places exactly (rt_pool_place, the
+ * marks).  This file calls nothing else of residency.c: evicting goes
+ * through the policy's hook (rt_mem.evict), and a parked unit gives its
+ * block back here (rt_unit_give_parked). */
 #include <stdlib.h>
 #include <string.h>
 #include "memory/memory.h"
 
 #define RT_POOL_STEP_MAX ((size_t)64 << 20)
-#define RT_UHOST_PIECE_MIN ((size_t)64 << 20)
-#define RT_UHOST_SHIFT 44 /* host offsets: piece << SHIFT | byte */
 
 static size_t round_up(size_t x, size_t g) { return (x + g - 1) / g * g; }
 
@@ -52,26 +70,48 @@ static tidal_status pool_open(void) {
   return TIDAL_OK;
 }
 
-/* Backs `need` more bytes (a step at least); 0 if the pool may not grow. */
-int rt_pool_grow(size_t need, int transient) {
+size_t rt_physical_limit(void) { return rt_mem.budget_exact + pool_step(); }
+
+/* The most the pool may map within the bound (Note [physical bound]). */
+static size_t pool_limit(void) {
+  size_t g = rt_dev.granularity ? rt_dev.granularity : 4096;
+  size_t cap = rt_physical_limit(), home = (size_t)rt_mem.nphys * rt_mem.chunk_bytes;
+  size_t lim = cap > home ? (cap - home) / g * g : 0;
+  return lim < rt_mem.dpool_reserved ? lim : rt_mem.dpool_reserved;
+}
+
+int rt_pool_grow(size_t need, int over) {
   size_t step = pool_step();
   size_t add = round_up(need > step ? need : step, step);
-  size_t limit = transient ? rt_mem.dpool_reserved : round_up(2 * rt_mem.budget_exact, step);
-  if (limit > rt_mem.dpool_reserved)
-    limit = rt_mem.dpool_reserved;
+  size_t limit = over ? rt_mem.dpool_reserved : pool_limit();
   if (rt_mem.dpool_mapped + add > limit) {
     if (rt_mem.dpool_mapped + need > limit)
       return 0;
-    add = limit - rt_mem.dpool_mapped;
+    size_t g = rt_dev.granularity ? rt_dev.granularity : 4096;
+    add = (limit - rt_mem.dpool_mapped) / g * g;
+    if (add < need)
+      return 0;
+  }
+  if (rt_mem.dpool_nsteps == rt_mem.dpool_cap_steps) {
+    size_t cap = rt_mem.dpool_cap_steps ? rt_mem.dpool_cap_steps * 2 : 16;
+    size_t *n = realloc(rt_mem.dpool_steps, cap * sizeof *n);
+    if (!n)
+      return 0;
+    rt_mem.dpool_steps = n;
+    rt_mem.dpool_cap_steps = cap;
   }
   size_t at = rt_mem.dpool_mapped;
   if (rt_dev.be->pool_grow(rt_dev.b, rt_mem.dpool_base + at, add) != TIDAL_OK) {
     rt_clear_error(); /* the device has no more: evicting is the caller's next step */
     return 0;
   }
-  if (!rt_span_add_region(&rt_mem.dpool, at, at + add))
+  if (!rt_span_add_region(&rt_mem.dpool, at, at + add)) {
+    rt_dev.be->pool_shrink(rt_dev.b, rt_mem.dpool_base + at, add);
     return 0;
+  }
+  rt_mem.dpool_steps[rt_mem.dpool_nsteps++] = at;
   rt_mem.dpool_mapped += add;
+  rt_note_physical();
   RT_COUNT(pool_grows, 1);
   RT_COUNT(vmm_calls, 3); /* create, map, set-access: once per step, not per move */
   if (RT_TRACING())
@@ -116,12 +156,19 @@ uint64_t rt_pool_mark(size_t off, size_t len) {
  * behind wait for a mark after the copies, as freed blocks do. */
 #define RT_COMPACT_PIECES_MAX 16
 
-static int movable(const rt_unit *u) {
+static int movable(const rt_unit *u, int pinned_too) {
   const rt_chunk *c = &u->c;
-  return !c->pins && (c->state == RT_RESIDENT || c->state == RT_DIRTY);
+  if (c->fixed || ((c->pins || u->placed) && !pinned_too))
+    return 0;
+  return u->placed || c->state == RT_RESIDENT || c->state == RT_DIRTY;
 }
 
-static tidal_status compact(void) {
+/* pinned_too: units pinned by an op whose begin has not returned move too
+ * (their addresses are not handed out yet, and that begin's last step
+ * gathers again what this takes apart, rt_units_gather), and places taken
+ * in advance move with no copy (Note [placed in advance]): the last resort
+ * before memory past the bound, when that op's own units are in the way. */
+static tidal_status compact(int pinned_too) {
   tidal_status st = TIDAL_OK;
   for (rt_chunk *c = rt_mem.parked.head, *next; c; c = next) {
     next = c->next;
@@ -138,8 +185,18 @@ static tidal_status compact(void) {
         continue; /* another region's */
       rt_unit *u = b->owner;
       size_t len = b->len, to = at + ((u->lo % RT_SPAN_ALIGN) + RT_SPAN_ALIGN - at % RT_SPAN_ALIGN) % RT_SPAN_ALIGN;
-      if (to >= b->off || !movable(u) || (len + (b->off - to) - 1) / (b->off - to) > RT_COMPACT_PIECES_MAX) {
+      if (to >= b->off || !movable(u, pinned_too) || (len + (b->off - to) - 1) / (b->off - to) > RT_COMPACT_PIECES_MAX) {
         at = b->off + len;
+        continue;
+      }
+      if (u->placed) { /* a place, no data yet: it moves with no copy */
+        b->off = to;
+        u->block = to;
+        uint64_t m = rt_pool_mark(to, len);
+        if (m > u->mark)
+          u->mark = m; /* its restore's copy waits for the bytes' last holders */
+        at = to + len;
+        moved++;
         continue;
       }
       if (u->c.ready_pending) { /* a restore still writing it: the copy follows it */
@@ -171,10 +228,78 @@ static tidal_status compact(void) {
     }
   }
   RT_COUNT(compactions, 1);
+  if (pinned_too)
+    rt_mem.squeezes++;
   if (RT_TRACING())
     rt_trace("compact", "\"moved\":%zu,\"used\":%zu,\"pool\":%zu", moved, sp->used,
              rt_mem.dpool_mapped);
   return TIDAL_OK;
+}
+
+/* The pool's top step [lo, mapped) goes: unmapped once its last use is done
+ * (the host waits: the memory changes sides, which is rare). */
+static tidal_status release_top(void) {
+  size_t lo = rt_mem.dpool_steps[rt_mem.dpool_nsteps - 1], len = rt_mem.dpool_mapped - lo;
+  uint64_t m = rt_pool_mark(lo, len), now = 0;
+  tidal_status st = rt_dev.be->mark(rt_dev.b, rt_mem.last_stream, &now);
+  if (st == TIDAL_OK && now > m)
+    m = now; /* ops ended on the stream may still run over blocks freed there */
+  if (st == TIDAL_OK && m && !rt_dev.be->mark_done(rt_dev.b, m)) {
+    double waited = 0;
+    st = rt_dev.be->mark_wait(rt_dev.b, m, &waited);
+    RT_COUNT_TIME(stall_seconds, waited);
+  }
+  if (st != TIDAL_OK)
+    return st;
+  if (!rt_span_truncate(&rt_mem.dpool, lo))
+    return TIDAL_ERR_BUDGET; /* a block there: the caller checked */
+  rt_dev.be->pool_shrink(rt_dev.b, rt_mem.dpool_base + lo, len);
+  rt_mem.dpool_nsteps--;
+  rt_mem.dpool_mapped = lo;
+  rt_note_physical();
+  RT_COUNT(pool_shrinks, 1);
+  RT_COUNT(vmm_calls, 2); /* unmap, release */
+  if (RT_TRACING())
+    rt_trace("pool_shrink", "\"bytes\":%zu,\"pool\":%zu", len, rt_mem.dpool_mapped);
+  return TIDAL_OK;
+}
+
+/* The end of the last block (0 if none). */
+static size_t blocks_end(void) {
+  const rt_span *sp = &rt_mem.dpool;
+  return sp->n ? sp->blk[sp->n - 1].off + sp->blk[sp->n - 1].len : 0;
+}
+
+int rt_pool_shrink(size_t need) {
+  int compacted = 0;
+  size_t limit = rt_physical_limit();
+  while (rt_physical_bytes() + need > limit && rt_mem.dpool_nsteps) {
+    size_t lo = rt_mem.dpool_steps[rt_mem.dpool_nsteps - 1];
+    if (blocks_end() > lo) {
+      /* parked units' blocks are not worth keeping; then slide the rest down
+       * if that empties the step (Note [compaction]) */
+      if (compacted || rt_mem.dpool.used > lo)
+        break;
+      compacted = 1;
+      if (compact(1) != TIDAL_OK) {
+        rt_clear_error();
+        break;
+      }
+      continue;
+    }
+    if (release_top() != TIDAL_OK) {
+      rt_clear_error();
+      break;
+    }
+  }
+  return rt_physical_bytes() + need <= limit;
+}
+
+/* What the pool must grow by for a hole of len bytes: the free bytes at
+ * its end join the new step. */
+static size_t grow_need(size_t len) {
+  size_t tail = rt_mem.dpool_mapped - blocks_end();
+  return len + RT_SPAN_ALIGN - (tail < len ? tail : len);
 }
 
 /* len bytes at phase `phase` for owner: within the budget unless
@@ -185,25 +310,40 @@ tidal_status rt_pool_place(size_t len, size_t phase, void *owner, int transient,
   tidal_status st = pool_open();
   if (st != TIDAL_OK)
     return st;
-  int compacted = 0;
+  int compacted = 0, squeezed = 0;
   for (;;) {
     int room = transient || rt_resident_bytes() + len <= rt_mem.budget_exact;
     if (room && rt_span_alloc(&rt_mem.dpool, len, phase, owner, off))
       return TIDAL_OK;
-    if (room && rt_pool_grow(len + RT_SPAN_ALIGN, 0))
+    if (room && rt_pool_grow(grow_need(len), 0)) /* within the bound */
       continue;
     /* the bytes are there, not in one hole: Note [compaction] */
     if (room && !compacted && rt_mem.dpool.total - rt_mem.dpool.used >= len + RT_SPAN_ALIGN) {
       compacted = 1;
-      if ((st = compact()) != TIDAL_OK)
+      if ((st = compact(0)) != TIDAL_OK)
         return st;
       continue;
     }
-    if ((st = rt_mem.evict->free_one(why)) != TIDAL_OK) {
-      /* A gather's span may take the pool past twice the budget, but only
-       * once nothing else can leave (the op's own units hold the rest). */
-      if (transient && rt_pool_grow(len + RT_SPAN_ALIGN, 1)) {
+    /* the policy gives back the chunk pool's unused chunks first, when only
+     * the bound is in the way (rt_mem.pool_wants; Note [physical bound]) */
+    rt_mem.pool_wants = room ? grow_need(len) : 0;
+    st = rt_mem.evict->free_one(why);
+    rt_mem.pool_wants = 0;
+    if (st != TIDAL_OK) {
+      /* Nothing else can leave and the budget has room: the open ops' own
+       * blocks are in the way.  Moved too if their begin has not returned;
+       * then past the bound rather than fail, given back after the op
+       * (Note [physical bound]). */
+      if (room && !squeezed && rt_mem.dpool.total - rt_mem.dpool.used >= len + RT_SPAN_ALIGN) {
+        squeezed = 1;
         rt_clear_error();
+        if ((st = compact(1)) != TIDAL_OK)
+          return st;
+        continue;
+      }
+      if (room && rt_pool_grow(grow_need(len), 1)) {
+        rt_clear_error();
+        RT_COUNT(physical_overruns, 1);
         continue;
       }
       return st;
@@ -258,126 +398,13 @@ uint64_t rt_unit_take_mark(rt_chunk *c) {
   return m;
 }
 
-/* ---- the units' host store (bytes; Note [units]) ---- */
-
-static size_t slot_store_bytes(void) {
-  return rt_mem.hs.first_slot[rt_mem.hs.npieces] * rt_mem.hs.slot_bytes;
-}
-
-static int uhost_grow(size_t len) {
-  if (rt_mem.uhost_npieces == RT_HOST_PIECES_MAX)
-    return 0;
-  size_t used = slot_store_bytes() + rt_mem.uhost_pinned;
-  size_t room = rt_mem.host_budget > used ? rt_mem.host_budget - used : 0;
-  size_t want = rt_mem.uhost_pinned > RT_UHOST_PIECE_MIN ? rt_mem.uhost_pinned : RT_UHOST_PIECE_MIN;
-  if (want < len)
-    want = len;
-  want = round_up(want, 4096);
-  if (want > room)
-    want = room / 4096 * 4096;
-  if (want < len)
-    return 0;
-  void *p = NULL;
-  if (rt_dev.be->host_alloc(rt_dev.b, want, &p) != TIDAL_OK || !p) {
-    rt_clear_error();
-    return 0;
-  }
-  uint32_t i = rt_mem.uhost_npieces;
-  size_t base = (size_t)i << RT_UHOST_SHIFT;
-  if (!rt_span_add_region(&rt_mem.uhost, base, base + want)) {
-    rt_dev.be->host_free(rt_dev.b, p, want);
-    return 0;
-  }
-  rt_mem.uhost_pieces[i] = p;
-  rt_mem.uhost_sizes[i] = want;
-  rt_mem.uhost_npieces++;
-  rt_mem.uhost_pinned += want;
-  if (RT_TRACING())
-    rt_trace("host_pin", "\"bytes\":%zu,\"unit_store_bytes\":%zu", want, rt_mem.uhost_pinned);
-  return 1;
-}
-
-/* Frees the pending host copies whose restores are done (oldest first;
- * wait: the oldest at least, blocking). */
-static void uhost_reap(int wait) {
-  size_t done = 0;
-  while (done < rt_mem.uhost_npend) {
-    struct rt_uhost_pend *p = &rt_mem.uhost_pend[done];
-    if (!rt_dev_event_done(&p->ev)) {
-      if (!wait || done)
-        break;
-      rt_dev_event_sync(&p->ev, NULL);
-    }
-    rt_dev_event_release(&p->ev);
-    rt_span_blk *b = rt_span_find(&rt_mem.uhost, (size_t)p->off);
-    if (b)
-      rt_mem.uhost_pend_bytes -= b->len;
-    rt_span_free(&rt_mem.uhost, (size_t)p->off);
-    done++;
-  }
-  memmove(rt_mem.uhost_pend, rt_mem.uhost_pend + done,
-          (rt_mem.uhost_npend - done) * sizeof *rt_mem.uhost_pend);
-  rt_mem.uhost_npend -= done;
-}
-
-int64_t rt_uhost_alloc(size_t len, void *owner) {
-  size_t off;
-  if (rt_mem.uhost_npend)
-    uhost_reap(0);
-  for (;;) {
-    if (rt_span_alloc(&rt_mem.uhost, len, 0, owner, &off))
-      return (int64_t)off;
-    if (!rt_mem.uhost_npend)
-      break;
-    uhost_reap(1); /* a copy given up but still read: wait for it before pinning more */
-  }
-  if (!uhost_grow(len) || !rt_span_alloc(&rt_mem.uhost, len, 0, owner, &off))
-    return -1; /* full: the caller keeps the data where it is (nothing is lost) */
-  return (int64_t)off;
-}
-
-void rt_uhost_free(int64_t off) { rt_span_free(&rt_mem.uhost, (size_t)off); }
-
-void rt_uhost_free_after(int64_t off, rt_event *ev) {
-  if (rt_mem.uhost_npend == rt_mem.uhost_cap_pend) {
-    size_t cap = rt_mem.uhost_cap_pend ? rt_mem.uhost_cap_pend * 2 : 64;
-    struct rt_uhost_pend *n = realloc(rt_mem.uhost_pend, cap * sizeof *n);
-    if (!n) { /* no room to remember it: wait for it now */
-      rt_dev_event_sync(ev, NULL);
-      rt_dev_event_release(ev);
-      rt_uhost_free(off);
-      return;
-    }
-    rt_mem.uhost_pend = n;
-    rt_mem.uhost_cap_pend = cap;
-  }
-  rt_span_blk *b = rt_span_find(&rt_mem.uhost, (size_t)off);
-  if (b) {
-    b->owner = NULL; /* nobody's: it goes once the copy is done */
-    rt_mem.uhost_pend_bytes += b->len;
-  }
-  rt_mem.uhost_pend[rt_mem.uhost_npend].off = off;
-  rt_mem.uhost_pend[rt_mem.uhost_npend].ev = *ev;
-  rt_mem.uhost_npend++;
-  memset(ev, 0, sizeof *ev);
-}
-
-void *rt_uhost_addr(int64_t off) {
-  size_t piece = (size_t)off >> RT_UHOST_SHIFT;
-  return (unsigned char *)rt_mem.uhost_pieces[piece] +
-         ((size_t)off & (((size_t)1 << RT_UHOST_SHIFT) - 1));
-}
-
 void rt_units_destroy(void) {
-  while (rt_mem.uhost_npend)
-    uhost_reap(1);
-  free(rt_mem.uhost_pend);
   if (rt_mem.dpool_base)
     rt_dev.be->pool_release(rt_dev.b, rt_mem.dpool_base, rt_mem.dpool_reserved,
                             rt_mem.dpool_mapped);
   rt_span_destroy(&rt_mem.dpool);
-  for (uint32_t i = 0; i < rt_mem.uhost_npieces; i++)
-    rt_dev.be->host_free(rt_dev.b, rt_mem.uhost_pieces[i], rt_mem.uhost_sizes[i]);
-  rt_span_destroy(&rt_mem.uhost);
+  free(rt_mem.dpool_steps);
+  rt_mem.dpool_steps = NULL;
+  rt_mem.dpool_nsteps = rt_mem.dpool_cap_steps = 0;
   free(rt_mem.warned);
 }

@@ -1,12 +1,24 @@
-/* hoststore.c - the pinned host store that swapped-out chunks live in.
+/* hoststore.c - the pinned host store that swapped-out data lives in.
  *
- * Note [host store layout]: every host copy is exactly one chunk, so the
- * store is a free list of chunk-sized slots carved out of a few large pieces
- * of pinned memory (pinning is slow and fragments the driver's bookkeeping:
- * never per swap).  Pieces are kept until tidal_shutdown and together
- * bounded by the host budget.  When no slot is left rt_host_slot_alloc
- * returns -1 and the caller keeps the data resident (or drops it for
- * recompute): nothing is ever lost.
+ * Note [one host store]: one byte allocator (Note [span allocator],
+ * span.c) over a few large pieces of pinned memory holds every host copy:
+ * a chunk's copy is one chunk-sized block (a "slot", named by its offset),
+ * a relocatable unit's copy is a block of its exact bytes (Note [units]).
+ * Pieces are pinned rarely (pinning is slow and fragments the driver's
+ * bookkeeping: never per swap), kept until tidal_shutdown and together
+ * bounded by the host budget, which chunks and units therefore share byte
+ * for byte: a slot freed is room for a unit's copy and the other way round
+ * (before, units had a store of their own beside the slots', first come,
+ * and a store pinned whole for slots at tidal_init left units none).
+ * When no room is left the allocation returns -1 and the caller keeps the
+ * data resident (or drops it for recompute), and an op that then finds no
+ * memory fails with TIDAL_ERR_BUDGET: nothing is ever lost.  An offset is
+ * piece << RT_HOST_SHIFT | byte, so no block straddles two pieces.
+ * Slots stay O(1), as when they had a store of their own: a slot given
+ * back stays a block, kept for the next slot (hs.cache), and a new one is
+ * placed after the last block when it fits; only a unit's copy that finds
+ * no room gives the kept slots back to the allocator (its best fit is
+ * O(blocks)).
  *
  * Note [host store sizing]: pinning costs about a second per few GiB
  * (bench/vmm_costs measures it), so it must neither happen inside the first
@@ -16,21 +28,21 @@
  *    plan or a recorded run says the swaps need), else RT_HOST_PIECE_MIN_BYTES;
  *  - each later piece is as large as the store so far (the store doubles),
  *    so it ends within 2x of the most it ever held;
- *  - it grows ahead: when fewer than a quarter of its slots are free after
- *    an allocation, the next piece is pinned then, before a swap-out finds
+ *  - it grows ahead: when less than a quarter of it is free after an
+ *    allocation, the next piece is pinned then, before a swap-out finds
  *    the store full;
  *  - all within TIDAL_HOST_BUDGET (default half of host RAM).
  *
- * Note [deferred slot free]: a chunk restored by a copy the host did not
- * wait for (a fault, a prefetch consumed by a stream wait) keeps the copy's
- * event while it holds its slot (Note [host slot reuse], residency.c).
- * When the chunk gives the slot up (it was written, freed, dropped), the
- * copy may still be reading it; waiting for it there blocked the host on
- * almost every restore (the H100-calibrated replay of the gpt variant at
- * 50%: 8-15 ms of a 55 ms step).  So the slot goes to a pending list with
- * its event instead and becomes free once the event is done: polled at
- * every allocation, waited for (oldest first) only when no slot is free.
- * A pending slot still counts as used.
+ * Note [deferred slot free]: a chunk or unit restored by a copy the host
+ * did not wait for (a fault, a prefetch consumed by a stream wait) keeps the
+ * copy's event while it holds its host copy (Note [host slot reuse],
+ * residency.c).  When it gives the copy up (it was written, freed,
+ * dropped), the copy may still be reading it; waiting for it there blocked
+ * the host on almost every restore (the H100-calibrated replay of the gpt
+ * variant at 50%: 8-15 ms of a 55 ms step).  So the block goes to a pending
+ * list with its event instead and becomes free once the event is done:
+ * polled at every allocation, waited for (oldest first) only when nothing
+ * fits.  A pending block still counts as used.
  *
  * Note [adopted slots]: a fault-in exchange that cannot complete (Note
  * [exchange], residency.c) holds a chunk's only copy in a heap buffer
@@ -43,256 +55,289 @@
 #include <string.h>
 #include "memory/memory.h"
 
-static unsigned char heap_piece[RT_HOST_PIECES_MAX]; /* 1: adopted (malloc'd, not pinned) */
+#define RT_HOST_SHIFT 44 /* offsets: piece << SHIFT | byte */
+
+/* The owner of every chunk's slot in the byte store (units own their own),
+ * and of the slots kept for the next one. */
+static const char slot_tag[2];
+#define SLOT_OWNER ((void *)&slot_tag[0])
+#define SLOT_CACHED ((void *)&slot_tag[1])
 
 void rt_host_init(size_t slot_bytes, size_t budget_bytes) {
   rt_hoststore *h = &rt_mem.hs;
   h->slot_bytes = slot_bytes;
   h->max_slots = budget_bytes / slot_bytes;
-  h->min_piece_slots = RT_HOST_PIECE_MIN_BYTES / slot_bytes;
-  if (h->min_piece_slots == 0)
-    h->min_piece_slots = 1;
-  h->npieces = 0;
   h->exhausted = 0;
-  h->first_slot[0] = 0;
-  memset(heap_piece, 0, sizeof heap_piece);
-  h->nfree = h->used = 0;
+  h->used = 0;
+  rt_mem.host_budget = budget_bytes;
 }
 
 size_t rt_host_capacity_slots(void) { return rt_mem.hs.max_slots; }
 
-static size_t carved(void) { return rt_mem.hs.first_slot[rt_mem.hs.npieces]; }
+static size_t round_up(size_t x, size_t g) { return (x + g - 1) / g * g; }
 
-/* Adds one piece of at least `want` slots (doubling the store, bounded by
- * the budget) to the free list. */
+/* Pins one more piece of at least `want` bytes (the store doubles, within
+ * the budget): 1 if it did. */
 static int grow(size_t want) {
   rt_hoststore *h = &rt_mem.hs;
-  size_t total = carved();
-  if (h->exhausted || h->npieces >= RT_HOST_PIECES_MAX || total >= h->max_slots)
+  if (h->exhausted || rt_mem.uhost_npieces == RT_HOST_PIECES_MAX)
     return 0;
-  size_t max = h->max_slots;
-  if (rt_mem.uhost_pinned) { /* the units' byte store shares the budget (units.c) */
-    size_t room = rt_mem.host_budget > rt_mem.uhost_pinned ? rt_mem.host_budget - rt_mem.uhost_pinned
-                                                           : 0;
-    if (room / h->slot_bytes < max)
-      max = room / h->slot_bytes;
-    if (total >= max)
-      return 0;
-  }
-  size_t n = total > h->min_piece_slots ? total : h->min_piece_slots;
+  size_t room = rt_mem.host_budget > rt_mem.uhost_pinned ? rt_mem.host_budget - rt_mem.uhost_pinned
+                                                         : 0;
+  size_t n = rt_mem.uhost_pinned > RT_HOST_PIECE_MIN_BYTES ? rt_mem.uhost_pinned
+                                                           : RT_HOST_PIECE_MIN_BYTES;
   if (n < want)
     n = want;
-  if (n > max - total)
-    n = max - total;
-  /* Room for every slot carved out so far, not just the free ones: slots in
-   * use now all come back here when freed (Note [host slot ownership]). */
-  if (total + n > h->cap_free) {
-    int64_t *f = realloc(h->free_slots, (total + n) * sizeof *f);
-    if (!f)
-      return 0;
-    h->free_slots = f;
-    h->cap_free = total + n;
-  }
+  n = round_up(n, 4096);
+  if (n > room)
+    n = room / 4096 * 4096;
+  if (n < want || n == 0)
+    return 0;
   void *p = NULL;
-  if (rt_dev.be->host_alloc(rt_dev.b, n * h->slot_bytes, &p) != TIDAL_OK || !p) {
-    rt_log(2, "host store: could not pin a %zu-byte piece; the store stays at %zu bytes",
-           n * h->slot_bytes, total * h->slot_bytes);
+  if (rt_dev.be->host_alloc(rt_dev.b, n, &p) != TIDAL_OK || !p) {
+    rt_log(2, "host store: could not pin a %zu-byte piece; the store stays at %zu bytes", n,
+           rt_mem.uhost_pinned);
     rt_clear_error();
     h->exhausted = 1; /* do not retry on every swap */
     return 0;
   }
-  uint32_t piece = h->npieces++;
-  h->pieces[piece] = p;
-  h->first_slot[piece + 1] = total + n;
-  /* Push high slots first so the lowest are handed out first. */
-  for (size_t i = n; i-- > 0;)
-    h->free_slots[h->nfree++] = (int64_t)(total + i);
+  uint32_t i = rt_mem.uhost_npieces;
+  size_t base = (size_t)i << RT_HOST_SHIFT;
+  if (!rt_span_add_region(&rt_mem.uhost, base, base + n)) {
+    rt_dev.be->host_free(rt_dev.b, p, n);
+    return 0;
+  }
+  rt_mem.uhost_pieces[i] = p;
+  rt_mem.uhost_sizes[i] = n;
+  rt_mem.uhost_heap[i] = 0;
+  rt_mem.uhost_npieces++;
+  rt_mem.uhost_pinned += n;
   if (RT_TRACING())
-    rt_trace("host_pin", "\"bytes\":%zu,\"store_bytes\":%zu", n * h->slot_bytes,
-             (total + n) * h->slot_bytes);
+    rt_trace("host_pin", "\"bytes\":%zu,\"store_bytes\":%zu", n, rt_mem.uhost_pinned);
   return 1;
 }
 
 tidal_status rt_host_reserve(size_t bytes) {
-  rt_hoststore *h = &rt_mem.hs;
-  size_t want = (bytes + h->slot_bytes - 1) / h->slot_bytes;
-  if (want > h->max_slots)
-    want = h->max_slots;
-  while (carved() < want)
-    if (!grow(want - carved()))
+  if (bytes > rt_mem.host_budget)
+    bytes = rt_mem.host_budget;
+  bytes = bytes / rt_mem.hs.slot_bytes * rt_mem.hs.slot_bytes; /* whole slots, as before */
+  while (rt_mem.uhost_pinned < bytes)
+    if (!grow(bytes - rt_mem.uhost_pinned))
       return rt_error(TIDAL_ERR_HOST_MEMORY,
                       "host store: could pin only %zu of the %zu bytes reserved",
-                      carved() * h->slot_bytes, want * h->slot_bytes);
+                      rt_mem.uhost_pinned, bytes);
   return TIDAL_OK;
+}
+
+/* Frees the pending blocks whose restores are done (oldest first; wait:
+ * the oldest at least, blocking). */
+static void reap(int wait) {
+  size_t done = 0;
+  double waited = 0;
+  while (done < rt_mem.uhost_npend) {
+    struct rt_uhost_pend *p = &rt_mem.uhost_pend[done];
+    if (!rt_dev_event_done(&p->ev)) {
+      if (!wait || done)
+        break;
+      rt_dev_event_sync(&p->ev, &waited);
+    }
+    rt_dev_event_release(&p->ev);
+    if (p->slot) {
+      rt_host_slot_free(p->off);
+    } else {
+      rt_span_blk *b = rt_span_find(&rt_mem.uhost, (size_t)p->off);
+      if (b)
+        rt_mem.uhost_pend_bytes -= b->len;
+      rt_span_free(&rt_mem.uhost, (size_t)p->off);
+    }
+    done++;
+  }
+  if (waited > 0)
+    RT_COUNT_TIME(stall_seconds, waited);
+  memmove(rt_mem.uhost_pend, rt_mem.uhost_pend + done,
+          (rt_mem.uhost_npend - done) * sizeof *rt_mem.uhost_pend);
+  rt_mem.uhost_npend -= done;
+}
+
+void rt_host_pending_reap(int wait) { reap(wait); }
+
+/* The kept slots go back to the allocator (a unit's copy needs the bytes). */
+static int flush_cache(void) {
+  rt_hoststore *h = &rt_mem.hs;
+  if (!h->ncache)
+    return 0;
+  for (size_t i = 0; i < h->ncache; i++)
+    rt_span_free(&rt_mem.uhost, (size_t)h->cache[i]);
+  h->ncache = 0;
+  return 1;
+}
+
+/* len bytes for owner: a pending block before pinning more (as when the
+ * free waited), more pinned when nothing fits; -1 when the store is full. */
+static int64_t store_alloc(size_t len, void *owner) {
+  size_t off;
+  if (rt_mem.uhost_npend)
+    reap(0);
+  for (;;) {
+    if (rt_span_alloc(&rt_mem.uhost, len, 0, owner, &off))
+      break;
+    if (rt_mem.uhost_npend) {
+      reap(1); /* given up but still read: wait for it before pinning more */
+      continue;
+    }
+    if (flush_cache()) /* the slots kept for the next slot, before pinning more */
+      continue;
+    if (!grow(len) || !rt_span_alloc(&rt_mem.uhost, len, 0, owner, &off))
+      return -1; /* full: the caller keeps the data where it is (nothing is lost) */
+    break;
+  }
+  if (rt_mem.uhost.total - rt_mem.uhost.used < rt_mem.uhost.total / 4)
+    grow(1); /* ahead of need (Note [host store sizing]); failure is not an error yet */
+  return (int64_t)off;
 }
 
 int64_t rt_host_slot_alloc(void) {
   rt_hoststore *h = &rt_mem.hs;
-  if (h->npend) /* a pending slot before pinning more (as when the free waited) */
-    rt_host_pending_reap(h->nfree == 0);
-  if (h->nfree == 0 && !grow(1))
+  int64_t off;
+  size_t at;
+  if (h->ncache) {
+    off = h->cache[--h->ncache];
+    rt_span_find(&rt_mem.uhost, (size_t)off)->owner = SLOT_OWNER;
+  } else if (rt_span_alloc_end(&rt_mem.uhost, h->slot_bytes, SLOT_OWNER, &at)) {
+    off = (int64_t)at;
+    if (rt_mem.uhost.total - rt_mem.uhost.used < rt_mem.uhost.total / 4)
+      grow(1); /* ahead of need (Note [host store sizing]) */
+  } else if ((off = store_alloc(h->slot_bytes, SLOT_OWNER)) < 0) {
     return -1;
+  }
   h->used++;
-  int64_t slot = h->free_slots[--h->nfree];
-  if (h->nfree + h->npend < carved() / 4)
-    grow(1); /* ahead of need (Note [host store sizing]); failure is not an error yet */
-  return slot;
+  return off;
 }
 
-int rt_host_adopt_ready(void) {
-  rt_hoststore *h = &rt_mem.hs;
-  size_t total = carved();
-  if (h->npieces >= RT_HOST_PIECES_MAX)
-    return 0;
-  if (total + 1 > h->cap_free) {
-    int64_t *f = realloc(h->free_slots, (total + 1) * sizeof *f);
-    if (!f)
-      return 0;
-    h->free_slots = f;
-    h->cap_free = total + 1;
-  }
-  return 1;
-}
-
-int64_t rt_host_adopt(void *buf) {
-  rt_hoststore *h = &rt_mem.hs;
-  size_t slot = carved();
-  uint32_t piece = h->npieces++; /* rt_host_adopt_ready made room */
-  h->pieces[piece] = buf;
-  h->first_slot[piece + 1] = slot + 1;
-  heap_piece[piece] = 1;
-  h->used++;
-  rt_log(2, "host store full: a chunk's only copy keeps its own unpinned slot, %zu bytes beyond "
-         "the host budget (Note [adopted slots])", h->slot_bytes);
-  return (int64_t)slot;
-}
-
-static void pending_pop(void) {
-  rt_hoststore *h = &rt_mem.hs;
-  rt_dev_event_release(&h->pend_evs[0]);
-  rt_host_slot_free(h->pend_slots[0]);
-  h->npend--;
-  memmove(h->pend_slots, h->pend_slots + 1, h->npend * sizeof *h->pend_slots);
-  memmove(h->pend_evs, h->pend_evs + 1, h->npend * sizeof *h->pend_evs);
-}
-
-void rt_host_pending_reap(int wait) {
-  rt_hoststore *h = &rt_mem.hs;
-  if (wait && h->npend) {
-    double waited = 0;
-    rt_dev_event_sync(&h->pend_evs[0], &waited);
-    RT_COUNT_TIME(stall_seconds, waited);
-    pending_pop();
-  }
-  /* Oldest first, stopping at the first still running: one query per call. */
-  while (h->npend && rt_dev_event_done(&h->pend_evs[0]))
-    pending_pop();
-}
-
-void rt_host_slot_free_after(int64_t slot, rt_event *ev) {
-  rt_hoststore *h = &rt_mem.hs;
-  if (h->npend == h->cap_pend) {
-    size_t cap = h->cap_pend ? h->cap_pend * 2 : 64;
-    int64_t *s = realloc(h->pend_slots, cap * sizeof *s);
-    if (s)
-      h->pend_slots = s;
-    rt_event *e = s ? realloc(h->pend_evs, cap * sizeof *e) : NULL;
-    if (e)
-      h->pend_evs = e;
-    if (!s || !e) { /* out of host memory: wait here, as before */
-      rt_dev_event_sync(ev, NULL);
-      rt_dev_event_release(ev);
-      rt_host_slot_free(slot);
-      return;
-    }
-    h->cap_pend = cap;
-  }
-  h->pend_slots[h->npend] = slot;
-  h->pend_evs[h->npend++] = *ev;
-  memset(ev, 0, sizeof *ev);
-}
+int64_t rt_uhost_alloc(size_t len, void *owner) { return store_alloc(len, owner); }
 
 void rt_host_slot_free(int64_t slot) {
   rt_hoststore *h = &rt_mem.hs;
   if (slot < 0)
     return;
-  h->free_slots[h->nfree++] = slot; /* capacity: every slot came from this array */
   h->used--;
+  if (h->ncache == h->cap_cache) {
+    size_t cap = h->cap_cache ? h->cap_cache * 2 : 64;
+    int64_t *c = realloc(h->cache, cap * sizeof *c);
+    if (!c) { /* no room to keep it: the allocator has it */
+      rt_span_free(&rt_mem.uhost, (size_t)slot);
+      return;
+    }
+    h->cache = c;
+    h->cap_cache = cap;
+  }
+  rt_span_find(&rt_mem.uhost, (size_t)slot)->owner = SLOT_CACHED;
+  h->cache[h->ncache++] = slot;
 }
 
-void *rt_host_slot_addr(int64_t slot) {
-  rt_hoststore *h = &rt_mem.hs;
-  uint32_t piece = 0;
-  while ((size_t)slot >= h->first_slot[piece + 1])
-    piece++;
-  return (char *)h->pieces[piece] + ((size_t)slot - h->first_slot[piece]) * h->slot_bytes;
+void rt_uhost_free(int64_t off) { rt_span_free(&rt_mem.uhost, (size_t)off); }
+
+static void free_after(int64_t off, rt_event *ev, int slot) {
+  if (rt_mem.uhost_npend == rt_mem.uhost_cap_pend) {
+    size_t cap = rt_mem.uhost_cap_pend ? rt_mem.uhost_cap_pend * 2 : 64;
+    struct rt_uhost_pend *n = realloc(rt_mem.uhost_pend, cap * sizeof *n);
+    if (!n) { /* no room to remember it: wait for it now */
+      rt_dev_event_sync(ev, NULL);
+      rt_dev_event_release(ev);
+      if (slot)
+        rt_host_slot_free(off);
+      else
+        rt_uhost_free(off);
+      return;
+    }
+    rt_mem.uhost_pend = n;
+    rt_mem.uhost_cap_pend = cap;
+  }
+  rt_span_blk *b = rt_span_find(&rt_mem.uhost, (size_t)off);
+  if (b && !slot) {
+    b->owner = NULL; /* nobody's: it goes once the copy is done */
+    rt_mem.uhost_pend_bytes += b->len;
+  }
+  struct rt_uhost_pend *p = &rt_mem.uhost_pend[rt_mem.uhost_npend++];
+  p->off = off;
+  p->ev = *ev;
+  p->slot = (uint8_t)slot;
+  memset(ev, 0, sizeof *ev);
+}
+
+void rt_host_slot_free_after(int64_t slot, rt_event *ev) { free_after(slot, ev, 1); }
+void rt_uhost_free_after(int64_t off, rt_event *ev) { free_after(off, ev, 0); }
+
+void *rt_uhost_addr(int64_t off) {
+  size_t piece = (size_t)off >> RT_HOST_SHIFT;
+  return (unsigned char *)rt_mem.uhost_pieces[piece] +
+         ((size_t)off & (((size_t)1 << RT_HOST_SHIFT) - 1));
+}
+
+void *rt_host_slot_addr(int64_t slot) { return rt_uhost_addr(slot); }
+
+int rt_host_adopt_ready(void) {
+  return rt_mem.uhost_npieces < RT_HOST_PIECES_MAX && rt_span_reserve(&rt_mem.uhost, 1);
+}
+
+int64_t rt_host_adopt(void *buf) {
+  uint32_t i = rt_mem.uhost_npieces; /* rt_host_adopt_ready made room */
+  size_t base = (size_t)i << RT_HOST_SHIFT, off;
+  if (!rt_span_add_region(&rt_mem.uhost, base, base + rt_mem.hs.slot_bytes) ||
+      !rt_span_take(&rt_mem.uhost, base, rt_mem.hs.slot_bytes, SLOT_OWNER))
+    return -1; /* not reached: the regions are the pieces, and ready checked both */
+  off = base;
+  rt_mem.uhost_pieces[i] = buf;
+  rt_mem.uhost_sizes[i] = rt_mem.hs.slot_bytes;
+  rt_mem.uhost_heap[i] = 1;
+  rt_mem.uhost_npieces++;
+  rt_mem.hs.used++;
+  rt_log(2, "host store full: a chunk's only copy keeps its own unpinned slot, %zu bytes beyond "
+         "the host budget (Note [adopted slots])", rt_mem.hs.slot_bytes);
+  return (int64_t)off;
 }
 
 void rt_host_destroy(void) {
-  rt_hoststore *h = &rt_mem.hs;
-  while (h->npend) { /* the copies still read the pieces */
-    rt_dev_event_sync(&h->pend_evs[0], NULL);
-    pending_pop();
-  }
-  free(h->pend_slots);
-  free(h->pend_evs);
-  h->pend_slots = NULL;
-  h->pend_evs = NULL;
-  h->cap_pend = 0;
-  for (uint32_t i = 0; i < h->npieces; i++) {
-    if (heap_piece[i])
-      free(h->pieces[i]);
+  while (rt_mem.uhost_npend) /* the copies still read the pieces */
+    reap(1);
+  free(rt_mem.uhost_pend);
+  rt_mem.uhost_pend = NULL;
+  rt_mem.uhost_npend = rt_mem.uhost_cap_pend = rt_mem.uhost_pend_bytes = 0;
+  for (uint32_t i = 0; i < rt_mem.uhost_npieces; i++) {
+    if (rt_mem.uhost_heap[i])
+      free(rt_mem.uhost_pieces[i]);
     else
-      rt_dev.be->host_free(rt_dev.b, h->pieces[i],
-                         (h->first_slot[i + 1] - h->first_slot[i]) * h->slot_bytes);
-    heap_piece[i] = 0;
+      rt_dev.be->host_free(rt_dev.b, rt_mem.uhost_pieces[i], rt_mem.uhost_sizes[i]);
+    rt_mem.uhost_heap[i] = 0;
   }
-  free(h->free_slots);
-  h->free_slots = NULL;
-  h->npieces = 0;
-  h->nfree = h->cap_free = h->used = 0;
+  rt_mem.uhost_npieces = 0;
+  rt_mem.uhost_pinned = 0;
+  rt_span_destroy(&rt_mem.uhost);
+  memset(&rt_mem.uhost, 0, sizeof rt_mem.uhost);
+  free(rt_mem.hs.cache);
+  rt_mem.hs.cache = NULL;
+  rt_mem.hs.used = rt_mem.hs.ncache = rt_mem.hs.cap_cache = 0;
 }
 
-/* rt_host_check: marks the n slots of a list `mark` in seen; 0 (with the
- * message) at a slot out of range or already marked (`twice` says how). */
-static int mark_list(const int64_t *slots, size_t n, const char *what, const char *twice,
-                     unsigned char mark, unsigned char *seen, size_t total, char *msg, size_t len) {
-  for (size_t i = 0; i < n; i++) {
-    int64_t s = slots[i];
-    if (s < 0 || (size_t)s >= total || seen[s]) {
-      snprintf(msg, len, "host store: %s %zu is slot %lld (%s)", what, i, (long long)s,
-               s < 0 || (size_t)s >= total ? "out of range" : twice);
-      return 0;
-    }
-    seen[s] = mark;
-  }
-  return 1;
+static int cmp_off(const void *x, const void *y) {
+  int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+  return a < b ? -1 : a > b;
 }
 
-/* Note [host slot ownership]: every slot the store has carved out is either
- * on the free list (once), on the pending list (once: a restore copy may
- * still read it, Note [deferred slot free]) or recorded by exactly one
- * chunk, in a state that holds a host copy; the free list's array can hold
- * them all.  Checked by
- * the property tests between calls (the runtime never calls it: it walks
- * every chunk). */
+/* Note [host slot ownership]: every slot the store handed out is recorded
+ * by exactly one chunk, in a state that holds a host copy, or is pending
+ * (once: a restore copy may still read it, Note [deferred slot free]); each
+ * is a chunk-sized block of the store; `used` counts them.  Checked by the
+ * property tests between calls (the runtime never calls it: it walks every
+ * chunk). */
 int rt_host_check(char *msg, size_t len) {
-  rt_hoststore *h = &rt_mem.hs;
-  size_t total = carved(), owned = 0;
+  size_t cap = 64, n = 0, slots = 0;
+  int64_t *offs = malloc(cap * sizeof *offs);
   int ok = 0;
-  unsigned char *seen = calloc(total ? total : 1, 1); /* 1 free, 2 owned, 3 pending */
-  if (!seen) {
+  if (!offs) {
     snprintf(msg, len, "host check: out of memory");
     return -1;
   }
-  if (h->nfree > h->cap_free || total > h->cap_free) {
-    snprintf(msg, len, "host store: free list capacity %zu < %zu free / %zu slots", h->cap_free,
-             h->nfree, total);
-    goto out;
-  }
-  if (!mark_list(h->free_slots, h->nfree, "free list entry", "listed twice", 1, seen, total, msg,
-                 len))
-    goto out;
   rt_slab *slab = rt_mem.slabs; /* after the allocations: the small allocations' slabs */
   rt_arena *arena = rt_mem.arenas; /* then the arenas (Note [arenas]) */
   for (size_t i = 0; i < rt_mem.nallocs || slab || arena; i++) {
@@ -319,35 +364,74 @@ int rt_host_check(char *msg, size_t len) {
         }
         continue;
       }
-      if ((size_t)s >= total || seen[s]) {
-        snprintf(msg, len, "chunk %#lx records slot %lld, which is %s",
-                 (unsigned long)rt_chunk_addr(c), (long long)s,
-                 (size_t)s >= total ? "out of range"
-                 : seen[s] == 1     ? "on the free list"
-                                    : "recorded by another chunk");
-        goto out;
-      }
       if (!holds && c->state != RT_RESIDENT) {
         snprintf(msg, len, "chunk %#lx in state %d records slot %lld",
                  (unsigned long)rt_chunk_addr(c), c->state, (long long)s);
         goto out;
       }
-      seen[s] = 2;
-      owned++;
+      rt_span_blk *b = rt_span_find(&rt_mem.uhost, (size_t)s);
+      if (!b || b->owner != SLOT_OWNER || b->len != rt_mem.hs.slot_bytes) {
+        snprintf(msg, len, "chunk %#lx records slot %lld, which is %s",
+                 (unsigned long)rt_chunk_addr(c), (long long)s,
+                 !b ? "not handed out" : "not a slot");
+        goto out;
+      }
+      if (n == cap) {
+        int64_t *o = realloc(offs, 2 * cap * sizeof *offs);
+        if (!o) {
+          snprintf(msg, len, "host check: out of memory");
+          goto out;
+        }
+        offs = o;
+        cap *= 2;
+      }
+      offs[n++] = s;
     }
   }
-  if (!mark_list(h->pend_slots, h->npend, "pending entry", "also free or owned", 3, seen, total,
-                 msg, len))
-    goto out;
-  if (owned + h->nfree + h->npend != total || owned + h->npend != h->used) {
+  size_t owned = n;
+  for (size_t i = 0; i < rt_mem.uhost_npend; i++) {
+    if (!rt_mem.uhost_pend[i].slot)
+      continue;
+    if (n == cap) {
+      int64_t *o = realloc(offs, 2 * cap * sizeof *offs);
+      if (!o) {
+        snprintf(msg, len, "host check: out of memory");
+        goto out;
+      }
+      offs = o;
+      cap *= 2;
+    }
+    offs[n++] = rt_mem.uhost_pend[i].off;
+  }
+  qsort(offs, n, sizeof *offs, cmp_off);
+  for (size_t i = 1; i < n; i++)
+    if (offs[i] == offs[i - 1]) {
+      snprintf(msg, len, "host store: slot %lld recorded twice (by chunks or pending)",
+               (long long)offs[i]);
+      goto out;
+    }
+  size_t cached = 0;
+  for (size_t i = 0; i < rt_mem.uhost.n; i++) {
+    slots += rt_mem.uhost.blk[i].owner == SLOT_OWNER;
+    cached += rt_mem.uhost.blk[i].owner == SLOT_CACHED;
+  }
+  if (n != slots || n != rt_mem.hs.used || cached != rt_mem.hs.ncache) {
     snprintf(msg, len,
-             "host store: %zu slots owned + %zu free + %zu pending != %zu carved out (used says "
-             "%zu)",
-             owned, h->nfree, h->npend, total, h->used);
+             "host store: %zu slots owned + %zu pending, %zu slots in the store (used says %zu), "
+             "%zu kept (%zu listed)",
+             owned, n - owned, slots, rt_mem.hs.used, cached, rt_mem.hs.ncache);
     goto out;
+  }
+  for (size_t i = 0; i < rt_mem.hs.ncache; i++) {
+    rt_span_blk *b = rt_span_find(&rt_mem.uhost, (size_t)rt_mem.hs.cache[i]);
+    if (!b || b->owner != SLOT_CACHED) {
+      snprintf(msg, len, "host store: kept slot %lld is not a kept block",
+               (long long)rt_mem.hs.cache[i]);
+      goto out;
+    }
   }
   ok = 1;
 out:
-  free(seen);
+  free(offs);
   return ok ? 0 : -1;
 }

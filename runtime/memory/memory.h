@@ -142,8 +142,13 @@ typedef struct rt_span {
 } rt_span;
 /* [lo, hi) becomes usable (extends the last region if adjacent); 0 if full. */
 RT_HIDDEN int rt_span_add_region(rt_span *s, size_t lo, size_t hi);
+/* Offsets from hi on stop being usable; 0 (nothing changes) if a block lies there. */
+RT_HIDDEN int rt_span_truncate(rt_span *s, size_t hi);
 /* Best fit for len bytes at an offset = phase (mod RT_SPAN_ALIGN): 1 and *off. */
 RT_HIDDEN int rt_span_alloc(rt_span *s, size_t len, size_t phase, void *owner, size_t *off);
+/* After the last block of the last region, aligned, if it fits: O(1), no
+ * best fit (the host store's slots, Note [one host store]). */
+RT_HIDDEN int rt_span_alloc_end(rt_span *s, size_t len, void *owner, size_t *off);
 RT_HIDDEN int rt_span_is_free(const rt_span *s, size_t off, size_t len);
 RT_HIDDEN int rt_span_take(rt_span *s, size_t off, size_t len, void *owner); /* exactly there */
 RT_HIDDEN rt_span_blk *rt_span_find(rt_span *s, size_t off); /* the block starting at off */
@@ -190,20 +195,13 @@ static inline size_t rt_small_aligned(size_t bytes) {
 
 /* ---- host store (hoststore.c) ---- */
 typedef struct rt_hoststore {
-  size_t slot_bytes;        /* = chunk bytes: every host copy is one chunk */
-  size_t max_slots;         /* the host budget, in slots */
-  size_t min_piece_slots;
-  uint32_t npieces;
+  size_t slot_bytes;        /* = chunk bytes: a chunk's host copy is one slot */
+  size_t max_slots;         /* the host budget, in slots (messages, tests) */
   int exhausted;            /* pinning failed once: do not retry on every swap */
-  void *pieces[RT_HOST_PIECES_MAX];
-  size_t first_slot[RT_HOST_PIECES_MAX + 1]; /* piece i holds [first_slot[i], first_slot[i+1]) */
-  int64_t *free_slots;      /* stack of free slot numbers */
-  size_t nfree, cap_free;
   size_t used;              /* slots handed out (pending ones included) */
-  int64_t *pend_slots;      /* freed slots a restore copy may still read, oldest first
-                               (Note [deferred slot free]) */
-  rt_event *pend_evs;       /* their copies' events */
-  size_t npend, cap_pend;
+  int64_t *cache;           /* slots given back, kept as blocks for the next slot: O(1)
+                               (Note [one host store]); units' copies flush them */
+  size_t ncache, cap_cache;
 } rt_hoststore;
 
 /* ---- recompute closures (recompute.c) ---- */
@@ -308,22 +306,32 @@ typedef struct rt_mem_state {
   rt_span dpool;
   uintptr_t dpool_base;          /* its reserved range, 0 until the first relocatable malloc */
   size_t dpool_reserved, dpool_mapped;
+  size_t *dpool_steps;           /* where each growth step begins, in order (Note [physical
+                                    bound]): the pool shrinks by whole steps from the top */
+  size_t dpool_nsteps, dpool_cap_steps;
+  uint64_t squeezes;             /* compactions that moved units of an op in its begin */
+  size_t pool_wants;             /* while a placement asks the policy for room: the bytes
+                                    the pool would grow by (Note [physical bound]), else 0 */
   size_t unit_resident;          /* bytes of units holding a block, parked ones not counted */
   uint32_t parked_units;         /* of rt_mem.parked, units */
   size_t pfreed_n;               /* recently freed pool ranges and their last-use marks */
   struct { size_t off, len; uint64_t mark; } pfreed[64];
   uint64_t pfreed_floor;         /* the marks of ranges forgotten from `pfreed` */
-  rt_span uhost;                 /* units' host copies, in bytes (Note [units]) */
+  /* hoststore.c: the pinned host store, one byte allocator over pinned
+   * pieces for chunks' slots and units' copies (Note [one host store]) */
+  rt_span uhost;
   void *uhost_pieces[RT_HOST_PIECES_MAX];
   size_t uhost_sizes[RT_HOST_PIECES_MAX];
+  uint8_t uhost_heap[RT_HOST_PIECES_MAX]; /* adopted (malloc'd, not pinned): Note [adopted slots] */
   uint32_t uhost_npieces;
-  size_t uhost_pinned;           /* bytes pinned for it: counted against the host budget */
-  struct rt_uhost_pend {         /* host copies given up while a restore may still read them */
+  size_t uhost_pinned;           /* bytes pinned: within the host budget */
+  struct rt_uhost_pend {         /* copies given up while a restore may still read them */
     int64_t off;
     rt_event ev;
+    uint8_t slot;                /* a chunk's slot (else a unit's copy) */
   } *uhost_pend;
-  size_t uhost_npend, uhost_cap_pend, uhost_pend_bytes;
-  size_t host_budget;            /* bytes, both stores together */
+  size_t uhost_npend, uhost_cap_pend, uhost_pend_bytes; /* pend_bytes: units' copies only */
+  size_t host_budget;            /* bytes, chunks' slots and units' copies together */
   const tidal_site **warned;     /* sites warned about an undeclared tidal_at */
   size_t nwarned;
   rt_slab *slabs;
@@ -344,6 +352,17 @@ static inline size_t rt_resident_bytes(void) {
          rt_mem.unit_resident;
 }
 static inline void rt_note_resident(void) { rt_stats_resident(rt_resident_bytes()); }
+/* Device memory created: physical chunks (free and parked ones too) and the
+ * device pool's mapped bytes (Note [physical bound], devpool.c). */
+static inline size_t rt_physical_bytes(void) {
+  return (size_t)rt_mem.nphys * rt_mem.chunk_bytes + rt_mem.dpool_mapped;
+}
+static inline void rt_note_physical(void) { rt_stats_physical(rt_physical_bytes()); }
+/* Host store bytes holding copies (chunks' slots, pending ones included, and
+ * units' copies), the slots kept for reuse not counted (hoststore.c). */
+static inline size_t rt_host_used_bytes(void) {
+  return rt_mem.uhost.used - rt_mem.hs.ncache * rt_mem.hs.slot_bytes;
+}
 
 /* ---- registry.c ---- */
 RT_HIDDEN tidal_status rt_registry_insert(rt_alloc *a);
@@ -398,6 +417,14 @@ RT_HIDDEN void rt_phys_shrink(void);
  * (Note [resizable pool]).  The first relocatable allocation: its units'
  * device pool takes the memory instead (Note [device pool]). */
 RT_HIDDEN void rt_phys_trim(void);
+/* Note [physical bound] (devpool.c): gives back free physical chunks, then
+ * parked ones, all in one go, until `bytes` more of device pool fit the
+ * bound: the number it gave back (the eviction policy's first step while
+ * rt_mem.pool_wants is set). */
+RT_HIDDEN size_t rt_phys_yield(size_t bytes);
+/* After an op: memory created past the bound while an op's own memory was
+ * in the way (physical_overruns) is given back where it can be. */
+RT_HIDDEN void rt_phys_settle(void);
 /* The mechanism the eviction policy drives (Note [eviction seam]):
  * starts releasing resident, unpinned c - clean: parked; with a closure
  * (and not `copy`): dropped; else copied out into a host slot the policy
@@ -453,7 +480,8 @@ RT_HIDDEN tidal_status rt_range_release(rt_alloc *a);
 RT_HIDDEN tidal_status rt_pool_init(size_t chunk_bytes, size_t budget, int lazy);
 RT_HIDDEN void rt_pool_destroy(void);
 /* One more physical chunk while nphys < phys_target (rt_mem.share permitting). */
-RT_HIDDEN tidal_status rt_pool_add(uint32_t *phys);
+/* over: even past the physical bound (Note [physical bound], devpool.c). */
+RT_HIDDEN tidal_status rt_pool_add(uint32_t *phys, int over);
 /* Removes free, unaliased phys from the pool (the budget shrank). */
 RT_HIDDEN void rt_pool_remove(uint32_t phys);
 RT_HIDDEN void rt_phys_free_push(uint32_t phys);
@@ -471,7 +499,7 @@ RT_HIDDEN void rt_host_init(size_t slot_bytes, size_t budget_bytes);
 /* Pins host pieces now until at least `bytes` of slots exist (bounded by
  * the host budget): Note [host store sizing]. */
 RT_HIDDEN tidal_status rt_host_reserve(size_t bytes);
-RT_HIDDEN int64_t rt_host_slot_alloc(void); /* -1 when the store is full */
+RT_HIDDEN int64_t rt_host_slot_alloc(void); /* -1 when the store is full; slots are offsets */
 /* Note [exchange] (residency.c): a chunk-sized malloc'd buffer becomes a
  * slot of its own, beyond the host budget; adopt_ready (called first, may
  * grow the tables) says whether adopt will succeed.  The store frees it. */
@@ -531,7 +559,18 @@ RT_HIDDEN void rt_recompute_destroy(void);
  * evicting through the policy while it does not fit. */
 RT_HIDDEN tidal_status rt_pool_place(size_t len, size_t phase, void *owner, int transient,
                                      const char *why, size_t *off);
-RT_HIDDEN int rt_pool_grow(size_t need, int transient); /* 0 if it may not */
+/* Backs at least `need` more bytes of the pool, within the physical bound
+ * (giving back the chunk pool's unused chunks for it: rt_phys_yield) or,
+ * `over`, past it; 0 if it may not. */
+RT_HIDDEN int rt_pool_grow(size_t need, int over);
+/* Note [physical bound]: the device memory created (rt_physical_bytes) stays
+ * within rt_physical_limit() once relocatable allocations exist: the budget
+ * plus one growth step of the pool. */
+RT_HIDDEN size_t rt_physical_limit(void);
+/* Gives back the pool's top growth steps (compacting once if that empties
+ * them) until `need` more bytes of physical chunks fit the bound: 1 if
+ * they do. */
+RT_HIDDEN int rt_pool_shrink(size_t need);
 /* [off, off + len) was given back after `mark`; the mark a copy into
  * [off, off + len) must wait for. */
 RT_HIDDEN void rt_pool_freed(size_t off, size_t len, uint64_t mark);
@@ -575,12 +614,13 @@ RT_HIDDEN tidal_status rt_unit_bind(rt_chunk *c, const char *why);
 RT_HIDDEN void rt_unit_unbind(rt_chunk *c, uint64_t mark);
 RT_HIDDEN uint64_t rt_unit_take_mark(rt_chunk *c);
 RT_HIDDEN uintptr_t rt_unit_dev(const rt_chunk *c);
-/* Units' host copies (Note [units]): bytes of a pinned store within the
- * host budget; -1 when full.  Freeing waits for a copy still reading it. */
+/* Units' host copies (hoststore.c, Note [one host store]): len bytes of
+ * the host store, the same store chunks' slots come from; -1 when full.
+ * Freeing waits for a copy still reading it. */
 RT_HIDDEN int64_t rt_uhost_alloc(size_t len, void *owner);
 RT_HIDDEN void rt_uhost_free(int64_t off);
 /* Frees off once ev (a restore copy reading it) is done; takes ev over
- * (Note [deferred slot free], as the slot store does). */
+ * (Note [deferred slot free]). */
 RT_HIDDEN void rt_uhost_free_after(int64_t off, rt_event *ev);
 RT_HIDDEN void *rt_uhost_addr(int64_t off);
 RT_HIDDEN void rt_units_destroy(void);

@@ -86,6 +86,7 @@ tidal_status rt_pool_init(size_t chunk_bytes, size_t budget, int lazy) {
   for (uint32_t i = n; i-- > 0;)
     rt_phys_free_push(i); /* chunk 0 handed out first */
   rt_mem.nphys = rt_mem.phys_ids = n;
+  rt_note_physical();
   return rt_dev.be->pool_create(rt_dev.b, chunk_bytes, n);
 }
 
@@ -100,9 +101,12 @@ void rt_pool_destroy(void) {
   rt_mem.phys_mark = NULL;
 }
 
-tidal_status rt_pool_add(uint32_t *phys) {
+tidal_status rt_pool_add(uint32_t *phys, int over) {
   if (rt_mem.nphys >= rt_mem.phys_target)
     return TIDAL_ERR_BUDGET; /* not an error: the caller evicts (no message) */
+  if (rt_mem.dpool_mapped && !over &&
+      rt_physical_bytes() + rt_mem.chunk_bytes > rt_physical_limit())
+    return TIDAL_ERR_BUDGET; /* the device pool holds the memory (Note [physical bound]) */
   uint32_t id;
   if (rt_mem.nabsent_phys) {
     id = rt_mem.absent_phys[rt_mem.nabsent_phys - 1];
@@ -127,6 +131,7 @@ tidal_status rt_pool_add(uint32_t *phys) {
   else
     rt_mem.phys_ids++;
   rt_mem.nphys++;
+  rt_note_physical();
   *phys = id;
   return TIDAL_OK;
 }
@@ -137,6 +142,7 @@ void rt_pool_remove(uint32_t phys) {
   rt_dev.be->phys_remove(rt_dev.b, phys);
   rt_mem.absent_phys[rt_mem.nabsent_phys++] = phys;
   rt_mem.nphys--;
+  rt_note_physical();
   if (rt_mem.share)
     rt_mem.share->give(rt_mem.chunk_bytes);
 }

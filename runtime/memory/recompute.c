@@ -21,6 +21,12 @@
 #include <string.h>
 #include "memory/memory.h"
 
+/* The chunks of a, or its units (Note [units]: each is a chunk to the state
+ * machine, and a closure's range holds whole units as it holds whole
+ * chunks).  Counted again at every step: a closure run splits units. */
+static size_t nparts(const rt_alloc *a) { return a->reloc ? a->nunits : a->nchunks; }
+static rt_chunk *part(rt_alloc *a, size_t i) { return a->reloc ? &a->units[i]->c : &a->chunks[i]; }
+
 static void unlink_rc(rt_recompute *rc) {
   for (rt_recompute **p = &rt_mem.rcs; *p; p = &(*p)->next)
     if (*p == rc) {
@@ -43,7 +49,7 @@ void rt_recompute_detach(rt_chunk *c) {
 tidal_status rt_recompute_register(uintptr_t lo, uintptr_t hi, tidal_recompute_fn fn,
                                    const void *ctx, size_t ctx_bytes) {
   rt_alloc *a = rt_registry_find(lo);
-  if (!a || !a->nchunks)
+  if (!a || !nparts(a))
     return TIDAL_OK; /* a packed small allocation has no chunk of its own to drop */
   rt_recompute *rc = calloc(1, sizeof *rc);
   if (!rc)
@@ -64,8 +70,8 @@ tidal_status rt_recompute_register(uintptr_t lo, uintptr_t hi, tidal_recompute_f
   rc->hi = hi;
   rc->next = rt_mem.rcs;
   rt_mem.rcs = rc;
-  for (uint32_t i = 0; i < a->nchunks; i++) {
-    rt_chunk *c = &a->chunks[i];
+  for (size_t i = 0; i < nparts(a); i++) {
+    rt_chunk *c = part(a, i);
     uintptr_t start = rt_chunk_addr(c), end = start + rt_chunk_len(c);
     if (start < lo || end > hi)
       continue;
@@ -76,7 +82,7 @@ tidal_status rt_recompute_register(uintptr_t lo, uintptr_t hi, tidal_recompute_f
     rc->refs++;
   }
   if (rc->refs == 0) {
-    rt_log(4, "tidal_recompute_register [%#lx, %#lx): covers no whole chunk; ignored",
+    rt_log(4, "tidal_recompute_register [%#lx, %#lx): covers no whole chunk or unit; ignored",
            (unsigned long)lo, (unsigned long)hi);
     unlink_rc(rc);
   }
@@ -130,9 +136,13 @@ tidal_status rt_recompute_run(rt_chunk *c) {
   uintptr_t lo = rc->lo, hi = rc->hi;
   if (rc->refs == 0)
     unlink_rc(rc);
+  /* A closure's op refused for what ops nested by hand cannot do (a gather
+   * around a unit the outer op holds: docs/limitations.md) says so, as the
+   * op itself would have. */
   if (st != TIDAL_OK)
-    return rt_error(TIDAL_ERR_RECOMPUTE, "recompute closure for [%#lx, %#lx) failed: %s",
-                    (unsigned long)lo, (unsigned long)hi, tidal_status_string(st));
+    return rt_error(st == TIDAL_ERR_UNSUPPORTED ? st : TIDAL_ERR_RECOMPUTE,
+                    "recompute closure for [%#lx, %#lx) failed: %s", (unsigned long)lo,
+                    (unsigned long)hi, tidal_status_string(st));
   return TIDAL_OK;
 }
 
@@ -158,11 +168,11 @@ static int fully_overwritten(const rt_chunk *c, uint64_t stamp) {
  * [write-only restore]).  rc is freed by the last detach. */
 static void detach_all(rt_recompute *rc, uint64_t stamp) {
   rt_alloc *a = rt_registry_find(rc->lo);
-  if (!a || !a->nchunks)
+  if (!a || !nparts(a))
     return;
   rc->overwrite_stamp = stamp;
-  for (uint32_t i = 0; i < a->nchunks; i++) {
-    rt_chunk *c = &a->chunks[i];
+  for (size_t i = 0; i < nparts(a); i++) {
+    rt_chunk *c = part(a, i);
     if (c->rc != rc || c->state == RT_RECOMPUTABLE)
       continue;
     int last = rc->refs == 1;
@@ -181,8 +191,8 @@ tidal_status rt_recompute_overwrite(uintptr_t lo, uintptr_t hi, uint64_t stamp) 
       return TIDAL_OK;
     rt_alloc *a = rt_registry_find(rc->lo);
     rt_chunk *missing = NULL;
-    for (uint32_t i = 0; a && i < a->nchunks && !missing; i++) {
-      rt_chunk *c = &a->chunks[i];
+    for (size_t i = 0; a && i < nparts(a) && !missing; i++) {
+      rt_chunk *c = part(a, i);
       if (c->rc == rc && c->state == RT_RECOMPUTABLE && !fully_overwritten(c, stamp))
         missing = c;
     }
@@ -211,10 +221,10 @@ void rt_recompute_iteration_end(void) {
     next = rc->next;
     rc->expired = 1;
     rt_alloc *a = rt_registry_find(rc->lo);
-    if (!a || !a->nchunks)
+    if (!a || !nparts(a))
       continue;
-    for (uint32_t i = 0; i < a->nchunks && rc->refs; i++) {
-      rt_chunk *c = &a->chunks[i];
+    for (size_t i = 0; i < nparts(a) && rc->refs; i++) {
+      rt_chunk *c = part(a, i);
       if (c->rc == rc && c->state != RT_RECOMPUTABLE) {
         if (rc->refs == 1) { /* the last detach frees rc: stop touching it */
           rt_recompute_detach(c);

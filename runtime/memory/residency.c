@@ -456,6 +456,89 @@ void rt_phys_trim(void) {
     retire(rt_phys_free_pop());
 }
 
+/* Retires the free physical chunks ids[0, n) in one go: one walk over the
+ * chunks unaliases every stale address that maps one of them (retire()
+ * walks once per chunk). */
+static void retire_batch(const uint32_t *ids, size_t n) {
+  unsigned char *gone = calloc(rt_mem.phys_ids ? rt_mem.phys_ids : 1, 1);
+  if (!gone) { /* no scratch: one at a time */
+    for (size_t i = 0; i < n; i++)
+      retire(ids[i]);
+    return;
+  }
+  for (size_t i = 0; i < n; i++)
+    gone[ids[i]] = 1;
+  for (size_t i = 0; i < rt_mem.nallocs; i++) {
+    rt_alloc *a = rt_mem.allocs[i];
+    for (uint32_t k = 0; k < a->nchunks; k++)
+      if (a->chunks[k].stale && gone[a->chunks[k].phys])
+        unalias(&a->chunks[k]);
+  }
+  for (rt_slab *sl = rt_mem.slabs; sl; sl = sl->next)
+    if (sl->chunk.stale && gone[sl->chunk.phys])
+      unalias(&sl->chunk);
+  for (rt_arena *r = rt_mem.arenas; r; r = r->next)
+    for (uint32_t k = 0; k < r->self.nchunks; k++)
+      if (r->self.chunks[k].stale && gone[r->self.chunks[k].phys])
+        unalias(&r->self.chunks[k]);
+  free(gone);
+  for (size_t i = 0; i < n; i++)
+    rt_pool_remove(ids[i]);
+}
+
+/* Note [physical bound] (devpool.c): the chunk pool's share of the bound
+ * goes to the device pool.  Free chunks first, then parked ones (oldest
+ * first: their data is on the host, dropped or recomputable; giving them up
+ * only loses a free reclaim), as many as `bytes` needs, released together:
+ * the backend's handles go in one step, not one per placement. */
+size_t rt_phys_yield(size_t bytes) {
+  size_t limit = rt_physical_limit();
+  if (rt_physical_bytes() + bytes <= limit)
+    return 0;
+  size_t over = rt_physical_bytes() + bytes - limit;
+  size_t want = (over + rt_mem.chunk_bytes - 1) / rt_mem.chunk_bytes;
+  uint32_t *ids = malloc((want ? want : 1) * sizeof *ids);
+  if (!ids)
+    return 0;
+  size_t n = 0;
+  while (n < want && rt_mem.nfree_phys)
+    ids[n++] = rt_phys_free_pop();
+  for (rt_chunk *c = rt_mem.parked.head, *next; n < want && c; c = next) {
+    next = c->next;
+    if (c->unit)
+      continue; /* a block of the pool: not physical memory of its own */
+    if (rt_parked_give(c) != TIDAL_OK)
+      rt_clear_error(); /* its memory is free all the same */
+    if (rt_phys_free_take(c->phys))
+      ids[n++] = c->phys;
+  }
+  if (n)
+    retire_batch(ids, n);
+  free(ids);
+  if (n && RT_TRACING())
+    rt_trace("phys_yield", "\"chunks\":%zu,\"physical\":%zu", n, rt_physical_bytes());
+  return n;
+}
+
+void rt_phys_settle(void) {
+  if (!rt_mem.dpool_base || rt_physical_bytes() <= rt_physical_limit())
+    return;
+  /* The pool's top steps first (they may hold no data now), then the chunk
+   * pool's unused chunks, then evicting (the policy's choice) until one of
+   * those can give memory back. */
+  for (;;) {
+    if (rt_pool_shrink(0))
+      return;
+    rt_phys_yield(0);
+    if (rt_physical_bytes() <= rt_physical_limit())
+      return;
+    if (rt_mem.evict->free_one("the physical bound") != TIDAL_OK) {
+      rt_clear_error(); /* open ops pin the rest: the next op's end tries again */
+      return;
+    }
+  }
+}
+
 void rt_phys_shrink(void) {
   while (rt_mem.nphys > rt_mem.phys_target && rt_mem.nfree_phys)
     retire(rt_phys_free_pop());
@@ -475,6 +558,14 @@ void rt_phys_shrink(void) {
       rt_clear_error();
       break;
     }
+  }
+  /* And the memory created, to the new bound (Note [physical bound]): the
+   * blocks of the swap-outs just started come free once their copies are
+   * done (a budget change is rare: the host waits for them). */
+  if (rt_mem.dpool_mapped && rt_physical_bytes() > rt_physical_limit()) {
+    if (rt_reap(1) != TIDAL_OK)
+      rt_clear_error();
+    rt_phys_settle();
   }
 }
 
@@ -624,7 +715,8 @@ int rt_chunk_evict(rt_chunk *c, tidal_status *st, int copy) {
     *st = drop_for_recompute(c);
     return 1;
   }
-  /* the policy's choice when the store is full; a unit's copy is bytes of its own store */
+  /* the policy's choice when the store is full; a unit's copy is its exact bytes of the
+   * same store (Note [one host store]) */
   int64_t slot = c->unit ? rt_uhost_alloc(rt_chunk_len(c), c) : rt_mem.evict->host_slot(c);
   if (slot < 0)
     return 0;
@@ -643,7 +735,9 @@ tidal_status rt_phys_acquire(uint32_t *phys, const char *why) {
       return TIDAL_OK;
     }
     if (rt_mem.nphys < rt_mem.phys_target && room) { /* the budget grew (Note [resizable pool]) */
-      if (rt_pool_add(phys) == TIDAL_OK) {
+      if (rt_mem.dpool_mapped) /* the device pool gives steps back first (Note [physical bound]) */
+        rt_pool_shrink(rt_mem.chunk_bytes);
+      if (rt_pool_add(phys, 0) == TIDAL_OK) {
         rt_note_resident();
         return TIDAL_OK;
       }
@@ -654,6 +748,16 @@ tidal_status rt_phys_acquire(uint32_t *phys, const char *why) {
         rt_mem.share->wait(rt_mem.chunk_bytes)) {
       rt_clear_error(); /* another process is giving our share back */
       continue;
+    }
+    /* Nothing can leave, the budget has room, and only the bound is in the
+     * way: the device pool's steps hold blocks that open ops pin.  Past the
+     * bound rather than fail; given back after the op (rt_phys_settle). */
+    if (st == TIDAL_ERR_BUDGET && room && rt_mem.dpool_mapped &&
+        rt_mem.nphys < rt_mem.phys_target && rt_pool_add(phys, 1) == TIDAL_OK) {
+      rt_clear_error();
+      RT_COUNT(physical_overruns, 1);
+      rt_note_resident();
+      return TIDAL_OK;
     }
     if (st != TIDAL_OK)
       return st;

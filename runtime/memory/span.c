@@ -59,6 +59,20 @@ int rt_span_add_region(rt_span *s, size_t lo, size_t hi) {
   return 1;
 }
 
+int rt_span_truncate(rt_span *s, size_t hi) {
+  if (s->n && s->blk[s->n - 1].off + s->blk[s->n - 1].len > hi)
+    return 0; /* a block lies beyond */
+  while (s->nregions && s->regions[s->nregions - 1].hi > hi) {
+    size_t *rhi = &s->regions[s->nregions - 1].hi, rlo = s->regions[s->nregions - 1].lo;
+    size_t cut = rlo >= hi ? rlo : hi;
+    s->total -= *rhi - cut;
+    *rhi = cut;
+    if (*rhi == rlo)
+      s->nregions--;
+  }
+  return 1;
+}
+
 static size_t phased(size_t x, size_t phase) {
   size_t want = phase % RT_SPAN_ALIGN, have = x % RT_SPAN_ALIGN;
   return x + (want + RT_SPAN_ALIGN - have) % RT_SPAN_ALIGN;
@@ -99,6 +113,19 @@ int rt_span_alloc(rt_span *s, size_t len, size_t phase, void *owner, size_t *off
   if (!found || !insert(s, best, len, owner))
     return 0;
   *off = best;
+  return 1;
+}
+
+int rt_span_alloc_end(rt_span *s, size_t len, void *owner, size_t *off) {
+  if (!s->nregions)
+    return 0;
+  size_t lo = s->regions[s->nregions - 1].lo, hi = s->regions[s->nregions - 1].hi, at = lo;
+  if (s->n && s->blk[s->n - 1].off + s->blk[s->n - 1].len > at)
+    at = s->blk[s->n - 1].off + s->blk[s->n - 1].len;
+  at = phased(at, 0);
+  if (at + len > hi || !insert(s, at, len, owner))
+    return 0;
+  *off = at;
   return 1;
 }
 

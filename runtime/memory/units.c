@@ -10,7 +10,7 @@
  * (residency.c: its states, the LRU, pins, hints, the eviction policy),
  * with two differences: "mapped" means it holds a block of the device pool
  * rather than a physical chunk at its address, and its host copy is bytes
- * of the units' own host store rather than a slot.  Swap-out, prefetch,
+ * of the host store rather than a slot (Note [one host store]).  Swap-out, prefetch,
  * fault-in and compaction are plain stream-ordered copies: no driver
  * mapping call.  The stable range tidal_malloc returned is reserved and
  * never mapped, so a use that did not go through tidal_at faults (the sim
@@ -28,9 +28,12 @@
  *    next to it, evicting what is in the way, or fails (TIDAL_ERR_UNSUPPORTED)
  *    when an op's own units are in the way (only explicitly nested ops can
  *    get there; the pass never nests).
- *  - Limits of this step (docs/limitations.md): recompute closures do not
- *    act on units, and the run-time planner acts only on units entirely
- *    inside its chunk grid's groups (policy/plan_exec.c);
+ *  - Recompute closures act on units as on chunks (recompute.c): dropped
+ *    with no copy, re-run inside the begin of the op that needs them, their
+ *    own op resolving the units' current places.
+ *  - Limits of this step (docs/limitations.md): the run-time planner acts
+ *    only on units entirely inside its chunk grid's groups
+ *    (policy/plan_exec.c);
  *    a dirty unit that cannot get a host copy stays resident (TIDAL_ERR_BUDGET
  *    when nothing else can go), with no exchange (Note [exchange]).
  * The device pool and the units' host store are devpool.c's. */
@@ -150,6 +153,9 @@ static tidal_status split_unit(rt_alloc *a, size_t i, size_t at) {
   r->c.parked = c->parked;
   r->c.ticket = c->ticket;
   r->c.host_slot = -1;
+  r->c.rc = c->rc; /* the closure regenerates both halves (recompute.c) */
+  if (c->rc)
+    c->rc->refs++;
   r->lo = at;
   r->hi = u->hi;
   r->mark = u->mark;
@@ -352,8 +358,10 @@ static tidal_status gather_range(rt_alloc *a, size_t lo, size_t hi, uint64_t sta
         if (!v || !vacate(v))
           break;
       }
-      if (!rt_span_is_free(&rt_mem.dpool, want, len) && want + len > rt_mem.dpool_mapped)
-        rt_pool_grow(want + len - rt_mem.dpool_mapped, 1);
+      if (!rt_span_is_free(&rt_mem.dpool, want, len) && want + len > rt_mem.dpool_mapped &&
+          !rt_pool_grow(want + len - rt_mem.dpool_mapped, 0) &&
+          rt_pool_grow(want + len - rt_mem.dpool_mapped, 1))
+        RT_COUNT(physical_overruns, 1); /* given back after the op (Note [physical bound]) */
       if (!rt_span_take(&rt_mem.dpool, want, len, u[k])) {
         st = rt_error(TIDAL_ERR_UNSUPPORTED,
                       "tidal_op_begin: an access spans units of which one is in use by an open "
@@ -444,14 +452,27 @@ tidal_status rt_units_gather(rt_alloc **as, const size_t *offs, const size_t *le
       g[m++] = (grange){as[i], offs[i], offs[i] + lens[i]};
   qsort(g, (size_t)m, sizeof *g, grange_cmp);
   tidal_status st = TIDAL_OK;
-  for (int i = 0; i < m && st == TIDAL_OK;) {
-    grange cur = g[i++];
-    while (i < m && g[i].a == cur.a && g[i].lo < cur.hi) { /* overlapping: one span */
-      if (g[i].hi > cur.hi)
-        cur.hi = g[i].hi;
-      i++;
+  /* A gather that had to move this op's own units (a compaction at the
+   * bound: Note [physical bound], devpool.c) may have taken apart a group
+   * gathered before it: the groups are gathered again until none moved. */
+  for (int round = 0;; round++) {
+    uint64_t squeezes = rt_mem.squeezes;
+    for (int i = 0; i < m && st == TIDAL_OK;) {
+      grange cur = g[i++];
+      while (i < m && g[i].a == cur.a && g[i].lo < cur.hi) { /* overlapping: one span */
+        if (g[i].hi > cur.hi)
+          cur.hi = g[i].hi;
+        i++;
+      }
+      st = place ? place_range(cur.a, cur.lo, cur.hi) : gather_range(cur.a, cur.lo, cur.hi, stamp);
     }
-    st = place ? place_range(cur.a, cur.lo, cur.hi) : gather_range(cur.a, cur.lo, cur.hi, stamp);
+    if (place || st != TIDAL_OK || rt_mem.squeezes == squeezes)
+      break;
+    if (round == 3) {
+      st = rt_error(TIDAL_ERR_BUDGET, "tidal_op_begin: the op's relocatable accesses could not be "
+                                      "made contiguous within the budget's device memory");
+      break;
+    }
   }
   if (g != local)
     free(g);
@@ -557,11 +578,13 @@ int rt_units_check(char *msg, size_t len) {
     }
   }
   hosted += rt_mem.uhost_pend_bytes; /* given up, a restore may still read them */
+  hosted += (rt_mem.hs.used + rt_mem.hs.ncache) * rt_mem.hs.slot_bytes; /* chunks' slots, kept
+                                                                           ones too: one store */
   if (held != rt_mem.dpool.used || resident != rt_mem.unit_resident ||
       hosted != rt_mem.uhost.used) {
     snprintf(msg, len,
-             "units hold %zu pool bytes (%zu resident) and %zu host bytes; the pool says %zu "
-             "(%zu resident), the host store %zu",
+             "units hold %zu pool bytes (%zu resident) and %zu host bytes with the chunks' "
+             "slots; the pool says %zu (%zu resident), the host store %zu",
              held, resident, hosted, rt_mem.dpool.used, rt_mem.unit_resident, rt_mem.uhost.used);
     return -1;
   }
@@ -582,10 +605,36 @@ static int has_data(const rt_unit *u) {
   return rt_chunk_mapped(c) || (c->parked && c->state != RT_DROPPED) || c->host_slot >= 0;
 }
 
+/* Bytes that only a recompute closure holds are regenerated (its op writes
+ * them into the units), and every unit gives its closure up: while the
+ * home chunks are restored, an evicted unit is then copied out, not
+ * dropped, so none of its bytes is in a closure alone when it is copied
+ * home.  Bounded: closures that keep evicting each other's output are
+ * TIDAL_ERR_BUDGET (nothing is lost: the units keep their closures). */
+static tidal_status home_recomputed(rt_alloc *a) {
+  size_t runs = 0;
+  for (size_t i = 0; i < a->nunits; i++) {
+    rt_chunk *c = &a->units[i]->c;
+    if (c->state != RT_RECOMPUTABLE || !c->rc)
+      continue;
+    if (runs++ > 2 * a->nunits + 8)
+      return rt_error(TIDAL_ERR_BUDGET, "tidal_home: the allocation's recompute closures evict "
+                                        "each other's output within the budget");
+    tidal_status st = rt_recompute_run(c);
+    if (st != TIDAL_OK)
+      return st;
+    i = (size_t)-1; /* again from the start: the closure may have split or evicted units */
+  }
+  for (size_t i = 0; i < a->nunits; i++)
+    if (a->units[i]->c.state != RT_RECOMPUTABLE)
+      rt_recompute_detach(&a->units[i]->c);
+  return TIDAL_OK;
+}
+
 tidal_status rt_units_home(rt_alloc *a) {
   size_t cb = rt_mem.chunk_bytes;
   uint32_t n = (uint32_t)(a->reserved / cb);
-  tidal_status st = TIDAL_OK;
+  tidal_status st = home_recomputed(a);
   for (size_t i = 0; i < a->nunits && st == TIDAL_OK; i++)
     st = rt_chunk_settle(&a->units[i]->c); /* no copy in flight */
   if (st != TIDAL_OK)

@@ -4,6 +4,8 @@
  * question of the form "which one?" through the rt_evict_ops table
  * (rt_mem.evict, Note [eviction seam]); it never orders victims itself.
  * This is the one place that says, in order:
+ *  0. while the device pool waits for room within the physical bound, the
+ *     chunk pool's unused (free, then parked) chunks are given back;
  *  1. memory already given up goes first: a parked chunk's memory is
  *     reassigned (Note [lazy unmap]), the oldest whose last use is done,
  *     else the oldest (RT_PARK_SCAN_MAX polled);
@@ -51,6 +53,11 @@ static tidal_status steal_parked(void) {
 }
 
 static tidal_status lru_free_one(const char *why) {
+  /* The device pool may not grow within the physical bound while the chunk
+   * pool holds unused chunks: those go first, no data moves (Note
+   * [physical bound], memory/devpool.c). */
+  if (rt_mem.pool_wants && rt_phys_yield(rt_mem.pool_wants))
+    return TIDAL_OK;
   if (rt_mem.parked.n) /* memory already given up: reassign it (Note [lazy unmap]) */
     return steal_parked();
   if (rt_mem.out.n) { /* a swap-out will free memory: take the oldest */

@@ -12,8 +12,14 @@
  *  - swap-out, prefetch and drop of units are copies with no VMM call;
  *  - a fragmented pool at its limit compacts (device-to-device) rather
  *    than evict;
- *  - a full host store is TIDAL_ERR_BUDGET, never a crash or a lost byte;
- *  - tidal_home brings an allocation back to its stable address.
+ *  - units' copies and chunks' slots share one host store; a full store
+ *    is TIDAL_ERR_BUDGET, never a crash or a lost byte;
+ *  - tidal_home brings an allocation back to its stable address;
+ *  - device memory created stays within the budget plus one pool step
+ *    (Note [physical bound]) across a fragmenting workload;
+ *  - recompute closures over relocatable memory: dropped without a copy,
+ *    re-run through tidal_at inside the op that needs them (inputs on the
+ *    host included), split units, overwrites, tidal_home.
  * Built for the CUDA backend too (label gpu; never run on a card yet): the
  * death tests and the starved host store are the sim's only. */
 #include "testhelp.h"
@@ -283,25 +289,64 @@ static void test_budget(void) {
   CHECK(seven_mib(0) == TIDAL_ERR_BUDGET);
 }
 
-/* host store full: a unit that cannot be copied out stays resident; an op
- * that needs its room fails with TIDAL_ERR_BUDGET, and every byte is kept */
-static void test_host_full(void) {
+/* Note [one host store]: chunks' slots and units' copies share one pinned
+ * store within the host budget.  A host budget of 4 chunks, pinned whole at
+ * tidal_init: a unit's copy and a chunk's slot fit side by side (before,
+ * the slots' store held all of it and units got none).  Full: a unit that
+ * cannot be copied out stays resident, an op that needs its room fails with
+ * TIDAL_ERR_BUDGET and every byte is kept; a chunk's slot given back is
+ * room for a unit's copy, and so are a freed unit's bytes. */
+static void test_host_shared(void) {
   tidal_config cfg;
   th_config(&cfg, 4096, 4096 * 4);
   const size_t CH = cfg.chunk_bytes; /* 2 MiB on a GPU and in runtime.chunk2m.reloc */
-  cfg.host_budget_bytes = 4 * CH; /* all of it is the slot store's: no room for units */
+  cfg.host_budget_bytes = 4 * CH;
   th_init(&cfg);
-  CHECK(th_chunk() == CH);
-  unsigned char *a = rmalloc(3 * CH), *b = rmalloc(3 * CH);
+  unsigned char *a = rmalloc(3 * CH), *b = rmalloc(3 * CH), *c = rmalloc(CH), *h = NULL;
+  CHECK_OK(tidal_malloc((void **)&h, CH));
   op_write(a, 3 * CH, 3);
-  tidal_access x = {b, 3 * CH, TIDAL_WRITE};
+  op_write(h, CH, 5);
+  uint64_t out0 = th_stats().total.swapped_out_bytes;
+  CHECK_OK(tidal_swap_out(a, 3 * CH));
+  CHECK_OK(tidal_swap_out(h, CH));
+  CHECK_OK(tidal_synchronize());
+  CHECK(th_stats().total.swapped_out_bytes - out0 == 4 * CH); /* both copied */
+  check_units("after the unit and the chunk were copied out");
+  CHECK_OK(rt_release_parked());
+  op_check(a, 0, 3 * CH, 0, 3); /* back, keeping its copy: clean */
+  /* b takes a's place (a is clean: no copy); the store is full: b cannot be
+   * copied out, and a cannot come back beside it */
+  op_write(b, 3 * CH, 4);
+  out0 = th_stats().total.swapped_out_bytes;
+  CHECK_OK(tidal_swap_out(b, 3 * CH));
+  CHECK_OK(tidal_synchronize());
+  CHECK(th_stats().total.swapped_out_bytes == out0);
+  tidal_access x = {a, 3 * CH, TIDAL_READ};
   CHECK_STATUS(tidal_op_begin(&site, 1, &x), TIDAL_ERR_BUDGET);
+  CHECK_MESSAGE("host store full");
   check_units("after the failed op");
-  op_check(a, 0, 3 * CH, 0, 3);
-  CHECK_OK(tidal_free(a));
-  op_write(b, 3 * CH, 4); /* a's room */
   op_check(b, 0, 3 * CH, 0, 4);
+  /* h's slot given back: room for c's copy */
+  CHECK_OK(tidal_free(h));
+  op_write(c, CH, 6);
+  out0 = th_stats().total.swapped_out_bytes;
+  CHECK_OK(tidal_swap_out(c, CH));
+  CHECK_OK(tidal_synchronize());
+  CHECK(th_stats().total.swapped_out_bytes - out0 == CH);
+  CHECK_OK(rt_release_parked());
+  check_units("after a unit's copy took a chunk's slot");
+  /* a's bytes go: room for b's copy */
+  CHECK_OK(tidal_free(a));
+  out0 = th_stats().total.swapped_out_bytes;
+  CHECK_OK(tidal_swap_out(b, 3 * CH));
+  CHECK_OK(tidal_synchronize());
+  CHECK(th_stats().total.swapped_out_bytes - out0 == 3 * CH);
+  CHECK_OK(rt_release_parked());
+  op_check(c, 0, CH, 0, 6);
+  op_check(b, 0, 3 * CH, 0, 4);
+  check_units("at the end");
   CHECK_OK(tidal_free(b));
+  CHECK_OK(tidal_free(c));
   CHECK_OK(tidal_shutdown());
 }
 
@@ -466,17 +511,294 @@ static void test_home(void) {
   CHECK_OK(tidal_shutdown());
 }
 
+/* Note [physical bound]: device memory created (the chunk pool's chunks,
+ * free and parked ones included, plus the device pool's mapped bytes)
+ * stays within the budget plus one growth step of the pool, across a
+ * fragmenting workload of home and relocatable allocations (random sizes,
+ * random sub-range accesses, frees and new allocations), with every byte
+ * checked against a shadow.  Before the bound the pool mapped up to twice
+ * the budget beside the chunk pool's free chunks (about 2.7x here). */
+#define PHYS_R 10
+static void op_write_shadow(unsigned char *p, size_t n, unsigned char *shadow, uint64_t salt) {
+  th_fill_pattern(shadow, n, salt);
+  tidal_access a = {p, n, TIDAL_WRITE};
+  CHECK_OK(tidal_op_begin(&site, 1, &a));
+  th_put(TIDAL_AT(p), shadow, n);
+  CHECK_OK(tidal_op_end(&site));
+}
+
+static void op_check_shadow(unsigned char *p, size_t n, const unsigned char *shadow) {
+  unsigned char *got = malloc(n);
+  CHECK(got);
+  tidal_access a = {p, n, TIDAL_READ};
+  CHECK_OK(tidal_op_begin(&site, 1, &a));
+  th_get(got, TIDAL_AT(p), n);
+  CHECK(memcmp(got, shadow, n) == 0);
+  CHECK_OK(tidal_op_end(&site));
+  free(got);
+}
+
+static void test_physical(void) {
+  tidal_config cfg;
+  size_t C = 4096;
+  th_config(&cfg, C, 16 * C);
+  th_init(&cfg);
+  C = th_chunk(); /* 2 MiB on a GPU and in runtime.chunk2m.reloc */
+  size_t budget = th_stats().budget_bytes, K = C / 2;
+  unsigned char *r[PHYS_R], *rs[PHYS_R], *h[2], *hs[2];
+  size_t rn[PHYS_R], hn = 2 * C;
+  for (int i = 0; i < PHYS_R; i++)
+    r[i] = NULL;
+  r[0] = rmalloc(5 * K); /* the first relocatable allocation: the chunk pool trims */
+  rn[0] = 5 * K;
+  /* home data written, then freed: its chunks stay created, free */
+  unsigned char *big[3];
+  for (int i = 0; i < 3; i++) {
+    CHECK_OK(tidal_malloc((void **)&big[i], 4 * C));
+    op_write(big[i], 4 * C, 70 + (uint64_t)i);
+  }
+  for (int i = 0; i < 2; i++) {
+    CHECK_OK(tidal_malloc((void **)&h[i], hn));
+    hs[i] = malloc(hn);
+    CHECK(hs[i]);
+    op_write_shadow(h[i], hn, hs[i], 80 + (uint64_t)i);
+  }
+  for (int i = 0; i < 3; i++)
+    CHECK_OK(tidal_free(big[i]));
+  size_t limit = th_stats().physical_limit_bytes;
+  CHECK(limit > budget && limit - budget <= budget / 4 + C);
+  for (int i = 0; i < PHYS_R; i++) {
+    if (!r[i]) {
+      rn[i] = K / 2 + th_below(5 * K) + 1 + th_below(300);
+      r[i] = rmalloc(rn[i]);
+    }
+    rs[i] = malloc(rn[i]);
+    CHECK(rs[i]);
+    op_write_shadow(r[i], rn[i], rs[i], 90 + (uint64_t)i);
+  }
+  unsigned char *buf = malloc(8 * C);
+  CHECK(buf);
+  int steps = C > 65536 ? 150 : 600; /* 2 MiB chunks: megabytes per step */
+  for (int step = 0; step < steps; step++) {
+    int i = (int)th_below(PHYS_R), j = (int)th_below(PHYS_R), k = (int)th_below(2);
+    int what = (int)th_below(8);
+    if (what == 0) { /* a new allocation of another size in i's place */
+      CHECK_OK(tidal_free(r[i]));
+      free(rs[i]);
+      rn[i] = K / 2 + th_below(6 * K) + th_below(300) + 1;
+      r[i] = rmalloc(rn[i]);
+      rs[i] = malloc(rn[i]);
+      CHECK(rs[i]);
+      op_write_shadow(r[i], rn[i], rs[i], 1000 + (uint64_t)step);
+    } else if (what == 1) {
+      size_t lo = th_below(rn[i]), n = 1 + th_below(rn[i] - lo);
+      CHECK_OK(tidal_swap_out(r[i] + lo, n));
+    } else { /* read a random piece of r[i] and h[k], write one of r[j] */
+      size_t lo = th_below(rn[i]), n = 1 + th_below(rn[i] - lo);
+      size_t wlo = th_below(rn[j]), wn = 1 + th_below(rn[j] - wlo);
+      size_t hlo = th_below(hn), hn2 = 1 + th_below(hn - hlo);
+      tidal_access a[3] = {{r[i] + lo, n, TIDAL_READ},
+                           {h[k] + hlo, hn2, TIDAL_READ | TIDAL_WRITE},
+                           {r[j] + wlo, wn, i == j ? TIDAL_READ | TIDAL_WRITE : TIDAL_WRITE}};
+      CHECK_OK(tidal_op_begin(&site, 3, a));
+      th_get(buf, TIDAL_AT(r[i] + lo), n);
+      if (memcmp(buf, rs[i] + lo, n) != 0)
+        TH_FAIL("step %d: bytes [%zu, %zu) of tensor %d differ", step, lo, lo + n, i);
+      th_get(buf, TIDAL_AT(h[k] + hlo), hn2);
+      if (memcmp(buf, hs[k] + hlo, hn2) != 0)
+        TH_FAIL("step %d: bytes [%zu, %zu) of home %d differ", step, hlo, hlo + hn2, k);
+      for (size_t b = 0; b < hn2; b++)
+        buf[b] = (unsigned char)(buf[b] + 1);
+      th_put(TIDAL_AT(h[k] + hlo), buf, hn2);
+      memcpy(hs[k] + hlo, buf, hn2);
+      for (size_t b = 0; b < wn; b++)
+        buf[b] = (unsigned char)th_rand();
+      th_put(TIDAL_AT(r[j] + wlo), buf, wn);
+      memcpy(rs[j] + wlo, buf, wn);
+      CHECK_OK(tidal_op_end(&site));
+    }
+    tidal_stats s = th_stats();
+    if (s.physical_bytes > limit)
+      TH_FAIL("step %d: %llu bytes of device memory created, over the bound of %zu (budget %zu)",
+              step, (unsigned long long)s.physical_bytes, limit, budget);
+    if (step % 50 == 0)
+      check_units("in the fragmenting workload");
+  }
+  tidal_stats s = th_stats();
+  CHECK(s.total.peak_physical_bytes <= limit && s.total.physical_overruns == 0);
+  if (getenv("PHYS_DEBUG"))
+    printf("peak %llu limit %zu budget %zu grows %llu shrinks %llu compactions %llu gathers %llu evictions %llu\n", (unsigned long long)s.total.peak_physical_bytes, limit, budget, (unsigned long long)s.total.pool_grows, (unsigned long long)s.total.pool_shrinks, (unsigned long long)s.total.compactions, (unsigned long long)s.total.gathers, (unsigned long long)s.total.evictions);
+  CHECK(s.total.pool_shrinks > 0 || s.total.compactions > 0 || GPU); /* it was exercised */
+  for (int i = 0; i < PHYS_R; i++) {
+    op_check_shadow(r[i], rn[i], rs[i]);
+    CHECK_OK(tidal_free(r[i]));
+    free(rs[i]);
+  }
+  for (int k = 0; k < 2; k++) {
+    op_check_shadow(h[k], hn, hs[k]);
+    CHECK_OK(tidal_free(h[k]));
+    free(hs[k]);
+  }
+  free(buf);
+  check_units("after the fragmenting workload");
+  CHECK_OK(tidal_shutdown());
+}
+
+/* Recompute over relocatable memory: a "kernel" y = 3x + 1 byte by byte,
+ * its closure re-running it through tidal_at inside the op that needs y. */
+typedef struct scale_ctx {
+  unsigned char *x, *y;
+  size_t n;
+} scale_ctx;
+static const tidal_site scale_site = {"scale", __FILE__, __LINE__, 1e-6};
+static int scale_runs;
+
+static void scale_kernel(unsigned char *y, const unsigned char *x, size_t n) {
+  unsigned char *buf = malloc(n);
+  CHECK(buf);
+  th_get(buf, x, n);
+  for (size_t i = 0; i < n; i++)
+    buf[i] = (unsigned char)(3 * buf[i] + 1);
+  th_put(y, buf, n);
+  free(buf);
+}
+
+static tidal_status scale_op(const scale_ctx *k) {
+  tidal_access a[2] = {{k->x, k->n, TIDAL_READ}, {k->y, k->n, TIDAL_WRITE}};
+  tidal_status st = tidal_op_begin(&scale_site, 2, a);
+  if (st != TIDAL_OK)
+    return st;
+  scale_kernel(TIDAL_AT(k->y), TIDAL_AT(k->x), k->n);
+  return tidal_op_end(&scale_site);
+}
+
+static void scale_closure(void *ctx, tidal_stream s) {
+  (void)s;
+  scale_runs++;
+  (void)scale_op(ctx); /* a failure is the runtime's to report (TIDAL_ERR_RECOMPUTE) */
+}
+
+static void test_recompute(void) {
+  tidal_config cfg;
+  size_t C = 4096;
+  th_config(&cfg, C, 16 * C);
+  th_init(&cfg);
+  C = th_chunk();
+  size_t n = 3 * C + 300;
+  unsigned char *x = rmalloc(n), *y = rmalloc(n), *want = malloc(n), *got = malloc(n);
+  CHECK(want && got);
+  op_write(x, n, 5);
+  scale_ctx k = {x, y, n};
+  CHECK_OK(scale_op(&k));
+  CHECK_OK(tidal_recompute_register(y, n, scale_closure, &k, sizeof k));
+  th_fill_pattern(want, n, 5);
+  for (size_t i = 0; i < n; i++)
+    want[i] = (unsigned char)(3 * want[i] + 1);
+
+  /* 1. dropped (no copy), its memory given away, read back: the closure runs */
+  tidal_stats s0 = th_stats();
+  CHECK_OK(tidal_swap_out(y, n));
+  CHECK_OK(tidal_synchronize());
+  CHECK_OK(rt_release_parked());
+  tidal_stats s1 = th_stats();
+  CHECK(s1.total.drops > s0.total.drops && s1.total.swapped_out_bytes == s0.total.swapped_out_bytes);
+  CHECK(s1.resident_bytes == n); /* x alone */
+  scale_runs = 0;
+  tidal_access r = {y, n, TIDAL_READ};
+  CHECK_OK(tidal_op_begin(&site, 1, &r));
+  th_get(got, TIDAL_AT(y), n);
+  CHECK(memcmp(got, want, n) == 0);
+  CHECK_OK(tidal_op_end(&site));
+  CHECK(scale_runs == 1 && th_stats().total.recomputes == s1.total.recomputes + 1);
+  check_units("after a recompute");
+
+  /* 2. its input swapped out too: the closure's op brings x back first */
+  CHECK_OK(tidal_swap_out(y, n));
+  CHECK_OK(tidal_swap_out(x, n));
+  CHECK_OK(tidal_synchronize());
+  CHECK_OK(rt_release_parked());
+  CHECK(th_stats().resident_bytes == 0);
+  /* read the last 1000 bytes only: the unit splits, both halves keep the closure */
+  CHECK_OK(tidal_op_begin(&site, 1, &(tidal_access){y + n - 1000, 1000, TIDAL_READ}));
+  th_get(got, TIDAL_AT(y + n - 1000), 1000);
+  CHECK(memcmp(got, want + n - 1000, 1000) == 0);
+  CHECK_OK(tidal_op_end(&site));
+  CHECK(scale_runs == 2);
+  op_check(x, 0, n, 0, 5); /* the input is intact */
+  check_units("after a recompute whose input was on the host");
+
+  /* 3. pressure: a filler of most of the budget evicts y, which is dropped */
+  CHECK_OK(tidal_swap_out(y, n - 1000)); /* the first half: dropped */
+  CHECK_OK(tidal_synchronize());
+  CHECK_OK(rt_release_parked());
+  unsigned char *f = rmalloc(12 * C);
+  uint64_t out0 = th_stats().total.swapped_out_bytes;
+  op_write(f, 12 * C, 6); /* x or y's rest must go: y's without a copy */
+  CHECK(th_stats().total.swapped_out_bytes - out0 <= n); /* at most x was copied */
+  op_check(f, 0, 12 * C, 0, 6);
+  CHECK_OK(rt_release_parked());
+  CHECK_OK(tidal_op_begin(&site, 1, &r));
+  th_get(got, TIDAL_AT(y), n);
+  CHECK(memcmp(got, want, n) == 0);
+  CHECK_OK(tidal_op_end(&site));
+  CHECK(scale_runs >= 3);
+
+  /* 4. an op overwriting y's first half while y is dropped: the closure
+   * runs first, so the second half keeps its bytes; the registration ends */
+  CHECK_OK(tidal_swap_out(y, n));
+  CHECK_OK(tidal_synchronize());
+  CHECK_OK(rt_release_parked());
+  int runs = scale_runs;
+  op_write(y, n / 2, 7);
+  CHECK(scale_runs == runs + 1);
+  op_check(y, 0, n / 2, 0, 7);
+  CHECK_OK(tidal_op_begin(&site, 1, &(tidal_access){y + n / 2, n - n / 2, TIDAL_READ}));
+  th_get(got, TIDAL_AT(y + n / 2), n - n / 2);
+  CHECK(memcmp(got, want + n / 2, n - n / 2) == 0);
+  CHECK_OK(tidal_op_end(&site));
+  uint64_t drops = th_stats().total.drops;
+  CHECK_OK(tidal_swap_out(y, n)); /* no closure now: copied, not dropped */
+  CHECK_OK(tidal_synchronize());
+  CHECK(th_stats().total.drops == drops);
+  op_check(y, 0, n / 2, 0, 7);
+
+  /* 5. tidal_home on a dropped tensor: regenerated, then at home */
+  op_write(y, n, 8);
+  CHECK_OK(scale_op(&k));
+  CHECK_OK(tidal_recompute_register(y, n, scale_closure, &k, sizeof k));
+  CHECK_OK(tidal_swap_out(y, n));
+  CHECK_OK(tidal_synchronize());
+  CHECK_OK(rt_release_parked());
+  runs = scale_runs;
+  CHECK_OK(tidal_home(y));
+  CHECK(scale_runs == runs + 1);
+  CHECK_OK(tidal_op_begin(&site, 1, &r));
+  CHECK(TIDAL_AT(y) == y);
+  th_get(got, y, n);
+  CHECK(memcmp(got, want, n) == 0);
+  CHECK_OK(tidal_op_end(&site));
+  check_units("after tidal_home of a recomputable tensor");
+  CHECK_OK(tidal_free(f));
+  CHECK_OK(tidal_free(x));
+  CHECK_OK(tidal_free(y));
+  free(want);
+  free(got);
+  CHECK_OK(tidal_shutdown());
+}
+
 int main(int argc, char **argv) {
   th_seed_init(argc, argv);
   test_faults();
   test_split_gather();
   test_placed();
   test_budget();
-  test_host_full();
+  test_host_shared();
   test_compaction();
   test_budget_shrink();
   test_annotated();
   test_home();
+  test_physical();
+  test_recompute();
   printf("ok\n");
   return 0;
 }
