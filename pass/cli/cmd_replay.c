@@ -186,21 +186,6 @@ static int resolve_planner(tidal_planner asked, plan_mode mode, tidal_planner *o
   return 0;
 }
 
-/* TIDAL_VMM_THREAD as libtidal reads it: driver calls on its worker. */
-static int resolve_vmm_thread(int *out) {
-  const char *vv = getenv("TIDAL_VMM_THREAD");
-  *out = 0;
-  if (!vv || !*vv) return 0;
-  static const char *const on[] = {"1", "yes", "on", "true"}, *const off[] = {"0", "no", "off",
-                                                                              "false"};
-  for (int q = 0; q < 4; q++) {
-    if (strcasecmp(vv, on[q]) == 0) return *out = 1, 0;
-    if (strcasecmp(vv, off[q]) == 0) return 0;
-  }
-  diag_error(NULL, 0, 0, "TIDAL_VMM_THREAD must be 1/0, yes/no, on/off, not '%s'", vv);
-  return -1;
-}
-
 /* One program: plan, place, replay, report.  child: one of several
  * programs replayed at once (replay_multi.c), else NULL. */
 static int replay_program(tidal_options *op, void *ud, replay_child *child) {
@@ -286,11 +271,14 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
   ro->op_host_sync = op_sync = host_sync_ops(&g);
   ro->device_sync = g.loop_device_syncs > 0; /* Note [device sync], backend_sim.c */
   ro->cost_only = cli.model_only;             /* --model-only: Note [one model of cost] */
+  int relocate = 1;
   if (resolve_planner(cli.planner, mode, &ro->planner) != 0 ||
-      resolve_vmm_thread(&ro->vmm_thread) != 0) {
+      options_env_flag("TIDAL_VMM_THREAD", 0, &ro->vmm_thread) != 0 ||
+      options_env_flag("TIDAL_RELOCATE", 1, &relocate) != 0) {
     rc = TIDAL_EXIT_BAD_INPUT;
     goto out;
   }
+  ro->no_relocate = !relocate;
   /* the run-time planner records one iteration, then plans and learns */
   if (ro->planner == TIDAL_PLANNER_RUNTIME) ro->iterations = 4;
   if (child) { /* the managed run shares the total; its own cap is the total */

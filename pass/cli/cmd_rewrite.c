@@ -343,6 +343,9 @@ static int plan_and_cost(pass_tu *t, graph *g, rw_request *req, tidal_trace *tra
     return TIDAL_EXIT_BAD_INPUT;
   }
   rq.ro.cost_only = 1;
+  int relocate = 1; /* TIDAL_RELOCATE=0: the cost of the home mechanism, as the program runs */
+  if (options_env_flag("TIDAL_RELOCATE", 1, &relocate) != 0) return TIDAL_EXIT_BAD_INPUT;
+  rq.ro.no_relocate = !relocate;
   int rc = plan_replay_run(t, g, trace, &rq, pr);
   if (rc != TIDAL_EXIT_OK) return rc;
   req->plan = &pr->plan;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "base/diag.h"
@@ -559,4 +560,18 @@ int options_lookup_bind(const tidal_options *o, const char *name, int64_t *out) 
       return 1;
     }
   return 0;
+}
+
+int options_env_flag(const char *name, int dflt, int *out) {
+  const char *vv = getenv(name);
+  *out = dflt;
+  if (!vv || !*vv) return 0;
+  static const char *const on[] = {"1", "yes", "on", "true"}, *const off[] = {"0", "no", "off",
+                                                                              "false"};
+  for (int q = 0; q < 4; q++) {
+    if (strcasecmp(vv, on[q]) == 0) return *out = 1, 0;
+    if (strcasecmp(vv, off[q]) == 0) return *out = 0, 0;
+  }
+  diag_error(NULL, 0, 0, "%s must be 1/0, yes/no, on/off, not '%s'", name, vv);
+  return -1;
 }

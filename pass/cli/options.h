@@ -114,4 +114,10 @@ const char *options_suggest(const char *command, const char *arg);
 /* The option bits (OPT_*) `command` accepts. */
 unsigned options_accepted(const char *command);
 
+/* A flag variable as libtidal reads it (1/0, yes/no, on/off, true/false),
+ * *out = dflt when unset: TIDAL_VMM_THREAD, TIDAL_RELOCATE (the replays of
+ * `tidal replay`, `rewrite` and `fit` read it as the runtime does).  0, or
+ * -1 after printing an error. */
+int options_env_flag(const char *name, int dflt, int *out);
+
 #endif

@@ -58,6 +58,9 @@ void summary_rewrite_warnings(const char *input, const rw_report *r, int budget_
     diag_warning(input, 0, 0, "the plan's cost is unknown: its replay on the simulator failed: "
                  "%s", cost->unmanaged.failed ? cost->unmanaged.error : cost->managed.error);
   }
+  if (r->home_all_why && r->n_mems > 0)
+    diag_warning(input, 0, 0, "no allocation is relocatable (each stays at home, moved by the "
+                 "driver's mapping calls): %s", r->home_all_why);
   for (int i = 0; i < r->n_skipped; i++)
     diag_warning(input, r->skipped[i].line, r->skipped[i].col,
                  "op site '%s' is not instrumented: %s; the runtime cannot see what it touches",
@@ -146,6 +149,7 @@ void summary_line(const char *input, const graph_coverage *c, const rw_report *r
   if (r) {
     if (r->n_skipped)
       fprintf(stderr, "; %d of %d op sites instrumented", r->n_sites, r->n_sites + r->n_skipped);
+    fprintf(stderr, "; %d of %d allocations relocatable", r->n_relocatable, c->n_allocs_managed);
     if (r->planned && cost) { /* Note [one model of cost] (cli/plan_replay.c) */
       char part[256];
       cost_part(part, sizeof part, cost);

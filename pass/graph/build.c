@@ -195,7 +195,7 @@ int graph_build(pass_tu *t, const graph_options *opt, graph *g) {
   }
   /* every op site of the program, the loop's ops among them (sites.c),
    * and how often each function on a call path is called (callrefs.c) */
-  if (sites_build(g) != 0 || callrefs_count(g) != 0) {
+  if (sites_build(g) != 0 || callrefs_count(g) != 0 || graph_relocatable(g, -1) != 0) {
     diag_error(NULL, 0, 0, "out of memory while recording the op sites");
     rc = TIDAL_EXIT_INTERNAL;
   }

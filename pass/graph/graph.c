@@ -91,6 +91,7 @@ static void free_arg(graph_site_arg *a) {
   free(a->text);
   free(a->type);
   free(a->acc);
+  free(a->home_text);
 }
 
 static void free_sites(graph *g) {
@@ -129,6 +130,14 @@ static void free_sites(graph *g) {
       free(f->notes[j].message);
     }
     free(f->notes);
+    for (int j = 0; j < f->n_escapes; j++) {
+      graph_escape *e = &f->escapes[j];
+      for (int k = 0; k < e->n_homes; k++) free(e->homes[k]);
+      free(e->homes);
+      free(e->callee);
+      free(e->why);
+    }
+    free(f->escapes);
   }
   free(g->files);
 }
@@ -184,6 +193,7 @@ void graph_free(graph *g) {
   for (int i = 0; i < g->n_allocs; i++) {
     free(g->allocs[i].name);
     free(g->allocs[i].file);
+    free(g->allocs[i].home_why);
   }
   free(g->allocs);
   for (int i = 0; i < g->n_frees; i++) free(g->frees[i].file);
@@ -210,5 +220,6 @@ void graph_free(graph *g) {
     free(g->notes[i].message);
   }
   free(g->notes);
+  free(g->home_all_why);
   memset(g, 0, sizeof *g);
 }

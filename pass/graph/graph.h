@@ -202,6 +202,12 @@ typedef struct graph_alloc {
   int freed;           /* a matching cudaFree was seen */
   int local_name;      /* name is a local of a helper (`t.data` in a function returning the
                           struct it fills): tensors take the name they are reached by */
+  /* relocatable.c (Note [relocatable allocations]): 1 when every use of its addresses
+   * the pass sees is an argument of an instrumented op passed through TIDAL_AT, or an
+   * escape neutralised by a run-time tidal_home; the rewriter then allocates it with
+   * TIDAL_GROUP_RELOCATABLE.  Else home_why says why it stays at home (malloc'd). */
+  int relocatable;
+  char *home_why;
 } graph_alloc;
 
 /* A cudaFree / cudaFreeAsync call seen anywhere in the analysed code. */
@@ -321,6 +327,14 @@ typedef struct graph_site_arg {
                           evaluating it twice is evaluating it once (of the argument as
                           passed: a grid written as an integer goes through dim3's
                           constructor, not pure) */
+  int holds_ptrs;      /* the written expression points to (or is an array of) pointers, or
+                          of records holding pointers: the pointer values it reaches escape
+                          (Note [relocatable allocations], relocatable.c) */
+  int wrappable;       /* TIDAL_AT( ) may be inserted around [wrap_begin, wrap_end): the whole
+                          argument (in_file and whole), or where a macro argument spells it */
+  unsigned wrap_begin, wrap_end;
+  char *home_text;     /* holds_ptrs written `&X` (casts aside) with X a pure pointer: X's
+                          text, whose tidal_home neutralises the escape; NULL otherwise */
   int n_acc;           /* the site's accesses through this argument (graph_site.acc indices; a
                           struct argument has one per pointer field) */
   int *acc;
@@ -384,6 +398,24 @@ typedef struct graph_span {
   unsigned line, col;
 } graph_span;
 
+/* A call outside every op site that may use or keep a device address
+ * (sites.c, Note [escapes]): a function of no program file (a library,
+ * an extern declaration) passed a pointer that may be device memory.  The
+ * rewriter emits tidal_home(p) for each of `homes` just before the
+ * statement; `why` (when not NULL) says what it cannot neutralise, and
+ * then every allocation stays at home (relocatable.c). */
+typedef struct graph_escape {
+  unsigned stmt_begin, stmt_end; /* the statement (end past its ';'), valid when editable */
+  int editable;        /* the homes can be inserted before the statement */
+  int braces;          /* 1: wrap them and the statement in { } (it may be an unbraced body;
+                          0 for a declaration, whose scope must not change) */
+  unsigned line, col;  /* of the call */
+  char *callee;
+  int n_homes;
+  char **homes;        /* pointer expressions as written, valid before the statement */
+  char *why;           /* NULL, or what escapes that tidal_home cannot catch */
+} graph_escape;
+
 /* What one program file holds for the rewriter (graph.files[file]). */
 typedef struct graph_file {
   int first_site, n_sites; /* its op sites: graph.sites[first_site .. first_site + n_sites) */
@@ -401,6 +433,8 @@ typedef struct graph_file {
   graph_span *loop_exits;  /* continue/break/return/goto leaving an iteration */
   int n_notes;
   graph_note *notes;       /* what the rewriter cannot instrument here (its header lists them) */
+  int n_escapes;
+  graph_escape *escapes;   /* calls outside op sites that may keep or use a device address */
 } graph_file;
 
 /* Names bound to integers: --bind, and compile-time constants found in the
@@ -484,6 +518,10 @@ typedef struct graph {
   int64_t unrolled_ops;      /* ops in one unrolled iteration, -1 if not fully bound */
   int64_t max_unrolled_ops;  /* unrolling stops with an error beyond this (graph_options) */
   int no_split;              /* graph_options.no_split: no op is a split op */
+  /* relocatable.c: why no allocation is relocatable (an unneutralised escape of
+   * a pointer the pass cannot trace), NULL when none; and how many are. */
+  char *home_all_why;
+  int n_relocatable;
 } graph;
 
 typedef struct graph_options {
@@ -570,6 +608,18 @@ char *graph_unbound_message(const graph *g);
  * allocation: in program file `file`, or in any file when file is -1 (a
  * rewrite of every file, -o DIR/).  NULL when out of memory. */
 unsigned char *graph_allocs_replaced(const graph *g, int file);
+
+/* relocatable.c (Note [relocatable allocations]) */
+/* 1 when argument i of site s's first op call is passed as TIDAL_AT(arg):
+ * a pointer into memory the site declares, editable where it is written. */
+int graph_site_arg_wrapped(const graph_site *s, int i);
+/* 1 when access i of site s reaches the op through a wrapped argument; 0:
+ * the rewriter emits tidal_home(ptr) before the op instead. */
+int graph_site_acc_wrapped(const graph_site *s, int i);
+/* Decides graph_alloc.relocatable/home_why for a rewrite of program file
+ * `file` (-1: every file), and g->home_all_why, g->n_relocatable.
+ * Returns 0, or -1 when memory ran out. */
+int graph_relocatable(graph *g, int file);
 
 
 #endif

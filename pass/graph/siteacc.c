@@ -494,6 +494,8 @@ static int pure_expr(CXCursor e) {
   return ok;
 }
 
+int site_pure(CXCursor e) { return pure_expr(e); }
+
 /* The configuration call (__cudaPushCallConfiguration / cudaConfigureCall)
  * of a <<<...>>> launch, or a null cursor. */
 static CXCursor config_call(CXCursor call) {
@@ -553,6 +555,89 @@ static char *type_spelling(CXType ty) {
   return string_and_dispose(clang_getTypeSpelling(clang_getCanonicalType(ty)));
 }
 
+/* ---- pointer values an argument carries (Note [relocatable allocations]) ---- */
+
+typedef struct fields_ctx {
+  int depth;
+  int found;
+} fields_ctx;
+
+static int type_holds_ptrs_d(CXType ty, int depth);
+
+static enum CXVisitorResult field_visitor(CXCursor c, CXClientData d) {
+  fields_ctx *x = d;
+  if (type_holds_ptrs_d(clang_getCursorType(c), x->depth + 1)) {
+    x->found = 1;
+    return CXVisit_Break;
+  }
+  return CXVisit_Continue;
+}
+
+/* 1 if a value of type ty is or contains a pointer (an array of them, a
+ * record with a pointer field, at any depth up to 6); an opaque (incomplete)
+ * record holds none the program can see. */
+static int type_holds_ptrs_d(CXType ty, int depth) {
+  ty = clang_getCanonicalType(ty);
+  if (depth > 6) return 0;
+  switch (ty.kind) {
+  case CXType_Pointer:
+    return clang_getCanonicalType(clang_getPointeeType(ty)).kind != CXType_FunctionProto &&
+           clang_getCanonicalType(clang_getPointeeType(ty)).kind != CXType_FunctionNoProto;
+  case CXType_ConstantArray:
+  case CXType_IncompleteArray:
+  case CXType_VariableArray:
+  case CXType_DependentSizedArray:
+    return type_holds_ptrs_d(clang_getArrayElementType(ty), depth + 1);
+  case CXType_Record: {
+    fields_ctx x = {depth, 0};
+    clang_Type_visitFields(ty, field_visitor, &x);
+    return x.found;
+  }
+  default:
+    return 0;
+  }
+}
+
+int site_type_holds_ptrs(CXType ty) { return type_holds_ptrs_d(ty, 0); }
+
+int site_points_to_ptrs(CXType ty) {
+  ty = clang_getCanonicalType(ty);
+  CXType pe = ty.kind == CXType_Pointer ? clang_getPointeeType(ty) : clang_getArrayElementType(ty);
+  return pe.kind != CXType_Invalid && type_holds_ptrs_d(pe, 1);
+}
+
+int site_opaque_ptr(CXType ty) {
+  ty = clang_getCanonicalType(ty);
+  if (ty.kind != CXType_Pointer) return 0;
+  CXType pe = clang_getCanonicalType(clang_getPointeeType(ty));
+  if (pe.kind == CXType_FunctionProto || pe.kind == CXType_FunctionNoProto) return 1;
+  return pe.kind == CXType_Record && clang_Type_getSizeOf(pe) < 0; /* incomplete: a handle */
+}
+
+CXCursor site_addr_of(CXCursor a) {
+  CXCursor e = cursor_strip_casts(a), ch[4];
+  if (clang_getCursorKind(e) == CXCursor_UnaryOperator &&
+      clang_getCursorUnaryOperatorKind(e) == CXUnaryOperator_AddrOf && cursor_children(e, ch, 4) == 1)
+    return cursor_strip(ch[0]);
+  return clang_getNullCursor();
+}
+
+/* 1 if src[b, e) is one expression as far as brackets and commas tell:
+ * balanced, no comma outside them.  A range whose two ends are spelled in
+ * two arguments of one macro (`OFF(p, 3)` expanding to `p + 3`) is not. */
+static int one_expression(const char *src, unsigned b, unsigned e) {
+  int depth = 0;
+  for (unsigned i = b; i < e; i++) {
+    char c = src[i];
+    if (c == '(' || c == '[' || c == '{') depth++;
+    else if (c == ')' || c == ']' || c == '}') {
+      if (--depth < 0) return 0;
+    } else if (c == ',' && depth == 0)
+      return 0;
+  }
+  return depth == 0;
+}
+
 /* One argument a (a configuration argument when config: its type is the
  * written expression's). */
 static int fill_arg(const pass_tu *t, CXCursor a, int config, graph_site_arg *out) {
@@ -575,6 +660,25 @@ static int fill_arg(const pass_tu *t, CXCursor a, int config, graph_site_arg *ou
   out->null_const = out->pointer && null_constant(a);
   out->pure = pure_expr(a);
   out->text = frontend_cursor_text(t, a);
+  if (out->in_file && out->whole) {
+    out->wrappable = 1;
+    out->wrap_begin = out->begin;
+    out->wrap_end = out->end;
+  } else if (out->spelled && one_expression(t->main_source, out->spell_begin, out->spell_end)) {
+    out->wrappable = 1;
+    out->wrap_begin = out->spell_begin;
+    out->wrap_end = out->spell_end;
+  }
+  if (!config && out->pointer && !out->null_const) {
+    CXCursor x = site_addr_of(a);
+    /* `&X`: what X holds escapes; else what the written pointer points to */
+    out->holds_ptrs = clang_Cursor_isNull(x) ? site_points_to_ptrs(wt)
+                                             : site_type_holds_ptrs(clang_getCursorType(x));
+    if (out->holds_ptrs && !clang_Cursor_isNull(x) &&
+        clang_getCanonicalType(clang_getCursorType(x)).kind == CXType_Pointer && pure_expr(x) &&
+        !site_points_to_ptrs(clang_getCursorType(x)))
+      out->home_text = site_arg_text(t, x);
+  }
   return out->type && out->text ? 0 : -1;
 }
 

@@ -412,6 +412,19 @@ static void walk_lambda(scan_ctx *x, CXCursor lambda) {
   x->is_main = is_main;
 }
 
+/* A call that is neither an op nor an allocation: what it may do with
+ * device addresses (Note [escapes], escapes.c). */
+static void escape(expr_walk *w, CXCursor c, const char *callee, const libcall_info *li) {
+  scan_ctx *x = w->x;
+  /* an overload forwarding to the call it is named after (CUDA's template
+   * cudaLaunchKernel, cudaMalloc): the program's calls of it are the op
+   * sites, instrumented where they are written */
+  if (x->fn_name && !strcmp(x->fn_name, callee)) return;
+  unsigned sb = 0, se = 0;
+  int editable = w->stmt_pos && stmt_range(x->t, w->stmt, &sb, &se);
+  if (escape_call(x->t, file_of(x), c, callee, li, editable, w->braces, sb, se) != 0) x->oom = 1;
+}
+
 static enum CXChildVisitResult expr_visitor(CXCursor c, CXCursor parent, CXClientData d) {
   (void)parent;
   expr_walk *w = d;
@@ -443,10 +456,14 @@ static enum CXChildVisitResult expr_visitor(CXCursor c, CXCursor parent, CXClien
     const kernel_info *lk = clang_Cursor_isNull(kd) ? NULL : kernels_find(&x->g->kernels, kd);
     if (lk && !op_seen(w, c)) /* a kernel the analysis knows, not a function pointer */
       op_call(w, c, lk->name, lk, NULL, flags | SITEACC_ARGS_ARRAY);
+    else if (!lk && !(flags & SITEACC_DEPENDENT))
+      escape(w, c, callee, li);
   } else if (is_mem_callee(callee)) {
     if (!(flags & SITEACC_DEPENDENT)) record_mem(x, c, callee);
   } else if ((ki || (li && (li->flags & LIBCALL_OP))) && !op_seen(w, c)) {
     op_call(w, c, callee, ki, li, flags);
+  } else if (!ki && !(li && (li->flags & LIBCALL_OP)) && !(flags & SITEACC_DEPENDENT)) {
+    escape(w, c, callee, li);
   }
   free(callee);
   return CXChildVisit_Recurse;

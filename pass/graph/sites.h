@@ -3,6 +3,7 @@
 #ifndef TIDAL_PASS_SITES_H
 #define TIDAL_PASS_SITES_H
 
+#include "analysis/libcalls.h"
 #include "graph/graph.h"
 
 /* ---- siteacc.c ---- */
@@ -39,6 +40,29 @@ int siteacc_add(pass_tu *t, const graph *g, graph_site *site, int call_index, CX
  * each argument to the accesses through it.  Returns 0, or -1 (out of
  * memory). */
 int siteacc_args(pass_tu *t, graph_site *site, CXCursor stmt, CXCursor call);
+
+/* Pointer values an argument carries (Note [relocatable allocations]):
+ * 1 if a value of type ty is or holds a pointer (not to a function); 1 if
+ * what ty (a pointer or array) points to does; 1 if ty is a pointer to an
+ * opaque (incomplete) record or a function (a library handle, a callback:
+ * never tidal memory).  site_addr_of: X when a is written `&X` (casts
+ * aside), else a null cursor. */
+int site_type_holds_ptrs(CXType ty);
+int site_points_to_ptrs(CXType ty);
+int site_opaque_ptr(CXType ty);
+CXCursor site_addr_of(CXCursor a);
+/* 1 if e has no call (but a POD copy), assignment or other side effect. */
+int site_pure(CXCursor e);
+
+/* ---- escapes.c ---- */
+
+/* Records in f->escapes what the call (neither an op nor an allocation;
+ * li: its library-model row or NULL) may do with device addresses, when it
+ * may (Note [escapes]); editable: tidal_home may be inserted before the
+ * statement [sb, se).  Returns 0, or -1 (out of memory). */
+int escape_call(const pass_tu *t, graph_file *f, CXCursor call, const char *callee,
+                const libcall_info *li, int editable, int braces, unsigned sb,
+                unsigned se);
 
 /* ---- callrefs.c ---- */
 

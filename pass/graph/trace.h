@@ -15,6 +15,7 @@ typedef struct trace_alloc {
   char *name;     /* the variable the allocation was stored to ("acts_memory") */
   uint64_t bytes;
   int persistent; /* allocated before the loop and never freed inside it */
+  int relocatable;/* graph_alloc.relocatable: replay allocates it TIDAL_GROUP_RELOCATABLE */
 } trace_alloc;
 
 /* What a tensor is to training, from the phases that touch it (groups.c):

@@ -700,6 +700,7 @@ int unroll_graph(const graph *g, tidal_trace *out, int quiet) {
     int64_t v;
     out->allocs[i].name = strdup(a->name);
     out->allocs[i].persistent = !a->in_loop;
+    out->allocs[i].relocatable = a->relocatable;
     if (eval_at(&u, a->bytes, &v, a->file, a->line, a->col, "the allocation size") != 0) break;
     out->allocs[i].bytes = (uint64_t)v;
   }

@@ -229,10 +229,10 @@ static uint64_t hash_and_fill(const engine *e, const trace_op *top, const tidal_
                               uint64_t h) {
   if (e->o->cost_only) return h; /* the seed: equal in both runs */
   for (int a = 0; a < top->n_acc; a++)
-    if (accp[a].mode & TIDAL_READ) h = hash_bytes(h, accp[a].ptr, accp[a].bytes);
+    if (accp[a].mode & TIDAL_READ) h = hash_bytes(h, tidal_at(accp[a].ptr), accp[a].bytes);
   for (int a = 0; a < top->n_acc; a++)
     if (accp[a].mode & TIDAL_WRITE)
-      fill_bytes((unsigned char *)accp[a].ptr, accp[a].bytes, mix64(h + (uint64_t)a),
+      fill_bytes((unsigned char *)tidal_at(accp[a].ptr), accp[a].bytes, mix64(h + (uint64_t)a),
                  (uint64_t)((const unsigned char *)accp[a].ptr -
                             (const unsigned char *)e->base[e->t->tensors[top->acc[a].tensor].alloc]));
   return h;
@@ -283,26 +283,29 @@ static uint64_t hash_blocks(const engine *e, const trace_op *top, const tidal_ac
   uint64_t nblocks = (top->split_count + TIDAL_SPLIT_GRAIN - 1) / TIDAL_SPLIT_GRAIN, sum = 0;
   uint64_t h0 = seed; /* the accesses that are not elementwise, whole */
   if (e->o->cost_only) return seed * (b1 - b0); /* no data; linear, so pieces sum to the whole */
+  /* every address through tidal_at, as the rewritten program's TIDAL_AT:
+   * a relocated unit is wherever the runtime put it (a block's range is
+   * inside the piece's declared access) */
   for (int a = 0; a < top->n_acc; a++)
     if (!top->acc[a].split_elem_bytes && (whole[a].mode & TIDAL_READ))
-      h0 = hash_bytes(h0, whole[a].ptr, whole[a].bytes);
+      h0 = hash_bytes(h0, tidal_at(whole[a].ptr), whole[a].bytes);
   for (uint64_t b = b0; b < b1; b++) {
     uint64_t h = mix64(h0 ^ mix64(b + 0x5b1d)), f, t;
     for (int a = 0; a < top->n_acc; a++) {
       if (!top->acc[a].split_elem_bytes || !(whole[a].mode & TIDAL_READ)) continue;
       block_bytes(&top->acc[a], whole[a].bytes, a == stuck ? b - b0 : b, nblocks, &f, &t);
-      h = hash_bytes(h, (const unsigned char *)whole[a].ptr + f, t - f);
+      if (t > f) h = hash_bytes(h, tidal_at((const unsigned char *)whole[a].ptr + f), t - f);
     }
     for (int a = 0; a < top->n_acc; a++) {
       if (!(whole[a].mode & TIDAL_WRITE)) continue;
       unsigned char *p = (unsigned char *)whole[a].ptr;
       uint64_t pos = (uint64_t)(p - (unsigned char *)e->base[e->t->tensors[top->acc[a].tensor].alloc]);
       if (!top->acc[a].split_elem_bytes) { /* the same bytes from every block */
-        fill_bytes(p, whole[a].bytes, mix64(h0 + (uint64_t)a), pos);
+        fill_bytes(tidal_at(p), whole[a].bytes, mix64(h0 + (uint64_t)a), pos);
         continue;
       }
       block_bytes(&top->acc[a], whole[a].bytes, a == stuck ? b - b0 : b, nblocks, &f, &t);
-      fill_bytes(p + f, t - f, mix64(h + (uint64_t)a), pos + f);
+      if (t > f) fill_bytes(tidal_at(p + f), t - f, mix64(h + (uint64_t)a), pos + f);
     }
     sum += mix64(h);
   }
@@ -631,7 +634,7 @@ static uint64_t state_hash(engine *e, const plan_range *li, int n_li) {
         run_fail(e, "final state read: %s: %s", tidal_status_string(st), tidal_last_error());
         break;
       }
-      if (!e->o->cost_only) h = hash_bytes(h, ac.ptr, ac.bytes);
+      if (!e->o->cost_only) h = hash_bytes(h, tidal_at(ac.ptr), ac.bytes);
       tidal_op_end(&site);
       done += n;
     }
@@ -732,7 +735,11 @@ static int one_run(const tidal_trace *t, const plan_result *plan, const replay_o
   }
   started = 1;
   for (int a = 0; a < t->n_allocs; a++) {
-    st = tidal_malloc_grouped(&E.base[a], (size_t)t->allocs[a].bytes, o->pack ? o->pack[a] : 0);
+    /* as the rewriter emits it (Note [relocatable allocations], graph/relocatable.c) */
+    unsigned group = o->pack ? o->pack[a] : 0;
+    if (t->allocs[a].relocatable && !o->no_relocate)
+      group |= TIDAL_GROUP_RELOCATABLE; /* wins over the packing group */
+    st = tidal_malloc_grouped(&E.base[a], (size_t)t->allocs[a].bytes, group);
     if (st != TIDAL_OK) {
       E.last_status = st;
       run_fail(&E, "tidal_malloc(%s, %llu): %s: %s", t->allocs[a].name,
@@ -769,7 +776,8 @@ static int one_run(const tidal_trace *t, const plan_result *plan, const replay_o
         goto out;
       }
       if (!o->cost_only)
-        fill_bytes((unsigned char *)ac.ptr, ac.bytes, 0x1417a1ull + (uint64_t)li[k].alloc, at);
+        fill_bytes((unsigned char *)tidal_at(ac.ptr), ac.bytes, 0x1417a1ull + (uint64_t)li[k].alloc,
+                   at);
       tidal_op_end(&site);
       done += n;
     }

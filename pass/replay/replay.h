@@ -60,6 +60,9 @@ typedef struct replay_options {
                             default hints: the build-time plan alone */
   int vmm_thread;        /* TIDAL_VMM_THREAD: both runs queue driver calls for libtidal's
                             VMM worker, modelled on its own timeline */
+  int no_relocate;       /* TIDAL_RELOCATE=0: every allocation at home; else those the graph
+                            finds relocatable (trace_alloc.relocatable) get the flag, as the
+                            rewriter emits them, and every op's data goes through tidal_at */
   /* Several programs replayed at once (docs/replay.md, "Several programs"):
    * the managed run joins this shared budget (libtidal's arbiter) under
    * this group name; budget_bytes then only caps this program's share. */

@@ -113,6 +113,71 @@ static void instrument_split_site(rw *r, int idx, const graph_site *s, const rw_
   rw_buf_free(&ind);
 }
 
+/* Note [relocatable allocations] (graph/relocatable.c): each pointer
+ * argument the site declares an access through is passed as TIDAL_AT(arg),
+ * the address the runtime resolved for it inside this op (the argument is
+ * evaluated once; C keeps its type with __typeof__, C++ with a template). */
+static void wrap_args(rw *r, const graph_site *s) {
+  for (int i = 0; i < s->n_args; i++) {
+    if (!graph_site_arg_wrapped(s, i)) continue;
+    insert_s(r, s->args[i].wrap_begin, RW_PRIO_REPLACE - 1, "TIDAL_AT(");
+    insert_s(r, s->args[i].wrap_end, RW_PRIO_CLOSE - 1, ")");
+  }
+}
+
+/* The accesses that reach the op another way than a wrapped argument (a
+ * pointer field of a struct passed by value, an argument in a macro's
+ * text, the argument array of cudaLaunchKernel, an op call after the first
+ * in the statement), and what a memcpy's `&p` source copies: their
+ * allocations go home before the op begins, which the runtime makes exact
+ * whatever they point into at run time. */
+static void site_homes(rw *r, const graph_site *s, const char *in, rw_buf *b) {
+  for (int i = 0; i < s->n_acc; i++) {
+    const graph_site_access *a = &s->acc[i];
+    if (graph_site_acc_wrapped(s, i)) continue;
+    int dup = 0; /* one per pointer text */
+    for (int k = 0; k < i && !dup; k++)
+      dup = !graph_site_acc_wrapped(s, k) && !strcmp(s->acc[k].ptr, a->ptr);
+    if (dup) continue;
+    const graph_site_arg *ga = a->call == 0 && a->arg >= 0 && a->arg < s->n_args ? &s->args[a->arg]
+                                                                                 : NULL;
+    const char *why = a->call != 0            ? "an op call after the first in the statement"
+                      : !ga                   ? "the argument array of cudaLaunchKernel"
+                      : !ga->pointer          ? "a pointer field of a struct passed by value"
+                      : ga->holds_ptrs        ? "an array of pointers"
+                                              : "an argument the rewriter cannot edit (a macro's text)";
+    rw_buf_printf(b, "%s  tidal_home((const void *)(%s)); /* tidal: stays at home: reaches the op "
+                     "through %s, not TIDAL_AT */\n",
+                  in, a->ptr, why);
+  }
+  for (int i = 0; i < s->n_args; i++) {
+    const graph_site_arg *ga = &s->args[i];
+    if (s->kind != GRAPH_OP_MEMCPY || i == 0 || !ga->home_text) continue;
+    rw_buf_printf(b, "%s  tidal_home((const void *)(%s)); /* tidal: stays at home: its address is "
+                     "copied to the device */\n",
+                  in, ga->home_text);
+  }
+}
+
+/* Note [escapes] (graph/escapes.c): before a call that may use or keep a
+ * device address outside every op, the allocations it may reach go home. */
+static void escape_homes(rw *r, const graph_escape *e) {
+  if (!e->editable || e->why || e->n_homes == 0) return;
+  rw_buf b = {0};
+  if (e->braces) rw_buf_puts(&b, "{ ");
+  for (int k = 0; k < e->n_homes; k++) {
+    rw_buf_puts(&b, "tidal_home((const void *)(");
+    rw_buf_puts(&b, e->homes[k]);
+    rw_buf_puts(&b, ")); ");
+  }
+  rw_buf_puts(&b, "/* tidal: stays at home: ");
+  rw_put_commented(&b, e->callee);
+  rw_buf_puts(&b, " may use or keep the address outside every op */");
+  rw_line_restore(&r->lines, e->stmt_begin, &b);
+  insert(r, e->stmt_begin, RW_PRIO_BEFORE + 1, &b);
+  if (e->braces) insert_s(r, e->stmt_end, RW_PRIO_CLOSE + 5, " }");
+}
+
 static void instrument_site(rw *r, int idx) {
   const graph_site *s = &r->sites[idx];
   if (r->split[idx]) {
@@ -151,12 +216,15 @@ static void instrument_site(rw *r, int idx) {
       rw_buf_puts(&open, "\n");
     }
     rw_buf_printf(&open, "%s  };\n", in);
+    site_homes(r, s, in, &open);
     rw_buf_printf(&open, "%s  TIDAL_OP_BEGIN(&tidal_site_%d, %d, tidal_acc_%d);", in, idx, s->n_acc,
                   idx);
   } else {
+    site_homes(r, s, in, &open);
     rw_buf_printf(&open, "%s  TIDAL_OP_BEGIN(&tidal_site_%d, 0, NULL);", in, idx);
   }
   rw_line_restore(L, s->stmt_begin, &open);
+  wrap_args(r, s);
   if (s->is_return == 2) { /* Note [ops in return statements] (graph/sites.c) */
     rw_buf ret = {0}, var = {0};
     rw_buf_printf(&var, "auto &&tidal_ret_%d = ", idx);
@@ -247,25 +315,56 @@ static void arena_note(rw *r, const graph_memcall *m, unsigned group, rw_buf *b)
   rw_buf_puts(b, " takes alone */");
 }
 
+/* Whether the call m's allocations are relocatable (Note [relocatable
+ * allocations]): all of those the graph followed are; one it did not follow
+ * is as long as no escape sends every allocation home (its uses are op
+ * arguments, wrapped, or escapes sent home at run time).  *why: else why. */
+static int relocatable_call(const rw *r, const graph_memcall *m, const char **why) {
+  *why = r->g->home_all_why;
+  if (*why) return 0;
+  for (int a = 0; a < r->g->n_allocs; a++)
+    if (made_by(r, a, m) && !r->g->allocs[a].relocatable) {
+      *why = r->g->allocs[a].home_why ? r->g->allocs[a].home_why : "unknown";
+      return 0;
+    }
+  return 1;
+}
+
 static void replace_mem(rw *r, const graph_memcall *m) {
   rw_buf b = {0};
   const char *c = m->callee;
   if (!strcmp(c, "cudaMalloc") || !strcmp(c, "cudaMallocAsync")) {
     unsigned group = pack_group_of(r, m);
+    const char *home_why = NULL;
+    /* the flag wins over the packing group, which stays for TIDAL_RELOCATE=0 */
+    int reloc = relocatable_call(r, m, &home_why);
+    const char *flag = reloc ? "TIDAL_GROUP_RELOCATABLE | " : "";
     if (group & TIDAL_GROUP_ARENA) {
       rw_buf_printf(&b,
                     "(cudaError_t)TIDAL_CUDA_STATUS(tidal_malloc_grouped((void **)(%s), %s, "
-                    "TIDAL_GROUP_ARENA | %uu))",
-                    m->args[0], m->args[1], group & ~TIDAL_GROUP_ARENA);
+                    "%sTIDAL_GROUP_ARENA | %uu))",
+                    m->args[0], m->args[1], flag, group & ~TIDAL_GROUP_ARENA);
       arena_note(r, m, group, &b);
     } else if (group)
       rw_buf_printf(&b,
-                    "(cudaError_t)TIDAL_CUDA_STATUS(tidal_malloc_grouped((void **)(%s), %s, %uu)) "
+                    "(cudaError_t)TIDAL_CUDA_STATUS(tidal_malloc_grouped((void **)(%s), %s, %s%uu)) "
                     "/* tidal: shares chunks with the small buffers the same ops use */",
-                    m->args[0], m->args[1], group);
+                    m->args[0], m->args[1], flag, group);
+    else if (reloc)
+      rw_buf_printf(&b,
+                    "(cudaError_t)TIDAL_CUDA_STATUS(tidal_malloc_grouped((void **)(%s), %s, "
+                    "TIDAL_GROUP_RELOCATABLE))",
+                    m->args[0], m->args[1]);
     else
       rw_buf_printf(&b, "(cudaError_t)TIDAL_CUDA_STATUS(tidal_malloc((void **)(%s), %s))",
                     m->args[0], m->args[1]);
+    if (reloc) {
+      rw_buf_puts(&b, " /* tidal: relocatable: every use is an op argument through TIDAL_AT */");
+    } else {
+      rw_buf_puts(&b, " /* tidal: at home: ");
+      rw_put_commented(&b, home_why ? home_why : "?");
+      rw_buf_puts(&b, " */");
+    }
     if (!strcmp(c, "cudaMallocAsync")) {
       rw_buf_puts(&b, " /* tidal: was cudaMallocAsync on stream ");
       rw_put_commented(&b, m->n_args > 2 ? m->args[2] : "?");
@@ -617,6 +716,14 @@ static void header(rw *r, const plan_result *p, int planned, const char *why_unp
   }
   rw_buf_printf(h, " * instrumented: %d op sites, %d cudaMalloc/cudaFree calls\n", n_sites,
                 r->file->n_mems);
+  rw_buf_printf(h, " * relocatable: %d of %d allocations (every use an op argument through "
+                   "TIDAL_AT, or sent home by tidal_home before it escapes)",
+                g->n_relocatable, g->n_allocs);
+  if (g->home_all_why) {
+    rw_buf_puts(h, "; none can be: ");
+    rw_put_commented(h, g->home_all_why);
+  }
+  rw_buf_puts(h, "\n");
   for (int i = 0; i < r->n_sites; i++) {
     const graph_site *s = &r->sites[i];
     if (s->skip || !r->split[i]) continue;
@@ -714,6 +821,7 @@ void rw_report_free(rw_report *r) {
   }
   free(r->skipped);
   free(r->alloc_managed);
+  free(r->home_all_why);
   memset(r, 0, sizeof *r);
 }
 
@@ -732,6 +840,9 @@ static void fill_report(const rw *r, const plan_result *p, int planned, const ch
   }
   /* -o DIR/: every file of the program is rewritten, its allocations too */
   rep->alloc_managed = graph_allocs_replaced(r->g, r->req->all_files ? -1 : r->t->file_index);
+  for (int a = 0; rep->alloc_managed && a < r->g->n_allocs; a++)
+    rep->n_relocatable += rep->alloc_managed[a] && r->g->allocs[a].relocatable;
+  rep->home_all_why = r->g->home_all_why ? strdup(r->g->home_all_why) : NULL;
   rep->plan_emitted = r->emitted;
   rep->plan_not_emitted = r->skipped;
   rep->n_mems = r->file->n_mems;
@@ -839,8 +950,13 @@ int rw_rewrite(pass_tu *t, graph *g, const rw_request *req, char **out, size_t *
     budget_description(req, budget, &budget_desc);
   }
 
+  if (graph_relocatable(g, req->all_files ? -1 : t->file_index) != 0) {
+    r.oom = 1;
+    goto out;
+  }
   for (int i = 0; i < r.n_sites; i++)
     if (!r.sites[i].skip) instrument_site(&r, i);
+  for (int i = 0; i < r.file->n_escapes; i++) escape_homes(&r, &r.file->escapes[i]);
   for (int i = 0; i < r.file->n_mems; i++) replace_mem(&r, &r.file->mems[i]);
   instrument_main_and_loop(&r);
   /* Registrations first, so that a recomputable range is registered

@@ -255,6 +255,8 @@ typedef struct rw_report {
   int n_skipped;
   rw_skipped *skipped;     /* op sites not instrumented */
   unsigned char *alloc_managed; /* per graph allocation: replaced by tidal_malloc */
+  int n_relocatable;       /* of those, relocatable (graph_alloc.relocatable) */
+  char *home_all_why;      /* why none is (graph.home_all_why), NULL when not so */
 } rw_report;
 void rw_report_free(rw_report *r); /* NULL-safe; members only */
 

@@ -276,10 +276,10 @@ void rw_split_edit_text(const rw_split *sp, int idx, const char *src, int i, rw_
   case RW_SPLIT_COUNT:
     rw_buf_printf(b, "(%s)tidal_l_%d", sp->count_type, idx);
     break;
-  default:
-    rw_buf_puts(b, "(");
+  default: /* the piece's current address (Note [relocatable allocations], graph/relocatable.c) */
+    rw_buf_puts(b, "TIDAL_AT((");
     rw_buf_putn(b, src + ed->begin, ed->end - ed->begin);
-    rw_buf_printf(b, ") + tidal_o_%d", idx);
+    rw_buf_printf(b, ") + tidal_o_%d)", idx);
     break;
   }
 }

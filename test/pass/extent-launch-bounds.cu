@@ -52,5 +52,5 @@ int main() {
 // REWRITE-LABEL: int main()
 // REWRITE-NOT: Dim.x
 // REWRITE: {(const void *)(y), ((size_t)1024*(size_t)(C)), TIDAL_READWRITE}
-// REWRITE: row_scale<<<B * T, 128>>>(y, C); TIDAL_OP_END
+// REWRITE: row_scale<<<B * T, 128>>>(TIDAL_AT(y), C); TIDAL_OP_END
 // REWRITE-NOT: Dim.x

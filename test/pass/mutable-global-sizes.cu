@@ -21,8 +21,8 @@
 // REPLAY: "budget_respected": true,
 // REPLAY: "ok": true
 // REWRITE: no plan: 'vocab_size' and 'vocab_codelen[vocab_size - 1]' are unbound (use --bind vocab_size=VALUE --bind vocab_codelen[vocab_size - 1]=VALUE)
-// SITES: tidal_malloc((void **)((void **)&d_syn0), vocab_size * layer1_size * sizeof(float))
-// SITES: tidal_malloc((void **)((void **)&d_code), vocab_codelen[vocab_size - 1] * sizeof(float))
+// SITES: tidal_malloc_grouped((void **)((void **)&d_syn0), vocab_size * layer1_size * sizeof(float), TIDAL_GROUP_RELOCATABLE)
+// SITES: tidal_malloc_grouped((void **)((void **)&d_code), vocab_codelen[vocab_size - 1] * sizeof(float), TIDAL_GROUP_RELOCATABLE)
 #include <stdio.h>
 #include <stdlib.h>
 long long vocab_size = 0, layer1_size = 100;

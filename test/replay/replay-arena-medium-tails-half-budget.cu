@@ -6,7 +6,7 @@
 // dconv in arenas (TIDAL_GROUP_ARENA): 4 chunks, and the program (8 chunks
 // in all) replays at half its peak with every checksum equal to the
 // unmanaged run's.
-// RUN: %tidal replay %s --budget 50% --format json -- %stubflags > %t.json
+// RUN: env TIDAL_RELOCATE=0 %tidal replay %s --budget 50% --format json -- %stubflags > %t.json
 // RUN: FileCheck %s < %t.json
 // CHECK: "peak_unmanaged_bytes": 16777216,
 // CHECK-NEXT: "peak_managed_bytes": 8388608,
@@ -16,7 +16,7 @@
 // Without arenas (--plan none: no groups, allocation order) the small
 // buffers take two slabs: 10 chunks, a 5-chunk budget, and pool_bwd's
 // working set is 6 chunks.
-// RUN: not %tidal replay %s --budget 50% --plan none -- %stubflags 2>&1 | FileCheck --check-prefix=NONE %s
+// RUN: not env TIDAL_RELOCATE=0 %tidal replay %s --budget 50% --plan none -- %stubflags 2>&1 | FileCheck --check-prefix=NONE %s
 // NONE: tidal_op_begin pool_bwd {{.*}} working set of 12582912 bytes {{.*}} exceeds the 10485760-byte budget
 #define MED 737280   /* floats: 2.8 MiB */
 #define SMALL 286720 /* floats: 1.1 MiB */

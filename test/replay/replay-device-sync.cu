@@ -5,9 +5,9 @@
 // the replay says so in its JSON and the managed step gets longer by the
 // host's wait.  The same program without the call, or with it only under
 // a periodic branch (`if (step % 10 == 0)`: not every step), does not wait.
-// RUN: %tidal replay %s --budget 80%% --chunk 4K --model-only --format json -- %stubflags -DSYNC=1 > %t.sync.json
-// RUN: %tidal replay %s --budget 80%% --chunk 4K --model-only --format json -- %stubflags -DSYNC=0 > %t.none.json
-// RUN: %tidal replay %s --budget 80%% --chunk 4K --model-only --format json -- %stubflags -DSYNC=2 > %t.periodic.json
+// RUN: env TIDAL_RELOCATE=0 %tidal replay %s --budget 80%% --chunk 4K --model-only --format json -- %stubflags -DSYNC=1 > %t.sync.json
+// RUN: env TIDAL_RELOCATE=0 %tidal replay %s --budget 80%% --chunk 4K --model-only --format json -- %stubflags -DSYNC=0 > %t.none.json
+// RUN: env TIDAL_RELOCATE=0 %tidal replay %s --budget 80%% --chunk 4K --model-only --format json -- %stubflags -DSYNC=2 > %t.periodic.json
 // RUN: python3 -c "import json,sys; r=[json.load(open(p)) for p in sys.argv[1:]]; print(*[x['device_sync_per_iteration'] for x in r]); print(r[0]['modelled_time_steady_managed_s'] > r[1]['modelled_time_steady_managed_s'], r[1]['modelled_time_steady_managed_s'] == r[2]['modelled_time_steady_managed_s'])" %t.sync.json %t.none.json %t.periodic.json | FileCheck %s
 // CHECK: True False False
 // CHECK-NEXT: True True

@@ -4,7 +4,7 @@
 // pass proves the kernel elementwise, so replay runs it in the pieces
 // tidal_split_elements picks, as the rewritten program does, within the
 // budget and with every checksum equal to the unmanaged (whole) run's.
-// RUN: %tidal replay %s --budget 50% --format json -- %stubflags > %t.json
+// RUN: env TIDAL_RELOCATE=0 %tidal replay %s --budget 50% --format json -- %stubflags > %t.json
 // RUN: FileCheck %s < %t.json
 // CHECK: "splittable_ops": 1,
 // CHECK-NEXT: "split_ops": 1,
@@ -16,17 +16,17 @@
 // CHECK: "unmanaged": {{{.*}}"split_ops": 0, "split_pieces": 0,
 // CHECK: "ok": true
 // The same at 4 KiB chunks (the pieces pin no partial 2 MiB chunks):
-// RUN: %tidal replay %s --budget 50% --chunk 4K -- %stubflags 2>&1 | FileCheck --check-prefix=SMALL %s
+// RUN: env TIDAL_RELOCATE=0 %tidal replay %s --budget 50% --chunk 4K -- %stubflags 2>&1 | FileCheck --check-prefix=SMALL %s
 // SMALL: split: 1 elementwise ops per iteration may run in pieces; 1 did, as {{[0-9]+}} pieces
 // SMALL: checksums match
 // Run whole (--no-split, as before split ops), the update does not fit:
-// RUN: not %tidal replay %s --budget 50% --no-split -- %stubflags 2>&1 | FileCheck --check-prefix=WHOLE %s
+// RUN: not env TIDAL_RELOCATE=0 %tidal replay %s --budget 50% --no-split -- %stubflags 2>&1 | FileCheck --check-prefix=WHOLE %s
 // WHOLE: refused by the runtime (TIDAL_ERR_BUDGET): tidal_op_begin upd -> adamw (trace:2): the op{{.}}s working set of 16777216 bytes {{.*}} exceeds the 8388608-byte budget
 // WHOLE: replay: budget 8.0 MiB REFUSED by the runtime (TIDAL_ERR_BUDGET)
 // WHOLE-NOT: CHECKSUMS DIFFER
 // A split launch that forgot to advance one pointer reads resident,
 // declared, wrong bytes: the oracle must catch it.
-// RUN: not %tidal replay %s --budget 50% --break split-no-advance -- %stubflags 2>&1 | FileCheck --check-prefix=BROKEN %s
+// RUN: not env TIDAL_RELOCATE=0 %tidal replay %s --budget 50% --break split-no-advance -- %stubflags 2>&1 | FileCheck --check-prefix=BROKEN %s
 // BROKEN: CHECKSUMS DIFFER: {{[0-9]+}} ops, first at upd -> adamw (iteration 0)
 #define NP (1 << 20) /* parameters: 4 MiB each for params, grads, m and v */
 #define B 4096       /* activations */

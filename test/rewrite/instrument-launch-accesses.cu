@@ -21,7 +21,7 @@ int main(void) {
 // CHECK-NEXT: };
 // CHECK-NEXT: TIDAL_OP_BEGIN(&tidal_site_0, 2, tidal_acc_0);
     scale_kernel<<<N / 256, 256>>>(y, x, N);
-// CHECK: scale_kernel<<<N / 256, 256>>>(y, x, N); TIDAL_OP_END(&tidal_site_0); }
+// CHECK: scale_kernel<<<N / 256, 256>>>(TIDAL_AT(y), TIDAL_AT(x), N); TIDAL_OP_END(&tidal_site_0); }
   }
   return 0;
 }

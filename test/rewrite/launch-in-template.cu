@@ -12,7 +12,7 @@
 // CHECK-NEXT: {(const void *)(g), TIDAL_EXTENT_UNKNOWN, TIDAL_READ},
 // CHECK: TIDAL_OP_BEGIN(
 // CHECK-NEXT: #line
-// CHECK-NEXT: upd<<<(n + 255) / 256, 256>>>(p, g, n); TIDAL_OP_END(
+// CHECK-NEXT: upd<<<(n + 255) / 256, 256>>>(TIDAL_AT(p), TIDAL_AT(g), n); TIDAL_OP_END(
 template <typename T>
 __global__ void upd(T *p, const T *g, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;

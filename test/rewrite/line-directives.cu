@@ -18,7 +18,7 @@ int main(void) {
   for (int step = 0; step < 3; step++) {
 // CHECK: TIDAL_OP_BEGIN(&tidal_site_0, 1, tidal_acc_0);
 // CHECK-NEXT: #line [[@LINE+2]] "[[FILE]]"
-// CHECK-NEXT: {{^    }}k<<<N / 256, 256>>>(x, N); TIDAL_OP_END(&tidal_site_0); }
+// CHECK-NEXT: {{^    }}k<<<N / 256, 256>>>(TIDAL_AT(x), N); TIDAL_OP_END(&tidal_site_0); }
     k<<<N / 256, 256>>>(x, N);
   }
   return 0;

@@ -25,22 +25,22 @@ __global__ void pool_bwd(float *dx, const float *x, const float *y, const float 
 }
 int main(void) {
   float *conv, *pool, *dconv, *dpool, *side, *huge, *hside, *tmp;
-// CHECK: tidal_malloc_grouped((void **)(&conv), MED * sizeof(float), TIDAL_GROUP_ARENA | [[A1:[0-9]+]]u)) /* tidal: laid out with pool so they share chunks: the same ops use them, and together they fit in the 2 chunks this one takes alone */
+// CHECK: tidal_malloc_grouped((void **)(&conv), MED * sizeof(float), TIDAL_GROUP_RELOCATABLE | TIDAL_GROUP_ARENA | [[A1:[0-9]+]]u)) /* tidal: laid out with pool so they share chunks: the same ops use them, and together they fit in the 2 chunks this one takes alone */
   cudaMalloc(&conv, MED * sizeof(float));
-// CHECK: tidal_malloc_grouped((void **)(&pool), SMALL * sizeof(float), TIDAL_GROUP_ARENA | [[A1]]u)) /* tidal: laid out with conv so they share chunks: the same ops use them, and together they fit in the 2 chunks conv takes alone */
+// CHECK: tidal_malloc_grouped((void **)(&pool), SMALL * sizeof(float), TIDAL_GROUP_RELOCATABLE | TIDAL_GROUP_ARENA | [[A1]]u)) /* tidal: laid out with conv so they share chunks: the same ops use them, and together they fit in the 2 chunks conv takes alone */
   cudaMalloc(&pool, SMALL * sizeof(float));
-// CHECK: tidal_malloc_grouped((void **)(&dconv), SMALL * sizeof(float), TIDAL_GROUP_ARENA | [[A2:[0-9]+]]u)) /* tidal: laid out with dpool so they share chunks: the same ops use them, and together they fit in the 2 chunks dpool takes alone */
+// CHECK: tidal_malloc_grouped((void **)(&dconv), SMALL * sizeof(float), TIDAL_GROUP_RELOCATABLE | TIDAL_GROUP_ARENA | [[A2:[0-9]+]]u)) /* tidal: laid out with dpool so they share chunks: the same ops use them, and together they fit in the 2 chunks dpool takes alone */
   cudaMalloc(&dconv, SMALL * sizeof(float));
-// CHECK: tidal_malloc_grouped((void **)(&dpool), MED * sizeof(float), TIDAL_GROUP_ARENA | [[A2]]u)
+// CHECK: tidal_malloc_grouped((void **)(&dpool), MED * sizeof(float), TIDAL_GROUP_RELOCATABLE | TIDAL_GROUP_ARENA | [[A2]]u)
   cudaMalloc(&dpool, MED * sizeof(float));
-// CHECK: tidal_malloc_grouped((void **)(&side), SMALL * sizeof(float), {{[0-9]+}}u)
+// CHECK: tidal_malloc_grouped((void **)(&side), SMALL * sizeof(float), TIDAL_GROUP_RELOCATABLE | {{[0-9]+}}u)
   cudaMalloc(&side, SMALL * sizeof(float));
-// CHECK: tidal_malloc((void **)(&huge), HUGE * sizeof(float))
+// CHECK: tidal_malloc_grouped((void **)(&huge), HUGE * sizeof(float), TIDAL_GROUP_RELOCATABLE)
   cudaMalloc(&huge, HUGE * sizeof(float));
-// CHECK: tidal_malloc_grouped((void **)(&hside), SMALL * sizeof(float), {{[0-9]+}}u)
+// CHECK: tidal_malloc_grouped((void **)(&hside), SMALL * sizeof(float), TIDAL_GROUP_RELOCATABLE | {{[0-9]+}}u)
   cudaMalloc(&hside, SMALL * sizeof(float));
   for (int it = 0; it < 4; it++) {
-// CHECK: tidal_malloc((void **)(&tmp), MED * sizeof(float))
+// CHECK: tidal_malloc_grouped((void **)(&tmp), MED * sizeof(float), TIDAL_GROUP_RELOCATABLE)
     cudaMalloc(&tmp, MED * sizeof(float));
     step<<<MED / 256, 256>>>(conv, MED, pool, SMALL);
     step<<<MED / 256, 256>>>(dpool, MED, dconv, SMALL);

@@ -13,9 +13,9 @@ __global__ void k(float *x, int n) {
 int main(void) {
   float *a, *b;
   cudaStream_t s = 0;
-// CHECK: CHECK_CUDA((cudaError_t)TIDAL_CUDA_STATUS(tidal_malloc((void **)(&a), N * sizeof(float))));
+// CHECK: CHECK_CUDA((cudaError_t)TIDAL_CUDA_STATUS(tidal_malloc_grouped((void **)(&a), N * sizeof(float), TIDAL_GROUP_RELOCATABLE)) /* tidal: relocatable: every use is an op argument through TIDAL_AT */);
   CHECK_CUDA(cudaMalloc(&a, N * sizeof(float)));
-// CHECK: (cudaError_t)TIDAL_CUDA_STATUS(tidal_malloc((void **)((void **)&b), N * sizeof(float))) /* tidal: was cudaMallocAsync on stream s;
+// CHECK: (cudaError_t)TIDAL_CUDA_STATUS(tidal_malloc_grouped((void **)((void **)&b), N * sizeof(float), TIDAL_GROUP_RELOCATABLE)) /* tidal: relocatable: every use is an op argument through TIDAL_AT */ /* tidal: was cudaMallocAsync on stream s;
   cudaMallocAsync((void **)&b, N * sizeof(float), s);
   for (int it = 0; it < 2; it++) k<<<N / 256, 256>>>(a, N);
 // CHECK: CHECK_CUDA((cudaError_t)TIDAL_CUDA_STATUS(tidal_free((void *)(a))));

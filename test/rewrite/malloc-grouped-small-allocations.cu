@@ -12,15 +12,15 @@ __global__ void copy(float *x, const float *y, int n) {
 }
 int main(void) {
   float *a, *b, *c, *d, *big;
-// CHECK: tidal_malloc_grouped((void **)(&a), N * sizeof(float), [[AC:[0-9]+]]u)
+// CHECK: tidal_malloc_grouped((void **)(&a), N * sizeof(float), TIDAL_GROUP_RELOCATABLE | [[AC:[0-9]+]]u)
   cudaMalloc(&a, N * sizeof(float));
-// CHECK: tidal_malloc_grouped((void **)(&b), N * sizeof(float), [[BD:[0-9]+]]u)
+// CHECK: tidal_malloc_grouped((void **)(&b), N * sizeof(float), TIDAL_GROUP_RELOCATABLE | [[BD:[0-9]+]]u)
   cudaMalloc(&b, N * sizeof(float));
-// CHECK: tidal_malloc_grouped((void **)(&c), N * sizeof(float), [[AC]]u)
+// CHECK: tidal_malloc_grouped((void **)(&c), N * sizeof(float), TIDAL_GROUP_RELOCATABLE | [[AC]]u)
   cudaMalloc(&c, N * sizeof(float));
-// CHECK: tidal_malloc_grouped((void **)(&d), N * sizeof(float), [[BD]]u)
+// CHECK: tidal_malloc_grouped((void **)(&d), N * sizeof(float), TIDAL_GROUP_RELOCATABLE | [[BD]]u)
   cudaMalloc(&d, N * sizeof(float));
-// CHECK: tidal_malloc((void **)(&big), 4 * N * sizeof(float))
+// CHECK: tidal_malloc_grouped((void **)(&big), 4 * N * sizeof(float), TIDAL_GROUP_RELOCATABLE)
   cudaMalloc(&big, 4 * N * sizeof(float));
   for (int it = 0; it < 4; it++) {
     copy<<<N / 256, 256>>>(c, a, N);

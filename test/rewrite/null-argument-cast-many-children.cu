@@ -12,7 +12,7 @@
 // CHECK-NEXT: {(const void *)(d), {{.*}}, TIDAL_WRITE},
 // CHECK-NEXT: {(const void *)(b), {{.*}}, TIDAL_READ},
 // CHECK-NEXT: };
-// CHECK: fwd<<<N / 256, 256>>>(d, b, (P<1, 2, 3, 4, 5, 6, 7, 8>)0, N); TIDAL_OP_END(&tidal_site_0); }
+// CHECK: fwd<<<N / 256, 256>>>(TIDAL_AT(d), TIDAL_AT(b), (P<1, 2, 3, 4, 5, 6, 7, 8>)0, N); TIDAL_OP_END(&tidal_site_0); }
 // CHECK-NOT: (const void *)((P<
 #define N 1048576
 template <int...> using P = const float *;

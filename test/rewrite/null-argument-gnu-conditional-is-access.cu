@@ -12,7 +12,7 @@
 // CHECK-NEXT: {(const void *)(b), {{.*}}, TIDAL_READ},
 // CHECK-NEXT: {(const void *)(c ?: 0), {{.*}}},
 // CHECK-NEXT: };
-// CHECK: fwd<<<N / 256, 256>>>(d, b, c ?: 0, N); TIDAL_OP_END(&tidal_site_0); }
+// CHECK: fwd<<<N / 256, 256>>>(TIDAL_AT(d), TIDAL_AT(b), TIDAL_AT(c ?: 0), N); TIDAL_OP_END(&tidal_site_0); }
 #define N 1048576
 __global__ void fwd(float *out, const float *in, const float *bias, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;

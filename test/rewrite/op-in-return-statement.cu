@@ -12,10 +12,10 @@
 // WARN: warning: op site 'main -> cudaMemset' is not instrumented: the op is in a return statement
 // CHECK: op site {{[0-9]+}}: alloc_zero -> cudaMemset
 // CHECK: TIDAL_OP_BEGIN(&tidal_site_[[A:[0-9]+]], 1,
-// CHECK: auto &&tidal_ret_[[A]] = cudaMemset(*p, 0, n * sizeof(float)); TIDAL_OP_END(&tidal_site_[[A]]); return tidal_ret_[[A]]; }
+// CHECK: auto &&tidal_ret_[[A]] = cudaMemset(TIDAL_AT(*p), 0, n * sizeof(float)); TIDAL_OP_END(&tidal_site_[[A]]); return tidal_ret_[[A]]; }
 // CHECK: op site {{[0-9]+}}: copy_ok -> cudaMemcpy
 // CHECK: TIDAL_OP_BEGIN(&tidal_site_[[B:[0-9]+]], 2,
-// CHECK: auto &&tidal_ret_[[B]] = cudaMemcpy(dst, src, n * sizeof(float), cudaMemcpyDeviceToDevice) == cudaSuccess; TIDAL_OP_END(&tidal_site_[[B]]); return tidal_ret_[[B]]; }
+// CHECK: auto &&tidal_ret_[[B]] = cudaMemcpy(TIDAL_AT(dst), TIDAL_AT(src), n * sizeof(float), cudaMemcpyDeviceToDevice) == cudaSuccess; TIDAL_OP_END(&tidal_site_[[B]]); return tidal_ret_[[B]]; }
 #define N 1048576
 __global__ void scale(float *o, const float *i, int n) {
   int k = blockIdx.x * blockDim.x + threadIdx.x;

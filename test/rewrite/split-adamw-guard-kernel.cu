@@ -52,7 +52,7 @@ int main(void) {
 // CHECK-NEXT: };
 // CHECK-NEXT: TIDAL_OP_BEGIN(&tidal_site_0, 4, tidal_acc_0);
 // CHECK-NEXT: #line [[#LAUNCH]] "{{.*}}.cu"
-// CHECK-NEXT: adamw_kernel<<<tidal_g_0, tidal_block_0>>>((p) + tidal_o_0, (g) + tidal_o_0, (opt.m) + tidal_o_0, (opt.v) + tidal_o_0,
+// CHECK-NEXT: adamw_kernel<<<tidal_g_0, tidal_block_0>>>(TIDAL_AT((p) + tidal_o_0), TIDAL_AT((g) + tidal_o_0), TIDAL_AT((opt.m) + tidal_o_0), TIDAL_AT((opt.v) + tidal_o_0),
 // CHECK-NEXT: (int)tidal_l_0, opt.lr, 0.9f, 0.999f, 1e-8f); TIDAL_OP_END(&tidal_site_0);
 // CHECK-NEXT: tidal_o_0 += tidal_l_0;
 // CHECK-NEXT: } while (tidal_o_0 < tidal_n_0);

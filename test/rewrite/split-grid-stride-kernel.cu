@@ -29,7 +29,7 @@ int main(void) {
 // CHECK-NEXT: const tidal_access tidal_acc_0[2] = {
 // CHECK-NEXT: {(const void *)((y) + tidal_o_0), tidal_l_0 * 4, TIDAL_READWRITE},
 // CHECK-NEXT: {(const void *)((x) + tidal_o_0), tidal_l_0 * 4, TIDAL_READ},
-// CHECK: axpy_kernel<<<tidal_g_0, tidal_block_0, 0, stream>>>((y) + tidal_o_0, (x) + tidal_o_0, 2.0f, (int)tidal_l_0); TIDAL_OP_END(&tidal_site_0);
+// CHECK: axpy_kernel<<<tidal_g_0, tidal_block_0, 0, stream>>>(TIDAL_AT((y) + tidal_o_0), TIDAL_AT((x) + tidal_o_0), 2.0f, (int)tidal_l_0); TIDAL_OP_END(&tidal_site_0);
 // CHECK-NEXT: tidal_o_0 += tidal_l_0;
 // CHECK-NEXT: } while (tidal_o_0 < tidal_n_0);
     axpy_kernel<<<dim3(132 * 4), dim3(256), 0, stream>>>(y, x, 2.0f, N);

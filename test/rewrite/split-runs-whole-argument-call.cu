@@ -24,7 +24,7 @@ int main(void) {
 // CHECK-NEXT: const tidal_access tidal_acc_0[2] = {
 // CHECK-NEXT: {(const void *)(p), ((size_t)4194304), TIDAL_READWRITE},
 // CHECK-NEXT: {(const void *)(g), ((size_t)4194304), TIDAL_READ},
-// CHECK: sgd_kernel<<<N / 256, 256>>>(p, g, next_lr(&lr), N); TIDAL_OP_END(&tidal_site_0); }
+// CHECK: sgd_kernel<<<N / 256, 256>>>(TIDAL_AT(p), TIDAL_AT(g), next_lr(&lr), N); TIDAL_OP_END(&tidal_site_0); }
     sgd_kernel<<<N / 256, 256>>>(p, g, next_lr(&lr), N);
   }
   return 0;

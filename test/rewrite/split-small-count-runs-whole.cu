@@ -25,10 +25,10 @@ int main(void) {
   for (int step = 0; step < 3; step++) {
 // CHECK: { /* tidal: op site 0: main -> scale_kernel */
 // CHECK-NEXT: static tidal_site tidal_site_0
-// CHECK: scale_kernel<<<SMALL / 256, 256>>>(y, x, SMALL); TIDAL_OP_END(&tidal_site_0); }
+// CHECK: scale_kernel<<<SMALL / 256, 256>>>(TIDAL_AT(y), TIDAL_AT(x), SMALL); TIDAL_OP_END(&tidal_site_0); }
     scale_kernel<<<SMALL / 256, 256>>>(y, x, SMALL);
 // CHECK: /* tidal: split op scale_kernel over BIG elements
-// CHECK: scale_kernel<<<tidal_g_1, tidal_block_1>>>((y) + tidal_o_1, (x) + tidal_o_1, (int)tidal_l_1); TIDAL_OP_END(&tidal_site_1);
+// CHECK: scale_kernel<<<tidal_g_1, tidal_block_1>>>(TIDAL_AT((y) + tidal_o_1), TIDAL_AT((x) + tidal_o_1), (int)tidal_l_1); TIDAL_OP_END(&tidal_site_1);
     scale_kernel<<<BIG / 256, 256>>>(y, x, BIG);
   }
   return 0;

@@ -22,17 +22,17 @@ int main(int argc, char **argv) {
   for (int step = 0; step < 3; step++) {
 // CHECK: { /* tidal: op site 0: main -> cublasSgemm
 // CHECK: TIDAL_OP_BEGIN(&tidal_site_0, 3, tidal_acc_0);
-// CHECK: cublasCheck(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, N, N, N, &one, a, N, b, N, &zero, c, N)); TIDAL_OP_END(&tidal_site_0); }
+// CHECK: cublasCheck(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, N, N, N, &one, TIDAL_AT(a), N, TIDAL_AT(b), N, &zero, TIDAL_AT(c), N)); TIDAL_OP_END(&tidal_site_0); }
     cublasCheck(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, N, N, N, &one, a, N, b, N, &zero, c, N));
 // CHECK: {{^ *}}/* tidal: op site 1: main -> cublasSgemm
-// CHECK: cublasStatus_t st = cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, N, N, N, &one, c, N, b, N, &zero, a, N); TIDAL_OP_END(&tidal_site_1);{{$}}
+// CHECK: cublasStatus_t st = cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, N, N, N, &one, TIDAL_AT(c), N, TIDAL_AT(b), N, &zero, TIDAL_AT(a), N); TIDAL_OP_END(&tidal_site_1);{{$}}
     cublasStatus_t st = cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, N, N, N, &one, c, N, b, N, &zero, a, N);
     if (st != CUBLAS_STATUS_SUCCESS) return 1;
 // CHECK: if (argc > 1)
 // CHECK-NEXT: { /* tidal: op site 2: main -> k */
     if (argc > 1)
       k<<<N / 64, 64>>>(a, N);
-// CHECK: k<<<N / 64, 64>>>(a, N); TIDAL_OP_END(&tidal_site_2); }
+// CHECK: k<<<N / 64, 64>>>(TIDAL_AT(a), N); TIDAL_OP_END(&tidal_site_2); }
   }
   return 0;
 }

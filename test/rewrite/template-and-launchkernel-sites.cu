@@ -41,13 +41,13 @@ void copy(T *dst, const T *src, int n) {
 // CHECK: {(const void *)(y), TIDAL_EXTENT_UNKNOWN, TIDAL_READWRITE},
 // CHECK-NEXT: {(const void *)(x), TIDAL_EXTENT_UNKNOWN, TIDAL_READ},
 // CHECK: TIDAL_OP_BEGIN(&tidal_site_[[S:[0-9]+]], 2, tidal_acc_[[S]]);
-// CHECK: scale_kernel<<<(n + 255) / 256, 256>>>(y, x, n); TIDAL_OP_END(&tidal_site_[[S]]); }
+// CHECK: scale_kernel<<<(n + 255) / 256, 256>>>(TIDAL_AT(y), TIDAL_AT(x), n); TIDAL_OP_END(&tidal_site_[[S]]); }
 
 // CHECK-LABEL: void copy(T *dst, const T *src, int n) {
 // CHECK-NEXT: { /* tidal: op site {{[0-9]+}}: copy -> cudaMemcpy */
 // CHECK: {(const void *)(dst), ((size_t)(n * sizeof(T))), TIDAL_WRITE},
 // CHECK-NEXT: {(const void *)(src), ((size_t)(n * sizeof(T))), TIDAL_READ},
-// CHECK: cudaMemcpy(dst, src, n * sizeof(T), cudaMemcpyDeviceToDevice); TIDAL_OP_END(
+// CHECK: cudaMemcpy(TIDAL_AT(dst), TIDAL_AT(src), n * sizeof(T), cudaMemcpyDeviceToDevice); TIDAL_OP_END(
 
 int main() {
   float *x, *y;
