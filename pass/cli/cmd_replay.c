@@ -40,27 +40,6 @@
 #include "cli/summary.h"
 #include "graph/coverage.h"
 
-/* Per graph op, 1 where its call returns to the host only once the device
- * has run it: a LIBCALL_HOST_SYNC call (cudaMemcpy) with a host side, i.e.
- * not both a read and a write of device memory (Note [host costs per site],
- * replay.c).  NULL when out of memory (then no op waits). */
-static unsigned char *host_sync_ops(const graph *g) {
-  unsigned char *sync = calloc((size_t)(g->n_ops ? g->n_ops : 1), 1);
-  for (int i = 0; sync && i < g->n_ops; i++) {
-    const graph_op *op = &g->ops[i];
-    const libcall_info *li = op->callee ? libcall_find(op->callee) : NULL;
-    if (!li || !(li->flags & LIBCALL_HOST_SYNC)) continue;
-    int reads = 0, writes = 0;
-    for (int a = 0; a < op->n_acc; a++) {
-      if (op->acc[a].unmanaged) continue;
-      if (op->acc[a].mode & ACCESS_READ) reads = 1;
-      if (op->acc[a].mode & ACCESS_WRITE) writes = 1;
-    }
-    sync[i] = !(reads && writes);
-  }
-  return sync;
-}
-
 typedef struct replay_cli {
   cost_model cost;
   int iterations;
@@ -208,7 +187,6 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
   plan_replay pr;
   memset(&pr, 0, sizeof pr);
   double *op_seconds = NULL, *op_launch = NULL;
-  unsigned char *op_sync = NULL;
   char tmp_trace[] = "/tmp/tidal-replay-trace-XXXXXX";
   int have_tmp = 0;
 
@@ -268,8 +246,6 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
   ro->sim_costs_path = cli.costs;
   ro->cost = cli.cost;
   ro->op_launch_s = op_launch; /* Note [host costs per site], replay.c */
-  ro->op_host_sync = op_sync = host_sync_ops(&g);
-  ro->device_sync = g.loop_device_syncs > 0; /* Note [device sync], backend_sim.c */
   ro->cost_only = cli.model_only;             /* --model-only: Note [one model of cost] */
   int relocate = 1;
   if (resolve_planner(cli.planner, mode, &ro->planner) != 0 ||
@@ -370,7 +346,6 @@ out:
   frontend_dispose(tu);
   free(op_seconds);
   free(op_launch);
-  free(op_sync);
   if (child && !reported) replay_child_result(child, rc ? rc : TIDAL_EXIT_INTERNAL, 0);
   return rc;
 }

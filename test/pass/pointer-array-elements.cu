@@ -3,8 +3,8 @@
 // `static const int dims[]` table: each access resolves to a tensor (the
 // element's allocation is picked per layer when unrolling), nothing is
 // left unresolved, and the plan's replay matches checksums.
-// RUN: env TIDAL_RELOCATE=0 %tidal graph %s -- %stubflags | FileCheck %s
-// RUN: env TIDAL_RELOCATE=0 %tidal replay %s --chunk 4K --budget 60% -- %stubflags | FileCheck --check-prefix=REPLAY %s
+// RUN: %tidal graph %s -- %stubflags | FileCheck %s
+// RUN: %tidal replay %s --chunk 4K --budget 60% -- %stubflags | FileCheck --check-prefix=REPLAY %s
 // CHECK: ops: 2 static, 6 per iteration unrolled
 // CHECK: write     act[l + 1]
 // CHECK-NEXT: read      act[l]
