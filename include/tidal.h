@@ -497,6 +497,9 @@ typedef struct tidal_counters {
   uint64_t peak_physical_bytes;
   uint64_t pool_shrinks;
   uint64_t physical_overruns;
+  /* Op accesses that ran past their allocation's end and were cut there
+   * (a loose bound from the pass; runtime-api.md, tidal_op_begin). */
+  uint64_t extents_clamped;
 } tidal_counters;
 
 typedef struct tidal_stats {

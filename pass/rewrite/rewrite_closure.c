@@ -9,7 +9,7 @@
  *     tidal_access acc[K];           // the launch's accesses, evaluated then
  *   } tidal_rc_ctx_N;
  *   static void tidal_rc_fn_N(void *ctx, tidal_stream stream) {
- *     op_begin(acc) ; kernel<<<grid, block, shmem, stream>>>(a0, ...) ; op_end
+ *     op_begin(acc) ; kernel<<<grid, block, shmem, stream>>>(TIDAL_AT(a0), ...) ; op_end
  *   }
  *
  * The accesses are captured as values (pointer and byte count) rather than
@@ -66,7 +66,13 @@ int rw_closure_emit(const graph *g, const graph_site *site, int opi, int id, con
   rw_buf_puts(def, "  cudaStream_t s = tidal_stream_arg ? (cudaStream_t)tidal_stream_arg : c->stream;\n");
   rw_buf_printf(def, "  TIDAL_OP_BEGIN(&site, %d, c->acc);\n", site->n_acc);
   rw_buf_printf(def, "  %s<<<c->grid, c->block, c->shmem, s>>>(", op->callee);
-  for (int i = 0; i < op->n_args; i++) rw_buf_printf(def, "%sc->a%d", i ? ", " : "", i);
+  /* Each pointer the launch site passes through TIDAL_AT is passed so here
+   * too: the closure's op declares the same accesses, and a relocatable
+   * tensor's stable address is unmapped (Note [relocatable allocations]). */
+  for (int i = 0; i < op->n_args; i++) {
+    int at = i < site->n_args && graph_site_arg_wrapped(site, i);
+    rw_buf_printf(def, "%s%sc->a%d%s", i ? ", " : "", at ? "TIDAL_AT(" : "", i, at ? ")" : "");
+  }
   rw_buf_puts(def, ");\n  TIDAL_OP_END(&site);\n}\n");
 
   /* The start of the registration (the caller adds the register call and

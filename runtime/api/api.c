@@ -406,9 +406,33 @@ tidal_status tidal_malloc_grouped(void **p, size_t bytes, unsigned group) {
   return malloc_grouped(p, bytes, (uint32_t)group);
 }
 
-/* The allocation containing [p, p+bytes), with the length resolved. */
+/* Whether site is on *list, adding it if not: a message once per op site. */
+static int seen_site(const tidal_site ***list, size_t *n, const tidal_site *site) {
+  for (size_t i = 0; i < *n; i++)
+    if ((*list)[i] == site)
+      return 1;
+  const tidal_site **w = realloc(*list, (*n + 1) * sizeof *w);
+  if (w) {
+    *list = w;
+    (*list)[(*n)++] = site;
+  }
+  return 0;
+}
+
+/* The allocation containing [p, p+bytes), with the length resolved.
+ *
+ * Note [clamped extents]: with clamp set (an op's access), an access that
+ * starts inside an allocation and runs past its end is cut at the end
+ * rather than refused.  A kernel's extent is the pass's upper bound over
+ * its index expressions, and a bound can be loose where the index steps
+ * by a vector width: llm.c's `for (j = 0; j < 8; j += 4) ld_vec(p + j)`
+ * bounds j by 7 rather than 4, 12 bytes past a float4 load's end, and on
+ * the last tensor of an allocation that is past the allocation.  No
+ * correct kernel touches bytes past its allocation, so the cut access
+ * still covers everything the op uses.  The explicit calls (prefetch,
+ * annotate, recompute) keep the error: their extents are the caller's. */
 static tidal_status resolve(const char *fn, const tidal_site *site, const void *p, size_t bytes,
-                            rt_alloc **out, size_t *off, size_t *len) {
+                            int clamp, rt_alloc **out, size_t *off, size_t *len) {
   uintptr_t u = (uintptr_t)p;
   rt_alloc *a = rt_registry_find(u);
   if (!a && (bytes == 0 || bytes == TIDAL_EXTENT_UNKNOWN) && u) {
@@ -431,6 +455,14 @@ static tidal_status resolve(const char *fn, const tidal_site *site, const void *
   }
   size_t o = u - a->base;
   size_t l = bytes == TIDAL_EXTENT_UNKNOWN ? a->bytes - o : bytes;
+  if (l > a->bytes - o && clamp) {
+    RT_COUNT(extents_clamped, 1);
+    if (!seen_site(&rt_mem.clamped, &rt_mem.nclamped, site))
+      rt_log(3, "%s%s%s: %zu bytes at %p run %zu bytes past the end of the %zu-byte allocation; "
+                "cut at its end (a loose bound; noted once per op site)",
+             fn, site ? " " : "", site ? site_label(site) : "", l, p, l - (a->bytes - o), a->bytes);
+    l = a->bytes - o;
+  }
   if (l > a->bytes - o)
     return rt_error(TIDAL_ERR_OUT_OF_BOUNDS,
                     "%s%s%s: %zu bytes at %p run %zu bytes past the end of the %zu-byte allocation "
@@ -531,7 +563,7 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
     size_t off = 0, len = 0;
     if (!x->ptr)
       continue; /* Note [NULL accesses] */
-    if ((st = resolve("tidal_op_begin", site, x->ptr, x->bytes, &a, &off, &len)) != TIDAL_OK)
+    if ((st = resolve("tidal_op_begin", site, x->ptr, x->bytes, 1, &a, &off, &len)) != TIDAL_OK)
       goto fail;
     if (len == 0) {
       if (a->reloc && (st = rt_frame_note_empty((uintptr_t)x->ptr)) != TIDAL_OK)
@@ -768,7 +800,7 @@ static tidal_status hint_range(const char *name, const void *p, size_t bytes, in
   *len = 0;
   if (!p)
     return TIDAL_OK; /* Note [NULL accesses] */
-  tidal_status st = resolve(name, NULL, p, bytes, a, off, len);
+  tidal_status st = resolve(name, NULL, p, bytes, 0, a, off, len);
   if (st != TIDAL_OK)
     return st;
   if (!rt_planner_hint(kind, *a, *off, *len)) { /* Note [hints under a plan] */
@@ -955,14 +987,8 @@ void *tidal_at(const void *p) {
   rt_set_error("tidal_at(%p)%s%s: inside a relocatable allocation but outside every access of "
                "the open ops; its stable address is returned and faults if used",
                p, site ? " in " : " outside any op", site ? site_label(site) : "");
-  for (size_t i = 0; i < rt_mem.nwarned; i++)
-    if (rt_mem.warned[i] == site)
-      return r;
-  const tidal_site **w = realloc(rt_mem.warned, (rt_mem.nwarned + 1) * sizeof *w);
-  if (w) {
-    rt_mem.warned = w;
-    rt_mem.warned[rt_mem.nwarned++] = site;
-  }
+  if (seen_site(&rt_mem.warned, &rt_mem.nwarned, site))
+    return r;
   rt_log(2, "%s (warned once per op site)", tidal_last_error());
   return r;
 }
@@ -991,7 +1017,7 @@ tidal_status tidal_recompute_register(const void *ptr, size_t bytes, tidal_recom
     return rt_error(TIDAL_ERR_INVALID, "tidal_recompute_register(%p): fn or ctx is NULL", ptr);
   rt_alloc *a = NULL;
   size_t off = 0, len = 0;
-  tidal_status st = resolve("tidal_recompute_register", NULL, ptr, bytes, &a, &off, &len);
+  tidal_status st = resolve("tidal_recompute_register", NULL, ptr, bytes, 0, &a, &off, &len);
   if (st != TIDAL_OK)
     return st;
   rt_planner_hint(RT_HINT_RECOMPUTE, a, off, len); /* recorded; always runs */

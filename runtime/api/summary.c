@@ -85,6 +85,7 @@ static const struct row {
     {"peak device memory created", offsetof(tidal_counters, peak_physical_bytes), ROW_BYTES, 1},
     {"  device pool shrinks", offsetof(tidal_counters, pool_shrinks), ROW_COUNT, 1},
     {"  over the bound (pinned)", offsetof(tidal_counters, physical_overruns), ROW_COUNT, 1},
+    {"accesses cut at their allocation's end", offsetof(tidal_counters, extents_clamped), ROW_COUNT, 1},
 };
 
 /* Every counter is 8 bytes (uint64_t or double): a field added to

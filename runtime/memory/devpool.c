@@ -407,4 +407,5 @@ void rt_units_destroy(void) {
   rt_mem.dpool_steps = NULL;
   rt_mem.dpool_nsteps = rt_mem.dpool_cap_steps = 0;
   free(rt_mem.warned);
+  free(rt_mem.clamped);
 }

@@ -334,6 +334,8 @@ typedef struct rt_mem_state {
   size_t host_budget;            /* bytes, chunks' slots and units' copies together */
   const tidal_site **warned;     /* sites warned about an undeclared tidal_at */
   size_t nwarned;
+  const tidal_site **clamped;    /* sites noted for an extent cut at its allocation's end */
+  size_t nclamped;
   rt_slab *slabs;
   rt_arena *arenas;              /* newest first */
   /* recompute.c */
