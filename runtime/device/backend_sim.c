@@ -603,18 +603,22 @@ static int sim_event_done(rt_backend *b, const rt_event *ev) {
   return 1;
 }
 
-static void host_wait_until(rt_backend *b, double t, double *waited_s) {
+/* why names the wait in the trace ("host_wait" events: where the modelled
+ * host time goes). */
+static void host_wait_until(rt_backend *b, double t, double *waited_s, const char *why) {
   if (t <= b->t_host)
     return;
   if (waited_s)
     *waited_s += t - b->t_host;
   RT_COUNT_TIME(modelled_host_wait_seconds, t - b->t_host);
+  if (RT_TRACING())
+    rt_trace("host_wait", "\"why\":\"%s\",\"us\":%.1f", why, (t - b->t_host) * 1e6);
   b->t_host = t + b->c.event_sync_s;
 }
 
 static tidal_status sim_event_sync(rt_backend *b, const rt_event *ev, double *waited_s) {
   wait_copied(b, ev);
-  host_wait_until(b, ev->vt, waited_s);
+  host_wait_until(b, ev->vt, waited_s, "event");
   return TIDAL_OK;
 }
 
@@ -670,7 +674,7 @@ static int sim_mark_done(rt_backend *b, uint64_t m) {
 }
 
 static tidal_status sim_mark_wait(rt_backend *b, uint64_t m, double *waited_s) {
-  host_wait_until(b, mark_time(b, m), waited_s);
+  host_wait_until(b, mark_time(b, m), waited_s, "mark");
   return TIDAL_OK;
 }
 
@@ -699,7 +703,7 @@ static void sim_op_end(rt_backend *b, tidal_stream s, const tidal_site *site) {
    * launched just before (bench/gpu/h200-2026-11-27/README.md), time the
    * host could not spend on the next ops' remaps. */
   if (sc && (sc->flags & TIDAL_SIM_SITE_HOST_SYNC))
-    host_wait_until(b, b->t_dev, NULL);
+    host_wait_until(b, b->t_dev, NULL, "host-synchronous op");
   if (b->profile)
     rt_profile_add(site, est, launch, rt_base.iterations_done == 0);
 }
@@ -720,7 +724,7 @@ static double sim_modelled_now(rt_backend *b) { return max2(b->t_host, b->t_dev)
  * the last copy issued on any engine. */
 static void sim_device_sync(rt_backend *b) {
   double t = max2(max2(b->t_dev, b->t_d2h), max2(b->t_h2d, b->t_fault));
-  host_wait_until(b, t, NULL);
+  host_wait_until(b, t, NULL, "device sync");
 }
 
 /* Time marks cost what the CUDA backend's timing events cost the host
@@ -743,7 +747,7 @@ static int sim_time_ready(rt_backend *b, const rt_event *mark) {
 
 static tidal_status sim_time_elapsed(rt_backend *b, const rt_event *a, const rt_event *e,
                                      double *s) {
-  host_wait_until(b, e->vt, NULL);
+  host_wait_until(b, e->vt, NULL, "timing event");
   *s = e->vt - a->vt;
   return TIDAL_OK;
 }
@@ -801,7 +805,7 @@ static tidal_status sim_worker_attach(rt_backend *b, char *err, size_t n) { retu
 
 static void sim_worker_waited(rt_backend *b, double vt, double real_s, double *waited_s) {
   (void)real_s; /* the modelled clock only */
-  host_wait_until(b, vt, waited_s);
+  host_wait_until(b, vt, waited_s, "vmm worker");
 }
 
 const rt_backend_ops rt_backend_sim_ops = {
