@@ -254,6 +254,18 @@ void ka_visit_call_value(kctx *c, CXCursor call, ptrval *rp, lin *ri) {
     free(name);
     return;
   }
+  /* `__builtin_assume_aligned(p, 16)` (llm.c's bf16 softmax) returns p
+   * and touches nothing: its value is p's (the other arguments are
+   * integers).  A hint only - if it were wrong the program would be
+   * undefined, not reading elsewhere. */
+  if (!strcmp(name, "__builtin_assume_aligned") && nargs >= 1 &&
+      cursor_is_pointer_type(clang_getCursorType(clang_Cursor_getArgument(call, 0)))) {
+    *rp = ka_eval_ptr(c, clang_Cursor_getArgument(call, 0));
+    for (int i = 1; i < nargs; i++)
+      ka_visit_expr(c, clang_Cursor_getArgument(call, (unsigned)i));
+    free(name);
+    return;
+  }
   if (starts_with(name, "curand")) c->flags |= KERNEL_RNG;
 
   /* The object of a member call (Note [member calls]). */

@@ -36,7 +36,19 @@ typedef struct base_var {
   int nonneg;  /* known >= 0 */
   int cover;   /* enum cover_kind */
   int data;    /* made while reading memory: a data-dependent value (for the reason only) */
+  int launch;  /* the launch builtin it is (LAUNCH_*, Note [reversed indices]), 0: none */
 } base_var;
+
+/* Launch builtins a base variable may be (base_var.launch): a dimension
+ * (gridDim, blockDim) and the index below it (blockIdx, threadIdx), per
+ * component x, y, z: LAUNCH_<kind> + component. */
+enum launch_builtin {
+  LAUNCH_NONE = 0,
+  LAUNCH_GDIM = 1,  /* gridDim.x, .y, .z: 1, 2, 3 */
+  LAUNCH_BID = 4,   /* blockIdx */
+  LAUNCH_BDIM = 7,  /* blockDim */
+  LAUNCH_TID = 10   /* threadIdx */
+};
 
 typedef struct lin {
   int ok;                    /* 0: not affine (treated as an opaque value) */
@@ -166,6 +178,7 @@ void ka_bind_ptr(kctx *c, CXCursor decl, ptrval p);
 void ka_bind_ref(kctx *c, CXCursor decl, ptrval p, int len);
 ptrval ka_ptr_none(kctx *c);
 lin ka_quotient_var(kctx *c, lin x, sym *d);
+lin ka_lin_launch_pairs(kctx *c, lin x);
 
 /* kernels_expr.c: expressions. */
 lin ka_eval_int(kctx *c, CXCursor e);

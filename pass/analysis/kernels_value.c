@@ -22,6 +22,7 @@ int ka_new_var(kctx *c, sym *bound, int nonneg) {
   c->vars[c->n_vars].data = 0;
   c->vars[c->n_vars].nonneg = nonneg;
   c->vars[c->n_vars].cover = COV_NONE;
+  c->vars[c->n_vars].launch = LAUNCH_NONE;
   return c->n_vars++;
 }
 
@@ -251,4 +252,51 @@ lin ka_quotient_var(kctx *c, lin x, sym *d) {
   int v = ka_new_var(c, own, 1);
   if (v >= 0 && !own) c->vars[v].lbound = quotient_bound(c, ka_lin_max_mode(c, x, 1), d);
   return ka_lin_var(c, v);
+}
+
+/* Note [reversed indices]: `gridDim.x - blockIdx.x - 1` runs the blocks
+ * backwards (llm.c's softmax_forward_kernel5 and fused_classifier_kernel3
+ * iterate from the last row for cache reuse).  gridDim.x and blockIdx.x
+ * are separate base variables, each >= 0, so their difference alone has
+ * minimum -gridDim.x and an index built on it is unbounded.  The launch
+ * relates them: blockIdx.x < gridDim.x, so gridDim.x - blockIdx.x - 1 is
+ * in [0, gridDim.x).  Base variables made from the builtins carry which
+ * one they are (base_var.launch); a form with s*D - s*I for a dimension D
+ * and the index I below it (same component; gridDim/blockIdx,
+ * blockDim/threadIdx) is rewritten s + s*R, R a fresh variable in
+ * [0, D) - exact, not a widening.  R's own bound is D's own bound if a
+ * guard gave D one (R <= D - 1), its launch bound the dimension's name.
+ * R covers nothing (Note [dense]): the dense proof does not see through
+ * it.  Any two variables with one tag are the same value (the builtins
+ * are constant in a thread), so the pairing holds whichever evaluation
+ * of the builtin made each; a local copied from a builtin and guarded is
+ * rebound to an untagged variable, which only loses the pairing. */
+lin ka_lin_launch_pairs(kctx *c, lin x) {
+  if (!x.ok) return x;
+  for (int i = 0; i < x.n; i++) {
+    int li = c->vars[x.var[i]].launch;
+    int kind = li == LAUNCH_NONE ? 0 : (li - 1) / 3 * 3 + 1, comp = li - kind;
+    if (kind != LAUNCH_GDIM && kind != LAUNCH_BDIM) continue;
+    int partner = (kind == LAUNCH_GDIM ? LAUNCH_BID : LAUNCH_TID) + comp;
+    for (int j = 0; j < x.n; j++) {
+      if (c->vars[x.var[j]].launch != partner) continue;
+      int64_t z;
+      if (!sym_get_const(sym_add(c->a, x.coef[i], x.coef[j]), &z) || z != 0) continue;
+      static const char *const comps[3] = {"x", "y", "z"};
+      base_var *d = &c->vars[x.var[i]];
+      int r = ka_new_var(c, d->bound, 1);
+      if (r < 0) return x;
+      c->vars[r].lbound =
+          ka_launch_name(c, kind == LAUNCH_GDIM ? "gridDim" : "blockDim", comps[comp]);
+      sym *s = x.coef[i];
+      /* drop terms i and j, then add s + s*R */
+      lin y = ka_lin_const(c, x.k);
+      for (int m = 0; m < x.n; m++)
+        if (m != i && m != j) y = ka_lin_add_scaled(c, y, ka_lin_var(c, x.var[m]), x.coef[m]);
+      y = ka_lin_add_scaled(c, y, ka_lin_const(c, s), sym_const(c->a, 1));
+      y = ka_lin_add_scaled(c, y, ka_lin_var(c, r), s);
+      return ka_lin_launch_pairs(c, y);
+    }
+  }
+  return x;
 }
