@@ -135,7 +135,11 @@ static void tile_value(kctx *c, const char *name, CXCursor obj, lin *ri) {
     return;
   long long n = clang_Cursor_getTemplateArgumentValue(decl, 0);
   if (n <= 0 || n > (1 << 20)) return;
-  *ri = ka_lin_var(c, ka_new_var(c, sym_const(c->a, n), 1));
+  int v = ka_new_var(c, sym_const(c->a, n), 1);
+  CXCursor od = cursor_strip(obj);
+  if (v >= 0 && clang_getCursorKind(od) == CXCursor_DeclRefExpr)
+    c->vars[v].rank_of = clang_getCursorReferenced(od);
+  *ri = ka_lin_var(c, v);
 }
 
 /* The mode a call of method m makes on its object (Note [member calls]);

@@ -37,6 +37,7 @@ typedef struct base_var {
   int cover;   /* enum cover_kind */
   int data;    /* made while reading memory: a data-dependent value (for the reason only) */
   int launch;  /* the launch builtin it is (LAUNCH_*, Note [reversed indices]), 0: none */
+  CXCursor rank_of; /* `t.thread_rank()` of the tile declared here, else null (Note [guarded sums]) */
 } base_var;
 
 /* Launch builtins a base variable may be (base_var.launch): a dimension
@@ -101,6 +102,14 @@ typedef struct narrowing {
   int level;
 } narrowing;
 
+/* A guard on a sum of several values, `x <= top` (Note [guarded sums]),
+ * in effect while the environment stays at or above level. */
+typedef struct guarded_sum {
+  lin x;
+  sym *top; /* inclusive maximum of x */
+  int level;
+} guarded_sum;
+
 /* A local size analysed as a name (Note [derived sizes]). */
 typedef struct derived_size {
   char name[96];
@@ -116,6 +125,8 @@ typedef struct kctx {
   int n_env, cap_env;
   narrowing *trail;
   int n_trail, cap_trail;
+  guarded_sum *gsums;
+  int n_gsums, cap_gsums;
   derived_size *sizes;
   int n_sizes, cap_sizes;
   char **param_names; /* the kernel's parameter names (for fresh size names) */
