@@ -295,6 +295,7 @@ static int analyze_kernel(pass_tu *t, CXCursor f, kernel_info *ki) {
   free(c.vars);
   free(c.env);
   free(c.trail);
+  free(c.gsums);
   free(c.sizes);
   free(names);
   free(eb);

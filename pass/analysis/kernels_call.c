@@ -135,7 +135,11 @@ static void tile_value(kctx *c, const char *name, CXCursor obj, lin *ri) {
     return;
   long long n = clang_Cursor_getTemplateArgumentValue(decl, 0);
   if (n <= 0 || n > (1 << 20)) return;
-  *ri = ka_lin_var(c, ka_new_var(c, sym_const(c->a, n), 1));
+  int v = ka_new_var(c, sym_const(c->a, n), 1);
+  CXCursor od = cursor_strip(obj);
+  if (v >= 0 && clang_getCursorKind(od) == CXCursor_DeclRefExpr)
+    c->vars[v].rank_of = clang_getCursorReferenced(od);
+  *ri = ka_lin_var(c, v);
 }
 
 /* The mode a call of method m makes on its object (Note [member calls]);
@@ -251,6 +255,18 @@ void ka_visit_call_value(kctx *c, CXCursor call, ptrval *rp, lin *ri) {
         ka_visit_expr(c, a);
       }
     }
+    free(name);
+    return;
+  }
+  /* `__builtin_assume_aligned(p, 16)` (llm.c's bf16 softmax) returns p
+   * and touches nothing: its value is p's (the other arguments are
+   * integers).  A hint only - if it were wrong the program would be
+   * undefined, not reading elsewhere. */
+  if (!strcmp(name, "__builtin_assume_aligned") && nargs >= 1 &&
+      cursor_is_pointer_type(clang_getCursorType(clang_Cursor_getArgument(call, 0)))) {
+    *rp = ka_eval_ptr(c, clang_Cursor_getArgument(call, 0));
+    for (int i = 1; i < nargs; i++)
+      ka_visit_expr(c, clang_Cursor_getArgument(call, (unsigned)i));
     free(name);
     return;
   }

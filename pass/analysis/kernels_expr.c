@@ -92,6 +92,13 @@ lin ka_eval_int(kctx *c, CXCursor e) {
   return r;
 }
 
+/* x (one fresh variable) marked as the launch builtin tag (Note [reversed
+ * indices], kernels_value.c). */
+static lin launch_tagged(kctx *c, lin x, int tag) {
+  if (x.ok && x.n == 1) c->vars[x.var[0]].launch = tag;
+  return x;
+}
+
 static lin eval_int_value(kctx *c, CXCursor e) {
   if (stack_too_deep(e, "expression")) return ka_lin_bad(c);
   e = cursor_strip(e);
@@ -120,10 +127,16 @@ static lin eval_int_value(kctx *c, CXCursor e) {
     /* threadIdx.x and friends: non-negative, unbounded (the launch decides). */
     int bx = builtin_x(e);
     sym *one = sym_const(c->a, 1);
-    if (bx == BI_TID) return ka_lin_cover(c, COV_TID_RAW, ka_launch_name(c, "blockDim", "x"));
-    if (bx == BI_BID) return ka_lin_cover(c, COV_BID_RAW, ka_launch_name(c, "gridDim", "x"));
+    if (bx == BI_TID)
+      return launch_tagged(c, ka_lin_cover(c, COV_TID_RAW, ka_launch_name(c, "blockDim", "x")),
+                           LAUNCH_TID);
+    if (bx == BI_BID)
+      return launch_tagged(c, ka_lin_cover(c, COV_BID_RAW, ka_launch_name(c, "gridDim", "x")),
+                           LAUNCH_BID);
     if (bx == BI_BDIM)
-      return ka_lin_cover(c, COV_BDIM_RAW, sym_add(c->a, ka_launch_name(c, "blockDim", "x"), one));
+      return launch_tagged(
+          c, ka_lin_cover(c, COV_BDIM_RAW, sym_add(c->a, ka_launch_name(c, "blockDim", "x"), one)),
+          LAUNCH_BDIM);
     CXCursor ch[1];
     int n_ch = cursor_children(e, ch, 1);
     if (n_ch == 1) {
@@ -135,14 +148,22 @@ static lin eval_int_value(kctx *c, CXCursor e) {
       const char *dim = !strcmp(bn, "threadIdx") || !strcmp(bn, "blockDim") ? "blockDim"
                         : !strcmp(bn, "blockIdx") || !strcmp(bn, "gridDim") ? "gridDim"
                                                                              : NULL;
+      int tag = !strcmp(bn, "gridDim")    ? LAUNCH_GDIM
+                : !strcmp(bn, "blockIdx") ? LAUNCH_BID
+                : !strcmp(bn, "blockDim") ? LAUNCH_BDIM
+                : !strcmp(bn, "threadIdx") ? LAUNCH_TID
+                                           : LAUNCH_NONE;
       sym *lb = NULL;
       if (dim && mn && (!strcmp(mn, "x") || !strcmp(mn, "y") || !strcmp(mn, "z"))) {
         lb = ka_launch_name(c, dim, mn);
         if (!strcmp(bn, "blockDim") || !strcmp(bn, "gridDim")) lb = sym_add(c->a, lb, one);
+        tag += mn[0] - 'x';
+      } else {
+        tag = LAUNCH_NONE;
       }
       free(bn);
       free(mn);
-      if (dim) return ka_lin_cover(c, COV_NONE, lb);
+      if (dim) return launch_tagged(c, ka_lin_cover(c, COV_NONE, lb), tag);
     }
     ka_visit_expr(c, e);
     return ka_lin_opaque(c, cursor_is_unsigned_type(clang_getCursorType(e)));
@@ -179,11 +200,11 @@ static lin eval_int_value(kctx *c, CXCursor e) {
       lin x = ka_eval_int(c, ch[0]), y = ka_eval_int(c, ch[1]);
       switch (op) {
       case CXBinaryOperator_Add: {
-        lin r = ka_lin_add_scaled(c, x, y, sym_const(c->a, 1));
+        lin r = ka_lin_launch_pairs(c, ka_lin_add_scaled(c, x, y, sym_const(c->a, 1)));
         return r.ok ? r : ka_lin_opaque(c, ka_lin_nonneg(c, x) && ka_lin_nonneg(c, y));
       }
       case CXBinaryOperator_Sub: {
-        lin r = ka_lin_add_scaled(c, x, y, sym_const(c->a, -1));
+        lin r = ka_lin_launch_pairs(c, ka_lin_add_scaled(c, x, y, sym_const(c->a, -1)));
         return r.ok ? r : ka_lin_opaque(c, 0);
       }
       case CXBinaryOperator_Mul:

@@ -10,6 +10,7 @@
 static void narrow_value(kctx *c, lin x, sym *mx, int strict);
 static void rebind_guarded(kctx *c, CXCursor d, lin l, sym *mx, int strict);
 static void rebind_nonneg(kctx *c, CXCursor d);
+static void guard_sum(kctx *c, lin x, sym *mx, int strict);
 
 /* Applies "e holds" (negate: "e does not hold") as bounds on locals:
  * v < E, v <= E, E > v, E >= v, and conjunctions (disjunctions when
@@ -70,6 +71,33 @@ void ka_apply_guard(kctx *c, CXCursor e, int negate) {
   CXCursor d = ka_local_decl(var);
   if (!clang_Cursor_isNull(d) && cursor_is_integer_type(clang_getCursorType(d))) rebind_guarded(c, d, l, mx, strict);
   narrow_value(c, x, mx, strict);
+  guard_sum(c, x, mx, strict);
+}
+
+/* Records the guard `x < mx + 1` (strict: `x < mx`) on a sum of several
+ * values for the rest of its scope (kernels_value.c Note [guarded sums]). */
+static void guard_sum(kctx *c, lin x, sym *mx, int strict) {
+  if (!x.ok || x.n < 2) return;
+  sym *top = strict ? sym_sub(c->a, mx, sym_const(c->a, 1)) : mx;
+  if (!top || sym_is_unknown(top)) return;
+  if (c->n_gsums == c->cap_gsums) {
+    int cap = c->cap_gsums ? c->cap_gsums * 2 : 8;
+    guarded_sum *ng = realloc(c->gsums, sizeof *ng * (size_t)cap);
+    if (!ng) return;
+    c->gsums = ng;
+    c->cap_gsums = cap;
+  }
+  /* an empty binding marks the scope, as in narrow_value */
+  binding mark;
+  memset(&mark, 0, sizeof mark);
+  mark.decl = clang_getNullCursor();
+  mark.kind = BIND_INT;
+  mark.val = ka_lin_bad(c);
+  ka_bind(c, mark);
+  c->gsums[c->n_gsums].x = x;
+  c->gsums[c->n_gsums].top = top;
+  c->gsums[c->n_gsums].level = c->n_env;
+  c->n_gsums++;
 }
 
 /* Note [guards narrow values]: a guard `a*v + k < E` (<=, and the mirrored

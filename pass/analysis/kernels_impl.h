@@ -36,7 +36,20 @@ typedef struct base_var {
   int nonneg;  /* known >= 0 */
   int cover;   /* enum cover_kind */
   int data;    /* made while reading memory: a data-dependent value (for the reason only) */
+  int launch;  /* the launch builtin it is (LAUNCH_*, Note [reversed indices]), 0: none */
+  CXCursor rank_of; /* `t.thread_rank()` of the tile declared here, else null (Note [guarded sums]) */
 } base_var;
+
+/* Launch builtins a base variable may be (base_var.launch): a dimension
+ * (gridDim, blockDim) and the index below it (blockIdx, threadIdx), per
+ * component x, y, z: LAUNCH_<kind> + component. */
+enum launch_builtin {
+  LAUNCH_NONE = 0,
+  LAUNCH_GDIM = 1,  /* gridDim.x, .y, .z: 1, 2, 3 */
+  LAUNCH_BID = 4,   /* blockIdx */
+  LAUNCH_BDIM = 7,  /* blockDim */
+  LAUNCH_TID = 10   /* threadIdx */
+};
 
 typedef struct lin {
   int ok;                    /* 0: not affine (treated as an opaque value) */
@@ -89,6 +102,14 @@ typedef struct narrowing {
   int level;
 } narrowing;
 
+/* A guard on a sum of several values, `x <= top` (Note [guarded sums]),
+ * in effect while the environment stays at or above level. */
+typedef struct guarded_sum {
+  lin x;
+  sym *top; /* inclusive maximum of x */
+  int level;
+} guarded_sum;
+
 /* A local size analysed as a name (Note [derived sizes]). */
 typedef struct derived_size {
   char name[96];
@@ -104,6 +125,8 @@ typedef struct kctx {
   int n_env, cap_env;
   narrowing *trail;
   int n_trail, cap_trail;
+  guarded_sum *gsums;
+  int n_gsums, cap_gsums;
   derived_size *sizes;
   int n_sizes, cap_sizes;
   char **param_names; /* the kernel's parameter names (for fresh size names) */
@@ -166,6 +189,7 @@ void ka_bind_ptr(kctx *c, CXCursor decl, ptrval p);
 void ka_bind_ref(kctx *c, CXCursor decl, ptrval p, int len);
 ptrval ka_ptr_none(kctx *c);
 lin ka_quotient_var(kctx *c, lin x, sym *d);
+lin ka_lin_launch_pairs(kctx *c, lin x);
 
 /* kernels_expr.c: expressions. */
 lin ka_eval_int(kctx *c, CXCursor e);

@@ -22,6 +22,8 @@ int ka_new_var(kctx *c, sym *bound, int nonneg) {
   c->vars[c->n_vars].data = 0;
   c->vars[c->n_vars].nonneg = nonneg;
   c->vars[c->n_vars].cover = COV_NONE;
+  c->vars[c->n_vars].launch = LAUNCH_NONE;
+  c->vars[c->n_vars].rank_of = clang_getNullCursor();
   return c->n_vars++;
 }
 
@@ -107,7 +109,64 @@ sym *ka_launch_name(kctx *c, const char *base, const char *comp) {
 /* Maximum (inclusive) and minimum of an affine value; NULL when a variable
  * is unbounded where it matters, or a coefficient's sign is unknown.
  * full: a variable without a bound of its own may use its launch bound. */
+static sym *lin_max_terms(kctx *c, lin x, int full);
+
+/* Base variables a and b are one value: one variable, one launch builtin
+ * (constant in a thread), or the thread_rank() of one tile object. */
+static int var_same(kctx *c, int a, int b) {
+  if (a == b) return 1;
+  base_var *va = &c->vars[a], *vb = &c->vars[b];
+  if (va->launch != LAUNCH_NONE && va->launch == vb->launch) return 1;
+  return !clang_Cursor_isNull(va->rank_of) && !clang_Cursor_isNull(vb->rank_of) &&
+         clang_equalCursors(va->rank_of, vb->rank_of);
+}
+
+/* Note [guarded sums]: `if (4*pos + lane <= own)` bounds neither pos nor
+ * lane alone (narrow_value takes one value), but an index containing the
+ * sum - `4*pos + lane`, `idx*T + 4*pos + lane` - is bounded by it: with
+ * x = s*g + rest for a guarded sum g <= top and a constant s > 0, max(x)
+ * <= s*top + max(rest).  That is kept as well as the bound from the terms
+ * (the smaller when one is provably so, else their min), for as long as
+ * the guard holds (ka_env_restore drops it with the guard's scope).  Only
+ * the maximum uses it: the minimum and the dense proof do not. */
 sym *ka_lin_max_mode(kctx *c, lin x, int full) {
+  sym *m = lin_max_terms(c, x, full);
+  if (!x.ok) return m;
+  for (int gi = 0; gi < c->n_gsums; gi++) {
+    guarded_sum *g = &c->gsums[gi];
+    int64_t s = 0;
+    int ok = g->x.n >= 2 && g->x.n <= x.n;
+    for (int a = 0; ok && a < g->x.n; a++) {
+      int64_t cg, cx;
+      int b;
+      for (b = 0; b < x.n && !var_same(c, x.var[b], g->x.var[a]); b++) {}
+      if (b == x.n || !sym_get_const(g->x.coef[a], &cg) || !sym_get_const(x.coef[b], &cx) ||
+          cg <= 0 || cx <= 0 || cx % cg) {
+        ok = 0;
+        break;
+      }
+      if (a == 0) s = cx / cg;
+      else if (cx != s * cg) ok = 0;
+    }
+    if (!ok || s <= 0) continue;
+    /* rest = x - s*g, without g's variables */
+    lin rest = ka_lin_const(c, sym_sub(c->a, x.k, sym_mul(c->a, sym_const(c->a, s), g->x.k)));
+    for (int b = 0; rest.ok && b < x.n; b++) {
+      int a;
+      for (a = 0; a < g->x.n && !var_same(c, g->x.var[a], x.var[b]); a++) {}
+      if (a == g->x.n) rest = ka_lin_add_scaled(c, rest, ka_lin_var(c, x.var[b]), x.coef[b]);
+    }
+    sym *rm = lin_max_terms(c, rest, full);
+    if (!rm) continue;
+    sym *m2 = sym_add(c->a, rm, sym_mul(c->a, sym_const(c->a, s), g->top));
+    if (sym_is_unknown(m2)) continue;
+    if (!m || ka_dominates(c, m, m2)) m = m2;
+    else if (!ka_dominates(c, m2, m)) m = sym_min(c->a, m, m2);
+  }
+  return m;
+}
+
+static sym *lin_max_terms(kctx *c, lin x, int full) {
   if (!x.ok) return NULL;
   sym *m = x.k;
   for (int i = 0; i < x.n; i++) {
@@ -196,6 +255,7 @@ void ka_env_restore(kctx *c, int n) {
     narrowing *t = &c->trail[--c->n_trail];
     c->vars[t->var].bound = t->old;
   }
+  while (c->n_gsums > 0 && c->gsums[c->n_gsums - 1].level > n) c->n_gsums--;
   c->n_env = n;
 }
 
@@ -251,4 +311,51 @@ lin ka_quotient_var(kctx *c, lin x, sym *d) {
   int v = ka_new_var(c, own, 1);
   if (v >= 0 && !own) c->vars[v].lbound = quotient_bound(c, ka_lin_max_mode(c, x, 1), d);
   return ka_lin_var(c, v);
+}
+
+/* Note [reversed indices]: `gridDim.x - blockIdx.x - 1` runs the blocks
+ * backwards (llm.c's softmax_forward_kernel5 and fused_classifier_kernel3
+ * iterate from the last row for cache reuse).  gridDim.x and blockIdx.x
+ * are separate base variables, each >= 0, so their difference alone has
+ * minimum -gridDim.x and an index built on it is unbounded.  The launch
+ * relates them: blockIdx.x < gridDim.x, so gridDim.x - blockIdx.x - 1 is
+ * in [0, gridDim.x).  Base variables made from the builtins carry which
+ * one they are (base_var.launch); a form with s*D - s*I for a dimension D
+ * and the index I below it (same component; gridDim/blockIdx,
+ * blockDim/threadIdx) is rewritten s + s*R, R a fresh variable in
+ * [0, D) - exact, not a widening.  R's own bound is D's own bound if a
+ * guard gave D one (R <= D - 1), its launch bound the dimension's name.
+ * R covers nothing (Note [dense]): the dense proof does not see through
+ * it.  Any two variables with one tag are the same value (the builtins
+ * are constant in a thread), so the pairing holds whichever evaluation
+ * of the builtin made each; a local copied from a builtin and guarded is
+ * rebound to an untagged variable, which only loses the pairing. */
+lin ka_lin_launch_pairs(kctx *c, lin x) {
+  if (!x.ok) return x;
+  for (int i = 0; i < x.n; i++) {
+    int li = c->vars[x.var[i]].launch;
+    int kind = li == LAUNCH_NONE ? 0 : (li - 1) / 3 * 3 + 1, comp = li - kind;
+    if (kind != LAUNCH_GDIM && kind != LAUNCH_BDIM) continue;
+    int partner = (kind == LAUNCH_GDIM ? LAUNCH_BID : LAUNCH_TID) + comp;
+    for (int j = 0; j < x.n; j++) {
+      if (c->vars[x.var[j]].launch != partner) continue;
+      int64_t z;
+      if (!sym_get_const(sym_add(c->a, x.coef[i], x.coef[j]), &z) || z != 0) continue;
+      static const char *const comps[3] = {"x", "y", "z"};
+      base_var *d = &c->vars[x.var[i]];
+      int r = ka_new_var(c, d->bound, 1);
+      if (r < 0) return x;
+      c->vars[r].lbound =
+          ka_launch_name(c, kind == LAUNCH_GDIM ? "gridDim" : "blockDim", comps[comp]);
+      sym *s = x.coef[i];
+      /* drop terms i and j, then add s + s*R */
+      lin y = ka_lin_const(c, x.k);
+      for (int m = 0; m < x.n; m++)
+        if (m != i && m != j) y = ka_lin_add_scaled(c, y, ka_lin_var(c, x.var[m]), x.coef[m]);
+      y = ka_lin_add_scaled(c, y, ka_lin_const(c, s), sym_const(c->a, 1));
+      y = ka_lin_add_scaled(c, y, ka_lin_var(c, r), s);
+      return ka_lin_launch_pairs(c, y);
+    }
+  }
+  return x;
 }
