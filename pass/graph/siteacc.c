@@ -144,6 +144,26 @@ static int declared(const acc_ctx *x, const char *ptr) {
   return 0;
 }
 
+/* A descriptor pointer declared already from another op at the statement
+ * (another call path): an extent it gives that differs makes the declared
+ * one unknown (to the end of its allocation), never smaller. */
+static void widen_desc(acc_ctx *x, const graph_access *a) {
+  graph_site *site = x->site;
+  char *bytes = sym_is_unknown(a->bytes_local) ? NULL : sym_to_c(a->bytes_local);
+  for (int i = 0; i < site->n_acc; i++) {
+    graph_site_access *d = &site->acc[i];
+    if (d->call != x->call || !d->ptr || strcmp(d->ptr, a->ptr_local) || !d->bytes) continue;
+    if (!bytes || strcmp(bytes, d->bytes)) {
+      free(d->bytes);
+      d->bytes = NULL;
+      d->exact = 0;
+      free(d->why);
+      d->why = strdup("a descriptor pointer whose extent differs between the calls that reach here");
+    }
+  }
+  free(bytes);
+}
+
 /* Note [accesses at a site]: the accesses of the graph ops at the
  * statement.  covered[arg] is set for each argument taken.  An access
  * through cudaLaunchKernel's argument array (arg -1, opsites.c) is taken
@@ -158,9 +178,19 @@ static void graph_accesses(acc_ctx *x, const int *ops, int n_ops, char *covered,
       if (a->unmanaged && a->arg >= 0 && a->arg < nargs) covered[a->arg] = 1; /* not tidal memory */
       if (a->unmanaged || a->mode == ACCESS_NONE || !text_ok(a->ptr_local)) continue;
       int in_array = a->arg < 0 && (x->flags & SITEACC_ARGS_ARRAY);
+      /* a pointer a cuBLASLt matmul descriptor carries (its bias, its
+       * epilogue's aux buffer: opsites.c, Note [cublasLt descriptors]): the
+       * library touches it although no argument names it, so it is declared
+       * as written where it was set, once per text, read and written,
+       * never exact */
+      int in_desc = a->arg < 0 && a->param && (!strcmp(a->param, "bias") || !strcmp(a->param, "aux"));
+      if (in_desc && declared(x, a->ptr_local)) {
+        widen_desc(x, a);
+        continue;
+      }
       if (in_array && declared(x, a->ptr_local)) continue;
       /* a struct argument declares one access per pointer field (opsites.c) */
-      if (!in_array &&
+      if (!in_array && !in_desc &&
           (a->arg < 0 || a->arg >= nargs || (covered[a->arg] && declared(x, a->ptr_local))))
         continue;
       char *bytes = sym_is_unknown(a->bytes_local) ? NULL : sym_to_c(a->bytes_local);
@@ -168,7 +198,7 @@ static void graph_accesses(acc_ctx *x, const int *ops, int n_ops, char *covered,
         free(bytes);
         continue;
       }
-      if (!in_array) covered[a->arg] = 1;
+      if (!in_array && !in_desc) covered[a->arg] = 1;
       const char *why = "the analysis found no bound for this access";
       if (ki)
         for (int p = 0; p < ki->n_params; p++)
@@ -178,8 +208,10 @@ static void graph_accesses(acc_ctx *x, const int *ops, int n_ops, char *covered,
         const char *lw = libcall_unknown_why(op->callee, a->arg);
         why = lw ? lw : "the library-call model gives no bound for this argument";
       }
-      add_acc(x, a->arg, a->ptr_local, bytes, a->mode, exact_on_every_path(x->g, ops, n_ops, a->arg),
-              why);
+      /* the same text may be read by one call's epilogue and written by
+       * another's (BIAS, then BGRADB): declared once, read and written */
+      add_acc(x, a->arg, a->ptr_local, bytes, in_desc ? ACCESS_READWRITE : a->mode,
+              !in_desc && exact_on_every_path(x->g, ops, n_ops, a->arg), why);
     }
   }
 }
