@@ -500,6 +500,10 @@ typedef struct tidal_counters {
   /* Op accesses that ran past their allocation's end and were cut there
    * (a loose bound from the pass; runtime-api.md, tidal_op_begin). */
   uint64_t extents_clamped;
+  /* Device-to-device copies (d2d_bytes is their bytes): each costs a fixed
+   * time on the device, so gathers and compaction copy runs of adjacent
+   * units at once. */
+  uint64_t d2d_copies;
 } tidal_counters;
 
 typedef struct tidal_stats {

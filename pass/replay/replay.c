@@ -145,13 +145,20 @@ static uint64_t hash_bytes(uint64_t h, const unsigned char *p, uint64_t n) {
 
 /* Fills [p, p+n) from seed; `pos` is the range's offset in its allocation,
  * so the bytes do not depend on how the range is split. */
+/* Byte x of the fill is byte x % 8 of the word for x rounded down to 8, so
+ * that the bytes at an offset are the same however a range is cut into
+ * pieces (the runs cut the initial data differently: initial_piece). */
+static unsigned char fill_byte(uint64_t seed, uint64_t x) {
+  uint64_t w = mix64(seed + (x & ~(uint64_t)7) * 0x9e3779b97f4a7c15ull);
+  return (unsigned char)(w >> (8 * (x & 7)));
+}
+
 static void fill_bytes(unsigned char *p, uint64_t n, uint64_t seed, uint64_t pos) {
   uint64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    uint64_t w = mix64(seed + (pos + i) * 0x9e3779b97f4a7c15ull);
-    memcpy(p + i, &w, 8);
-  }
-  for (; i < n; i++) p[i] = (unsigned char)mix64(seed + (pos + i) * 0x9e3779b97f4a7c15ull);
+  for (; i < n && (pos + i) % 8; i++) p[i] = fill_byte(seed, pos + i);
+  for (; i + 8 <= n; i += 8)
+    for (int b = 0; b < 8; b++) p[i + b] = fill_byte(seed, pos + i + b);
+  for (; i < n; i++) p[i] = fill_byte(seed, pos + i);
 }
 
 /* ---- the engine ---- */
@@ -608,6 +615,28 @@ static uint64_t total_alloc_bytes(const tidal_trace *t) {
   return s;
 }
 
+/* Note [initial data in tensors]: the live-in ranges are written before
+ * the loop in pieces cut where the program's tensors begin and end, and
+ * under a budget at most a quarter of it each.  A relocatable allocation's
+ * units are cut by every access's ends and never merge (Note [units] in
+ * runtime/memory/units.c): pieces of one chunk made llm.c's 124M
+ * activations thousands of 2 MiB units that the program itself never cuts,
+ * and each whole-tensor access then gathered hundreds of them. */
+static uint64_t initial_piece(const engine *e, int alloc, uint64_t at, uint64_t left,
+                              uint64_t budget) {
+  uint64_t n = left;
+  for (int k = 0; k < e->t->n_tensors; k++) {
+    const trace_tensor *tt = &e->t->tensors[k];
+    if (tt->alloc != alloc || !tt->bytes) continue;
+    uint64_t lo = tt->offset, hi = tt->offset + tt->bytes;
+    if (lo > at && lo - at < n) n = lo - at;
+    if (hi > at && hi - at < n) n = hi - at;
+  }
+  uint64_t cap = budget / 4 / e->chunk * e->chunk;
+  if (budget && n > (cap ? cap : e->chunk)) n = cap ? cap : e->chunk;
+  return n;
+}
+
 /* Hash of the live-in ranges (the state the next iteration needs). */
 /* The live-in ranges are written before the loop and read after it one
  * chunk at a time, not in one access: the program filled them by copies
@@ -760,12 +789,13 @@ static int one_run(const tidal_trace *t, const plan_result *plan, const replay_o
                        tt->name, group_of[g]);
     }
   /* initial data: what the loop reads before writing (parameters, a
-   * resident input the steps slice, ...), chunk by chunk (piece_bytes). */
+   * resident input the steps slice, ...), tensor by tensor (Note [initial
+   * data in tensors]). */
   E.chunk = cfg.chunk_bytes;
   for (int k = 0; k < n_li; k++) {
     for (uint64_t done = 0; done < li[k].bytes;) {
       uint64_t at = li[k].offset + done;
-      uint64_t n = piece_bytes(&E, at, li[k].bytes - done);
+      uint64_t n = initial_piece(&E, li[k].alloc, at, li[k].bytes - done, budget);
       tidal_access ac = {(unsigned char *)E.base[li[k].alloc] + at, (size_t)n, TIDAL_WRITE};
       tidal_site site = {"replay: initial data", "replay", 0, 0};
       st = tidal_op_begin(&site, 1, &ac);

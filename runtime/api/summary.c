@@ -78,6 +78,7 @@ static const struct row {
     {"prefetches (chunk copies H2D)", offsetof(tidal_counters, prefetches), ROW_COUNT, 0},
     {"relocated (units moved)", offsetof(tidal_counters, relocated_bytes), ROW_BYTES, 1},
     {"  device to device", offsetof(tidal_counters, d2d_bytes), ROW_BYTES, 1},
+    {"    copies", offsetof(tidal_counters, d2d_copies), ROW_COUNT, 1},
     {"  compactions", offsetof(tidal_counters, compactions), ROW_COUNT, 1},
     {"  gathers", offsetof(tidal_counters, gathers), ROW_COUNT, 1},
     {"  undeclared tidal_at", offsetof(tidal_counters, undeclared_uses), ROW_COUNT, 1},

@@ -217,7 +217,7 @@ static tidal_status compact(int pinned_too, size_t want) {
       }
       size_t step = b->off - to < len ? b->off - to : len;
       for (size_t k = 0; k < len && st == TIDAL_OK; k += step)
-        st = rt_dev.be->copy_d2d(rt_dev.b, rt_mem.dpool_base + to + k,
+        st = rt_copy_d2d(rt_mem.dpool_base + to + k,
                                  rt_mem.dpool_base + b->off + k, len - k < step ? len - k : step,
                                  rt_mem.stream, u->c.writer);
       if (st != TIDAL_OK)
@@ -354,7 +354,7 @@ static tidal_status move_out(rt_unit *u, int *moved) {
       u->c.ready_pending = 0;
     }
     if (st == TIDAL_OK)
-      st = rt_dev.be->copy_d2d(rt_dev.b, rt_mem.dpool_base + to, rt_mem.dpool_base + old, len,
+      st = rt_copy_d2d(rt_mem.dpool_base + to, rt_mem.dpool_base + old, len,
                                rt_mem.stream, u->c.writer);
     uint64_t m = 0;
     if (st == TIDAL_OK)

@@ -125,6 +125,14 @@ typedef struct rt_unit {
 static inline rt_unit *rt_unit_of(rt_chunk *c) { return (rt_unit *)c; }
 static inline const rt_unit *rt_unit_ofc(const rt_chunk *c) { return (const rt_unit *)c; }
 
+/* A device-to-device copy, counted (d2d_copies: each has a fixed cost,
+ * about 8 us of an H200's device time, whatever its size). */
+static inline tidal_status rt_copy_d2d(uintptr_t dst, uintptr_t src, size_t len, tidal_stream s,
+                                       tidal_stream after) {
+  RT_COUNT(d2d_copies, 1);
+  return rt_dev.be->copy_d2d(rt_dev.b, dst, src, len, s, after);
+}
+
 /* ---- the span allocator (span.c, Note [span allocator]) ---- */
 #define RT_SPAN_ALIGN 256
 #define RT_SPAN_REGIONS_MAX (RT_HOST_PIECES_MAX + 1)

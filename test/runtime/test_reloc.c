@@ -284,6 +284,38 @@ static void test_beside(void) {
   CHECK_OK(tidal_shutdown());
 }
 
+/* Note [gathered runs]: a gather copies units that already lie next to
+ * each other, in order, in one device-to-device copy. */
+static void test_gather_runs(void) {
+  tidal_config cfg;
+  th_config(&cfg, 4096, 4096 * 64);
+  th_init(&cfg);
+  size_t K = 1024;
+  unsigned char *p = rmalloc(64 * K), *q = rmalloc(16 * K);
+  op_write(p, 16 * K, 1);          /* A: pool [0, 16K) */
+  op_write(q, 16 * K, 2);          /* [16K, 32K): between A and the rest */
+  for (int i = 1; i < 4; i++)      /* B, C, D: one after the other (Note [placed */
+    op_write(p + (size_t)i * 16 * K, 16 * K, 10 + (uint64_t)i); /* beside its neighbours]) */
+  tidal_stats s0 = th_stats();
+  tidal_access a = {p, 64 * K, TIDAL_READ};
+  CHECK_OK(tidal_op_begin(&site, 1, &a));
+  unsigned char *d = TIDAL_AT(p), got[16 * 1024], want[16 * 1024];
+  for (int i = 0; i < 4; i++) {
+    th_get(got, d + (size_t)i * 16 * K, 16 * K);
+    th_fill_pattern(want, 16 * K, i ? 10 + (uint64_t)i : 1);
+    CHECK(memcmp(got, want, 16 * K) == 0);
+  }
+  CHECK_OK(tidal_op_end(&site));
+  tidal_stats s1 = th_stats();
+  CHECK(s1.total.gathers == s0.total.gathers + 1);
+  CHECK(s1.total.d2d_bytes - s0.total.d2d_bytes == 64 * K);
+  CHECK(s1.total.d2d_copies - s0.total.d2d_copies == 2); /* A, then B-C-D */
+  check_units("after a gather of runs");
+  CHECK_OK(tidal_free(p));
+  CHECK_OK(tidal_free(q));
+  CHECK_OK(tidal_shutdown());
+}
+
 /* three tensors of 3, 2.5 and 1.5 MiB at 2 MiB chunks: 7 MiB exactly, or
  * 2 + 2 + 1 chunks = 10 MiB at home */
 static tidal_status seven_mib(int relocate) {
@@ -832,6 +864,7 @@ int main(int argc, char **argv) {
   test_split_gather();
   test_placed();
   test_beside();
+  test_gather_runs();
   test_budget();
   test_host_shared();
   test_compaction();
