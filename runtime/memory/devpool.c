@@ -567,8 +567,7 @@ static int place_beside(rt_unit *u, size_t len, size_t *off) {
   const rt_alloc *a = u->c.alloc;
   if (rt_resident_bytes() + len > rt_mem.budget_exact)
     return 0;
-  size_t i, e;
-  rt_units_range(a, u->lo, len, &i, &e);
+  size_t i = rt_unit_index(a, u->lo);
   if (i >= a->nunits || a->units[i] != u)
     return 0;
   const rt_unit *l = i > 0 ? a->units[i - 1] : NULL, *r = i + 1 < a->nunits ? a->units[i + 1] : NULL;

@@ -125,6 +125,21 @@ typedef struct rt_unit {
 static inline rt_unit *rt_unit_of(rt_chunk *c) { return (rt_unit *)c; }
 static inline const rt_unit *rt_unit_ofc(const rt_chunk *c) { return (const rt_unit *)c; }
 
+/* The first of a's units whose hi is above off (a's units are sorted and
+ * disjoint): binary search, here so that devpool.c needs nothing of
+ * units.c. */
+static inline size_t rt_unit_index(const rt_alloc *a, size_t off) {
+  size_t lo = 0, hi = a->nunits;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (a->units[mid]->hi <= off)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
 /* A device-to-device copy, counted (d2d_copies: each has a fixed cost,
  * about 8 us of an H200's device time, whatever its size). */
 static inline tidal_status rt_copy_d2d(uintptr_t dst, uintptr_t src, size_t len, tidal_stream s,

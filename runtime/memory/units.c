@@ -44,17 +44,7 @@
 /* ---- units of an allocation ---- */
 
 /* The first unit whose hi is above off. */
-static size_t first_above(const rt_alloc *a, size_t off) {
-  size_t lo = 0, hi = a->nunits;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (a->units[mid]->hi <= off)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
-}
+static size_t first_above(const rt_alloc *a, size_t off) { return rt_unit_index(a, off); }
 
 void rt_units_range(const rt_alloc *a, size_t off, size_t len, size_t *first, size_t *end) {
   size_t i = first_above(a, off), j = i;
