@@ -215,24 +215,42 @@ static tidal_status compact(int pinned_too, size_t want) {
         if (st != TIDAL_OK)
           return st;
       }
-      size_t step = b->off - to < len ? b->off - to : len;
-      for (size_t k = 0; k < len && st == TIDAL_OK; k += step)
-        st = rt_copy_d2d(rt_mem.dpool_base + to + k,
-                                 rt_mem.dpool_base + b->off + k, len - k < step ? len - k : step,
-                                 rt_mem.stream, u->c.writer);
+      /* the blocks right after it that move with it, by the same distance
+       * (each keeps its phase: the distance is a multiple of RT_SPAN_ALIGN),
+       * go in the same copies (Note [gathered runs], units.c) */
+      size_t d = b->off - to, j = i + 1, run = len;
+      while (j < sp->n && sp->blk[j].off == sp->blk[j - 1].off + sp->blk[j - 1].len &&
+             sp->blk[j].off < hi) {
+        rt_unit *v = sp->blk[j].owner;
+        size_t more = run + sp->blk[j].len;
+        if (!movable(v, pinned_too) || v->placed || v->c.ready_pending ||
+            v->c.writer != u->c.writer || (more + d - 1) / d > RT_COMPACT_PIECES_MAX)
+          break;
+        run = more;
+        j++;
+      }
+      size_t step = d < run ? d : run;
+      for (size_t k = 0; k < run && st == TIDAL_OK; k += step)
+        st = rt_copy_d2d(rt_mem.dpool_base + to + k, rt_mem.dpool_base + b->off + k,
+                         run - k < step ? run - k : step, rt_mem.stream, u->c.writer);
       if (st != TIDAL_OK)
         return st;
-      RT_COUNT(d2d_bytes, len);
-      size_t old = b->off;
-      b->off = to; /* still in order: it moved down past nothing */
-      u->block = to;
-      u->c.writer = rt_mem.stream;
-      moved++;
+      RT_COUNT(d2d_bytes, run);
       uint64_t m = 0;
       if ((st = rt_dev.be->mark(rt_dev.b, rt_mem.stream, &m)) != TIDAL_OK)
         return st;
-      rt_pool_freed(old, len, m); /* the bytes left behind: after the copy */
-      at = to + len;
+      for (size_t k = i; k < j; k++) {
+        rt_span_blk *bk = &sp->blk[k];
+        rt_unit *v = bk->owner;
+        size_t old = bk->off;
+        bk->off -= d; /* still in order: the run moved down past nothing */
+        v->block = bk->off;
+        v->c.writer = rt_mem.stream;
+        rt_pool_freed(old, bk->len, m); /* the bytes left behind: after the copies */
+        moved++;
+      }
+      at = to + run;
+      i = j - 1;
     }
   }
   RT_COUNT(compactions, 1);
