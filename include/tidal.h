@@ -296,6 +296,10 @@ typedef enum tidal_mode {
  * the end of its allocation. */
 #define TIDAL_EXTENT_UNKNOWN ((size_t)-1)
 
+/* The larger of two extents: what the rewriter declares when the calls
+ * reaching an op site give different ones (each argument evaluated once). */
+static inline size_t tidal_size_max(size_t a, size_t b) { return a > b ? a : b; }
+
 typedef struct tidal_access {
   const void *ptr; /* device pointer inside a tidal allocation */
   size_t bytes;    /* or TIDAL_EXTENT_UNKNOWN */

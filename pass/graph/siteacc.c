@@ -144,24 +144,89 @@ static int declared(const acc_ctx *x, const char *ptr) {
   return 0;
 }
 
-/* A descriptor pointer declared already from another op at the statement
- * (another call path): an extent it gives that differs makes the declared
- * one unknown (to the end of its allocation), never smaller. */
-static void widen_desc(acc_ctx *x, const graph_access *a) {
+/* Note [paths that disagree]: an access declared already from another op
+ * at the statement (another call path reaching it) is widened to cover
+ * this one too: the modes join (a path that reads and one that writes
+ * make a readwrite), and the extents the paths give, each distinct text
+ * once, become their maximum, `tidal_size_max(A, tidal_size_max(B, C))`
+ * (tidal.h; each argument evaluated once), or unknown when any is.
+ * llm.c's bf16 matmul_cublaslt is called with a batch (attention: B*NH
+ * matrices) and without: declaring the first path's `2*m*n` let the
+ * batched call write B*NH times past its unit (CUresult 700 on an H200).
+ * A pointer a descriptor carries (desc) becomes unknown rather than a max:
+ * its texts come from where each path set it. */
+typedef struct alt_text {
+  int acc;    /* the site access it widens */
+  char *text; /* NULL: unknown */
+} alt_text;
+
+typedef struct alt_list {
+  alt_text *v;
+  int n, cap;
+} alt_list;
+
+static void widen(acc_ctx *x, alt_list *alts, const graph_access *a, int desc) {
   graph_site *site = x->site;
   char *bytes = sym_is_unknown(a->bytes_local) ? NULL : sym_to_c(a->bytes_local);
+  if (bytes && !text_ok(bytes)) {
+    free(bytes);
+    bytes = NULL;
+  }
   for (int i = 0; i < site->n_acc; i++) {
     graph_site_access *d = &site->acc[i];
-    if (d->call != x->call || !d->ptr || strcmp(d->ptr, a->ptr_local) || !d->bytes) continue;
-    if (!bytes || strcmp(bytes, d->bytes)) {
-      free(d->bytes);
-      d->bytes = NULL;
-      d->exact = 0;
-      free(d->why);
-      d->why = strdup("a descriptor pointer whose extent differs between the calls that reach here");
+    if (d->call != x->call || !d->ptr || strcmp(d->ptr, a->ptr_local) || (!desc && d->arg != a->arg))
+      continue;
+    if (!desc)
+      d->mode = (access_mode)(d->mode | a->mode);
+    if (!d->bytes || (bytes && !strcmp(bytes, d->bytes)))
+      continue;
+    int seen = 0;
+    for (int k = 0; k < alts->n && !seen; k++)
+      seen = alts->v[k].acc == i && ((!bytes && !alts->v[k].text) ||
+                                     (bytes && alts->v[k].text && !strcmp(bytes, alts->v[k].text)));
+    if (seen)
+      continue;
+    if (alts->n == alts->cap) {
+      int cap = alts->cap ? 2 * alts->cap : 8;
+      alt_text *v = realloc(alts->v, (size_t)cap * sizeof *v);
+      if (!v) {
+        x->oom = 1;
+        break;
+      }
+      alts->v = v;
+      alts->cap = cap;
     }
+    alts->v[alts->n++] = (alt_text){i, desc || !bytes ? NULL : strdup(bytes)};
   }
   free(bytes);
+}
+
+/* The widened extents (Note [paths that disagree]). */
+static void apply_alts(acc_ctx *x, alt_list *alts) {
+  graph_site *site = x->site;
+  for (int k = 0; k < alts->n; k++) {
+    graph_site_access *d = &site->acc[alts->v[k].acc];
+    const char *t = alts->v[k].text;
+    d->exact = 0;
+    if (!d->bytes)
+      continue;
+    char *w = NULL;
+    if (t) {
+      size_t n = strlen(t) + strlen(d->bytes) + 32;
+      if ((w = malloc(n)))
+        snprintf(w, n, "tidal_size_max(%s, %s)", d->bytes, t);
+      else
+        x->oom = 1;
+    }
+    free(d->bytes);
+    d->bytes = w;
+    if (!w) {
+      free(d->why);
+      d->why = strdup("the calls that reach here give it different extents, one of them unknown");
+    }
+  }
+  for (int k = 0; k < alts->n; k++) free(alts->v[k].text);
+  free(alts->v);
 }
 
 /* Note [accesses at a site]: the accesses of the graph ops at the
@@ -169,6 +234,7 @@ static void widen_desc(acc_ctx *x, const graph_access *a) {
  * through cudaLaunchKernel's argument array (arg -1, opsites.c) is taken
  * once per pointer text. */
 static void graph_accesses(acc_ctx *x, const int *ops, int n_ops, char *covered, int nargs) {
+  alt_list alts = {0};
   for (int k = 0; k < n_ops; k++) {
     const graph_op *op = &x->g->ops[ops[k]];
     const kernel_info *ki =
@@ -185,14 +251,17 @@ static void graph_accesses(acc_ctx *x, const int *ops, int n_ops, char *covered,
        * never exact */
       int in_desc = a->arg < 0 && a->param && (!strcmp(a->param, "bias") || !strcmp(a->param, "aux"));
       if (in_desc && declared(x, a->ptr_local)) {
-        widen_desc(x, a);
+        widen(x, &alts, a, 1);
         continue;
       }
       if (in_array && declared(x, a->ptr_local)) continue;
-      /* a struct argument declares one access per pointer field (opsites.c) */
-      if (!in_array && !in_desc &&
-          (a->arg < 0 || a->arg >= nargs || (covered[a->arg] && declared(x, a->ptr_local))))
+      if (!in_array && !in_desc && a->arg >= 0 && a->arg < nargs && covered[a->arg] &&
+          declared(x, a->ptr_local)) {
+        widen(x, &alts, a, 0); /* Note [paths that disagree] */
         continue;
+      }
+      /* a struct argument declares one access per pointer field (opsites.c) */
+      if (!in_array && !in_desc && (a->arg < 0 || a->arg >= nargs)) continue;
       char *bytes = sym_is_unknown(a->bytes_local) ? NULL : sym_to_c(a->bytes_local);
       if (bytes && !text_ok(bytes)) {
         free(bytes);
@@ -214,6 +283,7 @@ static void graph_accesses(acc_ctx *x, const int *ops, int n_ops, char *covered,
               !in_desc && exact_on_every_path(x->g, ops, n_ops, a->arg), why);
     }
   }
+  apply_alts(x, &alts);
 }
 
 /* NULL, nullptr or 0 written as a pointer argument (an optional input left
