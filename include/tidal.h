@@ -286,6 +286,12 @@ tidal_status tidal_malloc_grouped(void **p, size_t bytes, unsigned group);
  * allocation.  TIDAL_ERR_UNKNOWN_POINTER / TIDAL_ERR_DOUBLE_FREE. */
 tidal_status tidal_free(void *p);
 
+/* Whether p is the start of a live tidal allocation (what tidal_free takes):
+ * 0 before tidal_init, for NULL and for any other pointer.  The rewriter's
+ * TIDAL_CUDA_FREE uses it where a cudaFree's pointer is not known to be
+ * tidal's (a free in a template helper, llm.c's cudaFreeCheck). */
+int tidal_owns(const void *p);
+
 typedef enum tidal_mode {
   TIDAL_READ = 1,
   TIDAL_WRITE = 2, /* every declared byte is overwritten before it is read */

@@ -120,6 +120,13 @@ static inline tidal_status *tidal_rewrite_status_slot(void) {
                   tidal_status_string(*tidal_rewrite_status_slot()), tidal_last_error()),   \
           tidal_rewrite_cuda_code(*tidal_rewrite_status_slot())))
 
+/* A cudaFree whose pointer may not be tidal's (written in a template, where
+ * the pass cannot tell): tidal_free for a tidal allocation, cudaFree for
+ * anything else (memory tidal does not manage). */
+#define TIDAL_CUDA_FREE(p)                                                                  \
+  (tidal_owns((const void *)(p)) ? (cudaError_t)TIDAL_CUDA_STATUS(tidal_free((void *)(p)))  \
+                                 : cudaFree((void *)(p)))
+
 /* Split ops (docs/rewrite.md, "Split ops"): the elements a split launch
  * covers.  count is the value of the kernel's count argument (none when
  * negative); a kernel that needs one thread per element (grid_stride 0)

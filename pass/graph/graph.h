@@ -381,6 +381,7 @@ typedef struct graph_memcall {
   int n_args;
   char **args;         /* argument texts */
   unsigned line, col;
+  int dependent;       /* a cudaFree in a template: its pointer may not be tidal's */
 } graph_memcall;
 
 typedef enum graph_span_kind {

@@ -262,7 +262,7 @@ static int is_mem_callee(const char *n) {
          !strcmp(n, "cudaFreeAsync");
 }
 
-static void record_mem(scan_ctx *x, CXCursor call, const char *callee) {
+static void record_mem(scan_ctx *x, CXCursor call, const char *callee, int dependent) {
   unsigned b, e;
   char *text = site_expr_text(x->t, call, &b, &e);
   int ok = text && starts_with_word(text, callee) && text[strlen(text) - 1] == ')';
@@ -288,6 +288,7 @@ static void record_mem(scan_ctx *x, CXCursor call, const char *callee) {
   m->begin = b;
   m->end = e;
   m->callee = xstrdup(callee);
+  m->dependent = dependent;
   m->args = calloc((size_t)nargs, sizeof *m->args);
   if (!m->args) {
     x->oom = 1;
@@ -459,7 +460,11 @@ static enum CXChildVisitResult expr_visitor(CXCursor c, CXCursor parent, CXClien
     else if (!lk && !(flags & SITEACC_DEPENDENT))
       escape(w, c, callee, li);
   } else if (is_mem_callee(callee)) {
-    if (!(flags & SITEACC_DEPENDENT)) record_mem(x, c, callee);
+    /* in a template only a free: its pointer's type depends (llm.c's
+     * cudaFreeCheck(T **ptr) frees *ptr), so it is freed whichever it is
+     * (TIDAL_CUDA_FREE); an allocation there stays cudaMalloc */
+    if (!(flags & SITEACC_DEPENDENT) || !strcmp(callee, "cudaFree"))
+      record_mem(x, c, callee, (flags & SITEACC_DEPENDENT) != 0);
   } else if ((ki || (li && (li->flags & LIBCALL_OP))) && !op_seen(w, c)) {
     op_call(w, c, callee, ki, li, flags);
   } else if (!ki && !(li && (li->flags & LIBCALL_OP)) && !(flags & SITEACC_DEPENDENT)) {

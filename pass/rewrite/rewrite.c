@@ -371,6 +371,9 @@ static void replace_mem(rw *r, const graph_memcall *m) {
       rw_buf_puts(&b, "; tidal_malloc is synchronous, so the memory is ready at once, "
                       "before that stream's earlier work */");
     }
+  } else if (!strcmp(c, "cudaFree") && m->dependent) {
+    rw_buf_printf(&b, "TIDAL_CUDA_FREE(%s) /* tidal: in a template, the pointer may not be "
+                      "tidal's: freed whichever it is */", m->args[0]);
   } else if (!strcmp(c, "cudaFree")) {
     rw_buf_printf(&b, "(cudaError_t)TIDAL_CUDA_STATUS(tidal_free((void *)(%s)))", m->args[0]);
   } else { /* cudaFreeAsync: keep its stream order by waiting for the stream first */

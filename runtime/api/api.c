@@ -475,6 +475,13 @@ static tidal_status resolve(const char *fn, const tidal_site *site, const void *
   return TIDAL_OK;
 }
 
+int tidal_owns(const void *p) {
+  if (!p || !rt_base.initialized)
+    return 0;
+  const rt_alloc *a = rt_registry_find((uintptr_t)p);
+  return a && a->base == (uintptr_t)p;
+}
+
 tidal_status tidal_free(void *p) {
   if (!p)
     return TIDAL_OK;

@@ -77,6 +77,10 @@ int main(int argc, char **argv) {
   CHECK_STATUS(tidal_malloc(&p, 0), TIDAL_ERR_INVALID);
   CHECK_STATUS(tidal_malloc(&p, SIZE_MAX), TIDAL_ERR_INVALID);
 
+  /* tidal_owns: the start of a live allocation, nothing else. */
+  CHECK(tidal_owns(a) && tidal_owns(small));
+  CHECK(!tidal_owns(a + 1) && !tidal_owns(on_stack) && !tidal_owns(NULL));
+
   /* Frees. */
   CHECK_STATUS(tidal_free(on_stack), TIDAL_ERR_UNKNOWN_POINTER);
   CHECK_STATUS(tidal_free(a + 16), TIDAL_ERR_UNKNOWN_POINTER);
@@ -86,6 +90,7 @@ int main(int argc, char **argv) {
   CHECK_OK(tidal_malloc((void **)&b, CH));
   CHECK_OK(tidal_free(b));
   CHECK_STATUS(tidal_free(b), TIDAL_ERR_DOUBLE_FREE);
+  CHECK(!tidal_owns(b)); /* freed */
   CHECK_MESSAGE("already freed");
 
   /* Accesses. */
