@@ -220,8 +220,8 @@ typedef struct grange {
 
 static int grange_cmp(const void *x, const void *y) {
   const grange *p = x, *q = y;
-  if (p->a != q->a)
-    return (uintptr_t)p->a < (uintptr_t)q->a ? -1 : 1;
+  if (p->a != q->a) /* by stable address, not by where malloc put the records */
+    return p->a->base < q->a->base ? -1 : 1;
   return p->lo < q->lo ? -1 : p->lo > q->lo;
 }
 
