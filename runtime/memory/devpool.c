@@ -207,14 +207,8 @@ static tidal_status compact(int pinned_too, size_t want) {
         moved++;
         continue;
       }
-      if (u->c.ready_pending) { /* a restore still writing it: the copy follows it */
-        double stall = 0;
-        st = rt_dev_stream_wait(rt_mem.stream, &u->c.ready, &stall);
-        rt_dev_event_release(&u->c.ready);
-        u->c.ready_pending = 0;
-        if (st != TIDAL_OK)
-          return st;
-      }
+      if ((st = rt_unit_follow_restore(&u->c)) != TIDAL_OK) /* the copy follows it */
+        return st;
       /* the blocks right after it that move with it, by the same distance
        * (each keeps its phase: the distance is a multiple of RT_SPAN_ALIGN),
        * go in the same copies (Note [gathered runs], units.c) */
@@ -365,15 +359,10 @@ static tidal_status move_out(rt_unit *u, int *moved) {
     if (m > u->mark)
       u->mark = m;
   } else {
-    if (u->c.ready_pending) { /* a restore still writing it: the copy follows it */
-      double stall = 0;
-      st = rt_dev_stream_wait(rt_mem.stream, &u->c.ready, &stall);
-      rt_dev_event_release(&u->c.ready);
-      u->c.ready_pending = 0;
-    }
+    st = rt_unit_follow_restore(&u->c); /* a restore still writing it: the copy follows it */
     if (st == TIDAL_OK)
-      st = rt_copy_d2d(rt_mem.dpool_base + to, rt_mem.dpool_base + old, len,
-                               rt_mem.stream, u->c.writer);
+      st = rt_copy_d2d(rt_mem.dpool_base + to, rt_mem.dpool_base + old, len, rt_mem.stream,
+                       u->c.writer);
     uint64_t m = 0;
     if (st == TIDAL_OK)
       st = rt_dev.be->mark(rt_dev.b, rt_mem.stream, &m);

@@ -319,6 +319,19 @@ void rt_host_destroy(void) {
   rt_mem.hs.used = rt_mem.hs.ncache = rt_mem.hs.cap_cache = 0;
 }
 
+/* Appends v to *offs (n used of cap): 0 when out of memory. */
+static int push_off(int64_t **offs, size_t *n, size_t *cap, int64_t v) {
+  if (*n == *cap) {
+    int64_t *o = realloc(*offs, 2 * *cap * sizeof **offs);
+    if (!o)
+      return 0;
+    *offs = o;
+    *cap *= 2;
+  }
+  (*offs)[(*n)++] = v;
+  return 1;
+}
+
 static int cmp_off(const void *x, const void *y) {
   int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
   return a < b ? -1 : a > b;
@@ -376,32 +389,20 @@ int rt_host_check(char *msg, size_t len) {
                  !b ? "not handed out" : "not a slot");
         goto out;
       }
-      if (n == cap) {
-        int64_t *o = realloc(offs, 2 * cap * sizeof *offs);
-        if (!o) {
-          snprintf(msg, len, "host check: out of memory");
-          goto out;
-        }
-        offs = o;
-        cap *= 2;
+      if (!push_off(&offs, &n, &cap, s)) {
+        snprintf(msg, len, "host check: out of memory");
+        goto out;
       }
-      offs[n++] = s;
     }
   }
   size_t owned = n;
   for (size_t i = 0; i < rt_mem.uhost_npend; i++) {
     if (!rt_mem.uhost_pend[i].slot)
       continue;
-    if (n == cap) {
-      int64_t *o = realloc(offs, 2 * cap * sizeof *offs);
-      if (!o) {
-        snprintf(msg, len, "host check: out of memory");
-        goto out;
-      }
-      offs = o;
-      cap *= 2;
+    if (!push_off(&offs, &n, &cap, rt_mem.uhost_pend[i].off)) {
+      snprintf(msg, len, "host check: out of memory");
+      goto out;
     }
-    offs[n++] = rt_mem.uhost_pend[i].off;
   }
   qsort(offs, n, sizeof *offs, cmp_off);
   for (size_t i = 1; i < n; i++)

@@ -371,6 +371,18 @@ typedef struct rt_mem_state {
 
 RT_HIDDEN extern rt_mem_state rt_mem; /* chunk.c */
 
+/* A restore still writing c (ready_pending): the compute stream waits for
+ * it (no host block on CUDA) before c's bytes move or are cut. */
+static inline tidal_status rt_unit_follow_restore(rt_chunk *c) {
+  if (!c->ready_pending)
+    return TIDAL_OK;
+  double stall = 0;
+  tidal_status st = rt_dev_stream_wait(rt_mem.stream, &c->ready, &stall);
+  rt_dev_event_release(&c->ready);
+  c->ready_pending = 0;
+  return st;
+}
+
 static inline size_t rt_resident_bytes(void) {
   return (size_t)(rt_mem.nphys - rt_mem.nfree_phys - (rt_mem.parked.n - rt_mem.parked_units)) *
              rt_mem.chunk_bytes +

@@ -112,14 +112,8 @@ static tidal_status split_unit(rt_alloc *a, size_t i, size_t at) {
   tidal_status st = rt_chunk_settle(c); /* no copy in flight over the cut */
   if (st != TIDAL_OK)
     return st;
-  if (c->ready_pending) { /* the op at hand's stream waits for it, as a restore would */
-    double stall = 0;
-    st = rt_dev_stream_wait(rt_mem.stream, &c->ready, &stall);
-    rt_dev_event_release(&c->ready);
-    c->ready_pending = 0;
-    if (st != TIDAL_OK)
-      return st;
-  }
+  if ((st = rt_unit_follow_restore(c)) != TIDAL_OK) /* the op at hand's stream waits, as */
+    return st;                                       /* a restore would */
   if (c->host_ev_pending) { /* a restore may still read the host copy */
     rt_dev_event_sync(&c->host_ev, NULL);
     rt_dev_event_release(&c->host_ev);
@@ -235,23 +229,6 @@ static int carries_data(const rt_unit *u, uint64_t stamp) {
   return !c->fresh_from || (c->fresh_from & RT_FRESH_OWN);
 }
 
-/* Moves u to pool offset `to` (already taken for it): a device-to-device
- * copy on the op's stream when it carries data.  Its old block goes back
- * once the caller has a mark after the copies (*olds). */
-static tidal_status move_unit(rt_unit *u, size_t to, uint64_t stamp, int *copied) {
-  size_t len = u->hi - u->lo;
-  if (carries_data(u, stamp)) {
-    tidal_status st = rt_copy_d2d(rt_mem.dpool_base + to,
-                                          rt_mem.dpool_base + u->block, len, rt_mem.stream,
-                                          u->c.writer);
-    if (st != TIDAL_OK)
-      return st;
-    RT_COUNT(d2d_bytes, len);
-    *copied = 1;
-  }
-  u->c.writer = rt_mem.stream;
-  return TIDAL_OK;
-}
 
 /* Note [gathered runs]: units that already lie next to each other, in
  * order, carrying data written on one stream, travel in one
@@ -272,15 +249,24 @@ static size_t same_run(rt_unit **u, size_t n, uint64_t stamp) {
 /* Moves the run u[0..n) to pool offset `to` in one copy (same_run). */
 static tidal_status move_run(rt_unit **u, size_t n, size_t to, int *copied) {
   size_t len = u[n - 1]->block + (u[n - 1]->hi - u[n - 1]->lo) - u[0]->block;
-  tidal_status st = rt_copy_d2d(rt_mem.dpool_base + to,
-                                        rt_mem.dpool_base + u[0]->block, len, rt_mem.stream,
-                                        u[0]->c.writer);
+  tidal_status st = rt_copy_d2d(rt_mem.dpool_base + to, rt_mem.dpool_base + u[0]->block, len,
+                                rt_mem.stream, u[0]->c.writer);
   if (st != TIDAL_OK)
     return st;
   RT_COUNT(d2d_bytes, len);
   *copied = 1;
   for (size_t k = 0; k < n; k++)
     u[k]->c.writer = rt_mem.stream;
+  return TIDAL_OK;
+}
+
+/* Moves u to pool offset `to` (already taken for it): a device-to-device
+ * copy on the op's stream when it carries data.  Its old block goes back
+ * once the caller has a mark after the copies (*olds). */
+static tidal_status move_unit(rt_unit *u, size_t to, uint64_t stamp, int *copied) {
+  if (carries_data(u, stamp))
+    return move_run(&u, 1, to, copied);
+  u->c.writer = rt_mem.stream;
   return TIDAL_OK;
 }
 
@@ -340,8 +326,8 @@ static tidal_status gather_range(rt_alloc *a, size_t lo, size_t hi, uint64_t sta
     uint64_t m = rt_pool_mark(T, S);
     for (size_t k = 0, run; k < n && st == TIDAL_OK; k += run) {
       run = same_run(u + k, n - k, stamp);
-      st = run > 1 ? move_run(u + k, run, T + (u[k]->lo - base), &copied)
-                   : move_unit(u[k], T + (u[k]->lo - base), stamp, &copied);
+      st = run ? move_run(u + k, run, T + (u[k]->lo - base), &copied)
+               : move_unit(u[k], T + (u[k]->lo - base), stamp, &copied);
       run = run ? run : 1;
     }
     if (st != TIDAL_OK) { /* the units keep their blocks; the span goes back */
