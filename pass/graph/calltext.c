@@ -612,7 +612,10 @@ static CXCursor called_def(const pass_tu *t, CXCursor call) {
  * value instead; one that is not bound keeps its name (bound later, the
  * rewriter writes its value; llm.c's cuBLASLt sizes, which named
  * model.config.channels inside gpt2_backward(GPT2 *model), are now in the
- * setter's own names: opsites.c, Note [descriptor extents at the op]). */
+ * setter's own names: opsites.c, Note [descriptor extents at the op]).
+ * Sizes of descriptors set in another function reach here already in the
+ * op's names (Note [loop-context sizes at the op], below), so this is a
+ * second line for loop-level names from elsewhere. */
 typedef struct shadow_ud {
   gb *b;
   ct_fn **fp;
@@ -631,6 +634,91 @@ static sym *shadowed_value(void *ud, const char *name) {
         return bind_lookup(&u->b->g->binds, name, &v) ? sym_const(u->b->a, v) : NULL;
       }
   return NULL;
+}
+
+/* Note [loop-context sizes at the op]: a value the interpreter computed
+ * for the loop (gval.s: a cuDNN descriptor's bytes set in another
+ * function, an integer followed through cudaLaunchKernel's argument array)
+ * is in loop-context names (interp.c): main's and the training loop
+ * function's variables and member chains rooted at them (`height`,
+ * `context.m_ws`), and file-scope names.  At an op in another function
+ * only the file-scope ones mean the same: a variable of main is no name
+ * there (lenet's ForwardPropagation declared `height * width`, main's
+ * locals: the rewritten program did not compile), and a name the op's
+ * function declares itself (a parameter, a local, a field) is another
+ * variable that happens to share the name (it compiles, and declares the
+ * wrong extent).  So a name one of the name-keeping functions on the call
+ * stack declares, or the op's own function declares, is written as its
+ * bound value, and without one the whole value is unknown at the op
+ * (declared TIDAL_EXTENT_UNKNOWN: to the end of its allocation); those
+ * names are added to a list, for the declaration's annotation.  Names are told apart by name only: a global
+ * that main shadows counts as main's (the conservative reading).  At an op
+ * in a name-keeping function itself (the training loop's) the loop context
+ * is its own, and the value is kept as it is. */
+typedef struct scope_ud {
+  gb *b;
+  ct_fn *own;         /* the op's function */
+  ct_fn **keep;       /* the name-keeping functions on the call stack */
+  int n_keep;
+  int hit;            /* scope_ident: the name scanned is not the file-scope one */
+  int bad;            /* a name with no value at the op */
+  ct_buf names;       /* the names not in scope, for *why */
+} scope_ud;
+
+static int fn_declares(const ct_fn *f, const char *s, size_t n) {
+  if (f->overflow) return 1; /* its names are not all known */
+  for (int i = 0; i < f->n; i++)
+    if (strlen(f->names[i].name) == n && !strncmp(f->names[i].name, s, n)) return 1;
+  return 0;
+}
+
+static int scope_ident(void *ud, const char *s, size_t n, size_t at) {
+  scope_ud *u = ud;
+  (void)at;
+  u->hit = fn_declares(u->own, s, n);
+  for (int i = 0; i < u->n_keep && !u->hit; i++) u->hit = fn_declares(u->keep[i], s, n);
+  return u->hit; /* one such name decides */
+}
+
+static sym *scope_value(void *ud, const char *name) {
+  scope_ud *u = ud;
+  u->hit = 0;
+  scan_idents(name, scope_ident, u);
+  if (!u->hit) return NULL; /* file scope: the same name at the op */
+  int64_t v;
+  if (bind_lookup(&u->b->g->binds, name, &v)) return sym_const(u->b->a, v);
+  u->bad = 1;
+  /* for *why: each name once, the first few */
+  ct_buf q = {0};
+  put(&q, "'", 1);
+  put(&q, name, strlen(name));
+  put(&q, "'", 1);
+  if (!q.oom && u->names.n < 160 && !(u->names.p && strstr(u->names.p, q.p))) {
+    if (u->names.n) put(&u->names, ", ", 2);
+    put(&u->names, q.p, q.n);
+  }
+  free(q.p);
+  return sym_unknown(u->b->a);
+}
+
+sym *calltext_at_op(gb *b, gb_frame *f, sym *s, const char **names) {
+  if (!s || sym_is_unknown(s) || !f || f->keep_names) return s;
+  ct_fn *own = fn_get(b, f->fn);
+  ct_fn *keep[GB_MAX_CALL_DEPTH + 1];
+  int n_keep = 0;
+  for (gb_frame *p = f->caller; p && n_keep <= GB_MAX_CALL_DEPTH; p = p->caller)
+    if (p->keep_names) {
+      keep[n_keep] = fn_get(b, p->fn);
+      if (!keep[n_keep]) return sym_unknown(b->a);
+      n_keep++;
+    }
+  if (!own) return sym_unknown(b->a);
+  scope_ud u = {b, own, keep, n_keep, 0, 0, {0}};
+  if (names && *names) put(&u.names, *names, strlen(*names));
+  sym *r = sym_subst(b->a, s, scope_value, &u);
+  if (names && u.names.p && !u.names.oom) *names = gb_str(b, u.names.p);
+  free(u.names.p);
+  return u.bad ? sym_unknown(b->a) : r;
 }
 
 void calltext_op(gb *b, graph_op *op) {

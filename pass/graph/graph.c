@@ -174,6 +174,7 @@ void graph_free(graph *g) {
       free(op->acc[j].ptr_text);
       free(op->acc[j].ptr_local);
       free(op->acc[j].param);
+      free(op->acc[j].why_local);
       graph_access_free_texts(&op->acc[j], op->n_calls + 1);
     }
     free(op->acc);

@@ -111,6 +111,9 @@ typedef struct graph_access {
   int split_elem_bytes;/* split ops (graph_op.split): bytes of one element of this argument */
   int null_arg;        /* 1: a null pointer on this call path (an optional argument left
                           out, `fwd(out, in, NULL, n)`): no access at all (unmanaged is set) */
+  char *why_local;     /* why bytes_local is unknown where bytes is not (NULL: the model's
+                          reason): its names are not in scope at the op (calltext.c,
+                          Note [loop-context sizes at the op]) */
   /* The same pointer and extent at each call level k = 0..op.n_calls (arrays
    * of n_calls + 1; calltext.c): level k is the statement op.calls[k].stmt
    * (the op's own stmt at k == n_calls), in the function that statement is

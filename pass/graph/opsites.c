@@ -114,6 +114,8 @@ typedef struct libenv_ud {
   gb_frame *f;
   CXCursor call;
   int local; /* sizes in the op's own names (interp_call.c, Note [descriptor extents at the op]) */
+  const char *out_of_scope; /* local: the names a descriptor's sizes had that the op cannot
+                               write (calltext.c, Note [loop-context sizes at the op]) */
 } libenv_ud;
 
 /* The store key of the descriptor variable argument arg names (`l`,
@@ -174,19 +176,17 @@ static int lt_layout(gb *b, const char *key, libcall_lt_layout *l, int *maybe, i
   return 1;
 }
 
-/* Bytes and density of the descriptor argument arg: a batched cublasLt
- * layout's from its attributes (analysis/libcalls_cublaslt.c, Note
- * [cublasLt descriptors]), else what its setter computed.  NULL when
- * unknown.  A batch set on some paths only gives the batched extent, never
- * dense (the other paths touch the first matrix only). */
-static sym *descriptor_extent(libenv_ud *u, int arg, int *dense) {
+/* descriptor_extent's value as the descriptor's setter left it; *loop_names:
+ * in the loop's names, not the op's. */
+static sym *descriptor_extent_as_set(libenv_ud *u, int arg, int *dense, int *loop_names) {
   const char *key = desc_key(u->b, u->f, u->call, arg);
   libcall_lt_layout l;
   sym *bytes;
   int maybe = 0;
-  /* set in another frame: the loop-level size, as before (its names are
-   * the object's: calltext.c, Note [object-named sizes]) */
+  /* set in another frame: the loop-level size (its names are the loop's:
+   * descriptor_extent writes them at the op) */
   int local = u->local && desc_same_frame(u->b, u->f, key);
+  *loop_names = !local;
   if (key && lt_layout(u->b, key, &l, &maybe, local) && l.batch) {
     if (libcall_lt_layout_bytes(u->b->a, &l, &bytes, dense) != 0) return NULL;
     if (maybe) *dense = 0;
@@ -205,6 +205,22 @@ static sym *descriptor_extent(libenv_ud *u, int arg, int *dense) {
   }
   *dense = v.k == GV_DESC ? v.dense : 0;
   return v.k == GV_DESC ? v.s : NULL;
+}
+
+/* Bytes and density of the descriptor argument arg: a batched cublasLt
+ * layout's from its attributes (analysis/libcalls_cublaslt.c, Note
+ * [cublasLt descriptors]), else what its setter computed.  NULL when
+ * unknown.  A batch set on some paths only gives the batched extent, never
+ * dense (the other paths touch the first matrix only).  In the op's own
+ * names (u->local), a size set in another frame is in the loop's names:
+ * those the op cannot write make it unknown there (calltext.c, Note
+ * [loop-context sizes at the op]). */
+static sym *descriptor_extent(libenv_ud *u, int arg, int *dense) {
+  int loop_names = 0;
+  sym *bytes = descriptor_extent_as_set(u, arg, dense, &loop_names);
+  if (!u->local || !loop_names || !bytes) return bytes;
+  sym *r = calltext_at_op(u->b, u->f, bytes, &u->out_of_scope);
+  return sym_is_unknown(r) ? NULL : r;
 }
 
 static sym *env_descriptor_bytes(void *ud, int arg) {
@@ -669,6 +685,31 @@ static void split_launch(gb *b, graph_op *op, const kernel_info *ki, CXCursor ca
       op->acc[j].split_elem_bytes = ki->params[op->acc[j].arg].elem_bytes;
 }
 
+/* Note [launch arrays at the op]: an integer a cudaLaunchKernel passes
+ * through its argument array (`void *args[] = {&x, &n}`) is the value the
+ * interpreter followed through the array, in the loop's names (`N`,
+ * main's variable behind a wrapper's `n`).  Where those are no names at
+ * the op and have no bound value (calltext.c, Note [loop-context sizes at
+ * the op]), it is the element the kernel reads, `(*(int *)(args)[1])`:
+ * the array is an argument of the op, so in scope there, and that is the
+ * value the kernel gets whatever the element points at. */
+static sym *argv_local(gb *b, gb_frame *f, CXCursor call, CXCursor kdecl, int i, const gval *v) {
+  if (v->k != GV_INT || !v->s) return sym_unknown(b->a);
+  sym *r = calltext_at_op(b, f, v->s, NULL);
+  if (!sym_is_unknown(r) || sym_is_unknown(v->s)) return r;
+  CXType pt = {CXType_Invalid, {0, 0}};
+  if (!clang_Cursor_isNull(kdecl) && i < clang_Cursor_getNumArguments(kdecl))
+    pt = clang_getCanonicalType(clang_getCursorType(clang_Cursor_getArgument(kdecl, (unsigned)i)));
+  if (pt.kind >= CXType_Bool && pt.kind <= CXType_Int128 && clang_Cursor_getNumArguments(call) >= 4) {
+    char *ty = string_and_dispose(clang_getTypeSpelling(pt));
+    char *at = frontend_cursor_text(b->t, clang_Cursor_getArgument(call, 3));
+    if (ty && *ty && at && *at) r = sym_var(b->a, gb_fmt(b, "(*(%s *)(%s)[%d])", ty, at, i));
+    free(ty);
+    free(at);
+  }
+  return r;
+}
+
 static void launch_accesses(gb *b, gb_frame *f, graph_op *op, const kernel_info *ki, CXCursor call,
                             int first_arg, const gval *argv_vals, int nargv, CXCursor kdecl) {
   int n = ki->n_params;
@@ -679,7 +720,7 @@ static void launch_accesses(gb *b, gb_frame *f, graph_op *op, const kernel_info 
   for (int i = 0; i < n; i++) {
     if (argv_vals) {
       vals[i] = i < nargv ? argv_vals[i] : gb_int(b, NULL, NULL, 0);
-      localv[i] = vals[i].k == GV_INT ? vals[i].s : sym_unknown(b->a);
+      localv[i] = argv_local(b, f, call, kdecl, i, &vals[i]);
     } else {
       int na = clang_Cursor_getNumArguments(call);
       if (first_arg + i >= na) {
@@ -919,6 +960,19 @@ static void lt_epilogue_accesses(gb *b, gb_frame *f, graph_op *op, CXCursor call
   }
 }
 
+/* The annotation of the accesses from op->acc[first] on whose extent is
+ * known for the loop but not at the op, because the sizes name variables
+ * not in scope there (calltext.c, Note [loop-context sizes at the op]). */
+static void scope_why(gb *b, graph_op *op, int first, const char *names) {
+  if (!names) return;
+  for (int j = first; j < op->n_acc; j++) {
+    graph_access *a = &op->acc[j];
+    if (a->why_local || sym_is_unknown(a->bytes) || !sym_is_unknown(a->bytes_local)) continue;
+    a->why_local = strdup(gb_fmt(b, "its size is in names not in scope at this op (%s: "
+                                 "another function's; --bind gives them values)", names));
+  }
+}
+
 /* Text of a launch configuration argument, NULL for an omitted default. */
 static char *config_text(gb *b, CXCursor cfg, int i) {
   if (clang_Cursor_isNull(cfg) || i >= clang_Cursor_getNumArguments(cfg)) return NULL;
@@ -1028,7 +1082,7 @@ int opsite_handle(gb *b, gb_frame *f, CXCursor call) {
     largs[i].value = gb_eval_local(b, a);
     largs[i].text = args[i].text;
   }
-  libenv_ud ud = {b, f, call, 0}, lud = {b, f, call, 1};
+  libenv_ud ud = {b, f, call, 0, NULL}, lud = {b, f, call, 1, NULL};
   libcall_env env = {b->a, env_descriptor_bytes, &ud, env_descriptor_dense, env_scalar_is_zero};
   libcall_env lenv = {b->a, env_descriptor_bytes, &lud, env_descriptor_dense, env_scalar_is_zero};
   libcall_access acc[OPSITE_MAX_ACC], lacc[OPSITE_MAX_ACC];
@@ -1039,8 +1093,10 @@ int opsite_handle(gb *b, gb_frame *f, CXCursor call) {
     int ai = acc[i].arg;
     if (ai < 0 || ai >= n) continue;
     sym *bl = (i < nl && lacc[i].arg == ai) ? lacc[i].bytes : NULL;
+    int first = op->n_acc;
     add_access(b, op, clang_Cursor_getArgument(call, (unsigned)ai), vals[ai], ai, acc[i].mode,
                acc[i].bytes, bl, acc[i].exact, acc[i].role, NULL);
+    scope_why(b, op, first, lud.out_of_scope);
   }
   if (na < 0) gb_note(b, call, "call to '%s' has too few arguments for its model", name);
   pointer_array_matrices(b, f, op, call, name, args, largs, vals, n, &env);

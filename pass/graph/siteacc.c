@@ -277,6 +277,7 @@ static void graph_accesses(acc_ctx *x, const int *ops, int n_ops, char *covered,
         const char *lw = libcall_unknown_why(op->callee, a->arg);
         why = lw ? lw : "the library-call model gives no bound for this argument";
       }
+      if (!bytes && a->why_local) why = a->why_local; /* opsites.c: names not in scope here */
       /* the same text may be read by one call's epilogue and written by
        * another's (BIAS, then BGRADB): declared once, read and written */
       add_acc(x, a->arg, a->ptr_local, bytes, in_desc ? ACCESS_READWRITE : a->mode,
