@@ -29,8 +29,11 @@
  * to the parameter's canonical type, so pointer arithmetic in the text
  * keeps its meaning.  An argument with possible side effects (++, --, an
  * assignment, a function call) is never duplicated: the levels above are
- * invalid.  Level 0 falls back to the graph's loop-context text when that
- * is valid in the training loop body and the chain is not. */
+ * invalid.  A name no function below declares is a file-scope one: one
+ * the caller declares (a local or parameter of the same name) would mean
+ * that variable there, so the levels above are invalid too.  Level 0 falls
+ * back to the graph's loop-context text when that is valid in the training
+ * loop body and the chain is not. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -294,6 +297,14 @@ static const ct_name *fn_find(ct_fn *f, const char *name, size_t len, int *is_lo
   return local ? NULL : param;
 }
 
+/* 1 if f declares name (a parameter, a local in any scope, a field). */
+static int fn_declares(const ct_fn *f, const char *s, size_t n) {
+  if (f->overflow) return 1; /* its names are not all known */
+  for (int i = 0; i < f->n; i++)
+    if (strlen(f->names[i].name) == n && !strncmp(f->names[i].name, s, n)) return 1;
+  return 0;
+}
+
 /* ---- scanning a C text ---- */
 
 /* Calls fn for every identifier that names a value (not a member name, not
@@ -413,10 +424,11 @@ static char *type_key(CXType t) {
 }
 
 /* Substitution of F's parameters by the call's arguments. */
-static char *substitute_at(ct_fn *f, char **args, int nargs, const char *text, int depth,
-                           int *bad);
+static char *substitute_at(ct_fn *f, ct_fn *caller, char **args, int nargs, const char *text,
+                           int depth, int *bad);
 typedef struct subst_ud {
   ct_fn *f;           /* the called function */
+  ct_fn *caller;      /* the function the text goes to */
   int depth;          /* initializers inlined around this text */
   char **args;        /* replacement text per parameter (NULL: not expressible) */
   int nargs;
@@ -438,7 +450,7 @@ static int subst_ident(void *ud, const char *s, size_t n, size_t at) {
     int bad = 0;
     char *r = NULL;
     if (l && l->init && !l->mutated && u->depth < CT_MAX_INLINE)
-      r = substitute_at(u->f, u->args, u->nargs, l->init, u->depth + 1, &bad);
+      r = substitute_at(u->f, u->caller, u->args, u->nargs, l->init, u->depth + 1, &bad);
     if (!r || bad) {
       free(r);
       u->bad = 1;
@@ -452,7 +464,15 @@ static int subst_ident(void *ud, const char *s, size_t n, size_t at) {
     u->done = at + n;
     return 0;
   }
-  if (!d) return 0; /* file scope: the same name above */
+  if (!d) {
+    /* file scope: the same name above, unless the caller declares it
+     * (Note [substitution]) */
+    if (u->caller && fn_declares(u->caller, s, n)) {
+      u->bad = 1;
+      return 1;
+    }
+    return 0;
+  }
   int written = 0;
   for (int m = 0; m < u->f->n_mut; m++)
     if (strlen(u->f->mut[m]) == n && !strncmp(u->f->mut[m], s, n)) written = 1;
@@ -513,11 +533,12 @@ static char **call_args(gb *b, CXCursor call, CXCursor fn, int *n_out) {
   return v;
 }
 
-static char *substitute_at(ct_fn *f, char **args, int nargs, const char *text, int depth,
-                           int *bad) {
+static char *substitute_at(ct_fn *f, ct_fn *caller, char **args, int nargs, const char *text,
+                           int depth, int *bad) {
   subst_ud u;
   memset(&u, 0, sizeof u);
   u.f = f;
+  u.caller = caller;
   u.depth = depth;
   u.args = args;
   u.nargs = nargs;
@@ -537,8 +558,9 @@ static char *substitute_at(ct_fn *f, char **args, int nargs, const char *text, i
   return u.out.p;
 }
 
-static char *substitute(ct_fn *f, char **args, int nargs, const char *text, int *bad) {
-  return substitute_at(f, args, nargs, text, 0, bad);
+static char *substitute(ct_fn *f, ct_fn *caller, char **args, int nargs, const char *text,
+                        int *bad) {
+  return substitute_at(f, caller, args, nargs, text, 0, bad);
 }
 
 /* ---- the functions loaded so far ----
@@ -638,26 +660,27 @@ static sym *shadowed_value(void *ud, const char *name) {
 
 /* Note [loop-context sizes at the op]: a value the interpreter computed
  * for the loop (gval.s: a cuDNN descriptor's bytes set in another
- * function, an integer followed through cudaLaunchKernel's argument array)
- * is in loop-context names (interp.c): main's and the training loop
- * function's variables and member chains rooted at them (`height`,
- * `context.m_ws`), and file-scope names.  At an op in another function
- * only the file-scope ones mean the same: a variable of main is no name
- * there (lenet's ForwardPropagation declared `height * width`, main's
- * locals: the rewritten program did not compile), and a name the op's
- * function declares itself (a parameter, a local, a field) is another
- * variable that happens to share the name (it compiles, and declares the
- * wrong extent).  So a name one of the name-keeping functions on the call
- * stack declares, or the op's own function declares, is written as its
- * bound value, and without one the whole value is unknown at the op
- * (declared TIDAL_EXTENT_UNKNOWN: to the end of its allocation); those
- * names are added to a list, for the declaration's annotation.  Names are told apart by name only: a global
- * that main shadows counts as main's (the conservative reading).  At an op
- * in a name-keeping function itself (the training loop's) the loop context
- * is its own, and the value is kept as it is. */
+ * function, an integer followed through cudaLaunchKernel's argument array,
+ * an access's loop-context extent) is in loop-context names (interp.c):
+ * the variables of the name-keeping frames (main and the training loop's
+ * function), member chains rooted at them (`height`, `context.m_ws`), and
+ * file-scope names.  In a function f only the file-scope ones and, when f
+ * keeps names itself, f's own mean the same: a variable of main is no name
+ * in lenet's ForwardPropagation (it declared `height * width`, main's
+ * locals: the rewritten program did not compile), nor in p15's
+ * train_epoch, whose loop's plan calls named main's `n`; and a name f
+ * declares when it does not keep names (a parameter, a local, a field) is
+ * another variable that happens to share the name (it compiles, and
+ * declares the wrong extent).  So such a name is written as its bound
+ * value, and without one the whole value is unknown in f (an op's
+ * declaration is then TIDAL_EXTENT_UNKNOWN: to the end of its allocation;
+ * a plan call is not placed there); those names are added to a list, for
+ * the declaration's annotation.  Names are told apart by name only: a
+ * global that main shadows counts as main's (the conservative reading). */
 typedef struct scope_ud {
   gb *b;
-  ct_fn *own;         /* the op's function */
+  ct_fn *own;         /* the op's function (NULL: a name-keeping one, whose names are the
+                         loop context's) */
   ct_fn **keep;       /* the name-keeping functions on the call stack */
   int n_keep;
   int hit;            /* scope_ident: the name scanned is not the file-scope one */
@@ -665,17 +688,11 @@ typedef struct scope_ud {
   ct_buf names;       /* the names not in scope, for *why */
 } scope_ud;
 
-static int fn_declares(const ct_fn *f, const char *s, size_t n) {
-  if (f->overflow) return 1; /* its names are not all known */
-  for (int i = 0; i < f->n; i++)
-    if (strlen(f->names[i].name) == n && !strncmp(f->names[i].name, s, n)) return 1;
-  return 0;
-}
 
 static int scope_ident(void *ud, const char *s, size_t n, size_t at) {
   scope_ud *u = ud;
   (void)at;
-  u->hit = fn_declares(u->own, s, n);
+  u->hit = u->own && fn_declares(u->own, s, n);
   for (int i = 0; i < u->n_keep && !u->hit; i++) u->hit = fn_declares(u->keep[i], s, n);
   return u->hit; /* one such name decides */
 }
@@ -702,8 +719,9 @@ static sym *scope_value(void *ud, const char *name) {
 }
 
 sym *calltext_at_op(gb *b, gb_frame *f, sym *s, const char **names) {
-  if (!s || sym_is_unknown(s) || !f || f->keep_names) return s;
-  ct_fn *own = fn_get(b, f->fn);
+  if (!s || sym_is_unknown(s) || !f) return s;
+  /* a name-keeping frame's own names are the loop context's */
+  ct_fn *own = f->keep_names ? NULL : fn_get(b, f->fn);
   ct_fn *keep[GB_MAX_CALL_DEPTH + 1];
   int n_keep = 0;
   for (gb_frame *p = f->caller; p && n_keep <= GB_MAX_CALL_DEPTH; p = p->caller)
@@ -712,7 +730,8 @@ sym *calltext_at_op(gb *b, gb_frame *f, sym *s, const char **names) {
       if (!keep[n_keep]) return sym_unknown(b->a);
       n_keep++;
     }
-  if (!own) return sym_unknown(b->a);
+  if (!f->keep_names && !own) return sym_unknown(b->a);
+  if (!own && n_keep == 0) return s; /* the training loop in main */
   scope_ud u = {b, own, keep, n_keep, 0, 0, {0}};
   if (names && *names) put(&u.names, *names, strlen(*names));
   sym *r = sym_subst(b->a, s, scope_value, &u);
@@ -773,8 +792,8 @@ void calltext_op(gb *b, graph_op *op) {
         break;
       }
       int bad = 0;
-      char *np = substitute(f, args[k - 1], nargs[k - 1], ptr, &bad);
-      char *nb = bytes && !bad ? substitute(f, args[k - 1], nargs[k - 1], bytes, &bad) : NULL;
+      char *np = substitute(f, fp[k - 1], args[k - 1], nargs[k - 1], ptr, &bad);
+      char *nb = bytes && !bad ? substitute(f, fp[k - 1], args[k - 1], nargs[k - 1], bytes, &bad) : NULL;
       free(ptr);
       free(bytes);
       ptr = np;
@@ -783,13 +802,17 @@ void calltext_op(gb *b, graph_op *op) {
     }
     free(ptr);
     free(bytes);
-    /* Level 0: the loop-context text, where the chain could not express it. */
-    if (!a->text_valid_at[0] && a->loop_text_valid && a->ptr_text && !sym_is_unknown(a->bytes) &&
+    /* Level 0: the loop-context text, where the chain could not express it
+     * (main's names are none in a loop function of its own: Note
+     * [loop-context sizes at the op]). */
+    sym *lb = a->text_valid_at[0] || !a->loop_text_valid ? NULL
+              : calltext_at_op(b, b->loop_frame, a->bytes, NULL);
+    if (!a->text_valid_at[0] && a->loop_text_valid && a->ptr_text && lb && !sym_is_unknown(lb) &&
         b->g->loop_body.editable) {
       free(a->ptr_text_at[0]);
       free(a->bytes_text_at[0]);
       a->ptr_text_at[0] = strdup(a->ptr_text);
-      a->bytes_text_at[0] = sym_to_c(a->bytes);
+      a->bytes_text_at[0] = sym_to_c(lb);
       a->text_valid_at[0] = a->ptr_text_at[0] && a->bytes_text_at[0];
       a->text_span_at[0] = b->g->loop_body;
     }
