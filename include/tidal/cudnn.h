@@ -153,8 +153,8 @@ static inline cudnnTensorDescriptor_t tidal_cudnn_desc_(const tidal_cudnn_batch_
   return b->split ? b->piece[i] : b->whole[i];
 }
 static inline void *tidal_cudnn_ptr_(const tidal_cudnn_batch_ *b, int i) {
-  if (!b->split) /* as the plain rewrite passes it: TIDAL_AT where the pass declared it */
-    return i < b->n_acc && b->acc[i].ptr == b->ptr[i] ? tidal_at(b->ptr[i]) : (void *)b->ptr[i];
+  if (!b->split) /* as the plain rewrite passes it (home and foreign memory: itself) */
+    return tidal_at(b->ptr[i]);
   return tidal_at((const char *)b->ptr[i] + b->o * b->sample[i]);
 }
 
