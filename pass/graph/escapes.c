@@ -86,6 +86,8 @@ static int null_or_literal(CXCursor a) {
 typedef struct esc {
   const pass_tu *t;
   graph_escape e;
+  int library; /* a CUDA library routine: its pointers to records are host structs it
+                  fills or reads (perf results, properties), never device data */
   int oom;
 } esc;
 
@@ -109,6 +111,24 @@ static void set_why(esc *x, const char *what, CXCursor a) {
   if (x->e.why) snprintf(x->e.why, n, "%s passes '%s', %s", x->e.callee, s ? s : "?", what);
   else x->oom = 1;
   free(s);
+}
+
+/* 1 when a is (or takes the address of an element returned by) a call of a
+ * C or C++ library function - std::string::c_str(), std::vector::data(),
+ * std::vector::operator[] - whose result is host memory: the host library
+ * never allocates device memory.  CUDA's libraries, thrust and cub excepted. */
+static int host_library_result(CXCursor a) {
+  CXCursor e = cursor_strip_casts(a), v = site_addr_of(a);
+  if (!clang_Cursor_isNull(v)) e = cursor_strip_casts(v);
+  if (clang_getCursorKind(e) != CXCursor_CallExpr) return 0;
+  CXCursor fn = clang_getCursorReferenced(e);
+  if (clang_Cursor_isNull(fn) || !clang_Location_isInSystemHeader(clang_getCursorLocation(fn)))
+    return 0;
+  CXString s = clang_getCursorSpelling(fn);
+  const char *n = clang_getCString(s);
+  int cuda = n && cuda_library_name(n);
+  clang_disposeString(s);
+  return !cuda && !in_device_namespace(fn);
 }
 
 /* One argument a of the call (Note [escapes]). */
@@ -136,6 +156,10 @@ static void one_arg(esc *x, CXCursor a) {
     }
     return;
   }
+  if (host_library_result(a)) return;
+  if (x->library && clang_getCanonicalType(clang_getPointeeType(ty)).kind == CXType_Record &&
+      !site_type_holds_ptrs(clang_getPointeeType(ty)))
+    return;
   if (site_points_to_ptrs(clang_getCursorType(cursor_strip(a))))
     set_why(x, "pointers to pointers the pass cannot follow", a);
   else if (site_pure(a))
@@ -159,7 +183,7 @@ int escape_call(const pass_tu *t, graph_file *f, CXCursor call, const char *call
   if (!clang_Cursor_isNull(def) && !clang_Location_isInSystemHeader(clang_getCursorLocation(def)))
     return 0; /* a function of the program: its op sites are instrumented */
   if (system && !cuda_library_name(callee) && !in_device_namespace(fn)) return 0;
-  esc x = {t, {0}, 0};
+  esc x = {t, {0}, system && cuda_library_name(callee), 0};
   x.e.callee = strdup(callee);
   if (!x.e.callee) return -1;
   clang_getExpansionLocation(clang_getCursorLocation(call), NULL, &x.e.line, &x.e.col, NULL);

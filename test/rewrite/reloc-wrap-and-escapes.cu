@@ -14,6 +14,7 @@
 #include <cublas_v2.h>
 #define CHECK(x) do { if ((x) != 0) return 1; } while (0)
 struct pair { float *a; float *b; };
+void ext_fill(float *p, int n); /* defined elsewhere: it may use or keep p */
 __global__ void k(float *y, const float *x, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) y[i] = 2.0f * x[i];
@@ -36,6 +37,8 @@ int main(void) {
 // CHECK-NEXT: #line
 // CHECK-NEXT: cublasSetWorkspace(hd, ws, N * sizeof(float)); }
   cublasSetWorkspace(hd, ws, N * sizeof(float));
+// CHECK: { tidal_home((const void *)(ws + 8)); /* tidal: stays at home: ext_fill may use or keep the address outside every op */
+  ext_fill(ws + 8, 4);
 // CHECK: cudaMemcpy(TIDAL_AT(x), h, N * sizeof(float), cudaMemcpyHostToDevice);
   cudaMemcpy(x, h, N * sizeof(float), cudaMemcpyHostToDevice);
   for (int it = 0; it < 2; it++) {
