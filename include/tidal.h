@@ -497,6 +497,8 @@ typedef struct tidal_stats {
   tidal_counters last_iteration; /* the last completed iteration */
   uint64_t shared_budget_bytes;  /* a budget shared with other processes: its total, else 0 */
   uint64_t shared_peak_bytes;    /* the most device memory they all held at once, so far */
+  uint64_t chunk_bytes;          /* the eviction unit this run uses (TIDAL_CHUNK, or the
+                                    backend's default): sizes that depend on it read it here */
 } tidal_stats;
 
 tidal_status tidal_stats_get(tidal_stats *out);

@@ -105,36 +105,24 @@ bad:
 
 static int fit_extra(void *ud, int argc, char **argv, int *i) {
   fit_cli *c = ud;
-  const char *a = argv[*i], *v = NULL;
+  const char *v = NULL;
   static const char *const names[] = {"--vary", "--max-overhead"};
-  for (int k = 0; k < 2; k++) {
-    size_t n = strlen(names[k]);
-    if (strncmp(a, names[k], n) != 0) continue;
-    if (a[n] == '=') v = a + n + 1;
-    else if (a[n] == '\0') {
-      if (*i + 1 >= argc) {
-        diag_error(NULL, 0, 0, "option '%s' needs a value", names[k]);
-        return -1;
-      }
-      v = argv[++*i];
-    } else continue;
-    if (k == 0) {
-      c->vary = v;
-      return parse_vary(c, v) == 0 ? 1 : -1;
-    }
-    char *end;
-    errno = 0;
-    double p = strtod(v, &end);
-    if (*end == '%') end++;
-    if (errno || end == v || *end || !(p >= 0 && p <= 1e9)) {
-      diag_error(NULL, 0, 0, "--max-overhead expects a percentage of at least 0 (25%%), got '%s'",
-                 v);
-      return -1;
-    }
-    c->max_overhead = p / 100.0;
-    return 1;
+  int k = options_named_value(argc, argv, i, names, 2, &v);
+  if (k < 0) return k == -1 ? 0 : -1; /* not ours, or no value */
+  if (k == 0) {
+    c->vary = v;
+    return parse_vary(c, v) == 0 ? 1 : -1;
   }
-  return 0;
+  char *end;
+  errno = 0;
+  double p = strtod(v, &end);
+  if (*end == '%') end++;
+  if (errno || end == v || *end || !(p >= 0 && p <= 1e9)) {
+    diag_error(NULL, 0, 0, "--max-overhead expects a percentage of at least 0 (25%%), got '%s'", v);
+    return -1;
+  }
+  c->max_overhead = p / 100.0;
+  return 1;
 }
 
 static void fmt_mib(char *buf, size_t cap, uint64_t b) {

@@ -91,64 +91,53 @@ static int replay_extra(void *ud, int argc, char **argv, int *i) {
     c->model_only = 1;
     return 1;
   }
-  const char *names[] = {"--cost", "--iterations", "--break", "--runtime-planner", "--trace",
-                         "--timeline", "--chunk", "--costs", "--profile"};
-  for (int k = 0; k < 9; k++) {
-    size_t n = strlen(names[k]);
-    if (strncmp(a, names[k], n) != 0) continue;
-    if (a[n] == '=') v = a + n + 1;
-    else if (a[n] == '\0') {
-      if (*i + 1 >= argc) {
-        diag_error(NULL, 0, 0, "option '%s' needs a value", names[k]);
-        return -1;
-      }
-      v = argv[++*i];
-    } else continue;
-    char why[256];
-    if (k == 0 && cost_model_set_pair(&c->cost, v, why, sizeof why) != 0) {
-      diag_error(NULL, 0, 0, "bad --cost: %s (e.g. --cost h2d_bw=25G)", why);
-      return -1;
-    }
-    if (k == 1) {
-      char *end;
-      long n_it = strtol(v, &end, 10);
-      if (*end || n_it < 2 || n_it > 1000) {
-        diag_error(NULL, 0, 0, "--iterations must be an integer from 2 to 1000, not '%s'", v);
-        return -1;
-      }
-      c->iterations = (int)n_it;
-    }
-    if (k == 6) {
-      double pct = 0;
-      uint64_t b = 0;
-      if (options_parse_size(v, &b, &pct) != 0 || pct > 0 || b < 4096 || (b & (b - 1))) {
-        diag_error(NULL, 0, 0, "--chunk must be a power of two of at least 4K, not '%s'", v);
-        return -1;
-      }
-      c->chunk = b;
-    }
-    if (k == 4) c->trace = v;
-    if (k == 5) c->timeline = v;
-    if (k == 3) {
-      static const char *const pn[] = {"runtime", "hints", "lru"};
-      c->planner = TIDAL_PLANNER_DEFAULT;
-      for (int q = 0; q < 3; q++)
-        if (strcmp(v, pn[q]) == 0) c->planner = (tidal_planner)(TIDAL_PLANNER_RUNTIME + q);
-      if (c->planner == TIDAL_PLANNER_DEFAULT) {
-        diag_error(NULL, 0, 0, "--runtime-planner must be runtime, hints or lru, not '%s'", v);
-        return -1;
-      }
-    }
-    if (k == 7) c->costs = v;
-    if (k == 8) c->profile = v;
-    if (k == 2 && replay_break_parse(v, &c->brk) != 0) {
-      diag_error(NULL, 0, 0, "--break must be skip-prefetch, drop-live or split-no-advance, "
-                 "not '%s'", v);
-      return -1;
-    }
-    return 1;
+  static const char *const names[] = {"--cost", "--iterations", "--break", "--runtime-planner",
+                                      "--trace", "--timeline", "--chunk", "--costs", "--profile"};
+  int k = options_named_value(argc, argv, i, names, 9, &v);
+  if (k < 0) return k == -1 ? 0 : -1; /* not ours, or no value */
+  char why[256];
+  if (k == 0 && cost_model_set_pair(&c->cost, v, why, sizeof why) != 0) {
+    diag_error(NULL, 0, 0, "bad --cost: %s (e.g. --cost h2d_bw=25G)", why);
+    return -1;
   }
-  return 0;
+  if (k == 1) {
+    char *end;
+    long n_it = strtol(v, &end, 10);
+    if (*end || n_it < 2 || n_it > 1000) {
+      diag_error(NULL, 0, 0, "--iterations must be an integer from 2 to 1000, not '%s'", v);
+      return -1;
+    }
+    c->iterations = (int)n_it;
+  }
+  if (k == 6) {
+    double pct = 0;
+    uint64_t b = 0;
+    if (options_parse_size(v, &b, &pct) != 0 || pct > 0 || b < 4096 || (b & (b - 1))) {
+      diag_error(NULL, 0, 0, "--chunk must be a power of two of at least 4K, not '%s'", v);
+      return -1;
+    }
+    c->chunk = b;
+  }
+  if (k == 4) c->trace = v;
+  if (k == 5) c->timeline = v;
+  if (k == 3) {
+    static const char *const pn[] = {"runtime", "hints", "lru"};
+    c->planner = TIDAL_PLANNER_DEFAULT;
+    for (int q = 0; q < 3; q++)
+      if (strcmp(v, pn[q]) == 0) c->planner = (tidal_planner)(TIDAL_PLANNER_RUNTIME + q);
+    if (c->planner == TIDAL_PLANNER_DEFAULT) {
+      diag_error(NULL, 0, 0, "--runtime-planner must be runtime, hints or lru, not '%s'", v);
+      return -1;
+    }
+  }
+  if (k == 7) c->costs = v;
+  if (k == 8) c->profile = v;
+  if (k == 2 && replay_break_parse(v, &c->brk) != 0) {
+    diag_error(NULL, 0, 0, "--break must be skip-prefetch, drop-live or split-no-advance, "
+               "not '%s'", v);
+    return -1;
+  }
+  return 1;
 }
 
 static void usage(FILE *f) {

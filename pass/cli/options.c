@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "base/diag.h"
+#include "base/spelling.h"
 #include "tidal.h"
 #include "cli/options.h"
 #include "cli/output.h"
@@ -142,23 +143,25 @@ void options_print_help(FILE *fp, const char *command) {
   fputs("  -h, --help            print this help\n", fp);
 }
 
-/* Edit distance of two short strings (99 when either is long). */
-static size_t distance(const char *a, const char *b) {
-  size_t na = strlen(a), nb = strlen(b), row[64];
-  if (na >= 63 || nb >= 63) return 99;
-  for (size_t j = 0; j <= nb; j++) row[j] = j;
-  for (size_t i = 1; i <= na; i++) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= nb; j++) {
-      size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
-      if (row[j] + 1 < best) best = row[j] + 1;
-      if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
-      row[j] = best;
-      diag = up;
+int options_named_value(int argc, char **argv, int *i, const char *const *names, int n,
+                        const char **value) {
+  const char *a = argv[*i];
+  for (int k = 0; k < n; k++) {
+    size_t len = strlen(names[k]);
+    if (strncmp(a, names[k], len) != 0) continue;
+    if (a[len] == '=') {
+      *value = a + len + 1;
+      return k;
     }
+    if (a[len] != '\0') continue; /* a longer name ("--costs" is not "--cost") */
+    if (*i + 1 >= argc) {
+      diag_error(NULL, 0, 0, "option '%s' needs a value", names[k]);
+      return -2;
+    }
+    *value = argv[++*i];
+    return k;
   }
-  return row[nb];
+  return -1;
 }
 
 /* The option name of a help spec or line: "--chunk SIZE" -> "--chunk". */
@@ -176,7 +179,7 @@ static size_t option_name(const char *spec, char *out, size_t cap) {
 static void consider(const char *want, const char *name, const char **best, size_t *best_d) {
   static char kept[64][64]; /* names outlive the scan: one slot per candidate */
   static int next;
-  size_t d = distance(want, name);
+  size_t d = spelling_distance(want, name);
   if (d < *best_d) {
     snprintf(kept[next], sizeof kept[next], "%s", name);
     *best = kept[next];

@@ -75,6 +75,13 @@ enum {
  * printing an error.  ud is passed through. */
 typedef int (*options_extra_fn)(void *ud, int argc, char **argv, int *i);
 
+/* For an options_extra_fn: when argv[*i] is one of names[0..n) written as
+ * "--name VALUE" or "--name=VALUE", sets *value (advancing *i past a
+ * separate VALUE) and returns its index in names; -1 when it is none of
+ * them; -2 after printing "option '--name' needs a value". */
+int options_named_value(int argc, char **argv, int *i, const char *const *names, int n,
+                        const char **value);
+
 /* Parses argv[1..argc-1] (argv[0] is the command name).  allowed_formats is
  * a bit set of (1u << FORMAT_x) the command supports.  Returns 0, or prints
  * "tidal: error: ..." and returns TIDAL_EXIT_BAD_INPUT.  When --help is

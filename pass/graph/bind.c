@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/spelling.h"
 #include "graph/graph.h"
 
 void bind_set(graph_bindings *b, const char *name, int64_t value, bind_source src) {
@@ -265,25 +266,6 @@ void bind_prune_unused(graph *g) {
 
 /* ---- --bind that nothing uses ---- */
 
-/* Edit distance of two short names (99 when either is long). */
-static size_t distance(const char *a, const char *b) {
-  size_t na = strlen(a), nb = strlen(b), row[64];
-  if (na >= 63 || nb >= 63) return 99;
-  for (size_t j = 0; j <= nb; j++) row[j] = j;
-  for (size_t i = 1; i <= na; i++) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= nb; j++) {
-      size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
-      if (row[j] + 1 < best) best = row[j] + 1;
-      if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
-      row[j] = best;
-      diag = up;
-    }
-  }
-  return row[nb];
-}
-
 typedef struct closest {
   const char *want;
   const char *best;
@@ -295,7 +277,7 @@ static void closest_in(closest *c, const sym *s) {
   if (sym_get_kind(s) == SYM_VAR) {
     const char *n = sym_var_name(s);
     /* the same name in another case ('b' for 'B') counts as one edit */
-    size_t d = distance(c->want, n);
+    size_t d = spelling_distance(c->want, n);
     if (d < c->best_d && strcmp(n, c->want) != 0) c->best = n, c->best_d = d;
     return;
   }

@@ -16,7 +16,8 @@
  * tidal_home(p) for each just before the statement, which the runtime
  * makes exact (the allocation p points into, whichever it is at run time).
  * An argument is left out when it cannot be tidal memory: a null constant,
- * a string literal, a scalar, a pointer to an opaque record (cublasHandle_t,
+ * a string literal or a std::string's characters (`name.c_str()`), an array
+ * variable holding no pointers (host storage), a scalar, a pointer to an opaque record (cublasHandle_t,
  * cudaStream_t: library handles) or to a function, the address of a
  * variable that holds no pointer.  What cannot be caught so - a pointer to
  * pointers (their values escape, and the pass cannot enumerate them), a
@@ -86,8 +87,6 @@ static int null_or_literal(CXCursor a) {
 typedef struct esc {
   const pass_tu *t;
   graph_escape e;
-  int library; /* a CUDA library routine: its pointers to records are host structs it
-                  fills or reads (perf results, properties), never device data */
   int oom;
 } esc;
 
@@ -113,27 +112,45 @@ static void set_why(esc *x, const char *what, CXCursor a) {
   free(s);
 }
 
-/* 1 when a is (or takes the address of an element returned by) a call of a
- * C or C++ library function - std::string::c_str(), std::vector::data(),
- * std::vector::operator[] - whose result is host memory: the host library
- * never allocates device memory.  CUDA's libraries, thrust and cub excepted. */
-static int host_library_result(CXCursor a) {
-  CXCursor e = cursor_strip_casts(a), v = site_addr_of(a);
-  if (!clang_Cursor_isNull(v)) e = cursor_strip_casts(v);
+/* 1 when a is a call of a member of std::basic_string or
+ * std::basic_string_view (`name.c_str()`, `s.data()`): a string's own
+ * characters, in host memory, never tidal memory.  Only strings: a smart
+ * pointer's get() (a system header too) may well hold a device pointer. */
+static int string_characters(CXCursor a) {
+  CXCursor e = cursor_strip_casts(a);
   if (clang_getCursorKind(e) != CXCursor_CallExpr) return 0;
   CXCursor fn = clang_getCursorReferenced(e);
-  if (clang_Cursor_isNull(fn) || !clang_Location_isInSystemHeader(clang_getCursorLocation(fn)))
-    return 0;
-  CXString s = clang_getCursorSpelling(fn);
-  const char *n = clang_getCString(s);
-  int cuda = n && cuda_library_name(n);
-  clang_disposeString(s);
-  return !cuda && !in_device_namespace(fn);
+  if (clang_getCursorKind(fn) != CXCursor_CXXMethod) return 0;
+  CXCursor cls = clang_getCursorSemanticParent(fn);
+  if (clang_getCursorKind(cls) == CXCursor_ClassTemplate ||
+      clang_getCursorKind(cls) == CXCursor_ClassDecl ||
+      clang_getCursorKind(cls) == CXCursor_StructDecl) {
+    CXString sp = clang_getCursorSpelling(cls);
+    const char *n = clang_getCString(sp);
+    int hit = n && (!strcmp(n, "basic_string") || !strcmp(n, "basic_string_view"));
+    clang_disposeString(sp);
+    return hit && clang_Location_isInSystemHeader(clang_getCursorLocation(fn));
+  }
+  return 0;
+}
+
+/* 1 when a names an array variable whose elements hold no pointers (a
+ * local `perf[16]` of result structs, a global table): its storage is the
+ * host's, never tidal memory, and nothing in it can point there. */
+static int host_array(CXCursor a) {
+  CXCursor e = cursor_strip_casts(a);
+  if (clang_getCursorKind(e) != CXCursor_DeclRefExpr) return 0;
+  CXCursor v = clang_getCursorReferenced(e);
+  if (clang_getCursorKind(v) != CXCursor_VarDecl) return 0;
+  CXType ty = clang_getCanonicalType(clang_getCursorType(v));
+  if (ty.kind != CXType_ConstantArray && ty.kind != CXType_IncompleteArray) return 0;
+  CXType el = clang_getCanonicalType(clang_getArrayElementType(ty));
+  return el.kind != CXType_Pointer && !site_type_holds_ptrs(el);
 }
 
 /* One argument a of the call (Note [escapes]). */
 static void one_arg(esc *x, CXCursor a) {
-  if (null_or_literal(a)) return;
+  if (null_or_literal(a) || string_characters(a) || host_array(a)) return;
   CXType ty = clang_getCanonicalType(clang_getCursorType(a));
   if (ty.kind == CXType_Record || ty.kind == CXType_ConstantArray) {
     if (site_type_holds_ptrs(ty)) set_why(x, "a value holding pointers the pass cannot follow", a);
@@ -156,10 +173,6 @@ static void one_arg(esc *x, CXCursor a) {
     }
     return;
   }
-  if (host_library_result(a)) return;
-  if (x->library && clang_getCanonicalType(clang_getPointeeType(ty)).kind == CXType_Record &&
-      !site_type_holds_ptrs(clang_getPointeeType(ty)))
-    return;
   if (site_points_to_ptrs(clang_getCursorType(cursor_strip(a))))
     set_why(x, "pointers to pointers the pass cannot follow", a);
   else if (site_pure(a))
@@ -183,7 +196,7 @@ int escape_call(const pass_tu *t, graph_file *f, CXCursor call, const char *call
   if (!clang_Cursor_isNull(def) && !clang_Location_isInSystemHeader(clang_getCursorLocation(def)))
     return 0; /* a function of the program: its op sites are instrumented */
   if (system && !cuda_library_name(callee) && !in_device_namespace(fn)) return 0;
-  esc x = {t, {0}, system && cuda_library_name(callee), 0};
+  esc x = {t, {0}, 0};
   x.e.callee = strdup(callee);
   if (!x.e.callee) return -1;
   clang_getExpansionLocation(clang_getCursorLocation(call), NULL, &x.e.line, &x.e.col, NULL);

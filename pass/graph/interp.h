@@ -243,6 +243,7 @@ void gb_walk_stmt(gb *b, gb_frame *f, CXCursor s);
 void gb_init_globals(gb *b); /* file-scope struct initialisers of every input */
 gval gb_int(gb *b, sym *s, const char *text, int ok);
 char *gb_text(gb *b, CXCursor c);                   /* source text, builder-owned */
+int gb_plain_lvalue(CXCursor e); /* a variable or a field chain: its key needs no call evaluated */
 graph_range gb_range(gb *b, CXCursor c, int stmt);  /* stmt: extend over a trailing ';' */
 void gb_location(gb *b, CXCursor c, char **file, unsigned *line, unsigned *col);
 CXCursor gb_callee_decl(CXCursor call);             /* referenced function, or null cursor */

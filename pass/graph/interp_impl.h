@@ -40,7 +40,6 @@ GB_NOINLINE gval gb_read_array_param(gb *b, gb_frame *f, const char *key, CXType
                                      const char *text, int text_ok);
 int gb_is_array_expr(CXCursor e); /* Note [array parameters]: a parameter never is */
 void gb_write_lvalue(gb *b, const char *key, const char *text, gval v);
-int gb_plain_lvalue(CXCursor e);
 
 /* interp_expr.c: expressions. */
 void gb_copy_struct(gb *b, const char *dst, const char *src);

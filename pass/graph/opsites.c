@@ -776,20 +776,6 @@ out:
  * than 64 matrices are not expanded. */
 #define PTR_ARRAY_MAX_BATCH 64
 
-/* A variable or a field chain of one: its key needs no call evaluated. */
-static int plain_lvalue(CXCursor e) {
-  for (int guard = 0; guard < 16; guard++) {
-    e = cursor_strip_casts(e);
-    enum CXCursorKind k = clang_getCursorKind(e);
-    if (k == CXCursor_DeclRefExpr) return 1;
-    if (k != CXCursor_MemberRefExpr) return 0;
-    CXCursor ch[1];
-    if (cursor_children(e, ch, 1) != 1) return 0;
-    e = ch[0];
-  }
-  return 0;
-}
-
 static int const_value(gb *b, sym *s, int64_t *out) {
   return s && sym_eval(s, bind_value_fn, &b->g->binds, out) == 0;
 }
@@ -807,7 +793,7 @@ static void note_pointer_array_copy(gb *b, gb_frame *f, CXCursor call, const cha
     CXCursor in[1];
     if (cursor_children(ss, in, 1) == 1) ss = cursor_strip_casts(in[0]);
   }
-  if (!plain_lvalue(ds) || !plain_lvalue(ss)) return;
+  if (!gb_plain_lvalue(ds) || !gb_plain_lvalue(ss)) return;
   /* the source's elements are device pointers: `float *h_A[B]`, `float **` */
   CXType st = clang_getCanonicalType(clang_getCursorType(ss));
   CXType et = st.kind == CXType_ConstantArray || st.kind == CXType_IncompleteArray

@@ -152,6 +152,23 @@ static void segmap_free(segmap *m) {
 
 static void segmap_destroy(segmap *m, uint64_t **cuts, int n_allocs);
 
+/* Note [live-in past periodic writes]
+ * A segment is live-in when the iteration reads it before overwriting it:
+ * the replay fills it before the loop and its final-state check hashes it.
+ * A periodic op (an evaluation under `if (step % N == 0)`) writes as a
+ * readwrite in the trace, since on most steps it does not run; but when
+ * its write is exact (trace_access.run_exact_write) the path on which it
+ * runs overwrites the segment, and the path on which it does not goes on
+ * to the next access: the segment is live-in only if that next
+ * unconditional access does more than overwrite it, as the plan's
+ * deadness decides (Note [overwrites across periodic branches]); reads by
+ * later ops of the same branch read what it wrote (another branch's may
+ * run without it: they decide).  Counting the
+ * periodic write as a read made the final-state check hash activations the
+ * plan rightly dropped after backward when the evaluation runs first in
+ * the loop (llm.c's `step % val_loss_every == 0`): every op agreed and the
+ * final state differed.  A segment only periodic writes touch is not
+ * live-in. */
 static int segmap_build(const tidal_trace *t, segmap *m, uint64_t ***cuts_out) {
   memset(m, 0, sizeof *m);
   int na = t->n_allocs;
@@ -229,23 +246,46 @@ static int segmap_build(const tidal_trace *t, segmap *m, uint64_t ***cuts_out) {
   }
   free(ncut);
   *cuts_out = cuts;
-  /* live-in: the first op touching a segment does more than overwrite it */
+  /* live-in: the first op touching a segment does more than overwrite it,
+   * passing over periodic exact writes (Note [live-in past periodic writes]) */
   m->live_in = calloc((size_t)(total ? total : 1), 1);
   unsigned char *seen = calloc((size_t)(total ? total : 1), 1);
-  if (!m->live_in || !seen) { free(seen); segmap_destroy(m, cuts, na); return -1; }
+  int *passed_by = calloc((size_t)(total ? total : 1), sizeof *passed_by); /* PASSED: the branch */
+  if (!m->live_in || !seen || !passed_by) {
+    free(seen);
+    free(passed_by);
+    segmap_destroy(m, cuts, na);
+    return -1;
+  }
+  enum { UNSEEN = 0, TOUCHED, DECIDED, PASSED };
   for (int i = 0; i < t->n_ops; i++) {
     const trace_op *op = &t->ops[i];
-    for (int j = 0; j < op->n_acc; j++)
+    /* its reads and inexact writes first: an op that also writes the bytes
+     * it reads (`f(x, x)`) reads them before */
+    for (int j = 0; j < op->n_acc; j++) {
+      if (op->acc[j].run_exact_write) continue;
       for (int s = m->s0[m->acc_base[i] + j]; s < m->s1[m->acc_base[i] + j]; s++) {
-        if (seen[s] == 2) continue; /* decided by an earlier op */
-        seen[s] = 1;
+        if (seen[s] == DECIDED) continue; /* decided by an earlier op */
+        if (seen[s] == PASSED && op->phase == TRACE_PERIODIC && op->branch == passed_by[s])
+          continue; /* reads what its own branch wrote */
+        seen[s] = TOUCHED;
         if (op->acc[j].mode != ACCESS_WRITE || !op->acc[j].exact) m->live_in[s] = 1;
       }
+    }
+    for (int j = 0; j < op->n_acc; j++) {
+      if (!op->acc[j].run_exact_write) continue;
+      for (int s = m->s0[m->acc_base[i] + j]; s < m->s1[m->acc_base[i] + j]; s++)
+        if (seen[s] == UNSEEN || seen[s] == PASSED) {
+          seen[s] = PASSED;
+          passed_by[s] = op->branch;
+        }
+    }
     for (int j = 0; j < op->n_acc; j++)
       for (int s = m->s0[m->acc_base[i] + j]; s < m->s1[m->acc_base[i] + j]; s++)
-        if (seen[s] == 1) seen[s] = 2;
+        if (seen[s] == TOUCHED) seen[s] = DECIDED;
   }
   free(seen);
+  free(passed_by);
   return 0;
 fail:
   for (int a = 0; cuts && a < na; a++) free(cuts[a]);

@@ -24,6 +24,7 @@ tidal_status tidal_stats_get(tidal_stats *out) {
   out->resident_bytes = rt_resident_bytes();
   out->iterations = rt_base.iterations_done;
   rt_arbiter_stats(&out->shared_budget_bytes, &out->shared_peak_bytes);
+  out->chunk_bytes = rt_mem.chunk_bytes;
   out->total = rt_base.total;
   out->total.modelled_seconds = rt_dev_now();
   out->last_iteration = rt_base.iterations_done ? rt_base.last_iteration : rt_base.cur;

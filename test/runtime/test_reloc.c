@@ -97,50 +97,51 @@ static void test_faults(void) {
   tidal_config cfg;
   th_config(&cfg, 4096, 4096 * 16);
   th_init(&cfg);
+  const size_t CH = th_chunk(); /* 2 MiB on a GPU and in runtime.chunk2m.reloc */
   unsigned char *home = NULL;
-  CHECK_OK(tidal_malloc((void **)&home, 3 * 4096));
+  CHECK_OK(tidal_malloc((void **)&home, 3 * CH));
   CHECK(rt_mem.nphys == 16); /* the chunk pool, created whole for the budget */
-  unsigned char *p = rmalloc(3 * 4096);
+  unsigned char *p = rmalloc(3 * CH);
   CHECK(rt_mem.nphys == 0); /* given back: the device pool takes memory as it needs it */
-  tidal_access h = {home, 3 * 4096, TIDAL_WRITE};
+  tidal_access h = {home, 3 * CH, TIDAL_WRITE};
   CHECK_OK(tidal_op_begin(&site, 1, &h));
   CHECK_OK(tidal_op_end(&site));
   CHECK(rt_mem.nphys == 3); /* home chunks are created again as they are needed */
   CHECK(TIDAL_AT(home + 5) == home + 5); /* home memory: the identity */
   int x;
   CHECK(TIDAL_AT(&x) == &x);             /* host memory too */
-  op_write(p, 3 * 4096, 1);
-  tidal_access a = {p, 3 * 4096, TIDAL_READWRITE};
+  op_write(p, 3 * CH, 1);
+  tidal_access a = {p, 3 * CH, TIDAL_READWRITE};
   CHECK_OK(tidal_op_begin(&site, 1, &a));
   unsigned char *d = TIDAL_AT(p);
   CHECK(d != p);
-  CHECK(TIDAL_AT(p + 4097) == d + 4097);
-  CHECK(TIDAL_AT(p + 3 * 4096) == d + 3 * 4096); /* one past the end */
+  CHECK(TIDAL_AT(p + (CH + 1)) == d + (CH + 1));
+  CHECK(TIDAL_AT(p + 3 * CH) == d + 3 * CH); /* one past the end */
   /* the stable address is never mapped, even while the op runs */
   CHECK(death_signal(touch_read, p) == SIGSEGV || GPU);
-  CHECK(death_signal(touch_write, p + 3 * 4096 - 1) == SIGSEGV || GPU);
+  CHECK(death_signal(touch_write, p + 3 * CH - 1) == SIGSEGV || GPU);
   CHECK(death_signal(touch_read, d) == 0 || GPU); /* the resolved one is the data */
   CHECK_OK(tidal_op_end(&site));
   CHECK(death_signal(touch_read, p + 100) == SIGSEGV || GPU); /* a stale use after the op */
   /* an undeclared use: an error, counted, and its address faults */
   uint64_t before = th_stats().total.undeclared_uses;
-  tidal_access b = {p, 4096, TIDAL_READ};
+  tidal_access b = {p, CH, TIDAL_READ};
   CHECK_OK(tidal_op_begin(&site2, 1, &b));
-  unsigned char *u = TIDAL_AT(p + 2 * 4096);
-  CHECK(u == p + 2 * 4096);
+  unsigned char *u = TIDAL_AT(p + 2 * CH);
+  CHECK(u == p + 2 * CH);
   CHECK_MESSAGE("outside every access");
   CHECK(death_signal(touch_read, u) == SIGSEGV || GPU);
   CHECK_OK(tidal_op_end(&site2));
   CHECK(TIDAL_AT(p) == p); /* no op open: nothing is declared */
   CHECK(th_stats().total.undeclared_uses == before + 2);
   /* an empty access (0 bytes, a kernel over no elements): its pointer is no error */
-  tidal_access e = {p + 4096, 0, TIDAL_READ};
+  tidal_access e = {p + CH, 0, TIDAL_READ};
   CHECK_OK(tidal_op_begin(&site2, 1, &e));
   rt_clear_error();
-  CHECK(TIDAL_AT(p + 4096) == p + 4096 && tidal_last_error()[0] == '\0');
+  CHECK(TIDAL_AT(p + CH) == p + CH && tidal_last_error()[0] == '\0');
   CHECK_OK(tidal_op_end(&site2));
   CHECK(th_stats().total.undeclared_uses == before + 2);
-  CHECK(TIDAL_AT(p + 4096) == p + 4096); /* its op ended: an error again */
+  CHECK(TIDAL_AT(p + CH) == p + CH); /* its op ended: an error again */
   CHECK(th_stats().total.undeclared_uses == before + 3);
   check_units("after the fault tests");
   CHECK_OK(tidal_free(p));
@@ -285,21 +286,21 @@ static void test_budget(void) {
 /* host store full: a unit that cannot be copied out stays resident; an op
  * that needs its room fails with TIDAL_ERR_BUDGET, and every byte is kept */
 static void test_host_full(void) {
-  if (GPU)
-    return; /* a host store of 4 KiB chunks: the sim's */
   tidal_config cfg;
   th_config(&cfg, 4096, 4096 * 4);
-  cfg.host_budget_bytes = 4096 * 4; /* all of it is the slot store's: no room for units */
+  const size_t CH = cfg.chunk_bytes; /* 2 MiB on a GPU and in runtime.chunk2m.reloc */
+  cfg.host_budget_bytes = 4 * CH; /* all of it is the slot store's: no room for units */
   th_init(&cfg);
-  unsigned char *a = rmalloc(3 * 4096), *b = rmalloc(3 * 4096);
-  op_write(a, 3 * 4096, 3);
-  tidal_access x = {b, 3 * 4096, TIDAL_WRITE};
+  CHECK(th_chunk() == CH);
+  unsigned char *a = rmalloc(3 * CH), *b = rmalloc(3 * CH);
+  op_write(a, 3 * CH, 3);
+  tidal_access x = {b, 3 * CH, TIDAL_WRITE};
   CHECK_STATUS(tidal_op_begin(&site, 1, &x), TIDAL_ERR_BUDGET);
   check_units("after the failed op");
-  op_check(a, 0, 3 * 4096, 0, 3);
+  op_check(a, 0, 3 * CH, 0, 3);
   CHECK_OK(tidal_free(a));
-  op_write(b, 3 * 4096, 4); /* a's room */
-  op_check(b, 0, 3 * 4096, 0, 4);
+  op_write(b, 3 * CH, 4); /* a's room */
+  op_check(b, 0, 3 * CH, 0, 4);
   CHECK_OK(tidal_free(b));
   CHECK_OK(tidal_shutdown());
 }
@@ -309,12 +310,14 @@ static void test_host_full(void) {
  * 32 KiB mapped); 2 KiB tensors; four stay resident, spread out, so that
  * no hole holds 8 KiB. */
 static void test_compaction(void) {
-  if (GPU)
-    return; /* the layout assumes the sim's 4 KiB granularity */
   tidal_config cfg;
   th_config(&cfg, 4096, 4096 * 4);
   th_init(&cfg);
-  size_t K = 1024;
+  /* "K" is a quarter of the chunk the run has (1 KiB at 4 KiB; 512 KiB at
+   * the 2 MiB of a GPU and runtime.chunk2m.reloc): the budget is 4 chunks,
+   * so the pool's step (a quarter of the budget, in whole granules) is one
+   * chunk on either backend and the layout below is the same. */
+  size_t K = th_chunk() / 4;
   unsigned char *x[8], *y[6];
   for (int i = 0; i < 8; i++) {
     x[i] = rmalloc(2 * K);
@@ -366,7 +369,9 @@ static void test_budget_shrink(void) {
   cfg.budget_bytes = 0;
   cfg.budget_percent = 50;
   th_init(&cfg);
-  size_t K = 1024;
+  /* A quarter chunk (1 KiB at 4 KiB): half the peak must hold a chunk, the
+   * least budget there is, at 2 MiB chunks too (a GPU, runtime.chunk2m.reloc). */
+  size_t K = th_chunk() / 4;
   unsigned char *t[8];
   CHECK_OK(tidal_iteration_begin());
   for (int i = 0; i < 8; i++) {

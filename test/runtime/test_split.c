@@ -21,10 +21,19 @@ int main(int argc, char **argv) {
   /* Before tidal_init nothing is split. */
   CHECK(tidal_split_elements((size_t)1 << 30, 16) == (size_t)1 << 30);
 
-  const size_t CH = 64 * 1024, BUDGET = 64 * CH; /* 4 MiB */
+  /* Sizes follow the chunk the runtime runs with (64 KiB asked for; 2 MiB
+   * on a GPU and in runtime.chunk2m.split): the budget holds at least 16
+   * chunks and at least 4 MiB, so that a quarter of it (a piece) is whole
+   * grains of the 16-byte elements below.  (Issue 19: with the budget a
+   * constant 4 MiB while a GPU ran 64 chunks of 2 MiB, 128 MiB, nothing
+   * was split and gpu.split failed on every seed.) */
   tidal_config cfg;
-  th_config(&cfg, CH, BUDGET);
+  th_config(&cfg, 64 * 1024, 64 * 64 * 1024);
+  const size_t CH = cfg.chunk_bytes;
+  const size_t BUDGET = CH * (16 > ((size_t)4 << 20) / CH ? 16 : ((size_t)4 << 20) / CH);
+  cfg.budget_bytes = BUDGET;
   th_init(&cfg);
+  CHECK(th_chunk() == CH && th_stats().budget_bytes == BUDGET);
   const size_t bpe = A * sizeof(float);
 
   /* Small ops, and ops within half the budget, run whole. */
@@ -32,14 +41,20 @@ int main(int argc, char **argv) {
   CHECK(tidal_split_elements(BUDGET / 2 / bpe, bpe) == BUDGET / 2 / bpe);
   CHECK(tidal_split_elements(12345, 0) == 12345);
   /* A bigger one: pieces of whole grains, at most a quarter of the budget,
-   * the same answer every time. */
-  const size_t n = 5 * TIDAL_SPLIT_GRAIN + 1234; /* 1.3 MB per array, 5.3 MB in all */
+   * the same answer every time.  1.25 budgets and a tail (at a 4 MiB budget
+   * 5 grains and 1234 elements: 1.3 MB per array, 5.3 MB in all). */
+  const size_t n = BUDGET / bpe + BUDGET / bpe / 4 + 1234;
   size_t piece = tidal_split_elements(n, bpe);
   CHECK(piece < n && piece % TIDAL_SPLIT_GRAIN == 0 && piece * bpe <= BUDGET / 4);
   /* A power of two of grains: no piece of a chunk-aligned array straddles
-   * a chunk boundary (a quarter budget holds 5 grains of 3-byte elements:
-   * the piece is 4). */
-  CHECK(tidal_split_elements(64 * TIDAL_SPLIT_GRAIN, 3) == 4 * TIDAL_SPLIT_GRAIN);
+   * a chunk boundary (a quarter budget holds q grains of 3-byte elements,
+   * 5 at 4 MiB, 42 at 32 MiB: the piece is the largest power of two
+   * below, 4 or 32). */
+  size_t q = BUDGET / 4 / 3 / TIDAL_SPLIT_GRAIN, p2 = 1;
+  while (p2 * 2 <= q)
+    p2 *= 2;
+  CHECK(p2 < q);
+  CHECK(tidal_split_elements(4 * (BUDGET / 3), 3) == p2 * TIDAL_SPLIT_GRAIN);
   CHECK(tidal_split_elements(n, bpe) == piece);
   /* A huge element never makes a piece smaller than one grain. */
   CHECK(tidal_split_elements((size_t)1 << 24, BUDGET) == TIDAL_SPLIT_GRAIN);

@@ -65,6 +65,7 @@ static uint64_t managed_run(int iters, size_t budget, int plan, tidal_stats *s) 
   tidal_config cfg;
   th_config(&cfg, CH, budget);
   th_init(&cfg);
+  CHECK(th_chunk() == CH);
   unsigned char *act[L + 1], *w[L], *dw[L], *grad;
   unsigned char *h_in = malloc(ACT), *h_out = malloc(ACT), *h_w = malloc(W), *h_dw = malloc(W);
   CHECK_OK(tidal_malloc((void **)&grad, ACT));
@@ -159,10 +160,11 @@ static uint64_t managed_run(int iters, size_t budget, int plan, tidal_stats *s) 
 
 int main(int argc, char **argv) {
   th_seed_init(argc, argv);
-  CH = 4096;
-#ifdef TH_GPU
-  CH = (size_t)2 << 20;
-#endif
+  /* The chunk th_config gives (4 KiB asked for; 2 MiB on a GPU and in
+   * runtime.chunk2m.training); managed_run checks the runtime runs with it. */
+  tidal_config probe;
+  th_config(&probe, 4096, 4096);
+  CH = probe.chunk_bytes;
   ACT = 6 * CH + 100; /* a tail, so the last chunk is partial */
   W = CH;             /* weights: one chunk each (not packed) */
   tidal_stats natural;
