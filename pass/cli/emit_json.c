@@ -245,6 +245,10 @@ int graph_emit_json(const graph *g, FILE *fp) {
     fprintf(fp, ", \"line\": %u, \"in_loop\": %s, \"freed\": %s, ", a->line,
             a->in_loop ? "true" : "false", a->freed ? "true" : "false");
     jrange(fp, "call", a->call);
+    /* relocatable.c, Note [relocatable allocations]: as a rewrite of the
+     * whole program decides it (build.c), the reason in the annotation's words */
+    fprintf(fp, ", \"relocatable\": %s, \"home_why\": ", a->relocatable ? "true" : "false");
+    jstr(fp, a->relocatable ? NULL : a->home_why);
     fputc('}', fp);
   }
   fputs("\n  ],\n  \"regions\": [", fp);

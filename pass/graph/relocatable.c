@@ -152,8 +152,10 @@ int graph_relocatable(graph *g, int file) {
                         : ac->arg < s->n_args && s->args[ac->arg].holds_ptrs
                             ? "an array of pointers"
                             : "an argument the rewriter cannot edit (a macro's text)";
-      char *why = fmt("%s (%s:%u) passes it through %s: tidal_home at run time", op->label,
-                      base_name(op->file), op->line, how);
+      /* an op site not instrumented sends nothing home: it is at home from the start */
+      char *why = fmt(s ? "%s (%s:%u) passes it through %s: tidal_home at run time"
+                        : "%s (%s:%u) passes it through %s",
+                      op->label, base_name(op->file), op->line, how);
       if (!why) {
         oom = 1;
         break;
@@ -169,7 +171,8 @@ int graph_relocatable(graph *g, int file) {
     graph_alloc *al = &g->allocs[a];
     if (!replaced[a]) {
       if (!al->home_why) al->home_why = strdup("not allocated through tidal_malloc");
-    } else if (g->home_all_why && !al->home_why) {
+    } else if (g->home_all_why) { /* the reason the rewrite's annotation gives first */
+      free(al->home_why);
       al->home_why = strdup(g->home_all_why);
     }
     al->relocatable = replaced[a] && !al->home_why;
