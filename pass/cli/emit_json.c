@@ -128,13 +128,23 @@ static void jsite(FILE *fp, const graph *g, const graph_site *s, int i) {
     jstr(fp, a->bytes);
     fprintf(fp, ", \"mode\": \"%s\", \"exact\": %s, \"call\": %d, \"arg\": %d", access_mode_name(a->mode),
             a->exact ? "true" : "false", a->call, a->arg);
+    if (a->array_param >= 0) fprintf(fp, ", \"array_param\": %d", a->array_param);
     if (a->why) {
       fputs(", \"why\": ", fp);
       jstr(fp, a->why);
     }
     fputc('}', fp);
   }
-  fputs("],\n     \"args\": [", fp);
+  /* sitehomes.c: Note [pointer values at a site], Note [argument arrays] */
+  fprintf(fp, "],\n     \"args_array\": %s, \"array_wrapped\": %s, \"homes\": [",
+          s->args_array ? "true" : "false", s->array_wrapped ? "true" : "false");
+  for (int k = 0; k < s->n_homes; k++) {
+    if (k) fputs(", ", fp);
+    jstr(fp, s->homes[k]);
+  }
+  fputs("], \"unnamed\": ", fp);
+  jstr(fp, s->unnamed);
+  fputs(",\n     \"args\": [", fp);
   for (int k = 0; k < s->n_args; k++) jsite_arg(fp, &s->args[k], k);
   fputs("],\n     \"config\": [", fp);
   for (int k = 0; k < s->n_config; k++) jsite_arg(fp, &s->config[k], k);
@@ -245,6 +255,10 @@ int graph_emit_json(const graph *g, FILE *fp) {
     fprintf(fp, ", \"line\": %u, \"in_loop\": %s, \"freed\": %s, ", a->line,
             a->in_loop ? "true" : "false", a->freed ? "true" : "false");
     jrange(fp, "call", a->call);
+    /* relocatable.c, Note [relocatable allocations]: as a rewrite of the
+     * whole program decides it (build.c), the reason in the annotation's words */
+    fprintf(fp, ", \"relocatable\": %s, \"home_why\": ", a->relocatable ? "true" : "false");
+    jstr(fp, a->relocatable ? NULL : a->home_why);
     fputc('}', fp);
   }
   fputs("\n  ],\n  \"regions\": [", fp);

@@ -65,6 +65,16 @@ void summary_rewrite_warnings(const char *input, const rw_report *r, int budget_
     diag_warning(input, r->skipped[i].line, r->skipped[i].col,
                  "op site '%s' is not instrumented: %s; the runtime cannot see what it touches",
                  r->skipped[i].label, r->skipped[i].why);
+  for (int i = 0; i < r->n_homed; i++)
+    diag_warning(input, r->homed[i].line, r->homed[i].col,
+                 "op site '%s': %d pointer%s reach%s it through %s, not as an argument the "
+                 "rewrite can pass at its current address (TIDAL_AT): the allocation%s %s point%s "
+                 "into stay%s at home (tidal_home before the op; moved by the driver's mapping "
+                 "calls)",
+                 r->homed[i].label, r->homed[i].n, r->homed[i].n > 1 ? "s" : "",
+                 r->homed[i].n > 1 ? "" : "es", r->homed[i].why, r->homed[i].n > 1 ? "s" : "",
+                 r->homed[i].n > 1 ? "they" : "it", r->homed[i].n > 1 ? "" : "s",
+                 r->homed[i].n > 1 ? "" : "s");
   if (r->planned && r->budget_bytes && !r->budget_met) {
     char want[32], got[32];
     fmt_bytes(want, sizeof want, (double)r->budget_bytes);

@@ -112,6 +112,10 @@ static void free_sites(graph *g) {
     free(s->callee);
     free(s->label);
     free(s->skip);
+    for (int j = 0; j < s->n_homes; j++) free(s->homes[j]);
+    free(s->homes);
+    free(s->unnamed);
+    free(s->array_text);
   }
   free(g->sites);
   for (int i = 0; i < g->n_files; i++) {

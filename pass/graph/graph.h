@@ -308,7 +308,10 @@ typedef struct graph_site_access {
   int call;          /* the statement's op call it belongs to: 0 the first, whose arguments
                         are graph_site.args (a statement rarely holds more than one) */
   int arg;           /* the argument of that call the pointer is (a struct argument holding
-                        device pointers has one access per pointer field) */
+                        device pointers has one access per pointer field); -1 when it
+                        reaches the op otherwise (cudaLaunchKernel's argument array) */
+  int array_param;   /* cudaLaunchKernel: the kernel's pointer parameter whose element of
+                        the argument array holds ptr (`*(T **)(args)[i]`), else -1 */
 } graph_site_access;
 
 /* One argument of an op site's call, or one <<<...>>> configuration
@@ -381,6 +384,17 @@ typedef struct graph_site {
                           argument too (`CHECK(f(p))`'s f) */
   int call_spell_in_file;
   char *skip;          /* not instrumented, and why (NULL: instrumented) */
+  /* sitehomes.c (Note [argument arrays], Note [pointer values at a site]) */
+  int args_array;      /* the first op call is cudaLaunchKernel: its kernel's arguments are
+                          in the array it is passed (args[3]) */
+  int array_wrapped;   /* the rewriter passes that call a copy of the array holding the
+                          TIDAL_AT address of each pointer declared through it */
+  char *array_text;    /* array_wrapped: the array argument as written (pure, no call) */
+  int n_homes;         /* pointer values that reach the op through no declared access (a
+                          struct's fields outside the loop, ...): tidal_home before the op */
+  char **homes;
+  char *unnamed;       /* NULL, or pointer values reach the op that neither TIDAL_AT nor
+                          tidal_home can name: then no allocation is relocatable */
   unsigned fn_begin;   /* where the enclosing function's definition starts */
   int notes_before;    /* the file's notes (graph_file.notes) met before this statement was
                           done: the rewriter lists its own note on the site there */

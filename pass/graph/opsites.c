@@ -1081,7 +1081,9 @@ int opsite_handle(gb *b, gb_frame *f, CXCursor call) {
       if (vals) launch_accesses(b, f, op, ki, call, 0, vals, n, kd);
       free(vals);
     } else if (op) {
-      gb_note(b, call, "cudaLaunchKernel arguments could not be traced; accesses unknown");
+      gb_note(b, call, "cudaLaunchKernel arguments could not be traced: the graph knows none of "
+                       "its accesses (the rewrite declares each pointer parameter through the "
+                       "array, to the end of its allocation)");
     }
     if (op) calltext_op(b, op);
     free(kname);

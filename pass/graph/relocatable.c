@@ -10,19 +10,24 @@
  * addresses it sees is
  *   - an argument of an instrumented op passed as TIDAL_AT(arg): a pointer
  *     argument the site declares an access through, whose text can be
- *     edited (graph_site_arg_wrapped), or
+ *     edited (graph_site_arg_wrapped), or a pointer parameter of the kernel
+ *     cudaLaunchKernel launches, passed through a copy of its argument
+ *     array (Note [argument arrays], sitehomes.c), or
  *   - an escape the rewriter neutralises with tidal_home(p) emitted just
  *     before it, which the runtime makes exact: whichever allocation p
  *     points into at run time stays at its stable address from then on.
  *     At an op site these are the accesses that do not reach the op through
  *     a wrapped argument (a pointer field of a struct passed by value, a
  *     pointer the argument array of cudaLaunchKernel holds, an argument in
- *     a macro's body, the op calls after the first in one statement), and
- *     a pointer argument that points to pointers (its own allocation goes
- *     home; `&p` passed to a memcpy: p's); elsewhere the calls escapes.c
+ *     a macro's body, the op calls after the first in one statement), a
+ *     pointer argument that points to pointers (its own allocation goes
+ *     home; `&p` passed to a memcpy: p's), and the pointers a kernel is
+ *     passed that no access declares (graph_site.homes, Note [pointer
+ *     values at a site] in sitehomes.c); elsewhere the calls escapes.c
  *     lists (Note [escapes]).
  * Where pointer values escape so that no tidal_home can catch them - an op
- * site that is not instrumented, a memcpy of an array of pointers, the
+ * site that is not instrumented, pointers an op is passed that tidal_home
+ * cannot name (graph_site.unnamed), a memcpy of an array of pointers, the
  * escapes escapes.c could not neutralise, an op site in a file this rewrite
  * leaves alone - the pass cannot tell which allocations they may be, so no
  * allocation is relocatable (home_all_why says why: conservative).
@@ -45,7 +50,26 @@ int graph_site_arg_wrapped(const graph_site *s, int i) {
 
 int graph_site_acc_wrapped(const graph_site *s, int i) {
   const graph_site_access *ac = &s->acc[i];
+  if (ac->call == 0 && ac->arg < 0) /* Note [argument arrays] (sitehomes.c) */
+    return s->array_wrapped && !s->skip && ac->array_param >= 0;
   return ac->call == 0 && graph_site_arg_wrapped(s, ac->arg);
+}
+
+/* 1 if graph access ac of an op at site s reaches it through TIDAL_AT:
+ * a wrapped argument, or a pointer parameter of cudaLaunchKernel's kernel
+ * the site passes through its array's copy (Note [argument arrays]). */
+static int graph_acc_wrapped(const graph *g, const graph_site *s, const graph_access *ac) {
+  if (!s) return 0;
+  if (ac->arg >= 0) return graph_site_arg_wrapped(s, ac->arg);
+  if (!s->array_wrapped || s->kernel < 0 || s->kernel >= g->kernels.n || !ac->param) return 0;
+  const kernel_info *ki = &g->kernels.items[s->kernel];
+  for (int i = 0; i < s->n_acc; i++) {
+    int p = s->acc[i].array_param;
+    if (graph_site_acc_wrapped(s, i) && p < ki->n_params && ki->params[p].name &&
+        !strcmp(ki->params[p].name, ac->param))
+      return 1;
+  }
+  return 0;
 }
 
 static char *fmt(const char *f, const char *a, const char *b, unsigned line, const char *c) {
@@ -80,6 +104,9 @@ static char *home_all(const graph *g, int file, int *oom) {
                   s->line, "");
       else if (s->skip)
         why = fmt("op site %s (%s:%u) is not instrumented: %s", s->label, path, s->line, s->skip);
+      else if (s->unnamed) /* Note [pointer values at a site] (sitehomes.c) */
+        why = fmt("op site %s (%s:%u) is passed pointers the pass cannot name (%s)", s->label,
+                  path, s->line, s->unnamed);
       for (int i = 0; i < s->n_args && !why && !s->skip; i++) {
         const graph_site_arg *a = &s->args[i];
         /* a memcpy's source holding pointers: their values reach the device */
@@ -142,18 +169,20 @@ int graph_relocatable(graph *g, int file) {
     for (int i = 0; i < op->n_acc && !oom; i++) {
       const graph_access *ac = &op->acc[i];
       if (ac->unmanaged || ac->null_arg || ac->tensor < 0) continue;
-      int wrapped = s && ac->arg >= 0 && graph_site_arg_wrapped(s, ac->arg);
-      if (wrapped) continue;
+      if (graph_acc_wrapped(g, s, ac)) continue;
       const graph_tensor *t = &g->tensors[ac->tensor];
       const char *how = !s ? "an op site that is not instrumented"
-                        : ac->arg < 0 ? "cudaLaunchKernel's argument array"
+                        : ac->arg < 0 ? (s->args_array ? "cudaLaunchKernel's argument array"
+                                                       : "a pointer a cuBLASLt descriptor carries")
                         : ac->arg < s->n_args && !s->args[ac->arg].pointer
                             ? "a struct argument"
                         : ac->arg < s->n_args && s->args[ac->arg].holds_ptrs
                             ? "an array of pointers"
                             : "an argument the rewriter cannot edit (a macro's text)";
-      char *why = fmt("%s (%s:%u) passes it through %s: tidal_home at run time", op->label,
-                      base_name(op->file), op->line, how);
+      /* an op site not instrumented sends nothing home: it is at home from the start */
+      char *why = fmt(s ? "%s (%s:%u) passes it through %s: tidal_home at run time"
+                        : "%s (%s:%u) passes it through %s",
+                      op->label, base_name(op->file), op->line, how);
       if (!why) {
         oom = 1;
         break;
@@ -169,7 +198,8 @@ int graph_relocatable(graph *g, int file) {
     graph_alloc *al = &g->allocs[a];
     if (!replaced[a]) {
       if (!al->home_why) al->home_why = strdup("not allocated through tidal_malloc");
-    } else if (g->home_all_why && !al->home_why) {
+    } else if (g->home_all_why) { /* the reason the rewrite's annotation gives first */
+      free(al->home_why);
       al->home_why = strdup(g->home_all_why);
     }
     al->relocatable = replaced[a] && !al->home_why;

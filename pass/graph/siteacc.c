@@ -18,8 +18,13 @@
  * or the library-call model over the arguments (descriptors are only
  * resolved for ops the loop reaches).  Such a write is exact only when the
  * launch provably covers it symbolically (kernels_launch_covers), as
- * opsites.c decides it in the local context.  Memory tidal does not manage
- * and NULL arguments are never declared.
+ * opsites.c decides it in the local context.  cudaLaunchKernel's pointer
+ * parameters come from its argument array the same way, `*(T **)(args)[i]`
+ * of unknown extent, for a launch outside the loop and for one whose array
+ * the interpreter could not follow; none at all when the array is written
+ * in a macro's body (its text at the op would be the macro's invocation:
+ * sitehomes.c then keeps every allocation at home).  Memory tidal does not
+ * manage and NULL arguments are never declared.
  *
  * Texts from the file use file locations (a macro argument is where it is
  * spelled); argument ranges use expansion locations, the places an edit
@@ -66,6 +71,21 @@ char *site_arg_text(const pass_tu *t, CXCursor a) {
   return s ? s : frontend_cursor_text(t, a);
 }
 
+char *site_stmt_text(const pass_tu *t, const graph_site *site, CXCursor a) {
+  unsigned b, e, sb = 0;
+  char *s = site_expr_text(t, a, &b, &e);
+  /* a macro body's tokens have their file location at the expansion and
+   * their spelling location in the #define (as graph_site.call_spelled) */
+  CXFile sf = NULL;
+  clang_getSpellingLocation(clang_getRangeStart(clang_getCursorExtent(a)), &sf, NULL, NULL, &sb);
+  if (s && (b < site->stmt_begin || e > site->stmt_end || !sf || !t->main_file ||
+            !clang_File_isEqual(sf, t->main_file) || sb != b)) {
+    free(s);
+    s = NULL;
+  }
+  return s;
+}
+
 int site_note(const pass_tu *t, graph_file *f, CXCursor at, const char *text) {
   graph_note *v = realloc(f->notes, (size_t)(f->n_notes + 1) * sizeof *v);
   if (!v) return -1;
@@ -102,7 +122,16 @@ static void add_acc(acc_ctx *x, int arg, const char *ptr, char *bytes, access_mo
   }
   site->acc = v;
   v[site->n_acc++] = (graph_site_access){ptr ? strdup(ptr) : NULL, bytes, mode, exact && bytes,
-                                         bytes ? NULL : strdup(why), x->call, arg};
+                                         bytes ? NULL : strdup(why), x->call, arg, -1};
+}
+
+/* The pointer parameter of kernel ki named param, or -1 (a struct's field
+ * `p.a`, a parameter that is not a pointer). */
+static int pointer_param(const kernel_info *ki, const char *param) {
+  for (int p = 0; ki && param && p < ki->n_params; p++)
+    if (ki->params[p].is_pointer && ki->params[p].name && !strcmp(ki->params[p].name, param))
+      return p;
+  return -1;
 }
 
 static void note(acc_ctx *x, CXCursor at, const char *text) {
@@ -233,7 +262,8 @@ static void apply_alts(acc_ctx *x, alt_list *alts) {
  * statement.  covered[arg] is set for each argument taken.  An access
  * through cudaLaunchKernel's argument array (arg -1, opsites.c) is taken
  * once per pointer text. */
-static void graph_accesses(acc_ctx *x, const int *ops, int n_ops, char *covered, int nargs) {
+static void graph_accesses(acc_ctx *x, const int *ops, int n_ops, char *covered, int nargs,
+                           int array_ok) {
   alt_list alts = {0};
   for (int k = 0; k < n_ops; k++) {
     const graph_op *op = &x->g->ops[ops[k]];
@@ -244,6 +274,9 @@ static void graph_accesses(acc_ctx *x, const int *ops, int n_ops, char *covered,
       if (a->unmanaged && a->arg >= 0 && a->arg < nargs) covered[a->arg] = 1; /* not tidal memory */
       if (a->unmanaged || a->mode == ACCESS_NONE || !text_ok(a->ptr_local)) continue;
       int in_array = a->arg < 0 && (x->flags & SITEACC_ARGS_ARRAY);
+      /* the graph's text names the array as the expansion writes it: in a
+       * macro's body, not something to evaluate at the op (sitehomes.c) */
+      if (in_array && !array_ok) continue;
       /* a pointer a cuBLASLt matmul descriptor carries (its bias, its
        * epilogue's aux buffer: opsites.c, Note [cublasLt descriptors]): the
        * library touches it although no argument names it, so it is declared
@@ -280,8 +313,11 @@ static void graph_accesses(acc_ctx *x, const int *ops, int n_ops, char *covered,
       if (!bytes && a->why_local) why = a->why_local; /* opsites.c: names not in scope here */
       /* the same text may be read by one call's epilogue and written by
        * another's (BIAS, then BGRADB): declared once, read and written */
+      int n0 = x->site->n_acc;
       add_acc(x, a->arg, a->ptr_local, bytes, in_desc ? ACCESS_READWRITE : a->mode,
               !in_desc && exact_on_every_path(x->g, ops, n_ops, a->arg), why);
+      if (in_array && x->site->n_acc > n0)
+        x->site->acc[n0].array_param = pointer_param(ki, a->param);
     }
   }
   apply_alts(x, &alts);
@@ -437,11 +473,11 @@ out:
  * the interpreter.  (A struct parameter's pointer fields are declared only
  * for launches the loop reaches.) */
 static void array_text_accesses(acc_ctx *x, CXCursor call, const char *callee,
-                                const kernel_info *ki) {
+                                const kernel_info *ki, const char *why) {
   if (!ki || clang_Cursor_getNumArguments(call) < 4) return;
-  char *arr = site_arg_text(x->t, clang_Cursor_getArgument(call, 3));
-  if (!text_ok(arr)) {
-    not_declared(x, call, 3, callee, arr);
+  char *arr = site_stmt_text(x->t, x->site, clang_Cursor_getArgument(call, 3));
+  if (!text_ok(arr)) { /* (a macro's body: siteacc_add said so) */
+    if (arr) not_declared(x, call, 3, callee, arr);
     free(arr);
     return;
   }
@@ -455,13 +491,21 @@ static void array_text_accesses(acc_ctx *x, CXCursor call, const char *callee,
       break;
     }
     snprintf(ptr, n, "*(%s **)(%s)[%d]", kp->elem_type ? kp->elem_type : "void", arr, p);
-    if (!declared(x, ptr))
-      add_acc(x, -1, ptr, NULL, kp->mode, 0,
-              "cudaLaunchKernel's argument array is only followed for launches the training "
-              "loop reaches");
+    if (!declared(x, ptr)) {
+      add_acc(x, -1, ptr, NULL, kp->mode, 0, why);
+      if (!x->oom) x->site->acc[x->site->n_acc - 1].array_param = p;
+    }
     free(ptr);
   }
   free(arr);
+}
+
+/* 1 if the site declares an access through cudaLaunchKernel's argument
+ * array for this op call. */
+static int array_declared(const acc_ctx *x) {
+  for (int i = 0; i < x->site->n_acc; i++)
+    if (x->site->acc[i].call == x->call && x->site->acc[i].arg < 0) return 1;
+  return 0;
 }
 
 int siteacc_add(pass_tu *t, const graph *g, graph_site *site, int call_index, CXCursor call,
@@ -476,9 +520,24 @@ int siteacc_add(pass_tu *t, const graph *g, graph_site *site, int call_index, CX
    * need not hold for another (Note [op calls in templates], sites.c); the
    * call's own texts hold for every one */
   int from_graph = !(flags & SITEACC_DEPENDENT);
-  if (from_graph) graph_accesses(&x, ops, n_ops, covered, nargs);
+  int array_ok = 1;
+  if ((flags & SITEACC_ARGS_ARRAY) && nargs >= 4) {
+    char *arr = site_stmt_text(t, site, clang_Cursor_getArgument(call, 3));
+    array_ok = arr != NULL;
+    free(arr);
+  }
+  if (from_graph) graph_accesses(&x, ops, n_ops, covered, nargs, array_ok);
   if (flags & SITEACC_ARGS_ARRAY) {
-    if (n_ops == 0 || !from_graph) array_text_accesses(&x, call, callee, ki);
+    if (!array_ok)
+      note(&x, call, "cudaLaunchKernel's argument array is written in a macro's body: the "
+                     "accesses through it are not declared to the runtime");
+    else if (n_ops == 0 || !from_graph)
+      array_text_accesses(&x, call, callee, ki,
+                          "cudaLaunchKernel's argument array is only followed for launches the "
+                          "training loop reaches");
+    else if (!array_declared(&x)) /* the interpreter could not follow the array (opsites.c) */
+      array_text_accesses(&x, call, callee, ki,
+                          "the analysis could not follow cudaLaunchKernel's argument array");
   } else {
     text_accesses(&x, call, callee, ki, covered);
   }

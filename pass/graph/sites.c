@@ -393,6 +393,7 @@ static void op_call(expr_walk *w, CXCursor c, const char *callee, const kernel_i
     }
   }
   if (first && siteacc_args(x->t, site, w->stmt, c) != 0) x->oom = 1;
+  if (!x->oom && sitehomes_add(x->t, site, call, c, ki, flags) != 0) x->oom = 1;
 }
 
 static void walk_stmt(scan_ctx *x, CXCursor s, int braces);

@@ -17,6 +17,11 @@ int site_offset(const pass_tu *t, CXSourceLocation loc, int expand, unsigned *of
 char *site_expr_text(const pass_tu *t, CXCursor c, unsigned *b, unsigned *e);
 /* An argument's text: site_expr_text, else its tokens. */
 char *site_arg_text(const pass_tu *t, CXCursor a);
+/* The text of expression a where it is written inside site's statement
+ * (plainly or in a macro's argument), which code inserted just before the
+ * statement may evaluate; NULL when it is not (a macro's body: its names
+ * are the expansion's, perhaps declared inside the macro). */
+char *site_stmt_text(const pass_tu *t, const graph_site *site, CXCursor a);
 /* Appends a note at cursor `at` to f's notes.  0, or -1 (out of memory). */
 int site_note(const pass_tu *t, graph_file *f, CXCursor at, const char *text);
 
@@ -53,6 +58,17 @@ int site_opaque_ptr(CXType ty);
 CXCursor site_addr_of(CXCursor a);
 /* 1 if e has no call (but a POD copy), assignment or other side effect. */
 int site_pure(CXCursor e);
+
+/* ---- sitehomes.c ---- */
+
+/* After siteacc_add (and, for the first call, siteacc_args): the pointer
+ * values op call `call` (number call_index of the site's statement; ki its
+ * kernel, NULL for a library call) passes that no access declares, as
+ * site->homes, or site->unnamed when they cannot be named; for
+ * cudaLaunchKernel site->args_array and array_wrapped (Note [pointer values
+ * at a site], Note [argument arrays]).  Returns 0, or -1 (out of memory). */
+int sitehomes_add(pass_tu *t, graph_site *site, int call_index, CXCursor call,
+                  const kernel_info *ki, unsigned flags);
 
 /* ---- escapes.c ---- */
 

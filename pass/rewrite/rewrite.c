@@ -128,31 +128,63 @@ static void wrap_args(rw *r, const graph_site *s) {
   }
 }
 
+/* Why access i of site s, which no wrapped argument passes, reaches the
+ * op; NULL for a wrapped one or a repeated pointer text (one home each). */
+static const char *home_reason(const graph_site *s, int i) {
+  const graph_site_access *a = &s->acc[i];
+  if (graph_site_acc_wrapped(s, i)) return NULL;
+  for (int k = 0; k < i; k++)
+    if (!graph_site_acc_wrapped(s, k) && !strcmp(s->acc[k].ptr, a->ptr)) return NULL;
+  const graph_site_arg *ga = a->call == 0 && a->arg >= 0 && a->arg < s->n_args ? &s->args[a->arg]
+                                                                               : NULL;
+  return a->call != 0   ? "an op call after the first in the statement"
+         : !ga          ? (s->args_array ? "the argument array of cudaLaunchKernel"
+                                         : "a pointer a cuBLASLt descriptor carries")
+         : !ga->pointer ? "a pointer field of a struct passed by value"
+         : ga->holds_ptrs ? "an array of pointers"
+                          : "an argument the rewriter cannot edit (a macro's text)";
+}
+
+/* Why value i of site s's homes (graph/sitehomes.c) reaches the op. */
+static const char *extra_home_reason(const graph_site *s) {
+  return s->args_array ? "the argument array of cudaLaunchKernel"
+                       : "a pointer field of a struct passed by value";
+}
+
+/* How many pointers reach site s other than through TIDAL_AT, and *why
+ * the first does (the command's warning, the header's note). */
+static int homes_count(const graph_site *s, const char **why) {
+  int n = 0;
+  *why = NULL;
+  for (int i = 0; i < s->n_acc; i++) {
+    const char *w = home_reason(s, i);
+    if (w && !n++) *why = w;
+  }
+  if (s->n_homes > 0 && !n) *why = extra_home_reason(s);
+  return n + s->n_homes;
+}
+
 /* The accesses that reach the op another way than a wrapped argument (a
  * pointer field of a struct passed by value, an argument in a macro's
  * text, the argument array of cudaLaunchKernel, an op call after the first
- * in the statement), and what a memcpy's `&p` source copies: their
- * allocations go home before the op begins, which the runtime makes exact
- * whatever they point into at run time. */
+ * in the statement), the pointers it is passed that no access declares
+ * (graph/sitehomes.c, Note [pointer values at a site]), and what a
+ * memcpy's `&p` source copies: their allocations go home before the op
+ * begins, which the runtime makes exact whatever they point into at run
+ * time. */
 static void site_homes(rw *r, const graph_site *s, const char *in, rw_buf *b) {
+  (void)r;
   for (int i = 0; i < s->n_acc; i++) {
-    const graph_site_access *a = &s->acc[i];
-    if (graph_site_acc_wrapped(s, i)) continue;
-    int dup = 0; /* one per pointer text */
-    for (int k = 0; k < i && !dup; k++)
-      dup = !graph_site_acc_wrapped(s, k) && !strcmp(s->acc[k].ptr, a->ptr);
-    if (dup) continue;
-    const graph_site_arg *ga = a->call == 0 && a->arg >= 0 && a->arg < s->n_args ? &s->args[a->arg]
-                                                                                 : NULL;
-    const char *why = a->call != 0            ? "an op call after the first in the statement"
-                      : !ga                   ? "the argument array of cudaLaunchKernel"
-                      : !ga->pointer          ? "a pointer field of a struct passed by value"
-                      : ga->holds_ptrs        ? "an array of pointers"
-                                              : "an argument the rewriter cannot edit (a macro's text)";
+    const char *why = home_reason(s, i);
+    if (why)
+      rw_buf_printf(b, "%s  tidal_home((const void *)(%s)); /* tidal: stays at home: reaches the op "
+                       "through %s, not TIDAL_AT */\n",
+                    in, s->acc[i].ptr, why);
+  }
+  for (int i = 0; i < s->n_homes; i++)
     rw_buf_printf(b, "%s  tidal_home((const void *)(%s)); /* tidal: stays at home: reaches the op "
                      "through %s, not TIDAL_AT */\n",
-                  in, a->ptr, why);
-  }
+                  in, s->homes[i], extra_home_reason(s));
   for (int i = 0; i < s->n_args; i++) {
     const graph_site_arg *ga = &s->args[i];
     if (s->kind != GRAPH_OP_MEMCPY || i == 0 || !ga->home_text) continue;
@@ -160,6 +192,18 @@ static void site_homes(rw *r, const graph_site *s, const char *in, rw_buf *b) {
                      "copied to the device */\n",
                   in, ga->home_text);
   }
+}
+
+/* The header's note for a site that sends pointers home (site_homes). */
+static void home_note(rw *r, const graph_site *s) {
+  const char *why;
+  int n = homes_count(s, &why);
+  if (n == 0) return;
+  rw_buf_printf(&r->notes, " *   %s:%u: %s: %d pointer%s reach%s the op through ", r->lines.path_c,
+                s->line, s->label, n, n > 1 ? "s" : "", n > 1 ? "" : "es");
+  rw_put_commented(&r->notes, why);
+  rw_buf_puts(&r->notes, ", not TIDAL_AT: the allocations they point into stay at home "
+                         "(tidal_home before the op)\n");
 }
 
 /* Note [escapes] (graph/escapes.c): before a call that may use or keep a
@@ -207,6 +251,7 @@ static void site_accesses(rw *r, int idx, const graph_site *s, const char *in, r
     rw_buf_printf(open, "%s  };\n", in);
   }
   site_homes(r, s, in, open);
+  home_note(r, s);
 }
 
 /* A cuDNN call that becomes its tidal/cudnn.h wrapper's (rewrite_batch.c,
@@ -235,6 +280,49 @@ static void instrument_batch_site(rw *r, int idx, const graph_site *s, const rw_
   rw_buf_free(&ind);
 }
 
+/* Note [argument arrays] (graph/sitehomes.c): after TIDAL_OP_BEGIN, each
+ * pointer parameter declared through cudaLaunchKernel's argument array gets
+ * its TIDAL_AT address in a local, and the call is passed a copy of the
+ * array pointing at those locals (the other elements as they were). */
+static void array_copy(rw *r, int idx, const graph_site *s, const char *in, rw_buf *b) {
+  const kernel_info *ki = s->kernel >= 0 && s->kernel < r->g->kernels.n
+                              ? &r->g->kernels.items[s->kernel]
+                              : NULL;
+  if (!s->array_wrapped || !ki || ki->n_params <= 0 || !s->array_text) return;
+  int *acc = malloc((size_t)ki->n_params * sizeof *acc);
+  if (!acc) {
+    r->oom = 1;
+    return;
+  }
+  for (int p = 0; p < ki->n_params; p++) acc[p] = -1;
+  for (int i = 0; i < s->n_acc; i++)
+    if (graph_site_acc_wrapped(s, i) && s->acc[i].array_param < ki->n_params &&
+        acc[s->acc[i].array_param] < 0)
+      acc[s->acc[i].array_param] = i;
+  rw_buf_printf(b, "\n%s  /* tidal: the kernel's pointers at their current addresses, in a copy "
+                   "of its argument array */",
+                in);
+  for (int p = 0; p < ki->n_params; p++)
+    if (acc[p] >= 0) {
+      const char *et = ki->params[p].elem_type ? ki->params[p].elem_type : "void";
+      rw_buf_printf(b, "\n%s  %s *tidal_k%d_%d = TIDAL_AT(%s);", in, et, idx, p, s->acc[acc[p]].ptr);
+    }
+  rw_buf_printf(b, "\n%s  void *tidal_args_%d[%d] = {", in, idx, ki->n_params);
+  for (int p = 0; p < ki->n_params; p++) {
+    if (acc[p] >= 0)
+      rw_buf_printf(b, "%s(void *)&tidal_k%d_%d", p ? ", " : "", idx, p);
+    else
+      rw_buf_printf(b, "%s(%s)[%d]", p ? ", " : "", s->array_text, p);
+  }
+  rw_buf_puts(b, "};");
+  free(acc);
+  rw_buf name = {0};
+  rw_buf_printf(&name, "tidal_args_%d", idx);
+  if (name.oom) r->oom = 1;
+  rw_edits_replace(&r->edits, s->args[3].wrap_begin, s->args[3].wrap_end, name.p ? name.p : "");
+  rw_buf_free(&name);
+}
+
 static void instrument_site(rw *r, int idx) {
   const graph_site *s = &r->sites[idx];
   if (r->split[idx]) {
@@ -258,10 +346,11 @@ static void instrument_site(rw *r, int idx) {
   rw_buf_printf(&open, "%s  static tidal_site tidal_site_%d = {\"%s\", \"%s\", %u, 0.0};\n", in, idx,
                 s->label, L->path_c, s->line);
   site_accesses(r, idx, s, in, &open);
-  if (s->n_acc > 0)
+  if (s->n_acc > 0) {
     rw_buf_printf(&open, "%s  TIDAL_OP_BEGIN(&tidal_site_%d, %d, tidal_acc_%d);", in, idx, s->n_acc,
                   idx);
-  else
+    array_copy(r, idx, s, in, &open);
+  } else
     rw_buf_printf(&open, "%s  TIDAL_OP_BEGIN(&tidal_site_%d, 0, NULL);", in, idx);
   rw_line_restore(L, s->stmt_begin, &open);
   wrap_args(r, s);
@@ -865,6 +954,8 @@ void rw_report_free(rw_report *r) {
     free(r->skipped[i].why);
   }
   free(r->skipped);
+  for (int i = 0; i < r->n_homed; i++) free(r->homed[i].label);
+  free(r->homed);
   free(r->alloc_managed);
   free(r->home_all_why);
   memset(r, 0, sizeof *r);
@@ -893,6 +984,14 @@ static void fill_report(const rw *r, const plan_result *p, int planned, const ch
   rep->n_mems = r->file->n_mems;
   for (int i = 0; i < r->n_sites; i++) {
     const graph_site *s = &r->sites[i];
+    const char *hw;
+    int nh = s->skip || (r->split && r->split[i]) ? 0 : homes_count(s, &hw);
+    rw_homed *h = nh ? realloc(rep->homed, (size_t)(rep->n_homed + 1) * sizeof *h) : NULL;
+    if (h) {
+      rep->homed = h;
+      h[rep->n_homed] = (rw_homed){s->line, s->col, strdup(s->label ? s->label : "?"), hw, nh};
+      rep->n_homed++;
+    }
     if (!s->skip) {
       rep->n_sites++;
       continue;

@@ -254,6 +254,16 @@ typedef struct rw_skipped {
   char *why;
 } rw_skipped;
 
+/* An instrumented op site that sends pointers home before it: they reach
+ * it other than as arguments passed through TIDAL_AT (rewrite.c,
+ * site_homes). */
+typedef struct rw_homed {
+  unsigned line, col;
+  char *label;
+  const char *why;         /* how the first one reaches the op (a static string) */
+  int n;                   /* pointers sent home */
+} rw_homed;
+
 /* What a rewrite did, for the command's warnings and summary line (the
  * generated file's header says the same at more length). */
 typedef struct rw_report {
@@ -269,6 +279,8 @@ typedef struct rw_report {
   int n_mems;              /* cudaMalloc/cudaFree calls replaced */
   int n_skipped;
   rw_skipped *skipped;     /* op sites not instrumented */
+  int n_homed;
+  rw_homed *homed;         /* op sites that send pointers home before them */
   unsigned char *alloc_managed; /* per graph allocation: replaced by tidal_malloc */
   int n_relocatable;       /* of those, relocatable (graph_alloc.relocatable) */
   char *home_all_why;      /* why none is (graph.home_all_why), NULL when not so */

@@ -167,6 +167,9 @@ static int place_recompute(rw_placer *p, const plan_action *a, rw_place *pl) {
     why = "the range is not the producer's own access";
   else if (!site)
     why = "the producer's statement is not instrumented";
+  else if (site->args_array) /* rw_closure_emit re-launches with <<<...>>> */
+    why = "the producer is launched by cudaLaunchKernel: its arguments are in an array a "
+          "closure cannot capture";
   else if (site->n_ops != 1 || !single_path(p, at, at->n_calls))
     why = "the producer's launch is reached by several call paths or from outside the training "
           "loop (a closure there would fire on all of them)";

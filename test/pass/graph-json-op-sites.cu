@@ -55,6 +55,7 @@ int main() {
 // CHECK-NEXT: "accesses": [
 // CHECK-NEXT: {"pointer": "out", "bytes": "((size_t)4*(size_t)(N))", "mode": "readwrite", "exact": false, "call": 0, "arg": 0},
 // CHECK-NEXT: {"pointer": "w", "bytes": "((size_t)4*(size_t)(N))", "mode": "read", "exact": false, "call": 0, "arg": 1}],
+// CHECK-NEXT: "args_array": false, "array_wrapped": false, "homes": [], "unnamed": null,
 // CHECK-NEXT: "args": [
 // CHECK-NEXT: {"text": "out", "type": "float *", "begin": {{[0-9]+}}, "end": {{[0-9]+}}, "spelled": [{{[0-9]+}}, {{[0-9]+}}], "whole": true, "pointer": true, "integer": false, "pointee_bytes": 4, "null": false, "pure": true, "accesses": [0]},
 // CHECK-NEXT: {"text": "w", "type": "const float *", {{.*}}"accesses": [1]},
@@ -73,12 +74,14 @@ int main() {
 // CHECK: {"id": 2, "kind": "memcpy", "callee": "cudaMemcpy", {{.*}}"ops": [],
 // CHECK-NEXT: "accesses": [
 // CHECK-NEXT: {"pointer": "g", "bytes": "((size_t)4096)", "mode": "write", "exact": true, "call": 0, "arg": 0}],
+// CHECK-NEXT: "args_array": false, "array_wrapped": false, "homes": [], "unnamed": null,
 // CHECK-NEXT: "args": [
 // CHECK-NEXT: {"text": "g", "type": "void *", {{.*}}"accesses": [0]},
 // CHECK-NEXT: {"text": "host", "type": "const void *", {{.*}}"accesses": []},
 // CHECK: {"id": 3, "kind": "memset", "callee": "cudaMemset", {{.*}}"stmt": {"begin": {{[0-9]+}}, "end": {{[0-9]+}}}, "skip": null, {{.*}}"ops": [],
 // CHECK-NEXT: "accesses": [
 // CHECK-NEXT: {"pointer": "w", "bytes": "((size_t)4096)", "mode": "write", "exact": true, "call": 0, "arg": 0}],
+// CHECK-NEXT: "args_array": false, "array_wrapped": false, "homes": [], "unnamed": null,
 // CHECK-NEXT: "args": [
 // CHECK-NEXT: {"text": "", "type": "void *", "begin": null, "end": null, "spelled": [{{[0-9]+}}, {{[0-9]+}}], "whole": false, {{.*}}"accesses": [0]},
 
@@ -88,6 +91,7 @@ int main() {
 // CHECK-NEXT: "accesses": [
 // CHECK-NEXT: {"pointer": "p.a", "bytes": null, "mode": "readwrite", "exact": false, "call": 0, "arg": 0, "why":
 // CHECK-NEXT: {"pointer": "p.b", "bytes": null, "mode": "readwrite", "exact": false, "call": 0, "arg": 0, "why":
+// CHECK-NEXT: "args_array": false, "array_wrapped": false, "homes": [], "unnamed": null,
 // CHECK-NEXT: "args": [
 // CHECK-NEXT: {"text": "p", "type": "Pair", {{.*}}"pointer": false, {{.*}}"accesses": [0, 1]},
 // CHECK-NEXT: {"text": "NULL", "type": "float *", {{.*}}"pointer": true, {{.*}}"null": true, "pure": true, "accesses": []},
@@ -100,6 +104,7 @@ int main() {
 // declared; a 0 passed as a value is no null pointer.
 // CHECK: {"id": 6, "kind": "memset", "callee": "cudaMemset", {{.*}}"stmt": null, "skip": "the op is inside a condition or loop header: not instrumented (move it into its own statement)", "calls": 1, "ops": [],
 // CHECK-NEXT: "accesses": [],
+// CHECK-NEXT: "args_array": false, "array_wrapped": false, "homes": [], "unnamed": null,
 // CHECK-NEXT: "args": [
 // CHECK-NEXT: {"text": "g",
 // CHECK-NEXT: {"text": "0", "type": "int", {{.*}}"null": false,

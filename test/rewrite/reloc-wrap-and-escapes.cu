@@ -2,8 +2,9 @@
 // Note [escapes], graph/escapes.c): every pointer argument an op declares an
 // access through is passed as TIDAL_AT(arg) - kernels, cuBLAS, memcpy/memset,
 // interior pointers, an argument inside a check macro - and the allocations
-// get TIDAL_GROUP_RELOCATABLE.  A pointer field of a struct passed by value
-// and a pointer a library keeps (cublasSetWorkspace) are sent home with
+// get TIDAL_GROUP_RELOCATABLE.  A pointer field of a struct passed by value,
+// a pointer a library keeps (cublasSetWorkspace) and one passed to a function
+// with no body in the program (ext_fill) are sent home with
 // tidal_home just before (the struct's allocations, which the graph follows,
 // are allocated at home too, so replay models them as they run); a host
 // pointer stays as written.
@@ -14,6 +15,7 @@
 #include <cublas_v2.h>
 #define CHECK(x) do { if ((x) != 0) return 1; } while (0)
 struct pair { float *a; float *b; };
+void ext_fill(float *p, int n); /* defined elsewhere: it may use or keep p */
 __global__ void k(float *y, const float *x, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) y[i] = 2.0f * x[i];
@@ -36,6 +38,8 @@ int main(void) {
 // CHECK-NEXT: #line
 // CHECK-NEXT: cublasSetWorkspace(hd, ws, N * sizeof(float)); }
   cublasSetWorkspace(hd, ws, N * sizeof(float));
+// CHECK: { tidal_home((const void *)(ws + 8)); /* tidal: stays at home: ext_fill may use or keep the address outside every op */
+  ext_fill(ws + 8, 4);
 // CHECK: cudaMemcpy(TIDAL_AT(x), h, N * sizeof(float), cudaMemcpyHostToDevice);
   cudaMemcpy(x, h, N * sizeof(float), cudaMemcpyHostToDevice);
   for (int it = 0; it < 2; it++) {
