@@ -48,6 +48,7 @@ typedef struct scan_ctx {
   int oom;
   int cap_sites;        /* of g->sites */
   int cap_mems, cap_fns, cap_returns, cap_exits; /* of the file's arrays */
+  callee_index **callees; /* the program's indirect calls (callees.h), built on first use */
   int *op_order;        /* graph ops by (file, stmt.begin), NULL until needed */
   unsigned *op_maxend;  /* max stmt.end over op_order[0..i] */
 } scan_ctx;
@@ -426,6 +427,66 @@ static void escape(expr_walk *w, CXCursor c, const char *callee, const libcall_i
   if (escape_call(x->t, file_of(x), c, callee, li, editable, w->braces, sb, se) != 0) x->oom = 1;
 }
 
+/* A call through a function pointer (callees.c, Note [library functions
+ * through pointers]): nothing when it runs functions of the program (their
+ * op sites are instrumented where they are written), the op site of the
+ * one library op it runs, else an escape: the device pointers it is passed
+ * go home before it, and the header says why. */
+static void pointer_call(expr_walk *w, CXCursor c) {
+  scan_ctx *x = w->x;
+  if (!*x->callees) *x->callees = callees_build(x->g->tu);
+  if (!*x->callees) {
+    x->oom = 1;
+    return;
+  }
+  CXCursor lib;
+  callee_reach r = callees_reach(*x->callees, x->t, c, &lib);
+  if (r == CALLEE_REACH_USER) return;
+  CXCursor ch[1];
+  char *ptr = cursor_children(c, ch, 1) >= 1 ? site_arg_text(x->t, ch[0]) : NULL;
+  char *name = r == CALLEE_REACH_LIBRARY ? string_and_dispose(clang_getCursorSpelling(lib)) : NULL;
+  const libcall_info *li = name ? libcall_find(name) : NULL;
+  char *label = NULL;
+  if (name && li && (li->flags & LIBCALL_OP) && strcmp(name, "cudaLaunchKernel") != 0) {
+    if (!op_seen(w, c)) op_call(w, c, name, NULL, li, 0);
+    goto out;
+  }
+  if (name && is_mem_callee(name)) {
+    label = fmt_str("%s through function pointer '%s' is left as is (not a tidal allocation or "
+                    "free: write the call by its name)", name, ptr ? ptr : "?");
+    if (label) note(x, c, label);
+    else x->oom = 1;
+    goto out;
+  }
+  label = name ? fmt_str("%s (through function pointer '%s')", name, ptr ? ptr : "?")
+               : fmt_str("the call through function pointer '%s'%s", ptr ? ptr : "?",
+                         ", whose target tidal cannot tell,");
+  if (!label) {
+    x->oom = 1;
+    goto out;
+  }
+  unsigned sb = 0, se = 0;
+  int editable = w->stmt_pos && stmt_range(x->t, w->stmt, &sb, &se);
+  int before = file_of(x)->n_escapes;
+  if (escape_pointer_call(x->t, file_of(x), c, label, r == CALLEE_REACH_LIBRARY ? lib
+                                                                             : clang_getNullCursor(),
+                          li, editable, w->braces, sb, se) != 0)
+    x->oom = 1;
+  if (!name && file_of(x)->n_escapes > before) {
+    char *msg = fmt_str("call through function pointer '%s': which function it runs is not "
+                        "known (a library routine may receive its arguments); its device "
+                        "pointers stay at home%s",
+                        ptr ? ptr : "?", " (tidal_home before the call)");
+    if (msg) note(x, c, msg);
+    else x->oom = 1;
+    free(msg);
+  }
+out:
+  free(label);
+  free(name);
+  free(ptr);
+}
+
 static enum CXChildVisitResult expr_visitor(CXCursor c, CXCursor parent, CXClientData d) {
   (void)parent;
   expr_walk *w = d;
@@ -439,6 +500,11 @@ static enum CXChildVisitResult expr_visitor(CXCursor c, CXCursor parent, CXClien
     return CXChildVisit_Continue;
   }
   if (k != CXCursor_CallExpr) return CXChildVisit_Recurse;
+  CXCursor key;
+  if (callees_kind(c, &key) == CALLEE_POINTER) {
+    pointer_call(w, c);
+    return CXChildVisit_Recurse;
+  }
   char *callee = string_and_dispose(clang_getCursorSpelling(c));
   const kernel_info *ki = NULL;
   unsigned flags = 0;
@@ -759,7 +825,7 @@ static void inclusion_visitor(CXFile f, CXSourceLocation *stack, unsigned n, CXC
   (void)program_view_of_file(u, clang_getTranslationUnitCursor(u->tu), f);
 }
 
-int sites_build(graph *g) {
+int sites_build(graph *g, callee_index **callees) {
   pass_tu *t = g->tu;
   pass_tu *const *units;
   int n_units = program_units(t, &units);
@@ -775,6 +841,7 @@ int sites_build(graph *g) {
   scan_ctx x;
   memset(&x, 0, sizeof x);
   x.g = g;
+  x.callees = callees;
   for (int i = 0; i < nf && !x.oom; i++) {
     x.t = t->prog ? t->prog->files[i] : t;
     x.file = i;
