@@ -17,10 +17,12 @@
  *  - a virtual method may run its own definition and every override of it
  *    in the program (clang_getOverriddenCursors, followed down).
  * Keys are USRs, so a field declared in a header shared by C and C++
- * units is one key.  Only project files are read (not system headers, the
- * toolkit or tidal's compat folder).  What is not found (a function
- * pointer from a library, dlsym) has no candidates: the call stays
- * unfollowed and is reported where it is met. */
+ * units is one key (a parameter's is its function's and its position).
+ * Only project files are read (not system headers, the toolkit or tidal's
+ * compat folder).  What is not found (a function pointer from a library,
+ * dlsym) has no candidates: the call stays unfollowed and is reported
+ * where it is met, and it is an escape (Note [library functions through
+ * pointers], below, which also says when the target is a library op). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -690,18 +692,16 @@ callee_reach callees_reach(callee_index *ix, pass_tu *t, CXCursor call, CXCursor
     int c = function_class(t, w.fns.v[i]);
     users += c == 1;
     device += c == -1;
-    if (c == 0) {
-      libs++;
-      one = w.fns.v[i];
-    }
+    libs += c == 0;
+    if (c != 1) one = w.fns.v[i];
   }
   free(w.fns.v);
-  if (w.unknown || device || (libs && (users || libs > 1))) return CALLEE_REACH_UNKNOWN;
-  if (libs) {
-    *lib = one;
-    return CALLEE_REACH_LIBRARY;
-  }
-  return CALLEE_REACH_USER;
+  callee_reach r = CALLEE_REACH_USER;
+  if (w.unknown || (users + libs + device > 1 && (libs || device))) r = CALLEE_REACH_UNKNOWN;
+  else if (libs) r = CALLEE_REACH_LIBRARY;
+  else if (device) r = CALLEE_REACH_DEVICE;
+  if (r == CALLEE_REACH_LIBRARY || r == CALLEE_REACH_DEVICE) *lib = one;
+  return r;
 }
 
 /* 1 if method c is m or overrides it (at any depth). */

@@ -46,14 +46,15 @@ typedef enum callee_reach {
   CALLEE_REACH_USER = 0,    /* only host functions of the program (or nothing: a null
                                pointer), or not a call through a pointer at all */
   CALLEE_REACH_LIBRARY = 1, /* exactly one function with no body in the program: *lib */
-  CALLEE_REACH_UNKNOWN = 2  /* a value the syntax does not name may be there (dlsym, a call's
+  CALLEE_REACH_UNKNOWN = 2, /* a value the syntax does not name may be there (dlsym, a call's
                                result, a pointer whose address is taken, one nothing is stored
-                               to), device code, several library functions, or library and
-                               user functions both */
+                               to), several library functions, library and user functions
+                               both, or device code beside others */
+  CALLEE_REACH_DEVICE = 3   /* exactly one kernel (a launch through a pointer): *lib */
 } callee_reach;
 
 /* For a call through a function pointer (CALLEE_POINTER), what it may run;
- * *lib is the library function for CALLEE_REACH_LIBRARY, else null. */
+ * *lib is the function for CALLEE_REACH_LIBRARY and _DEVICE, else null. */
 callee_reach callees_reach(callee_index *ix, pass_tu *t, CXCursor call, CXCursor *lib);
 
 /* A function designated by expression e (`fwd`, `&fwd`, `(fn_t)fwd`), or

@@ -6,8 +6,11 @@
  * A relocatable allocation's bytes may be anywhere: its stable pointer is
  * a name that only TIDAL_AT turns into an address, inside an op.  A call
  * the pass does not instrument and cannot see into - a function with no
- * body in the program (a library routine, an extern declaration), or one
- * whose body is in a system header (thrust) - may dereference a pointer it
+ * body in the program (a library routine, an extern declaration), one
+ * whose body is in a system header (thrust), or a call through a function
+ * pointer or std::function whose target the pass cannot pin to functions
+ * of the program or to one library op (escape_pointer_call; callees.c,
+ * Note [library functions through pointers]) - may dereference a pointer it
  * is passed, or keep it (cublasSetWorkspace, a cublasLt epilogue's bias
  * pointer set through cublasLtMatmulDescSetAttribute(..., &bias, ...), a
  * __device__ pointer set by cudaMemcpyToSymbol(sym, &p, ...)).  For each
@@ -196,7 +199,8 @@ static int may_see_device(CXCursor fn, const char *name) {
 }
 
 static int record(const pass_tu *t, graph_file *f, CXCursor call, const char *callee,
-                  const char *label, int editable, int braces, unsigned sb, unsigned se);
+                  const char *label, int first, int editable, int braces, unsigned sb,
+                  unsigned se);
 
 int escape_call(const pass_tu *t, graph_file *f, CXCursor call, const char *callee,
                 const libcall_info *li, int editable, int braces, unsigned sb,
@@ -210,12 +214,12 @@ int escape_call(const pass_tu *t, graph_file *f, CXCursor call, const char *call
   if (!clang_Cursor_isNull(def) && !clang_Location_isInSystemHeader(clang_getCursorLocation(def)))
     return 0; /* a function of the program: its op sites are instrumented */
   if (!may_see_device(fn, callee)) return 0;
-  return record(t, f, call, callee, callee, editable, braces, sb, se);
+  return record(t, f, call, callee, callee, 0, editable, braces, sb, se);
 }
 
 int escape_pointer_call(const pass_tu *t, graph_file *f, CXCursor call, const char *label,
-                        CXCursor target, const libcall_info *li, int editable, int braces,
-                        unsigned sb, unsigned se) {
+                        CXCursor target, const libcall_info *li, int first, int editable,
+                        int braces, unsigned sb, unsigned se) {
   char *name = NULL;
   if (!clang_Cursor_isNull(target)) {
     name = string_and_dispose(clang_getCursorSpelling(target));
@@ -225,16 +229,18 @@ int escape_pointer_call(const pass_tu *t, graph_file *f, CXCursor call, const ch
       return 0;
     }
   }
-  int rc = record(t, f, call, name ? name : label, label, editable, braces, sb, se);
+  int rc = record(t, f, call, name ? name : label, label, first, editable, braces, sb, se);
   free(name);
   return rc;
 }
 
 /* Records the call's escape (callee: the function's name, for the
  * arguments some calls take that are never tidal memory; label: the
- * annotation's name for the call). */
+ * annotation's name for the call; first: its first argument passed, 1 for
+ * an operator call's object). */
 static int record(const pass_tu *t, graph_file *f, CXCursor call, const char *callee,
-                  const char *label, int editable, int braces, unsigned sb, unsigned se) {
+                  const char *label, int first, int editable, int braces, unsigned sb,
+                  unsigned se) {
   esc x = {t, {0}, 0};
   x.e.callee = strdup(label);
   if (!x.e.callee) return -1;
@@ -245,7 +251,7 @@ static int record(const pass_tu *t, graph_file *f, CXCursor call, const char *ca
     if (!x.e.why) x.oom = 1;
   }
   int n = clang_Cursor_getNumArguments(call);
-  for (int i = 0; i < n && !x.oom; i++)
+  for (int i = first; i < n && !x.oom; i++)
     if (!skip_arg(callee, i)) one_arg(&x, clang_Cursor_getArgument(call, (unsigned)i));
   if (!x.oom && x.e.n_homes > 0 && !editable && !x.e.why) {
     size_t m = strlen(label) + 128;

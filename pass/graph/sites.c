@@ -427,23 +427,51 @@ static void escape(expr_walk *w, CXCursor c, const char *callee, const libcall_i
   if (escape_call(x->t, file_of(x), c, callee, li, editable, w->braces, sb, se) != 0) x->oom = 1;
 }
 
+/* For a call of std::function's operator() (a system header's class
+ * `function` in namespace std): 1, and *first the first argument the
+ * function held receives (1 when argument 0 is the object); else 0. */
+static int std_function_call(CXCursor c, int *first) {
+  CXCursor m = clang_getCursorReferenced(c);
+  if (clang_getCursorKind(m) != CXCursor_CXXMethod ||
+      !clang_Location_isInSystemHeader(clang_getCursorLocation(m)))
+    return 0;
+  char *mn = string_and_dispose(clang_getCursorSpelling(m));
+  CXCursor cls = clang_getCursorSemanticParent(m);
+  char *cn = string_and_dispose(clang_getCursorSpelling(cls));
+  CXCursor ns = clang_getCursorSemanticParent(cls);
+  while (clang_getCursorKind(ns) == CXCursor_Namespace &&
+         clang_Cursor_isInlineNamespace(ns)) /* libc++'s std::__1 */
+    ns = clang_getCursorSemanticParent(ns);
+  char *nn = string_and_dispose(clang_getCursorSpelling(ns));
+  int hit = mn && cn && nn && !strcmp(mn, "operator()") && !strcmp(cn, "function") &&
+            !strcmp(nn, "std") && clang_getCursorKind(ns) == CXCursor_Namespace;
+  free(mn);
+  free(cn);
+  free(nn);
+  *first = hit && clang_Cursor_getNumArguments(c) == clang_Cursor_getNumArguments(m) + 1;
+  return hit;
+}
+
 /* A call through a function pointer (callees.c, Note [library functions
  * through pointers]): nothing when it runs functions of the program (their
  * op sites are instrumented where they are written), the op site of the
  * one library op it runs, else an escape: the device pointers it is passed
- * go home before it, and the header says why. */
-static void pointer_call(expr_walk *w, CXCursor c) {
+ * go home before it, and the header says why.  A std::function's call
+ * (std_fn) is one whose target the pass does not follow. */
+static void pointer_call(expr_walk *w, CXCursor c, int std_fn, int first) {
   scan_ctx *x = w->x;
   if (!*x->callees) *x->callees = callees_build(x->g->tu);
   if (!*x->callees) {
     x->oom = 1;
     return;
   }
-  CXCursor lib;
-  callee_reach r = callees_reach(*x->callees, x->t, c, &lib);
+  CXCursor lib = clang_getNullCursor();
+  callee_reach r = std_fn ? CALLEE_REACH_UNKNOWN : callees_reach(*x->callees, x->t, c, &lib);
   if (r == CALLEE_REACH_USER) return;
   CXCursor ch[1];
-  char *ptr = cursor_children(c, ch, 1) >= 1 ? site_arg_text(x->t, ch[0]) : NULL;
+  char *ptr = std_fn ? (first ? site_arg_text(x->t, clang_Cursor_getArgument(c, 0)) : NULL)
+              : cursor_children(c, ch, 1) >= 1 ? site_arg_text(x->t, ch[0])
+                                               : NULL;
   char *name = r == CALLEE_REACH_LIBRARY ? string_and_dispose(clang_getCursorSpelling(lib)) : NULL;
   const libcall_info *li = name ? libcall_find(name) : NULL;
   char *label = NULL;
@@ -458,9 +486,17 @@ static void pointer_call(expr_walk *w, CXCursor c) {
     else x->oom = 1;
     goto out;
   }
-  label = name ? fmt_str("%s (through function pointer '%s')", name, ptr ? ptr : "?")
-               : fmt_str("the call through function pointer '%s'%s", ptr ? ptr : "?",
-                         ", whose target tidal cannot tell,");
+  if (r == CALLEE_REACH_DEVICE) {
+    char *k = string_and_dispose(clang_getCursorSpelling(lib));
+    label = fmt_str("kernel '%s' launched through function pointer '%s' (not instrumented as an "
+                    "op)", k ? k : "?", ptr ? ptr : "?");
+    free(k);
+  } else {
+    label = name ? fmt_str("%s (through function pointer '%s')", name, ptr ? ptr : "?")
+                 : fmt_str(std_fn ? "the call through std::function '%s'%s"
+                                  : "the call through function pointer '%s'%s",
+                           ptr ? ptr : "?", ", whose target tidal cannot tell,");
+  }
   if (!label) {
     x->oom = 1;
     goto out;
@@ -470,13 +506,19 @@ static void pointer_call(expr_walk *w, CXCursor c) {
   int before = file_of(x)->n_escapes;
   if (escape_pointer_call(x->t, file_of(x), c, label, r == CALLEE_REACH_LIBRARY ? lib
                                                                              : clang_getNullCursor(),
-                          li, editable, w->braces, sb, se) != 0)
+                          li, first, editable, w->braces, sb, se) != 0)
     x->oom = 1;
   if (!name && file_of(x)->n_escapes > before) {
-    char *msg = fmt_str("call through function pointer '%s': which function it runs is not "
-                        "known (a library routine may receive its arguments); its device "
-                        "pointers stay at home%s",
-                        ptr ? ptr : "?", " (tidal_home before the call)");
+    char *msg = r == CALLEE_REACH_DEVICE
+                    ? fmt_str("%s: its device pointers stay at home%s", label,
+                              " (tidal_home before the launch)")
+                    : fmt_str(std_fn ? "call through std::function '%s': which function it runs "
+                                       "is not followed (a library routine may receive its "
+                                       "arguments); its device pointers stay at home%s"
+                                     : "call through function pointer '%s': which function it runs "
+                                       "is not known (a library routine may receive its "
+                                       "arguments); its device pointers stay at home%s",
+                              ptr ? ptr : "?", " (tidal_home before the call)");
     if (msg) note(x, c, msg);
     else x->oom = 1;
     free(msg);
@@ -501,8 +543,13 @@ static enum CXChildVisitResult expr_visitor(CXCursor c, CXCursor parent, CXClien
   }
   if (k != CXCursor_CallExpr) return CXChildVisit_Recurse;
   CXCursor key;
+  int first = 0;
   if (callees_kind(c, &key) == CALLEE_POINTER) {
-    pointer_call(w, c);
+    pointer_call(w, c, 0, 0);
+    return CXChildVisit_Recurse;
+  }
+  if (std_function_call(c, &first)) {
+    pointer_call(w, c, 1, first);
     return CXChildVisit_Recurse;
   }
   char *callee = string_and_dispose(clang_getCursorSpelling(c));

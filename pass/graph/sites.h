@@ -68,10 +68,12 @@ int escape_call(const pass_tu *t, graph_file *f, CXCursor call, const char *call
  * (callees.c, Note [library functions through pointers]): target is the one
  * library function it runs (li: its model row or NULL), or a null cursor
  * when the pass cannot tell what it runs (then it always is an escape);
- * label names the call in the annotation and the reasons. */
+ * label names the call in the annotation and the reasons; first: the first
+ * argument passed to the target (1 for a std::function's operator() call,
+ * whose argument 0 is the object). */
 int escape_pointer_call(const pass_tu *t, graph_file *f, CXCursor call, const char *label,
-                        CXCursor target, const libcall_info *li, int editable, int braces,
-                        unsigned sb, unsigned se);
+                        CXCursor target, const libcall_info *li, int first, int editable,
+                        int braces, unsigned sb, unsigned se);
 
 /* ---- callrefs.c ---- */
 

@@ -4,16 +4,20 @@
 // library op or a user wrapper depending on a run-time flag, and one whose
 // address a registration function receives (it may store anything there)
 // each get tidal_home for every device pointer argument just before the
-// call, and the header says why.  A pointer the program only ever sets to
-// its own wrapper stays a plain call (the wrapper's op is instrumented
-// where it is written).  Before, the calls through dyn, pick and hook were
-// left as written while x and z were marked relocatable.
+// call, and the header says why; so do a kernel launched through a
+// pointer (not instrumented as an op) and a call through a std::function
+// (what it holds is not followed).  A layer struct whose `forward`
+// field the program only ever sets to its own wrapper stays a plain call
+// (the wrapper's op is instrumented where it is written).  Before, the
+// calls through dyn, pick, hook and kp were left as written while x, y and
+// z were marked relocatable.
 // RUN: sed -e 's@// *\(CHECK\|SUM\)[-A-Z]*:.*@//@' %s > %t.cu
 // RUN: %tidal rewrite %t.cu --plan none -o %t.out.cu -- %stubflags 2>&1 | FileCheck %s --check-prefix=SUM
 // RUN: FileCheck %s < %t.out.cu
 // SUM: 3 of 3 allocations relocatable
 #include <cudnn.h>
 #include <dlfcn.h>
+#include <functional>
 #define N 1024
 typedef cudnnStatus_t (*add_fn)(cudnnHandle_t, const void *, const cudnnTensorDescriptor_t,
                                 const void *, const void *, const cudnnTensorDescriptor_t, void *);
@@ -27,10 +31,16 @@ static cudnnStatus_t my_add(cudnnHandle_t, const void *, const cudnnTensorDescri
   return CUDNN_STATUS_SUCCESS;
 }
 void register_hook(add_fn *slot); /* defined elsewhere: may store any function */
+typedef void (*kernel_fn)(float *, const float *, int);
+struct layer {
+  add_fn forward;
+};
 // CHECK: * not resolved (handled conservatively):
 // CHECK: call through function pointer 'dyn': which function it runs is not known {{.*}} stay at home (tidal_home before the call)
 // CHECK: call through function pointer 'pick': which function it runs is not known
 // CHECK: call through function pointer 'hook': which function it runs is not known
+// CHECK: kernel 'add_kernel' launched through function pointer 'kp' (not instrumented as an op): its device pointers stay at home
+// CHECK: call through std::function 'boxed': which function it runs is not followed
 // CHECK-LABEL: int main(
 int main(int argc, char **argv) {
   float *x, *y, *z;
@@ -47,7 +57,11 @@ int main(int argc, char **argv) {
   add_fn pick = argc > 1 ? cudnnAddTensor : my_add;
   add_fn hook = my_add;
   register_hook(&hook);
-  add_fn mine = my_add;
+  layer mine = {my_add};
+  kernel_fn kp = add_kernel;
+  std::function<cudnnStatus_t(cudnnHandle_t, const void *, const cudnnTensorDescriptor_t,
+                              const void *, const void *, const cudnnTensorDescriptor_t, void *)>
+      boxed = cudnnAddTensor;
   for (int step = 0; step < 4; step++) {
 // CHECK: { tidal_home((const void *)(x)); tidal_home((const void *)(z)); /* tidal: stays at home: the call through function pointer 'dyn', whose target tidal cannot tell, may use or keep the address outside every op */
 // CHECK-NEXT: #line
@@ -61,9 +75,17 @@ int main(int argc, char **argv) {
 // CHECK-NEXT: #line
 // CHECK-NEXT: hook(h, &one, xd, x, &one, xd, y); }
     hook(h, &one, xd, x, &one, xd, y);
+// CHECK: { tidal_home((const void *)(z)); tidal_home((const void *)(x)); /* tidal: stays at home: kernel 'add_kernel' launched through function pointer 'kp'
+// CHECK-NEXT: #line
+// CHECK-NEXT: kp<<<N / 256, 256>>>(z, x, N); }
+    kp<<<N / 256, 256>>>(z, x, N);
+// CHECK: { tidal_home((const void *)(y)); tidal_home((const void *)(x)); /* tidal: stays at home: the call through std::function 'boxed'
+// CHECK-NEXT: #line
+// CHECK-NEXT: boxed(h, &one, xd, y, &one, xd, x); }
+    boxed(h, &one, xd, y, &one, xd, x);
 // CHECK-NOT: tidal_home
-// CHECK: mine(h, &one, xd, y, &one, xd, x);
-    mine(h, &one, xd, y, &one, xd, x);
+// CHECK: mine.forward(h, &one, xd, y, &one, xd, x);
+    mine.forward(h, &one, xd, y, &one, xd, x);
   }
   return 0;
 }
