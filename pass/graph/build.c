@@ -73,8 +73,8 @@ static int forward_then_backward(const graph *g) { return g->n_candidates > 0; }
  * site or an allocation records nothing, but its arguments are evaluated
  * (a call inside one may change state); graph loops are recorded and
  * dropped again by the interpreter. */
-static int quiet_op_site(gb *b, gb_frame *f, CXCursor call) {
-  if (!opsite_is_op(&b->g->kernels, call)) return 0;
+static int quiet_op_site(gb *b, gb_frame *f, CXCursor call, const char *as) {
+  if (!opsite_is_op(&b->g->kernels, call, as)) return 0;
   int n = clang_Cursor_getNumArguments(call);
   for (int i = 0; i < n; i++) gb_eval(b, f, clang_Cursor_getArgument(call, (unsigned)i));
   return 1;
@@ -195,7 +195,7 @@ int graph_build(pass_tu *t, const graph_options *opt, graph *g) {
   }
   /* every op site of the program, the loop's ops among them (sites.c),
    * and how often each function on a call path is called (callrefs.c) */
-  if (sites_build(g) != 0 || callrefs_count(g) != 0 || graph_relocatable(g, -1) != 0) {
+  if (sites_build(g, &b.callees) != 0 || callrefs_count(g) != 0 || graph_relocatable(g, -1) != 0) {
     diag_error(NULL, 0, 0, "out of memory while recording the op sites");
     rc = TIDAL_EXIT_INTERNAL;
   }

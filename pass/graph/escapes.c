@@ -6,8 +6,11 @@
  * A relocatable allocation's bytes may be anywhere: its stable pointer is
  * a name that only TIDAL_AT turns into an address, inside an op.  A call
  * the pass does not instrument and cannot see into - a function with no
- * body in the program (a library routine, an extern declaration), or one
- * whose body is in a system header (thrust) - may dereference a pointer it
+ * body in the program (a library routine, an extern declaration), one
+ * whose body is in a system header (thrust), or a call through a function
+ * pointer or std::function whose target the pass cannot pin to functions
+ * of the program or to one library op (escape_pointer_call; callees.c,
+ * Note [library functions through pointers]) - may dereference a pointer it
  * is passed, or keep it (cublasSetWorkspace, a cublasLt epilogue's bias
  * pointer set through cublasLtMatmulDescSetAttribute(..., &bias, ...), a
  * __device__ pointer set by cudaMemcpyToSymbol(sym, &p, ...)).  For each
@@ -181,23 +184,65 @@ static void one_arg(esc *x, CXCursor a) {
     set_why(x, "a pointer with side effects (tidal_home would evaluate it again)", a);
 }
 
+/* 1 when the library model says a call of li takes no device memory to
+ * keep or use: allocations, frees, descriptor setters and queries. */
+static int modelled_harmless(const libcall_info *li) {
+  return li && (li->flags & (LIBCALL_ALLOC | LIBCALL_FREE | LIBCALL_DESCRIPTOR_SETTER |
+                             LIBCALL_DESCRIPTOR_QUERY));
+}
+
+/* 1 when fn may see device memory: not a function of the C or C++
+ * libraries (a system header, not CUDA's libraries, thrust or cub). */
+static int may_see_device(CXCursor fn, const char *name) {
+  return !clang_Location_isInSystemHeader(clang_getCursorLocation(fn)) ||
+         cuda_library_name(name) || in_device_namespace(fn);
+}
+
+static int record(const pass_tu *t, graph_file *f, CXCursor call, const char *callee,
+                  const char *label, int first, int editable, int braces, unsigned sb,
+                  unsigned se);
+
 int escape_call(const pass_tu *t, graph_file *f, CXCursor call, const char *callee,
                 const libcall_info *li, int editable, int braces, unsigned sb,
                 unsigned se) {
-  if (li && (li->flags & (LIBCALL_ALLOC | LIBCALL_FREE | LIBCALL_DESCRIPTOR_SETTER |
-                          LIBCALL_DESCRIPTOR_QUERY)))
-    return 0;
+  if (modelled_harmless(li)) return 0;
   CXCursor fn = clang_getCursorReferenced(call);
   enum CXCursorKind fk = clang_getCursorKind(fn);
   if (fk != CXCursor_FunctionDecl && fk != CXCursor_CXXMethod && fk != CXCursor_FunctionTemplate)
-    return 0; /* an indirect call, a constructor: the interpreter follows what it can */
+    return 0; /* a constructor; calls through pointers: escape_pointer_call */
   CXCursor def = clang_getCursorDefinition(fn);
-  int system = clang_Location_isInSystemHeader(clang_getCursorLocation(fn));
   if (!clang_Cursor_isNull(def) && !clang_Location_isInSystemHeader(clang_getCursorLocation(def)))
     return 0; /* a function of the program: its op sites are instrumented */
-  if (system && !cuda_library_name(callee) && !in_device_namespace(fn)) return 0;
+  if (!may_see_device(fn, callee)) return 0;
+  return record(t, f, call, callee, callee, 0, editable, braces, sb, se);
+}
+
+int escape_pointer_call(const pass_tu *t, graph_file *f, CXCursor call, const char *label,
+                        CXCursor target, const libcall_info *li, int first, int editable,
+                        int braces, unsigned sb, unsigned se) {
+  char *name = NULL;
+  if (!clang_Cursor_isNull(target)) {
+    name = string_and_dispose(clang_getCursorSpelling(target));
+    if (!name) return -1;
+    if (modelled_harmless(li) || !may_see_device(target, name)) {
+      free(name);
+      return 0;
+    }
+  }
+  int rc = record(t, f, call, name ? name : label, label, first, editable, braces, sb, se);
+  free(name);
+  return rc;
+}
+
+/* Records the call's escape (callee: the function's name, for the
+ * arguments some calls take that are never tidal memory; label: the
+ * annotation's name for the call; first: its first argument passed, 1 for
+ * an operator call's object). */
+static int record(const pass_tu *t, graph_file *f, CXCursor call, const char *callee,
+                  const char *label, int first, int editable, int braces, unsigned sb,
+                  unsigned se) {
   esc x = {t, {0}, 0};
-  x.e.callee = strdup(callee);
+  x.e.callee = strdup(label);
   if (!x.e.callee) return -1;
   clang_getExpansionLocation(clang_getCursorLocation(call), NULL, &x.e.line, &x.e.col, NULL);
   if (is_graph_api(callee)) {
@@ -206,14 +251,14 @@ int escape_call(const pass_tu *t, graph_file *f, CXCursor call, const char *call
     if (!x.e.why) x.oom = 1;
   }
   int n = clang_Cursor_getNumArguments(call);
-  for (int i = 0; i < n && !x.oom; i++)
+  for (int i = first; i < n && !x.oom; i++)
     if (!skip_arg(callee, i)) one_arg(&x, clang_Cursor_getArgument(call, (unsigned)i));
   if (!x.oom && x.e.n_homes > 0 && !editable && !x.e.why) {
-    size_t m = strlen(callee) + 128;
+    size_t m = strlen(label) + 128;
     x.e.why = malloc(m);
     if (x.e.why)
       snprintf(x.e.why, m, "%s is passed a device pointer where tidal_home cannot be "
-                           "inserted before it (a condition, a loop header or a macro)", callee);
+                           "inserted before it (a condition, a loop header or a macro)", label);
     else
       x.oom = 1;
   }

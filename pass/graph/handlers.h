@@ -19,8 +19,11 @@ struct gval;
 
 typedef struct gb_handlers {
   /* A call met in graph mode or setup: if it is an op site, record it (graph
-   * mode) and return 1; 0 lets the interpreter treat it as a plain call. */
-  int (*op_site)(struct gb *b, struct gb_frame *f, CXCursor call);
+   * mode) and return 1; 0 lets the interpreter treat it as a plain call.
+   * as: the library function a call through a function pointer runs
+   * (callees.c, Note [library functions through pointers]), or NULL for
+   * the call's own callee. */
+  int (*op_site)(struct gb *b, struct gb_frame *f, CXCursor call, const char *as);
   /* A cudaMalloc/cudaFree-like call (callee is its name): 1 if handled. */
   int (*alloc_call)(struct gb *b, struct gb_frame *f, CXCursor call, const char *callee);
   /* A device pointer stored into the lvalue `key` (display name `name`)

@@ -469,9 +469,13 @@ GB_NOINLINE gval gb_eval_call(gb *b, gb_frame *f, CXCursor e) {
     }
   }
   gval ret = gb_none_val();
-  /* through a function pointer, or a virtual method (interp_indirect.c) */
-  if (gb_call_indirect(b, f, e, &ret)) return ret;
-  char *name = gb_callee_name(e);
+  /* through a function pointer, or a virtual method (interp_indirect.c); a
+   * library function through a pointer is a call of it by name (callees.c,
+   * Note [library functions through pointers]) */
+  CXCursor lib = clang_getNullCursor();
+  if (gb_call_indirect(b, f, e, &ret, &lib)) return ret;
+  int through = !clang_Cursor_isNull(lib);
+  char *name = through ? string_and_dispose(clang_getCursorSpelling(lib)) : gb_callee_name(e);
   if (!name) goto generic;
   if ((strcmp(name, "make_unique") == 0 || strcmp(name, "make_shared") == 0) &&
       gb_is_smart_ptr(clang_getCursorType(e))) {
@@ -501,7 +505,7 @@ GB_NOINLINE gval gb_eval_call(gb *b, gb_frame *f, CXCursor e) {
     descriptor_query(b, f, e, name, clang_Cursor_getNumArguments(e));
     goto out;
   }
-  if (b->h->op_site(b, f, e)) {
+  if (b->h->op_site(b, f, e, through ? name : NULL)) {
     if (b->in_once) b->once_sites++;
     goto out;
   }

@@ -105,7 +105,10 @@ gval gb_func_val(gb *b, CXCursor fn, const char *text);
 gval gb_eval_function_ref(gb *b, gb_frame *f, CXCursor e);
 CXCursor gb_func_cursor(gb *b, const gval *v);
 void gb_set_dynamic_class(gb *b, const char *obj, CXCursor cls);
-int gb_call_indirect(gb *b, gb_frame *f, CXCursor e, gval *ret);
+/* 1 when the call was handled (walked, reported); 0 for a direct call, or
+ * with *lib set for one through a pointer that runs library function *lib
+ * (interp_call.c then treats it as a call of *lib by name). */
+int gb_call_indirect(gb *b, gb_frame *f, CXCursor e, gval *ret, CXCursor *lib);
 int gb_loop_dispatches(gb *b, CXCursor body);
 const char *gb_method_object(gb *b, gb_frame *f, CXCursor call);
 

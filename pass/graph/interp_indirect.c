@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/libcalls.h"
 #include "graph/interp_impl.h"
 #include "graph/callees.h"
 
@@ -96,7 +97,22 @@ static void walk_candidates(gb *b, gb_frame *f, CXCursor e, const char *obj, con
   free(cand);
 }
 
-int gb_call_indirect(gb *b, gb_frame *f, CXCursor e, gval *ret) {
+/* 1 when fn is a library function (no body in the program) the
+ * interpreter takes by its name through a pointer: not an allocation or a
+ * free (their replacement is a rewrite of the call as written, which names
+ * the pointer, not the function). */
+static int library_by_name(gb *b, CXCursor fn) {
+  CXCursor def = program_definition(b->t, fn);
+  if (!clang_Cursor_isNull(def) && !clang_Location_isInSystemHeader(clang_getCursorLocation(def)))
+    return 0;
+  char *n = string_and_dispose(clang_getCursorSpelling(fn));
+  const libcall_info *li = n ? libcall_find(n) : NULL;
+  free(n);
+  return !(li && (li->flags & (LIBCALL_ALLOC | LIBCALL_FREE)));
+}
+
+int gb_call_indirect(gb *b, gb_frame *f, CXCursor e, gval *ret, CXCursor *lib) {
+  *lib = clang_getNullCursor();
   CXCursor key;
   callee_kind kind = callees_kind(e, &key);
   if (kind == CALLEE_DIRECT) return 0;
@@ -117,15 +133,30 @@ int gb_call_indirect(gb *b, gb_frame *f, CXCursor e, gval *ret) {
       CXCursor def = program_definition(b->t, fn);
       if (gb_is_user_function(b, def)) {
         run_callee(b, f, e, def, NULL, ret);
+      } else if (library_by_name(b, fn)) {
+        /* a library function through a pointer: a call of it (an op when
+         * the model says so), Note [library functions through pointers] */
+        *lib = fn;
+        return 0;
       } else {
-        /* a library function through a pointer: evaluated as a plain call */
         for (int i = 0; i < clang_Cursor_getNumArguments(e); i++)
           gb_eval(b, f, clang_Cursor_getArgument(e, (unsigned)i));
       }
       return 1;
     }
-    char *name = string_and_dispose(clang_getCursorSpelling(key));
-    walk_candidates(b, f, e, NULL, gb_fmt(b, "call through function pointer '%s'", name ? name : "?"));
+    /* the value is not known here: the one library function the syntax
+     * allows, else the program's candidates */
+    if (!b->callees) b->callees = callees_build(b->t);
+    CXCursor only;
+    if (callees_reach(b->callees, b->t, e, &only) == CALLEE_REACH_LIBRARY &&
+        library_by_name(b, only)) {
+      *lib = only;
+      return 0;
+    }
+    char *name = clang_Cursor_isNull(key) ? NULL : string_and_dispose(clang_getCursorSpelling(key));
+    walk_candidates(b, f, e, NULL,
+                    gb_fmt(b, "call through function pointer '%s'",
+                           name && *name ? name : gb_text(b, ch[0])));
     free(name);
     return 1;
   }

@@ -154,7 +154,7 @@ static enum CXChildVisitResult count_visitor(CXCursor c, CXCursor parent, CXClie
   enum CXCursorKind k = clang_getCursorKind(c);
   if (k == CXCursor_LambdaExpr) return CXChildVisit_Continue;
   if (k == CXCursor_CallExpr) {
-    if (opsite_is_op(&s->b->g->kernels, c)) {
+    if (opsite_is_op(&s->b->g->kernels, c, NULL)) {
       s->count++;
       char *n = gb_callee_name(c);
       int ph = liveness_name_phase(n);
@@ -165,6 +165,18 @@ static enum CXChildVisitResult count_visitor(CXCursor c, CXCursor parent, CXClie
       if (callees_kind(c, &key) != CALLEE_DIRECT) {
         /* an indirect call reaches every candidate's op sites (callees.c) */
         if (!s->b->callees) s->b->callees = callees_build(s->b->t);
+        /* or is a library op (Note [library functions through pointers]) */
+        CXCursor lib;
+        if (callees_reach(s->b->callees, s->b->t, c, &lib) == CALLEE_REACH_LIBRARY) {
+          char *n = string_and_dispose(clang_getCursorSpelling(lib));
+          if (n && opsite_is_op(&s->b->g->kernels, c, n)) {
+            s->count++;
+            int ph = liveness_name_phase(n);
+            s->bits |= ph == TRACE_BACKWARD ? PB_BWD : ph == TRACE_UPDATE ? PB_UPD : PB_FWD;
+          }
+          free(n);
+          return CXChildVisit_Recurse;
+        }
         CXCursor *cand = NULL;
         int n = callees_candidates(s->b->callees, s->b->t, c, &cand);
         for (int i = 0; i < n; i++) {

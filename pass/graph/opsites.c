@@ -87,7 +87,11 @@ CXCursor opsite_launched_kernel(CXCursor call) {
   return clang_getCursorReferenced(a);
 }
 
-int opsite_is_op(const kernel_table *kt, CXCursor call) {
+int opsite_is_op(const kernel_table *kt, CXCursor call, const char *as) {
+  if (as) {
+    const libcall_info *li = libcall_find(as);
+    return li && (li->flags & LIBCALL_OP) && strcmp(as, "cudaLaunchKernel") != 0;
+  }
   CXCursor decl = gb_callee_decl(call);
   if (is_global_fn(decl)) return 1;
   char *name = gb_callee_name(call);
@@ -1020,11 +1024,13 @@ static char *config_text(gb *b, CXCursor cfg, int i) {
   return t;
 }
 
-int opsite_handle(gb *b, gb_frame *f, CXCursor call) {
+int opsite_handle(gb *b, gb_frame *f, CXCursor call, const char *as) {
   CXCursor decl = gb_callee_decl(call);
-  char *name = gb_callee_name(call);
+  char *name = as ? strdup(as) : gb_callee_name(call);
   if (!name) return 0;
   int handled = 0;
+  /* through a function pointer only a library op (the launches name their kernel) */
+  if (as && (!opsite_is_op(&b->g->kernels, call, as))) goto out;
   if (is_global_fn(decl)) {
     handled = 1;
     if (b->mode != GB_GRAPH) goto out;

@@ -48,6 +48,7 @@ typedef struct scan_ctx {
   int oom;
   int cap_sites;        /* of g->sites */
   int cap_mems, cap_fns, cap_returns, cap_exits; /* of the file's arrays */
+  callee_index **callees; /* the program's indirect calls (callees.h), built on first use */
   int *op_order;        /* graph ops by (file, stmt.begin), NULL until needed */
   unsigned *op_maxend;  /* max stmt.end over op_order[0..i] */
 } scan_ctx;
@@ -427,6 +428,108 @@ static void escape(expr_walk *w, CXCursor c, const char *callee, const libcall_i
   if (escape_call(x->t, file_of(x), c, callee, li, editable, w->braces, sb, se) != 0) x->oom = 1;
 }
 
+/* For a call of std::function's operator() (a system header's class
+ * `function` in namespace std): 1, and *first the first argument the
+ * function held receives (1 when argument 0 is the object); else 0. */
+static int std_function_call(CXCursor c, int *first) {
+  CXCursor m = clang_getCursorReferenced(c);
+  if (clang_getCursorKind(m) != CXCursor_CXXMethod ||
+      !clang_Location_isInSystemHeader(clang_getCursorLocation(m)))
+    return 0;
+  char *mn = string_and_dispose(clang_getCursorSpelling(m));
+  CXCursor cls = clang_getCursorSemanticParent(m);
+  char *cn = string_and_dispose(clang_getCursorSpelling(cls));
+  CXCursor ns = clang_getCursorSemanticParent(cls);
+  while (clang_getCursorKind(ns) == CXCursor_Namespace &&
+         clang_Cursor_isInlineNamespace(ns)) /* libc++'s std::__1 */
+    ns = clang_getCursorSemanticParent(ns);
+  char *nn = string_and_dispose(clang_getCursorSpelling(ns));
+  int hit = mn && cn && nn && !strcmp(mn, "operator()") && !strcmp(cn, "function") &&
+            !strcmp(nn, "std") && clang_getCursorKind(ns) == CXCursor_Namespace;
+  free(mn);
+  free(cn);
+  free(nn);
+  *first = hit && clang_Cursor_getNumArguments(c) == clang_Cursor_getNumArguments(m) + 1;
+  return hit;
+}
+
+/* A call through a function pointer (callees.c, Note [library functions
+ * through pointers]): nothing when it runs functions of the program (their
+ * op sites are instrumented where they are written), the op site of the
+ * one library op it runs, else an escape: the device pointers it is passed
+ * go home before it, and the header says why.  A std::function's call
+ * (std_fn) is one whose target the pass does not follow. */
+static void pointer_call(expr_walk *w, CXCursor c, int std_fn, int first) {
+  scan_ctx *x = w->x;
+  if (!*x->callees) *x->callees = callees_build(x->g->tu);
+  if (!*x->callees) {
+    x->oom = 1;
+    return;
+  }
+  CXCursor lib = clang_getNullCursor();
+  callee_reach r = std_fn ? CALLEE_REACH_UNKNOWN : callees_reach(*x->callees, x->t, c, &lib);
+  if (r == CALLEE_REACH_USER) return;
+  CXCursor ch[1];
+  char *ptr = std_fn ? (first ? site_arg_text(x->t, clang_Cursor_getArgument(c, 0)) : NULL)
+              : cursor_children(c, ch, 1) >= 1 ? site_arg_text(x->t, ch[0])
+                                               : NULL;
+  char *name = r == CALLEE_REACH_LIBRARY ? string_and_dispose(clang_getCursorSpelling(lib)) : NULL;
+  const libcall_info *li = name ? libcall_find(name) : NULL;
+  char *label = NULL;
+  if (name && li && (li->flags & LIBCALL_OP) && strcmp(name, "cudaLaunchKernel") != 0) {
+    if (!op_seen(w, c)) op_call(w, c, name, NULL, li, 0);
+    goto out;
+  }
+  if (name && is_mem_callee(name)) {
+    label = fmt_str("%s through function pointer '%s' is left as is (not a tidal allocation or "
+                    "free: write the call by its name)", name, ptr ? ptr : "?");
+    if (label) note(x, c, label);
+    else x->oom = 1;
+    goto out;
+  }
+  if (r == CALLEE_REACH_DEVICE) {
+    char *k = string_and_dispose(clang_getCursorSpelling(lib));
+    label = fmt_str("kernel '%s' launched through function pointer '%s' (not instrumented as an "
+                    "op)", k ? k : "?", ptr ? ptr : "?");
+    free(k);
+  } else {
+    label = name ? fmt_str("%s (through function pointer '%s')", name, ptr ? ptr : "?")
+                 : fmt_str(std_fn ? "the call through std::function '%s'%s"
+                                  : "the call through function pointer '%s'%s",
+                           ptr ? ptr : "?", ", whose target tidal cannot tell,");
+  }
+  if (!label) {
+    x->oom = 1;
+    goto out;
+  }
+  unsigned sb = 0, se = 0;
+  int editable = w->stmt_pos && stmt_range(x->t, w->stmt, &sb, &se);
+  int before = file_of(x)->n_escapes;
+  if (escape_pointer_call(x->t, file_of(x), c, label, r == CALLEE_REACH_LIBRARY ? lib
+                                                                             : clang_getNullCursor(),
+                          li, first, editable, w->braces, sb, se) != 0)
+    x->oom = 1;
+  if (!name && file_of(x)->n_escapes > before) {
+    char *msg = r == CALLEE_REACH_DEVICE
+                    ? fmt_str("%s: its device pointers stay at home%s", label,
+                              " (tidal_home before the launch)")
+                    : fmt_str(std_fn ? "call through std::function '%s': which function it runs "
+                                       "is not followed (a library routine may receive its "
+                                       "arguments); its device pointers stay at home%s"
+                                     : "call through function pointer '%s': which function it runs "
+                                       "is not known (a library routine may receive its "
+                                       "arguments); its device pointers stay at home%s",
+                              ptr ? ptr : "?", " (tidal_home before the call)");
+    if (msg) note(x, c, msg);
+    else x->oom = 1;
+    free(msg);
+  }
+out:
+  free(label);
+  free(name);
+  free(ptr);
+}
+
 static enum CXChildVisitResult expr_visitor(CXCursor c, CXCursor parent, CXClientData d) {
   (void)parent;
   expr_walk *w = d;
@@ -440,6 +543,16 @@ static enum CXChildVisitResult expr_visitor(CXCursor c, CXCursor parent, CXClien
     return CXChildVisit_Continue;
   }
   if (k != CXCursor_CallExpr) return CXChildVisit_Recurse;
+  CXCursor key;
+  int first = 0;
+  if (callees_kind(c, &key) == CALLEE_POINTER) {
+    pointer_call(w, c, 0, 0);
+    return CXChildVisit_Recurse;
+  }
+  if (std_function_call(c, &first)) {
+    pointer_call(w, c, 1, first);
+    return CXChildVisit_Recurse;
+  }
   char *callee = string_and_dispose(clang_getCursorSpelling(c));
   const kernel_info *ki = NULL;
   unsigned flags = 0;
@@ -760,7 +873,7 @@ static void inclusion_visitor(CXFile f, CXSourceLocation *stack, unsigned n, CXC
   (void)program_view_of_file(u, clang_getTranslationUnitCursor(u->tu), f);
 }
 
-int sites_build(graph *g) {
+int sites_build(graph *g, callee_index **callees) {
   pass_tu *t = g->tu;
   pass_tu *const *units;
   int n_units = program_units(t, &units);
@@ -776,6 +889,7 @@ int sites_build(graph *g) {
   scan_ctx x;
   memset(&x, 0, sizeof x);
   x.g = g;
+  x.callees = callees;
   for (int i = 0; i < nf && !x.oom; i++) {
     x.t = t->prog ? t->prog->files[i] : t;
     x.file = i;

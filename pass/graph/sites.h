@@ -4,6 +4,7 @@
 #define TIDAL_PASS_SITES_H
 
 #include "analysis/libcalls.h"
+#include "graph/callees.h"
 #include "graph/graph.h"
 
 /* ---- siteacc.c ---- */
@@ -79,6 +80,16 @@ int sitehomes_add(pass_tu *t, graph_site *site, int call_index, CXCursor call,
 int escape_call(const pass_tu *t, graph_file *f, CXCursor call, const char *callee,
                 const libcall_info *li, int editable, int braces, unsigned sb,
                 unsigned se);
+/* The same for a call through a function pointer that is not an op site
+ * (callees.c, Note [library functions through pointers]): target is the one
+ * library function it runs (li: its model row or NULL), or a null cursor
+ * when the pass cannot tell what it runs (then it always is an escape);
+ * label names the call in the annotation and the reasons; first: the first
+ * argument passed to the target (1 for a std::function's operator() call,
+ * whose argument 0 is the object). */
+int escape_pointer_call(const pass_tu *t, graph_file *f, CXCursor call, const char *label,
+                        CXCursor target, const libcall_info *li, int first, int editable,
+                        int braces, unsigned sb, unsigned se);
 
 /* ---- callrefs.c ---- */
 
@@ -91,7 +102,9 @@ int callrefs_count(graph *g);
 /* Walks every host function of every file of g's program (registering the
  * project headers the inputs include first) and fills g->sites and
  * g->files.  Runs after the interpreter: each site lists the graph ops at
- * its statement.  Returns 0, or -1 (out of memory). */
-int sites_build(graph *g);
+ * its statement.  *callees: the program's index of indirect calls
+ * (callees.h), built here if NULL and still the caller's to free.  Returns
+ * 0, or -1 (out of memory). */
+int sites_build(graph *g, callee_index **callees);
 
 #endif

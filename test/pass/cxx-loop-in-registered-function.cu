@@ -52,7 +52,7 @@ int main() {
 }
 // CHECK-NOT: warning
 // CHECK: managed 3 of 3 allocations (768.0 KiB of 768.0 KiB); 4 of 4 accesses resolved
-// CHECK: training loop: {{.*}}cxx-loop-in-registered-function.cu:43 (heuristic: 2 op sites) in Train_Converges
+// CHECK: training loop: {{.*}}cxx-loop-in-registered-function.cu:43 (heuristic: 2 op sites{{.*}}) in Train_Converges
 // REPLAY: "checksums_match": true,
 // REPLAY: "budget_respected": true,
 // REPLAY: "ok": true
