@@ -91,6 +91,9 @@ static inline const char *tidal_cudnn_batch_check_(tidal_cudnn_batch_ *b) {
     if (b->acc[i].bytes != TIDAL_EXTENT_UNKNOWN) guess += b->acc[i].bytes / b->n;
   }
   if (guess && tidal_split_batch(b->n, guess) >= b->n) return "it fits";
+  /* extents the pass did not know: without a budget nothing is split, so
+   * the descriptors are not asked (the largest sample splits under any) */
+  if (!guess && tidal_split_batch(b->n, (size_t)-1 / b->n) >= b->n) return "no budget";
   size_t per_sample = 0;
   for (int i = 0; i < b->nt; i++) {
     const int *d = b->dims[i];
