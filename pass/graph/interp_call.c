@@ -559,11 +559,13 @@ GB_NOINLINE gval gb_eval_call(gb *b, gb_frame *f, CXCursor e) {
         gb_note(b, e, "call of a pure virtual method: overrides in derived classes are not "
                 "followed, ops below them are not in the graph");
       /* An opaque call may write through the addresses it is given
-       * (cudaGetDeviceCount(&n)): forget integers stored there. */
+       * (cudaGetDeviceCount(&n)): forget integers stored there, and
+       * functions (`register_hook(&fp)` may store another one) */
       for (int i = 0; i < na; i++) {
         if (args[i].k != GV_ADDR) continue;
         gval *st = gb_lookup(b, args[i].path);
-        if (st && st->k == GV_INT && !st->ind) gb_store(b, args[i].path, gb_none_val());
+        if (st && ((st->k == GV_INT && !st->ind) || st->k == GV_FUNC))
+          gb_store(b, args[i].path, gb_none_val());
       }
     }
     goto out;

@@ -72,8 +72,10 @@ static void run_callee(gb *b, gb_frame *f, CXCursor e, CXCursor def, const char 
  * set: their ops are in the graph (so the rewriter instruments every
  * candidate's op sites, and the run-time record sees the one that ran)
  * marked graph_op.maybe, whose writes are never taken to overwrite
- * anything (unroll.c), since the op may not run.  No candidate: the call
- * is reported and not followed. */
+ * anything (unroll.c), since the op may not run.  So is a single candidate
+ * when something else may run instead (a library function, a value the
+ * syntax does not name: callees_reach, Note [library functions through
+ * pointers]).  No candidate: the call is reported and not followed. */
 static void walk_candidates(gb *b, gb_frame *f, CXCursor e, const char *obj, const char *what) {
   if (!b->callees) b->callees = callees_build(b->t);
   CXCursor *cand = NULL;
@@ -86,14 +88,20 @@ static void walk_candidates(gb *b, gb_frame *f, CXCursor e, const char *obj, con
     free(cand);
     return;
   }
+  CXCursor lib;
+  int others = callees_reach(b->callees, b->t, e, &lib) != CALLEE_REACH_USER;
+  int maybe = runnable > 1 || others;
   if (runnable > 1) {
     gb_note(b, e, "%s: which of %d candidate functions runs is not known here; each is walked "
             "and its ops may not run (instrumented; writes not taken as overwrites)", what, runnable);
-    b->maybe++;
+  } else if (others) {
+    gb_note(b, e, "%s: it may run a function the program does not define instead of the one "
+            "walked, whose ops may not run (instrumented; writes not taken as overwrites)", what);
   }
+  b->maybe += maybe;
   for (int i = 0; i < n; i++)
     if (gb_is_user_function(b, cand[i])) run_callee(b, f, e, cand[i], obj, NULL);
-  if (runnable > 1) b->maybe--;
+  b->maybe -= maybe;
   free(cand);
 }
 

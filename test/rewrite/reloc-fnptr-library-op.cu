@@ -6,10 +6,19 @@
 // arguments through TIDAL_AT, as a direct call would, and the allocations
 // stay relocatable.  Before, each call was left as written while x, y and
 // z were marked relocatable, so the library got their unmapped stable
-// addresses.
-// RUN: sed -e 's@// *\(CHECK\|SUM\)[-A-Z]*:.*@//@' %s > %t.cu
+// addresses.  The interpreter records each as the op by its name, and the
+// loop choice counts them.
+// RUN: sed -e 's@// *\(CHECK\|SUM\|GRAPH\)[-A-Z]*:.*@//@' %s > %t.cu
+// RUN: %tidal graph %t.cu -- %stubflags 2>&1 | FileCheck %s --check-prefix=GRAPH
 // RUN: %tidal rewrite %t.cu --plan none -o %t.out.cu -- %stubflags 2>&1 | FileCheck %s --check-prefix=SUM
 // RUN: FileCheck %s < %t.out.cu
+// GRAPH: training loop: {{.*}} (heuristic: 4 op sites) in main
+// GRAPH: fwd cudnnAddTensor
+// GRAPH-NEXT: read      l.in
+// GRAPH-NEXT: readwrite z
+// GRAPH: fwd cublasSaxpy_v2
+// GRAPH: fwd accumulate -> cudnnAddTensor
+// GRAPH: unresolved (0)
 // SUM-NOT: warning
 // SUM: 3 of 3 allocations relocatable
 #include <cublas_v2.h>
