@@ -410,6 +410,14 @@ size_t tidal_split_elements(size_t count, size_t bytes_per_element);
 /* The same rule for a given budget in bytes (0: none), without the
  * runtime: what the build-time planner models. */
 size_t tidal_split_elements_at(size_t count, size_t bytes_per_element, size_t budget);
+/* The rule for pieces of whole grains of `grain` elements each (0 taken
+ * as 1): tidal_split_elements_at is grain TIDAL_SPLIT_GRAIN. */
+size_t tidal_split_at(size_t count, size_t bytes_per_element, size_t grain, size_t budget);
+/* The same rule over a batch of n samples, a sample a grain: the samples
+ * one piece of a cuDNN call covers (include/tidal/cudnn.h; n when it runs
+ * whole).  bytes_per_sample is the sum over the call's tensors of one
+ * sample's bytes. */
+size_t tidal_split_batch(size_t n, size_t bytes_per_sample);
 
 /* Asks that [ptr, ptr+bytes) stay resident until the iteration ends. */
 tidal_status tidal_keep(const void *ptr, size_t bytes);

@@ -66,9 +66,14 @@ enum {
   LIBCALL_MANAGED = 64,           /* with ALLOC: unified memory (cudaMallocManaged) */
   LIBCALL_DESCRIPTOR_QUERY = 128, /* computes integers from descriptors, written through pointers */
   LIBCALL_DESCRIPTOR_ATTR = 256,  /* sets one attribute of a descriptor from *buf (cublasLt) */
-  LIBCALL_HOST_SYNC = 512         /* with OP: returns to the host only once the device has run it
+  LIBCALL_HOST_SYNC = 512,        /* with OP: returns to the host only once the device has run it
                                      and the work before it, when one side is host memory
                                      (cudaMemcpy): the host waits (tidal replay's clock) */
+  LIBCALL_BATCH_SPLIT = 1024      /* with OP (cuDNN): each output sample depends on the same
+                                     sample of the inputs alone, every pointer argument is a
+                                     tensor whose descriptor is the argument just before it, so
+                                     the call may run over pieces of the batch
+                                     (include/tidal/cudnn.h, Note [batch split]) */
 };
 
 /* The table row for callee, or NULL if not modelled. */

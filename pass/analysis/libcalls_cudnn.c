@@ -14,6 +14,8 @@
 
 #define OPT LIBCALLS_OPTIONAL
 #define NONDET LIBCALL_NONDETERMINISTIC
+/* per-sample routines: include/tidal/cudnn.h has a wrapper for each */
+#define BATCH LIBCALL_BATCH_SPLIT
 
 const libcalls_row libcalls_cudnn_rows[] = {
     /* (h, alpha, xDesc, x, wDesc, w, convDesc, algo, ws, wsSize, beta, yDesc, y) */
@@ -38,24 +40,24 @@ const libcalls_row libcalls_cudnn_rows[] = {
               LC_SCRATCH("workspace", 8, 9), LC_DESC("z", 12, READ, 11, -1, 0),
               LC_DESC("bias", 14, READ, 13, -1, 0), LC_DESC("y", 17, WRITE, 16, -1, 0)),
     /* (h, activationDesc, alpha, xDesc, x, beta, yDesc, y) */
-    LC_OP_ROW("cudnnActivationForward", CUDNN, 8, 0, NULL, LC_NOP,
+    LC_OP_ROW("cudnnActivationForward", CUDNN, 8, BATCH, NULL, LC_NOP,
               LC_DESC("x", 4, READ, 3, -1, 0), LC_DESC("y", 7, READWRITE, 6, 5, 0)),
     /* (h, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx) */
-    LC_OP_ROW("cudnnActivationBackward", CUDNN, 12, 0, NULL, LC_NOP,
+    LC_OP_ROW("cudnnActivationBackward", CUDNN, 12, BATCH, NULL, LC_NOP,
               LC_DESC("y", 4, READ, 3, -1, 0), LC_DESC("dy", 6, READ, 5, -1, 0),
               LC_DESC("x", 8, READ, 7, -1, 0), LC_DESC("dx", 11, READWRITE, 10, 9, 0)),
     /* (h, poolingDesc, alpha, xDesc, x, beta, yDesc, y) */
-    LC_OP_ROW("cudnnPoolingForward", CUDNN, 8, 0, NULL, LC_NOP,
+    LC_OP_ROW("cudnnPoolingForward", CUDNN, 8, BATCH, NULL, LC_NOP,
               LC_DESC("x", 4, READ, 3, -1, 0), LC_DESC("y", 7, READWRITE, 6, 5, 0)),
     /* (h, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx) */
-    LC_OP_ROW("cudnnPoolingBackward", CUDNN, 12, 0, NULL, LC_NOP,
+    LC_OP_ROW("cudnnPoolingBackward", CUDNN, 12, BATCH, NULL, LC_NOP,
               LC_DESC("y", 4, READ, 3, -1, 0), LC_DESC("dy", 6, READ, 5, -1, 0),
               LC_DESC("x", 8, READ, 7, -1, 0), LC_DESC("dx", 11, READWRITE, 10, 9, 0)),
     /* (h, algo, mode, alpha, xDesc, x, beta, yDesc, y) */
-    LC_OP_ROW("cudnnSoftmaxForward", CUDNN, 9, 0, NULL, LC_NOP,
+    LC_OP_ROW("cudnnSoftmaxForward", CUDNN, 9, BATCH, NULL, LC_NOP,
               LC_DESC("x", 5, READ, 4, -1, 0), LC_DESC("y", 8, READWRITE, 7, 6, 0)),
     /* (h, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx) */
-    LC_OP_ROW("cudnnSoftmaxBackward", CUDNN, 11, 0, NULL, LC_NOP,
+    LC_OP_ROW("cudnnSoftmaxBackward", CUDNN, 11, BATCH, NULL, LC_NOP,
               LC_DESC("y", 5, READ, 4, -1, 0), LC_DESC("dy", 7, READ, 6, -1, 0),
               LC_DESC("dx", 10, READWRITE, 9, 8, 0)),
     /* (h, mode, alpha, beta, xDesc, x, yDesc, y, bnDesc, scale, bias, factor,

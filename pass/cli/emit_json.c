@@ -307,6 +307,14 @@ int graph_emit_json(const graph *g, FILE *fp) {
       } else
         fputs(", \"split\": null", fp);
     }
+    if (op->kind == GRAPH_OP_LIBRARY) { /* opsites.c Note [batch split ops] */
+      if (op->split_batch) {
+        fputs(", \"split_batch\": {", fp);
+        jsym(&w, "count", op->split_count);
+        fputc('}', fp);
+      } else
+        fputs(", \"split_batch\": null", fp);
+    }
     fputs(",\n     \"call_path\": [", fp);
     for (int j = 0; j < op->n_calls; j++) {
       fprintf(fp, "%s{\"function\": ", j ? ", " : "");

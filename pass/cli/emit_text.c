@@ -98,6 +98,11 @@ int graph_emit_text(const graph *g, FILE *fp) {
       fprintf(fp, " in loop %s x %s", l->var ? l->var : "?", trip ? trip : "?");
       free(trip);
     }
+    if (op->split_batch) { /* opsites.c Note [batch split ops] */
+      char *n = sym_to_text(op->split_count);
+      fprintf(fp, " split over its batch of %s", n ? n : "?");
+      free(n);
+    }
     if (op->split) /* may run in pieces (opsites.c Note [split launches]) */
       fprintf(fp, " split over %s",
               op->arg_text && op->arg_text[op->split_count_arg] ? op->arg_text[op->split_count_arg]

@@ -162,6 +162,12 @@ typedef struct graph_op {
   int split_grid_stride;
   sym *split_count;    /* split ops: that argument's value, loop context (SYM_UNKNOWN if
                           not known there; unroll.c then leaves trace_op.split_count 0) */
+  /* A cuDNN call of a per-sample routine (LIBCALL_BATCH_SPLIT) whose every
+   * tensor is a resolved, exact access: it may run over pieces of its batch
+   * (include/tidal/cudnn.h, Note [batch split]); split_count is then the
+   * batch size (n of the first tensor's descriptor) and each access's
+   * element is one sample, its bytes / n (unroll.c).  split stays 0. */
+  int split_batch;
   int n_acc;
   graph_access *acc;
 } graph_op;
@@ -370,6 +376,10 @@ typedef struct graph_site {
   int call_in_file;
   int call_spelled;    /* 1: the call is spelled where it expands (not in a macro's body) */
   int call_is_stmt;    /* 1: the statement is that call alone (`k<<<g, b>>>(...);`) */
+  unsigned call_spell; /* where the first op call's first token is written (its callee's name
+                          for a plain call), valid when call_spell_in_file; inside a macro's
+                          argument too (`CHECK(f(p))`'s f) */
+  int call_spell_in_file;
   char *skip;          /* not instrumented, and why (NULL: instrumented) */
   /* sitehomes.c (Note [argument arrays], Note [pointer values at a site]) */
   int args_array;      /* the first op call is cudaLaunchKernel: its kernel's arguments are

@@ -62,6 +62,8 @@ typedef struct gval {
   const char *text;  /* loop-context C text (gb_str memory), NULL if none */
   int text_ok;       /* text is valid in the training loop body */
   int dense;         /* GV_DESC: descriptor without gaps */
+  sym *batch;        /* GV_DESC: a 4-d tensor setter's n (its batch), NULL otherwise
+                        (opsites.c, Note [batch split ops]) */
   int ind;           /* an induction variable's value: never bound as a constant */
   int prec;          /* precedence of text: 0 atom, 1 multiplicative, 2 additive, 3 other */
   int carried;       /* changed by earlier iterations of an enclosing loop: its entry value

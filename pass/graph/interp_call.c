@@ -75,6 +75,13 @@ static void descriptor_call(gb *b, gb_frame *f, CXCursor call, const char *name,
   d.k = GV_DESC;
   d.s = bytes ? bytes : sym_unknown(b->a);
   d.dense = dense;
+  {
+    sym *dims[LIBCALL_QUERY_MAX * 2];
+    /* a tensor's (dataType, n, c, h, w): its n, for a batch split */
+    if (!strncmp(name, "cudnnSetTensor4dDescriptor", 26) &&
+        libcall_descriptor_params(name, args, nargs, dims, LIBCALL_QUERY_MAX * 2) == 5)
+      d.batch = dims[1];
+  }
   const char *key = descriptor_key(b, f, call, desc);
   if (!key) return;
   gb_store(b, key, d);

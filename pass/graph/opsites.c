@@ -920,6 +920,34 @@ static void lt_epilogue_accesses(gb *b, gb_frame *f, graph_op *op, CXCursor call
 }
 
 /* Text of a launch configuration argument, NULL for an omitted default. */
+/* Note [batch split ops]: a call of a per-sample cuDNN routine
+ * (LIBCALL_BATCH_SPLIT; include/tidal/cudnn.h, Note [batch split]) may run
+ * over pieces of its batch when every pointer argument is a resolved
+ * tensor with an exact extent (a dense descriptor) and the first tensor's
+ * descriptor was set by a 4-d setter (its value's batch, which a copy of
+ * the descriptor keeps) whose n is known here.  unroll.c
+ * then takes each access's sample as its bytes / n, and leaves the op
+ * whole where that does not divide. */
+static void batch_split(gb *b, gb_frame *f, graph_op *op, CXCursor call, int na) {
+  if (b->g->no_split || na <= 0 || op->n_acc != na) return;
+  for (int i = 0; i < op->n_acc; i++) {
+    const graph_access *a = &op->acc[i];
+    if (a->unmanaged || a->tensor < 0 || !a->exact || !a->bytes || sym_is_unknown(a->bytes) ||
+        a->arg < 1)
+      return;
+  }
+  /* the descriptor's value, copied with it (a parameter, a member) */
+  gval d = gb_eval(b, f, clang_Cursor_getArgument(call, (unsigned)(op->acc[0].arg - 1)));
+  if (d.k == GV_ADDR) {
+    gval *p = gb_lookup(b, d.path);
+    if (p) d = *p;
+  }
+  sym *n = d.k == GV_DESC ? d.batch : NULL;
+  if (!n || sym_is_unknown(n)) return;
+  op->split_batch = 1;
+  op->split_count = n;
+}
+
 static char *config_text(gb *b, CXCursor cfg, int i) {
   if (clang_Cursor_isNull(cfg) || i >= clang_Cursor_getNumArguments(cfg)) return NULL;
   CXCursor a = clang_Cursor_getArgument(cfg, (unsigned)i);
@@ -1050,6 +1078,7 @@ int opsite_handle(gb *b, gb_frame *f, CXCursor call) {
   sym *fl = libcall_flops(name, args, n, b->a);
   op->flops = fl ? fl : sym_const(b->a, 0);
   if (li->flags & LIBCALL_NONDETERMINISTIC) op->flags |= KERNEL_NONDETERMINISTIC;
+  if (li->flags & LIBCALL_BATCH_SPLIT) batch_split(b, f, op, call, na);
   calltext_op(b, op);
 out:
   free(name);

@@ -884,6 +884,8 @@ int siteacc_args(pass_tu *t, graph_site *site, CXCursor stmt, CXCursor call) {
   clang_getSpellingLocation(clang_getRangeStart(clang_getCursorExtent(call)), &sf, NULL, NULL, &so);
   site->call_spelled =
       site->call_in_file && sf && clang_File_isEqual(sf, t->main_file) && so == site->call_begin;
+  site->call_spell_in_file = sf && clang_File_isEqual(sf, t->main_file);
+  site->call_spell = site->call_spell_in_file ? so : 0;
   unsigned sb, se;
   site->call_is_stmt = clang_equalCursors(cursor_strip(stmt), call) && range_of(t, stmt, &sb, &se) &&
                        sb == site->stmt_begin && site->call_in_file;

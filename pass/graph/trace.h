@@ -87,8 +87,12 @@ typedef struct trace_op {
   int static_scope; /* the graph loop id of that innermost loop (-1: the loop body) */
   /* A split op (graph_op.split): split_count elements, and each access
    * touches split_elem_bytes per element from its offset; replay runs it in
-   * the pieces tidal_split_elements chooses.  0: runs whole. */
+   * the pieces tidal_split_elements chooses.  0: runs whole.  split_grain:
+   * the elements a piece is a whole number of (TIDAL_SPLIT_GRAIN for a
+   * launch; 1 for a cuDNN call split over its batch, where an element is
+   * one sample: tidal_split_batch). */
   uint64_t split_count;
+  uint64_t split_grain;
   int n_acc;
   trace_access *acc;
 } trace_op;

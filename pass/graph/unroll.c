@@ -60,6 +60,7 @@
 
 #include "base/diag.h"
 #include "graph/unroll.h"
+#include "tidal.h" /* TIDAL_SPLIT_GRAIN */
 
 void trace_free(tidal_trace *t) {
   if (!t) return;
@@ -368,25 +369,31 @@ static int stepped_range(unroller *u, const graph_op *op, const graph_access *a,
 /* Note [split count]: a split op's element count (trace_op.split_count) is
  * its count argument's value here, and each access must touch exactly
  * count * elem_bytes from its offset (opsites.c proved the extents are
- * that).  Left 0 (run whole) when the count does not evaluate or an access
- * is not that here: an extent that did not evaluate, was clamped to its
- * allocation, moves with the training loop's counter, or an access left
- * out of the trace. */
+ * that).  A batch-split cuDNN call (graph_op.split_batch, opsites.c Note
+ * [batch split ops]) counts samples, and each access's sample is its
+ * bytes / count, which must divide.  Left 0 (run whole) when the count
+ * does not evaluate or an access is not that here: an extent that did not
+ * evaluate, was clamped to its allocation, moves with the training loop's
+ * counter, or an access left out of the trace. */
 static void split_count(unroller *u, const graph_op *op, trace_op *to, int extents_ok) {
   int64_t n;
-  if (!op->split || !extents_ok || to->n_acc != op->n_acc || !op->split_count ||
-      sym_is_unknown(op->split_count) || sym_eval(op->split_count, value_fn, u, &n) != 0 || n <= 0)
+  if ((!op->split && !op->split_batch) || !extents_ok || to->n_acc != op->n_acc ||
+      !op->split_count || sym_is_unknown(op->split_count) ||
+      sym_eval(op->split_count, value_fn, u, &n) != 0 || n <= 0)
     return;
   uint64_t count = (uint64_t)n;
   for (int i = 0; i < to->n_acc; i++) {
     const trace_access *ta = &to->acc[i];
     const graph_access *a = &op->acc[ta->static_access];
-    if (a->split_elem_bytes <= 0 || ta->stepped || ta->bytes != count * (uint64_t)a->split_elem_bytes)
-      return;
+    uint64_t eb = op->split_batch ? ta->bytes / count : (uint64_t)(a->split_elem_bytes > 0 ? a->split_elem_bytes : 0);
+    if (eb == 0 || eb > UINT32_MAX || ta->stepped || ta->bytes != count * eb) return;
   }
   to->split_count = count;
+  to->split_grain = op->split_batch ? 1 : TIDAL_SPLIT_GRAIN;
   for (int i = 0; i < to->n_acc; i++)
-    to->acc[i].split_elem_bytes = (uint32_t)op->acc[to->acc[i].static_access].split_elem_bytes;
+    to->acc[i].split_elem_bytes =
+        op->split_batch ? (uint32_t)(to->acc[i].bytes / count)
+                        : (uint32_t)op->acc[to->acc[i].static_access].split_elem_bytes;
 }
 
 static void emit_op(unroller *u, const graph_op *op) {

@@ -55,7 +55,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tidal.h" /* tidal_split_elements_at */
+#include "tidal.h" /* tidal_split_at */
 
 /* Shortest idle span, in ops, worth a swap or a recompute by default. */
 #define DEFAULT_MIN_IDLE_OPS 4
@@ -334,7 +334,9 @@ static uint64_t split_piece_elements(const trace_op *op, uint64_t budget) {
   uint64_t eb = 0;
   for (int a = 0; a < op->n_acc; a++) eb += op->acc[a].split_elem_bytes;
   if (!op->split_count) return 0;
-  return tidal_split_elements_at((size_t)op->split_count, (size_t)eb, (size_t)budget);
+  return tidal_split_at((size_t)op->split_count, (size_t)eb,
+                        (size_t)(op->split_grain ? op->split_grain : TIDAL_SPLIT_GRAIN),
+                        (size_t)budget);
 }
 
 /* Per trace op: the bytes of its elementwise accesses a split op holds at
@@ -1174,8 +1176,9 @@ static int plan_make_mode(const tidal_trace *t, const plan_options *o, plan_mode
     char whole[32], part[32];
     fmt_bytes(whole, sizeof whole, op->split_count * eb);
     fmt_bytes(part, sizeof part, piece * eb);
-    add_note(&P, "%s runs split: %llu elements (%s) in pieces of %llu (%s); the runtime moves "
-             "the pieces; never recomputed", op->label, (unsigned long long)op->split_count,
+    const char *unit = op->split_grain == 1 ? "samples" : "elements"; /* a batch split */
+    add_note(&P, "%s runs split: %llu %s (%s) in pieces of %llu (%s); the runtime moves "
+             "the pieces; never recomputed", op->label, (unsigned long long)op->split_count, unit,
              whole, (unsigned long long)piece, part);
   }
   if (mode != PLAN_MODE_NONE && t->n_ops > 0) {

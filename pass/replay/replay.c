@@ -251,8 +251,10 @@ static uint64_t hash_and_fill(const engine *e, const trace_op *top, const tidal_
  * rewritten program does; the unmanaged run, whose budget is the whole
  * emulated device, runs it whole.  The two must give the same checksum
  * exactly when every piece read the right bytes, so the oracle of a split
- * op works per block of TIDAL_SPLIT_GRAIN elements, the unit pieces are
- * made of (runtime/policy/split.c, Note [split size]): block b's hash is seeded
+ * op works per block of trace_op.split_grain elements, the unit pieces are
+ * made of (runtime/policy/split.c, Note [split size]: TIDAL_SPLIT_GRAIN for
+ * a launch, one sample for a cuDNN call split over its batch, Note [batch
+ * split]): block b's hash is seeded
  * with (static op, dynamic index, b) and folds in block b's bytes of every
  * read access; block b's bytes of every written access are filled from it;
  * the op's checksum is the sum of the blocks' mixed hashes, which does not
@@ -263,10 +265,16 @@ static uint64_t hash_and_fill(const engine *e, const trace_op *top, const tidal_
  * runs hash every declared byte.  An access whose element size is 0 (not
  * elementwise) is declared whole in every piece and folded into every
  * block's seed. */
-static void block_bytes(const trace_access *ta, uint64_t bytes, uint64_t b, uint64_t nblocks,
-                        uint64_t *from, uint64_t *to) {
-  uint64_t eb = ta->split_elem_bytes, f = b * TIDAL_SPLIT_GRAIN * eb;
-  uint64_t t = b + 1 == nblocks ? bytes : (b + 1) * TIDAL_SPLIT_GRAIN * eb;
+/* Elements per block of split op top: TIDAL_SPLIT_GRAIN for a launch, 1
+ * (a sample) for a cuDNN call split over its batch. */
+static uint64_t grain_of(const trace_op *top) {
+  return top->split_grain ? top->split_grain : TIDAL_SPLIT_GRAIN;
+}
+
+static void block_bytes(const trace_access *ta, uint64_t G, uint64_t bytes, uint64_t b,
+                        uint64_t nblocks, uint64_t *from, uint64_t *to) {
+  uint64_t eb = ta->split_elem_bytes, f = b * G * eb;
+  uint64_t t = b + 1 == nblocks ? bytes : (b + 1) * G * eb;
   if (t > bytes) t = bytes;
   *from = f < t ? f : t;
   *to = t;
@@ -287,7 +295,7 @@ static int stuck_access(const engine *e, const trace_op *top) {
  * from 0 instead of b0 (--break split-no-advance). */
 static uint64_t hash_blocks(const engine *e, const trace_op *top, const tidal_access *whole,
                             uint64_t seed, uint64_t b0, uint64_t b1, int stuck) {
-  uint64_t nblocks = (top->split_count + TIDAL_SPLIT_GRAIN - 1) / TIDAL_SPLIT_GRAIN, sum = 0;
+  uint64_t G = grain_of(top), nblocks = (top->split_count + G - 1) / G, sum = 0;
   uint64_t h0 = seed; /* the accesses that are not elementwise, whole */
   if (e->o->cost_only) return seed * (b1 - b0); /* no data; linear, so pieces sum to the whole */
   /* every address through tidal_at, as the rewritten program's TIDAL_AT:
@@ -300,7 +308,7 @@ static uint64_t hash_blocks(const engine *e, const trace_op *top, const tidal_ac
     uint64_t h = mix64(h0 ^ mix64(b + 0x5b1d)), f, t;
     for (int a = 0; a < top->n_acc; a++) {
       if (!top->acc[a].split_elem_bytes || !(whole[a].mode & TIDAL_READ)) continue;
-      block_bytes(&top->acc[a], whole[a].bytes, a == stuck ? b - b0 : b, nblocks, &f, &t);
+      block_bytes(&top->acc[a], G, whole[a].bytes, a == stuck ? b - b0 : b, nblocks, &f, &t);
       if (t > f) h = hash_bytes(h, tidal_at((const unsigned char *)whole[a].ptr + f), t - f);
     }
     for (int a = 0; a < top->n_acc; a++) {
@@ -311,7 +319,7 @@ static uint64_t hash_blocks(const engine *e, const trace_op *top, const tidal_ac
         fill_bytes(tidal_at(p), whole[a].bytes, mix64(h0 + (uint64_t)a), pos);
         continue;
       }
-      block_bytes(&top->acc[a], whole[a].bytes, a == stuck ? b - b0 : b, nblocks, &f, &t);
+      block_bytes(&top->acc[a], G, whole[a].bytes, a == stuck ? b - b0 : b, nblocks, &f, &t);
       if (t > f) fill_bytes(tidal_at(p + f), t - f, mix64(h + (uint64_t)a), pos + f);
     }
     sum += mix64(h);
@@ -343,15 +351,15 @@ static int guarded_blocks(const engine *e, const trace_op *top, const tidal_acce
 static int run_piece(engine *e, int op, const tidal_access *whole, tidal_access *piece,
                      uint64_t seed, uint64_t o, uint64_t l, uint64_t *sum) {
   const trace_op *top = &e->t->ops[op];
-  uint64_t count = top->split_count, G = TIDAL_SPLIT_GRAIN;
+  uint64_t count = top->split_count, G = grain_of(top);
   uint64_t nblocks = (count + G - 1) / G, b0 = o / G, b1 = (o + l + G - 1) / G;
   int stuck = stuck_access(e, top);
   for (int a = 0; a < top->n_acc; a++) {
     piece[a] = whole[a];
     if (!top->acc[a].split_elem_bytes) continue;
     uint64_t f, t, x, lag = a == stuck ? b0 : 0; /* blocks it lags behind */
-    block_bytes(&top->acc[a], whole[a].bytes, b0 - lag, nblocks, &f, &x);
-    block_bytes(&top->acc[a], whole[a].bytes, b1 - 1 - lag, nblocks, &x, &t);
+    block_bytes(&top->acc[a], G, whole[a].bytes, b0 - lag, nblocks, &f, &x);
+    block_bytes(&top->acc[a], G, whole[a].bytes, b1 - 1 - lag, nblocks, &x, &t);
     piece[a].ptr = (const unsigned char *)whole[a].ptr + f;
     piece[a].bytes = (size_t)(t - f);
   }
@@ -397,7 +405,9 @@ static uint64_t run_op(engine *e, int op, int it, uint64_t *pieces) {
     /* the same call the rewritten program makes (runtime/policy/split.c) */
     size_t eb = 0;
     for (int a = 0; a < top->n_acc; a++) eb += top->acc[a].split_elem_bytes;
-    uint64_t count = top->split_count, step = tidal_split_elements((size_t)count, eb);
+    uint64_t count = top->split_count;
+    uint64_t step = grain_of(top) == 1 ? tidal_split_batch((size_t)count, eb)
+                                       : tidal_split_elements((size_t)count, eb);
     if (step == 0) step = count;
     uint64_t sum = 0, n = 0;
     /* each piece is a launch over its share of the elements: the sim clock
@@ -1199,7 +1209,7 @@ void replay_print_text(FILE *f, const replay_report *r, const plan_result *plan,
               "iteration k runs step k\n", r->stepped_accesses);
   }
   if (r->splittable_ops)
-    fprintf(f, "  split: %d elementwise ops per iteration may run in pieces; %llu did, as %llu "
+    fprintf(f, "  split: %d ops per iteration may run in pieces; %llu did, as %llu "
             "pieces (last iteration)\n", r->splittable_ops, (unsigned long long)m->split_ops,
             (unsigned long long)m->split_pieces);
   /* Note [one budget]: one figure, said met or exceeded */

@@ -52,6 +52,9 @@ typedef struct rw {
   int n_sites;
   rw_split **split;  /* per site: how it runs in pieces (rewrite_split.c), or NULL */
   char **no_split;   /* per site: a split op it runs whole, and why, or NULL */
+  rw_batch *batch;   /* per site: where its cuDNN call becomes its wrapper's (rewrite_batch.c) */
+  char *is_batch;    /* per site: 1 if it does */
+  int n_batch;
   int n_no_split;
   rw_placer placer;  /* where plan actions go (rewrite_place.c) */
   rw_lines lines;
@@ -265,10 +268,69 @@ static void array_copy(rw *r, int idx, const graph_site *s, const char *in, rw_b
   rw_buf_free(&name);
 }
 
+/* The site's accesses (tidal_acc_IDX, the pass's declaration of the whole
+ * op) and the tidal_home calls before it. */
+static void site_accesses(rw *r, int idx, const graph_site *s, const char *in, rw_buf *open) {
+  const rw_lines *L = &r->lines;
+  if (s->n_acc > 0) {
+    rw_buf_printf(open, "%s  const tidal_access tidal_acc_%d[%d] = {\n", in, idx, s->n_acc);
+    for (int i = 0; i < s->n_acc; i++) {
+      const graph_site_access *a = &s->acc[i];
+      rw_buf_printf(open, "%s    {(const void *)(%s), %s, %s},", in, a->ptr,
+                    a->bytes ? a->bytes : "TIDAL_EXTENT_UNKNOWN", rw_mode_name(a));
+      if (!a->bytes) {
+        rw_buf_puts(open, " /* extent unknown: ");
+        rw_put_commented(open, a->why);
+        rw_buf_puts(open, " */");
+        rw_buf_printf(&r->notes, " *   %s:%u: %s: extent of '", L->path_c, s->line, s->label);
+        rw_put_commented(&r->notes, a->ptr);
+        rw_buf_puts(&r->notes, "' unknown (TIDAL_EXTENT_UNKNOWN, to the end of its allocation): ");
+        rw_put_commented(&r->notes, a->why);
+        rw_buf_puts(&r->notes, "\n");
+      }
+      if (inexact_write(a)) rw_buf_puts(open, " /* " INEXACT_WRITE_NOTE " */");
+      rw_buf_puts(open, "\n");
+    }
+    rw_buf_printf(open, "%s  };\n", in);
+  }
+  site_homes(r, s, in, open);
+  home_note(r, s);
+}
+
+/* A cuDNN call that becomes its tidal/cudnn.h wrapper's (rewrite_batch.c,
+ * Note [batch split call]): the site and its accesses before the
+ * statement, two insertions inside the call, no op_begin/op_end (the
+ * wrapper's). */
+static void instrument_batch_site(rw *r, int idx, const graph_site *s, const rw_batch *bt) {
+  rw_buf open = {0}, ind = {0}, args = {0};
+  rw_line_indent(&r->lines, s->stmt_begin, &ind);
+  const char *in = ind.p ? ind.p : "";
+  rw_buf_printf(&open, "%s/* tidal: op site %d: %s; runs over pieces of its batch when its tensors "
+                       "take more than half the budget (tidal_%s, tidal/cudnn.h) */\n",
+                s->braces ? "{ " : "", idx, s->label, s->callee);
+  rw_buf_printf(&open, "%s  static tidal_site tidal_site_%d = {\"%s\", \"%s\", %u, 0.0};\n", in, idx,
+                s->label, r->lines.path_c, s->line);
+  site_accesses(r, idx, s, in, &open);
+  rw_line_restore(&r->lines, s->stmt_begin, &open);
+  insert(r, s->stmt_begin, RW_PRIO_OPEN, &open);
+  insert_s(r, bt->name_begin, RW_PRIO_REPLACE - 2, "tidal_");
+  if (s->n_acc > 0)
+    rw_buf_printf(&args, "&tidal_site_%d, %d, tidal_acc_%d, ", idx, s->n_acc, idx);
+  else
+    rw_buf_printf(&args, "&tidal_site_%d, 0, NULL, ", idx);
+  insert(r, bt->args_begin, RW_PRIO_REPLACE - 2, &args);
+  if (s->braces) insert_s(r, s->stmt_end, RW_PRIO_CLOSE, " }");
+  rw_buf_free(&ind);
+}
+
 static void instrument_site(rw *r, int idx) {
   const graph_site *s = &r->sites[idx];
   if (r->split[idx]) {
     instrument_split_site(r, idx, s, r->split[idx]);
+    return;
+  }
+  if (r->is_batch[idx]) {
+    instrument_batch_site(r, idx, s, &r->batch[idx]);
     return;
   }
   const rw_lines *L = &r->lines;
@@ -283,36 +345,13 @@ static void instrument_site(rw *r, int idx) {
   rw_buf_puts(&open, " */\n");
   rw_buf_printf(&open, "%s  static tidal_site tidal_site_%d = {\"%s\", \"%s\", %u, 0.0};\n", in, idx,
                 s->label, L->path_c, s->line);
+  site_accesses(r, idx, s, in, &open);
   if (s->n_acc > 0) {
-    rw_buf_printf(&open, "%s  const tidal_access tidal_acc_%d[%d] = {\n", in, idx, s->n_acc);
-    for (int i = 0; i < s->n_acc; i++) {
-      const graph_site_access *a = &s->acc[i];
-      rw_buf_printf(&open, "%s    {(const void *)(%s), %s, %s},", in, a->ptr,
-                    a->bytes ? a->bytes : "TIDAL_EXTENT_UNKNOWN", rw_mode_name(a));
-      if (!a->bytes) {
-        rw_buf_puts(&open, " /* extent unknown: ");
-        rw_put_commented(&open, a->why);
-        rw_buf_puts(&open, " */");
-        rw_buf_printf(&r->notes, " *   %s:%u: %s: extent of '", L->path_c, s->line, s->label);
-        rw_put_commented(&r->notes, a->ptr);
-        rw_buf_puts(&r->notes, "' unknown (TIDAL_EXTENT_UNKNOWN, to the end of its allocation): ");
-        rw_put_commented(&r->notes, a->why);
-        rw_buf_puts(&r->notes, "\n");
-      }
-      if (inexact_write(a)) rw_buf_puts(&open, " /* " INEXACT_WRITE_NOTE " */");
-      rw_buf_puts(&open, "\n");
-    }
-    rw_buf_printf(&open, "%s  };\n", in);
-    site_homes(r, s, in, &open);
-    home_note(r, s);
     rw_buf_printf(&open, "%s  TIDAL_OP_BEGIN(&tidal_site_%d, %d, tidal_acc_%d);", in, idx, s->n_acc,
                   idx);
     array_copy(r, idx, s, in, &open);
-  } else {
-    site_homes(r, s, in, &open);
-    home_note(r, s);
+  } else
     rw_buf_printf(&open, "%s  TIDAL_OP_BEGIN(&tidal_site_%d, 0, NULL);", in, idx);
-  }
   rw_line_restore(L, s->stmt_begin, &open);
   wrap_args(r, s);
   if (s->is_return == 2) { /* Note [ops in return statements] (graph/sites.c) */
@@ -872,6 +911,8 @@ static void header(rw *r, const plan_result *p, int planned, const char *why_unp
   }
   rw_buf_puts(h, " */\n#include <stdio.h>\n#include <stdlib.h>\n#include \"tidal.h\"\n"
                  "#include \"tidal/rewrite.h\"\n");
+  if (r->n_batch) /* Note [batch split call] (rewrite_batch.c) */
+    rw_buf_puts(h, "#include \"tidal/cudnn.h\"\n");
   if (r->guard_decls.n) rw_buf_putn(h, r->guard_decls.p, r->guard_decls.n);
   rw_buf_printf(h, "#line 1 \"%s\"\n", r->lines.path_c);
 }
@@ -982,9 +1023,17 @@ static int plan_splits(rw *r) {
   r->split = calloc((size_t)r->n_sites + 1, sizeof *r->split);
   r->no_split = calloc((size_t)r->n_sites + 1, sizeof *r->no_split);
   if (!r->split || !r->no_split) return -1;
+  r->batch = calloc((size_t)r->n_sites + 1, sizeof *r->batch);
+  r->is_batch = calloc((size_t)r->n_sites + 1, 1);
+  if (!r->batch || !r->is_batch) return -1;
   for (int i = 0; i < r->n_sites; i++) {
     if (rw_split_plan(r->g, &r->sites[i], &r->split[i], &r->no_split[i]) != 0) return -1;
     if (r->no_split[i]) r->n_no_split++;
+    if (!r->split[i] &&
+        rw_batch_plan(r->g, &r->sites[i], r->t->main_source, r->t->main_size, &r->batch[i])) {
+      r->is_batch[i] = 1;
+      r->n_batch++;
+    }
   }
   return 0;
 }
@@ -1101,6 +1150,8 @@ out:
   }
   free(r.split);
   free(r.no_split);
+  free(r.batch);
+  free(r.is_batch);
   free(why_unplanned);
   free(pack);
   plan_free(&plan);

@@ -8,6 +8,7 @@
  *   (the op sites, cudaMalloc/cudaFree calls, main's body and returns and
  *   the training loop's exits it edits are the graph's: graph/sites.c)
  *   rewrite_split.c   split ops: an elementwise launch run as a loop over pieces
+ *   rewrite_batch.c   cuDNN calls that may run over pieces of their batch
  *   rewrite_closure.c recompute closures (a ctx struct + static function)
  *   rewrite_place.c   whether and where each plan action is emitted (shared
  *                     with `tidal replay`, which executes exactly those)
@@ -106,6 +107,20 @@ void rw_line_restore(const rw_lines *l, unsigned off, rw_buf *b);
 /* TIDAL_READ, TIDAL_WRITE (a write proven exact) or TIDAL_READWRITE
  * (rewrite_edits.c). */
 const char *rw_mode_name(const graph_site_access *a);
+
+/* ---- rewrite_batch.c ---- */
+
+/* A cuDNN call rewritten into its tidal/cudnn.h wrapper (Note [batch split
+ * call], rewrite_batch.c): where its callee's name and its arguments begin
+ * in the main file. */
+typedef struct rw_batch {
+  unsigned name_begin, args_begin;
+} rw_batch;
+
+/* 1 (and *out filled) if the site's call becomes its wrapper's, else 0.
+ * src/src_n: the main file's bytes. */
+int rw_batch_plan(const graph *g, const graph_site *site, const char *src, size_t src_n,
+                  rw_batch *out);
 
 /* ---- rewrite_split.c ---- */
 

@@ -34,12 +34,29 @@ size_t tidal_split_elements(size_t count, size_t bytes_per_element) {
 }
 
 size_t tidal_split_elements_at(size_t count, size_t bytes_per_element, size_t budget) {
-  if (count <= TIDAL_SPLIT_GRAIN || bytes_per_element == 0 || budget == 0 ||
+  return tidal_split_at(count, bytes_per_element, TIDAL_SPLIT_GRAIN, budget);
+}
+
+/* Note [batch split]
+ * A cuDNN call that computes each sample from the same sample of its
+ * inputs alone (pooling, activation, softmax: include/tidal/cudnn.h) can
+ * run over consecutive pieces of the batch, its descriptors narrowed to
+ * the piece's samples.  The rule is Note [split size]'s with a grain of
+ * one sample: whole when the call's tensors take at most half the budget,
+ * else a power of two of samples filling at most a quarter of it (one
+ * sample when a sample alone is more). */
+size_t tidal_split_batch(size_t n, size_t bytes_per_sample) {
+  return rt_base.initialized ? tidal_split_at(n, bytes_per_sample, 1, rt_mem.budget_bytes) : n;
+}
+
+size_t tidal_split_at(size_t count, size_t bytes_per_element, size_t grain, size_t budget) {
+  if (grain == 0) grain = 1;
+  if (count <= grain || bytes_per_element == 0 || budget == 0 ||
       count <= budget / 2 / bytes_per_element)
     return count;
-  size_t grains = budget / 4 / bytes_per_element / TIDAL_SPLIT_GRAIN, pow2 = 1;
+  size_t grains = budget / 4 / bytes_per_element / grain, pow2 = 1;
   while (pow2 <= grains / 2)
     pow2 *= 2;
-  size_t piece = pow2 * TIDAL_SPLIT_GRAIN;
+  size_t piece = pow2 * grain;
   return piece < count ? piece : count;
 }

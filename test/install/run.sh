@@ -11,7 +11,7 @@ trap 'rm -rf "$tmp"' EXIT
 prefix=$tmp/prefix
 cmake --install "$build" --prefix "$prefix" >/dev/null
 fail() { echo "install test: $*" >&2; exit 1; }
-for f in bin/tidal-nvcc include/tidal.h; do
+for f in bin/tidal-nvcc include/tidal.h include/tidal/rewrite.h include/tidal/cudnn.h; do
   [ -e "$prefix/$f" ] || fail "missing $f"
 done
 lib=$(find "$prefix" -name libtidal.a | head -1)

@@ -15,7 +15,7 @@
 // GRAPH: upd adamw_bf16 {{.*}} split over (int)np
 // GRAPH: T1 net.x {{.*}} in arena at +
 // GRAPH: unresolved (0):
-// REPLAY: split: {{[0-9]+}} elementwise ops per iteration may run in pieces; 2 did
+// REPLAY: split: {{[0-9]+}} ops per iteration may run in pieces; 2 did
 // REPLAY: adamw_bf16 runs split
 // REPLAY: checksums match
 #include <cstdio>

@@ -17,7 +17,7 @@
 // CHECK: "ok": true
 // The same at 4 KiB chunks (the pieces pin no partial 2 MiB chunks):
 // RUN: env TIDAL_RELOCATE=0 %tidal replay %s --budget 50% --chunk 4K -- %stubflags 2>&1 | FileCheck --check-prefix=SMALL %s
-// SMALL: split: 1 elementwise ops per iteration may run in pieces; 1 did, as {{[0-9]+}} pieces
+// SMALL: split: 1 ops per iteration may run in pieces; 1 did, as {{[0-9]+}} pieces
 // SMALL: checksums match
 // Run whole (--no-split, as before split ops), the update does not fit:
 // RUN: not env TIDAL_RELOCATE=0 %tidal replay %s --budget 50% --no-split -- %stubflags 2>&1 | FileCheck --check-prefix=WHOLE %s
