@@ -29,9 +29,9 @@
  *
  * Assumed, not checked: cuDNN computes a sample the same way whatever the
  * batch size (these routines have no cross-sample reduction; the GPU check
- * compares the rewritten LeNet's losses with the original's).  The
- * narrowed descriptors are created for the call and destroyed after it:
- * three cuDNN host calls per tensor per piece, only when the call splits.
+ * compares the rewritten LeNet's classification error with the original's).  The
+ * narrowed descriptors are made only for a call that splits: created,
+ * sized and destroyed once per call, set once per piece.
  *
  * Compiled into the rewritten program (C or C++), which links cuDNN
  * already; the rewriter includes this header only when it calls one of
@@ -156,9 +156,8 @@ static inline cudnnTensorDescriptor_t tidal_cudnn_desc_(const tidal_cudnn_batch_
   return b->split ? b->piece[i] : b->whole[i];
 }
 static inline void *tidal_cudnn_ptr_(const tidal_cudnn_batch_ *b, int i) {
-  if (!b->split) /* as the plain rewrite passes it (home and foreign memory: itself) */
-    return tidal_at(b->ptr[i]);
-  return tidal_at((const char *)b->ptr[i] + b->o * b->sample[i]);
+  /* whole: as the plain rewrite passes it (home and foreign memory: itself) */
+  return tidal_at(b->split ? b->pacc[i].ptr : b->ptr[i]);
 }
 
 /* Closes the open piece; 1 while another piece follows (st succeeded). */

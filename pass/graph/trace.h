@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 #include "analysis/kernels.h" /* access_mode, enum kernel_flags */
+#include "tidal.h"            /* TIDAL_SPLIT_GRAIN */
 
 typedef struct trace_alloc {
   char *name;     /* the variable the allocation was stored to ("acts_memory") */
@@ -138,5 +139,12 @@ static inline void trace_access_at(const tidal_trace *t, const trace_access *a, 
 /* Sets every tensor's group from the phases of the ops that touch it
  * (groups.c; unroll calls it). */
 void trace_groups(tidal_trace *t);
+
+/* The elements a piece of split op `op` is a whole number of: its
+ * split_grain, or a launch's TIDAL_SPLIT_GRAIN where none was set (traces
+ * made by hand in tests). */
+static inline uint64_t trace_split_grain(const trace_op *op) {
+  return op->split_grain ? op->split_grain : TIDAL_SPLIT_GRAIN;
+}
 
 #endif

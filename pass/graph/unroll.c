@@ -375,6 +375,15 @@ static int stepped_range(unroller *u, const graph_op *op, const graph_access *a,
  * does not evaluate or an access is not that here: an extent that did not
  * evaluate, was clamped to its allocation, moves with the training loop's
  * counter, or an access left out of the trace. */
+/* Bytes of one element of trace access ta of split op `op` over count
+ * elements: a launch's from its kernel parameter, a batch-split call's one
+ * sample (its bytes / count); 0 when there is none. */
+static uint64_t split_elem(const graph_op *op, const trace_access *ta, uint64_t count) {
+  if (op->split_batch) return ta->bytes / count;
+  int eb = op->acc[ta->static_access].split_elem_bytes;
+  return eb > 0 ? (uint64_t)eb : 0;
+}
+
 static void split_count(unroller *u, const graph_op *op, trace_op *to, int extents_ok) {
   int64_t n;
   if ((!op->split && !op->split_batch) || !extents_ok || to->n_acc != op->n_acc ||
@@ -384,16 +393,13 @@ static void split_count(unroller *u, const graph_op *op, trace_op *to, int exten
   uint64_t count = (uint64_t)n;
   for (int i = 0; i < to->n_acc; i++) {
     const trace_access *ta = &to->acc[i];
-    const graph_access *a = &op->acc[ta->static_access];
-    uint64_t eb = op->split_batch ? ta->bytes / count : (uint64_t)(a->split_elem_bytes > 0 ? a->split_elem_bytes : 0);
+    uint64_t eb = split_elem(op, ta, count);
     if (eb == 0 || eb > UINT32_MAX || ta->stepped || ta->bytes != count * eb) return;
   }
   to->split_count = count;
   to->split_grain = op->split_batch ? 1 : TIDAL_SPLIT_GRAIN;
   for (int i = 0; i < to->n_acc; i++)
-    to->acc[i].split_elem_bytes =
-        op->split_batch ? (uint32_t)(to->acc[i].bytes / count)
-                        : (uint32_t)op->acc[to->acc[i].static_access].split_elem_bytes;
+    to->acc[i].split_elem_bytes = (uint32_t)split_elem(op, &to->acc[i], count);
 }
 
 static void emit_op(unroller *u, const graph_op *op) {

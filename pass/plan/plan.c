@@ -335,7 +335,7 @@ static uint64_t split_piece_elements(const trace_op *op, uint64_t budget) {
   for (int a = 0; a < op->n_acc; a++) eb += op->acc[a].split_elem_bytes;
   if (!op->split_count) return 0;
   return tidal_split_at((size_t)op->split_count, (size_t)eb,
-                        (size_t)(op->split_grain ? op->split_grain : TIDAL_SPLIT_GRAIN),
+                        (size_t)trace_split_grain(op),
                         (size_t)budget);
 }
 

@@ -265,12 +265,6 @@ static uint64_t hash_and_fill(const engine *e, const trace_op *top, const tidal_
  * runs hash every declared byte.  An access whose element size is 0 (not
  * elementwise) is declared whole in every piece and folded into every
  * block's seed. */
-/* Elements per block of split op top: TIDAL_SPLIT_GRAIN for a launch, 1
- * (a sample) for a cuDNN call split over its batch. */
-static uint64_t grain_of(const trace_op *top) {
-  return top->split_grain ? top->split_grain : TIDAL_SPLIT_GRAIN;
-}
-
 static void block_bytes(const trace_access *ta, uint64_t G, uint64_t bytes, uint64_t b,
                         uint64_t nblocks, uint64_t *from, uint64_t *to) {
   uint64_t eb = ta->split_elem_bytes, f = b * G * eb;
@@ -295,7 +289,7 @@ static int stuck_access(const engine *e, const trace_op *top) {
  * from 0 instead of b0 (--break split-no-advance). */
 static uint64_t hash_blocks(const engine *e, const trace_op *top, const tidal_access *whole,
                             uint64_t seed, uint64_t b0, uint64_t b1, int stuck) {
-  uint64_t G = grain_of(top), nblocks = (top->split_count + G - 1) / G, sum = 0;
+  uint64_t G = trace_split_grain(top), nblocks = (top->split_count + G - 1) / G, sum = 0;
   uint64_t h0 = seed; /* the accesses that are not elementwise, whole */
   if (e->o->cost_only) return seed * (b1 - b0); /* no data; linear, so pieces sum to the whole */
   /* every address through tidal_at, as the rewritten program's TIDAL_AT:
@@ -351,7 +345,7 @@ static int guarded_blocks(const engine *e, const trace_op *top, const tidal_acce
 static int run_piece(engine *e, int op, const tidal_access *whole, tidal_access *piece,
                      uint64_t seed, uint64_t o, uint64_t l, uint64_t *sum) {
   const trace_op *top = &e->t->ops[op];
-  uint64_t count = top->split_count, G = grain_of(top);
+  uint64_t count = top->split_count, G = trace_split_grain(top);
   uint64_t nblocks = (count + G - 1) / G, b0 = o / G, b1 = (o + l + G - 1) / G;
   int stuck = stuck_access(e, top);
   for (int a = 0; a < top->n_acc; a++) {
@@ -406,7 +400,7 @@ static uint64_t run_op(engine *e, int op, int it, uint64_t *pieces) {
     size_t eb = 0;
     for (int a = 0; a < top->n_acc; a++) eb += top->acc[a].split_elem_bytes;
     uint64_t count = top->split_count;
-    uint64_t step = grain_of(top) == 1 ? tidal_split_batch((size_t)count, eb)
+    uint64_t step = trace_split_grain(top) == 1 ? tidal_split_batch((size_t)count, eb)
                                        : tidal_split_elements((size_t)count, eb);
     if (step == 0) step = count;
     uint64_t sum = 0, n = 0;
