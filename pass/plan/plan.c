@@ -697,6 +697,23 @@ static int recompute_safe(const planner *p, int pi, int sa, const char **why) {
     return 0;
   }
   if (op->acc[j].mode != ACCESS_WRITE || !op->acc[j].exact) return 0;
+  /* Note [aliased update]: a read-only and a write-only parameter given
+   * the same buffer (llm.c's `gelu_backward(dl_bt4c, l_fch, dl_bt4c, N)`)
+   * update it in place although neither parameter is READWRITE.  A re-run
+   * would read what the first run wrote, and once the output is dropped
+   * it needs its own output: the runtime's "needs its own output (a
+   * cycle)". */
+  for (int q = 0; q < op->n_acc; q++) {
+    if (!(op->acc[q].mode & ACCESS_READ)) continue;
+    for (int w = 0; w < op->n_acc; w++)
+      if (w != q && (op->acc[w].mode & ACCESS_WRITE) &&
+          ranges_overlap(S0(&p->m, pi, q), S1(&p->m, pi, q), S0(&p->m, pi, w),
+                         S1(&p->m, pi, w))) {
+        *why = "producer reads a buffer it writes (aliased arguments): re-running it is not "
+               "idempotent";
+        return 0;
+      }
+  }
   int s0 = S0(&p->m, pi, j), s1 = S1(&p->m, pi, j);
   /* registration ends when another op writes the range, or at iteration end */
   int stop = t->n_ops;

@@ -703,6 +703,7 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
       continue;
     if (c->rc && !c->rc->running)
       rt_recompute_detach(c);
+    c->in_place = (e.flags & RT_PIN_NEED_DATA) != 0; /* Note [self-reading closures] */
     if (c->host_slot >= 0)
       rt_chunk_free_host(c);
     c->state = RT_DIRTY;

@@ -76,6 +76,9 @@ typedef struct rt_chunk {
   uint8_t stale;                /* evicted and its memory given to another chunk, but phys
                                    is still mapped at its address (Note [stale aliases]) */
   uint8_t unit;                 /* a relocatable allocation's unit (struct rt_unit) */
+  uint8_t in_place;             /* the last op that wrote it also needed its data (read it,
+                                   or wrote part of it): no closure is attached to it
+                                   (Note [self-reading closures], recompute.c) */
   uint16_t fixed;               /* units: open ops past their begin that declared it: its
                                    address was handed out, so it may not move */
   uint32_t pin_slot;            /* scratch for op_begin: its entry in rt_mem.pinned */

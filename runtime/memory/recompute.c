@@ -13,6 +13,25 @@
  * recursively the same way, up to RT_RECOMPUTE_DEPTH_MAX deep.  A closure
  * that needs its own output (a cycle) is TIDAL_ERR_RECOMPUTE.
  *
+ * Note [self-reading closures]: a closure re-runs the op that produced its
+ * range.  When that op also needed the range's data - it read it (an
+ * update in place, or a read-only and a write-only argument given the same
+ * buffer: llm.c's `gelu_backward(dl_bt4c, l_fch, dl_bt4c, N)`), or it
+ * wrote part of a chunk and kept the rest - the data it read is gone once
+ * it has run: a re-run would compute from its own output, and once the
+ * range is dropped it needs that output, a cycle, with the data lost.  The
+ * runtime cannot see inside a closure, but it knows how each chunk was
+ * last written (rt_chunk.in_place, set in tidal_op_begin): a registration
+ * attaches no chunk whose last writer needed its data, so such a chunk is
+ * swapped like any other, never dropped for a recompute that cannot
+ * succeed.  A closure that regenerates the range some other way is turned
+ * down with it (conservative: it costs a copy, never data).  A closure
+ * that reads its range although the op before it did not (a registration
+ * placed by hand, after some other op) is not caught, and still fails
+ * with TIDAL_ERR_RECOMPUTE; the pass (Note [aliased update],
+ * pass/plan/plan.c) and the run-time planner (planner.c, step 4) choose
+ * no such recompute.
+ *
  * Note [recompute expiry]: registrations expire when another op overwrites
  * the chunk or the iteration ends.  At iteration end a chunk whose data
  * exists only as "recomputable" keeps its closure (dropping it would lose
@@ -70,6 +89,7 @@ tidal_status rt_recompute_register(uintptr_t lo, uintptr_t hi, tidal_recompute_f
   rc->hi = hi;
   rc->next = rt_mem.rcs;
   rt_mem.rcs = rc;
+  size_t in_place = 0;
   for (size_t i = 0; i < nparts(a); i++) {
     rt_chunk *c = part(a, i);
     uintptr_t start = rt_chunk_addr(c), end = start + rt_chunk_len(c);
@@ -78,11 +98,22 @@ tidal_status rt_recompute_register(uintptr_t lo, uintptr_t hi, tidal_recompute_f
     if (c->state == RT_RECOMPUTABLE)
       continue; /* only its current closure can bring it back */
     rt_recompute_detach(c);
+    if (c->in_place) { /* Note [self-reading closures] */
+      in_place++;
+      continue;
+    }
     c->rc = rc;
     rc->refs++;
   }
+  if (in_place)
+    rt_log(3,
+           "tidal_recompute_register [%#lx, %#lx): %zu chunk(s) or unit(s) were last written by "
+           "an op that read them (an update in place): a re-run would need its own output; "
+           "they are swapped, not recomputed",
+           (unsigned long)lo, (unsigned long)hi, in_place);
   if (rc->refs == 0) {
-    rt_log(4, "tidal_recompute_register [%#lx, %#lx): covers no whole chunk or unit; ignored",
+    rt_log(4, "tidal_recompute_register [%#lx, %#lx): covers no whole chunk or unit it may "
+              "regenerate; ignored",
            (unsigned long)lo, (unsigned long)hi);
     unlink_rc(rc);
   }

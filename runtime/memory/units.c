@@ -137,6 +137,7 @@ static tidal_status split_unit(rt_alloc *a, size_t i, size_t at) {
   r->c.parked = c->parked;
   r->c.ticket = c->ticket;
   r->c.host_slot = -1;
+  r->c.in_place = c->in_place;
   r->c.rc = c->rc; /* the closure regenerates both halves (recompute.c) */
   if (c->rc)
     c->rc->refs++;

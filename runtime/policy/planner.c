@@ -263,6 +263,19 @@ static int covers(const rt_rec_hint *h, const rt_plan_alloc *a, const rt_plan_gr
   return h->off <= cs && h->off + h->len >= ce;
 }
 
+/* Op `op` of rec reads some of bytes [lo, hi) of allocation a. */
+static int op_reads(const rt_record *rec, uint32_t op, const rt_plan_alloc *a, size_t lo,
+                    size_t hi) {
+  const rt_rec_op *o = &rec->ops[op];
+  for (uint32_t k = 0; k < o->nacc; k++) {
+    const rt_rec_acc *x = &rec->accs[o->acc0 + k];
+    if (x->base == a->base && x->alloc_bytes == a->bytes && (x->mode & TIDAL_READ) &&
+        x->off < hi && lo < x->off + x->len)
+      return 1;
+  }
+  return 0;
+}
+
 int rt_plan_build(const rt_record *rec, const rt_plan_params *p, const rt_gap_adj *adj,
                   rt_plan *out) {
   memset(out, 0, sizeof *out);
@@ -446,8 +459,13 @@ int rt_plan_build(const rt_record *rec, const rt_plan_params *p, const rt_gap_ad
         if (hn->kind == RT_HINT_DROP && !g.need)
           g.drop_ok = 1;
         /* a registration lasts for the iteration, and the closure
-         * rewrites what `from` wrote */
-        if (hn->kind == RT_HINT_RECOMPUTE && g.from < g.to && (u & 1))
+         * rewrites what `from` wrote - from what `from` read, which must
+         * not be the group itself (Note [self-reading closures],
+         * memory/recompute.c: the runtime attaches no such chunk, and a
+         * recompute chosen there would be a swap with no prefetch) */
+        if (hn->kind == RT_HINT_RECOMPUTE && g.from < g.to && (u & 1) &&
+            !op_reads(rec, g.from, a, (size_t)gr->c0 * cb,
+                      (size_t)(gr->c1 + 1) * cb < a->bytes ? (size_t)(gr->c1 + 1) * cb : a->bytes))
           g.rc_ok = 1;
       }
       out->gaps[out->ngaps++] = g;
