@@ -109,6 +109,8 @@ typedef struct rt_alloc {
                             (relocatable: Note [guard ranges], units.c), else 0 */
   struct rt_unit **units;/* relocatable: its units, sorted by offset, disjoint */
   size_t nunits, cap_units;
+  uint64_t seq;          /* registration order (registry.c): an order between allocations
+                            that does not depend on where their addresses landed */
 } rt_alloc;
 
 /* ---- relocatable units (units.c) ----
@@ -299,6 +301,7 @@ typedef struct rt_mem_state {
   /* registry.c: live allocations sorted by base, and recently freed bases */
   rt_alloc **allocs;
   size_t nallocs, cap_allocs;
+  uint64_t alloc_seq;            /* allocations registered so far (rt_alloc.seq) */
   uint64_t allocated_bytes;      /* live tidal_malloc bytes: the program's footprint
                                     without tidal */
   rt_alloc *last_hit;

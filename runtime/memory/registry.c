@@ -43,6 +43,7 @@ tidal_status rt_registry_insert(rt_alloc *a) {
   memmove(rt_mem.allocs + i + 1, rt_mem.allocs + i, (rt_mem.nallocs - i) * sizeof *rt_mem.allocs);
   rt_mem.allocs[i] = a;
   rt_mem.nallocs++;
+  a->seq = ++rt_mem.alloc_seq;
   forget_freed(a->base, a->base + (a->bytes ? a->bytes : 1));
   return TIDAL_OK;
 }

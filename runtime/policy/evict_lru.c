@@ -122,13 +122,24 @@ static int64_t lru_host_slot(const rt_chunk *except) {
     if (copy_may_go(c, except))
       return rt_chunk_take_host(c);
   /* Pinned clean chunks can give up their copies too; a full scan, but only
-   * when the store is exhausted. */
+   * when the store is exhausted.  The newest allocation's first: the
+   * registry is sorted by address, and which chunk gives its copy must not
+   * depend on where memory landed (Note [gather order], units.c: newest
+   * first is what the address order gave where mmap works downwards). */
+  rt_alloc *pick = NULL;
+  uint32_t pick_k = 0;
   for (size_t i = 0; i < rt_mem.nallocs; i++) {
     rt_alloc *a = rt_mem.allocs[i];
+    if (pick && a->seq < pick->seq)
+      continue;
     for (uint32_t k = 0; k < a->nchunks; k++)
-      if (copy_may_go(&a->chunks[k], except))
-        return rt_chunk_take_host(&a->chunks[k]);
+      if (copy_may_go(&a->chunks[k], except)) {
+        pick = a, pick_k = k;
+        break;
+      }
   }
+  if (pick)
+    return rt_chunk_take_host(&pick->chunks[pick_k]);
   for (rt_slab *s = rt_mem.slabs; s; s = s->next) /* small allocations' chunks */
     if (copy_may_go(&s->chunk, except))
       return rt_chunk_take_host(&s->chunk);

@@ -246,6 +246,52 @@ static void test_placed(void) {
   CHECK_OK(tidal_shutdown());
 }
 
+/* Note [gather order] (units.c): an op's relocatable ranges are placed and
+ * gathered newest allocation first, not in the order of their stable
+ * addresses, which the sim reserves with mmap and whose order changes with
+ * the address layout.  Here the layout is arranged against the old order:
+ * f's reservation, made before x's, is given back, and y, made after x,
+ * takes its place above x (mmap looks downwards from the top for a hole).
+ * x and y have two units each on the host, and one op reads both whole: y's
+ * span is placed first, so it lies below x's in an empty pool.  Failed
+ * before: sorted by stable address, x went first. */
+static void test_gather_order(void) {
+  tidal_config cfg;
+  th_config(&cfg, 4096, 4096 * 64);
+  th_init(&cfg);
+  size_t K = 1024;
+  unsigned char *f = rmalloc(32 * K), *x = rmalloc(32 * K);
+  CHECK_OK(tidal_free(f));
+  unsigned char *y = rmalloc(32 * K);
+  printf("gather order: y's stable address is %s x's%s\n", y > x ? "above" : "below",
+         y > x ? "" : " (not the layout arranged: this run cannot tell the orders apart)");
+  for (int i = 0; i < 2; i++) {
+    op_write(x + (size_t)i * 16 * K, 16 * K, 70 + (uint64_t)i); /* two units each */
+    op_write(y + (size_t)i * 16 * K, 16 * K, 80 + (uint64_t)i);
+  }
+  CHECK_OK(tidal_swap_out(x, 32 * K));
+  CHECK_OK(tidal_swap_out(y, 32 * K));
+  CHECK_OK(tidal_synchronize());
+  CHECK_OK(rt_release_parked());
+  CHECK(rt_mem.unit_resident == 0);
+  tidal_access a[2] = {{x, 32 * K, TIDAL_READ}, {y, 32 * K, TIDAL_READ}};
+  CHECK_OK(tidal_op_begin(&site, 2, a));
+  unsigned char *dx = TIDAL_AT(x), *dy = TIDAL_AT(y);
+  CHECK(TIDAL_AT(x + 16 * K) == dx + 16 * K && TIDAL_AT(y + 16 * K) == dy + 16 * K);
+  if (!(dy < dx))
+    TH_FAIL("y (made last) was placed at %p, above x at %p: the order followed the stable "
+            "addresses",
+            (void *)dy, (void *)dx);
+  CHECK_OK(tidal_op_end(&site));
+  for (int i = 0; i < 2; i++) {
+    op_check(x, (size_t)i * 16 * K, 16 * K, 0, 70 + (uint64_t)i);
+    op_check(y, (size_t)i * 16 * K, 16 * K, 0, 80 + (uint64_t)i);
+  }
+  CHECK_OK(tidal_free(x));
+  CHECK_OK(tidal_free(y));
+  CHECK_OK(tidal_shutdown());
+}
+
 /* Note [placed beside its neighbours]: a unit restored while the unit next
  * to it holds a block goes right after that block when the bytes are free,
  * although best fit would choose an exact hole elsewhere; an op over both
@@ -863,6 +909,7 @@ int main(int argc, char **argv) {
   test_faults();
   test_split_gather();
   test_placed();
+  test_gather_order();
   test_beside();
   test_gather_runs();
   test_budget();
