@@ -211,7 +211,11 @@ int main(int argc, char **argv) {
   for (int c = 0; c < cases; c++)
     one_case(c);
   printf("ok: %d cases, the planner acted in %d, left its plan in %d\n", cases, acted, offplan);
-  /* the property must have been exercised, not only passed */
-  CHECK(cases < 100 || (acted > cases / 20 && offplan > 0));
+  /* the property must have been exercised, not only passed.  Over seeds
+   * 1-20 the planner acted in 21-40 of 300 cases (mean ~31); a floor of
+   * cases/20 (15) sat three deviations under the mean and failed ~0.35% of
+   * time-based seeds (e.g. 1795818773: 15).  cases/40 is still far above
+   * a planner that never acts (0) and far below the spread. */
+  CHECK(cases < 100 || (acted > cases / 40 && offplan > 0));
   return 0;
 }
