@@ -167,10 +167,12 @@ typedef struct tidal_config {
    * listed launch for the cost model's launch_s and do not wait. */
   const struct tidal_sim_site *sim_sites;
   int n_sim_sites;
-  /* Sim backend: nonzero when the program waits for the whole device once
-   * an iteration (a cudaDeviceSynchronize in its training loop): at
-   * tidal_iteration_end the host waits for every op and copy issued so far,
-   * tidal's own copies included.  `tidal replay` sets it from the source. */
+  /* Sim backend: nonzero when the program waits for the device once an
+   * iteration (a cudaDeviceSynchronize in its training loop): at
+   * tidal_iteration_end the host waits, with 1 for every op and copy issued
+   * so far, tidal's own copies included (cudaDeviceSynchronize as written),
+   * with 2 for the ops only (what the rewrite makes of it:
+   * tidal_device_synchronize).  `tidal replay` sets it from the source. */
   int sim_device_sync_per_iteration;
   tidal_planner planner;         /* TIDAL_PLANNER_DEFAULT: the environment, else runtime */
   int planner_feedback_off;      /* nonzero: the run-time plan does not learn from iterations */
@@ -234,6 +236,20 @@ tidal_status tidal_shutdown(void);
  * correctness (tidal_op_begin waits for what it needs); useful in tests and
  * before measuring.  TIDAL_ERR_NOT_INITIALIZED, TIDAL_ERR_BACKEND. */
 tidal_status tidal_synchronize(void);
+
+/* What the program's cudaDeviceSynchronize becomes in rewritten code
+ * (TIDAL_CUDA_DEVICE_SYNCHRONIZE, tidal/rewrite.h): blocks until the work
+ * the program enqueued has finished - the legacy default stream, which
+ * waits for every blocking stream, and the stream set with
+ * tidal_stream_set - but not tidal's own copies between the device and the
+ * host store, which the program cannot observe (a swap-out only reads
+ * memory the program has finished with).  So a step that ends in a device
+ * sync does not wait for the swap-outs issued after its last ops; they
+ * overlap the next step.  Work on a stream that does not block on the
+ * legacy stream (cudaStreamNonBlocking) and is not the one set is not
+ * waited for: the rewrite keeps cudaDeviceSynchronize in programs that
+ * create such streams.  TIDAL_ERR_NOT_INITIALIZED, TIDAL_ERR_BACKEND. */
+tidal_status tidal_device_synchronize(void);
 
 /* Pins host memory for the host store now, until it holds at least `bytes`
  * (bounded by the host budget), so that no swap-out pays for pinning.

@@ -127,6 +127,14 @@ static inline tidal_status *tidal_rewrite_status_slot(void) {
   (tidal_owns((const void *)(p)) ? (cudaError_t)TIDAL_CUDA_STATUS(tidal_free((void *)(p)))  \
                                  : cudaFree((void *)(p)))
 
+/* The program's cudaDeviceSynchronize (Note [the program's sync],
+ * pass/rewrite/rewrite.c): waits for the program's work, not for tidal's
+ * copies to and from the host store; cudaDeviceSynchronize itself before
+ * tidal_init. */
+#define TIDAL_CUDA_DEVICE_SYNCHRONIZE()                                                     \
+  (tidal_is_initialized() ? (cudaError_t)TIDAL_CUDA_STATUS(tidal_device_synchronize())      \
+                          : cudaDeviceSynchronize())
+
 /* Split ops (docs/rewrite.md, "Split ops"): the elements a split launch
  * covers.  count is the value of the kernel's count argument (none when
  * negative); a kernel that needs one thread per element (grid_stride 0)

@@ -57,6 +57,7 @@ typedef struct replay_cli {
   const char *profile;  /* --profile FILE: measured op durations (TIDAL_PROFILE) */
   profile prof;         /* its lines, read and checked before any analysis */
   int model_only;       /* --model-only: modelled times alone, no data checked */
+  int sync_as_written;  /* --sync-as-written: Note [the program's sync] not applied */
 } replay_cli;
 
 static int replay_extra(void *ud, int argc, char **argv, int *i) {
@@ -68,6 +69,10 @@ static int replay_extra(void *ud, int argc, char **argv, int *i) {
   }
   if (strcmp(a, "--model-only") == 0) {
     c->model_only = 1;
+    return 1;
+  }
+  if (strcmp(a, "--sync-as-written") == 0) {
+    c->sync_as_written = 1;
     return 1;
   }
   static const char *const names[] = {"--cost", "--iterations", "--break", "--runtime-planner",
@@ -125,7 +130,7 @@ static void usage(FILE *f) {
              "                    [--runtime-planner runtime|hints|lru] [--iterations N]\n"
              "                    [--chunk SIZE] [--cost KEY=VALUE]... [--costs FILE]\n"
              "                    [--profile FILE] [--trace FILE] [--timeline FILE.svg]\n"
-             "                    [--separate-programs] [--model-only]\n"
+             "                    [--separate-programs] [--model-only] [--sync-as-written]\n"
              "                    [-- clang flags]\n"
              "Runs one training iteration's op trace (twice, or N times) on libtidal's CPU\n"
              "simulator, unmanaged and under the plan `tidal rewrite` would emit, and\n"
@@ -247,6 +252,7 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
   ro->cost = cli.cost;
   ro->op_launch_s = op_launch; /* Note [host costs per site], replay.c */
   ro->cost_only = cli.model_only;             /* --model-only: Note [one model of cost] */
+  ro->sync_as_written = cli.sync_as_written;
   int relocate = 1;
   if (resolve_planner(cli.planner, mode, &ro->planner) != 0 ||
       options_env_flag("TIDAL_VMM_THREAD", 0, &ro->vmm_thread) != 0 ||

@@ -78,6 +78,9 @@ static const struct {
     {"replay", "--profile FILE", "op durations measured on a GPU (a TIDAL_PROFILE file)"},
     {"replay", "--trace FILE", "write the managed run's libtidal trace (Chrome trace-event JSON)"},
     {"replay", "--timeline FILE.svg", "draw the managed run's memory timeline"},
+    {"replay", "--sync-as-written", "model the loop's cudaDeviceSynchronize as written (it waits "
+                                    "for tidal's copies too), not as the rewrite's "
+                                    "tidal_device_synchronize: a rewrite from before 2026-11-28"},
     {"replay", "--break WHAT", "for tests: break the plan on purpose (skip-prefetch, drop-live, "
                                "split-no-advance)"},
     {"replay", "--separate-programs", "each FILE is a program of its own (not the files of one): "

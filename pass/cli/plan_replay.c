@@ -95,7 +95,11 @@ int plan_replay_run(pass_tu *tu, graph *g, const tidal_trace *trace,
    * alone (rewrite's figure was +49.7% where replay's was +166.7%) */
   unsigned char *sync = host_sync_ops(g);
   ro.op_host_sync = sync;
-  ro.device_sync = g->loop_device_syncs > 0; /* Note [device sync], backend_sim.c */
+  /* Note [device sync], backend_sim.c: 2 when the rewrite makes the calls
+   * tidal_device_synchronize (Note [the program's sync], rewrite.c) */
+  ro.device_sync = g->loop_device_syncs == 0                                ? 0
+                   : g->sync_keep_why || g->loop_device_syncs_kept > 0 || ro.sync_as_written ? 1
+                                                                                                : 2;
   replay_trace(trace, &pr->plan, &ro, &pr->rep); /* a run that failed says so in rep */
   free(sync);
   pr->replayed = 1;

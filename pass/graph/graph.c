@@ -226,5 +226,6 @@ void graph_free(graph *g) {
   }
   free(g->notes);
   free(g->home_all_why);
+  free(g->sync_keep_why);
   memset(g, 0, sizeof *g);
 }

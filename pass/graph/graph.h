@@ -401,7 +401,8 @@ typedef struct graph_site {
 } graph_site;
 
 /* A cudaMalloc/cudaMallocAsync/cudaFree/cudaFreeAsync call the rewriter
- * replaces (one per call written, wherever it runs). */
+ * replaces (one per call written, wherever it runs), or a
+ * cudaDeviceSynchronize/cudaThreadSynchronize (Note [the program's sync]). */
 typedef struct graph_memcall {
   unsigned begin, end; /* the call expression */
   char *callee;
@@ -520,6 +521,7 @@ typedef struct graph {
    * branches: tidal replay's host waits for every op and copy at each
    * iteration's end when there is one (Note [device sync], backend_sim.c). */
   int loop_device_syncs;
+  int loop_device_syncs_kept; /* of them, calls the rewrite keeps as written (cuCtxSynchronize) */
   int n_ops;
   graph_op *ops;
   int n_loops;
@@ -549,6 +551,10 @@ typedef struct graph {
   /* relocatable.c: why no allocation is relocatable (an unneutralised escape of
    * a pointer the pass cannot trace), NULL when none; and how many are. */
   char *home_all_why;
+  /* NULL, or why the program's cudaDeviceSynchronize calls stay as written
+   * rather than TIDAL_CUDA_DEVICE_SYNCHRONIZE (Note [the program's sync],
+   * rewrite.c): it creates streams that may not block on the legacy one. */
+  char *sync_keep_why;
   int n_relocatable;
 } graph;
 

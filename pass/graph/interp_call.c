@@ -482,8 +482,11 @@ GB_NOINLINE gval gb_eval_call(gb *b, gb_frame *f, CXCursor e) {
     ret = gb_make_smart(b, f, e);
     goto out;
   }
-  if (b->mode == GB_GRAPH && !b->dry && b->cur_branch < 0 && device_sync_call(name))
+  if (b->mode == GB_GRAPH && !b->dry && b->cur_branch < 0 && device_sync_call(name)) {
     b->g->loop_device_syncs++;
+    if (strcmp(name, "cuCtxSynchronize") == 0) /* not replaced (Note [the program's sync]) */
+      b->g->loop_device_syncs_kept++;
+  }
   const libcall_info *li = libcall_find(name);
   if (li && (li->flags & (LIBCALL_ALLOC | LIBCALL_FREE))) {
     if (b->h->alloc_call(b, f, e, name)) {

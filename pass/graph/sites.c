@@ -263,13 +263,28 @@ static int is_mem_callee(const char *n) {
          !strcmp(n, "cudaFreeAsync");
 }
 
+/* Calls that wait for the whole device, which the rewrite replaces (Note
+ * [the program's sync], rewrite.c). */
+static int is_sync_callee(const char *n) {
+  return !strcmp(n, "cudaDeviceSynchronize") || !strcmp(n, "cudaThreadSynchronize");
+}
+
+/* Stream creations whose stream may not wait for the legacy default
+ * stream: a sync of the legacy stream would not cover work on it. */
+static int nonblocking_stream_callee(const char *n) {
+  return !strcmp(n, "cudaStreamCreateWithFlags") || !strcmp(n, "cudaStreamCreateWithPriority") ||
+         !strcmp(n, "cuStreamCreate") || !strcmp(n, "cuStreamCreateWithPriority");
+}
+
 static void record_mem(scan_ctx *x, CXCursor call, const char *callee, int dependent) {
   unsigned b, e;
   char *text = site_expr_text(x->t, call, &b, &e);
   int ok = text && starts_with_word(text, callee) && text[strlen(text) - 1] == ')';
   free(text);
   int nargs = clang_Cursor_getNumArguments(call);
-  int want = strstr(callee, "Malloc") ? 2 : 1;
+  int want = strstr(callee, "Malloc") ? 2 : strstr(callee, "Free") ? 1 : 0;
+  if (!ok && is_sync_callee(callee))
+    return; /* written inside a macro: stays as written (waits for tidal's copies too) */
   if (!ok || nargs < want) {
     char msg[160];
     snprintf(msg, sizeof msg, "%s is written inside a macro: left as is (not a tidal allocation)",
@@ -565,6 +580,15 @@ static enum CXChildVisitResult expr_visitor(CXCursor c, CXCursor parent, CXClien
     ki = kernels_find(&x->g->kernels, c);
   }
   const libcall_info *li = ki ? NULL : libcall_find(callee);
+  if (!ki && nonblocking_stream_callee(callee) && !x->g->sync_keep_why) {
+    unsigned line, col;
+    char at[32];
+    location(c, &line, &col);
+    snprintf(at, sizeof at, "%u", line);
+    x->g->sync_keep_why = fmt_str("it calls %s (line %s), whose stream may not wait for the "
+                                  "legacy default stream", callee, at);
+    if (!x->g->sync_keep_why) x->oom = 1;
+  }
   if (!ki && !strcmp(callee, "cudaLaunchKernel") && !(li && (li->flags & LIBCALL_OP))) {
     /* the kernel it names is the op (opsites.c records it so) */
     CXCursor kd = opsite_launched_kernel(c);
@@ -573,6 +597,9 @@ static enum CXChildVisitResult expr_visitor(CXCursor c, CXCursor parent, CXClien
       op_call(w, c, lk->name, lk, NULL, flags | SITEACC_ARGS_ARRAY);
     else if (!lk && !(flags & SITEACC_DEPENDENT))
       escape(w, c, callee, li);
+  } else if (is_sync_callee(callee)) {
+    if (!(flags & SITEACC_DEPENDENT))
+      record_mem(x, c, callee, 0);
   } else if (is_mem_callee(callee)) {
     /* in a template only a free: its pointer's type depends (llm.c's
      * cudaFreeCheck(T **ptr) frees *ptr), so it is freed whichever it is

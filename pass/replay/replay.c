@@ -1144,6 +1144,9 @@ void replay_print_json(FILE *f, const replay_report *r, const plan_result *plan,
   json_run(f, "unmanaged", &r->unmanaged);
   json_run(f, "managed", m);
   fprintf(f, "  \"device_sync_per_iteration\": %s,\n", r->device_sync ? "true" : "false");
+  /* Note [the program's sync]: false when the rewrite makes it
+   * tidal_device_synchronize, which does not wait for tidal's copies */
+  fprintf(f, "  \"device_sync_waits_for_copies\": %s,\n", r->device_sync == 1 ? "true" : "false");
   fprintf(f, "  \"ok\": %s\n}\n", replay_ok(r) ? "true" : "false");
 }
 

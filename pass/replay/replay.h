@@ -78,10 +78,16 @@ typedef struct replay_options {
    * the device (cudaMemcpy to or from the host), in both runs. */
   const double *op_launch_s;
   const unsigned char *op_host_sync;
-  /* The training loop waits for the whole device once an iteration
-   * (graph.loop_device_syncs): both runs' hosts wait for every op and copy
-   * at each iteration's end (Note [device sync], backend_sim.c). */
+  /* The training loop waits for the device once an iteration
+   * (graph.loop_device_syncs): both runs' hosts wait at each iteration's
+   * end, 1 for every op and copy (cudaDeviceSynchronize as written: Note
+   * [device sync], backend_sim.c), 2 for the ops only (the rewrite's
+   * tidal_device_synchronize: Note [the program's sync], rewrite.c). */
   int device_sync;
+  /* --sync-as-written: the loop's device sync waits for every copy (1)
+   * even where the rewrite would make it tidal_device_synchronize (2): to
+   * compare with a card that ran a rewrite from before that change. */
+  int sync_as_written;
   void (*managed_start)(void *ud); /* called before the managed run, or NULL */
   void *managed_start_ud;
   int cost_only;         /* 1: no data oracle (ops do not read or write their bytes, the

@@ -168,6 +168,10 @@ typedef struct rt_backend_ops {
    * Sim only, on its clocks; NULL on a real device, where the program's own
    * call does it. */
   void (*device_sync)(rt_backend *b);
+  /* tidal_device_synchronize: blocks until the program's work is done (the
+   * legacy default stream and s), not tidal's copy streams.  The sim waits
+   * for its compute timeline. */
+  tidal_status (*program_sync)(rt_backend *b, tidal_stream s);
 
   /* Time marks for the run-time planner's op durations (record.c): a mark
    * on stream s now (sim: the compute clock; CUDA: a timing event);

@@ -587,6 +587,22 @@ static tidal_status cuda_event_sync(rt_backend *b, const rt_event *ev, double *w
   return TIDAL_OK;
 }
 
+/* tidal_device_synchronize (Note [the program's sync], pass/rewrite/rewrite.c):
+ * the legacy default stream waits for every blocking stream, the calling
+ * thread's per-thread default stream for a program built with
+ * --default-stream per-thread, and s for the ops' stream; tidal's copy
+ * streams are non-blocking, so none of these waits for them.  Not host
+ * time the runtime spent: the program's own wait. */
+static tidal_status cuda_program_sync(rt_backend *b, tidal_stream s) {
+  (void)b;
+  CHECK(CU(cuStreamSynchronize)(CU_STREAM_LEGACY), "cuStreamSynchronize (legacy default stream)");
+  CHECK(CU(cuStreamSynchronize)(CU_STREAM_PER_THREAD),
+        "cuStreamSynchronize (per-thread default stream)");
+  if (s && (CUstream)s != CU_STREAM_LEGACY && (CUstream)s != CU_STREAM_PER_THREAD)
+    CHECK(CU(cuStreamSynchronize)((CUstream)s), "cuStreamSynchronize (the ops' stream)");
+  return TIDAL_OK;
+}
+
 static tidal_status cuda_stream_wait(rt_backend *b, tidal_stream s, const rt_event *ev,
                                      double *stall_s) {
   if (!ev->handle)
@@ -910,6 +926,7 @@ const rt_backend_ops rt_backend_cuda_ops = {
     .op_end = cuda_op_end,
     .profile_flush = cuda_profile_flush,
     .modelled_now = cuda_modelled_now,
+    .program_sync = cuda_program_sync,
     .time_mark = cuda_time_mark,
     .time_ready = cuda_time_ready,
     .time_elapsed = cuda_time_elapsed,

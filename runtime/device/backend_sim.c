@@ -727,6 +727,15 @@ static void sim_device_sync(rt_backend *b) {
   host_wait_until(b, t, NULL, "device sync");
 }
 
+/* tidal_device_synchronize: the program's work is the compute timeline
+ * (faults it waited for are on it); tidal's copy engines are not waited for
+ * (Note [the program's sync], pass/rewrite/rewrite.c). */
+static tidal_status sim_program_sync(rt_backend *b, tidal_stream s) {
+  (void)s;
+  host_wait_until(b, b->t_dev, NULL, "program sync");
+  return TIDAL_OK;
+}
+
 /* Time marks cost what the CUDA backend's timing events cost the host
  * (a record; a poll per query), and reading one before the device has
  * reached it is a blocking wait, as cuEventSynchronize is: the host's
@@ -842,6 +851,7 @@ const rt_backend_ops rt_backend_sim_ops = {
     .profile_flush = sim_profile_flush,
     .modelled_now = sim_modelled_now,
     .device_sync = sim_device_sync,
+    .program_sync = sim_program_sync,
     .time_mark = sim_time_mark,
     .time_ready = sim_time_ready,
     .time_elapsed = sim_time_elapsed,

@@ -64,6 +64,8 @@ def main():
         cmd = ([tidal, "replay", "samples/gpt/train.cu"] + plan +
                ["--chunk", c, "--costs", os.path.join(d, "costs.txt"),
                 "--profile", os.path.join(d, v + ".profile"), "--model-only", "--format", "json",
+                # the card ran rewrites from before Note [the program's sync]
+                "--sync-as-written",
                 "--"] + FLAGS)
         out = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
         if out.returncode != 0:

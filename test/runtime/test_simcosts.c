@@ -15,6 +15,8 @@
  *     once a step) the host waits at tidal_iteration_end for the last op
  *     and for copies still running, tidal's swap-outs included (Note
  *     [device sync]); without it, it does not.  Before, it never waited.
+ *     With 2 (the rewrite's tidal_device_synchronize: Note [the program's
+ *     sync], pass/rewrite/rewrite.c) it waits for the op, not the copy.
  *  5. With one_copy_engine a prefetch issued while a swap-out runs starts
  *     when it ends (Note [one copy engine]); without, the two overlap.
  * Sim only: the CUDA backend has no modelled clock. */
@@ -136,6 +138,33 @@ static double iteration_end_wait(int device_sync, double *copy_wait) {
   CHECK_OK(tidal_shutdown());
   return op_wait;
 }
+
+/* Host seconds tidal_device_synchronize waits after a 5 ms op and a 10 ms
+ * swap-out issued after it, and (*all) what tidal_synchronize then waits
+ * on top: the program's work, then tidal's copy. */
+static double program_sync_wait(double *all) {
+  write_costs("launch_s 1m\nlaunch_gap_s 0\nevent_sync_s 0\ncopy_latency_s 0\n"
+              "d2h_bytes_per_s 409600\nh2d_bytes_per_s 409600\n");
+  tidal_config cfg;
+  th_config(&cfg, 4096, 4096 * 8);
+  cfg.sim_costs_path = costs;
+  th_init(&cfg);
+  static const tidal_site slow = {"slow", "t.cu", 8, 5e-3};
+  unsigned char *a;
+  CHECK_OK(tidal_malloc((void **)&a, 4096));
+  tidal_access wa = {a, 4096, TIDAL_WRITE};
+  CHECK_OK(tidal_op_begin(&slow, 1, &wa));
+  CHECK_OK(tidal_op_end(&slow));
+  CHECK_OK(tidal_swap_out(a, 4096)); /* after the op: 6 ms to 16 ms */
+  tidal_stats s0 = th_stats();
+  CHECK_OK(tidal_device_synchronize());
+  tidal_stats s1 = th_stats();
+  CHECK_OK(tidal_synchronize());
+  *all = th_stats().total.modelled_host_wait_seconds - s1.total.modelled_host_wait_seconds;
+  CHECK_OK(tidal_free(a));
+  CHECK_OK(tidal_shutdown());
+  return s1.total.modelled_host_wait_seconds - s0.total.modelled_host_wait_seconds;
+}
 #endif
 
 int main(int argc, char **argv) {
@@ -216,6 +245,13 @@ int main(int argc, char **argv) {
   CHECK(copy_wait > 9e-3 && copy_wait <= 10e-3 + 1e-6); /* the swap-out's 10 ms, less its issue */
   CHECK(iteration_end_wait(0, &copy_wait) == 0);
   CHECK(copy_wait == 0);
+  /* 4b. the rewrite's tidal_device_synchronize (2): the op, not the copy */
+  CHECK(near(iteration_end_wait(2, &copy_wait), 5e-3));
+  CHECK(copy_wait == 0);
+  double rest, prog = program_sync_wait(&rest);
+  CHECK(near(prog, 5e-3) || prog < 5e-3 + 1e-6); /* the op's 5 ms, less what the host spent */
+  CHECK(prog > 4e-3);
+  CHECK(rest > 9e-3 && rest <= 10e-3 + 1e-6); /* the swap-out, waited for by tidal_synchronize */
 
   /* 5. one copy engine for both directions: 20 ms of copies, else 10 */
   double serial = both_directions_wait(1), overlapped = both_directions_wait(0);
