@@ -412,6 +412,8 @@ static inline size_t rt_physical_bytes(void) {
 static inline void rt_note_physical(void) { rt_stats_physical(rt_physical_bytes()); }
 /* Host store bytes holding copies (chunks' slots, pending ones included, and
  * units' copies), the slots kept for reuse not counted (hoststore.c). */
+/* Bytes of host memory the store has pinned (every piece). */
+size_t rt_host_pinned_bytes(void);
 static inline size_t rt_host_used_bytes(void) {
   return rt_mem.uhost.used - rt_mem.hs.ncache * rt_mem.hs.slot_bytes;
 }

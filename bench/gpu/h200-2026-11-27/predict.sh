@@ -1,6 +1,9 @@
 #!/bin/bash
-# predict.sh [TIDAL] [JOBS] - the calibrated replay of every measured row
-# (measured.tsv) with this folder's costs and profiles; prints a markdown
+# predict.sh [TIDAL] [JOBS] [reloc] - the calibrated replay of every measured row
+# (measured.tsv: the chunk mechanism the card ran at 8f89452, replayed with
+# TIDAL_RELOCATE=0; with "reloc", measured-reloc.tsv: relocation, run 4 of
+# the second session, replayed with each row's planner) with this folder's
+# costs and profiles; prints a markdown
 # table: the card's step against the modelled steady step (ms, error), the
 # same as ratios (the card's over the original it measured; the replay's
 # over its unmanaged run), and VMM calls per iteration.  Paths are
@@ -11,14 +14,19 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
 tidal=${1:-$root/build/pass/tidal}
 jobs=${2:-1}   # each replay maps the 1.5 GB variant: mind the memory
+mech=${3:-chunks}
+if [ "$mech" = reloc ]; then tsv=measured-reloc.tsv; export TIDAL_RELOCATE=1
+else tsv=measured.tsv; export TIDAL_RELOCATE=0; fi
 F="-DGPT_B=8 -DGPT_T=256 -DGPT_C=512 -DGPT_L=8 -DGPT_NH=8 -DGPT_V=4096"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 rel=bench/gpu/h200-2026-11-27
 n=0
-grep -v '^#' "$here/measured.tsv" | while IFS=$'\t' read -r v b c m t ms; do
+grep -v '^#' "$here/$tsv" | while IFS=$'\t' read -r f1 f2 f3 f4 f5 f6; do
   n=$((n + 1))
-  if [ "$v" = gptbig ]; then plan="--budget $b% --runtime-planner runtime"; prof=gptbig.profile
+  if [ "$mech" = reloc ]; then v=$f1 pl=$f2 b=$f3 c=$f4 m=$f5 ms=$f6 t="$f2 planner"
+  else v=$f1 pl=runtime b=$f2 c=$f3 m=$f4 t=$f5 ms=$f6; fi
+  if [ "$v" = gptbig ]; then plan="--budget $b% --runtime-planner $pl"; prof=gptbig.profile
   else plan="--plan none --budget $b%"; prof=gptbignone.profile; fi
   echo "$n	$v	$b	$c	$m	$t	$ms" > "$tmp/row$n"
   (cd "$root" && $tidal replay samples/gpt/train.cu $plan --chunk "$c" --costs "$rel/costs.txt" \
@@ -30,7 +38,7 @@ python3 - "$tmp" <<'PY'
 import json, os, sys
 d = sys.argv[1]
 rows = sorted(int(f[3:]) for f in os.listdir(d) if f.startswith("row"))
-print("| variant | budget | chunk | card: step | replay: step | error | card: x | replay: x | error | VMM calls / iteration | table |")
+print("| variant | budget | chunk | card: step | replay: step | error | card: x | replay: x | error | VMM calls / iteration | table or planner |")
 print("|---|---|---|---|---|---|---|---|---|---|---|")
 for n in rows:
     _, v, b, c, m, t, ms = open(os.path.join(d, "row%d" % n)).read().rstrip("\n").split("\t")
