@@ -367,9 +367,14 @@ void *tidal_at(const void *p);
 /* The allocation holding p stays at its own (stable) address from now on:
  * its address escapes what the pass sees (stored in a struct or in device
  * memory, kept by a library).  Its bytes are copied there from wherever they
- * are.  Idempotent; TIDAL_OK for non-tidal memory and NULL.
- * TIDAL_ERR_INVALID while an open op uses it; TIDAL_ERR_BUDGET,
- * TIDAL_ERR_BACKEND (nothing is lost: it stays relocated). */
+ * are.  Code no op declares uses it next, so all of it is made resident now
+ * (restored as a fault would: blocks for the copies in) and pinned - until
+ * the next tidal_op_begin (or tidal_free, tidal_shutdown) when called
+ * outside any op, until the open op's tidal_op_end when called inside one -
+ * and counts as written.  Idempotent; TIDAL_OK for non-tidal memory and
+ * NULL.  TIDAL_ERR_INVALID while an open op uses a relocatable allocation;
+ * TIDAL_ERR_BUDGET when its chunks do not fit beside what is pinned (the
+ * message says so); TIDAL_ERR_BACKEND.  Nothing is lost on failure. */
 tidal_status tidal_home(const void *p);
 
 /* Sets the stream later ops are enqueued on (stream-ordered semantics). */

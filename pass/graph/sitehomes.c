@@ -20,7 +20,10 @@
  * elements of arrays in it, `p.w[3]` - that no access of the call
  * declares becomes a home: the rewriter emits tidal_home for it before
  * TIDAL_OP_BEGIN, which the runtime makes exact (NULL and memory that is
- * not tidal's are no-ops, so a field holding neither costs nothing).
+ * not tidal's are no-ops, so a field holding neither costs nothing), and
+ * again after it, which keeps the allocation resident until the op ends:
+ * no access restores what was swapped out of it (homes_in_op in
+ * rewrite.c, Note [home residency] in runtime/memory/homehold.c).
  * What cannot be named so - a struct written as an expression with side
  * effects (`make_pair(a, b)`: evaluating it again would repeat them), an
  * array of more than MAX_ARRAY_HOMES pointers, an anonymous member, a

@@ -178,21 +178,35 @@ static void site_homes(rw *r, const graph_site *s, const char *in, rw_buf *b) {
   for (int i = 0; i < s->n_acc; i++) {
     const char *why = home_reason(s, i);
     if (why)
-      rw_buf_printf(b, "%s  tidal_home((const void *)(%s)); /* tidal: stays at home: reaches the op "
+      rw_buf_printf(b, "%s  TIDAL_CHECK(tidal_home((const void *)(%s))); /* tidal: stays at home: reaches the op "
                        "through %s, not TIDAL_AT */\n",
                     in, s->acc[i].ptr, why);
   }
   for (int i = 0; i < s->n_homes; i++)
-    rw_buf_printf(b, "%s  tidal_home((const void *)(%s)); /* tidal: stays at home: reaches the op "
+    rw_buf_printf(b, "%s  TIDAL_CHECK(tidal_home((const void *)(%s))); /* tidal: stays at home: reaches the op "
                      "through %s, not TIDAL_AT */\n",
                   in, s->homes[i], extra_home_reason(s));
   for (int i = 0; i < s->n_args; i++) {
     const graph_site_arg *ga = &s->args[i];
     if (s->kind != GRAPH_OP_MEMCPY || i == 0 || !ga->home_text) continue;
-    rw_buf_printf(b, "%s  tidal_home((const void *)(%s)); /* tidal: stays at home: its address is "
+    rw_buf_printf(b, "%s  TIDAL_CHECK(tidal_home((const void *)(%s))); /* tidal: stays at home: its address is "
                      "copied to the device */\n",
                   in, ga->home_text);
   }
+}
+
+/* The pointers a kernel is given that no access declares (s->homes: a
+ * struct's fields, an array's elements in it, cudaLaunchKernel's struct
+ * parameters) once more after TIDAL_OP_BEGIN: tidal_home inside the open op
+ * keeps their allocations resident and pinned until TIDAL_OP_END (Note
+ * [home residency], runtime/memory/homehold.c).  The calls before the op
+ * (site_homes) send a relocatable allocation home before the op declares
+ * any of it; the op's begin may evict what they restored, so the kernel's
+ * residency comes from these. */
+static void homes_in_op(const graph_site *s, const char *in, rw_buf *b) {
+  for (int i = 0; i < s->n_homes; i++)
+    rw_buf_printf(b, "\n%s  TIDAL_CHECK(tidal_home((const void *)(%s)));%s", in, s->homes[i],
+                  i ? "" : " /* tidal: resident until the op ends: no access declares it */");
 }
 
 /* The header's note for a site that sends pointers home (site_homes). */
@@ -214,9 +228,9 @@ static void escape_homes(rw *r, const graph_escape *e) {
   rw_buf b = {0};
   if (e->braces) rw_buf_puts(&b, "{ ");
   for (int k = 0; k < e->n_homes; k++) {
-    rw_buf_puts(&b, "tidal_home((const void *)(");
+    rw_buf_puts(&b, "TIDAL_CHECK(tidal_home((const void *)(");
     rw_buf_puts(&b, e->homes[k]);
-    rw_buf_puts(&b, ")); ");
+    rw_buf_puts(&b, "))); ");
   }
   rw_buf_puts(&b, "/* tidal: stays at home: ");
   rw_put_commented(&b, e->callee);
@@ -353,6 +367,7 @@ static void instrument_site(rw *r, int idx) {
     array_copy(r, idx, s, in, &open);
   } else
     rw_buf_printf(&open, "%s  TIDAL_OP_BEGIN(&tidal_site_%d, 0, NULL);", in, idx);
+  homes_in_op(s, in, &open);
   rw_line_restore(L, s->stmt_begin, &open);
   wrap_args(r, s);
   if (s->is_return == 2) { /* Note [ops in return statements] (graph/sites.c) */

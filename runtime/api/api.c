@@ -262,6 +262,7 @@ tidal_status tidal_shutdown(void) {
     return op_fail(rt_error(TIDAL_ERR_INVALID,
                             "tidal_shutdown: called from a recompute closure (an op is "
                             "waiting for it)"));
+  rt_home_release();
   tidal_status st = rt_reap(1);
   rt_planner_shutdown();
   if (rt_base.cfg.stats || rt_base.cfg.log_level >= 3)
@@ -299,6 +300,7 @@ tidal_status tidal_shutdown(void) {
   rt_pool_destroy();
   rt_arbiter_leave(); /* after the pool: its chunks are given back first */
   rt_frames_destroy();
+  rt_home_destroy();
   reset_state();
   return st;
 }
@@ -502,6 +504,7 @@ tidal_status tidal_free(void *p) {
                       p, (size_t)(u - a->base), (unsigned long)a->base);
     return rt_error(TIDAL_ERR_UNKNOWN_POINTER, "tidal_free(%p): not a tidal allocation", p);
   }
+  rt_home_release(); /* its holds would make it busy (Note [home residency]) */
   int busy = (a->slab && rt_small_busy(a)) || (a->arena && rt_arena_busy(a)) ||
              (a->reloc && rt_units_busy(a));
   for (uint32_t i = 0; i < a->nchunks; i++)
@@ -529,6 +532,8 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
   if (n < 0 || (n > 0 && !acc))
     return op_fail(rt_error(TIDAL_ERR_INVALID, "tidal_op_begin %s: %d accesses at %p",
                             site_label(site), n, (const void *)acc));
+  rt_home_release(); /* tidal_home's pins outside any op: the call is enqueued (Note [home
+                       residency], memory/homehold.c) */
   if (rt_mem.out.n || rt_mem.in.n)
     rt_reap(0);
   if (rt_pol.arb && rt_mem.depth == 0)
@@ -561,6 +566,7 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
   f->stream = rt_mem.stream;
   f->pin_start = rt_mem.npinned;
   uint64_t stamp = ++rt_mem.op_stamp;
+  f->stamp = stamp;
   size_t cb = rt_mem.chunk_bytes;
 
   /* 1. Resolve and pin every declared chunk. */
@@ -1013,15 +1019,42 @@ tidal_status tidal_home(const void *p) {
   if (!p)
     return TIDAL_OK;
   rt_alloc *a = rt_registry_find((uintptr_t)p);
-  if (!a || !a->reloc)
-    return TIDAL_OK; /* home already, or not tidal's */
-  if (rt_units_busy(a))
-    return rt_error(TIDAL_ERR_INVALID, "tidal_home(%p): an open op (tidal_op_begin) uses it", p);
-  tidal_status st = rt_units_home(a);
-  if (!a->reloc) /* chunked now: its footprint as a home allocation's */
-    rt_mem.footprint_bytes = rt_mem.footprint_bytes - a->reserved + footprint(a->bytes);
-  if (st == TIDAL_OK && RT_TRACING())
-    rt_trace("home", "\"ptr\":\"%#lx\",\"bytes\":%zu", (unsigned long)a->base, a->bytes);
+  if (!a)
+    return TIDAL_OK; /* not tidal's */
+  tidal_status st;
+  if (a->reloc) {
+    if (rt_units_busy(a))
+      return rt_error(TIDAL_ERR_INVALID, "tidal_home(%p): an open op (tidal_op_begin) uses it", p);
+    st = rt_units_home(a);
+    if (!a->reloc) /* chunked now: its footprint as a home allocation's */
+      rt_mem.footprint_bytes = rt_mem.footprint_bytes - a->reserved + footprint(a->bytes);
+    if (st != TIDAL_OK)
+      return st;
+    if (RT_TRACING())
+      rt_trace("home", "\"ptr\":\"%#lx\",\"bytes\":%zu", (unsigned long)a->base, a->bytes);
+  }
+  /* Resident and pinned until the next op takes the pins (Note [home
+   * residency], memory/homehold.c): what reaches it is not instrumented. */
+  size_t units = 0, need = rt_home_need_bytes(a), held = rt_home_pinned_bytes(&units);
+  if (!need)
+    return TIDAL_OK; /* pinned already */
+  if (need + held > rt_mem.budget_bytes && rt_pol.arb)
+    (void)rt_arbiter_need(need + held); /* a shared budget: the others make room */
+  held += units; /* units and chunks share the exact budget (Note [units]) */
+  if (need + held - units > rt_mem.budget_bytes || (units && need + held > rt_mem.budget_exact))
+    return rt_error(TIDAL_ERR_BUDGET,
+                    "tidal_home(%p): the %zu-byte allocation at %#lx must be resident, all of "
+                    "it (code the pass does not instrument uses it): its %zu bytes in whole "
+                    "chunks and the %zu bytes pinned by %s exceed the %zu-byte budget",
+                    p, a->bytes, (unsigned long)a->base, need, held,
+                    rt_mem.depth ? "the open ops" : "earlier tidal_home calls since the last op",
+                    rt_mem.budget_bytes);
+  st = rt_home_hold(a);
+  if (st == TIDAL_ERR_BUDGET)
+    return rt_error(TIDAL_ERR_BUDGET,
+                    "tidal_home(%p): the %zu-byte allocation at %#lx must be resident (code the "
+                    "pass does not instrument uses it) but does not fit: %s",
+                    p, a->bytes, (unsigned long)a->base, tidal_last_error());
   return st;
 }
 

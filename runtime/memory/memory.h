@@ -257,8 +257,10 @@ typedef struct rt_frame {
   const tidal_site *site;
   int begun;                 /* its begin succeeded: its units are fixed (rt_units_fix) */
   size_t empty_start;        /* its empty relocatable accesses: rt_mem.empty[empty_start ..) */
-  size_t pin_start, pin_end; /* its chunks: pinned[pin_start .. pin_end) */
+  size_t pin_start, pin_end; /* its chunks: pinned[pin_start .. pin_end); tidal_home inside
+                                the op adds pinned[pin_end .. npinned) */
   tidal_stream stream;
+  uint64_t stamp;            /* its op_stamp (rt_frame_pin's dedup) */
 } rt_frame;
 
 /* A device budget shared with other processes (policy/arbiter.c). */
@@ -329,6 +331,13 @@ typedef struct rt_mem_state {
   tidal_stream stream;           /* tidal_stream_set: the stream ops are enqueued on */
   uintptr_t *empty;              /* pointers of the open ops' empty relocatable accesses */
   size_t nempty, cap_empty;
+
+  /* homehold.c: chunks tidal_home made resident outside any op, pinned
+   * until the next tidal_op_begin (Note [home residency]) */
+  rt_chunk **held;
+  size_t nheld, cap_held;
+  uint64_t home_stamp;           /* op_stamp of the held chunks in this hold period */
+  int homing;                    /* inside tidal_home's restores: a closure's op keeps the holds */
 
   rt_hoststore hs;
   /* units.c: the device pool (Note [device pool]) and the host byte store */
@@ -445,6 +454,23 @@ RT_HIDDEN void rt_frame_unwind(void); /* pops the top op frame, unpinning its ch
  * tidal_at(p) is no error while it is open. */
 RT_HIDDEN tidal_status rt_frame_note_empty(uintptr_t p);
 RT_HIDDEN void rt_frames_destroy(void);
+
+/* ---- homehold.c: what tidal_home makes resident (Note [home residency]) ---- */
+/* Pins every chunk of home allocation a and restores it: into the innermost
+ * open op (until its end), or outside any op into the holds (until the next
+ * tidal_op_begin).  On failure this call's chunks are as they were. */
+RT_HIDDEN tidal_status rt_home_hold(rt_alloc *a);
+/* Bytes of chunks the holds and the open ops pin now (an upper bound: a
+ * chunk two nested ops declared counts twice), with *unit_bytes the exact
+ * bytes of the units they pin; and a's bytes that are not pinned by the
+ * holds or the innermost op yet. */
+RT_HIDDEN size_t rt_home_pinned_bytes(size_t *unit_bytes);
+RT_HIDDEN size_t rt_home_need_bytes(rt_alloc *a);
+/* Lets go of the holds (tidal_op_begin, tidal_free, tidal_shutdown): the
+ * chunks count as written by an op that ended now.  Not inside tidal_home's
+ * own restores (a recompute closure's op). */
+RT_HIDDEN void rt_home_release(void);
+RT_HIDDEN void rt_home_destroy(void);
 
 /* ---- residency.c ---- */
 /* Finishes completed copies: swapped-out chunks release their device memory. */

@@ -35,6 +35,12 @@ cudaError_t cudaMemset(void *dst, int value, size_t bytes) {
 cudaError_t cudaDeviceSynchronize(void) {
   return cudaSuccess;
 }
+cudaError_t simcuda_launch_argv(unsigned int grid, unsigned int block, void (*tramp)(void **),
+                                void **args) {
+  if (!tramp || !args) return cudaErrorInvalidValue;
+  SIMCUDA_LAUNCH(grid, block, tramp(args));
+  return cudaSuccess;
+}
 
 struct simcuda_cublas {
   int unused;
@@ -100,7 +106,8 @@ tidal_status __wrap_tidal_shutdown(void) {
 #define SIMCUDA_COUNTERS(X)                                                                 \
   X(peak_resident_bytes) X(swapped_out_bytes) X(swapped_in_bytes) X(dropped_bytes) X(faults) \
   X(evictions) X(planner_swap_outs) X(planner_prefetches) X(planner_drops)                  \
-  X(planner_recomputes) X(hints_run) X(hints_skipped) X(plans_built) X(plan_iterations)
+  X(planner_recomputes) X(hints_run) X(hints_skipped) X(plans_built) X(plan_iterations)    \
+  X(relocated_bytes)
       const tidal_counters *c[2] = {&s.total, &s.last_iteration};
       const char *which[2] = {"total", "last"};
       fprintf(f, "budget_bytes %llu\niterations %llu\n", (unsigned long long)s.budget_bytes,

@@ -70,23 +70,23 @@ int main(int argc, char **argv) {
                               const void *, const void *, const cudnnTensorDescriptor_t, void *)>
       boxed = cudnnAddTensor;
   for (int step = 0; step < 4; step++) {
-// CHECK: { tidal_home((const void *)(x)); tidal_home((const void *)(z)); /* tidal: stays at home: the call through function pointer 'dyn', whose target tidal cannot tell, may use or keep the address outside every op */
+// CHECK: { TIDAL_CHECK(tidal_home((const void *)(x))); TIDAL_CHECK(tidal_home((const void *)(z))); /* tidal: stays at home: the call through function pointer 'dyn', whose target tidal cannot tell, may use or keep the address outside every op */
 // CHECK-NEXT: #line
 // CHECK-NEXT: dyn(h, &one, xd, x, &one, xd, z); }
     dyn(h, &one, xd, x, &one, xd, z);
-// CHECK: { tidal_home((const void *)(y)); tidal_home((const void *)(z)); /* tidal: stays at home: the call through function pointer 'pick'
+// CHECK: { TIDAL_CHECK(tidal_home((const void *)(y))); TIDAL_CHECK(tidal_home((const void *)(z))); /* tidal: stays at home: the call through function pointer 'pick'
 // CHECK-NEXT: #line
 // CHECK-NEXT: pick(h, &one, xd, y, &one, xd, z); }
     pick(h, &one, xd, y, &one, xd, z);
-// CHECK: { tidal_home((const void *)(x)); tidal_home((const void *)(y)); /* tidal: stays at home: the call through function pointer 'hook'
+// CHECK: { TIDAL_CHECK(tidal_home((const void *)(x))); TIDAL_CHECK(tidal_home((const void *)(y))); /* tidal: stays at home: the call through function pointer 'hook'
 // CHECK-NEXT: #line
 // CHECK-NEXT: hook(h, &one, xd, x, &one, xd, y); }
     hook(h, &one, xd, x, &one, xd, y);
-// CHECK: { tidal_home((const void *)(z)); tidal_home((const void *)(x)); /* tidal: stays at home: kernel 'add_kernel' launched through function pointer 'kp'
+// CHECK: { TIDAL_CHECK(tidal_home((const void *)(z))); TIDAL_CHECK(tidal_home((const void *)(x))); /* tidal: stays at home: kernel 'add_kernel' launched through function pointer 'kp'
 // CHECK-NEXT: #line
 // CHECK-NEXT: kp<<<N / 256, 256>>>(z, x, N); }
     kp<<<N / 256, 256>>>(z, x, N);
-// CHECK: { tidal_home((const void *)(y)); tidal_home((const void *)(x)); /* tidal: stays at home: the call through std::function 'boxed'
+// CHECK: { TIDAL_CHECK(tidal_home((const void *)(y))); TIDAL_CHECK(tidal_home((const void *)(x))); /* tidal: stays at home: the call through std::function 'boxed'
 // CHECK-NEXT: #line
 // CHECK-NEXT: boxed(h, &one, xd, y, &one, xd, x); }
     boxed(h, &one, xd, y, &one, xd, x);

@@ -35,7 +35,7 @@ int main(void) {
   read_dataset(path.c_str(), h, N);
 // CHECK-NOT: tidal_home((const void *)(perf))
   query_algos(8, &got, perf);
-// CHECK: tidal_home((const void *)(y));
+// CHECK: TIDAL_CHECK(tidal_home((const void *)(y)));
   keep_pointer(y);
   cudaMemcpy(x, h, N * sizeof(float), cudaMemcpyHostToDevice);
   for (int step = 0; step < 10; step++)

@@ -46,10 +46,14 @@ int main(int argc, char **argv) {
   cudaMalloc(&d, N * sizeof(float));
   pair p0 = {c, d};
   void *init[] = {&p0, &n};
-// CHECK: tidal_home((const void *)((*(pair *)(init)[0]).a)); /* tidal: stays at home: reaches the op through the argument array of cudaLaunchKernel, not TIDAL_AT */
-// CHECK-NEXT: tidal_home((const void *)((*(pair *)(init)[0]).b));
+// CHECK: TIDAL_CHECK(tidal_home((const void *)((*(pair *)(init)[0]).a))); /* tidal: stays at home: reaches the op through the argument array of cudaLaunchKernel, not TIDAL_AT */
+// CHECK-NEXT: TIDAL_CHECK(tidal_home((const void *)((*(pair *)(init)[0]).b)));
 // CHECK-NEXT: TIDAL_OP_BEGIN(&tidal_site_{{[0-9]+}}, 0, NULL);
-// CHECK: cudaLaunchKernel((const void *)add, dim3(N / 256), dim3(256), init, 0, 0);
+// Again inside the op: resident and pinned until it ends (Note [home residency]).
+// CHECK-NEXT: TIDAL_CHECK(tidal_home((const void *)((*(pair *)(init)[0]).a))); /* tidal: resident until the op ends: no access declares it */
+// CHECK-NEXT: TIDAL_CHECK(tidal_home((const void *)((*(pair *)(init)[0]).b)));
+// CHECK-NEXT: #line
+// CHECK-NEXT: cudaLaunchKernel((const void *)add, dim3(N / 256), dim3(256), init, 0, 0);
   cudaLaunchKernel((const void *)add, dim3(N / 256), dim3(256), init, 0, 0);
   void *zw[] = {&z, &w, &n}, *wz[] = {&w, &z, &n};
   for (int it = 0; it < 2; it++) {
@@ -72,13 +76,16 @@ int main(int argc, char **argv) {
     cudaLaunchKernel((const void *)axpy, dim3(N / 256), dim3(256), argc > 1 ? zw : wz, 0, 0);
     pair p = {u, v};
     void *ps[] = {&p, &n};
-// CHECK: tidal_home((const void *)((*(pair *)(ps)[0]).a)); /* tidal: stays at home: reaches the op through the argument array of cudaLaunchKernel, not TIDAL_AT */
-// CHECK-NEXT: tidal_home((const void *)((*(pair *)(ps)[0]).b));
-// CHECK: cudaLaunchKernel((const void *)add, dim3(N / 256), dim3(256), ps, 0, 0);
+// CHECK: TIDAL_CHECK(tidal_home((const void *)((*(pair *)(ps)[0]).a))); /* tidal: stays at home: reaches the op through the argument array of cudaLaunchKernel, not TIDAL_AT */
+// CHECK-NEXT: TIDAL_CHECK(tidal_home((const void *)((*(pair *)(ps)[0]).b)));
+// In the loop the fields are declared accesses: the op makes them resident.
+// CHECK-NEXT: TIDAL_OP_BEGIN(&tidal_site_{{[0-9]+}}, 2, tidal_acc_{{[0-9]+}});
+// CHECK-NEXT: #line
+// CHECK-NEXT: cudaLaunchKernel((const void *)add, dim3(N / 256), dim3(256), ps, 0, 0);
     cudaLaunchKernel((const void *)add, dim3(N / 256), dim3(256), ps, 0, 0);
   }
   return 0;
 }
-// SUM: :[[@LINE-29]]:3: warning: op site 'main -> add': 2 pointers reach it through the argument array of cudaLaunchKernel, not as an argument the rewrite can pass at its current address (TIDAL_AT): the allocations they point into stay at home
+// SUM: :[[@LINE-32]]:3: warning: op site 'main -> add': 2 pointers reach it through the argument array of cudaLaunchKernel, not as an argument the rewrite can pass at its current address (TIDAL_AT): the allocations they point into stay at home
 // SUM: :[[@LINE-5]]:5: warning: op site 'main -> add': 2 pointers reach it through the argument array of cudaLaunchKernel
 // SUM: 6 of 8 allocations relocatable

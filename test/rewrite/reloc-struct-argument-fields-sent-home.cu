@@ -4,7 +4,10 @@
 // reaches, and not the elements of an array inside the struct: each pointer
 // no access declares is sent home with tidal_home before the op (an array's
 // elements one by one, nested structs by their fields), so the kernel never
-// reads a relocated allocation's unmapped stable address.
+// reads a relocated allocation's unmapped stable address, and again after
+// TIDAL_OP_BEGIN, so its allocation is resident while the kernel runs.
+// Every tidal_home is checked (TIDAL_CHECK): one that cannot make its
+// allocation resident stops the program.
 // RUN: sed -e 's@// *\(CHECK\|SUM\)[-A-Z]*:.*@//@' %s > %t.cu
 // RUN: %tidal rewrite %t.cu --plan none -o %t.out.cu -- %stubflags 2>&1 | FileCheck %s --check-prefix=SUM
 // RUN: FileCheck %s < %t.out.cu
@@ -23,22 +26,34 @@ int main(void) {
   cudaMalloc(&g, N * sizeof(float));
   layer L = {{w0, w1}, b, {g, 0}};
 // Setup: nothing is declared for a struct argument here, every field is sent home.
-// CHECK: tidal_home((const void *)(L.w[0])); /* tidal: stays at home: reaches the op through a pointer field of a struct passed by value, not TIDAL_AT */
-// CHECK-NEXT: tidal_home((const void *)(L.w[1]));
-// CHECK-NEXT: tidal_home((const void *)(L.b));
-// CHECK-NEXT: tidal_home((const void *)(L.in.g));
+// CHECK: TIDAL_CHECK(tidal_home((const void *)(L.w[0]))); /* tidal: stays at home: reaches the op through a pointer field of a struct passed by value, not TIDAL_AT */
+// CHECK-NEXT: TIDAL_CHECK(tidal_home((const void *)(L.w[1])));
+// CHECK-NEXT: TIDAL_CHECK(tidal_home((const void *)(L.b)));
+// CHECK-NEXT: TIDAL_CHECK(tidal_home((const void *)(L.in.g)));
 // CHECK-NEXT: TIDAL_OP_BEGIN(&tidal_site_0, 0, NULL);
+// Again inside the op: resident and pinned until it ends (a chunk swapped
+// out earlier is restored; Note [home residency]).
+// CHECK-NEXT: TIDAL_CHECK(tidal_home((const void *)(L.w[0]))); /* tidal: resident until the op ends: no access declares it */
+// CHECK-NEXT: TIDAL_CHECK(tidal_home((const void *)(L.w[1])));
+// CHECK-NEXT: TIDAL_CHECK(tidal_home((const void *)(L.b)));
+// CHECK-NEXT: TIDAL_CHECK(tidal_home((const void *)(L.in.g)));
+// CHECK-NEXT: #line
+// CHECK-NEXT: step<<<N / 256, 256>>>(L, N); TIDAL_OP_END(&tidal_site_0); }
   step<<<N / 256, 256>>>(L, N);
   for (int it = 0; it < 2; it++) {
 // The loop: b and in.g are declared (and sent home as such), w[0] and w[1] too.
-// CHECK: tidal_home((const void *)(L.b)); /* tidal: stays at home: reaches the op through a pointer field of a struct passed by value, not TIDAL_AT */
-// CHECK-NEXT: tidal_home((const void *)(L.in.g));
-// CHECK-NEXT: tidal_home((const void *)(L.w[0])); /* tidal: stays at home: reaches the op through a pointer field of a struct passed by value, not TIDAL_AT */
-// CHECK-NEXT: tidal_home((const void *)(L.w[1]));
+// CHECK: TIDAL_CHECK(tidal_home((const void *)(L.b))); /* tidal: stays at home: reaches the op through a pointer field of a struct passed by value, not TIDAL_AT */
+// CHECK-NEXT: TIDAL_CHECK(tidal_home((const void *)(L.in.g)));
+// CHECK-NEXT: TIDAL_CHECK(tidal_home((const void *)(L.w[0]))); /* tidal: stays at home: reaches the op through a pointer field of a struct passed by value, not TIDAL_AT */
+// CHECK-NEXT: TIDAL_CHECK(tidal_home((const void *)(L.w[1])));
 // CHECK-NEXT: TIDAL_OP_BEGIN(&tidal_site_1, 2, tidal_acc_1);
+// Only the pointers no access declares, again inside the op.
+// CHECK-NEXT: TIDAL_CHECK(tidal_home((const void *)(L.w[0]))); /* tidal: resident until the op ends: no access declares it */
+// CHECK-NEXT: TIDAL_CHECK(tidal_home((const void *)(L.w[1])));
+// CHECK-NEXT: #line
     step<<<N / 256, 256>>>(L, N);
   }
   return 0;
 }
-// SUM: :[[@LINE-12]]:3: warning: op site 'main -> step': 4 pointers reach it through a pointer field of a struct passed by value
+// SUM: :[[@LINE-16]]:3: warning: op site 'main -> step': 4 pointers reach it through a pointer field of a struct passed by value
 // SUM: :[[@LINE-5]]:5: warning: op site 'main -> step': 4 pointers reach it through a pointer field of a struct passed by value

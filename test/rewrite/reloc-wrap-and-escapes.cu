@@ -34,11 +34,11 @@ int main(void) {
   cudaMalloc(&y, N * sizeof(float));
   cudaMalloc(&w, N * sizeof(float));
   cudaMalloc(&ws, N * sizeof(float));
-// CHECK: tidal_home((const void *)(ws)); /* tidal: stays at home: cublasSetWorkspace_v2 may use or keep the address outside every op */
+// CHECK: TIDAL_CHECK(tidal_home((const void *)(ws))); /* tidal: stays at home: cublasSetWorkspace_v2 may use or keep the address outside every op */
 // CHECK-NEXT: #line
 // CHECK-NEXT: cublasSetWorkspace(hd, ws, N * sizeof(float)); }
   cublasSetWorkspace(hd, ws, N * sizeof(float));
-// CHECK: { tidal_home((const void *)(ws + 8)); /* tidal: stays at home: ext_fill may use or keep the address outside every op */
+// CHECK: { TIDAL_CHECK(tidal_home((const void *)(ws + 8))); /* tidal: stays at home: ext_fill may use or keep the address outside every op */
   ext_fill(ws + 8, 4);
 // CHECK: cudaMemcpy(TIDAL_AT(x), h, N * sizeof(float), cudaMemcpyHostToDevice);
   cudaMemcpy(x, h, N * sizeof(float), cudaMemcpyHostToDevice);
@@ -51,7 +51,7 @@ int main(void) {
 // CHECK: cublasSgemv(hd, CUBLAS_OP_N, 32, 32, &one, TIDAL_AT(w), 32, TIDAL_AT(y), 1, &zero, TIDAL_AT(x), 1);
     cublasSgemv(hd, CUBLAS_OP_N, 32, 32, &one, w, 32, y, 1, &zero, x, 1);
     pair p = {w, y};
-// CHECK: tidal_home((const void *)(p.a)); /* tidal: stays at home: reaches the op through a pointer field of a struct passed by value, not TIDAL_AT */
+// CHECK: TIDAL_CHECK(tidal_home((const void *)(p.a))); /* tidal: stays at home: reaches the op through a pointer field of a struct passed by value, not TIDAL_AT */
 // CHECK: kp<<<N / 256, 256>>>(p, N);
     kp<<<N / 256, 256>>>(p, N);
   }
