@@ -34,7 +34,8 @@ if len(ends) < len(slices):
 for e in ev:
     if "ts" in e and not isinstance(e["ts"], (int, float)):
         sys.exit("a timestamp is not a number")
-WHY = {"event", "mark", "host-synchronous op", "device sync", "timing event", "vmm worker"}
+WHY = {"event", "mark", "host-synchronous op", "device sync", "program sync", "timing event",
+       "vmm worker"}
 waits = [e for e in ev if e.get("name") == "host_wait"]
 for e in waits:
     if e.get("args", {}).get("why") not in WHY or not e["args"].get("us", 0) > 0:
