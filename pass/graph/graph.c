@@ -193,6 +193,9 @@ void graph_free(graph *g) {
     free(g->branches[i].cond);
     free(g->branches[i].function);
     free(g->branches[i].file);
+    for (int k = 0; k < g->branches[i].n_sched; k++) free(g->branches[i].sched[k].text);
+    free(g->branches[i].sched);
+    free(g->branches[i].sched_why);
   }
   free(g->branches);
   for (int i = 0; i < g->n_allocs; i++) {

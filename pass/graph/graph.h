@@ -186,6 +186,27 @@ typedef enum graph_branch_kind {
 
 const char *graph_branch_kind_name(graph_branch_kind k); /* "once" "periodic" */
 
+/* A periodic branch's condition as a postfix program the unroller
+ * evaluates per step (interp_schedule.c, Note [periodic schedules]). */
+typedef enum graph_cond_op {
+  GCOND_VALUE = 0, /* leaf: an integer (value; may use the training loop's counter and
+                      names --bind may fix) */
+  GCOND_STEP,      /* leaf: a while training loop's counter (Note [while counter]):
+                      graph_branch.while_lo at the first step, one more each step */
+  GCOND_OPAQUE,    /* leaf: an integer read at run time (text): taken as larger than
+                      every replayed step */
+  GCOND_ADD, GCOND_SUB, GCOND_MUL, GCOND_DIV, GCOND_REM,
+  GCOND_LT, GCOND_GT, GCOND_LE, GCOND_GE, GCOND_EQ, GCOND_NE,
+  GCOND_LAND, GCOND_LOR,
+  GCOND_NOT, GCOND_NEG /* unary */
+} graph_cond_op;
+
+typedef struct graph_cond {
+  graph_cond_op op;
+  sym *value;          /* GCOND_VALUE */
+  char *text;          /* GCOND_OPAQUE: the expression as written */
+} graph_cond;
+
 typedef struct graph_branch {
   int id;              /* index into graph.branches */
   graph_branch_kind kind;
@@ -196,6 +217,13 @@ typedef struct graph_branch {
   graph_range stmt;    /* the if statement */
   int n_allocs;        /* once: allocations made inside (persistent, as before the loop) */
   int n_sites;         /* once: op sites met inside (run as setup, not ops of the iteration) */
+  /* periodic: the condition per step (Note [periodic schedules]); n_sched 0:
+   * not modelled (sched_why says why), the branch runs every iteration */
+  int n_sched;
+  graph_cond *sched;
+  char *sched_why;
+  int64_t while_lo;    /* GCOND_STEP: the counter's first value */
+  int parent;          /* the periodic branch this one is inside, -1 if none */
 } graph_branch;
 
 /* A device allocation (cudaMalloc / cudaMallocAsync). */

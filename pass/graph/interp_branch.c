@@ -55,6 +55,7 @@ static int record_branch(gb *b, gb_frame *f, CXCursor s, CXCursor cond, graph_br
   br->stmt = gb_range(b, s, 0);
   br->cond = frontend_cursor_text(b->t, cond);
   br->function = string_and_dispose(clang_getCursorSpelling(f->fn));
+  br->parent = kind == GRAPH_BRANCH_PERIODIC ? b->cur_branch : -1;
   return id;
 }
 
@@ -358,6 +359,7 @@ static void walk_if_parts(gb *b, gb_frame *f, CXCursor s, const CXCursor *ch, in
     }
     if (sh == BRANCH_PERIODIC) {
       int id = record_branch(b, f, s, ch[ci], GRAPH_BRANCH_PERIODIC);
+      gb_branch_schedule(b, f, ch[ci], id); /* Note [periodic schedules] */
       int saved = b->cur_branch;
       b->cur_branch = id;
       gb_walk_stmt(b, f, ch[ci + 1]);

@@ -86,6 +86,8 @@ void gb_walk_decl(gb *b, gb_frame *f, CXCursor vd);
 void gb_walk_graph_loop_body(gb *b, gb_frame *f, int id, CXCursor cvar, CXCursor body);
 void gb_walk_for(gb *b, gb_frame *f, CXCursor s);
 void gb_forget_carried(gb *b, gb_frame *f, CXCursor s, const char *skip_key, CXCursor init);
+/* interp_schedule.c: compiles periodic branch id's condition (Note [periodic schedules]). */
+void gb_branch_schedule(gb *b, gb_frame *f, CXCursor cond, int id);
 void gb_walk_train_loop(gb *b, gb_frame *f, CXCursor s);
 void gb_walk_range_for(gb *b, gb_frame *f, CXCursor s);
 

@@ -98,6 +98,33 @@ typedef struct trace_op {
   trace_access *acc;
 } trace_op;
 
+/* A branch of the iteration (graph.h graph_branch), for the periodic ones
+ * with their condition per iteration: a postfix program (graph_cond_op
+ * codes) whose leaves are a + b * iteration (interp_schedule.c, Note
+ * [periodic schedules]; unroll.c fills it under the bindings). */
+typedef struct trace_cond {
+  int op;            /* graph_cond_op; leaves are GCOND_VALUE */
+  int64_t a, b;      /* leaf: a + b * iteration */
+  int large;         /* leaf: a name not bound or a value read at run time, taken as
+                        larger than every replayed step (TRACE_COND_LARGE) */
+} trace_cond;
+
+/* What an unbound name or a value read at run time is taken as: more than
+ * every replayed step. */
+#define TRACE_COND_LARGE ((int64_t)1 << 40)
+
+typedef struct trace_branch {
+  char *file;        /* the if statement */
+  unsigned line;
+  char *cond;        /* its condition as written */
+  int periodic;      /* 0: a once branch (setup: no ops in the trace) */
+  int parent;        /* the periodic branch it is inside, -1 if none */
+  int n_sched;       /* periodic: 0 when not modelled (why says why): runs every iteration */
+  trace_cond *sched;
+  char *assumed;     /* the names and values taken as TRACE_COND_LARGE, ", " between, or NULL */
+  char *why;
+} trace_branch;
+
 typedef struct tidal_trace {
   /* Accesses the graph could not attribute to a tensor (unresolved
    * pointers; not managed/host memory), left out of ops[].acc.  The
@@ -111,6 +138,8 @@ typedef struct tidal_trace {
   trace_tensor *tensors;
   int n_ops;
   trace_op *ops;
+  int n_branches;          /* the graph's branches, by graph_branch.id (trace_op.branch) */
+  trace_branch *branches;
   int64_t steps;  /* trips of the training loop when its counter moves an access
                      (the counter wraps after them, as an epoch loop restarts it);
                      0: unknown or no stepped access */
@@ -136,6 +165,19 @@ static inline void trace_access_at(const tidal_trace *t, const trace_access *a, 
   *offset = (uint64_t)o;
   *bytes = (uint64_t)(e - o);
 }
+/* 1 if branch `branch` runs in iteration `iteration` (0 the first): a
+ * periodic branch when its condition (and its parent's) holds at that
+ * step, or when it is not modelled; any other branch always (schedule.c). */
+int trace_branch_runs(const tidal_trace *t, int branch, int iteration);
+/* Whether br's own condition holds in iteration `iteration`: 1, 0, or -1
+ * when it cannot be told (a name not bound where it cannot be taken as
+ * larger than every step: as a flag, on the left of `%`, compared with
+ * another such; overflow). */
+int trace_branch_holds(const trace_branch *br, int iteration);
+/* 1 if trace op `op` runs in iteration `iteration`: not a periodic op, or
+ * its branch runs. */
+int trace_op_runs(const tidal_trace *t, int op, int iteration);
+
 /* Sets every tensor's group from the phases of the ops that touch it
  * (groups.c; unroll calls it). */
 void trace_groups(tidal_trace *t);

@@ -73,6 +73,14 @@ void trace_free(tidal_trace *t) {
     free(t->ops[i].acc);
   }
   free(t->ops);
+  for (int i = 0; i < t->n_branches; i++) {
+    free(t->branches[i].file);
+    free(t->branches[i].cond);
+    free(t->branches[i].sched);
+    free(t->branches[i].assumed);
+    free(t->branches[i].why);
+  }
+  free(t->branches);
   memset(t, 0, sizeof *t);
 }
 
@@ -698,6 +706,151 @@ static void run_range(unroller *u, int *i, int within) {
   }
 }
 
+/* Appends `what` to *list (", " between), once. */
+static void add_assumed(char **list, const char *what) {
+  size_t n = *list ? strlen(*list) : 0, w = strlen(what);
+  if (*list) { /* already there? */
+    for (const char *p = *list; (p = strstr(p, what)); p += w)
+      if ((p == *list || p[-1] == ' ') && (p[w] == ',' || p[w] == '\0')) return;
+  }
+  char *r = realloc(*list, n + w + 3);
+  if (!r) return;
+  if (n) memcpy(r + n, ", ", 2), n += 2;
+  memcpy(r + n, what, w + 1);
+  *list = r;
+}
+
+/* The names of s that neither the bindings nor the counter give a value. */
+static void unbound_names(unroller *u, const sym *s, char **list) {
+  if (!s) return;
+  if (sym_get_kind(s) == SYM_VAR) {
+    int64_t v;
+    const char *n = sym_var_name(s);
+    if (!(u->g->train_var && strcmp(n, u->g->train_var) == 0) && !value_fn(u, n, &v))
+      add_assumed(list, n);
+    return;
+  }
+  unbound_names(u, sym_lhs(s), list);
+  unbound_names(u, sym_rhs(s), list);
+}
+
+/* One leaf of a periodic branch's condition as a + b * iteration (Note
+ * [periodic schedules] in interp_schedule.c): evaluated at steps 0, 1 and
+ * 2 of the training loop, which must agree with a line.  Returns -1 (why
+ * set) when it cannot be modelled. */
+static int leaf_at(unroller *u, const graph_branch *gb_, const graph_cond *c, trace_cond *tc,
+                   char **assumed, const char **why) {
+  const graph *g = u->g;
+  tc->op = GCOND_VALUE;
+  tc->b = 0;
+  if (c->op == GCOND_STEP) {
+    tc->a = gb_->while_lo;
+    tc->b = 1;
+    return 0;
+  }
+  if (c->op == GCOND_OPAQUE) {
+    tc->a = TRACE_COND_LARGE;
+    tc->large = 1;
+    add_assumed(assumed, c->text ? c->text : "?");
+    return 0;
+  }
+  const sym *s = c->value;
+  if (!s || sym_is_unknown(s)) {
+    *why = "a value in the condition is not known";
+    return -1;
+  }
+  int64_t v[3], lo;
+  if (g->train_var && sym_uses(s, g->train_var)) {
+    if (!g->train_lo || sym_is_unknown(g->train_lo) || sym_eval(g->train_lo, value_fn, u, &lo) != 0) {
+      *why = "the training loop's first step is not known";
+      return -1;
+    }
+    for (int k = 0; k < 3; k++)
+      if (eval_step(u, s, k, lo, &v[k]) != 0) {
+        /* the counter and a name not bound: larger than every step */
+        tc->a = TRACE_COND_LARGE;
+        tc->large = 1;
+        unbound_names(u, s, assumed);
+        return 0;
+      }
+    if (v[2] - v[1] != v[1] - v[0]) {
+      *why = "a value in the condition does not move by a constant each step";
+      return -1;
+    }
+    tc->a = v[0];
+    tc->b = v[1] - v[0];
+    return 0;
+  }
+  if (sym_eval(s, value_fn, u, &v[0]) == 0) {
+    tc->a = v[0];
+    return 0;
+  }
+  tc->a = TRACE_COND_LARGE;
+  tc->large = 1;
+  unbound_names(u, s, assumed);
+  return 0;
+}
+
+/* The graph's branches, periodic ones with their condition per iteration. */
+static int unroll_branches(unroller *u) {
+  const graph *g = u->g;
+  tidal_trace *t = u->t;
+  if (!g->n_branches) return 0;
+  t->branches = calloc((size_t)g->n_branches, sizeof *t->branches);
+  if (!t->branches) return -1;
+  t->n_branches = g->n_branches;
+  for (int i = 0; i < g->n_branches; i++) {
+    const graph_branch *gb_ = &g->branches[i];
+    trace_branch *tb = &t->branches[i];
+    tb->file = strdup(gb_->file ? gb_->file : "");
+    tb->line = gb_->line;
+    tb->cond = strdup(gb_->cond ? gb_->cond : "");
+    tb->periodic = gb_->kind == GRAPH_BRANCH_PERIODIC;
+    tb->parent = tb->periodic ? gb_->parent : -1;
+    if (!tb->file || !tb->cond) return -1;
+    if (!tb->periodic) continue;
+    if (!gb_->n_sched) {
+      tb->why = strdup(gb_->sched_why ? gb_->sched_why : "not modelled");
+      continue;
+    }
+    tb->sched = calloc((size_t)gb_->n_sched, sizeof *tb->sched);
+    if (!tb->sched) return -1;
+    const char *why = NULL;
+    for (int k = 0; k < gb_->n_sched && !why; k++) {
+      const graph_cond *c = &gb_->sched[k];
+      if (c->op == GCOND_VALUE || c->op == GCOND_STEP || c->op == GCOND_OPAQUE)
+        leaf_at(u, gb_, c, &tb->sched[k], &tb->assumed, &why);
+      else
+        tb->sched[k].op = (int)c->op;
+    }
+    if (why) {
+      free(tb->sched);
+      tb->sched = NULL;
+      free(tb->assumed);
+      tb->assumed = NULL;
+      tb->why = strdup(why);
+      continue;
+    }
+    tb->n_sched = gb_->n_sched;
+    /* a value not bound that replay cannot take as larger than every step
+     * (the counter passed through a parameter of a while loop's callee, a
+     * flag): not modelled, rather than a guess */
+    for (int k = 0; k < 3 && tb->n_sched; k++)
+      if (trace_branch_holds(tb, k) < 0) {
+        tb->n_sched = 0;
+        free(tb->sched);
+        tb->sched = NULL;
+        tb->why = tb->assumed ? malloc(strlen(tb->assumed) + 96) : strdup("the condition cannot be evaluated");
+        if (tb->why && tb->assumed)
+          sprintf(tb->why, "not bound, and not only compared with or dividing the step: %s",
+                  tb->assumed);
+        free(tb->assumed);
+        tb->assumed = NULL;
+      }
+  }
+  return 0;
+}
+
 int unroll_graph(const graph *g, tidal_trace *out, int quiet) {
   memset(out, 0, sizeof *out);
   unroller u;
@@ -718,6 +871,10 @@ int unroll_graph(const graph *g, tidal_trace *out, int quiet) {
     out->allocs[i].bytes = (uint64_t)v;
   }
   int i = 0;
+  if (!u.failed && unroll_branches(&u) != 0) {
+    trace_free(out);
+    return TIDAL_EXIT_INTERNAL;
+  }
   if (!u.failed) run_range(&u, &i, -1);
   if (u.failed) {
     trace_free(out);

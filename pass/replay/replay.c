@@ -823,6 +823,10 @@ static int one_run(const tidal_trace *t, const plan_result *plan, const replay_o
     tidal_iteration_begin();
     run->split_ops = run->split_pieces = 0; /* the last iteration's */
     for (int i = 0; i < N && !run->failed; i++) {
+      /* a periodic branch runs where its condition holds (Note [periodic
+       * schedules], graph/interp_schedule.c); the plan calls next to its
+       * ops are inside it in the rewritten program */
+      if (!trace_op_runs(t, i, it)) continue;
       for (int *k = E.before[i]; *k >= 0; k += 2) run_action(&E, &plan->actions[k[0]], k[1], it);
       uint64_t pieces;
       uint64_t h = run_op(&E, i, it, &pieces);
@@ -906,6 +910,7 @@ int replay_trace(const tidal_trace *t, const plan_result *plan, const replay_opt
   out->planner = o->planner;
   out->iterations = o->iterations > 0 ? o->iterations : DEFAULT_ITERATIONS;
   out->n_ops = t->n_ops;
+  out->trace = t;
   out->steps = t->steps;
   for (int i = 0; i < t->n_ops; i++)
     for (int j = 0; j < t->ops[i].n_acc; j++) out->stepped_accesses += t->ops[i].acc[j].stepped;
@@ -1044,6 +1049,64 @@ static void json_run(FILE *f, const char *name, const replay_run *r) {
   fputs("},\n", f);
 }
 
+/* 1 if periodic branch b of the trace has ops (the report lists those). */
+static int branch_has_ops(const tidal_trace *t, int b) {
+  if (!t->branches[b].periodic) return 0;
+  for (int i = 0; i < t->n_ops; i++)
+    if (t->ops[i].phase == TRACE_PERIODIC && t->ops[i].branch == b) return 1;
+  return 0;
+}
+
+/* Note [periodic schedules]: which periodic branches ran in which
+ * iterations, and what replay took as larger than every step. */
+static void json_periodic(FILE *f, const replay_report *r) {
+  const tidal_trace *t = r->trace;
+  fputs("  \"periodic_branches\": [", f);
+  int first = 1;
+  for (int b = 0; t && b < t->n_branches; b++) {
+    if (!branch_has_ops(t, b)) continue;
+    const trace_branch *br = &t->branches[b];
+    fprintf(f, "%s\n    {\"file\": ", first ? "" : ",");
+    first = 0;
+    replay_json_string(f, br->file);
+    fprintf(f, ", \"line\": %u, \"cond\": ", br->line);
+    replay_json_string(f, br->cond);
+    fprintf(f, ", \"modelled\": %s, \"runs_in_iterations\": [", br->n_sched ? "true" : "false");
+    for (int it = 0, n = 0; it < r->iterations; it++)
+      if (trace_branch_runs(t, b, it)) fprintf(f, "%s%d", n++ ? ", " : "", it);
+    fputs("], \"taken_as_large\": ", f);
+    if (br->assumed) replay_json_string(f, br->assumed);
+    else fputs("null", f);
+    fputs(", \"why\": ", f);
+    if (br->why) replay_json_string(f, br->why);
+    else fputs("null", f);
+    fputs("}", f);
+  }
+  fputs(first ? "],\n" : "\n  ],\n", f);
+}
+
+static void text_periodic(FILE *f, const replay_report *r) {
+  const tidal_trace *t = r->trace;
+  for (int b = 0; t && b < t->n_branches; b++) {
+    if (!branch_has_ops(t, b)) continue;
+    const trace_branch *br = &t->branches[b];
+    const char *base = strrchr(br->file, '/');
+    fprintf(f, "  periodic: %s:%u `%s`: ", base ? base + 1 : br->file, br->line, br->cond);
+    if (!br->n_sched) {
+      fprintf(f, "every iteration (%s)\n", br->why ? br->why : "not modelled");
+      continue;
+    }
+    int n = 0;
+    for (int it = 0; it < r->iterations; it++)
+      if (trace_branch_runs(t, b, it)) fprintf(f, "%s%d", n++ ? ", " : "in iteration(s) ", it);
+    if (!n) fputs("in no iteration", f);
+    fprintf(f, " of %d", r->iterations);
+    if (br->assumed)
+      fprintf(f, " (taken as larger than every replayed step: %s; --bind to set)", br->assumed);
+    fputc('\n', f);
+  }
+}
+
 void replay_print_json(FILE *f, const replay_report *r, const plan_result *plan,
                        const char *mode_name) {
   const replay_run *m = &r->managed;
@@ -1055,6 +1118,7 @@ void replay_print_json(FILE *f, const replay_report *r, const plan_result *plan,
   fprintf(f, "  \"splittable_ops\": %d,\n  \"split_ops\": %llu,\n  \"split_pieces\": %llu,\n",
           r->splittable_ops, (unsigned long long)m->split_ops,
           (unsigned long long)m->split_pieces);
+  json_periodic(f, r);
   /* Note [one budget]: budget_bytes is the run's (the runtime's, whole chunks) */
   fprintf(f, "  \"budget_bytes\": %llu,\n", (unsigned long long)r->budget_bytes);
   fprintf(f, "  \"budget_met\": %s,\n", r->budget_bytes && r->budget_respected && !m->failed
@@ -1209,6 +1273,7 @@ void replay_print_text(FILE *f, const replay_report *r, const plan_result *plan,
     fprintf(f, "  split: %d ops per iteration may run in pieces; %llu did, as %llu "
             "pieces (last iteration)\n", r->splittable_ops, (unsigned long long)m->split_ops,
             (unsigned long long)m->split_pieces);
+  text_periodic(f, r);
   /* Note [one budget]: one figure, said met or exceeded */
   mib(b, sizeof b, r->unmanaged.peak_bytes);
   mib(c, sizeof c, m->peak_bytes);

@@ -176,6 +176,8 @@ typedef struct replay_report {
   int actions_executed[5]; /* plan actions run, per plan_kind (static actions, not calls) */
   int unemitted_actions; /* planned actions the rewriter cannot emit, so not run */
   tidal_planner planner; /* the managed run's */
+  const tidal_trace *trace; /* the trace replayed (its periodic branches are reported:
+                               Note [periodic schedules]); must outlive the report's printing */
 } replay_report;
 
 /* Runs the trace unmanaged (no budget, no plan) and managed (budget, plan).
