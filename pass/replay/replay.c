@@ -229,6 +229,20 @@ static void access_of(const engine *e, int op, int a, int it, tidal_access *out)
   if (ac->run_exact_write) out->mode = TIDAL_WRITE;
 }
 
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* The median of v[1 .. n) (v[0], the cold start, alone when n is 1). */
+static double median_after_first(double *v, int n) {
+  if (!v || n <= 0) return 0;
+  if (n == 1) return v[0];
+  qsort(v + 1, (size_t)(n - 1), sizeof *v, cmp_double);
+  int m = n - 1;
+  return m % 2 ? v[1 + m / 2] : (v[m / 2] + v[1 + m / 2]) / 2;
+}
+
 /* Hashes the bytes each read access declares into h, and fills each
  * written access from the result (positions relative to the allocation,
  * so the bytes do not depend on how the range is cut). */
@@ -818,6 +832,8 @@ static int one_run(const tidal_trace *t, const plan_result *plan, const replay_o
   }
   tidal_stats s0, s1;
   tidal_stats_get(&s0);
+  double *iter_s = calloc((size_t)iters, sizeof *iter_s);
+  int n_iter_s = 0;
   for (int it = 0; it < iters && !run->failed; it++) {
     E.iteration = it;
     tidal_iteration_begin();
@@ -839,9 +855,13 @@ static int one_run(const tidal_trace *t, const plan_result *plan, const replay_o
       for (int *k = E.after[i]; *k >= 0; k += 2) run_action(&E, &plan->actions[k[0]], k[1], it);
     }
     tidal_iteration_end();
-    if (it == 0 && tidal_stats_get(&s1) == TIDAL_OK)
-      run->first_modelled_s = s1.last_iteration.modelled_seconds;
+    if (tidal_stats_get(&s1) == TIDAL_OK) {
+      if (it == 0) run->first_modelled_s = s1.last_iteration.modelled_seconds;
+      if (iter_s) iter_s[n_iter_s++] = s1.last_iteration.modelled_seconds;
+    }
   }
+  run->median_modelled_s = median_after_first(iter_s, n_iter_s);
+  free(iter_s);
   tidal_stats_get(&s1);
   *final_state = state_hash(&E, li, n_li);
   run->peak_bytes = s1.total.peak_resident_bytes;
@@ -1183,6 +1203,10 @@ void replay_print_json(FILE *f, const replay_report *r, const plan_result *plan,
     fprintf(f, "  \"modelled_time_steady_unmanaged_s\": %s,\n", J9(b1, su));
     fprintf(f, "  \"modelled_time_steady_managed_s\": %s,\n", J9(b1, sm));
     fprintf(f, "  \"modelled_overhead_steady\": %s,\n", J6(b1, su > 0 ? sm / su - 1 : 0));
+    double mu = r->unmanaged.median_modelled_s, mm = m->median_modelled_s;
+    fprintf(f, "  \"modelled_time_median_unmanaged_s\": %s,\n", J9(b1, mu));
+    fprintf(f, "  \"modelled_time_median_managed_s\": %s,\n", J9(b1, mm));
+    fprintf(f, "  \"modelled_overhead_median\": %s,\n", J6(b1, mu > 0 ? mm / mu - 1 : 0));
     fprintf(f, "  \"modelled_time_first_unmanaged_s\": %s,\n", J9(b1, r->unmanaged.first_modelled_s));
     fprintf(f, "  \"modelled_time_first_managed_s\": %s,\n", J9(b1, m->first_modelled_s));
     fprintf(f, "  \"modelled_overhead_first\": %s,\n", J6(b1, replay_overhead_first(r)));

@@ -132,6 +132,11 @@ typedef struct replay_run {
   uint64_t shared_peak_bytes; /* shared budget: the most all its processes held at once,
                                  as seen at the end of this run */
   double first_modelled_s;  /* the first iteration alone: the cold start */
+  /* The median of iterations 1 .. N-1 (the first alone when N is 1): the
+   * last iteration is the headline, but a step can leave copies to the
+   * next (Note [the program's sync]) and then steps differ; a card's
+   * figure is a median of steps. */
+  double median_modelled_s;
   uint64_t budget_bytes;    /* the budget the runtime enforced (whole chunks), 0: none */
   /* The last iteration's actions, in chunks (one trace event each: the
    * timeline's marks): swap-outs, prefetches, drops, recomputes, faults. */
