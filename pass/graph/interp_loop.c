@@ -573,6 +573,9 @@ static void dry_walk(gb *b, gb_frame *f, CXCursor body) {
     free(g->branches[i].cond);
     free(g->branches[i].function);
     free(g->branches[i].file);
+    for (int k = 0; k < g->branches[i].n_sched; k++) free(g->branches[i].sched[k].text);
+    free(g->branches[i].sched); /* Note [periodic schedules] */
+    free(g->branches[i].sched_why);
   }
   g->n_branches = n_branches;
   for (int i = n_notes; i < g->n_notes; i++) {
