@@ -97,9 +97,12 @@ int plan_replay_run(pass_tu *tu, graph *g, const tidal_trace *trace,
   ro.op_host_sync = sync;
   /* Note [device sync], backend_sim.c: 2 when the rewrite makes the calls
    * tidal_device_synchronize (Note [the program's sync], rewrite.c) */
-  ro.device_sync = g->loop_device_syncs == 0                                ? 0
-                   : g->sync_keep_why || g->loop_device_syncs_kept > 0 || ro.sync_as_written ? 1
-                                                                                                : 2;
+  if (g->loop_device_syncs == 0)
+    ro.device_sync = 0;
+  else if (g->sync_keep_why || g->loop_device_syncs_kept > 0 || ro.sync_as_written)
+    ro.device_sync = 1; /* kept as written: it waits for tidal's copies too */
+  else
+    ro.device_sync = 2;
   replay_trace(trace, &pr->plan, &ro, &pr->rep); /* a run that failed says so in rep */
   free(sync);
   pr->replayed = 1;

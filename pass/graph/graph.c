@@ -40,6 +40,12 @@ int graph_add_branch(graph *g) {
   return grow((void **)&g->branches, &g->n_branches, sizeof *g->branches);
 }
 
+int graph_device_sync_call(const char *name) {
+  if (strcmp(name, "cudaDeviceSynchronize") == 0 || strcmp(name, "cudaThreadSynchronize") == 0)
+    return 1;
+  return strcmp(name, "cuCtxSynchronize") == 0 ? 2 : 0;
+}
+
 const char *graph_branch_kind_name(graph_branch_kind k) {
   return k == GRAPH_BRANCH_ONCE ? "once" : "periodic";
 }

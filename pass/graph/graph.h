@@ -186,6 +186,13 @@ typedef enum graph_branch_kind {
 
 const char *graph_branch_kind_name(graph_branch_kind k); /* "once" "periodic" */
 
+/* Calls that return once everything on the device has run, tidal's copies
+ * included (graph.loop_device_syncs): 1 for those the rewrite makes
+ * tidal_device_synchronize (cudaDeviceSynchronize, cudaThreadSynchronize),
+ * 2 for one it keeps (cuCtxSynchronize), 0 for any other name (Note [the
+ * program's sync], rewrite.c). */
+int graph_device_sync_call(const char *name);
+
 /* A periodic branch's condition as a postfix program the unroller
  * evaluates per step (interp_schedule.c, Note [periodic schedules]). */
 typedef enum graph_cond_op {

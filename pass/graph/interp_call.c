@@ -224,12 +224,6 @@ static void descriptor_query(gb *b, gb_frame *f, CXCursor call, const char *name
  * identified by where it is spelled and where it is expanded (a macro
  * body spelled once but expanded in two places is two calls), the frame,
  * and the frame's setup-loop iteration (an unrolled loop runs it again). */
-/* A call that returns once everything on the device has run, tidal's
- * copies included (graph.loop_device_syncs). */
-static int device_sync_call(const char *name) {
-  return strcmp(name, "cudaDeviceSynchronize") == 0 || strcmp(name, "cudaThreadSynchronize") == 0 ||
-         strcmp(name, "cuCtxSynchronize") == 0;
-}
 
 static int seen_before(gb *b, gb_frame *f, CXCursor e) {
   CXSourceLocation loc = clang_getRangeStart(clang_getCursorExtent(e));
@@ -482,9 +476,10 @@ GB_NOINLINE gval gb_eval_call(gb *b, gb_frame *f, CXCursor e) {
     ret = gb_make_smart(b, f, e);
     goto out;
   }
-  if (b->mode == GB_GRAPH && !b->dry && b->cur_branch < 0 && device_sync_call(name)) {
+  int sync = b->mode == GB_GRAPH && !b->dry && b->cur_branch < 0 ? graph_device_sync_call(name) : 0;
+  if (sync) {
     b->g->loop_device_syncs++;
-    if (strcmp(name, "cuCtxSynchronize") == 0) /* not replaced (Note [the program's sync]) */
+    if (sync == 2) /* not replaced (Note [the program's sync]) */
       b->g->loop_device_syncs_kept++;
   }
   const libcall_info *li = libcall_find(name);

@@ -263,12 +263,6 @@ static int is_mem_callee(const char *n) {
          !strcmp(n, "cudaFreeAsync");
 }
 
-/* Calls that wait for the whole device, which the rewrite replaces (Note
- * [the program's sync], rewrite.c). */
-static int is_sync_callee(const char *n) {
-  return !strcmp(n, "cudaDeviceSynchronize") || !strcmp(n, "cudaThreadSynchronize");
-}
-
 /* Stream creations whose stream may not wait for the legacy default
  * stream: a sync of the legacy stream would not cover work on it. */
 static int nonblocking_stream_callee(const char *n) {
@@ -283,7 +277,7 @@ static void record_mem(scan_ctx *x, CXCursor call, const char *callee, int depen
   free(text);
   int nargs = clang_Cursor_getNumArguments(call);
   int want = strstr(callee, "Malloc") ? 2 : strstr(callee, "Free") ? 1 : 0;
-  if (!ok && is_sync_callee(callee))
+  if (!ok && graph_device_sync_call(callee) == 1)
     return; /* written inside a macro: stays as written (waits for tidal's copies too) */
   if (!ok || nargs < want) {
     char msg[160];
@@ -597,7 +591,7 @@ static enum CXChildVisitResult expr_visitor(CXCursor c, CXCursor parent, CXClien
       op_call(w, c, lk->name, lk, NULL, flags | SITEACC_ARGS_ARRAY);
     else if (!lk && !(flags & SITEACC_DEPENDENT))
       escape(w, c, callee, li);
-  } else if (is_sync_callee(callee)) {
+  } else if (graph_device_sync_call(callee) == 1) { /* the rewrite replaces it */
     if (!(flags & SITEACC_DEPENDENT))
       record_mem(x, c, callee, 0);
   } else if (is_mem_callee(callee)) {

@@ -512,7 +512,7 @@ static void replace_sync(rw *r, const graph_memcall *m) {
 static void replace_mem(rw *r, const graph_memcall *m) {
   rw_buf b = {0};
   const char *c = m->callee;
-  if (!strcmp(c, "cudaDeviceSynchronize") || !strcmp(c, "cudaThreadSynchronize")) {
+  if (graph_device_sync_call(c) == 1) {
     replace_sync(r, m);
     return;
   }

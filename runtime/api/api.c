@@ -789,10 +789,12 @@ tidal_status tidal_iteration_end(void) {
     rt_arbiter_poll(1); /* who is still alive, and the division again */
   /* the program's cudaDeviceSynchronize, on the sim's clocks (Note [device
    * sync], backend_sim.c) */
-  if (rt_base.cfg.sim_device_sync_per_iteration == 2 && rt_dev.be->device_sync)
-    (void)rt_dev.be->program_sync(rt_dev.b, rt_mem.stream); /* tidal_device_synchronize */
-  else if (rt_base.cfg.sim_device_sync_per_iteration && rt_dev.be->device_sync)
-    rt_dev.be->device_sync(rt_dev.b);
+  if (rt_base.cfg.sim_device_sync_per_iteration && rt_dev.be->device_sync) { /* sim only */
+    if (rt_base.cfg.sim_device_sync_per_iteration == 2) /* tidal_device_synchronize */
+      (void)rt_dev.be->program_sync(rt_dev.b, rt_mem.stream);
+    else
+      rt_dev.be->device_sync(rt_dev.b);
+  }
   rt_planner_iteration_end(); /* plans, or learns from this iteration */
   rt_recompute_iteration_end();
   rt_mem.evict->iteration_end(); /* tidal_keep requests expire */

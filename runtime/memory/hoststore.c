@@ -177,14 +177,6 @@ static int flush_cache(void) {
   return 1;
 }
 
-/* Bytes of the store a new block can have without waiting: free, or kept
- * for the next slot (given to the allocator on demand).  Not the pending
- * blocks: a copy may still read them, and taking one means waiting for it
- * (store_alloc's reap(1)), which growing ahead exists to avoid. */
-static size_t store_room(void) {
-  return rt_mem.uhost.total - rt_mem.uhost.used;
-}
-
 /* len bytes for owner: a pending block before pinning more (as when the
  * free waited), more pinned when nothing fits; -1 when the store is full. */
 static int64_t store_alloc(size_t len, void *owner) {
@@ -204,7 +196,7 @@ static int64_t store_alloc(size_t len, void *owner) {
       return -1; /* full: the caller keeps the data where it is (nothing is lost) */
     break;
   }
-  if (store_room() < rt_mem.uhost.total / 4)
+  if (rt_mem.uhost.total - rt_mem.uhost.used < rt_mem.uhost.total / 4)
     grow(1); /* ahead of need (Note [host store sizing]); failure is not an error yet */
   return (int64_t)off;
 }
@@ -220,9 +212,8 @@ static int64_t store_alloc(size_t len, void *owner) {
  * slots) pinned 3.35 GB of host store for a 1.5 GB program over four
  * iterations, 174 of its 246 slots pending, and the replay charged a 367
  * ms pin inside the last of them (pinning runs at 1.58 GB/s).  So every
- * allocation reaps the copies that are done first (a poll of the oldest
- * pending event; O(1) when it is not done), and growing ahead counts the
- * kept slots as room (store_room). */
+ * slot allocation reaps the copies that are done first (a poll of the
+ * oldest pending event; O(1) when it is not done), as store_alloc did. */
 int64_t rt_host_slot_alloc(void) {
   rt_hoststore *h = &rt_mem.hs;
   int64_t off;
@@ -234,7 +225,7 @@ int64_t rt_host_slot_alloc(void) {
     rt_span_find(&rt_mem.uhost, (size_t)off)->owner = SLOT_OWNER;
   } else if (rt_span_alloc_end(&rt_mem.uhost, h->slot_bytes, SLOT_OWNER, &at)) {
     off = (int64_t)at;
-    if (store_room() < rt_mem.uhost.total / 4)
+    if (rt_mem.uhost.total - rt_mem.uhost.used < rt_mem.uhost.total / 4)
       grow(1); /* ahead of need (Note [host store sizing]) */
   } else if ((off = store_alloc(h->slot_bytes, SLOT_OWNER)) < 0) {
     return -1;
