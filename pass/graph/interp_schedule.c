@@ -23,7 +23,9 @@
  * value read at run time is taken as larger than every replayed step, so
  * `step % N == 0` holds at step 0 only and `step == n_steps` never: a
  * period not bound is taken as longer than the replay, and the training
- * as longer too.  The replay report names each branch, the iterations it
+ * as longer too.  Only there: used as a flag, on the left of `%` or
+ * compared with another such value it is unknown (schedule.c), and a
+ * condition that is unknown at a step leaves the branch unmodelled.  The replay report names each branch, the iterations it
  * ran in and the names it took so.  A condition the program cannot hold
  * (a call, a floating-point value, `?:`) is not modelled: the branch runs
  * every iteration, as before, and the report says why. */

@@ -111,6 +111,8 @@ typedef struct trace_op {
 typedef struct trace_cond {
   int op;            /* graph_cond_op; leaves are GCOND_VALUE */
   int64_t a, b;      /* leaf: a + b * iteration */
+  int large;         /* leaf: a name not bound or a value read at run time, taken as
+                        larger than every replayed step (TRACE_COND_LARGE) */
 } trace_cond;
 
 /* What an unbound name or a value read at run time is taken as: more than
@@ -173,6 +175,11 @@ static inline void trace_access_at(const tidal_trace *t, const trace_access *a, 
  * periodic branch when its condition (and its parent's) holds at that
  * step, or when it is not modelled; any other branch always (schedule.c). */
 int trace_branch_runs(const tidal_trace *t, int branch, int iteration);
+/* Whether br's own condition holds in iteration `iteration`: 1, 0, or -1
+ * when it cannot be told (a name not bound where it cannot be taken as
+ * larger than every step: as a flag, on the left of `%`, compared with
+ * another such; overflow). */
+int trace_branch_holds(const trace_branch *br, int iteration);
 /* 1 if trace op `op` runs in iteration `iteration`: not a periodic op, or
  * its branch runs. */
 int trace_op_runs(const tidal_trace *t, int op, int iteration);

@@ -752,6 +752,7 @@ static int leaf_at(unroller *u, const graph_branch *gb_, const graph_cond *c, tr
   }
   if (c->op == GCOND_OPAQUE) {
     tc->a = TRACE_COND_LARGE;
+    tc->large = 1;
     add_assumed(assumed, c->text ? c->text : "?");
     return 0;
   }
@@ -770,6 +771,7 @@ static int leaf_at(unroller *u, const graph_branch *gb_, const graph_cond *c, tr
       if (eval_step(u, s, k, lo, &v[k]) != 0) {
         /* the counter and a name not bound: larger than every step */
         tc->a = TRACE_COND_LARGE;
+        tc->large = 1;
         unbound_names(u, s, assumed);
         return 0;
       }
@@ -786,6 +788,7 @@ static int leaf_at(unroller *u, const graph_branch *gb_, const graph_cond *c, tr
     return 0;
   }
   tc->a = TRACE_COND_LARGE;
+  tc->large = 1;
   unbound_names(u, s, assumed);
   return 0;
 }
@@ -831,6 +834,21 @@ static int unroll_branches(unroller *u) {
       continue;
     }
     tb->n_sched = gb_->n_sched;
+    /* a value not bound that replay cannot take as larger than every step
+     * (the counter passed through a parameter of a while loop's callee, a
+     * flag): not modelled, rather than a guess */
+    for (int k = 0; k < 3 && tb->n_sched; k++)
+      if (trace_branch_holds(tb, k) < 0) {
+        tb->n_sched = 0;
+        free(tb->sched);
+        tb->sched = NULL;
+        tb->why = tb->assumed ? malloc(strlen(tb->assumed) + 96) : strdup("the condition cannot be evaluated");
+        if (tb->why && tb->assumed)
+          sprintf(tb->why, "not bound, and not only compared with or dividing the step: %s",
+                  tb->assumed);
+        free(tb->assumed);
+        tb->assumed = NULL;
+      }
   }
   return 0;
 }
