@@ -65,6 +65,12 @@ typedef struct trace_access {
    * too (plan.c, Note [overwrites across periodic branches]).  The program
    * declares it TIDAL_WRITE, and so does replay. */
   int run_exact_write;
+  /* The extent was not known (an index read from memory: llm.c's token
+   * ids into the embedding).  offset/bytes run to the end of its carved
+   * region, which is what the plan models; the rewritten program declares
+   * TIDAL_EXTENT_UNKNOWN, to the end of the allocation, and so does
+   * replay (Note [unknown extents], replay.c). */
+  int unknown_extent;
 } trace_access;
 
 /* TRACE_PERIODIC: under `if (step % N == 0)` - not every iteration (graph.h

@@ -510,7 +510,7 @@ static void emit_op(unroller *u, const graph_op *op) {
     }
     if (eval_at(u, a->offset, &off, op->file, op->line, op->col, "the pointer offset") != 0) return;
     off += eo;
-    int exact = a->exact;
+    int exact = a->exact, unknown_extent = 0;
     if (sym_is_unknown(a->bytes) || sym_eval(a->bytes, value_fn, u, &bytes) != 0) {
       if (!sym_is_unknown(a->bytes)) {
         eval_at(u, a->bytes, &bytes, op->file, op->line, op->col, "an access size");
@@ -528,6 +528,7 @@ static void emit_op(unroller *u, const graph_op *op) {
       bytes = end - off;
       exact = 0;
       extents_ok = 0;
+      unknown_extent = 1;
     }
     if (off < 0 || bytes < 0) {
       extents_ok = 0;
@@ -545,6 +546,7 @@ static void emit_op(unroller *u, const graph_op *op) {
     ta->bytes = (uint64_t)bytes;
     ta->mode = a->mode;
     ta->exact = exact;
+    ta->unknown_extent = unknown_extent;
     if (op->phase == TRACE_PERIODIC || op->maybe) {
       /* runs on some steps only: what it writes may not be overwritten on
        * the others, so it never makes earlier contents dead by itself

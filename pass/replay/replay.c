@@ -243,6 +243,28 @@ static double median_after_first(double *v, int n) {
   return m % 2 ? v[1 + m / 2] : (v[m / 2] + v[1 + m / 2]) / 2;
 }
 
+/* Note [unknown extents]: an access whose extent the pass does not know
+ * (an index read from memory: llm.c's encoder reads the rows of wte its
+ * token ids name) is declared by the rewritten program as
+ * TIDAL_EXTENT_UNKNOWN, from the pointer to the end of its allocation, and
+ * the runtime makes all of that resident (and contiguous, for a
+ * relocatable allocation: the whole parameter arena).  The trace bounds it
+ * by its carved region (unroll.c), which is what the plan models and what
+ * the oracle reads and writes (the op touches its region only; hashing
+ * the rest would read neighbours the plan may rightly have dropped).
+ * What replay declares to tidal_op_begin is what the program declares:
+ * to the end of the allocation.  Before, replay declared the region: it
+ * modelled llm.c cheaper than the card runs it (no whole-arena restore
+ * at the encoder). */
+static void declared(const engine *e, const trace_op *top, int a, tidal_access *acc) {
+  const trace_access *ta = &top->acc[a];
+  if (!ta->unknown_extent) return;
+  int al = e->t->tensors[ta->tensor].alloc;
+  size_t off = (size_t)((const unsigned char *)acc->ptr - (const unsigned char *)e->base[al]);
+  size_t ab = (size_t)e->t->allocs[al].bytes;
+  if (off < ab) acc->bytes = ab - off;
+}
+
 /* Hashes the bytes each read access declares into h, and fills each
  * written access from the result (positions relative to the allocation,
  * so the bytes do not depend on how the range is cut). */
@@ -364,7 +386,10 @@ static int run_piece(engine *e, int op, const tidal_access *whole, tidal_access 
   int stuck = stuck_access(e, top);
   for (int a = 0; a < top->n_acc; a++) {
     piece[a] = whole[a];
-    if (!top->acc[a].split_elem_bytes) continue;
+    if (!top->acc[a].split_elem_bytes) {
+      declared(e, top, a, &piece[a]); /* Note [unknown extents] */
+      continue;
+    }
     uint64_t f, t, x, lag = a == stuck ? b0 : 0; /* blocks it lags behind */
     block_bytes(&top->acc[a], G, whole[a].bytes, b0 - lag, nblocks, &f, &x);
     block_bytes(&top->acc[a], G, whole[a].bytes, b1 - 1 - lag, nblocks, &x, &t);
@@ -401,8 +426,8 @@ static int run_piece(engine *e, int op, const tidal_access *whole, tidal_access 
  * (if not NULL) the op_begin/op_end pairs it took. */
 static uint64_t run_op(engine *e, int op, int it, uint64_t *pieces) {
   const trace_op *top = &e->t->ops[op];
-  tidal_access acc[64];
-  tidal_access *accp = top->n_acc <= 32 ? acc : malloc(2 * (size_t)top->n_acc * sizeof *accp);
+  tidal_access acc[96];
+  tidal_access *accp = top->n_acc <= 32 ? acc : malloc(3 * (size_t)top->n_acc * sizeof *accp);
   if (!accp) { run_fail(e, "out of memory"); return 0; }
   for (int a = 0; a < top->n_acc; a++) access_of(e, op, a, it, &accp[a]);
   uint64_t h = 0;
@@ -432,7 +457,12 @@ static uint64_t run_op(engine *e, int op, int it, uint64_t *pieces) {
     h = e->run->failed ? 0 : (sum ? sum : 1); /* 0 means "not run" */
     goto out;
   }
-  tidal_status st = tidal_op_begin(&e->sites[op], top->n_acc, accp);
+  tidal_access *decl = accp + 2 * top->n_acc; /* Note [unknown extents] */
+  for (int a = 0; a < top->n_acc; a++) {
+    decl[a] = accp[a];
+    declared(e, top, a, &decl[a]);
+  }
+  tidal_status st = tidal_op_begin(&e->sites[op], top->n_acc, decl);
   if (st == TIDAL_ERR_BUDGET) { /* refused: the runtime's message names the op and sizes */
     e->last_status = st;
     run_fail(e, "%s", tidal_last_error());
@@ -933,7 +963,10 @@ int replay_trace(const tidal_trace *t, const plan_result *plan, const replay_opt
   out->trace = t;
   out->steps = t->steps;
   for (int i = 0; i < t->n_ops; i++)
-    for (int j = 0; j < t->ops[i].n_acc; j++) out->stepped_accesses += t->ops[i].acc[j].stepped;
+    for (int j = 0; j < t->ops[i].n_acc; j++) {
+      out->stepped_accesses += t->ops[i].acc[j].stepped;
+      out->unknown_extent_accesses += t->ops[i].acc[j].unknown_extent;
+    }
   for (int i = 0; i < t->n_ops; i++) out->splittable_ops += t->ops[i].split_count > 0;
   out->first_mismatch = -1;
   for (int k = 0; plan && k < plan->n_actions; k++) {
@@ -1139,6 +1172,7 @@ void replay_print_json(FILE *f, const replay_report *r, const plan_result *plan,
           r->splittable_ops, (unsigned long long)m->split_ops,
           (unsigned long long)m->split_pieces);
   json_periodic(f, r);
+  fprintf(f, "  \"unknown_extent_accesses\": %d,\n", r->unknown_extent_accesses);
   /* Note [one budget]: budget_bytes is the run's (the runtime's, whole chunks) */
   fprintf(f, "  \"budget_bytes\": %llu,\n", (unsigned long long)r->budget_bytes);
   fprintf(f, "  \"budget_met\": %s,\n", r->budget_bytes && r->budget_respected && !m->failed
@@ -1298,6 +1332,10 @@ void replay_print_text(FILE *f, const replay_report *r, const plan_result *plan,
             "pieces (last iteration)\n", r->splittable_ops, (unsigned long long)m->split_ops,
             (unsigned long long)m->split_pieces);
   text_periodic(f, r);
+  if (r->unknown_extent_accesses) /* Note [unknown extents] */
+    fprintf(f, "  unknown extents: %d accesses per iteration declared to the end of their "
+            "allocation (TIDAL_EXTENT_UNKNOWN), as the rewritten program declares them; the plan "
+            "and the data oracle use their carved region\n", r->unknown_extent_accesses);
   /* Note [one budget]: one figure, said met or exceeded */
   mib(b, sizeof b, r->unmanaged.peak_bytes);
   mib(c, sizeof c, m->peak_bytes);

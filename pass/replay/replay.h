@@ -165,6 +165,8 @@ typedef struct replay_report {
   int stepped_accesses;  /* dynamic accesses that move with the training loop's counter: run
                             on iteration k's slice (graph/unroll.c, Note [stepped accesses]) */
   int64_t steps;         /* the counter's trip count (it wraps after), 0 if unknown */
+  int unknown_extent_accesses; /* per iteration: accesses of unknown extent, declared to the
+                                  end of their allocation (Note [unknown extents], replay.c) */
   int splittable_ops;    /* dynamic ops per iteration the pass proved elementwise
                             (trace_op.split_count > 0): they run in pieces when big */
   replay_run unmanaged;
