@@ -30,7 +30,7 @@ grep -v '^#' "$here/$tsv" | while IFS=$'\t' read -r f1 f2 f3 f4 f5 f6; do
   else plan="--plan none --budget $b%"; prof=gptbignone.profile; fi
   echo "$n	$v	$b	$c	$m	$t	$ms" > "$tmp/row$n"
   (cd "$root" && $tidal replay samples/gpt/train.cu $plan --chunk "$c" --costs "$rel/costs.txt" --sync-as-written \
-     --profile "$rel/$prof" --model-only --format json -- $F > "$tmp/out$n.json" 2> "$tmp/err$n" || true) &
+     --profile "$rel/$prof" --model-only --iterations 6 --format json -- $F > "$tmp/out$n.json" 2> "$tmp/err$n" || true) &
   while [ "$(jobs -r | wc -l)" -ge "$jobs" ]; do sleep 1; done
 done
 wait
@@ -44,8 +44,8 @@ for n in rows:
     _, v, b, c, m, t, ms = open(os.path.join(d, "row%d" % n)).read().rstrip("\n").split("\t")
     try:
         r = json.load(open(os.path.join(d, "out%d.json" % n)))
-        p = r["modelled_overhead_steady"] + 1
-        pms = r["modelled_time_steady_managed_s"] * 1e3
+        p = r["modelled_overhead_median"] + 1
+        pms = r["modelled_time_median_managed_s"] * 1e3
         e1 = "%+.0f%%" % ((pms / float(ms) - 1) * 100)
         e2 = "%+.0f%%" % ((p / float(m) - 1) * 100)
         print("| %s | %s%% | %s | %.1f ms | %.1f ms | %s | %s | %.2f | %s | %d | %s |"
