@@ -75,31 +75,13 @@ static void *rmalloc(size_t bytes) {
   return p;
 }
 
-/* op writing [p, p+n) with pattern salt through tidal_at */
+/* the shared op helpers (testhelp.h) at this file's site */
 static void op_write(unsigned char *p, size_t n, uint64_t salt) {
-  unsigned char *buf = malloc(n);
-  CHECK(buf);
-  th_fill_pattern(buf, n, salt);
-  tidal_access a = {p, n, TIDAL_WRITE};
-  CHECK_OK(tidal_op_begin(&site, 1, &a));
-  th_put(TIDAL_AT(p), buf, n);
-  CHECK_OK(tidal_op_end(&site));
-  free(buf);
+  th_op_write_at(&site, p, n, salt);
 }
 
-/* op reading [p + off, p + off + n): byte j must be byte pat + j of pattern salt */
 static void op_check(unsigned char *p, size_t off, size_t n, size_t pat, uint64_t salt) {
-  unsigned char *want = malloc(pat + n), *got = malloc(n);
-  CHECK(want && got);
-  th_fill_pattern(want, pat + n, salt);
-  tidal_access a = {p + off, n, TIDAL_READ};
-  CHECK_OK(tidal_op_begin(&site, 1, &a));
-  th_get(got, TIDAL_AT(p + off), n);
-  if (memcmp(got, want + pat, n) != 0)
-    TH_FAIL("bytes [%zu, %zu) differ", off, off + n);
-  CHECK_OK(tidal_op_end(&site));
-  free(want);
-  free(got);
+  th_op_check_at(&site, p, off, n, pat, salt);
 }
 
 static void test_faults(void) {

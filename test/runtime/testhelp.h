@@ -208,4 +208,37 @@ static inline void th_op_check(const tidal_site *site, const unsigned char *p, s
   free(got);
 }
 
+/* Ops through tidal_at, as a rewritten program's are (a relocatable
+ * allocation's bytes are wherever the runtime placed them).  One op that
+ * writes [p, p + n) with pattern salt. */
+static inline void th_op_write_at(const tidal_site *site, unsigned char *p, size_t n,
+                                  uint64_t salt) {
+  unsigned char *buf = malloc(n);
+  CHECK(buf);
+  th_fill_pattern(buf, n, salt);
+  tidal_access a = {p, n, TIDAL_WRITE};
+  CHECK_OK(tidal_op_begin(site, 1, &a));
+  th_put(tidal_at(p), buf, n);
+  CHECK_OK(tidal_op_end(site));
+  free(buf);
+}
+
+/* One op that reads [p + off, p + off + n) through tidal_at: byte j must be
+ * byte pat + j of pattern salt. */
+static inline void th_op_check_at(const tidal_site *site, const unsigned char *p, size_t off,
+                                  size_t n, size_t pat, uint64_t salt) {
+  unsigned char *want = malloc(pat + n), *got = malloc(n);
+  CHECK(want && got);
+  th_fill_pattern(want, pat + n, salt);
+  tidal_access a = {p + off, n, TIDAL_READ};
+  CHECK_OK(tidal_op_begin(site, 1, &a));
+  th_get(got, tidal_at(p + off), n);
+  if (memcmp(got, want + pat, n) != 0)
+    TH_FAIL("bytes [%zu, %zu) of %p (pattern %llu from byte %zu) differ", off, off + n,
+            (const void *)p, (unsigned long long)salt, pat);
+  CHECK_OK(tidal_op_end(site));
+  free(want);
+  free(got);
+}
+
 #endif
