@@ -40,28 +40,6 @@
 static const tidal_site site = {"reloc", __FILE__, __LINE__, 1e-6};
 static const tidal_site site2 = {"reloc2", __FILE__, __LINE__, 1e-6};
 
-/* Runs fn(p) in a child: the signal that killed it, 0 if none.  On a GPU a
- * stray device address is no host fault: -1 (the callers skip). */
-static int death_signal(void (*fn)(volatile unsigned char *), volatile unsigned char *p) {
-#ifdef TH_GPU
-  (void)fn, (void)p;
-  return -1;
-#endif
-  fflush(stdout);
-  pid_t pid = fork();
-  CHECK(pid >= 0);
-  if (pid == 0) {
-    fn(p);
-    _exit(0);
-  }
-  int status;
-  CHECK(waitpid(pid, &status, 0) == pid);
-  return WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-}
-
-static void touch_read(volatile unsigned char *p) { (void)p[0]; }
-static void touch_write(volatile unsigned char *p) { p[0] = 1; }
-
 static void check_units(const char *when) {
   char msg[256];
   if (rt_units_check(msg, sizeof msg) != 0)
@@ -109,11 +87,11 @@ static void test_faults(void) {
   CHECK(TIDAL_AT(p + (CH + 1)) == d + (CH + 1));
   CHECK(TIDAL_AT(p + 3 * CH) == d + 3 * CH); /* one past the end */
   /* the stable address is never mapped, even while the op runs */
-  CHECK(death_signal(touch_read, p) == SIGSEGV || GPU);
-  CHECK(death_signal(touch_write, p + 3 * CH - 1) == SIGSEGV || GPU);
-  CHECK(death_signal(touch_read, d) == 0 || GPU); /* the resolved one is the data */
+  CHECK(th_death_signal(th_touch_read, p) == SIGSEGV || GPU);
+  CHECK(th_death_signal(th_touch_write, p + 3 * CH - 1) == SIGSEGV || GPU);
+  CHECK(th_death_signal(th_touch_read, d) == 0 || GPU); /* the resolved one is the data */
   CHECK_OK(tidal_op_end(&site));
-  CHECK(death_signal(touch_read, p + 100) == SIGSEGV || GPU); /* a stale use after the op */
+  CHECK(th_death_signal(th_touch_read, p + 100) == SIGSEGV || GPU); /* a stale use after the op */
   /* an undeclared use: an error, counted, and its address faults */
   uint64_t before = th_stats().total.undeclared_uses;
   tidal_access b = {p, CH, TIDAL_READ};
@@ -121,7 +99,7 @@ static void test_faults(void) {
   unsigned char *u = TIDAL_AT(p + 2 * CH);
   CHECK(u == p + 2 * CH);
   CHECK_MESSAGE("outside every access");
-  CHECK(death_signal(touch_read, u) == SIGSEGV || GPU);
+  CHECK(th_death_signal(th_touch_read, u) == SIGSEGV || GPU);
   CHECK_OK(tidal_op_end(&site2));
   CHECK(TIDAL_AT(p) == p); /* no op open: nothing is declared */
   CHECK(th_stats().total.undeclared_uses == before + 2);
@@ -691,7 +669,7 @@ static void test_home(void) {
   op_check(p, 2 * 4096, 3 * 4096 + 100, 0, 12);
   tidal_access all = {p, 5 * 4096 + 100, TIDAL_READ};
   CHECK_OK(tidal_op_begin(&site, 1, &all));
-  CHECK(death_signal(touch_read, p + 4096 * 5) == 0 || GPU);
+  CHECK(th_death_signal(th_touch_read, p + 4096 * 5) == 0 || GPU);
   CHECK_OK(tidal_op_end(&site));
   CHECK_OK(tidal_free(p));
   CHECK_OK(tidal_shutdown());

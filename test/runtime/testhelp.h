@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/wait.h>
 #include "tidal.h"
 #ifdef TH_GPU
 #include <cuda_runtime.h>
@@ -207,6 +208,29 @@ static inline void th_op_check(const tidal_site *site, const unsigned char *p, s
   CHECK_OK(tidal_op_end(site));
   free(got);
 }
+
+/* Runs fn(p) in a forked child (the sim's death tests): the signal that
+ * killed it, 0 if none.  On a GPU a stray device address is no host
+ * fault: -1 (the callers skip). */
+static inline int th_death_signal(void (*fn)(volatile unsigned char *), volatile unsigned char *p) {
+#ifdef TH_GPU
+  (void)fn, (void)p;
+  return -1;
+#endif
+  fflush(stdout);
+  pid_t pid = fork();
+  CHECK(pid >= 0);
+  if (pid == 0) {
+    fn(p);
+    _exit(0);
+  }
+  int status;
+  CHECK(waitpid(pid, &status, 0) == pid);
+  return WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+}
+
+static inline void th_touch_read(volatile unsigned char *p) { (void)p[0]; }
+static inline void th_touch_write(volatile unsigned char *p) { p[0] = 1; }
 
 /* Ops through tidal_at, as a rewritten program's are (a relocatable
  * allocation's bytes are wherever the runtime placed them).  One op that
