@@ -543,6 +543,10 @@ typedef struct tidal_counters {
    * time on the device, so gathers and compaction copy runs of adjacent
    * units at once. */
   uint64_t d2d_copies;
+  /* The run-time planner: iterations that ran the build-time hints as
+   * written instead of its plan (their trial, or because they measured
+   * faster; docs/runtime-design.md, "Run-time planning"). */
+  uint64_t hint_iterations;
 } tidal_counters;
 
 typedef struct tidal_stats {

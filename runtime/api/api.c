@@ -264,9 +264,9 @@ tidal_status tidal_shutdown(void) {
                             "waiting for it)"));
   rt_home_release();
   tidal_status st = rt_reap(1);
-  rt_planner_shutdown();
   if (rt_base.cfg.stats || rt_base.cfg.log_level >= 3)
-    rt_summary_print(stderr);
+    rt_summary_print(stderr); /* before the planner goes: it says what the planner chose */
+  rt_planner_shutdown();
   if (RT_TRACING())
     rt_trace("shutdown", "\"allocations\":%zu", rt_mem.nallocs);
   for (size_t i = rt_mem.nallocs; i-- > 0;) {

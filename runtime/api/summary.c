@@ -73,6 +73,7 @@ static const struct row {
     {"plans built", offsetof(tidal_counters, plans_built), ROW_COUNT, 0},
     {"iterations on a plan", offsetof(tidal_counters, plan_iterations), ROW_COUNT, 0},
     {"iterations off the plan", offsetof(tidal_counters, off_plan_iterations), ROW_COUNT, 0},
+    {"iterations on the hints", offsetof(tidal_counters, hint_iterations), ROW_COUNT, 0},
     {"planner waits for op times", offsetof(tidal_counters, timing_waits), ROW_COUNT, 0},
     {"swap-outs (chunk copies D2H)", offsetof(tidal_counters, swap_outs), ROW_COUNT, 0},
     {"prefetches (chunk copies H2D)", offsetof(tidal_counters, prefetches), ROW_COUNT, 0},
@@ -156,4 +157,9 @@ void rt_summary_print(FILE *out) {
       fprintf(out, "tidal:   %-24s %14s %14s\n", rows[i].label,
             cell(a, sizeof a, &s.total, &rows[i]),
             s.iterations ? cell(b, sizeof b, &s.last_iteration, &rows[i]) : "-");
+  double hs = 0, ps = 0;
+  int chose = rt_planner_choice(&hs, &ps);
+  if (chose >= 0) /* Note [the hints as a candidate], plan_exec.c */
+    fprintf(out, "tidal:   run-time planner kept %s (iteration stretch: hints %.3gx, plan %.3gx)\n",
+            chose ? "the build-time hints" : "its plan", hs, ps);
 }

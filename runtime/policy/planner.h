@@ -57,6 +57,8 @@ typedef struct rt_record {
   double span_s;          /* timed: device time from the first op's start mark to the last
                              op's end mark, stalls and idle included (0: not measured) */
   uint32_t plan_gen;      /* the plan the iteration ran on (plan_exec.c), 0 = none */
+  uint8_t ran_hints;      /* it ran the build-time hints as written beside that plan's ops,
+                             not the plan (Note [the hints as a candidate], plan_exec.c) */
 } rt_record;
 
 RT_HIDDEN void rt_record_reset(rt_record *r);

@@ -74,6 +74,10 @@ RT_HIDDEN int rt_planner_hint(int kind, const rt_alloc *a, size_t off, size_t le
  * eviction policy leaves the chunks it keeps alone: Note [clean before
  * waiting], evict_lru.c). */
 RT_HIDDEN int rt_planner_steering(void);
+/* Note [the hints as a candidate] (plan_exec.c): -1 while nothing was
+ * chosen, 1 the build-time hints were kept, 0 the plan; with the least
+ * stretch each measured. */
+RT_HIDDEN int rt_planner_choice(double *hints_stretch, double *plan_stretch);
 RT_HIDDEN void rt_planner_iteration_begin(void);
 RT_HIDDEN void rt_planner_iteration_end(void);
 /* rt_pol.budget_changed while the run-time planner runs (rt_budget_set

@@ -70,6 +70,7 @@ void rt_record_reset(rt_record *r) {
   r->timed = 0;
   r->span_s = 0;
   r->plan_gen = 0;
+  r->ran_hints = 0;
 }
 
 void rt_record_free(rt_record *r) {

@@ -30,31 +30,13 @@
 static const tidal_site site = {"home_op", __FILE__, __LINE__, 1e-6};
 static size_t CH;
 
-/* Ops through tidal_at, as a rewritten program's are (relocatable
- * allocations' bytes are wherever the runtime placed them). */
+/* Ops through tidal_at (testhelp.h), at this file's site. */
 static void op_write(unsigned char *p, size_t n, uint64_t salt) {
-  unsigned char *h = malloc(n);
-  CHECK(h);
-  th_fill_pattern(h, n, salt);
-  tidal_access a = {p, n, TIDAL_WRITE};
-  CHECK_OK(tidal_op_begin(&site, 1, &a));
-  th_put(tidal_at(p), h, n);
-  CHECK_OK(tidal_op_end(&site));
-  free(h);
+  th_op_write_at(&site, p, n, salt);
 }
 
 static void op_check(const unsigned char *p, size_t n, uint64_t salt) {
-  unsigned char *h = malloc(n), *want = malloc(n);
-  CHECK(h && want);
-  th_fill_pattern(want, n, salt);
-  tidal_access a = {p, n, TIDAL_READ};
-  CHECK_OK(tidal_op_begin(&site, 1, &a));
-  th_get(h, tidal_at(p), n);
-  CHECK_OK(tidal_op_end(&site));
-  if (memcmp(h, want, n) != 0)
-    TH_FAIL("the %zu bytes at %p (salt %llu) differ", n, (const void *)p, (unsigned long long)salt);
-  free(h);
-  free(want);
+  th_op_check_at(&site, p, 0, n, 0, salt);
 }
 
 /* The uninstrumented call: reads every byte of [p, p + n) outside any op

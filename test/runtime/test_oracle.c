@@ -5,24 +5,6 @@
 #include "testhelp.h"
 #ifndef TH_GPU
 #include <signal.h>
-#include <sys/wait.h>
-
-/* Runs fn(p) in a child; returns the signal that killed it, 0 if none. */
-static int death_signal(void (*fn)(volatile unsigned char *), volatile unsigned char *p) {
-  fflush(stdout);
-  pid_t pid = fork();
-  CHECK(pid >= 0);
-  if (pid == 0) {
-    fn(p);
-    _exit(0);
-  }
-  int status;
-  CHECK(waitpid(pid, &status, 0) == pid);
-  return WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-}
-
-static void touch_read(volatile unsigned char *p) { (void)p[0]; }
-static void touch_write(volatile unsigned char *p) { p[0] = 1; }
 
 int main(int argc, char **argv) {
   th_seed_init(argc, argv);
@@ -36,7 +18,7 @@ int main(int argc, char **argv) {
   static const tidal_site site = {"oracle", __FILE__, __LINE__, 0};
 
   /* Never written: nothing is mapped yet. */
-  CHECK(death_signal(touch_read, p) == SIGSEGV);
+  CHECK(th_death_signal(th_touch_read, p) == SIGSEGV);
 
   /* Declared: every byte readable and writable, the undeclared chunk is not. */
   tidal_access w = {p, 2 * CH, TIDAL_WRITE};
@@ -44,14 +26,14 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < 2 * CH; i++)
     p[i] = (unsigned char)(i * 7);
   CHECK_OK(tidal_op_end(&site));
-  CHECK(death_signal(touch_write, p + 2 * CH) == SIGSEGV);
-  CHECK(death_signal(touch_read, p + CH) == 0); /* resident after the op: no fault */
+  CHECK(th_death_signal(th_touch_write, p + 2 * CH) == SIGSEGV);
+  CHECK(th_death_signal(th_touch_read, p + CH) == 0); /* resident after the op: no fault */
 
   /* Swapped out: touching it faults; op_begin brings it back intact. */
   CHECK_OK(tidal_swap_out(p, 2 * CH));
   CHECK_OK(tidal_synchronize());
-  CHECK(death_signal(touch_read, p) == SIGSEGV);
-  CHECK(death_signal(touch_read, p + 2 * CH - 1) == SIGSEGV);
+  CHECK(th_death_signal(th_touch_read, p) == SIGSEGV);
+  CHECK(th_death_signal(th_touch_read, p + 2 * CH - 1) == SIGSEGV);
   tidal_access r = {p + CH / 2, CH, TIDAL_READ}; /* straddles both chunks */
   CHECK_OK(tidal_op_begin(&site, 1, &r));
   for (size_t i = CH / 2; i < CH / 2 + CH; i++)
@@ -60,8 +42,8 @@ int main(int argc, char **argv) {
 
   /* Dropped: the chunk is gone too. */
   CHECK_OK(tidal_drop(p, CH));
-  CHECK(death_signal(touch_read, p) == SIGSEGV);
-  CHECK(death_signal(touch_read, p + CH) == 0); /* the neighbour chunk stays */
+  CHECK(th_death_signal(th_touch_read, p) == SIGSEGV);
+  CHECK(th_death_signal(th_touch_read, p + CH) == 0); /* the neighbour chunk stays */
 
   /* An op's write-only access maps memory that is then writable everywhere. */
   tidal_access all = {p, TIDAL_EXTENT_UNKNOWN, TIDAL_WRITE};
@@ -73,10 +55,10 @@ int main(int argc, char **argv) {
    * eviction) a program would crash rather than read stale data. */
   CHECK_OK(tidal_swap_out(p, TIDAL_EXTENT_UNKNOWN));
   CHECK_OK(tidal_synchronize());
-  CHECK(death_signal(touch_write, p + 3 * CH - 1) == SIGSEGV);
+  CHECK(th_death_signal(th_touch_write, p + 3 * CH - 1) == SIGSEGV);
 
   CHECK_OK(tidal_free(p));
-  CHECK(death_signal(touch_read, p) == SIGSEGV); /* freed: the reservation is gone */
+  CHECK(th_death_signal(th_touch_read, p) == SIGSEGV); /* freed: the reservation is gone */
   CHECK_OK(tidal_shutdown());
   printf("ok\n");
   return 0;

@@ -12,6 +12,9 @@
  *  - swap-out, prefetch and drop of units are copies with no VMM call;
  *  - a fragmented pool at its limit compacts (device-to-device) rather
  *    than evict;
+ *  - a gather whose span the op's own pinned units keep from opening
+ *    slides the pool once, again only when that opens the hole (Note
+ *    [slides after evictions]);
  *  - units' copies and chunks' slots share one host store; a full store
  *    is TIDAL_ERR_BUDGET, never a crash or a lost byte;
  *  - tidal_home brings an allocation back to its stable address;
@@ -37,28 +40,6 @@
 static const tidal_site site = {"reloc", __FILE__, __LINE__, 1e-6};
 static const tidal_site site2 = {"reloc2", __FILE__, __LINE__, 1e-6};
 
-/* Runs fn(p) in a child: the signal that killed it, 0 if none.  On a GPU a
- * stray device address is no host fault: -1 (the callers skip). */
-static int death_signal(void (*fn)(volatile unsigned char *), volatile unsigned char *p) {
-#ifdef TH_GPU
-  (void)fn, (void)p;
-  return -1;
-#endif
-  fflush(stdout);
-  pid_t pid = fork();
-  CHECK(pid >= 0);
-  if (pid == 0) {
-    fn(p);
-    _exit(0);
-  }
-  int status;
-  CHECK(waitpid(pid, &status, 0) == pid);
-  return WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-}
-
-static void touch_read(volatile unsigned char *p) { (void)p[0]; }
-static void touch_write(volatile unsigned char *p) { p[0] = 1; }
-
 static void check_units(const char *when) {
   char msg[256];
   if (rt_units_check(msg, sizeof msg) != 0)
@@ -72,31 +53,13 @@ static void *rmalloc(size_t bytes) {
   return p;
 }
 
-/* op writing [p, p+n) with pattern salt through tidal_at */
+/* the shared op helpers (testhelp.h) at this file's site */
 static void op_write(unsigned char *p, size_t n, uint64_t salt) {
-  unsigned char *buf = malloc(n);
-  CHECK(buf);
-  th_fill_pattern(buf, n, salt);
-  tidal_access a = {p, n, TIDAL_WRITE};
-  CHECK_OK(tidal_op_begin(&site, 1, &a));
-  th_put(TIDAL_AT(p), buf, n);
-  CHECK_OK(tidal_op_end(&site));
-  free(buf);
+  th_op_write_at(&site, p, n, salt);
 }
 
-/* op reading [p + off, p + off + n): byte j must be byte pat + j of pattern salt */
 static void op_check(unsigned char *p, size_t off, size_t n, size_t pat, uint64_t salt) {
-  unsigned char *want = malloc(pat + n), *got = malloc(n);
-  CHECK(want && got);
-  th_fill_pattern(want, pat + n, salt);
-  tidal_access a = {p + off, n, TIDAL_READ};
-  CHECK_OK(tidal_op_begin(&site, 1, &a));
-  th_get(got, TIDAL_AT(p + off), n);
-  if (memcmp(got, want + pat, n) != 0)
-    TH_FAIL("bytes [%zu, %zu) differ", off, off + n);
-  CHECK_OK(tidal_op_end(&site));
-  free(want);
-  free(got);
+  th_op_check_at(&site, p, off, n, pat, salt);
 }
 
 static void test_faults(void) {
@@ -124,11 +87,11 @@ static void test_faults(void) {
   CHECK(TIDAL_AT(p + (CH + 1)) == d + (CH + 1));
   CHECK(TIDAL_AT(p + 3 * CH) == d + 3 * CH); /* one past the end */
   /* the stable address is never mapped, even while the op runs */
-  CHECK(death_signal(touch_read, p) == SIGSEGV || GPU);
-  CHECK(death_signal(touch_write, p + 3 * CH - 1) == SIGSEGV || GPU);
-  CHECK(death_signal(touch_read, d) == 0 || GPU); /* the resolved one is the data */
+  CHECK(th_death_signal(th_touch_read, p) == SIGSEGV || GPU);
+  CHECK(th_death_signal(th_touch_write, p + 3 * CH - 1) == SIGSEGV || GPU);
+  CHECK(th_death_signal(th_touch_read, d) == 0 || GPU); /* the resolved one is the data */
   CHECK_OK(tidal_op_end(&site));
-  CHECK(death_signal(touch_read, p + 100) == SIGSEGV || GPU); /* a stale use after the op */
+  CHECK(th_death_signal(th_touch_read, p + 100) == SIGSEGV || GPU); /* a stale use after the op */
   /* an undeclared use: an error, counted, and its address faults */
   uint64_t before = th_stats().total.undeclared_uses;
   tidal_access b = {p, CH, TIDAL_READ};
@@ -136,7 +99,7 @@ static void test_faults(void) {
   unsigned char *u = TIDAL_AT(p + 2 * CH);
   CHECK(u == p + 2 * CH);
   CHECK_MESSAGE("outside every access");
-  CHECK(death_signal(touch_read, u) == SIGSEGV || GPU);
+  CHECK(th_death_signal(th_touch_read, u) == SIGSEGV || GPU);
   CHECK_OK(tidal_op_end(&site2));
   CHECK(TIDAL_AT(p) == p); /* no op open: nothing is declared */
   CHECK(th_stats().total.undeclared_uses == before + 2);
@@ -524,6 +487,89 @@ static void test_compaction(void) {
   CHECK_OK(tidal_shutdown());
 }
 
+/* Note [slides after evictions] (devpool.c): a gather whose span cannot
+ * open between the op's own units - pinned, and closer together than the
+ * span - slides the pool once, not again after every eviction that
+ * follows, and still slides when that opens the hole rather than evict
+ * more.  Budget 16 chunks, "K" a quarter chunk (1 KiB at 4 KiB chunks):
+ * the pool maps at most 80K (the budget and one 16K step).  g, of 16K, is
+ * eight 2K units written one by one between eight 2K tensors e[i] ([0,
+ * 32K): g0 e0 g1 e1 ... g7 e7); e1, e3 and e5 go to the host, leaving 2K
+ * holes; then t[0..n) ([32K, 68K)): nine 4K tensors, or (big) t0 of 4K
+ * and t1 of 32K.  18K are free, 12K of them at the top, and no hole holds
+ * g's span: the op reading g whole gathers it above g7, evicting in LRU
+ * order e0, e2, e4, e6 (no use: between pinned units), e7, then t0.  That
+ * frees 6K below t1, and the hole opens: with the 4K tensors, the targeted
+ * window moves t8 down into it; with the 32K one (which fits no hole) only
+ * a slide opens it: evicting t1 too, as the Note's first version did (it
+ * slid again only once another 16K had gone), is what slide_opens stops.
+ * Before the Note each eviction slid the pool: 13 compactions, not 2.
+ * The bytes of all of them are intact. */
+static void slides(int big) {
+  tidal_config cfg;
+  th_config(&cfg, 4096, 4096 * 16);
+  th_init(&cfg);
+  size_t K = th_chunk() / 4, nt = big ? 2 : 9;
+  unsigned char *g = rmalloc(16 * K), *e[8], *t[9];
+  size_t tn[9];
+  for (int i = 0; i < 8; i++) {
+    e[i] = rmalloc(2 * K);
+    op_write(g + (size_t)i * 2 * K, 2 * K, 500 + (uint64_t)i);
+    op_write(e[i], 2 * K, 600 + (uint64_t)i);
+  }
+  for (int i = 1; i < 6; i += 2)
+    CHECK_OK(tidal_swap_out(e[i], 2 * K));
+  CHECK_OK(tidal_synchronize());
+  CHECK_OK(rt_release_parked());
+  for (size_t j = 0; j < nt; j++) { /* 4K or more: none fits a 2K hole */
+    tn[j] = big && j == 1 ? 32 * K : 4 * K;
+    t[j] = rmalloc(tn[j]);
+    op_write(t[j], tn[j], 700 + (uint64_t)j);
+  }
+  check_units("before the gather");
+  tidal_stats s0 = th_stats();
+  CHECK(s0.resident_bytes == 62 * K && rt_mem.dpool_mapped == 80 * K);
+  tidal_access a = {g, 16 * K, TIDAL_READ};
+  CHECK_OK(tidal_op_begin(&site, 1, &a));
+  unsigned char *d = TIDAL_AT(g), got[2048], want[2048];
+  size_t piece = 2 * K < sizeof got ? 2 * K : sizeof got; /* the first 2 KiB of each unit */
+  for (int i = 0; i < 8; i++) {
+    CHECK(TIDAL_AT(g + (size_t)i * 2 * K) == d + (size_t)i * 2 * K);
+    th_get(got, d + (size_t)i * 2 * K, piece);
+    th_fill_pattern(want, piece, 500 + (uint64_t)i);
+    CHECK(memcmp(got, want, piece) == 0);
+  }
+  CHECK_OK(tidal_op_end(&site));
+  tidal_stats s1 = th_stats();
+  uint64_t compactions = s1.total.compactions - s0.total.compactions,
+           evictions = s1.total.evictions - s0.total.evictions;
+  printf("slides (%s): the gather after %llu evictions and %llu compactions\n",
+         big ? "a 32K tensor" : "4K tensors", (unsigned long long)evictions,
+         (unsigned long long)compactions);
+  CHECK(s1.total.gathers == s0.total.gathers + 1);
+  CHECK(evictions == 6);   /* e0, e2, e4, e6, e7, t0: not t1 */
+  CHECK(compactions == 2); /* the slide that did not open it, then the window or a slide */
+  CHECK(s1.resident_bytes == 48 * K);
+  check_units("after the gather");
+  for (int i = 0; i < 8; i++) {
+    op_check(g, (size_t)i * 2 * K, 2 * K, 0, 500 + (uint64_t)i);
+    op_check(e[i], 0, 2 * K, 0, 600 + (uint64_t)i);
+  }
+  for (size_t j = 0; j < nt; j++)
+    op_check(t[j], 0, tn[j], 0, 700 + (uint64_t)j);
+  CHECK_OK(tidal_free(g));
+  for (int i = 0; i < 8; i++)
+    CHECK_OK(tidal_free(e[i]));
+  for (size_t j = 0; j < nt; j++)
+    CHECK_OK(tidal_free(t[j]));
+  CHECK_OK(tidal_shutdown());
+}
+
+static void test_slides(void) {
+  slides(0);
+  slides(1);
+}
+
 /* A budget of 50% of the first iteration's peak: the units holding it
  * give back the excess when it applies (rt_phys_shrink), nothing lost. */
 static void test_budget_shrink(void) {
@@ -623,7 +669,7 @@ static void test_home(void) {
   op_check(p, 2 * 4096, 3 * 4096 + 100, 0, 12);
   tidal_access all = {p, 5 * 4096 + 100, TIDAL_READ};
   CHECK_OK(tidal_op_begin(&site, 1, &all));
-  CHECK(death_signal(touch_read, p + 4096 * 5) == 0 || GPU);
+  CHECK(th_death_signal(th_touch_read, p + 4096 * 5) == 0 || GPU);
   CHECK_OK(tidal_op_end(&site));
   CHECK_OK(tidal_free(p));
   CHECK_OK(tidal_shutdown());
@@ -915,6 +961,7 @@ int main(int argc, char **argv) {
   test_budget();
   test_host_shared();
   test_compaction();
+  test_slides();
   test_budget_shrink();
   test_annotated();
   test_home();

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/wait.h>
 #include "tidal.h"
 #ifdef TH_GPU
 #include <cuda_runtime.h>
@@ -205,6 +206,62 @@ static inline void th_op_check(const tidal_site *site, const unsigned char *p, s
   th_get(got, p, n);
   CHECK(memcmp(got, shadow, n) == 0);
   CHECK_OK(tidal_op_end(site));
+  free(got);
+}
+
+/* Runs fn(p) in a forked child (the sim's death tests): the signal that
+ * killed it, 0 if none.  On a GPU a stray device address is no host
+ * fault: -1 (the callers skip). */
+static inline int th_death_signal(void (*fn)(volatile unsigned char *), volatile unsigned char *p) {
+#ifdef TH_GPU
+  (void)fn, (void)p;
+  return -1;
+#endif
+  fflush(stdout);
+  pid_t pid = fork();
+  CHECK(pid >= 0);
+  if (pid == 0) {
+    fn(p);
+    _exit(0);
+  }
+  int status;
+  CHECK(waitpid(pid, &status, 0) == pid);
+  return WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+}
+
+static inline void th_touch_read(volatile unsigned char *p) { (void)p[0]; }
+static inline void th_touch_write(volatile unsigned char *p) { p[0] = 1; }
+
+/* Ops through tidal_at, as a rewritten program's are (a relocatable
+ * allocation's bytes are wherever the runtime placed them).  One op that
+ * writes [p, p + n) with pattern salt. */
+static inline void th_op_write_at(const tidal_site *site, unsigned char *p, size_t n,
+                                  uint64_t salt) {
+  unsigned char *buf = malloc(n);
+  CHECK(buf);
+  th_fill_pattern(buf, n, salt);
+  tidal_access a = {p, n, TIDAL_WRITE};
+  CHECK_OK(tidal_op_begin(site, 1, &a));
+  th_put(tidal_at(p), buf, n);
+  CHECK_OK(tidal_op_end(site));
+  free(buf);
+}
+
+/* One op that reads [p + off, p + off + n) through tidal_at: byte j must be
+ * byte pat + j of pattern salt. */
+static inline void th_op_check_at(const tidal_site *site, const unsigned char *p, size_t off,
+                                  size_t n, size_t pat, uint64_t salt) {
+  unsigned char *want = malloc(pat + n), *got = malloc(n);
+  CHECK(want && got);
+  th_fill_pattern(want, pat + n, salt);
+  tidal_access a = {p + off, n, TIDAL_READ};
+  CHECK_OK(tidal_op_begin(site, 1, &a));
+  th_get(got, tidal_at(p + off), n);
+  if (memcmp(got, want + pat, n) != 0)
+    TH_FAIL("bytes [%zu, %zu) of %p (pattern %llu from byte %zu) differ", off, off + n,
+            (const void *)p, (unsigned long long)salt, pat);
+  CHECK_OK(tidal_op_end(site));
+  free(want);
   free(got);
 }
 
