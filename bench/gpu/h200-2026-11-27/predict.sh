@@ -30,7 +30,7 @@ grep -v '^#' "$here/$tsv" | while IFS=$'\t' read -r f1 f2 f3 f4 f5 f6; do
   else plan="--plan none --budget $b%"; prof=gptbignone.profile; fi
   echo "$n	$v	$b	$c	$m	$t	$ms" > "$tmp/row$n"
   (cd "$root" && $tidal replay samples/gpt/train.cu $plan --chunk "$c" --costs "$rel/costs.txt" --sync-as-written \
-     --profile "$rel/$prof" --model-only --iterations 6 --format json -- $F > "$tmp/out$n.json" 2> "$tmp/err$n" || true) &
+     --profile "$rel/$prof" --model-only --iterations 12 --format json -- $F > "$tmp/out$n.json" 2> "$tmp/err$n" || true) &
   while [ "$(jobs -r | wc -l)" -ge "$jobs" ]; do sleep 1; done
 done
 wait
