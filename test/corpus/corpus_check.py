@@ -115,7 +115,8 @@ PROGRAMS = {
         # [unknown extents]): at this config the whole arena is 2.16 MB of a
         # 4.15 MB peak, more than 50%, and the runtime refuses 50% (as it
         # would the compiled program).  At 124M it is 0.25 GB of the peak.
-        # 60% picks 2 MiB chunks and is refused on main too (not examined);
+        # 60% keeps 2 MiB chunks and is refused (docs/limitations.md, "The
+        # figures tidal reports");
         # 70% runs.
         "replay_pct": 70,
         "link": ["-lcublas", "-lcublasLt"],

@@ -22,7 +22,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 rel=bench/gpu/h200-2026-11-27
 n=0
-grep -v '^#' "$here/$tsv" | while IFS=$'\t' read -r f1 f2 f3 f4 f5 f6; do
+# the loop runs in the pipe's subshell: its replays are waited for there
+# (a wait after the pipe saw none, and the last rows read half-written
+# output when JOBS > 1)
+grep -v '^#' "$here/$tsv" | { while IFS=$'\t' read -r f1 f2 f3 f4 f5 f6; do
   n=$((n + 1))
   if [ "$mech" = reloc ]; then v=$f1 pl=$f2 b=$f3 c=$f4 m=$f5 ms=$f6 t="$f2 planner"
   else v=$f1 pl=runtime b=$f2 c=$f3 m=$f4 t=$f5 ms=$f6; fi
@@ -33,7 +36,7 @@ grep -v '^#' "$here/$tsv" | while IFS=$'\t' read -r f1 f2 f3 f4 f5 f6; do
      --profile "$rel/$prof" --model-only --iterations 12 --format json -- $F > "$tmp/out$n.json" 2> "$tmp/err$n" || true) &
   while [ "$(jobs -r | wc -l)" -ge "$jobs" ]; do sleep 1; done
 done
-wait
+wait; }
 python3 - "$tmp" <<'PY'
 import json, os, sys
 d = sys.argv[1]
