@@ -912,6 +912,7 @@ static int one_run(const tidal_trace *t, const plan_result *plan, const replay_o
   run->hints_run = s1.total.hints_run - s0.total.hints_run;
   run->hints_skipped = s1.total.hints_skipped - s0.total.hints_skipped;
   run->plans_built = s1.total.plans_built - s0.total.plans_built;
+  run->hint_iterations = s1.total.hint_iterations - s0.total.hint_iterations;
   run->last_modelled_s = s1.last_iteration.modelled_seconds;
   run->last_stall_s = s1.last_iteration.stall_seconds;
   run->last_vmm_s = s1.last_iteration.modelled_vmm_seconds;
@@ -1234,6 +1235,7 @@ void replay_print_json(FILE *f, const replay_report *r, const plan_result *plan,
     fprintf(f, "  \"hints_run\": %llu,\n  \"hints_skipped\": %llu,\n  \"plans_built\": %llu,\n",
             (unsigned long long)m->hints_run, (unsigned long long)m->hints_skipped,
             (unsigned long long)m->plans_built);
+    fprintf(f, "  \"hint_iterations\": %llu,\n", (unsigned long long)m->hint_iterations);
     fprintf(f, "  \"modelled_time_steady_unmanaged_s\": %s,\n", J9(b1, su));
     fprintf(f, "  \"modelled_time_steady_managed_s\": %s,\n", J9(b1, sm));
     fprintf(f, "  \"modelled_overhead_steady\": %s,\n", J6(b1, su > 0 ? sm / su - 1 : 0));
