@@ -118,7 +118,8 @@ typedef struct replay_run {
   uint64_t runtime_actions[4];
   uint64_t hints_run, hints_skipped, plans_built;
   uint64_t hint_iterations; /* run-time planner: iterations that ran the build-time hints as
-                               its chosen plan (Note [the hints as a candidate]) */
+                               written, its trial and after it kept them (Note [the hints as
+                               a candidate]) */
   double last_modelled_s; /* the last iteration alone: the steady state */
   double last_stall_s;
   /* the last iteration's modelled breakdown (tidal_counters' modelled_*) */
