@@ -1373,6 +1373,10 @@ void replay_print_text(FILE *f, const replay_report *r, const plan_result *plan,
             (unsigned long long)m->runtime_actions[0], (unsigned long long)m->runtime_actions[1],
             (unsigned long long)m->runtime_actions[2], (unsigned long long)m->runtime_actions[3],
             (unsigned long long)m->hints_run, (unsigned long long)m->hints_skipped);
+  if (r->planner == TIDAL_PLANNER_RUNTIME && m->hint_iterations) /* Note [the hints as a candidate] */
+    fprintf(f, "  run-time planner: %llu iterations ran the build-time hints as written (its trial "
+            "of them is 2; more: it measured them faster than its plan and kept them)\n",
+            (unsigned long long)m->hint_iterations);
   if (!r->unmanaged.failed && !m->failed) {
     /* the same counts the trace's events and the timeline's marks give */
     const uint64_t *la = m->last_actions;
