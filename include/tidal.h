@@ -185,6 +185,11 @@ typedef struct tidal_config {
   /* Nonzero: every allocation stays at home, TIDAL_GROUP_RELOCATABLE is
    * ignored (A/B runs, a fallback).  TIDAL_RELOCATE=0. */
   int relocate_off;
+  /* Nonzero: a prefetch hint on a relocatable tensor is issued where the
+   * program calls it, never deferred to the order the tensors are needed
+   * in (docs/runtime-design.md, "Prefetches in need order"; A/B runs).
+   * TIDAL_PREFETCH_ORDER=0. */
+  int prefetch_order_off;
 } tidal_config;
 
 /* Sim backend, one op site's host costs (tidal_config.sim_sites). */
@@ -547,6 +552,10 @@ typedef struct tidal_counters {
    * written instead of its plan (their trial, or because they measured
    * faster; docs/runtime-design.md, "Run-time planning"). */
   uint64_t hint_iterations;
+  /* Prefetch hints on relocatable tensors whose use lay far ahead, held
+   * back and issued in the order the tensors are needed in
+   * (docs/runtime-design.md, "Prefetches in need order"). */
+  uint64_t prefetches_deferred;
 } tidal_counters;
 
 typedef struct tidal_stats {

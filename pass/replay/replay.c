@@ -798,6 +798,7 @@ static int one_run(const tidal_trace *t, const plan_result *plan, const replay_o
   cfg.sim_no_data = o->cost_only; /* Note [one model of cost] */
   cfg.planner = o->planner;
   cfg.vmm_thread = o->vmm_thread;
+  cfg.prefetch_order_off = o->prefetch_order_off;
   cfg.sim_device_sync_per_iteration = o->device_sync;
   if (expect && o->shared_budget_bytes) { /* the managed run of several programs */
     cfg.shared_budget_bytes = (size_t)o->shared_budget_bytes;
@@ -913,6 +914,7 @@ static int one_run(const tidal_trace *t, const plan_result *plan, const replay_o
   run->hints_skipped = s1.total.hints_skipped - s0.total.hints_skipped;
   run->plans_built = s1.total.plans_built - s0.total.plans_built;
   run->hint_iterations = s1.total.hint_iterations - s0.total.hint_iterations;
+  run->prefetches_deferred = s1.total.prefetches_deferred - s0.total.prefetches_deferred;
   run->last_modelled_s = s1.last_iteration.modelled_seconds;
   run->last_stall_s = s1.last_iteration.stall_seconds;
   run->last_vmm_s = s1.last_iteration.modelled_vmm_seconds;
@@ -1236,6 +1238,7 @@ void replay_print_json(FILE *f, const replay_report *r, const plan_result *plan,
             (unsigned long long)m->hints_run, (unsigned long long)m->hints_skipped,
             (unsigned long long)m->plans_built);
     fprintf(f, "  \"hint_iterations\": %llu,\n", (unsigned long long)m->hint_iterations);
+    fprintf(f, "  \"prefetches_deferred\": %llu,\n", (unsigned long long)m->prefetches_deferred);
     fprintf(f, "  \"modelled_time_steady_unmanaged_s\": %s,\n", J9(b1, su));
     fprintf(f, "  \"modelled_time_steady_managed_s\": %s,\n", J9(b1, sm));
     fprintf(f, "  \"modelled_overhead_steady\": %s,\n", J6(b1, su > 0 ? sm / su - 1 : 0));

@@ -60,6 +60,7 @@ typedef struct replay_options {
                             default hints: the build-time plan alone */
   int vmm_thread;        /* TIDAL_VMM_THREAD: both runs queue driver calls for libtidal's
                             VMM worker, modelled on its own timeline */
+  int prefetch_order_off; /* TIDAL_PREFETCH_ORDER=0: prefetch hints issued where called */
   int no_relocate;       /* TIDAL_RELOCATE=0: every allocation at home; else those the graph
                             finds relocatable (trace_alloc.relocatable) get the flag, as the
                             rewriter emits them, and every op's data goes through tidal_at */
@@ -120,6 +121,8 @@ typedef struct replay_run {
   uint64_t hint_iterations; /* run-time planner: iterations that ran the build-time hints as
                                written, its trial and after it kept them (Note [the hints as
                                a candidate]) */
+  uint64_t prefetches_deferred; /* prefetch hints held back to need order (Note [prefetch
+                                   order], runtime/memory/pace.c) */
   double last_modelled_s; /* the last iteration alone: the steady state */
   double last_stall_s;
   /* the last iteration's modelled breakdown (tidal_counters' modelled_*) */

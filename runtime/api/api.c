@@ -293,6 +293,7 @@ tidal_status tidal_shutdown(void) {
                   rt_base.cfg.trace_path ? rt_base.cfg.trace_path : "?", terr > 0 ? ": " : "",
                   terr > 0 ? strerror(terr) : "");
   rt_vmmq_stop();    /* before the host store: queued copies may read it */
+  rt_pace_destroy();  /* deferred prefetches (Note [prefetch order]) */
   rt_units_destroy(); /* the device pool and the units' host store */
   rt_host_destroy();
   rt_dev.be->destroy(rt_dev.b);
@@ -536,6 +537,11 @@ tidal_status tidal_op_begin(const tidal_site *site, int n, const tidal_access *a
                        residency], memory/homehold.c) */
   if (rt_mem.out.n || rt_mem.in.n)
     rt_reap(0);
+  if (rt_mem.npace && rt_mem.depth == 0) { /* Note [prefetch order] */
+    tidal_status ps = rt_pace_pump();
+    if (ps != TIDAL_OK)
+      return op_fail(ps);
+  }
   if (rt_pol.arb && rt_mem.depth == 0)
     rt_arbiter_poll(0); /* a changed shared budget applies between ops */
   /* the run-time plan's actions for this point (top-level ops only) */
@@ -967,6 +973,7 @@ tidal_status tidal_prefetch(const void *ptr, size_t bytes) {
     size_t n;
     if ((st = hint_units(a, off, len, &cs, &n)) != TIDAL_OK)
       return st;
+    n = rt_pace_defer(cs, n); /* Note [prefetch order] */
     if (n)
       st = rt_prefetch_chunks(cs, n);
     free(cs);

@@ -83,6 +83,8 @@ static const struct row {
     {"  compactions", offsetof(tidal_counters, compactions), ROW_COUNT, 1},
     {"  gathers", offsetof(tidal_counters, gathers), ROW_COUNT, 1},
     {"  undeclared tidal_at", offsetof(tidal_counters, undeclared_uses), ROW_COUNT, 1},
+    {"  prefetches deferred to need order", offsetof(tidal_counters, prefetches_deferred), ROW_COUNT,
+     1},
     {"  device pool growths", offsetof(tidal_counters, pool_grows), ROW_COUNT, 1},
     {"peak device memory created", offsetof(tidal_counters, peak_physical_bytes), ROW_BYTES, 1},
     {"  device pool shrinks", offsetof(tidal_counters, pool_shrinks), ROW_COUNT, 1},

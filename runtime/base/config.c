@@ -190,6 +190,13 @@ tidal_status tidal_config_from_env(tidal_config *cfg) {
       return rt_error(TIDAL_ERR_CONFIG, "TIDAL_RELOCATE: '%s': expected 1/0, yes/no, on/off", v);
     c.relocate_off = !on;
   }
+  if ((v = getenv("TIDAL_PREFETCH_ORDER")) && *v) {
+    int on;
+    if (!parse_flag(v, &on))
+      return rt_error(TIDAL_ERR_CONFIG,
+                      "TIDAL_PREFETCH_ORDER: '%s': expected 1/0, yes/no, on/off", v);
+    c.prefetch_order_off = !on;
+  }
   *cfg = c;
   return TIDAL_OK;
 }
@@ -200,7 +207,7 @@ static const char *const known_env[] = {
     "TIDAL_DEVICE", "TIDAL_BUDGET", "TIDAL_HOST_BUDGET", "TIDAL_CHUNK", "TIDAL_TRACE",
     "TIDAL_LOG", "TIDAL_STATS", "TIDAL_SHARED_BUDGET", "TIDAL_SHARED_NAME", "TIDAL_PLANNER",
     "TIDAL_PLANNER_FEEDBACK", "TIDAL_HOST_RESERVE", "TIDAL_PROFILE", "TIDAL_SIM_COSTS",
-    "TIDAL_VMM_THREAD", "TIDAL_TRACE_MAX", "TIDAL_RELOCATE",
+    "TIDAL_VMM_THREAD", "TIDAL_TRACE_MAX", "TIDAL_RELOCATE", "TIDAL_PREFETCH_ORDER",
     /* tidal-nvcc, the tidal tool and the test programs */
     "TIDAL_NVCC", "TIDAL_NVCC_VERBOSE", "TIDAL_TOOL", "TIDAL_PLAN", "TIDAL_CUDA_PATH",
     "TIDAL_REPLAY_BREAK", "TIDAL_TEST_SEED", "TIDAL_PROGRESS", "TIDAL_INCLUDE_DIR",

@@ -126,6 +126,13 @@ typedef struct rt_unit {
                             last use (Note [stale aliases]); 0 = none */
   uint8_t placed;        /* `block` is its place, taken before its restore (Note [placed
                             in advance], units.c); it has no data there yet */
+  uint8_t pf_pending;    /* on rt_mem.pace: a prefetch hint deferred (Note [prefetch
+                            order], pace.c) */
+  uint32_t pf_lead;      /* ops from its last prefetch hint to its next use, as last seen;
+                            0 = not seen */
+  uint64_t pf_at;        /* op_stamp at its last prefetch hint not yet followed by a use */
+  uint64_t pf_need;      /* while pending: the op_stamp it is expected to be used at */
+  uint64_t pf_seq;       /* while pending: its deferral's number (ties go in hint order) */
 } rt_unit;
 static inline rt_unit *rt_unit_of(rt_chunk *c) { return (rt_unit *)c; }
 static inline const rt_unit *rt_unit_ofc(const rt_chunk *c) { return (const rt_unit *)c; }
@@ -355,6 +362,9 @@ typedef struct rt_mem_state {
   size_t pfreed_n;               /* recently freed pool ranges and their last-use marks */
   struct { size_t off, len; uint64_t mark; } pfreed[64];
   uint64_t pfreed_floor;         /* the marks of ranges forgotten from `pfreed` */
+  /* pace.c: deferred prefetches of units (Note [prefetch order]) */
+  struct rt_unit **pace;
+  size_t npace, cap_pace;
   /* hoststore.c: the pinned host store, one byte allocator over pinned
    * pieces for chunks' slots and units' copies (Note [one host store]) */
   rt_span uhost;
@@ -653,6 +663,13 @@ RT_HIDDEN void rt_unit_give_parked(rt_chunk *c);
 /* tidal_op_begin, step 1, for [off, off + len) of relocatable a: splits the
  * units its ends fall inside, covers its gaps with new units and pins them
  * (mode: the access's). */
+/* pace.c (Note [prefetch order]) */
+RT_HIDDEN size_t rt_pace_defer(rt_chunk **cs, size_t n);
+RT_HIDDEN void rt_pace_use(struct rt_unit *u, uint64_t stamp);
+RT_HIDDEN void rt_pace_forget(struct rt_unit *u);
+RT_HIDDEN tidal_status rt_pace_split(struct rt_unit *u, struct rt_unit *r);
+RT_HIDDEN tidal_status rt_pace_pump(void);
+RT_HIDDEN void rt_pace_destroy(void);
 RT_HIDDEN tidal_status rt_units_declare(rt_alloc *a, size_t off, size_t len, int mode,
                                         uint64_t stamp);
 /* After the restores: every group of overlapping accesses of the op at

@@ -160,7 +160,7 @@ static tidal_status split_unit(rt_alloc *a, size_t i, size_t at) {
   }
   c->hint_lo = c->hint_hi = 0;
   insert_unit(a, i + 1, r);
-  return TIDAL_OK;
+  return rt_pace_split(u, r);
 }
 
 /* Splits the unit that off falls strictly inside, if nothing pins it (a
@@ -200,6 +200,7 @@ tidal_status rt_units_declare(rt_alloc *a, size_t off, size_t len, int mode, uin
       flags |= RT_PIN_NEED_DATA; /* a write over part of it keeps the rest */
     if (mode & TIDAL_WRITE)
       flags |= RT_PIN_WRITTEN;
+    rt_pace_use(u, stamp);
     if ((st = rt_frame_pin(&u->c, stamp, flags)) != TIDAL_OK)
       return st;
   }
@@ -559,6 +560,7 @@ tidal_status rt_units_release(rt_alloc *a) {
     tidal_status s2 = rt_chunk_release(&a->units[i]->c);
     if (st == TIDAL_OK)
       st = s2;
+    rt_pace_forget(a->units[i]);
     free(a->units[i]);
   }
   free(a->units);

@@ -57,7 +57,9 @@ def main():
         v, pl, b, c, m, ms = f if reloc else (f[0], "runtime", f[1], f[2], f[3], f[5])
         measured.setdefault((v, pl, b, c), (float(m), float(ms)))  # the first table's figure
     # the mechanism the card ran for those rows
-    env = dict(os.environ, TIDAL_RELOCATE="1" if reloc else "0")
+    # (and its runtime issued every prefetch hint where it was called: Note
+    # [prefetch order] came after the card's run)
+    env = dict(os.environ, TIDAL_RELOCATE="1" if reloc else "0", TIDAL_PREFETCH_ORDER="0")
     bad = 0
     for row in rows:
         k = row.split(":")

@@ -183,6 +183,18 @@ int main(int argc, char **argv) {
   from_env(TIDAL_ERR_CONFIG);
   CHECK_MESSAGE("TIDAL_RELOCATE");
   unsetenv("TIDAL_RELOCATE");
+
+  /* TIDAL_PREFETCH_ORDER: a flag; need order is on unless it says 0. */
+  unsetenv("TIDAL_PREFETCH_ORDER");
+  CHECK(from_env(TIDAL_OK).prefetch_order_off == 0);
+  setenv("TIDAL_PREFETCH_ORDER", "0", 1);
+  CHECK(from_env(TIDAL_OK).prefetch_order_off == 1);
+  setenv("TIDAL_PREFETCH_ORDER", "yes", 1);
+  CHECK(from_env(TIDAL_OK).prefetch_order_off == 0);
+  setenv("TIDAL_PREFETCH_ORDER", "later", 1);
+  from_env(TIDAL_ERR_CONFIG);
+  CHECK_MESSAGE("TIDAL_PREFETCH_ORDER");
+  unsetenv("TIDAL_PREFETCH_ORDER");
   setenv("TIDAL_PLANNER", "oracle", 1); /* what the lines below expect */
   {
     tidal_config pc;

@@ -17,6 +17,9 @@ jobs=${2:-1}   # each replay maps the 1.5 GB variant: mind the memory
 mech=${3:-chunks}
 if [ "$mech" = reloc ]; then tsv=measured-reloc.tsv; export TIDAL_RELOCATE=1
 else tsv=measured.tsv; export TIDAL_RELOCATE=0; fi
+# the card's runtime issued prefetch hints where called (before Note
+# [prefetch order]), as it waited for every copy at the program's sync
+export TIDAL_PREFETCH_ORDER=0
 F="-DGPT_B=8 -DGPT_T=256 -DGPT_C=512 -DGPT_L=8 -DGPT_NH=8 -DGPT_V=4096"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
