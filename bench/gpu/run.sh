@@ -27,7 +27,7 @@
 #          (issue 19: nothing may skip for chunk size)
 #   gpt    the gpt variant: the original twice, the --budget 50% rewrite at
 #          100% and 50% of the original's peak, the --plan none rewrite at
-#          50%: steady step (median of steps >= 3), x original, largest loss
+#          50%, the first again at 50% with TIDAL_PREFETCH_ORDER=0: steady step (median of steps >= 3), x original, largest loss
 #          difference, and TIDAL_STATS (VMM calls, host time in VMM calls and
 #          waiting, peak resident)
 #   lenet  the cuDNN LeNet, original and rewritten at TIDAL_BUDGET=8M, 50%
@@ -264,13 +264,14 @@ if phase gpt 20; then
   run "$G/orig2.log" 60 "$work" env SAMPLE_LOSS_FILE="$G/orig2.txt" "$B/gpt-orig" "$steps"
   o=$(awk '$1 >= 3 {print $3}' "$G/orig1.txt" "$G/orig2.txt" 2>/dev/null | median)
   say "| original (2 runs) | - | $rc1/$RC | $o | 1.00 | $(maxdiff "$G/orig1.txt" "$G/orig2.txt") (run to run) | | | | |"
-  for r in "gptbig 100" "gptbig 50" "gptbignone 50"; do
+  # the last row: the A/B of prefetches in need order (the model: 1.24x off, 1.17x on)
+  for r in "gptbig 100" "gptbig 50" "gptbignone 50" "gptbig 50 0"; do
     set -- $r
     b=$((peak * $2 / 100))
-    f=$G/$1-$2
-    run "$f.log" 90 "$work" env TIDAL_DEVICE=cuda TIDAL_BUDGET="${b}B" TIDAL_STATS=1 SAMPLE_LOSS_FILE="$f.txt" "$B/$1" "$steps"
+    f=$G/$1-$2${3:+-order$3}
+    run "$f.log" 90 "$work" env TIDAL_DEVICE=cuda TIDAL_BUDGET="${b}B" TIDAL_STATS=1 TIDAL_PREFETCH_ORDER="${3:-1}" SAMPLE_LOSS_FILE="$f.txt" "$B/$1" "$steps"
     s=$(awk '$1 >= 3 {print $3}' "$f.txt" 2>/dev/null | median)
-    say "| $1 | $2% (${b}B) | $RC | $s | $(ratio "$s" "$o") | $(maxdiff "$G/orig1.txt" "$f.txt") | $(statcell "$f.log") |"
+    say "| $1${3:+ (TIDAL_PREFETCH_ORDER=$3)} | $2% (${b}B) | $RC | $s | $(ratio "$s" "$o") | $(maxdiff "$G/orig1.txt" "$f.txt") | $(statcell "$f.log") |"
   done
   done_phase ran
 fi

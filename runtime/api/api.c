@@ -973,7 +973,12 @@ tidal_status tidal_prefetch(const void *ptr, size_t bytes) {
     size_t n;
     if ((st = hint_units(a, off, len, &cs, &n)) != TIDAL_OK)
       return st;
-    n = rt_pace_defer(cs, n); /* Note [prefetch order] */
+    /* Note [prefetch order]: not while a run-time plan steers - it placed
+     * its prefetches itself, and gates the hints to them */
+    if (!rt_planner_steering())
+      n = rt_pace_defer(cs, n);
+    else
+      rt_pace_seen(cs, n);
     if (n)
       st = rt_prefetch_chunks(cs, n);
     free(cs);

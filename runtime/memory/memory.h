@@ -665,6 +665,7 @@ RT_HIDDEN void rt_unit_give_parked(rt_chunk *c);
  * (mode: the access's). */
 /* pace.c (Note [prefetch order]) */
 RT_HIDDEN size_t rt_pace_defer(rt_chunk **cs, size_t n);
+RT_HIDDEN void rt_pace_seen(rt_chunk **cs, size_t n);
 RT_HIDDEN void rt_pace_use(struct rt_unit *u, uint64_t stamp);
 RT_HIDDEN void rt_pace_forget(struct rt_unit *u);
 RT_HIDDEN tidal_status rt_pace_split(struct rt_unit *u, struct rt_unit *r);

@@ -39,7 +39,7 @@
  * iterations, 1.240x -> 1.171x with the hints and 1.293x -> 1.178x with the
  * run-time planner (which keeps them); over budgets of 40-75% and both
  * planners the mean overhead 0.273 -> 0.230; llm.c fp32 124M at 50% 9.90x
- * -> 9.65x.  What did worse: a deadline in time (issue when the ops left,
+ * -> 9.65x with the hints, 8.14x -> 7.90x with the run-time planner.  What did worse: a deadline in time (issue when the ops left,
  * at the last iteration's mean op time, are under 1-4 times the copies
  * queued ahead: mean 0.28-0.30): units issued earlier sit in memory that
  * the ops between need, and their eviction faults (the gpt variant's
@@ -49,8 +49,11 @@
  * the copy's length (a 64 MiB copy then holds the engine against the next
  * urgent hint: test_pace.c).  The results move by a few hundredths with the
  * order of equal needs (placement is chaotic), so the constants are round
- * figures, not fitted ones.  Chunked allocations and the run-time planner's
- * own prefetch actions (placed from its record) are not deferred.
+ * figures, not fitted ones.  Not deferred: chunked allocations; the
+ * run-time planner's own prefetch actions, and the hints while its plan
+ * steers (api.c asks rt_planner_steering): it placed its prefetches from
+ * its record and gates the hints to them, and deferring them on top made
+ * llm.c's step 3% slower (8.14x -> 8.39x; 7.90x with them left alone).
  * TIDAL_PREFETCH_ORDER=0 (prefetch_order_off) issues every hint where it
  * is called, as before. */
 #include <stdlib.h>
@@ -83,6 +86,11 @@ static void remove_at(size_t i) {
 }
 
 static uint64_t pace_seq; /* deferrals so far: ties go in hint order */
+
+void rt_pace_seen(rt_chunk **cs, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    rt_unit_of(cs[i])->pf_at = rt_mem.op_stamp; /* the lead is learnt all the same */
+}
 
 size_t rt_pace_defer(rt_chunk **cs, size_t n) {
   size_t keep = 0;
