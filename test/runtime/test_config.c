@@ -1,4 +1,5 @@
 /* test_config.c - TIDAL_* environment parsing, tidal_init(NULL), the trace. */
+#include <stddef.h>
 #include "testhelp.h"
 #include "tidal/rewrite.h"
 
@@ -20,6 +21,28 @@ static tidal_config from_env(tidal_status want) {
   tidal_config_default(&c);
   CHECK_STATUS(tidal_config_from_env(&c), want);
   return c;
+}
+
+/* A flag variable read into the int at `field` of tidal_config: 0 unset;
+ * set to on / off, 1 / 0 when !inverted (0 / 1 when it names an "_off"
+ * field); any other value refused, the message naming the variable. */
+static void check_flag(const char *name, size_t field, int inverted) {
+  unsetenv(name);
+  tidal_config c = from_env(TIDAL_OK);
+  CHECK(*(int *)((char *)&c + field) == 0);
+  static const char *const on[] = {"1", "yes", "on"}, *const off[] = {"0", "no", "off"};
+  for (int i = 0; i < 3; i++) {
+    setenv(name, on[i], 1);
+    c = from_env(TIDAL_OK);
+    CHECK(*(int *)((char *)&c + field) == !inverted);
+    setenv(name, off[i], 1);
+    c = from_env(TIDAL_OK);
+    CHECK(*(int *)((char *)&c + field) == inverted);
+  }
+  setenv(name, "perhaps", 1);
+  from_env(TIDAL_ERR_CONFIG);
+  CHECK_MESSAGE(name);
+  unsetenv(name);
 }
 
 int main(int argc, char **argv) {
@@ -160,41 +183,12 @@ int main(int argc, char **argv) {
   from_env(TIDAL_ERR_CONFIG);
   unsetenv("TIDAL_PLANNER");
 
-  /* TIDAL_VMM_THREAD: a flag; off unless set (Note [vmm worker]). */
-  unsetenv("TIDAL_VMM_THREAD");
-  CHECK(from_env(TIDAL_OK).vmm_thread == 0);
-  setenv("TIDAL_VMM_THREAD", "yes", 1);
-  CHECK(from_env(TIDAL_OK).vmm_thread == 1);
-  setenv("TIDAL_VMM_THREAD", "0", 1);
-  CHECK(from_env(TIDAL_OK).vmm_thread == 0);
-  setenv("TIDAL_VMM_THREAD", "sometimes", 1);
-  from_env(TIDAL_ERR_CONFIG);
-  CHECK_MESSAGE("TIDAL_VMM_THREAD");
-  unsetenv("TIDAL_VMM_THREAD");
-
-  /* TIDAL_RELOCATE: a flag; relocation is on unless it says 0 (issue 19). */
-  unsetenv("TIDAL_RELOCATE");
-  CHECK(from_env(TIDAL_OK).relocate_off == 0);
-  setenv("TIDAL_RELOCATE", "0", 1);
-  CHECK(from_env(TIDAL_OK).relocate_off == 1);
-  setenv("TIDAL_RELOCATE", "on", 1);
-  CHECK(from_env(TIDAL_OK).relocate_off == 0);
-  setenv("TIDAL_RELOCATE", "perhaps", 1);
-  from_env(TIDAL_ERR_CONFIG);
-  CHECK_MESSAGE("TIDAL_RELOCATE");
-  unsetenv("TIDAL_RELOCATE");
-
-  /* TIDAL_PREFETCH_ORDER: a flag; need order is on unless it says 0. */
-  unsetenv("TIDAL_PREFETCH_ORDER");
-  CHECK(from_env(TIDAL_OK).prefetch_order_off == 0);
-  setenv("TIDAL_PREFETCH_ORDER", "0", 1);
-  CHECK(from_env(TIDAL_OK).prefetch_order_off == 1);
-  setenv("TIDAL_PREFETCH_ORDER", "yes", 1);
-  CHECK(from_env(TIDAL_OK).prefetch_order_off == 0);
-  setenv("TIDAL_PREFETCH_ORDER", "later", 1);
-  from_env(TIDAL_ERR_CONFIG);
-  CHECK_MESSAGE("TIDAL_PREFETCH_ORDER");
-  unsetenv("TIDAL_PREFETCH_ORDER");
+  /* Flags: TIDAL_VMM_THREAD is off unless set (Note [vmm worker]);
+   * relocation (issue 19) and prefetches in need order are on unless the
+   * variable says 0. */
+  check_flag("TIDAL_VMM_THREAD", offsetof(tidal_config, vmm_thread), 0);
+  check_flag("TIDAL_RELOCATE", offsetof(tidal_config, relocate_off), 1);
+  check_flag("TIDAL_PREFETCH_ORDER", offsetof(tidal_config, prefetch_order_off), 1);
   setenv("TIDAL_PLANNER", "oracle", 1); /* what the lines below expect */
   {
     tidal_config pc;
