@@ -1380,6 +1380,10 @@ void replay_print_text(FILE *f, const replay_report *r, const plan_result *plan,
     fprintf(f, "  run-time planner: %llu iterations ran the build-time hints as written (its trial "
             "of them is 2; more: it measured them faster than its plan and kept them)\n",
             (unsigned long long)m->hint_iterations);
+  if (m->prefetches_deferred) /* Note [prefetch order], runtime/memory/pace.c */
+    fprintf(f, "  prefetch order: %llu prefetch hints held back and issued in the order their "
+            "tensors are needed in (TIDAL_PREFETCH_ORDER=0 issues them where called)\n",
+            (unsigned long long)m->prefetches_deferred);
   if (!r->unmanaged.failed && !m->failed) {
     /* the same counts the trace's events and the timeline's marks give */
     const uint64_t *la = m->last_actions;
