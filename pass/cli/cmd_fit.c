@@ -171,15 +171,10 @@ static int try_value(const tidal_options *o, pass_tu *tu, const fit_cli *c, plan
   rq.budget_bytes = budget;
   replay_options_default(&rq.ro);
   rq.ro.cost = *cost;
-  int relocate = 1; /* TIDAL_RELOCATE=0: the home mechanism, as the program would run */
-  int order = 1;    /* TIDAL_PREFETCH_ORDER=0: hints issued where called, as it would run */
-  if (options_env_flag("TIDAL_RELOCATE", 1, &relocate) != 0 ||
-      options_env_flag("TIDAL_PREFETCH_ORDER", 1, &order) != 0) {
+  if (plan_replay_env(&rq.ro) != 0) { /* as the program would run */
     rc = TIDAL_EXIT_BAD_INPUT;
     goto out;
   }
-  rq.ro.no_relocate = !relocate;
-  rq.ro.prefetch_order_off = !order;
   rc = plan_replay_run(tu, &g, &trace, &rq, &pr);
   if (rc != TIDAL_EXIT_OK) goto out;
   r->rep = pr.rep;

@@ -253,16 +253,11 @@ static int replay_program(tidal_options *op, void *ud, replay_child *child) {
   ro->op_launch_s = op_launch; /* Note [host costs per site], replay.c */
   ro->cost_only = cli.model_only;             /* --model-only: Note [one model of cost] */
   ro->sync_as_written = cli.sync_as_written;
-  int relocate = 1, prefetch_order = 1;
   if (resolve_planner(cli.planner, mode, &ro->planner) != 0 ||
-      options_env_flag("TIDAL_VMM_THREAD", 0, &ro->vmm_thread) != 0 ||
-      options_env_flag("TIDAL_RELOCATE", 1, &relocate) != 0 ||
-      options_env_flag("TIDAL_PREFETCH_ORDER", 1, &prefetch_order) != 0) {
+      options_env_flag("TIDAL_VMM_THREAD", 0, &ro->vmm_thread) != 0 || plan_replay_env(ro) != 0) {
     rc = TIDAL_EXIT_BAD_INPUT;
     goto out;
   }
-  ro->no_relocate = !relocate;
-  ro->prefetch_order_off = !prefetch_order;
   /* the run-time planner records one iteration, then plans and learns */
   if (ro->planner == TIDAL_PLANNER_RUNTIME) ro->iterations = 4;
   if (child) { /* the managed run shares the total; its own cap is the total */

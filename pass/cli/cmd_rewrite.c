@@ -343,13 +343,7 @@ static int plan_and_cost(pass_tu *t, graph *g, rw_request *req, tidal_trace *tra
     return TIDAL_EXIT_BAD_INPUT;
   }
   rq.ro.cost_only = 1;
-  int relocate = 1; /* TIDAL_RELOCATE=0: the cost of the home mechanism, as the program runs */
-  int order = 1;    /* TIDAL_PREFETCH_ORDER=0: hints issued where called, as the program runs */
-  if (options_env_flag("TIDAL_RELOCATE", 1, &relocate) != 0 ||
-      options_env_flag("TIDAL_PREFETCH_ORDER", 1, &order) != 0)
-    return TIDAL_EXIT_BAD_INPUT;
-  rq.ro.no_relocate = !relocate;
-  rq.ro.prefetch_order_off = !order;
+  if (plan_replay_env(&rq.ro) != 0) return TIDAL_EXIT_BAD_INPUT; /* as the program runs */
   int rc = plan_replay_run(t, g, trace, &rq, pr);
   if (rc != TIDAL_EXIT_OK) return rc;
   req->plan = &pr->plan;

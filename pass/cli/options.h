@@ -115,8 +115,9 @@ const char *options_suggest(const char *command, const char *arg);
 unsigned options_accepted(const char *command);
 
 /* A flag variable as libtidal reads it (1/0, yes/no, on/off, true/false),
- * *out = dflt when unset: TIDAL_VMM_THREAD, TIDAL_RELOCATE, TIDAL_PREFETCH_ORDER (the replays of
- * `tidal replay`, `rewrite` and `fit` read it as the runtime does).  0, or
+ * *out = dflt when unset: TIDAL_VMM_THREAD, and through plan_replay_env
+ * TIDAL_RELOCATE and TIDAL_PREFETCH_ORDER (the replays of `tidal replay`,
+ * `rewrite` and `fit` read them as the runtime does).  0, or
  * -1 after printing an error. */
 int options_env_flag(const char *name, int dflt, int *out);
 

@@ -18,6 +18,7 @@
  * state (the last iteration), the first iteration beside it (Note [steady
  * headline], replay.h). */
 #include "cli/plan_replay.h"
+#include "cli/options.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -122,4 +123,14 @@ void plan_replay_free(plan_replay *pr) {
   free(pr->pack);
   rw_placer_free(&pr->placer);
   memset(pr, 0, sizeof *pr);
+}
+
+int plan_replay_env(replay_options *ro) {
+  int relocate = 1, order = 1;
+  if (options_env_flag("TIDAL_RELOCATE", 1, &relocate) != 0 ||
+      options_env_flag("TIDAL_PREFETCH_ORDER", 1, &order) != 0)
+    return -1;
+  ro->no_relocate = !relocate;
+  ro->prefetch_order_off = !order;
+  return 0;
 }

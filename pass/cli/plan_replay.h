@@ -51,6 +51,13 @@ int plan_replay_run(pass_tu *tu, graph *g, const tidal_trace *trace,
                     const plan_replay_request *rq, plan_replay *pr);
 void plan_replay_free(plan_replay *pr); /* NULL-safe; members only */
 
+/* The runtime's variables that change what a replay models, read as
+ * libtidal reads them (options_env_flag): TIDAL_RELOCATE into
+ * ro->no_relocate, TIDAL_PREFETCH_ORDER into ro->prefetch_order_off, so
+ * that `tidal replay`, `rewrite` and `fit` model the program as it would
+ * run.  0, or -1 after a diagnostic for a bad value. */
+int plan_replay_env(replay_options *ro);
+
 /* The budget the plan aims at for this request: rq's bytes, or its
  * percentage of the trace's modelled peak. */
 uint64_t plan_replay_plan_budget(const tidal_trace *trace, const plan_replay_request *rq);

@@ -975,10 +975,7 @@ tidal_status tidal_prefetch(const void *ptr, size_t bytes) {
       return st;
     /* Note [prefetch order]: not while a run-time plan steers - it placed
      * its prefetches itself, and gates the hints to them */
-    if (!rt_planner_steering())
-      n = rt_pace_defer(cs, n);
-    else
-      rt_pace_seen(cs, n);
+    n = rt_pace_defer(cs, n, !rt_planner_steering());
     if (n)
       st = rt_prefetch_chunks(cs, n);
     free(cs);

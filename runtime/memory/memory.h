@@ -660,17 +660,18 @@ RT_HIDDEN uint64_t rt_pool_mark(size_t off, size_t len);
 RT_HIDDEN void rt_unit_give_parked(rt_chunk *c);
 
 /* ---- units.c (Note [units]) ---- */
-/* tidal_op_begin, step 1, for [off, off + len) of relocatable a: splits the
- * units its ends fall inside, covers its gaps with new units and pins them
- * (mode: the access's). */
-/* pace.c (Note [prefetch order]) */
-RT_HIDDEN size_t rt_pace_defer(rt_chunk **cs, size_t n);
-RT_HIDDEN void rt_pace_seen(rt_chunk **cs, size_t n);
+/* pace.c (Note [prefetch order]).  rt_pace_defer: of a prefetch hint's
+ * units cs, keeps in cs (and counts) those to prefetch now; the others wait
+ * on the list (may_defer 0: none, the leads are learnt all the same). */
+RT_HIDDEN size_t rt_pace_defer(rt_chunk **cs, size_t n, int may_defer);
 RT_HIDDEN void rt_pace_use(struct rt_unit *u, uint64_t stamp);
 RT_HIDDEN void rt_pace_forget(struct rt_unit *u);
 RT_HIDDEN tidal_status rt_pace_split(struct rt_unit *u, struct rt_unit *r);
 RT_HIDDEN tidal_status rt_pace_pump(void);
 RT_HIDDEN void rt_pace_destroy(void);
+/* tidal_op_begin, step 1, for [off, off + len) of relocatable a: splits the
+ * units its ends fall inside, covers its gaps with new units and pins them
+ * (mode: the access's). */
 RT_HIDDEN tidal_status rt_units_declare(rt_alloc *a, size_t off, size_t len, int mode,
                                         uint64_t stamp);
 /* After the restores: every group of overlapping accesses of the op at

@@ -39,7 +39,8 @@
  * iterations, 1.240x -> 1.171x with the hints and 1.293x -> 1.178x with the
  * run-time planner (which keeps them); over budgets of 40-75% and both
  * planners the mean overhead 0.273 -> 0.230; llm.c fp32 124M at 50% 9.90x
- * -> 9.65x with the hints, 8.14x -> 7.90x with the run-time planner.  What did worse: a deadline in time (issue when the ops left,
+ * -> 9.65x with the hints, 8.14x -> 7.90x with the run-time planner.
+ * What did worse: a deadline in time (issue when the ops left,
  * at the last iteration's mean op time, are under 1-4 times the copies
  * queued ahead: mean 0.28-0.30): units issued earlier sit in memory that
  * the ops between need, and their eviction faults (the gpt variant's
@@ -87,21 +88,17 @@ static void remove_at(size_t i) {
 
 static uint64_t pace_seq; /* deferrals so far: ties go in hint order */
 
-void rt_pace_seen(rt_chunk **cs, size_t n) {
-  for (size_t i = 0; i < n; i++)
-    rt_unit_of(cs[i])->pf_at = rt_mem.op_stamp; /* the lead is learnt all the same */
-}
-
-size_t rt_pace_defer(rt_chunk **cs, size_t n) {
+size_t rt_pace_defer(rt_chunk **cs, size_t n, int may_defer) {
   size_t keep = 0;
+  may_defer &= !rt_base.cfg.prefetch_order_off;
   for (size_t i = 0; i < n; i++) {
     rt_chunk *c = cs[i];
     rt_unit *u = rt_unit_of(c);
-    u->pf_at = rt_mem.op_stamp;
+    u->pf_at = rt_mem.op_stamp; /* the lead is learnt whether or not it defers */
     /* Only a unit whose bytes are on the host: anything else the prefetch
      * would not copy (resident, in flight, parked: comes back with no copy,
      * dropped, recomputable).  Without room on the list the hint runs. */
-    if (!rt_base.cfg.prefetch_order_off && u->pf_lead > RT_PACE_FAR_OPS &&
+    if (may_defer && u->pf_lead > RT_PACE_FAR_OPS &&
         c->state == RT_ON_HOST && !c->parked && !c->pins && (u->pf_pending || push(u))) {
       u->pf_need = rt_mem.op_stamp + u->pf_lead;
       u->pf_seq = ++pace_seq;
